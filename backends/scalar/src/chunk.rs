@@ -1,0 +1,130 @@
+//! A Yee chunk on the scalar backend: the two phases (H, then E) and the halos between them.
+
+use yee_core::{Box3, Chunk, Component, Direction, Field, Scalar, Setup, Side, Stencil};
+
+use crate::cpml::CpmlUpdate;
+use crate::curl::CurlUpdate;
+use crate::source::SourceUpdate;
+use crate::state::YeeState;
+
+/// Phase 0 of a step updates H, phase 1 updates E.
+pub const MAGNETIC_PHASE: usize = 0;
+/// See [`MAGNETIC_PHASE`].
+pub const ELECTRIC_PHASE: usize = 1;
+
+/// One rank's block of a Yee grid on the scalar backend.
+#[derive(Clone, Debug)]
+pub struct YeeChunk<T: Scalar> {
+    /// The arrays.
+    pub state: YeeState<T>,
+}
+
+impl<T: Scalar> YeeChunk<T> {
+    /// The chunk owning `owned` of a validated `setup`.
+    pub fn new(setup: &Setup, owned: Box3) -> Self {
+        YeeChunk {
+            state: YeeState::new(setup, owned),
+        }
+    }
+
+    /// The components exchanged after `phase`.
+    fn phase_components(&self, phase: usize) -> impl Iterator<Item = Component> + '_ {
+        let electric = phase == ELECTRIC_PHASE;
+        self.state
+            .mode
+            .components()
+            .iter()
+            .copied()
+            .filter(move |c| c.is_electric() == electric)
+    }
+
+    /// The face a halo crosses, if `phase` sends anything toward `toward`. The E update reads H
+    /// half a cell below (so H goes up, toward +axis) and the H update reads E half a cell
+    /// above (so E goes down); edges and corners carry nothing for the Yee stencil.
+    fn halo_face(&self, phase: usize, toward: Direction) -> Option<(yee_core::Axis, Side)> {
+        let axis = toward.face_axis()?;
+        if !self.state.mode.active_axes()[axis.index()] {
+            return None;
+        }
+        let up = toward.0[axis.index()] > 0;
+        let wanted = if phase == MAGNETIC_PHASE { up } else { !up };
+        wanted.then_some((axis, if up { Side::High } else { Side::Low }))
+    }
+
+    /// Owned cells next to `side` of `axis`, one layer thick.
+    fn border_layer(&self, axis: yee_core::Axis, side: Side) -> Box3 {
+        let o = self.state.owned;
+        let a = axis.index();
+        match side {
+            Side::Low => o.with_bound(axis, Side::High, o.lo[a] + 1),
+            Side::High => o.with_bound(axis, Side::Low, o.hi[a] - 1),
+        }
+    }
+
+    /// Ghost cells beyond `side` of `axis`, one layer thick.
+    fn ghost_layer(&self, axis: yee_core::Axis, side: Side) -> Box3 {
+        let o = self.state.owned;
+        let a = axis.index();
+        match side {
+            Side::Low => o.with_bound(axis, Side::Low, o.lo[a] - 1).with_bound(axis, Side::High, o.lo[a]),
+            Side::High => o.with_bound(axis, Side::High, o.hi[a] + 1).with_bound(axis, Side::Low, o.hi[a]),
+        }
+    }
+}
+
+impl<T: Scalar> Chunk for YeeChunk<T> {
+    type Value = T;
+
+    fn owned(&self) -> Box3 {
+        self.state.owned
+    }
+
+    fn ghost(&self) -> [usize; 3] {
+        self.state.mode.active_axes().map(usize::from)
+    }
+
+    fn phases(&self) -> usize {
+        2
+    }
+
+    fn apply(&mut self, step: u64, phase: usize, region: Box3) {
+        let electric = phase == ELECTRIC_PHASE;
+        CurlUpdate { electric }.apply(&mut self.state, region, step);
+        CpmlUpdate { electric }.apply(&mut self.state, region, step);
+        SourceUpdate { electric }.apply(&mut self.state, region, step);
+    }
+
+    fn halo_len(&self, phase: usize, toward: Direction) -> usize {
+        match self.halo_face(phase, toward) {
+            Some((axis, side)) => self.phase_components(phase).count() * self.border_layer(axis, side).cells(),
+            None => 0,
+        }
+    }
+
+    fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [T]) {
+        let Some((axis, side)) = self.halo_face(phase, toward) else {
+            return;
+        };
+        let layer = self.border_layer(axis, side);
+        let n = layer.cells();
+        for (k, c) in self.phase_components(phase).enumerate() {
+            let field = self.state.field(c).expect("phase components are carried");
+            field.read_box(layer, &mut out[k * n..(k + 1) * n]);
+        }
+    }
+
+    fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[T]) {
+        // Data from the `from` side was sent toward the opposite direction.
+        let Some((axis, _)) = self.halo_face(phase, from.opposite()) else {
+            return;
+        };
+        let side = if from.0[axis.index()] > 0 { Side::High } else { Side::Low };
+        let layer = self.ghost_layer(axis, side);
+        let n = layer.cells();
+        let components: alloc::vec::Vec<Component> = self.phase_components(phase).collect();
+        for (k, c) in components.into_iter().enumerate() {
+            let field = self.state.fields[c.index()].as_mut().expect("phase components are carried");
+            field.write_box(layer, &data[k * n..(k + 1) * n]);
+        }
+    }
+}

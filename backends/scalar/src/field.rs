@@ -1,0 +1,127 @@
+//! Host memory storage of one field with ghost layers.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use yee_core::{Axis, Box3, Field, Scalar, Side};
+
+/// One component array over a chunk's owned box plus ghost layers, x fastest, in a `Vec`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostField<T> {
+    owned: Box3,
+    ghost: [usize; 3],
+    storage: Box3,
+    data: Vec<T>,
+}
+
+impl<T: Scalar> HostField<T> {
+    /// A zeroed field over `owned` with `ghost` layers on each side of each axis.
+    pub fn zeros(owned: Box3, ghost: [usize; 3]) -> Self {
+        let storage = owned.grow(ghost.map(|g| g as i64));
+        HostField {
+            owned,
+            ghost,
+            storage,
+            data: vec![T::zero(); storage.cells()],
+        }
+    }
+
+    /// The value at global cell `p` (owned or ghost).
+    pub fn get(&self, p: [i64; 3]) -> T {
+        self.data[self.storage.linear_index(p)]
+    }
+
+    /// Sets the value at global cell `p` (owned or ghost).
+    pub fn set(&mut self, p: [i64; 3], value: T) {
+        let i = self.storage.linear_index(p);
+        self.data[i] = value;
+    }
+
+    /// Position of global cell `p` in [`HostField::as_slice`].
+    pub fn storage_offset(&self, p: [i64; 3]) -> usize {
+        self.storage.linear_index(p)
+    }
+
+    /// The raw array over [`Field::storage`], x fastest.
+    pub fn as_slice(&self) -> &[T] {
+        &self.data
+    }
+
+    /// The raw array, mutable.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+
+    /// Visits every cell of `region` in x-fastest order with its storage offset.
+    pub fn for_each_offset(&self, region: Box3, mut visit: impl FnMut(usize, usize)) {
+        if region.is_empty() {
+            return;
+        }
+        let e = region.extent();
+        let mut n = 0;
+        for z in region.lo[2]..region.hi[2] {
+            for y in region.lo[1]..region.hi[1] {
+                let row = self.storage.linear_index([region.lo[0], y, z]);
+                for x in 0..e[0] {
+                    visit(n, row + x);
+                    n += 1;
+                }
+            }
+        }
+    }
+}
+
+impl<T: Scalar> Field for HostField<T> {
+    type Value = T;
+
+    fn owned(&self) -> Box3 {
+        self.owned
+    }
+
+    fn ghost(&self) -> [usize; 3] {
+        self.ghost
+    }
+
+    fn read_box(&self, region: Box3, out: &mut [T]) {
+        debug_assert!(self.storage.contains_box(&region));
+        self.for_each_offset(region, |n, o| out[n] = self.data[o]);
+    }
+
+    fn write_box(&mut self, region: Box3, src: &[T]) {
+        debug_assert!(self.storage.contains_box(&region));
+        let mut data = core::mem::take(&mut self.data);
+        self.for_each_offset(region, |n, o| data[o] = src[n]);
+        self.data = data;
+    }
+
+    fn move_border(&mut self, axis: Axis, side: Side, coordinate: i64) {
+        let owned = self.owned.with_bound(axis, side, coordinate);
+        let mut moved = HostField::zeros(owned, self.ghost);
+        let kept = self.storage.intersect(&moved.storage);
+        let mut buffer = vec![T::zero(); kept.cells()];
+        self.read_box(kept, &mut buffer);
+        moved.write_box(kept, &buffer);
+        *self = moved;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boxes_round_trip_and_borders_keep_values() {
+        let mut f = HostField::<f64>::zeros(Box3::new([0, 0, 0], [4, 3, 1]), [1, 1, 0]);
+        let region = Box3::new([1, 0, 0], [3, 2, 1]);
+        f.write_box(region, &[1.0, 2.0, 3.0, 4.0]);
+        let mut out = [0.0; 4];
+        f.read_box(region, &mut out);
+        assert_eq!(out, [1.0, 2.0, 3.0, 4.0]);
+        f.move_border(Axis::X, Side::High, 2);
+        assert_eq!(f.owned(), Box3::new([0, 0, 0], [2, 3, 1]));
+        assert_eq!(f.get([1, 1, 0]), 3.0);
+        assert_eq!(f.get([2, 1, 0]), 4.0); // now a ghost cell, still held
+        f.move_border(Axis::X, Side::High, 5);
+        assert_eq!(f.get([4, 0, 0]), 0.0);
+        assert_eq!(f.get([1, 0, 0]), 1.0);
+    }
+}

@@ -1,0 +1,27 @@
+//! # yee-scalar
+//!
+//! The reference backend of yee: host memory, plain loops written for clarity. Every other
+//! backend and every decomposition is compared with it, bit for bit where the arithmetic order
+//! is kept.
+//!
+//! [`Simulation`] runs a whole grid as one chunk; [`YeeChunk`] is the block one rank owns in a
+//! decomposed run and implements [`yee_core::Chunk`].
+#![no_std]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod chunk;
+pub mod cpml;
+pub mod curl;
+pub mod error;
+pub mod field;
+pub mod simulation;
+pub mod source;
+pub mod state;
+
+pub use chunk::YeeChunk;
+pub use error::RunError;
+pub use field::HostField;
+pub use simulation::Simulation;
+pub use state::YeeState;

@@ -1,0 +1,225 @@
+//! The arrays one Yee chunk holds, built from a [`Setup`] for a given owned box.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use yee_core::cpml::cpml_coefficients;
+use yee_core::material::{electric_coefficients, magnetic_coefficients};
+use yee_core::{
+    Axis, Box3, Boundary, Component, CpmlCoefficients, Mode, PointSource, Real, Scalar, Setup, Side,
+};
+
+use crate::field::HostField;
+
+/// CPML coefficients along one axis at every integer and half-integer node position.
+#[derive(Clone, Debug)]
+pub struct AxisStretch<R> {
+    /// `[b, c, 1/κ]` at position `i` (nodes not staggered along the axis).
+    pub integer: Vec<[R; 3]>,
+    /// `[b, c, 1/κ]` at position `i + ½` (nodes staggered along the axis).
+    pub half: Vec<[R; 3]>,
+}
+
+impl<R: Real> AxisStretch<R> {
+    /// The coefficients for component `c` at global coordinate `i` along `axis`.
+    pub fn at(&self, c: Component, axis: Axis, i: i64) -> [R; 3] {
+        let table = if c.stagger()[axis.index()] == 0.0 {
+            &self.integer
+        } else {
+            &self.half
+        };
+        table[i as usize]
+    }
+}
+
+/// The ψ arrays of one CPML slab (one face's layer) clipped to a chunk.
+#[derive(Clone, Debug)]
+pub struct CpmlSlab<T> {
+    /// The axis the layer absorbs along.
+    pub axis: Axis,
+    /// Cells of the layer inside the chunk (global coordinates).
+    pub region: Box3,
+    /// ψ per component whose curl differentiates along `axis`, x fastest over `region`.
+    pub psi: [Option<Vec<T>>; 6],
+}
+
+/// Everything one chunk of a Yee grid holds.
+#[derive(Clone, Debug)]
+pub struct YeeState<T: Scalar> {
+    /// Dimensionality and polarisation.
+    pub mode: Mode,
+    /// Global grid extent.
+    pub grid: [usize; 3],
+    /// The owned box.
+    pub owned: Box3,
+    /// Time step.
+    pub dt: f64,
+    /// The fields of the mode, indexed by [`Component::index`]; `None` for absent components.
+    pub fields: [Option<HostField<T>>; 6],
+    /// Per component, a material id per storage cell (same layout as the field).
+    pub material_ids: [Vec<u16>; 6],
+    /// `[Ca, Cb]` per material id.
+    pub electric: Vec<[T::Real; 2]>,
+    /// `[Da, Db]` per material id.
+    pub magnetic: Vec<[T::Real; 2]>,
+    /// Per component, the global box of nodes it updates: walls (PEC, PMC) hold the rest at 0.
+    pub free: [Box3; 6],
+    /// CPML coefficients per axis.
+    pub stretch: [AxisStretch<T::Real>; 3],
+    /// CPML layers overlapping the owned box.
+    pub slabs: Vec<CpmlSlab<T>>,
+    /// Sources whose node lies in the owned box.
+    pub sources: Vec<PointSource>,
+    /// Set when an update wrote a NaN or infinity; cleared by whoever reports it.
+    pub non_finite: bool,
+}
+
+impl<T: Scalar> YeeState<T> {
+    /// Builds the state of the chunk owning `owned` of a validated `setup`.
+    pub fn new(setup: &Setup, owned: Box3) -> Self {
+        let mode = setup.mode;
+        let active = mode.active_axes();
+        let ghost = active.map(usize::from);
+        let dt = setup.dt();
+        let fields = core::array::from_fn(|c| {
+            mode.has(Component::ALL[c])
+                .then(|| HostField::zeros(owned, ghost))
+        });
+        let storage = owned.grow(ghost.map(|g| g as i64));
+        let material_ids = core::array::from_fn(|c| {
+            let component = Component::ALL[c];
+            if !mode.has(component) {
+                return Vec::new();
+            }
+            let mut ids = vec![0u16; storage.cells()];
+            for (n, id) in ids.iter_mut().enumerate() {
+                let p = component.position(storage.index_at(n));
+                *id = setup.region_at(p).map_or(0, |r| r as u16 + 1);
+            }
+            ids
+        });
+        let materials = core::iter::once(setup.background)
+            .chain(setup.regions.iter().map(|r| r.material));
+        let real = |x: f64| T::Real::from_f64(x);
+        let electric = materials
+            .clone()
+            .map(|m| electric_coefficients(&m, dt))
+            .map(|k| [real(k.decay), real(k.curl)])
+            .collect();
+        let magnetic = materials
+            .map(|m| magnetic_coefficients(&m, dt))
+            .map(|k| [real(k.decay), real(k.curl)])
+            .collect();
+        let free = Component::ALL.map(|c| free_box(setup, c));
+        let stretch = Axis::ALL.map(|axis| axis_stretch(setup, axis));
+        let slabs = cpml_slabs(setup, owned);
+        let sources = setup
+            .sources
+            .iter()
+            .filter(|s| owned.contains(s.cell))
+            .copied()
+            .collect();
+        YeeState {
+            mode,
+            grid: setup.grid,
+            owned,
+            dt,
+            fields,
+            material_ids,
+            electric,
+            magnetic,
+            free,
+            stretch,
+            slabs,
+            sources,
+            non_finite: false,
+        }
+    }
+
+    /// The field of `c`, if the mode carries it.
+    pub fn field(&self, c: Component) -> Option<&HostField<T>> {
+        self.fields[c.index()].as_ref()
+    }
+
+    /// `[decay, curl]` coefficients of component `c` at storage offset `offset`.
+    pub fn coefficients(&self, c: Component, offset: usize) -> [T::Real; 2] {
+        let id = self.material_ids[c.index()][offset] as usize;
+        if c.is_electric() {
+            self.electric[id]
+        } else {
+            self.magnetic[id]
+        }
+    }
+}
+
+/// Nodes of `c` that evolve: a PEC (or CPML, which is PEC-backed) low face pins tangential E
+/// at index 0; a PMC high face pins tangential H at index n − 1 (the wall sits half a cell
+/// inside the face). The pinned nodes and the zero ghosts beyond the grid are the walls.
+fn free_box(setup: &Setup, c: Component) -> Box3 {
+    let mut b = Box3::from_extent(setup.grid);
+    let active = setup.mode.active_axes();
+    for axis in Axis::ALL {
+        let a = axis.index();
+        if !active[a] || axis == c.axis() {
+            continue;
+        }
+        let [low, high] = setup.boundaries[a];
+        if c.is_electric() && matches!(low, Boundary::Pec | Boundary::Cpml(_)) {
+            b.lo[a] = 1;
+        }
+        if !c.is_electric() && high == Boundary::Pmc {
+            b.hi[a] = setup.grid[a] as i64 - 1;
+        }
+    }
+    b
+}
+
+fn axis_stretch<R: Real>(setup: &Setup, axis: Axis) -> AxisStretch<R> {
+    let n = setup.grid[axis.index()];
+    let at = |x: f64| {
+        let mut k = CpmlCoefficients::OUTSIDE;
+        for side in Side::BOTH {
+            if let Some(p) = setup.cpml(axis, side) {
+                let t = p.thickness as f64;
+                let depth = match side {
+                    Side::Low => t - x,
+                    Side::High => x - (n as f64 - t),
+                };
+                if depth > 0.0 {
+                    k = cpml_coefficients(p, depth, setup.dt());
+                }
+            }
+        }
+        [k.b, k.c, k.inv_kappa].map(R::from_f64)
+    };
+    AxisStretch {
+        integer: (0..n).map(|i| at(i as f64)).collect(),
+        half: (0..n).map(|i| at(i as f64 + 0.5)).collect(),
+    }
+}
+
+fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
+    let mut slabs = Vec::new();
+    for axis in Axis::ALL {
+        let n = setup.grid[axis.index()] as i64;
+        for side in Side::BOTH {
+            let Some(p) = setup.cpml(axis, side) else {
+                continue;
+            };
+            let t = p.thickness as i64;
+            let layer = match side {
+                Side::Low => Box3::from_extent(setup.grid).with_bound(axis, Side::High, t),
+                Side::High => Box3::from_extent(setup.grid).with_bound(axis, Side::Low, n - t),
+            };
+            let region = layer.intersect(&owned);
+            if region.is_empty() {
+                continue;
+            }
+            let psi = Component::ALL.map(|c| {
+                let differentiates = c.curl_terms().iter().any(|t| t.axis == axis);
+                (setup.mode.has(c) && differentiates).then(|| vec![T::zero(); region.cells()])
+            });
+            slabs.push(CpmlSlab { axis, region, psi });
+        }
+    }
+    slabs
+}

@@ -1,0 +1,39 @@
+//! The `Chunk` trait: the block of the global grid that one rank owns.
+
+use crate::direction::Direction;
+use crate::geometry::Box3;
+use crate::scalar::Scalar;
+
+/// The rectangular block of the global grid one rank owns, with its fields and materials.
+///
+/// A time step is a sequence of phases (Yee: H then E). In each phase the driver applies the
+/// chunk's stencils to the border shell, starts the halo exchange, applies them to the interior
+/// and finishes the exchange (the kernel-split method of Kim & Park 2012), so a chunk must give
+/// the same values whatever sub-boxes a phase is applied to.
+pub trait Chunk {
+    /// The element type of the fields.
+    type Value: Scalar;
+
+    /// The global box this chunk owns.
+    fn owned(&self) -> Box3;
+
+    /// Ghost width on each side of each active axis: the largest reach of its stencils.
+    fn ghost(&self) -> [usize; 3];
+
+    /// Number of phases per time step.
+    fn phases(&self) -> usize;
+
+    /// Applies phase `phase` of time step `step` to `region`, a sub-box of [`Chunk::owned`].
+    fn apply(&mut self, step: u64, phase: usize, region: Box3);
+
+    /// Values sent toward `toward` after phase `phase` (0 when that direction needs nothing).
+    fn halo_len(&self, phase: usize, toward: Direction) -> usize;
+
+    /// Packs the owned cells next to the `toward` side that the neighbour there needs after
+    /// phase `phase`, into `out[..halo_len]`.
+    fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [Self::Value]);
+
+    /// Unpacks values received from the neighbour on the `from` side into the ghost cells on
+    /// that side. `from` is the opposite of the sender's `toward`.
+    fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[Self::Value]);
+}

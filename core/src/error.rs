@@ -1,0 +1,213 @@
+//! Errors of the core: every variant names the offending value.
+
+use core::fmt;
+
+use crate::geometry::{Axis, Index3, Side};
+use crate::yee::{Component, Mode};
+
+/// A simulation description that cannot run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// An active axis has no cells.
+    ZeroExtent {
+        /// The axis.
+        axis: Axis,
+    },
+    /// An axis has more cells than yee accepts.
+    ExtentTooLarge {
+        /// The axis.
+        axis: Axis,
+        /// Its extent.
+        extent: usize,
+        /// The largest accepted.
+        max: usize,
+    },
+    /// An axis the mode does not use has an extent other than 1.
+    UnusedAxisExtent {
+        /// The axis.
+        axis: Axis,
+        /// Its extent.
+        extent: usize,
+        /// The mode.
+        mode: Mode,
+    },
+    /// The number of cells (times the bytes of six components) overflows.
+    TooManyCells {
+        /// The grid.
+        grid: [usize; 3],
+    },
+    /// The Courant number is zero, negative or not finite.
+    CourantNotPositive {
+        /// The value.
+        courant: f64,
+    },
+    /// The Courant number exceeds the stability limit of the mode.
+    CourantAboveLimit {
+        /// The value.
+        courant: f64,
+        /// The limit.
+        limit: f64,
+        /// The mode.
+        mode: Mode,
+    },
+    /// A material parameter is out of range (`region` `None` is the background).
+    InvalidMaterial {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+        /// "eps", "mu", "sigma" or "sigma_m".
+        parameter: &'static str,
+        /// The value.
+        value: f64,
+    },
+    /// A shape parameter is invalid.
+    InvalidShape {
+        /// Region index.
+        region: usize,
+        /// The parameter.
+        parameter: &'static str,
+    },
+    /// Only one face of an axis is periodic.
+    HalfPeriodic {
+        /// The axis.
+        axis: Axis,
+    },
+    /// A CPML parameter is out of range.
+    InvalidCpml {
+        /// The axis.
+        axis: Axis,
+        /// The face.
+        side: Side,
+        /// The parameter.
+        parameter: &'static str,
+    },
+    /// A CPML layer is thicker than half its axis.
+    CpmlTooThick {
+        /// The axis.
+        axis: Axis,
+        /// The face.
+        side: Side,
+        /// Its thickness.
+        thickness: usize,
+        /// The axis extent.
+        extent: usize,
+    },
+    /// The two CPML layers of an axis overlap.
+    CpmlOverlap {
+        /// The axis.
+        axis: Axis,
+        /// Sum of both thicknesses.
+        total: usize,
+        /// The axis extent.
+        extent: usize,
+    },
+    /// A source or probe names a component the mode does not carry.
+    ComponentNotInMode {
+        /// "source" or "probe".
+        what: &'static str,
+        /// Its index.
+        index: usize,
+        /// The component.
+        component: Component,
+        /// The mode.
+        mode: Mode,
+    },
+    /// A source or probe lies outside the grid.
+    OutsideGrid {
+        /// "source" or "probe".
+        what: &'static str,
+        /// Its index.
+        index: usize,
+        /// Its cell.
+        cell: Index3,
+        /// The grid.
+        grid: [usize; 3],
+    },
+    /// A waveform parameter is invalid.
+    InvalidWaveform {
+        /// Source index.
+        source: usize,
+        /// The parameter.
+        parameter: &'static str,
+    },
+    /// A source amplitude is not finite.
+    InvalidAmplitude {
+        /// Source index.
+        source: usize,
+        /// The value.
+        value: f64,
+    },
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use SetupError::*;
+        match *self {
+            ZeroExtent { axis } => write!(f, "grid extent along {} is 0; it must be at least 1", axis.name()),
+            ExtentTooLarge { axis, extent, max } => {
+                write!(f, "grid extent along {} is {extent}, above the limit {max}", axis.name())
+            }
+            UnusedAxisExtent { axis, extent, mode } => write!(
+                f,
+                "grid extent along {} is {extent}, but mode {} does not use that axis (it must be 1)",
+                axis.name(),
+                mode.name()
+            ),
+            TooManyCells { grid } => write!(f, "grid {grid:?} has too many cells to address"),
+            CourantNotPositive { courant } => write!(f, "Courant number {courant} must be positive and finite"),
+            CourantAboveLimit { courant, limit, mode } => write!(
+                f,
+                "Courant number {courant} is above the stability limit {limit:.6} of mode {}",
+                mode.name()
+            ),
+            InvalidMaterial { region, parameter, value } => {
+                let rule = match parameter {
+                    "eps" | "mu" => "must be positive and finite",
+                    _ => "must be non-negative and finite",
+                };
+                match region {
+                    Some(r) => write!(f, "region {r}: material {parameter} = {value} {rule}"),
+                    None => write!(f, "background material {parameter} = {value} {rule}"),
+                }
+            }
+            InvalidShape { region, parameter } => write!(f, "region {region}: shape parameter {parameter} is invalid"),
+            HalfPeriodic { axis } => write!(
+                f,
+                "axis {} is periodic on one face only; both faces must be periodic",
+                axis.name()
+            ),
+            InvalidCpml { axis, side, parameter } => write!(
+                f,
+                "CPML on the {} {} face: parameter {parameter} is out of range",
+                side.name(),
+                axis.name()
+            ),
+            CpmlTooThick { axis, side, thickness, extent } => write!(
+                f,
+                "CPML on the {} {} face is {thickness} cells thick, more than half the {extent} cells of the axis",
+                side.name(),
+                axis.name()
+            ),
+            CpmlOverlap { axis, total, extent } => write!(
+                f,
+                "CPML layers along {} are {total} cells thick together, more than the {extent} cells of the axis",
+                axis.name()
+            ),
+            ComponentNotInMode { what, index, component, mode } => write!(
+                f,
+                "{what} {index}: component {} does not exist in mode {}",
+                component.name(),
+                mode.name()
+            ),
+            OutsideGrid { what, index, cell, grid } => {
+                write!(f, "{what} {index}: cell {cell:?} lies outside the grid {grid:?}")
+            }
+            InvalidWaveform { source, parameter } => {
+                write!(f, "source {source}: waveform parameter {parameter} is invalid")
+            }
+            InvalidAmplitude { source, value } => write!(f, "source {source}: amplitude {value} is not finite"),
+        }
+    }
+}
+
+impl core::error::Error for SetupError {}

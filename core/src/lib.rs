@@ -1,0 +1,43 @@
+//! # yee-core
+//!
+//! The `no_std` core of the yee FDTD solver: the Yee lattice, the geometry of chunks, the
+//! four traits every backend and communicator implements ([`Field`], [`Stencil`], [`Chunk`],
+//! [`Comm`]), and the pure functions that decide layout: material and CPML coefficients,
+//! source waveforms, and the description of a simulation with its validation.
+//!
+//! The core never allocates (its `alloc` feature only lets callers opt in), never reads a clock
+//! and logs only through `log`. Everything sized by the grid or the rank count comes in as a
+//! caller-provided slice.
+#![no_std]
+#![warn(missing_docs)]
+
+pub mod chunk;
+pub mod comm;
+pub mod cpml;
+pub mod direction;
+pub mod error;
+pub mod field;
+pub mod geometry;
+pub mod material;
+pub mod scalar;
+pub mod setup;
+pub mod shape;
+pub mod spectrum;
+pub mod stencil;
+pub mod waveform;
+pub mod yee;
+
+pub use chunk::Chunk;
+pub use comm::{Comm, CommError, CommErrorKind};
+pub use cpml::{CpmlCoefficients, CpmlParams};
+pub use direction::{Direction, Directions, share_directions};
+pub use error::SetupError;
+pub use field::Field;
+pub use geometry::{Axis, Box3, Index3, Side};
+pub use material::{Material, UpdateCoefficients};
+pub use scalar::{Real, Scalar};
+pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
+pub use shape::Shape;
+pub use stencil::{FieldId, Stencil};
+pub use waveform::Waveform;
+pub use yee::{Component, CurlTerm, Mode};

@@ -1,0 +1,92 @@
+//! Material update coefficients of the lossy Yee scheme.
+//!
+//! With σ averaged in time, `ε ∂E/∂t + σE = ∇×H` becomes
+//! `E^{n+1} = Ca E^n + Cb (∇×H)^{n+½}` with
+//! `Ca = (1 − σΔt/2ε) / (1 + σΔt/2ε)` and `Cb = (Δt/ε) / (1 + σΔt/2ε)`,
+//! and dually for H with μ and the magnetic conductivity σ*
+//! (Taflove & Hagness, *Computational Electrodynamics*, 3rd ed., ch. 3, the lossy Yee algorithm). Units are normalised: c = ε₀ = μ₀ = 1
+//! and the cell size is 1, so ε and μ are relative and the spatial step drops out.
+
+/// An isotropic, non-dispersive material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Relative permittivity ε (> 0).
+    pub eps: f64,
+    /// Relative permeability μ (> 0).
+    pub mu: f64,
+    /// Electric conductivity σ (≥ 0), in normalised units (σ Δt / ε is dimensionless).
+    pub sigma: f64,
+    /// Magnetic conductivity σ* (≥ 0).
+    pub sigma_m: f64,
+}
+
+impl Material {
+    /// Vacuum: ε = μ = 1, lossless.
+    pub const VACUUM: Material = Material {
+        eps: 1.0,
+        mu: 1.0,
+        sigma: 0.0,
+        sigma_m: 0.0,
+    };
+
+    /// A lossless dielectric of relative permittivity `eps`.
+    pub const fn dielectric(eps: f64) -> Material {
+        Material {
+            eps,
+            ..Material::VACUUM
+        }
+    }
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material::VACUUM
+    }
+}
+
+/// The two coefficients of one update: `F^{new} = decay · F^{old} + curl · (∇×G)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UpdateCoefficients {
+    /// `Ca` (E) or `Da` (H).
+    pub decay: f64,
+    /// `Cb` (E) or `Db` (H).
+    pub curl: f64,
+}
+
+/// `Ca`, `Cb` of the E update (E half of the lossy Yee algorithm).
+pub fn electric_coefficients(m: &Material, dt: f64) -> UpdateCoefficients {
+    lossy_coefficients(m.eps, m.sigma, dt)
+}
+
+/// `Da`, `Db` of the H update (H half, the dual of the E half).
+pub fn magnetic_coefficients(m: &Material, dt: f64) -> UpdateCoefficients {
+    lossy_coefficients(m.mu, m.sigma_m, dt)
+}
+
+fn lossy_coefficients(permittivity: f64, conductivity: f64, dt: f64) -> UpdateCoefficients {
+    let loss = conductivity * dt / (2.0 * permittivity);
+    UpdateCoefficients {
+        decay: (1.0 - loss) / (1.0 + loss),
+        curl: (dt / permittivity) / (1.0 + loss),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lossless_coefficients() {
+        let c = electric_coefficients(&Material::dielectric(4.0), 0.5);
+        assert_eq!(c, UpdateCoefficients { decay: 1.0, curl: 0.125 });
+    }
+
+    #[test]
+    fn lossy_coefficients_by_hand() {
+        // σΔt/2ε = 0.1·0.5/2 = 0.025
+        let m = Material { sigma: 0.1, ..Material::VACUUM };
+        let c = electric_coefficients(&m, 0.5);
+        assert!((c.decay - 0.975 / 1.025).abs() < 1e-15);
+        assert!((c.curl - 0.5 / 1.025).abs() < 1e-15);
+    }
+}

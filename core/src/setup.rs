@@ -1,0 +1,295 @@
+//! The description of a single-grid simulation and its validation.
+//!
+//! A [`Setup`] borrows its lists from the caller, so the core needs no allocation to hold or
+//! check one. Backends build their chunks from it; the scene loader of the `yee` command fills
+//! it from a file.
+
+use crate::cpml::CpmlParams;
+use crate::error::SetupError;
+use crate::geometry::{Axis, Index3, Side};
+use crate::material::Material;
+use crate::shape::Shape;
+use crate::waveform::Waveform;
+use crate::yee::{Component, Mode};
+
+/// The largest extent accepted along one axis: coordinates and products stay far from overflow.
+pub const MAX_EXTENT: usize = 1 << 24;
+
+/// What happens at one face of the grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Boundary {
+    /// Perfect electric conductor: tangential E is zero on the face.
+    Pec,
+    /// Perfect magnetic conductor: tangential H is zero half a cell inside the face.
+    Pmc,
+    /// The face wraps to the opposite one (both faces of the axis must say so).
+    Periodic,
+    /// An absorbing CPML layer inside the grid, backed by PEC.
+    Cpml(CpmlParams),
+}
+
+impl Boundary {
+    /// Name used in scene files and messages.
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Boundary::Pec => "pec",
+            Boundary::Pmc => "pmc",
+            Boundary::Periodic => "periodic",
+            Boundary::Cpml(_) => "cpml",
+        }
+    }
+}
+
+/// Boundaries of all six faces, indexed `[axis][side]`.
+pub type Boundaries = [[Boundary; 2]; 3];
+
+/// A material filling a shape. Regions are applied in order; later ones win.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Region {
+    /// Where.
+    pub shape: Shape,
+    /// What.
+    pub material: Material,
+}
+
+/// Soft sources add to the updated field; hard sources overwrite it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// Adds `curl coefficient × amplitude × w(t)` after the update: an impressed current.
+    Soft,
+    /// Sets the field to `amplitude × w(t)`.
+    Hard,
+}
+
+/// A source at one node of the Yee lattice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointSource {
+    /// The component driven.
+    pub component: Component,
+    /// The cell whose `component` node is driven.
+    pub cell: Index3,
+    /// Time dependence.
+    pub waveform: Waveform,
+    /// Scale of the waveform.
+    pub amplitude: f64,
+    /// Soft or hard.
+    pub kind: SourceKind,
+}
+
+/// A probe recording one component at one node after every step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// The component recorded.
+    pub component: Component,
+    /// The cell whose `component` node is recorded.
+    pub cell: Index3,
+}
+
+/// Everything a backend needs to build and run one grid.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup<'a> {
+    /// Dimensionality and polarisation.
+    pub mode: Mode,
+    /// Cells along x, y, z; 1 on the axes the mode does not use.
+    pub grid: [usize; 3],
+    /// Courant number `cΔt/Δx`; `Δt` equals it in normalised units.
+    pub courant: f64,
+    /// The material where no region applies.
+    pub background: Material,
+    /// Material regions, later ones on top.
+    pub regions: &'a [Region],
+    /// Face boundaries `[axis][side]`; ignored on unused axes.
+    pub boundaries: Boundaries,
+    /// Point sources.
+    pub sources: &'a [PointSource],
+    /// Probes.
+    pub probes: &'a [Probe],
+}
+
+impl Setup<'_> {
+    /// The time step (normalised: equal to the Courant number).
+    pub fn dt(&self) -> f64 {
+        self.courant
+    }
+
+    /// Total number of cells.
+    pub fn cells(&self) -> usize {
+        self.grid.iter().product()
+    }
+
+    /// The material at continuous position `p`: the last region containing it, else the
+    /// background.
+    pub fn material_at(&self, p: [f64; 3]) -> Material {
+        self.region_at(p)
+            .map_or(self.background, |r| self.regions[r].material)
+    }
+
+    /// The index of the last region containing continuous position `p`, if any.
+    pub fn region_at(&self, p: [f64; 3]) -> Option<usize> {
+        self.regions.iter().rposition(|r| r.shape.contains(p))
+    }
+
+    /// The CPML layer on a face, if that face has one and the axis is active.
+    pub fn cpml(&self, axis: Axis, side: Side) -> Option<&CpmlParams> {
+        if !self.mode.active_axes()[axis.index()] {
+            return None;
+        }
+        match &self.boundaries[axis.index()][side.index()] {
+            Boundary::Cpml(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// True when `axis` is active and periodic.
+    pub fn is_periodic(&self, axis: Axis) -> bool {
+        self.mode.active_axes()[axis.index()]
+            && self.boundaries[axis.index()][0] == Boundary::Periodic
+    }
+
+    /// Checks every value; the first problem found is returned with the offending value.
+    pub fn validate(&self) -> Result<(), SetupError> {
+        self.validate_grid()?;
+        self.validate_courant()?;
+        validate_material(&self.background, None)?;
+        for (index, region) in self.regions.iter().enumerate() {
+            if let Some(parameter) = region.shape.invalid_parameter() {
+                return Err(SetupError::InvalidShape { region: index, parameter });
+            }
+            validate_material(&region.material, Some(index))?;
+        }
+        self.validate_boundaries()?;
+        for (index, s) in self.sources.iter().enumerate() {
+            self.validate_node("source", index, s.component, s.cell)?;
+            if let Some(parameter) = s.waveform.invalid_parameter() {
+                return Err(SetupError::InvalidWaveform { source: index, parameter });
+            }
+            if !s.amplitude.is_finite() {
+                return Err(SetupError::InvalidAmplitude { source: index, value: s.amplitude });
+            }
+        }
+        for (index, p) in self.probes.iter().enumerate() {
+            self.validate_node("probe", index, p.component, p.cell)?;
+        }
+        Ok(())
+    }
+
+    fn validate_grid(&self) -> Result<(), SetupError> {
+        let active = self.mode.active_axes();
+        for axis in Axis::ALL {
+            let n = self.grid[axis.index()];
+            if active[axis.index()] {
+                if n == 0 {
+                    return Err(SetupError::ZeroExtent { axis });
+                }
+                if n > MAX_EXTENT {
+                    return Err(SetupError::ExtentTooLarge { axis, extent: n, max: MAX_EXTENT });
+                }
+            } else if n != 1 {
+                return Err(SetupError::UnusedAxisExtent { axis, extent: n, mode: self.mode });
+            }
+        }
+        let cells = self.grid.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+        if cells.is_none_or(|c| c.checked_mul(6 * 16).is_none()) {
+            return Err(SetupError::TooManyCells { grid: self.grid });
+        }
+        Ok(())
+    }
+
+    fn validate_courant(&self) -> Result<(), SetupError> {
+        let limit = self.mode.courant_limit();
+        if !(self.courant.is_finite() && self.courant > 0.0) {
+            return Err(SetupError::CourantNotPositive { courant: self.courant });
+        }
+        // Allow rounding in a limit typed as a decimal, e.g. 0.5773502691896258.
+        if self.courant > limit * (1.0 + 1e-12) {
+            return Err(SetupError::CourantAboveLimit {
+                courant: self.courant,
+                limit,
+                mode: self.mode,
+            });
+        }
+        Ok(())
+    }
+
+    fn validate_boundaries(&self) -> Result<(), SetupError> {
+        let active = self.mode.active_axes();
+        for axis in Axis::ALL {
+            if !active[axis.index()] {
+                continue;
+            }
+            let [low, high] = self.boundaries[axis.index()];
+            if (low == Boundary::Periodic) != (high == Boundary::Periodic) {
+                return Err(SetupError::HalfPeriodic { axis });
+            }
+            let n = self.grid[axis.index()];
+            let mut total = 0;
+            for side in Side::BOTH {
+                if let Some(p) = self.cpml(axis, side) {
+                    let bad = |parameter| SetupError::InvalidCpml { axis, side, parameter };
+                    if p.thickness == 0 {
+                        return Err(bad("thickness"));
+                    }
+                    if !(p.order.is_finite() && p.order >= 0.0) {
+                        return Err(bad("order"));
+                    }
+                    if p.sigma_max.is_some_and(|s| !(s.is_finite() && s >= 0.0)) {
+                        return Err(bad("sigma_max"));
+                    }
+                    if !(p.kappa_max.is_finite() && p.kappa_max >= 1.0) {
+                        return Err(bad("kappa_max"));
+                    }
+                    if !(p.alpha_max.is_finite() && p.alpha_max >= 0.0) {
+                        return Err(bad("alpha_max"));
+                    }
+                    if 2 * p.thickness > n {
+                        return Err(SetupError::CpmlTooThick {
+                            axis,
+                            side,
+                            thickness: p.thickness,
+                            extent: n,
+                        });
+                    }
+                    total += p.thickness;
+                }
+            }
+            if total > n {
+                return Err(SetupError::CpmlOverlap { axis, total, extent: n });
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_node(
+        &self,
+        what: &'static str,
+        index: usize,
+        component: Component,
+        cell: Index3,
+    ) -> Result<(), SetupError> {
+        if !self.mode.has(component) {
+            return Err(SetupError::ComponentNotInMode { what, index, component, mode: self.mode });
+        }
+        let inside = (0..3).all(|a| cell[a] >= 0 && (cell[a] as u64) < self.grid[a] as u64);
+        if !inside {
+            return Err(SetupError::OutsideGrid { what, index, cell, grid: self.grid });
+        }
+        Ok(())
+    }
+}
+
+fn validate_material(m: &Material, region: Option<usize>) -> Result<(), SetupError> {
+    let bad = |parameter, value| SetupError::InvalidMaterial { region, parameter, value };
+    if !(m.eps.is_finite() && m.eps > 0.0) {
+        return Err(bad("eps", m.eps));
+    }
+    if !(m.mu.is_finite() && m.mu > 0.0) {
+        return Err(bad("mu", m.mu));
+    }
+    if !(m.sigma.is_finite() && m.sigma >= 0.0) {
+        return Err(bad("sigma", m.sigma));
+    }
+    if !(m.sigma_m.is_finite() && m.sigma_m >= 0.0) {
+        return Err(bad("sigma_m", m.sigma_m));
+    }
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! The `Stencil` trait: an update rule over a box of cells.
+
+use crate::geometry::Box3;
+
+/// Names one field of a chunk's state (for Yee, the component index 0–5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldId(pub u16);
+
+/// An update rule applied to a sub-box of a chunk's state `S`.
+///
+/// A stencil declares what it reads and writes, how far it reaches (the ghost width it needs
+/// from neighbours) and what a cell costs (the balancer's weight). Applying it to any partition
+/// of a box into sub-boxes must give the same values as applying it to the whole box: that is
+/// what lets the driver update the border shell and the interior separately.
+pub trait Stencil<S: ?Sized> {
+    /// A short name for logs and profiles.
+    fn name(&self) -> &str;
+
+    /// Fields read.
+    fn reads(&self) -> &[FieldId];
+
+    /// Fields written.
+    fn writes(&self) -> &[FieldId];
+
+    /// Ghost cells needed on each side, in cells.
+    fn reach(&self) -> usize;
+
+    /// Relative cost of one cell (a plain vacuum Yee cell is 1).
+    fn cost_per_cell(&self) -> f64;
+
+    /// Applies the rule for time step `step` to the cells of `region`.
+    fn apply(&self, state: &mut S, region: Box3, step: u64);
+}

@@ -1,0 +1,177 @@
+//! Source waveforms: pure functions of time (normalised units, c = 1, cell size 1).
+
+use core::f64::consts::PI;
+use num_traits::Float;
+
+/// The time dependence of a source.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Waveform {
+    /// `exp(−(t − t0)² / 2w²) · cos(2πf (t − t0))`: a baseband Gaussian when `frequency` is 0,
+    /// a Gaussian-modulated carrier otherwise.
+    Gaussian {
+        /// Centre time t0.
+        delay: f64,
+        /// Standard deviation w of the envelope in time.
+        width: f64,
+        /// Carrier frequency f (0 for baseband).
+        frequency: f64,
+    },
+    /// The Ricker wavelet (negated, normalised second derivative of a Gaussian):
+    /// `(1 − 2π²f²τ²) exp(−π²f²τ²)` with `τ = t − t0`. It has no DC content, so a soft source
+    /// driven by it leaves no static charge behind.
+    Ricker {
+        /// Peak frequency f.
+        frequency: f64,
+        /// Centre time t0.
+        delay: f64,
+    },
+    /// `sin(2πf t + φ)` switched on smoothly: multiplied by `(1 − cos(πt/T))/2` for `t < T`.
+    Sinusoid {
+        /// Frequency f.
+        frequency: f64,
+        /// Phase φ in radians.
+        phase: f64,
+        /// Ramp duration T (0 switches on at once).
+        ramp: f64,
+    },
+}
+
+impl Waveform {
+    /// The value at time `t`.
+    pub fn value(&self, t: f64) -> f64 {
+        match *self {
+            Waveform::Gaussian {
+                delay,
+                width,
+                frequency,
+            } => {
+                let tau = t - delay;
+                let envelope = (-(tau * tau) / (2.0 * width * width)).exp();
+                if frequency == 0.0 {
+                    envelope
+                } else {
+                    envelope * (2.0 * PI * frequency * tau).cos()
+                }
+            }
+            Waveform::Ricker { frequency, delay } => {
+                let a = PI * frequency * (t - delay);
+                let a2 = a * a;
+                (1.0 - 2.0 * a2) * (-a2).exp()
+            }
+            Waveform::Sinusoid {
+                frequency,
+                phase,
+                ramp,
+            } => {
+                let carrier = (2.0 * PI * frequency * t + phase).sin();
+                if t <= 0.0 {
+                    0.0
+                } else if t < ramp {
+                    carrier * 0.5 * (1.0 - (PI * t / ramp).cos())
+                } else {
+                    carrier
+                }
+            }
+        }
+    }
+
+    /// The highest frequency with significant energy: where the amplitude spectrum has fallen
+    /// to about 1 % of its peak (used to check cells per wavelength).
+    pub fn max_frequency(&self) -> f64 {
+        match *self {
+            // The spectrum of the envelope is exp(−(2πf w)²/2): 1 % at 2πf w = √(2 ln 100).
+            Waveform::Gaussian {
+                width, frequency, ..
+            } => frequency + (2.0 * (100.0f64).ln()).sqrt() / (2.0 * PI * width),
+            // Ricker: |S(f)| ∝ (f/fp)² exp(−f²/fp²), below 1 % of its peak beyond ≈ 2.75 fp.
+            Waveform::Ricker { frequency, .. } => 2.75 * frequency,
+            Waveform::Sinusoid { frequency, .. } => frequency,
+        }
+    }
+
+    /// Checks the parameters; returns the name of the first invalid one.
+    pub fn invalid_parameter(&self) -> Option<&'static str> {
+        let bad = |x: f64| !x.is_finite();
+        match *self {
+            Waveform::Gaussian {
+                delay,
+                width,
+                frequency,
+            } => {
+                if bad(width) || width <= 0.0 {
+                    Some("width")
+                } else if bad(delay) {
+                    Some("delay")
+                } else if bad(frequency) || frequency < 0.0 {
+                    Some("frequency")
+                } else {
+                    None
+                }
+            }
+            Waveform::Ricker { frequency, delay } => {
+                if bad(frequency) || frequency <= 0.0 {
+                    Some("frequency")
+                } else if bad(delay) {
+                    Some("delay")
+                } else {
+                    None
+                }
+            }
+            Waveform::Sinusoid {
+                frequency,
+                phase,
+                ramp,
+            } => {
+                if bad(frequency) || frequency <= 0.0 {
+                    Some("frequency")
+                } else if bad(phase) {
+                    Some("phase")
+                } else if bad(ramp) || ramp < 0.0 {
+                    Some("ramp")
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaussian_peaks_at_its_delay() {
+        let g = Waveform::Gaussian {
+            delay: 10.0,
+            width: 2.0,
+            frequency: 0.0,
+        };
+        assert_eq!(g.value(10.0), 1.0);
+        assert!((g.value(12.0) - (-0.5f64).exp()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn ricker_has_unit_peak_and_zero_mean() {
+        let r = Waveform::Ricker {
+            frequency: 0.05,
+            delay: 40.0,
+        };
+        assert_eq!(r.value(40.0), 1.0);
+        let dt = 0.01;
+        let sum: f64 = (0..20000).map(|n| r.value(n as f64 * dt) * dt).sum();
+        assert!(sum.abs() < 1e-6, "mean {sum}");
+    }
+
+    #[test]
+    fn sinusoid_ramps_smoothly() {
+        let s = Waveform::Sinusoid {
+            frequency: 0.1,
+            phase: PI / 2.0,
+            ramp: 20.0,
+        };
+        assert_eq!(s.value(0.0), 0.0);
+        assert!((s.value(10.0) - 0.5 * (2.0 * PI + PI / 2.0).sin()).abs() < 1e-12);
+        assert!((s.value(25.0) - (5.0 * PI + PI / 2.0).sin()).abs() < 1e-12);
+    }
+}
