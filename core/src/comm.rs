@@ -48,10 +48,20 @@ pub trait Comm {
     fn coords(&self) -> [usize; 3];
 
     /// Starts sending `data` to `peer` in direction `toward` (non-blocking).
-    fn start_send(&mut self, peer: usize, toward: Direction, data: &[u8]) -> Result<(), Self::Error>;
+    fn start_send(
+        &mut self,
+        peer: usize,
+        toward: Direction,
+        data: &[u8],
+    ) -> Result<(), Self::Error>;
 
     /// Waits for the message from `peer` that arrives from the `from` side into `out`.
-    fn finish_receive(&mut self, peer: usize, from: Direction, out: &mut [u8]) -> Result<(), Self::Error>;
+    fn finish_receive(
+        &mut self,
+        peer: usize,
+        from: Direction,
+        out: &mut [u8],
+    ) -> Result<(), Self::Error>;
 
     /// Every rank contributes `mine`; `all[r * mine.len()..][..mine.len()]` receives rank r's.
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), Self::Error>;

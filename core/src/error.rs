@@ -143,9 +143,17 @@ impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use SetupError::*;
         match *self {
-            ZeroExtent { axis } => write!(f, "grid extent along {} is 0; it must be at least 1", axis.name()),
+            ZeroExtent { axis } => write!(
+                f,
+                "grid extent along {} is 0; it must be at least 1",
+                axis.name()
+            ),
             ExtentTooLarge { axis, extent, max } => {
-                write!(f, "grid extent along {} is {extent}, above the limit {max}", axis.name())
+                write!(
+                    f,
+                    "grid extent along {} is {extent}, above the limit {max}",
+                    axis.name()
+                )
             }
             UnusedAxisExtent { axis, extent, mode } => write!(
                 f,
@@ -154,13 +162,23 @@ impl fmt::Display for SetupError {
                 mode.name()
             ),
             TooManyCells { grid } => write!(f, "grid {grid:?} has too many cells to address"),
-            CourantNotPositive { courant } => write!(f, "Courant number {courant} must be positive and finite"),
-            CourantAboveLimit { courant, limit, mode } => write!(
+            CourantNotPositive { courant } => {
+                write!(f, "Courant number {courant} must be positive and finite")
+            }
+            CourantAboveLimit {
+                courant,
+                limit,
+                mode,
+            } => write!(
                 f,
                 "Courant number {courant} is above the stability limit {limit:.6} of mode {}",
                 mode.name()
             ),
-            InvalidMaterial { region, parameter, value } => {
+            InvalidMaterial {
+                region,
+                parameter,
+                value,
+            } => {
                 let rule = match parameter {
                     "eps" | "mu" => "must be positive and finite",
                     _ => "must be non-negative and finite",
@@ -170,42 +188,75 @@ impl fmt::Display for SetupError {
                     None => write!(f, "background material {parameter} = {value} {rule}"),
                 }
             }
-            InvalidShape { region, parameter } => write!(f, "region {region}: shape parameter {parameter} is invalid"),
+            InvalidShape { region, parameter } => {
+                write!(f, "region {region}: shape parameter {parameter} is invalid")
+            }
             HalfPeriodic { axis } => write!(
                 f,
                 "axis {} is periodic on one face only; both faces must be periodic",
                 axis.name()
             ),
-            InvalidCpml { axis, side, parameter } => write!(
+            InvalidCpml {
+                axis,
+                side,
+                parameter,
+            } => write!(
                 f,
                 "CPML on the {} {} face: parameter {parameter} is out of range",
                 side.name(),
                 axis.name()
             ),
-            CpmlTooThick { axis, side, thickness, extent } => write!(
+            CpmlTooThick {
+                axis,
+                side,
+                thickness,
+                extent,
+            } => write!(
                 f,
                 "CPML on the {} {} face is {thickness} cells thick, more than half the {extent} cells of the axis",
                 side.name(),
                 axis.name()
             ),
-            CpmlOverlap { axis, total, extent } => write!(
+            CpmlOverlap {
+                axis,
+                total,
+                extent,
+            } => write!(
                 f,
                 "CPML layers along {} are {total} cells thick together, more than the {extent} cells of the axis",
                 axis.name()
             ),
-            ComponentNotInMode { what, index, component, mode } => write!(
+            ComponentNotInMode {
+                what,
+                index,
+                component,
+                mode,
+            } => write!(
                 f,
                 "{what} {index}: component {} does not exist in mode {}",
                 component.name(),
                 mode.name()
             ),
-            OutsideGrid { what, index, cell, grid } => {
-                write!(f, "{what} {index}: cell {cell:?} lies outside the grid {grid:?}")
+            OutsideGrid {
+                what,
+                index,
+                cell,
+                grid,
+            } => {
+                write!(
+                    f,
+                    "{what} {index}: cell {cell:?} lies outside the grid {grid:?}"
+                )
             }
             InvalidWaveform { source, parameter } => {
-                write!(f, "source {source}: waveform parameter {parameter} is invalid")
+                write!(
+                    f,
+                    "source {source}: waveform parameter {parameter} is invalid"
+                )
             }
-            InvalidAmplitude { source, value } => write!(f, "source {source}: amplitude {value} is not finite"),
+            InvalidAmplitude { source, value } => {
+                write!(f, "source {source}: amplitude {value} is not finite")
+            }
         }
     }
 }

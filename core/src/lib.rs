@@ -10,11 +10,14 @@
 //! caller-provided slice.
 #![no_std]
 #![warn(missing_docs)]
+// Under `cargo test` std is linked and its inherent float methods shadow `num_traits::Float`.
+#![cfg_attr(test, allow(unused_imports))]
 
 pub mod chunk;
 pub mod comm;
 pub mod cpml;
 pub mod direction;
+pub mod dispersion;
 pub mod error;
 pub mod field;
 pub mod geometry;

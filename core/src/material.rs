@@ -78,13 +78,22 @@ mod tests {
     #[test]
     fn lossless_coefficients() {
         let c = electric_coefficients(&Material::dielectric(4.0), 0.5);
-        assert_eq!(c, UpdateCoefficients { decay: 1.0, curl: 0.125 });
+        assert_eq!(
+            c,
+            UpdateCoefficients {
+                decay: 1.0,
+                curl: 0.125
+            }
+        );
     }
 
     #[test]
     fn lossy_coefficients_by_hand() {
         // σΔt/2ε = 0.1·0.5/2 = 0.025
-        let m = Material { sigma: 0.1, ..Material::VACUUM };
+        let m = Material {
+            sigma: 0.1,
+            ..Material::VACUUM
+        };
         let c = electric_coefficients(&m, 0.5);
         assert!((c.decay - 0.975 / 1.025).abs() < 1e-15);
         assert!((c.curl - 0.5 / 1.025).abs() < 1e-15);

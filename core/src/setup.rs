@@ -153,7 +153,10 @@ impl Setup<'_> {
         validate_material(&self.background, None)?;
         for (index, region) in self.regions.iter().enumerate() {
             if let Some(parameter) = region.shape.invalid_parameter() {
-                return Err(SetupError::InvalidShape { region: index, parameter });
+                return Err(SetupError::InvalidShape {
+                    region: index,
+                    parameter,
+                });
             }
             validate_material(&region.material, Some(index))?;
         }
@@ -161,10 +164,16 @@ impl Setup<'_> {
         for (index, s) in self.sources.iter().enumerate() {
             self.validate_node("source", index, s.component, s.cell)?;
             if let Some(parameter) = s.waveform.invalid_parameter() {
-                return Err(SetupError::InvalidWaveform { source: index, parameter });
+                return Err(SetupError::InvalidWaveform {
+                    source: index,
+                    parameter,
+                });
             }
             if !s.amplitude.is_finite() {
-                return Err(SetupError::InvalidAmplitude { source: index, value: s.amplitude });
+                return Err(SetupError::InvalidAmplitude {
+                    source: index,
+                    value: s.amplitude,
+                });
             }
         }
         for (index, p) in self.probes.iter().enumerate() {
@@ -182,13 +191,24 @@ impl Setup<'_> {
                     return Err(SetupError::ZeroExtent { axis });
                 }
                 if n > MAX_EXTENT {
-                    return Err(SetupError::ExtentTooLarge { axis, extent: n, max: MAX_EXTENT });
+                    return Err(SetupError::ExtentTooLarge {
+                        axis,
+                        extent: n,
+                        max: MAX_EXTENT,
+                    });
                 }
             } else if n != 1 {
-                return Err(SetupError::UnusedAxisExtent { axis, extent: n, mode: self.mode });
+                return Err(SetupError::UnusedAxisExtent {
+                    axis,
+                    extent: n,
+                    mode: self.mode,
+                });
             }
         }
-        let cells = self.grid.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+        let cells = self
+            .grid
+            .iter()
+            .try_fold(1usize, |acc, &n| acc.checked_mul(n));
         if cells.is_none_or(|c| c.checked_mul(6 * 16).is_none()) {
             return Err(SetupError::TooManyCells { grid: self.grid });
         }
@@ -198,7 +218,9 @@ impl Setup<'_> {
     fn validate_courant(&self) -> Result<(), SetupError> {
         let limit = self.mode.courant_limit();
         if !(self.courant.is_finite() && self.courant > 0.0) {
-            return Err(SetupError::CourantNotPositive { courant: self.courant });
+            return Err(SetupError::CourantNotPositive {
+                courant: self.courant,
+            });
         }
         // Allow rounding in a limit typed as a decimal, e.g. 0.5773502691896258.
         if self.courant > limit * (1.0 + 1e-12) {
@@ -225,7 +247,11 @@ impl Setup<'_> {
             let mut total = 0;
             for side in Side::BOTH {
                 if let Some(p) = self.cpml(axis, side) {
-                    let bad = |parameter| SetupError::InvalidCpml { axis, side, parameter };
+                    let bad = |parameter| SetupError::InvalidCpml {
+                        axis,
+                        side,
+                        parameter,
+                    };
                     if p.thickness == 0 {
                         return Err(bad("thickness"));
                     }
@@ -253,7 +279,11 @@ impl Setup<'_> {
                 }
             }
             if total > n {
-                return Err(SetupError::CpmlOverlap { axis, total, extent: n });
+                return Err(SetupError::CpmlOverlap {
+                    axis,
+                    total,
+                    extent: n,
+                });
             }
         }
         Ok(())
@@ -267,18 +297,32 @@ impl Setup<'_> {
         cell: Index3,
     ) -> Result<(), SetupError> {
         if !self.mode.has(component) {
-            return Err(SetupError::ComponentNotInMode { what, index, component, mode: self.mode });
+            return Err(SetupError::ComponentNotInMode {
+                what,
+                index,
+                component,
+                mode: self.mode,
+            });
         }
         let inside = (0..3).all(|a| cell[a] >= 0 && (cell[a] as u64) < self.grid[a] as u64);
         if !inside {
-            return Err(SetupError::OutsideGrid { what, index, cell, grid: self.grid });
+            return Err(SetupError::OutsideGrid {
+                what,
+                index,
+                cell,
+                grid: self.grid,
+            });
         }
         Ok(())
     }
 }
 
 fn validate_material(m: &Material, region: Option<usize>) -> Result<(), SetupError> {
-    let bad = |parameter, value| SetupError::InvalidMaterial { region, parameter, value };
+    let bad = |parameter, value| SetupError::InvalidMaterial {
+        region,
+        parameter,
+        value,
+    };
     if !(m.eps.is_finite() && m.eps > 0.0) {
         return Err(bad("eps", m.eps));
     }

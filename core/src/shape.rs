@@ -42,7 +42,9 @@ impl Shape {
             Shape::Everywhere => true,
             Shape::Block { lo, hi } => (0..3).all(|a| lo[a] <= p[a] && p[a] <= hi[a]),
             Shape::Sphere { center, radius } => {
-                let d2: f64 = (0..3).map(|a| (p[a] - center[a]) * (p[a] - center[a])).sum();
+                let d2: f64 = (0..3)
+                    .map(|a| (p[a] - center[a]) * (p[a] - center[a]))
+                    .sum();
                 d2 <= radius * radius
             }
             Shape::Cylinder {

@@ -40,7 +40,10 @@ pub fn resonances(
     threshold: f64,
     out: &mut [f64],
 ) -> usize {
-    if signal.len() < 8 || !(f_max > f_min) || out.is_empty() {
+    if signal.len() < 8
+        || f_max.partial_cmp(&f_min) != Some(core::cmp::Ordering::Greater)
+        || out.is_empty()
+    {
         return 0;
     }
     // A bin is 1/(N Δt); scan at a quarter bin so every main lobe (±4 bins) has samples.

@@ -145,7 +145,11 @@ impl Component {
         let a = self.axis().index();
         core::array::from_fn(|b| {
             let on_axis = a == b;
-            if on_axis == self.is_electric() { 0.5 } else { 0.0 }
+            if on_axis == self.is_electric() {
+                0.5
+            } else {
+                0.0
+            }
         })
     }
 

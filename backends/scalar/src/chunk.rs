@@ -66,8 +66,14 @@ impl<T: Scalar> YeeChunk<T> {
         let o = self.state.owned;
         let a = axis.index();
         match side {
-            Side::Low => o.with_bound(axis, Side::Low, o.lo[a] - 1).with_bound(axis, Side::High, o.lo[a]),
-            Side::High => o.with_bound(axis, Side::High, o.hi[a] + 1).with_bound(axis, Side::Low, o.hi[a]),
+            Side::Low => {
+                o.with_bound(axis, Side::Low, o.lo[a] - 1)
+                    .with_bound(axis, Side::High, o.lo[a])
+            }
+            Side::High => {
+                o.with_bound(axis, Side::High, o.hi[a] + 1)
+                    .with_bound(axis, Side::Low, o.hi[a])
+            }
         }
     }
 }
@@ -96,7 +102,9 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
         match self.halo_face(phase, toward) {
-            Some((axis, side)) => self.phase_components(phase).count() * self.border_layer(axis, side).cells(),
+            Some((axis, side)) => {
+                self.phase_components(phase).count() * self.border_layer(axis, side).cells()
+            }
             None => 0,
         }
     }
@@ -118,12 +126,18 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
         let Some((axis, _)) = self.halo_face(phase, from.opposite()) else {
             return;
         };
-        let side = if from.0[axis.index()] > 0 { Side::High } else { Side::Low };
+        let side = if from.0[axis.index()] > 0 {
+            Side::High
+        } else {
+            Side::Low
+        };
         let layer = self.ghost_layer(axis, side);
         let n = layer.cells();
         let components: alloc::vec::Vec<Component> = self.phase_components(phase).collect();
         for (k, c) in components.into_iter().enumerate() {
-            let field = self.state.fields[c.index()].as_mut().expect("phase components are carried");
+            let field = self.state.fields[c.index()]
+                .as_mut()
+                .expect("phase components are carried");
             field.write_box(layer, &data[k * n..(k + 1) * n]);
         }
     }

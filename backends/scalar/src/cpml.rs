@@ -14,7 +14,14 @@ pub struct CpmlUpdate {
     pub electric: bool,
 }
 
-const ALL_IDS: [FieldId; 6] = [FieldId(0), FieldId(1), FieldId(2), FieldId(3), FieldId(4), FieldId(5)];
+const ALL_IDS: [FieldId; 6] = [
+    FieldId(0),
+    FieldId(1),
+    FieldId(2),
+    FieldId(3),
+    FieldId(4),
+    FieldId(5),
+];
 
 impl<T: Scalar> Stencil<YeeState<T>> for CpmlUpdate {
     fn name(&self) -> &str {
@@ -26,7 +33,11 @@ impl<T: Scalar> Stencil<YeeState<T>> for CpmlUpdate {
     }
 
     fn writes(&self) -> &[FieldId] {
-        if self.electric { &ALL_IDS[..3] } else { &ALL_IDS[3..] }
+        if self.electric {
+            &ALL_IDS[..3]
+        } else {
+            &ALL_IDS[3..]
+        }
     }
 
     fn reach(&self) -> usize {
@@ -60,7 +71,9 @@ fn correct_component<T: Scalar>(
     let Some(psi) = slab.psi[c.index()].as_mut() else {
         return;
     };
-    let r = region.intersect(&slab.region).intersect(&state.free[c.index()]);
+    let r = region
+        .intersect(&slab.region)
+        .intersect(&state.free[c.index()]);
     if r.is_empty() {
         return;
     }
@@ -79,13 +92,16 @@ fn correct_component<T: Scalar>(
         let storage = yee_core::Field::storage(&target);
         let stride = storage.strides()[axis.index()];
         let values = target.as_mut_slice();
+        let a = axis.index();
+        let table = state.stretch[a].table(c, axis);
         for z in r.lo[2]..r.hi[2] {
             for y in r.lo[1]..r.hi[1] {
+                let row = storage.linear_index([r.lo[0], y, z]);
+                let psi_row = slab.region.linear_index([r.lo[0], y, z]);
                 for x in r.lo[0]..r.hi[0] {
-                    let p = [x, y, z];
-                    let o = storage.linear_index(p);
-                    let q = slab.region.linear_index(p);
-                    let [b, k, _] = state.stretch[axis.index()].at(c, axis, p[axis.index()]);
+                    let i = (x - r.lo[0]) as usize;
+                    let (o, q) = (row + i, psi_row + i);
+                    let [b, k, _] = table[[x, y, z][a] as usize];
                     let d = difference(source, o, stride, c.is_electric());
                     psi[q] = psi[q].scale(b) + d.scale(k);
                     let [_, gain] = state.coefficients(c, o);

@@ -8,7 +8,14 @@ use crate::state::YeeState;
 
 const E_IDS: [FieldId; 3] = [FieldId(0), FieldId(1), FieldId(2)];
 const H_IDS: [FieldId; 3] = [FieldId(3), FieldId(4), FieldId(5)];
-const ALL_IDS: [FieldId; 6] = [FieldId(0), FieldId(1), FieldId(2), FieldId(3), FieldId(4), FieldId(5)];
+const ALL_IDS: [FieldId; 6] = [
+    FieldId(0),
+    FieldId(1),
+    FieldId(2),
+    FieldId(3),
+    FieldId(4),
+    FieldId(5),
+];
 
 /// The curl update of the electric (`electric = true`) or magnetic components.
 #[derive(Clone, Copy, Debug)]
@@ -49,7 +56,12 @@ impl<T: Scalar> Stencil<YeeState<T>> for CurlUpdate {
 
 /// The difference that approximates `∂source/∂axis` at the node of the updated component:
 /// backward for E (H sits half a cell below), forward for H (E sits half a cell above).
-pub fn difference<T: Scalar>(source: &HostField<T>, offset: usize, stride: usize, electric: bool) -> T {
+pub fn difference<T: Scalar>(
+    source: &HostField<T>,
+    offset: usize,
+    stride: usize,
+    electric: bool,
+) -> T {
     let s = source.as_slice();
     if electric {
         s[offset] - s[offset - stride]
@@ -74,7 +86,14 @@ fn update_component<T: Scalar>(state: &mut YeeState<T>, c: Component, region: Bo
         let state = &*state;
         let terms = c.curl_terms().map(|t| {
             let used = active[t.axis.index()] && state.mode.has(t.source);
-            used.then(|| (state.field(t.source).expect("mode carries the source"), t))
+            let stretch = state.stretch[t.axis.index()].table(c, t.axis);
+            used.then(|| {
+                (
+                    state.field(t.source).expect("mode carries the source"),
+                    t,
+                    stretch,
+                )
+            })
         });
         let values = target.as_mut_slice();
         for z in r.lo[2]..r.hi[2] {
@@ -84,12 +103,16 @@ fn update_component<T: Scalar>(state: &mut YeeState<T>, c: Component, region: Bo
                     let o = row + (x - r.lo[0]) as usize;
                     let p = [x, y, z];
                     let mut curl = T::zero();
-                    for (source, term) in terms.iter().flatten() {
-                        let a = term.axis;
-                        let d = difference(source, o, strides[a.index()], c.is_electric());
-                        let inv_kappa = state.stretch[a.index()].at(c, a, p[a.index()])[2];
+                    for (source, term, stretch) in terms.iter().flatten() {
+                        let a = term.axis.index();
+                        let d = difference(source, o, strides[a], c.is_electric());
+                        let inv_kappa = stretch[p[a] as usize][2];
                         let scaled = d.scale(inv_kappa);
-                        curl = if term.sign > 0 { curl + scaled } else { curl - scaled };
+                        curl = if term.sign > 0 {
+                            curl + scaled
+                        } else {
+                            curl - scaled
+                        };
                     }
                     let [decay, gain] = state.coefficients(c, o);
                     let updated = values[o].scale(decay) + curl.scale(gain);

@@ -21,7 +21,11 @@ pub enum RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            RunError::Diverged { step, component, cell } => write!(
+            RunError::Diverged {
+                step,
+                component,
+                cell,
+            } => write!(
                 f,
                 "the run diverged: {} became non-finite at step {step} in cell {cell:?}",
                 component.name()

@@ -2,7 +2,9 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::{Axis, Chunk, Component, Direction, Field, Index3, Mode, Probe, Scalar, Setup, SetupError};
+use yee_core::{
+    Axis, Chunk, Component, Direction, Field, Index3, Mode, Probe, Scalar, Setup, SetupError,
+};
 
 use crate::chunk::{ELECTRIC_PHASE, MAGNETIC_PHASE, YeeChunk};
 use crate::error::RunError;
@@ -44,10 +46,20 @@ impl<T: Scalar> Simulation<T> {
         }
         self.steps += 1;
         if self.chunk.state.non_finite {
-            return Err(self.locate_divergence());
+            // A hard source may have overwritten the flagged value: only a stored one counts.
+            self.chunk.state.non_finite = false;
+            if let Some(error) = self.locate_divergence() {
+                return Err(error);
+            }
         }
         for (probe, series) in self.probes.iter().zip(&mut self.series) {
-            series.push(self.chunk.state.field(probe.component).expect("validated").get(probe.cell));
+            series.push(
+                self.chunk
+                    .state
+                    .field(probe.component)
+                    .expect("validated")
+                    .get(probe.cell),
+            );
         }
         Ok(())
     }
@@ -150,17 +162,21 @@ impl<T: Scalar> Simulation<T> {
         }
     }
 
-    fn locate_divergence(&self) -> RunError {
+    fn locate_divergence(&self) -> Option<RunError> {
         for &c in self.mode().components() {
             let field = self.field(c).expect("mode carries it");
             let owned = field.owned();
             for n in 0..owned.cells() {
                 let p = owned.index_at(n);
                 if !field.get(p).is_finite() {
-                    return RunError::Diverged { step: self.steps, component: c, cell: p };
+                    return Some(RunError::Diverged {
+                        step: self.steps,
+                        component: c,
+                        cell: p,
+                    });
                 }
             }
         }
-        unreachable!("a non-finite value was flagged but none is stored")
+        None
     }
 }

@@ -13,7 +13,14 @@ pub struct SourceUpdate {
     pub electric: bool,
 }
 
-const ALL_IDS: [FieldId; 6] = [FieldId(0), FieldId(1), FieldId(2), FieldId(3), FieldId(4), FieldId(5)];
+const ALL_IDS: [FieldId; 6] = [
+    FieldId(0),
+    FieldId(1),
+    FieldId(2),
+    FieldId(3),
+    FieldId(4),
+    FieldId(5),
+];
 
 /// The time at which source `s` is evaluated during step `step` (going from E at `step·Δt`
 /// to `(step+1)·Δt`): soft sources at the midpoint of their field's update, hard sources at
@@ -30,7 +37,11 @@ pub fn source_time(s: &PointSource, step: u64, dt: f64) -> f64 {
 
 impl<T: Scalar> Stencil<YeeState<T>> for SourceUpdate {
     fn name(&self) -> &str {
-        if self.electric { "source-e" } else { "source-h" }
+        if self.electric {
+            "source-e"
+        } else {
+            "source-h"
+        }
     }
 
     fn reads(&self) -> &[FieldId] {
@@ -38,7 +49,11 @@ impl<T: Scalar> Stencil<YeeState<T>> for SourceUpdate {
     }
 
     fn writes(&self) -> &[FieldId] {
-        if self.electric { &ALL_IDS[..3] } else { &ALL_IDS[3..] }
+        if self.electric {
+            &ALL_IDS[..3]
+        } else {
+            &ALL_IDS[3..]
+        }
     }
 
     fn reach(&self) -> usize {
@@ -61,7 +76,9 @@ impl<T: Scalar> Stencil<YeeState<T>> for SourceUpdate {
                 .expect("validated: the mode carries the component");
             let o = field.storage_offset(s.cell);
             let [_, gain] = state.coefficients(s.component, o);
-            let field = state.fields[s.component.index()].as_mut().expect("checked above");
+            let field = state.fields[s.component.index()]
+                .as_mut()
+                .expect("checked above");
             let v = T::Real::from_f64(value);
             let old = field.as_slice()[o];
             field.as_mut_slice()[o] = match s.kind {

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use yee_core::cpml::cpml_coefficients;
 use yee_core::material::{electric_coefficients, magnetic_coefficients};
 use yee_core::{
-    Axis, Box3, Boundary, Component, CpmlCoefficients, Mode, PointSource, Real, Scalar, Setup, Side,
+    Axis, Boundary, Box3, Component, CpmlCoefficients, Mode, PointSource, Real, Scalar, Setup, Side,
 };
 
 use crate::field::HostField;
@@ -22,12 +22,16 @@ pub struct AxisStretch<R> {
 impl<R: Real> AxisStretch<R> {
     /// The coefficients for component `c` at global coordinate `i` along `axis`.
     pub fn at(&self, c: Component, axis: Axis, i: i64) -> [R; 3] {
-        let table = if c.stagger()[axis.index()] == 0.0 {
+        self.table(c, axis)[i as usize]
+    }
+
+    /// The coefficient table of component `c` along `axis`, indexed by global coordinate.
+    pub fn table(&self, c: Component, axis: Axis) -> &[[R; 3]] {
+        if c.stagger()[axis.index()] == 0.0 {
             &self.integer
         } else {
             &self.half
-        };
-        table[i as usize]
+        }
     }
 }
 
@@ -97,8 +101,8 @@ impl<T: Scalar> YeeState<T> {
             }
             ids
         });
-        let materials = core::iter::once(setup.background)
-            .chain(setup.regions.iter().map(|r| r.material));
+        let materials =
+            core::iter::once(setup.background).chain(setup.regions.iter().map(|r| r.material));
         let real = |x: f64| T::Real::from_f64(x);
         let electric = materials
             .clone()
