@@ -1,0 +1,45 @@
+//! Scene files: TOML in, a validated [`Scene`] out.
+
+mod error;
+mod resolve;
+pub mod spec;
+
+use std::path::Path;
+
+pub use error::SceneError;
+pub use resolve::{Scene, Slice, Snapshots, Units};
+
+/// Reads, parses and resolves the scene at `path`.
+pub fn load(path: &Path) -> Result<Scene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|error| SceneError::Read {
+        file: path.to_path_buf(),
+        error,
+    })?;
+    parse(path, &text)
+}
+
+/// Parses and resolves scene text; `path` names it in errors and gives the default name.
+pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
+    let deserializer = toml::Deserializer::new(text);
+    let spec: spec::SceneSpec = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let key = e.path().to_string();
+        let inner = e.into_inner();
+        let (line, column) = inner.span().map_or((1, 1), |span| line_column(text, span.start));
+        SceneError::Parse {
+            file: path.to_path_buf(),
+            line,
+            column,
+            key,
+            message: inner.message().trim().to_string(),
+        }
+    })?;
+    resolve::resolve(path, spec)
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}

@@ -1,0 +1,736 @@
+//! From the scene as written to a validated [`Scene`]: unit conversion, name lookup, defaults
+//! and every semantic check, each error naming its key and value.
+
+use std::path::{Path, PathBuf};
+
+use yee_core::{
+    Axis, Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, SetupError,
+    Shape, Side, SourceKind, Waveform,
+};
+
+use super::error::SceneError;
+use super::spec::{
+    AxisName, BoundaryKind, ComponentName, GeometrySpec, ModeSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec,
+    UnitSystem, ValueType, WaveformKind,
+};
+
+/// Speed of light in vacuum, m/s.
+const C0: f64 = 299_792_458.0;
+/// Impedance of free space, Ω (μ₀ c).
+const ETA0: f64 = 376.730_313_412;
+
+/// How the scene's numbers map to yee's normalised units (c = 1, cell size 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Units {
+    /// Already normalised.
+    Normalised,
+    /// SI with the given cell size in metres.
+    Si {
+        /// Cell size Δ in metres.
+        cell_size: f64,
+    },
+}
+
+impl Units {
+    /// Scene length → cells.
+    pub fn length(self, x: f64) -> f64 {
+        match self {
+            Units::Normalised => x,
+            Units::Si { cell_size } => x / cell_size,
+        }
+    }
+
+    /// Scene time → normalised time (one unit = the time light takes to cross a cell).
+    pub fn time(self, t: f64) -> f64 {
+        match self {
+            Units::Normalised => t,
+            Units::Si { cell_size } => t * C0 / cell_size,
+        }
+    }
+
+    /// Normalised time → scene time.
+    pub fn to_scene_time(self, t: f64) -> f64 {
+        match self {
+            Units::Normalised => t,
+            Units::Si { cell_size } => t * cell_size / C0,
+        }
+    }
+
+    /// Scene frequency → normalised frequency.
+    pub fn frequency(self, f: f64) -> f64 {
+        match self {
+            Units::Normalised => f,
+            Units::Si { cell_size } => f * cell_size / C0,
+        }
+    }
+
+    /// Normalised frequency → scene frequency.
+    pub fn to_scene_frequency(self, f: f64) -> f64 {
+        match self {
+            Units::Normalised => f,
+            Units::Si { cell_size } => f * C0 / cell_size,
+        }
+    }
+
+    /// Electric conductivity (S/m in SI) → normalised (σ η₀ Δ).
+    pub fn sigma(self, s: f64) -> f64 {
+        match self {
+            Units::Normalised => s,
+            Units::Si { cell_size } => s * ETA0 * cell_size,
+        }
+    }
+
+    /// Magnetic conductivity (Ω/m in SI) → normalised (σ* Δ / η₀).
+    pub fn sigma_m(self, s: f64) -> f64 {
+        match self {
+            Units::Normalised => s,
+            Units::Si { cell_size } => s * cell_size / ETA0,
+        }
+    }
+
+    /// Name for reports: "normalised" or "si".
+    pub fn name(self) -> &'static str {
+        match self {
+            Units::Normalised => "normalised",
+            Units::Si { .. } => "si",
+        }
+    }
+}
+
+/// A PNG slice request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slice {
+    /// The component drawn.
+    pub component: Component,
+    /// Steps between images.
+    pub every: u64,
+    /// Axis normal to the plane (z for 2D).
+    pub axis: Axis,
+    /// Cell index of the plane along `axis`.
+    pub index: i64,
+}
+
+/// A whole-field snapshot request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshots {
+    /// Components written.
+    pub components: Vec<Component>,
+    /// Steps between snapshots (0: only the last step).
+    pub every: u64,
+    /// Write `.npy` files.
+    pub npy: bool,
+    /// Write `.vti` files.
+    pub vti: bool,
+}
+
+/// A validated scene: everything needed to build a [`Setup`] and write the outputs.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    /// The file it came from.
+    pub file: PathBuf,
+    /// Its name.
+    pub name: String,
+    /// Unit system.
+    pub units: Units,
+    /// Mode.
+    pub mode: Mode,
+    /// Grid extent (1 on unused axes).
+    pub grid: [usize; 3],
+    /// Field element type.
+    pub value_type: ValueType,
+    /// Courant number.
+    pub courant: f64,
+    /// Background material (normalised) and its name.
+    pub background: (String, Material),
+    /// Regions (normalised) with their material names.
+    pub regions: Vec<Region>,
+    /// Material name of each region.
+    pub region_materials: Vec<String>,
+    /// Face boundaries.
+    pub boundaries: Boundaries,
+    /// Sources (normalised).
+    pub sources: Vec<PointSource>,
+    /// Probes.
+    pub probes: Vec<Probe>,
+    /// Probe names (file-name safe, unique).
+    pub probe_names: Vec<String>,
+    /// Steps to run.
+    pub steps: u64,
+    /// PNG slices.
+    pub slices: Vec<Slice>,
+    /// Whole-field snapshots.
+    pub snapshots: Option<Snapshots>,
+}
+
+impl Scene {
+    /// The core description of this scene.
+    pub fn setup(&self) -> Setup<'_> {
+        Setup {
+            mode: self.mode,
+            grid: self.grid,
+            courant: self.courant,
+            background: self.background.1,
+            regions: &self.regions,
+            boundaries: self.boundaries,
+            sources: &self.sources,
+            probes: &self.probes,
+        }
+    }
+
+    /// The time step in normalised units.
+    pub fn dt(&self) -> f64 {
+        self.courant
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> usize {
+        self.grid.iter().product()
+    }
+
+    /// Sets the number of steps (the `--steps` flag).
+    pub fn set_steps(&mut self, steps: u64) -> Result<(), SceneError> {
+        if steps == 0 {
+            return Err(self.invalid("--steps", "0: a run needs at least one step".into()));
+        }
+        self.steps = steps;
+        Ok(())
+    }
+
+    fn invalid(&self, key: &str, message: String) -> SceneError {
+        SceneError::Invalid {
+            file: self.file.clone(),
+            key: key.into(),
+            message,
+        }
+    }
+}
+
+struct Resolver<'a> {
+    file: &'a Path,
+    units: Units,
+    mode: Mode,
+    grid: [usize; 3],
+}
+
+impl Resolver<'_> {
+    fn err(&self, key: impl Into<String>, message: impl Into<String>) -> SceneError {
+        SceneError::Invalid {
+            file: self.file.to_path_buf(),
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+
+    fn dims(&self) -> usize {
+        self.mode.dims()
+    }
+
+    /// A point of `dims` numbers in scene units → continuous cell coordinates, `fill` on
+    /// unused axes.
+    fn point(&self, key: &str, v: &[f64], fill: f64) -> Result<[f64; 3], SceneError> {
+        if v.len() != self.dims() {
+            return Err(self.err(
+                key,
+                format!(
+                    "has {} numbers, but mode {} needs {}",
+                    v.len(),
+                    self.mode.name(),
+                    self.dims()
+                ),
+            ));
+        }
+        if let Some(bad) = v.iter().find(|x| !x.is_finite()) {
+            return Err(self.err(key, format!("{bad} is not a finite number")));
+        }
+        Ok(std::array::from_fn(|a| if a < v.len() { self.units.length(v[a]) } else { fill }))
+    }
+
+    /// The cell containing a point, which must lie in the grid.
+    fn cell(&self, key: &str, v: &[f64]) -> Result<[i64; 3], SceneError> {
+        let p = self.point(key, v, 0.0)?;
+        let cell = p.map(|x| x.floor() as i64);
+        let inside = (0..3).all(|a| cell[a] >= 0 && cell[a] < self.grid[a] as i64);
+        if !inside {
+            let extent: Vec<String> = self.grid[..self.dims()].iter().map(|n| n.to_string()).collect();
+            return Err(self.err(
+                key,
+                format!(
+                    "{v:?} lies outside the grid (cells {}; positions must be within 0 ≤ x < extent)",
+                    extent.join(" × ")
+                ),
+            ));
+        }
+        Ok(cell)
+    }
+
+    fn component(&self, key: &str, c: ComponentName) -> Result<Component, SceneError> {
+        let component = to_component(c);
+        if !self.mode.has(component) {
+            let names: Vec<&str> = self.mode.components().iter().map(|c| c.name()).collect();
+            return Err(self.err(
+                key,
+                format!(
+                    "component {} does not exist in mode {} (it has {})",
+                    component.name(),
+                    self.mode.name(),
+                    names.join(", ")
+                ),
+            ));
+        }
+        Ok(component)
+    }
+}
+
+fn to_component(c: ComponentName) -> Component {
+    match c {
+        ComponentName::Ex => Component::Ex,
+        ComponentName::Ey => Component::Ey,
+        ComponentName::Ez => Component::Ez,
+        ComponentName::Hx => Component::Hx,
+        ComponentName::Hy => Component::Hy,
+        ComponentName::Hz => Component::Hz,
+    }
+}
+
+fn to_axis(a: AxisName) -> Axis {
+    match a {
+        AxisName::X => Axis::X,
+        AxisName::Y => Axis::Y,
+        AxisName::Z => Axis::Z,
+    }
+}
+
+/// Resolves a parsed scene.
+pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
+    let err = |key: &str, message: String| SceneError::Invalid {
+        file: file.to_path_buf(),
+        key: key.into(),
+        message,
+    };
+    let units = match (spec.units.system, spec.units.cell_size) {
+        (UnitSystem::Normalised, None) => Units::Normalised,
+        (UnitSystem::Normalised, Some(_)) => {
+            return Err(err(
+                "units.cell_size",
+                "is only used with system = \"si\" (normalised scenes have cell size 1)".into(),
+            ));
+        }
+        (UnitSystem::Si, Some(d)) if d.is_finite() && d > 0.0 => Units::Si { cell_size: d },
+        (UnitSystem::Si, Some(d)) => return Err(err("units.cell_size", format!("{d} must be a positive length in metres"))),
+        (UnitSystem::Si, None) => return Err(err("units.cell_size", "is required with system = \"si\"".into())),
+    };
+    let mode = match spec.grid.mode {
+        ModeSpec::OneD => Mode::OneD,
+        ModeSpec::Tmz => Mode::Tmz,
+        ModeSpec::Tez => Mode::Tez,
+        ModeSpec::ThreeD => Mode::ThreeD,
+    };
+    let size = &spec.grid.size;
+    if size.len() != mode.dims() {
+        return Err(err(
+            "grid.size",
+            format!("has {} numbers, but mode {} needs {}", size.len(), mode.name(), mode.dims()),
+        ));
+    }
+    if let Some(a) = size.iter().position(|&n| n == 0) {
+        return Err(err(&format!("grid.size[{a}]"), "is 0; every extent must be at least 1".into()));
+    }
+    let grid: [usize; 3] = std::array::from_fn(|a| size.get(a).copied().unwrap_or(1));
+    let limit = mode.courant_limit();
+    let courant = spec.grid.courant.unwrap_or(0.99 * limit);
+    if !(courant.is_finite() && courant > 0.0 && courant <= limit * (1.0 + 1e-12)) {
+        return Err(err(
+            "grid.courant",
+            format!(
+                "{courant} is outside (0, {limit:.6}], the stability range of mode {}",
+                mode.name()
+            ),
+        ));
+    }
+    let r = Resolver { file, units, mode, grid };
+
+    // Materials.
+    let mut materials = vec![("vacuum".to_string(), Material::VACUUM)];
+    for (name, m) in &spec.materials {
+        let key = |p: &str| format!("materials.{name}.{p}");
+        if name == "vacuum" {
+            return Err(r.err(format!("materials.{name}"), "the name vacuum is built in; choose another"));
+        }
+        for (p, v, positive) in [("eps", m.eps, true), ("mu", m.mu, true), ("sigma", m.sigma, false), ("sigma_m", m.sigma_m, false)] {
+            let ok = v.is_finite() && if positive { v > 0.0 } else { v >= 0.0 };
+            if !ok {
+                let rule = if positive { "must be positive" } else { "must be non-negative" };
+                return Err(r.err(key(p), format!("{v} {rule}")));
+            }
+        }
+        let material = Material {
+            eps: m.eps,
+            mu: m.mu,
+            sigma: units.sigma(m.sigma),
+            sigma_m: units.sigma_m(m.sigma_m),
+        };
+        materials.push((name.clone(), material));
+    }
+    let lookup = |key: &str, name: &str| -> Result<Material, SceneError> {
+        materials.iter().find(|(n, _)| n == name).map(|(_, m)| *m).ok_or_else(|| {
+            let known: Vec<&str> = materials.iter().map(|(n, _)| n.as_str()).collect();
+            r.err(key, format!("unknown material `{name}` (defined: {})", known.join(", ")))
+        })
+    };
+    let background_name = spec.background.clone().unwrap_or_else(|| "vacuum".into());
+    let background = lookup("background", &background_name)?;
+
+    // Geometry.
+    let mut regions = Vec::new();
+    let mut region_materials = Vec::new();
+    for (i, g) in spec.geometry.iter().enumerate() {
+        let material = lookup(&format!("geometry[{i}].material"), &g.material)?;
+        regions.push(Region { shape: shape(&r, i, g)?, material });
+        region_materials.push(g.material.clone());
+    }
+
+    let boundaries = boundaries(&r, &spec)?;
+
+    // Sources.
+    let mut sources = Vec::new();
+    for (i, s) in spec.sources.iter().enumerate() {
+        let component = r.component(&format!("sources[{i}].component"), s.component)?;
+        let cell = r.cell(&format!("sources[{i}].position"), &s.position)?;
+        let waveform = waveform(&r, i, s)?;
+        if !s.amplitude.is_finite() {
+            return Err(r.err(format!("sources[{i}].amplitude"), format!("{} is not a finite number", s.amplitude)));
+        }
+        let kind = match s.kind {
+            super::spec::SourceKindName::Soft => SourceKind::Soft,
+            super::spec::SourceKindName::Hard => SourceKind::Hard,
+        };
+        sources.push(PointSource { component, cell, waveform, amplitude: s.amplitude, kind });
+    }
+
+    // Probes.
+    let mut probes = Vec::new();
+    let mut probe_names: Vec<String> = Vec::new();
+    for (i, p) in spec.probes.iter().enumerate() {
+        let component = r.component(&format!("probes[{i}].component"), p.component)?;
+        let cell = r.cell(&format!("probes[{i}].position"), &p.position)?;
+        let name = p.name.clone().unwrap_or_else(|| format!("probe{i}"));
+        let safe = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !safe {
+            return Err(r.err(format!("probes[{i}].name"), format!("`{name}` must be letters, digits, _ or - (it names a file)")));
+        }
+        if probe_names.contains(&name) {
+            return Err(r.err(format!("probes[{i}].name"), format!("`{name}` is used by an earlier probe")));
+        }
+        probes.push(Probe { component, cell });
+        probe_names.push(name);
+    }
+
+    // Outputs.
+    let mut slices = Vec::new();
+    for (i, s) in spec.output.slices.iter().enumerate() {
+        let key = |k: &str| format!("output.slices[{i}].{k}");
+        let component = r.component(&key("component"), s.component)?;
+        if s.every == 0 {
+            return Err(r.err(key("every"), "is 0; give the number of steps between images (at least 1)"));
+        }
+        if mode.dims() < 3 && (s.axis.is_some() || s.position.is_some()) {
+            return Err(r.err(key("axis"), format!("mode {} has a single plane; axis and position are for 3D", mode.name())));
+        }
+        let axis = s.axis.map_or(Axis::Z, to_axis);
+        let n = grid[axis.index()] as i64;
+        let index = match s.position {
+            None => n / 2,
+            Some(x) => {
+                let i = units.length(x).floor();
+                if !(i >= 0.0 && (i as i64) < n) {
+                    return Err(r.err(key("position"), format!("{x} lies outside the grid along {} (extent {n})", axis.name())));
+                }
+                i as i64
+            }
+        };
+        slices.push(Slice { component, every: s.every, axis, index });
+    }
+    let snapshots = match &spec.output.snapshots {
+        None => None,
+        Some(s) => {
+            if s.components.is_empty() {
+                return Err(r.err("output.snapshots.components", "is empty; name at least one component"));
+            }
+            let mut components = Vec::new();
+            for (i, &c) in s.components.iter().enumerate() {
+                components.push(r.component(&format!("output.snapshots.components[{i}]"), c)?);
+            }
+            let formats = s.formats.clone().unwrap_or_else(|| vec![SnapshotFormat::Npy, SnapshotFormat::Vti]);
+            if formats.is_empty() {
+                return Err(r.err("output.snapshots.formats", "is empty; use \"npy\", \"vti\" or both"));
+            }
+            Some(Snapshots {
+                components,
+                every: s.every,
+                npy: formats.contains(&SnapshotFormat::Npy),
+                vti: formats.contains(&SnapshotFormat::Vti),
+            })
+        }
+    };
+
+    // Run length.
+    let steps = match (spec.run.steps, spec.run.time) {
+        (Some(_), Some(_)) => return Err(r.err("run", "give either steps or time, not both")),
+        (None, None) => return Err(r.err("run", "give the run length as steps or time")),
+        (Some(0), None) => return Err(r.err("run.steps", "is 0; a run needs at least one step")),
+        (Some(n), None) => n,
+        (None, Some(t)) => {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(r.err("run.time", format!("{t} must be a positive duration")));
+            }
+            (units.time(t) / courant).ceil() as u64
+        }
+    };
+
+    let name = spec.name.clone().unwrap_or_else(|| {
+        file.file_stem().map_or("scene".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let scene = Scene {
+        file: file.to_path_buf(),
+        name,
+        units,
+        mode,
+        grid,
+        value_type: spec.grid.value_type,
+        courant,
+        background: (background_name, background),
+        regions,
+        region_materials,
+        boundaries,
+        sources,
+        probes,
+        probe_names,
+        steps,
+        slices,
+        snapshots,
+    };
+    // Anything the checks above missed, reported through the core's own message.
+    scene.setup().validate().map_err(|e| r.err(setup_error_key(&e), e.to_string()))?;
+    Ok(scene)
+}
+
+/// The scene key a core setup error refers to.
+fn setup_error_key(e: &SetupError) -> String {
+    match *e {
+        SetupError::CourantAboveLimit { .. } | SetupError::CourantNotPositive { .. } => "grid.courant".into(),
+        SetupError::OutsideGrid { what, index, .. } => format!("{what}s[{index}].position"),
+        SetupError::ComponentNotInMode { what, index, .. } => format!("{what}s[{index}].component"),
+        SetupError::InvalidWaveform { source, .. } | SetupError::InvalidAmplitude { source, .. } => format!("sources[{source}]"),
+        SetupError::InvalidShape { region, .. } | SetupError::InvalidMaterial { region: Some(region), .. } => {
+            format!("geometry[{region}]")
+        }
+        SetupError::InvalidMaterial { region: None, .. } => "background".into(),
+        SetupError::CpmlTooThick { .. } | SetupError::CpmlOverlap { .. } | SetupError::InvalidCpml { .. } => {
+            "boundaries.cpml".into()
+        }
+        SetupError::HalfPeriodic { axis } => format!("boundaries.{}", axis.name()),
+        _ => "grid".into(),
+    }
+}
+
+fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> {
+    let key = |k: &str| format!("geometry[{i}].{k}");
+    let need = |name: &str, v: Option<&Vec<f64>>| v.cloned().ok_or_else(|| r.err(key(name), format!("is required for a {:?}", g.shape).to_lowercase()));
+    let forbid = |name: &str, present: bool| {
+        if present {
+            Err(r.err(key(name), format!("is not a parameter of a {}", format!("{:?}", g.shape).to_lowercase())))
+        } else {
+            Ok(())
+        }
+    };
+    let radius = |g: &GeometrySpec| -> Result<f64, SceneError> {
+        let v = g.radius.ok_or_else(|| r.err(key("radius"), "is required"))?;
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(r.err(key("radius"), format!("{v} must be a non-negative length")));
+        }
+        Ok(r.units.length(v))
+    };
+    match g.shape {
+        ShapeKind::Box => {
+            forbid("center", g.center.is_some())?;
+            forbid("radius", g.radius.is_some())?;
+            forbid("axis", g.axis.is_some())?;
+            forbid("length", g.length.is_some())?;
+            let lo = r.point(&key("lo"), &need("lo", g.lo.as_ref())?, f64::NEG_INFINITY)?;
+            let hi = r.point(&key("hi"), &need("hi", g.hi.as_ref())?, f64::INFINITY)?;
+            if let Some(a) = (0..3).find(|&a| hi[a] < lo[a]) {
+                return Err(r.err(key("hi"), format!("is below lo along {}", Axis::from_index(a).name())));
+            }
+            Ok(Shape::Block { lo, hi })
+        }
+        ShapeKind::Sphere => {
+            forbid("lo", g.lo.is_some())?;
+            forbid("hi", g.hi.is_some())?;
+            forbid("axis", g.axis.is_some())?;
+            forbid("length", g.length.is_some())?;
+            let center = r.point(&key("center"), &need("center", g.center.as_ref())?, 0.0)?;
+            let radius = radius(g)?;
+            Ok(match r.dims() {
+                // A sphere of a 1D scene is a segment, of a 2D scene a disc.
+                1 => Shape::Block {
+                    lo: [center[0] - radius, f64::NEG_INFINITY, f64::NEG_INFINITY],
+                    hi: [center[0] + radius, f64::INFINITY, f64::INFINITY],
+                },
+                2 => Shape::Cylinder { center, radius, axis: Axis::Z, length: f64::INFINITY },
+                _ => Shape::Sphere { center, radius },
+            })
+        }
+        ShapeKind::Cylinder => {
+            forbid("lo", g.lo.is_some())?;
+            forbid("hi", g.hi.is_some())?;
+            let center = r.point(&key("center"), &need("center", g.center.as_ref())?, 0.0)?;
+            let radius = radius(g)?;
+            let axis = g.axis.map_or(Axis::Z, to_axis);
+            if r.dims() < 3 && axis != Axis::Z {
+                return Err(r.err(key("axis"), format!("in mode {} a cylinder must lie along z (a disc)", r.mode.name())));
+            }
+            if r.dims() == 1 {
+                return Err(r.err(key("shape"), "a cylinder has no meaning in 1D; use a box"));
+            }
+            let length = match g.length {
+                None => f64::INFINITY,
+                Some(l) if l >= 0.0 && !l.is_nan() => r.units.length(l),
+                Some(l) => return Err(r.err(key("length"), format!("{l} must be a non-negative length"))),
+            };
+            let length = if r.dims() < 3 { f64::INFINITY } else { length };
+            Ok(Shape::Cylinder { center, radius, axis, length })
+        }
+    }
+}
+
+fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> {
+    let b = &spec.boundaries;
+    let per_axis = [b.x, b.y, b.z];
+    let per_face = [[b.x_low, b.x_high], [b.y_low, b.y_high], [b.z_low, b.z_high]];
+    let active = r.mode.active_axes();
+    let c = &b.cpml;
+    let cpml = CpmlParams {
+        thickness: c.thickness,
+        order: c.order,
+        sigma_max: c.sigma_max,
+        kappa_max: c.kappa_max,
+        alpha_max: c.alpha_max,
+    };
+    let mut out: Boundaries = [[Boundary::Pec; 2]; 3];
+    for axis in Axis::ALL {
+        let a = axis.index();
+        if !active[a] {
+            let named = per_axis[a].is_some() || per_face[a].iter().any(Option::is_some);
+            if named {
+                return Err(r.err(format!("boundaries.{}", axis.name()), format!("mode {} has no {} axis", r.mode.name(), axis.name())));
+            }
+            continue;
+        }
+        for side in Side::BOTH {
+            let kind = per_face[a][side.index()].or(per_axis[a]).or(b.all).unwrap_or(BoundaryKind::Pec);
+            out[a][side.index()] = match kind {
+                BoundaryKind::Pec => Boundary::Pec,
+                BoundaryKind::Pmc => Boundary::Pmc,
+                BoundaryKind::Periodic => Boundary::Periodic,
+                BoundaryKind::Cpml => Boundary::Cpml(cpml),
+            };
+        }
+        let [low, high] = out[a];
+        if (low == Boundary::Periodic) != (high == Boundary::Periodic) {
+            return Err(r.err(
+                format!("boundaries.{}_low", axis.name()),
+                format!("axis {} is periodic on one face only ({} low, {} high); both faces must be periodic", axis.name(), low.name(), high.name()),
+            ));
+        }
+        let layers = out[a].iter().filter(|f| matches!(f, Boundary::Cpml(_))).count();
+        if layers > 0 {
+            let n = r.grid[a];
+            if c.thickness == 0 {
+                return Err(r.err("boundaries.cpml.thickness", "is 0; a CPML layer needs at least one cell"));
+            }
+            if 2 * c.thickness > n {
+                return Err(r.err(
+                    "boundaries.cpml.thickness",
+                    format!("{} cells is more than half the {n} cells along {}", c.thickness, axis.name()),
+                ));
+            }
+        }
+    }
+    for (p, v, min) in [("order", c.order, 0.0), ("kappa_max", c.kappa_max, 1.0), ("alpha_max", c.alpha_max, 0.0)] {
+        if !(v.is_finite() && v >= min) {
+            return Err(r.err(format!("boundaries.cpml.{p}"), format!("{v} must be at least {min}")));
+        }
+    }
+    if let Some(s) = c.sigma_max.filter(|s| !(s.is_finite() && *s >= 0.0)) {
+        return Err(r.err("boundaries.cpml.sigma_max", format!("{s} must be non-negative")));
+    }
+    Ok(out)
+}
+
+fn waveform(r: &Resolver, i: usize, s: &SourceSpec) -> Result<Waveform, SceneError> {
+    let key = |k: &str| format!("sources[{i}].{k}");
+    let name = match s.waveform {
+        WaveformKind::Gaussian => "gaussian",
+        WaveformKind::Ricker => "ricker",
+        WaveformKind::Sinusoid => "sinusoid",
+    };
+    let forbid = |k: &str, present: bool| {
+        if present {
+            Err(r.err(key(k), format!("is not a parameter of the {name} waveform")))
+        } else {
+            Ok(())
+        }
+    };
+    let positive = |k: &str, v: Option<f64>| -> Result<f64, SceneError> {
+        match v {
+            None => Err(r.err(key(k), format!("is required by the {name} waveform"))),
+            Some(x) if x.is_finite() && x > 0.0 => Ok(x),
+            Some(x) => Err(r.err(key(k), format!("{x} must be positive"))),
+        }
+    };
+    let finite = |k: &str, v: f64| -> Result<f64, SceneError> {
+        if v.is_finite() { Ok(v) } else { Err(r.err(key(k), format!("{v} is not a finite number"))) }
+    };
+    let u = r.units;
+    let w = match s.waveform {
+        WaveformKind::Gaussian => {
+            forbid("phase", s.phase.is_some())?;
+            forbid("ramp", s.ramp.is_some())?;
+            let width = u.time(positive("width", s.width)?);
+            let frequency = match s.frequency {
+                None => 0.0,
+                Some(f) if f.is_finite() && f >= 0.0 => u.frequency(f),
+                Some(f) => return Err(r.err(key("frequency"), format!("{f} must be non-negative"))),
+            };
+            let delay = match s.delay {
+                Some(d) => u.time(finite("delay", d)?),
+                None => 5.0 * width,
+            };
+            Waveform::Gaussian { delay, width, frequency }
+        }
+        WaveformKind::Ricker => {
+            forbid("width", s.width.is_some())?;
+            forbid("phase", s.phase.is_some())?;
+            forbid("ramp", s.ramp.is_some())?;
+            let frequency = u.frequency(positive("frequency", s.frequency)?);
+            let delay = match s.delay {
+                Some(d) => u.time(finite("delay", d)?),
+                None => 1.5 / frequency,
+            };
+            Waveform::Ricker { frequency, delay }
+        }
+        WaveformKind::Sinusoid => {
+            forbid("width", s.width.is_some())?;
+            forbid("delay", s.delay.is_some())?;
+            let frequency = u.frequency(positive("frequency", s.frequency)?);
+            let phase = finite("phase", s.phase.unwrap_or(0.0))?;
+            let ramp = match s.ramp {
+                None => 0.0,
+                Some(t) if t.is_finite() && t >= 0.0 => u.time(t),
+                Some(t) => return Err(r.err(key("ramp"), format!("{t} must be a non-negative duration"))),
+            };
+            Waveform::Sinusoid { frequency, phase, ramp }
+        }
+    };
+    Ok(w)
+}

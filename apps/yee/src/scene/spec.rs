@@ -1,0 +1,423 @@
+//! The scene file as written: TOML tables read with serde. Every key is documented in
+//! `docs/scene.md`; unknown keys are errors.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A whole scene file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneSpec {
+    /// Name of the scene (default: the file name without extension).
+    pub name: Option<String>,
+    /// Unit system.
+    #[serde(default)]
+    pub units: UnitsSpec,
+    /// Grid, mode, value type and Courant number.
+    pub grid: GridSpec,
+    /// Face boundaries.
+    #[serde(default)]
+    pub boundaries: BoundariesSpec,
+    /// Named materials.
+    #[serde(default)]
+    pub materials: BTreeMap<String, MaterialSpec>,
+    /// The material filling space where no geometry applies (default "vacuum").
+    pub background: Option<String>,
+    /// Shapes in order; later ones on top.
+    #[serde(default)]
+    pub geometry: Vec<GeometrySpec>,
+    /// Point sources.
+    #[serde(default)]
+    pub sources: Vec<SourceSpec>,
+    /// Probes.
+    #[serde(default)]
+    pub probes: Vec<ProbeSpec>,
+    /// What to write.
+    #[serde(default)]
+    pub output: OutputSpec,
+    /// How long to run.
+    pub run: RunSpec,
+}
+
+/// `[units]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitsSpec {
+    /// "normalised" (default) or "si".
+    #[serde(default)]
+    pub system: UnitSystem,
+    /// Cell size in metres (required with "si").
+    pub cell_size: Option<f64>,
+}
+
+/// The unit system of lengths, times, frequencies and conductivities in the scene.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnitSystem {
+    /// c = 1, cell size 1.
+    #[default]
+    #[serde(alias = "normalized")]
+    Normalised,
+    /// Metres, seconds, hertz, siemens per metre.
+    Si,
+}
+
+/// `[grid]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    /// "1d", "tmz", "tez" or "3d".
+    pub mode: ModeSpec,
+    /// Cells along each used axis: 1, 2 or 3 numbers.
+    pub size: Vec<usize>,
+    /// "f32", "f64" (default), "c32" or "c64".
+    #[serde(default)]
+    pub value_type: ValueType,
+    /// Courant number (default 0.99 × the mode's limit).
+    pub courant: Option<f64>,
+}
+
+/// The mode names of scene files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum ModeSpec {
+    /// 1D.
+    #[serde(rename = "1d")]
+    OneD,
+    /// 2D TMz.
+    #[serde(rename = "tmz")]
+    Tmz,
+    /// 2D TEz.
+    #[serde(rename = "tez")]
+    Tez,
+    /// 3D.
+    #[serde(rename = "3d")]
+    ThreeD,
+}
+
+/// The element type of the fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueType {
+    /// Single precision.
+    F32,
+    /// Double precision.
+    #[default]
+    F64,
+    /// Complex single precision.
+    C32,
+    /// Complex double precision.
+    C64,
+}
+
+impl ValueType {
+    /// Name as in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueType::F32 => "f32",
+            ValueType::F64 => "f64",
+            ValueType::C32 => "c32",
+            ValueType::C64 => "c64",
+        }
+    }
+
+    /// Bytes of one value.
+    pub fn bytes(self) -> usize {
+        match self {
+            ValueType::F32 => 4,
+            ValueType::F64 | ValueType::C32 => 8,
+            ValueType::C64 => 16,
+        }
+    }
+}
+
+/// `[boundaries]`: `all` sets every face, `x`/`y`/`z` both faces of an axis, `x_low` … one face.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundariesSpec {
+    /// Every face.
+    pub all: Option<BoundaryKind>,
+    /// Both x faces.
+    pub x: Option<BoundaryKind>,
+    /// Both y faces.
+    pub y: Option<BoundaryKind>,
+    /// Both z faces.
+    pub z: Option<BoundaryKind>,
+    /// Low x face.
+    pub x_low: Option<BoundaryKind>,
+    /// High x face.
+    pub x_high: Option<BoundaryKind>,
+    /// Low y face.
+    pub y_low: Option<BoundaryKind>,
+    /// High y face.
+    pub y_high: Option<BoundaryKind>,
+    /// Low z face.
+    pub z_low: Option<BoundaryKind>,
+    /// High z face.
+    pub z_high: Option<BoundaryKind>,
+    /// Parameters of every CPML face.
+    #[serde(default)]
+    pub cpml: CpmlSpec,
+}
+
+/// A face boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoundaryKind {
+    /// Perfect electric conductor.
+    Pec,
+    /// Perfect magnetic conductor.
+    Pmc,
+    /// Periodic.
+    Periodic,
+    /// Convolutional PML.
+    Cpml,
+}
+
+/// `[boundaries.cpml]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpmlSpec {
+    /// Thickness in cells (default 10).
+    #[serde(default = "default_thickness")]
+    pub thickness: usize,
+    /// Grading order m (default 3).
+    #[serde(default = "default_order")]
+    pub order: f64,
+    /// Peak σ in normalised units (default 0.8 (m + 1)).
+    pub sigma_max: Option<f64>,
+    /// Peak κ (default 1).
+    #[serde(default = "one")]
+    pub kappa_max: f64,
+    /// Peak α in normalised units (default 0.05).
+    #[serde(default = "default_alpha")]
+    pub alpha_max: f64,
+}
+
+impl Default for CpmlSpec {
+    fn default() -> Self {
+        CpmlSpec {
+            thickness: default_thickness(),
+            order: default_order(),
+            sigma_max: None,
+            kappa_max: 1.0,
+            alpha_max: default_alpha(),
+        }
+    }
+}
+
+fn default_thickness() -> usize {
+    10
+}
+fn default_order() -> f64 {
+    3.0
+}
+fn default_alpha() -> f64 {
+    0.05
+}
+fn one() -> f64 {
+    1.0
+}
+
+/// `[materials.NAME]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialSpec {
+    /// Relative permittivity (default 1).
+    #[serde(default = "one")]
+    pub eps: f64,
+    /// Relative permeability (default 1).
+    #[serde(default = "one")]
+    pub mu: f64,
+    /// Electric conductivity (default 0; S/m in SI scenes).
+    #[serde(default)]
+    pub sigma: f64,
+    /// Magnetic conductivity (default 0; Ω/m in SI scenes).
+    #[serde(default)]
+    pub sigma_m: f64,
+}
+
+/// `[[geometry]]`: a shape filled with a material.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometrySpec {
+    /// "box", "sphere" or "cylinder".
+    pub shape: ShapeKind,
+    /// Name of a material (or "vacuum").
+    pub material: String,
+    /// Box: lower corner.
+    pub lo: Option<Vec<f64>>,
+    /// Box: upper corner.
+    pub hi: Option<Vec<f64>>,
+    /// Sphere, cylinder: centre.
+    pub center: Option<Vec<f64>>,
+    /// Sphere, cylinder: radius.
+    pub radius: Option<f64>,
+    /// Cylinder: axis "x", "y" or "z" (default "z").
+    pub axis: Option<AxisName>,
+    /// Cylinder: length (default infinite).
+    pub length: Option<f64>,
+}
+
+/// Shape names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeKind {
+    /// Axis-aligned box.
+    Box,
+    /// Sphere (a disc in 2D).
+    Sphere,
+    /// Cylinder.
+    Cylinder,
+}
+
+/// Axis names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AxisName {
+    /// x.
+    X,
+    /// y.
+    Y,
+    /// z.
+    Z,
+}
+
+/// Component names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ComponentName {
+    /// Ex.
+    Ex,
+    /// Ey.
+    Ey,
+    /// Ez.
+    Ez,
+    /// Hx.
+    Hx,
+    /// Hy.
+    Hy,
+    /// Hz.
+    Hz,
+}
+
+/// `[[sources]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// The component driven.
+    pub component: ComponentName,
+    /// Position (1, 2 or 3 numbers); the node of the cell containing it is driven.
+    pub position: Vec<f64>,
+    /// "gaussian", "ricker" or "sinusoid".
+    pub waveform: WaveformKind,
+    /// Frequency (carrier for gaussian, peak for ricker).
+    pub frequency: Option<f64>,
+    /// Centre time (gaussian, ricker).
+    pub delay: Option<f64>,
+    /// Envelope standard deviation in time (gaussian).
+    pub width: Option<f64>,
+    /// Phase in radians (sinusoid, default 0).
+    pub phase: Option<f64>,
+    /// Ramp duration (sinusoid, default 0).
+    pub ramp: Option<f64>,
+    /// Amplitude (default 1).
+    #[serde(default = "one")]
+    pub amplitude: f64,
+    /// "soft" (default) or "hard".
+    #[serde(default)]
+    pub kind: SourceKindName,
+}
+
+/// Waveform names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WaveformKind {
+    /// Gaussian pulse, optionally modulated.
+    Gaussian,
+    /// Ricker wavelet.
+    Ricker,
+    /// Ramped sinusoid.
+    Sinusoid,
+}
+
+/// Source kinds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKindName {
+    /// Adds a current.
+    #[default]
+    Soft,
+    /// Overwrites the field.
+    Hard,
+}
+
+/// `[[probes]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSpec {
+    /// Name used in the file name (default "probeN").
+    pub name: Option<String>,
+    /// The component recorded.
+    pub component: ComponentName,
+    /// Position (1, 2 or 3 numbers).
+    pub position: Vec<f64>,
+}
+
+/// `[output]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// PNG slices.
+    #[serde(default)]
+    pub slices: Vec<SliceSpec>,
+    /// Whole-field snapshots.
+    pub snapshots: Option<SnapshotSpec>,
+}
+
+/// `[[output.slices]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SliceSpec {
+    /// The component drawn.
+    pub component: ComponentName,
+    /// Write one every this many steps (and at the last step).
+    pub every: u64,
+    /// 3D only: the axis normal to the slice (default "z").
+    pub axis: Option<AxisName>,
+    /// 3D only: the slice's coordinate along `axis` (default the middle).
+    pub position: Option<f64>,
+}
+
+/// `[output.snapshots]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotSpec {
+    /// Components written.
+    pub components: Vec<ComponentName>,
+    /// Write one every this many steps (0: only at the last step).
+    #[serde(default)]
+    pub every: u64,
+    /// Formats: "npy", "vti" (default both).
+    pub formats: Option<Vec<SnapshotFormat>>,
+}
+
+/// Whole-field formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SnapshotFormat {
+    /// NumPy `.npy`.
+    Npy,
+    /// VTK XML image data `.vti`.
+    Vti,
+}
+
+/// `[run]`: exactly one of `steps` or `time`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Number of steps.
+    pub steps: Option<u64>,
+    /// Duration (scene time units); rounded up to whole steps.
+    pub time: Option<f64>,
+}
