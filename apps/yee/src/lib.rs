@@ -1,1 +1,14 @@
+//! The `yee` command as a library: scene files, running, outputs, checks.
+//!
+//! The binary in `main.rs` only parses arguments and calls into here, so the tests drive the
+//! same code.
+#![warn(missing_docs)]
+
+pub mod check;
+pub mod cli;
+pub mod error;
+pub mod memory;
+pub mod output;
+pub mod report;
+pub mod run;
 pub mod scene;

@@ -1,0 +1,50 @@
+//! Errors of the `yee` command: each says what failed and where.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::scene::SceneError;
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum AppError {
+    /// The scene is unreadable or invalid.
+    Scene(SceneError),
+    /// A command-line value is not accepted.
+    Usage(String),
+    /// The run diverged or otherwise stopped.
+    Run(String),
+    /// A file or directory could not be written.
+    Io {
+        /// What was being written.
+        path: PathBuf,
+        /// Why it failed.
+        error: String,
+    },
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AppError::Scene(e) => write!(f, "{e}"),
+            AppError::Usage(m) | AppError::Run(m) => write!(f, "{m}"),
+            AppError::Io { path, error } => write!(f, "cannot write {}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for AppError {}
+
+impl From<SceneError> for AppError {
+    fn from(e: SceneError) -> Self {
+        AppError::Scene(e)
+    }
+}
+
+/// Attaches `path` to an I/O-like error.
+pub fn io_error(path: &std::path::Path, error: impl fmt::Display) -> AppError {
+    AppError::Io {
+        path: path.to_path_buf(),
+        error: error.to_string(),
+    }
+}

@@ -1,0 +1,43 @@
+//! Memory: the peak resident set of this process, and the estimate `yee check` prints.
+
+use crate::scene::Scene;
+
+/// Peak resident set size in bytes (`VmHWM` of `/proc/self/status`), where the OS tells.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Bytes the scalar backend allocates for `scene`: each component over the grid plus its
+/// ghost layers, a 2-byte material id per component node, and the CPML ψ arrays.
+pub fn estimate_bytes(scene: &Scene) -> u64 {
+    let active = scene.mode.active_axes();
+    let storage: u64 = (0..3).map(|a| scene.grid[a] as u64 + if active[a] { 2 } else { 0 }).product();
+    let components = scene.mode.components().len() as u64;
+    let value = scene.value_type.bytes() as u64;
+    let mut psi = 0u64;
+    for axis in yee_core::Axis::ALL {
+        for side in yee_core::Side::BOTH {
+            if let Some(p) = scene.setup().cpml(axis, side) {
+                let slab = scene.cells() as u64 / scene.grid[axis.index()] as u64 * p.thickness as u64;
+                // Four ψ arrays per layer in 3D (two E, two H), two in 2D, at most.
+                psi += slab * components.min(4) * value;
+            }
+        }
+    }
+    storage * components * (value + 2) + psi
+}
+
+/// `bytes` as a human-readable size.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[u]) }
+}

@@ -1,0 +1,284 @@
+//! `yee run`: steps a scene and writes its outputs, with progress on long runs.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use num_complex::Complex;
+use yee_core::{Axis, Component, Real, Scalar};
+use yee_scalar::Simulation;
+
+use crate::error::{AppError, io_error};
+use crate::output::{csv, npy, png, vti};
+use crate::report::{ProbeReport, RunReport};
+use crate::scene::spec::ValueType;
+use crate::scene::{Scene, Units};
+
+/// Options of one run besides the scene.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// No progress and no summary.
+    pub quiet: bool,
+    /// Backend name (for the report).
+    pub backend: String,
+    /// Ranks (for the report).
+    pub ranks: usize,
+}
+
+/// Runs `scene` with the element type it asks for.
+pub fn run(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
+    match scene.value_type {
+        ValueType::F32 => run_typed::<f32>(scene, options),
+        ValueType::F64 => run_typed::<f64>(scene, options),
+        ValueType::C32 => run_typed::<Complex<f32>>(scene, options),
+        ValueType::C64 => run_typed::<Complex<f64>>(scene, options),
+    }
+}
+
+fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
+    let out = &options.out;
+    fs::create_dir_all(out).map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
+    // A run.json left by an earlier run would make this directory look finished.
+    let report_path = out.join("run.json");
+    if report_path.exists() {
+        fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
+    }
+    let mut sim = Simulation::<T>::new(&scene.setup()).map_err(|e| AppError::Run(e.to_string()))?;
+    let mut outputs = Vec::new();
+    let progress = Progress::new(scene, options.quiet);
+    let started = Instant::now();
+    let mut stepping = Duration::ZERO;
+    for step in 1..=scene.steps {
+        let t = Instant::now();
+        sim.step().map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
+        stepping += t.elapsed();
+        let last = step == scene.steps;
+        for slice in &scene.slices {
+            if step % slice.every == 0 || last {
+                outputs.push(write_slice(&sim, scene, slice, step, out)?);
+            }
+        }
+        if let Some(s) = &scene.snapshots {
+            if (s.every > 0 && step % s.every == 0) || last {
+                outputs.extend(write_snapshot(&sim, scene, s, step, out)?);
+            }
+        }
+        progress.update(step);
+    }
+    progress.finish();
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let mut probes = Vec::new();
+    for (i, (probe, name)) in scene.probes.iter().zip(&scene.probe_names).enumerate() {
+        let file = format!("probe_{name}.csv");
+        let path = out.join(&file);
+        let time_of = |step: u64| {
+            // E is sampled at step·Δt, H half a step earlier.
+            let offset = if probe.component.is_electric() { 0.0 } else { 0.5 };
+            scene.units.to_scene_time((step as f64 - offset) * scene.dt())
+        };
+        write_file(&path, |w| csv::write_probe(w, sim.probe_series(i), time_of))?;
+        outputs.push(file.clone());
+        probes.push(ProbeReport {
+            name: name.clone(),
+            component: probe.component.name().into(),
+            cell: probe.cell,
+            file,
+        });
+    }
+    let report = RunReport {
+        scene: scene.name.clone(),
+        scene_file: scene.file.display().to_string(),
+        dims: scene.mode.dims(),
+        mode: scene.mode.name().into(),
+        value_type: scene.value_type.name().into(),
+        grid: scene.grid,
+        steps: scene.steps,
+        dt: scene.dt(),
+        dt_scene: scene.units.to_scene_time(scene.dt()),
+        courant: scene.courant,
+        units: scene.units.name().into(),
+        backend: options.backend.clone(),
+        ranks: options.ranks,
+        wall_seconds,
+        step_seconds: stepping.as_secs_f64(),
+        mcells_per_s: scene.cells() as f64 * scene.steps as f64 / wall_seconds / 1e6,
+        peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        outputs,
+        probes,
+    };
+    let json = serde_json::to_string_pretty(&report).expect("the report serialises");
+    write_file(&report_path, |w| writeln!(w, "{json}"))?;
+    Ok(report)
+}
+
+/// Creates `path` and writes it through a buffer.
+fn write_file<E: std::fmt::Display>(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>) -> Result<(), AppError> {
+    let file = File::create(path).map_err(|e| io_error(path, e))?;
+    let mut w = BufWriter::new(file);
+    write(&mut w).map_err(|e| io_error(path, e))?;
+    w.flush().map_err(|e| io_error(path, e))
+}
+
+/// The real parts of a plane of `c`: the whole grid in 1D and 2D, the plane normal to
+/// `axis` at `index` in 3D. Returns (width, height, values) with the first remaining axis across.
+fn plane<T: Scalar>(sim: &Simulation<T>, c: Component, axis: Axis, index: i64) -> (usize, usize, Vec<f64>) {
+    let grid = sim.grid();
+    let (u, v) = match axis {
+        Axis::X => (1, 2),
+        Axis::Y => (0, 2),
+        Axis::Z => (0, 1),
+    };
+    let (w, h) = (grid[u], grid[v]);
+    let mut values = Vec::with_capacity(w * h);
+    for j in 0..h {
+        for i in 0..w {
+            let mut p = [0i64; 3];
+            p[u] = i as i64;
+            p[v] = j as i64;
+            p[axis.index()] = if sim.mode().dims() == 3 { index } else { 0 };
+            values.push(sim.value(c, p).re().to_f64());
+        }
+    }
+    (w, h, values)
+}
+
+fn write_slice<T: Scalar>(
+    sim: &Simulation<T>,
+    scene: &Scene,
+    slice: &crate::scene::Slice,
+    step: u64,
+    out: &Path,
+) -> Result<String, AppError> {
+    let (width, height, values) = plane(sim, slice.component, slice.axis, slice.index);
+    let part = if T::NAME.starts_with('c') { "re " } else { "" };
+    let name = slice.component.name();
+    let (file, title) = if scene.mode.dims() == 3 {
+        let axis = slice.axis.name();
+        (
+            format!("slice_{name}_{axis}{}_{step:06}.png", slice.index),
+            format!("{part}{name} {axis}={} step {step}", slice.index),
+        )
+    } else {
+        (format!("slice_{name}_{step:06}.png"), format!("{part}{name} step {step}"))
+    };
+    let path = out.join(&file);
+    let image = png::SliceImage { width, height, values: &values, title: &title };
+    write_file(&path, |w| png::write(w, &image))?;
+    Ok(file)
+}
+
+fn write_snapshot<T: Scalar>(
+    sim: &Simulation<T>,
+    scene: &Scene,
+    s: &crate::scene::Snapshots,
+    step: u64,
+    out: &Path,
+) -> Result<Vec<String>, AppError> {
+    let mut files = Vec::new();
+    let mut arrays = Vec::new();
+    for &c in &s.components {
+        let mut values = vec![T::zero(); scene.cells()];
+        sim.read_component(c, &mut values);
+        if s.npy {
+            let file = format!("{}_{step:06}.npy", c.name());
+            write_file(&out.join(&file), |w| npy::write(w, scene.grid, scene.mode.dims(), &values))?;
+            files.push(file);
+        }
+        arrays.push((c, values));
+    }
+    if s.vti {
+        let file = format!("fields_{step:06}.vti");
+        let spacing = match scene.units {
+            Units::Normalised => 1.0,
+            Units::Si { cell_size } => cell_size,
+        };
+        let cell_arrays: Vec<vti::CellArray<T>> =
+            arrays.iter().map(|(c, v)| vti::CellArray { name: c.name(), values: v }).collect();
+        write_file(&out.join(&file), |w| vti::write(w, scene.grid, spacing, &cell_arrays))?;
+        files.push(file);
+    }
+    Ok(files)
+}
+
+/// Progress: an indicatif bar on a terminal, periodic log lines otherwise.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    cells: f64,
+    steps: u64,
+    started: Instant,
+    last_log: std::cell::Cell<Instant>,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(scene: &Scene, quiet: bool) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(scene.steps);
+            let style = indicatif::ProgressStyle::with_template(
+                "{bar:40.cyan/blue} {pos}/{len} steps  {msg}  ETA {eta}",
+            )
+            .expect("the template is valid");
+            bar.set_style(style);
+            bar
+        });
+        let now = Instant::now();
+        Progress {
+            bar,
+            cells: scene.cells() as f64,
+            steps: scene.steps,
+            started: now,
+            last_log: std::cell::Cell::new(now),
+            quiet,
+        }
+    }
+
+    fn update(&self, step: u64) {
+        let elapsed = self.started.elapsed().as_secs_f64().max(1e-9);
+        let rate = self.cells * step as f64 / elapsed;
+        if let Some(bar) = &self.bar {
+            bar.set_position(step);
+            if step % 16 == 0 || step == self.steps {
+                bar.set_message(format!("{:.1} Mcells/s", rate / 1e6));
+            }
+        } else if !self.quiet && self.last_log.get().elapsed() >= Duration::from_secs(5) {
+            self.last_log.set(Instant::now());
+            let eta = elapsed / step as f64 * (self.steps - step) as f64;
+            log::info!(
+                "step {step}/{} ({:.0} %), {:.1} Mcells/s, ETA {eta:.0} s",
+                self.steps,
+                100.0 * step as f64 / self.steps as f64,
+                rate / 1e6
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The one-paragraph summary printed after a run.
+pub fn summary(report: &RunReport, out: &Path) -> String {
+    let memory = report.peak_rss_bytes.map_or("unknown".into(), crate::memory::human);
+    format!(
+        "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend, peak memory {}. \
+         Wrote {} files to {}/ (run.json describes them).",
+        report.scene,
+        report.mode,
+        report.value_type,
+        report.grid.iter().product::<usize>(),
+        report.grid.iter().take(report.dims).map(|n| n.to_string()).collect::<Vec<_>>().join("×"),
+        report.steps,
+        report.wall_seconds,
+        report.mcells_per_s,
+        report.backend,
+        memory,
+        report.outputs.len() + 1,
+        out.display()
+    )
+}
