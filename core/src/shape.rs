@@ -68,10 +68,11 @@ impl Shape {
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         match *self {
             Shape::Everywhere => None,
+            // Infinite bounds are fine: a 2D box reaches through z.
             Shape::Block { lo, hi } => {
-                if !finite(&lo) {
+                if lo.iter().any(|x| x.is_nan()) {
                     Some("lo")
-                } else if !finite(&hi) || (0..3).any(|a| hi[a] < lo[a]) {
+                } else if hi.iter().any(|x| x.is_nan()) || (0..3).any(|a| hi[a] < lo[a]) {
                     Some("hi")
                 } else {
                     None

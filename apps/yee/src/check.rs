@@ -13,7 +13,11 @@ pub const MIN_CELLS_PER_WAVELENGTH: f64 = 10.0;
 /// The smallest number of cells per wavelength over the sources' highest significant
 /// frequency and the densest material, with that frequency; `None` without sources.
 pub fn cells_per_wavelength(scene: &Scene) -> Option<(f64, f64)> {
-    let f_max = scene.sources.iter().map(|s| s.waveform.max_frequency()).fold(0.0, f64::max);
+    let f_max = scene
+        .sources
+        .iter()
+        .map(|s| s.waveform.max_frequency())
+        .fold(0.0, f64::max);
     if f_max <= 0.0 {
         return None;
     }
@@ -31,7 +35,13 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     let dims = scene.mode.dims();
     let extent: Vec<String> = scene.grid[..dims].iter().map(|n| n.to_string()).collect();
     let _ = writeln!(s, "scene       {} ({})", scene.name, scene.file.display());
-    let _ = writeln!(s, "mode        {} ({}D), values {}", scene.mode.name(), dims, scene.value_type.name());
+    let _ = writeln!(
+        s,
+        "mode        {} ({}D), values {}",
+        scene.mode.name(),
+        dims,
+        scene.value_type.name()
+    );
     let _ = writeln!(
         s,
         "grid        {} cells ({} in all), about {} on the scalar backend",
@@ -57,8 +67,17 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         scene.units.name()
     );
     let (bg_name, bg) = &scene.background;
-    let _ = writeln!(s, "background  {bg_name} (eps {}, mu {}, sigma {})", bg.eps, bg.mu, bg.sigma);
-    for (i, (r, name)) in scene.regions.iter().zip(&scene.region_materials).enumerate() {
+    let _ = writeln!(
+        s,
+        "background  {bg_name} (eps {}, mu {}, sigma {})",
+        bg.eps, bg.mu, bg.sigma
+    );
+    for (i, (r, name)) in scene
+        .regions
+        .iter()
+        .zip(&scene.region_materials)
+        .enumerate()
+    {
         let _ = writeln!(s, "region {i}    {name}: {:?}", r.shape);
     }
     for (i, src) in scene.sources.iter().enumerate() {
@@ -109,18 +128,32 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         let _ = writeln!(s, "boundary {}  {}", axis.name(), faces.join(", "));
     }
     for (p, name) in scene.probes.iter().zip(&scene.probe_names) {
-        let _ = writeln!(s, "probe       {name}: {} at cell {:?}", p.component.name(), p.cell);
+        let _ = writeln!(
+            s,
+            "probe       {name}: {} at cell {:?}",
+            p.component.name(),
+            p.cell
+        );
     }
     for slice in &scene.slices {
-        let _ = writeln!(s, "slice       {} every {} steps", slice.component.name(), slice.every);
+        let _ = writeln!(
+            s,
+            "slice       {} every {} steps",
+            slice.component.name(),
+            slice.every
+        );
     }
     if let Some(snap) = &scene.snapshots {
         let names: Vec<&str> = snap.components.iter().map(|c| c.name()).collect();
+        let when = if snap.every == 0 {
+            "at the last step".to_string()
+        } else {
+            format!("every {} steps and at the last", snap.every)
+        };
         let _ = writeln!(
             s,
-            "snapshots   {} every {} steps (0: last only){}{}",
+            "snapshots   {} {when}{}{}",
             names.join(", "),
-            snap.every,
             if snap.npy { ", npy" } else { "" },
             if snap.vti { ", vti" } else { "" }
         );

@@ -79,9 +79,21 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             if let Some(steps) = args.steps {
                 scene.set_steps(steps)?;
             }
-            let out = args.out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-            let options = RunOptions { out: out.clone(), quiet: args.quiet, backend: "scalar".into(), ranks: args.ranks };
-            log::info!("running {} for {} steps into {}", scene.name, scene.steps, out.display());
+            let out = args
+                .out
+                .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+            let options = RunOptions {
+                out: out.clone(),
+                quiet: args.quiet,
+                backend: "scalar".into(),
+                ranks: args.ranks,
+            };
+            log::info!(
+                "running {} for {} steps into {}",
+                scene.name,
+                scene.steps,
+                out.display()
+            );
             let report = run(&scene, &options)?;
             if !args.quiet {
                 println!("{}", summary(&report, &out));

@@ -14,14 +14,17 @@ pub fn peak_rss_bytes() -> Option<u64> {
 /// ghost layers, a 2-byte material id per component node, and the CPML ψ arrays.
 pub fn estimate_bytes(scene: &Scene) -> u64 {
     let active = scene.mode.active_axes();
-    let storage: u64 = (0..3).map(|a| scene.grid[a] as u64 + if active[a] { 2 } else { 0 }).product();
+    let storage: u64 = (0..3)
+        .map(|a| scene.grid[a] as u64 + if active[a] { 2 } else { 0 })
+        .product();
     let components = scene.mode.components().len() as u64;
     let value = scene.value_type.bytes() as u64;
     let mut psi = 0u64;
     for axis in yee_core::Axis::ALL {
         for side in yee_core::Side::BOTH {
             if let Some(p) = scene.setup().cpml(axis, side) {
-                let slab = scene.cells() as u64 / scene.grid[axis.index()] as u64 * p.thickness as u64;
+                let slab =
+                    scene.cells() as u64 / scene.grid[axis.index()] as u64 * p.thickness as u64;
                 // Four ψ arrays per layer in 3D (two E, two H), two in 2D, at most.
                 psi += slab * components.min(4) * value;
             }
@@ -39,5 +42,9 @@ pub fn human(bytes: u64) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[u]) }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }

@@ -40,7 +40,8 @@ pub fn run(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
 
 fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
     let out = &options.out;
-    fs::create_dir_all(out).map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
+    fs::create_dir_all(out)
+        .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
     // A run.json left by an earlier run would make this directory look finished.
     let report_path = out.join("run.json");
     if report_path.exists() {
@@ -53,7 +54,8 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
     let mut stepping = Duration::ZERO;
     for step in 1..=scene.steps {
         let t = Instant::now();
-        sim.step().map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
+        sim.step()
+            .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
         stepping += t.elapsed();
         let last = step == scene.steps;
         for slice in &scene.slices {
@@ -76,8 +78,14 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
         let path = out.join(&file);
         let time_of = |step: u64| {
             // E is sampled at step·Δt, H half a step earlier.
-            let offset = if probe.component.is_electric() { 0.0 } else { 0.5 };
-            scene.units.to_scene_time((step as f64 - offset) * scene.dt())
+            let offset = if probe.component.is_electric() {
+                0.0
+            } else {
+                0.5
+            };
+            scene
+                .units
+                .to_scene_time((step as f64 - offset) * scene.dt())
         };
         write_file(&path, |w| csv::write_probe(w, sim.probe_series(i), time_of))?;
         outputs.push(file.clone());
@@ -115,7 +123,10 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
 }
 
 /// Creates `path` and writes it through a buffer.
-fn write_file<E: std::fmt::Display>(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>) -> Result<(), AppError> {
+fn write_file<E: std::fmt::Display>(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
+) -> Result<(), AppError> {
     let file = File::create(path).map_err(|e| io_error(path, e))?;
     let mut w = BufWriter::new(file);
     write(&mut w).map_err(|e| io_error(path, e))?;
@@ -124,7 +135,12 @@ fn write_file<E: std::fmt::Display>(path: &Path, write: impl FnOnce(&mut BufWrit
 
 /// The real parts of a plane of `c`: the whole grid in 1D and 2D, the plane normal to
 /// `axis` at `index` in 3D. Returns (width, height, values) with the first remaining axis across.
-fn plane<T: Scalar>(sim: &Simulation<T>, c: Component, axis: Axis, index: i64) -> (usize, usize, Vec<f64>) {
+fn plane<T: Scalar>(
+    sim: &Simulation<T>,
+    c: Component,
+    axis: Axis,
+    index: i64,
+) -> (usize, usize, Vec<f64>) {
     let grid = sim.grid();
     let (u, v) = match axis {
         Axis::X => (1, 2),
@@ -162,10 +178,18 @@ fn write_slice<T: Scalar>(
             format!("{part}{name} {axis}={} step {step}", slice.index),
         )
     } else {
-        (format!("slice_{name}_{step:06}.png"), format!("{part}{name} step {step}"))
+        (
+            format!("slice_{name}_{step:06}.png"),
+            format!("{part}{name} step {step}"),
+        )
     };
     let path = out.join(&file);
-    let image = png::SliceImage { width, height, values: &values, title: &title };
+    let image = png::SliceImage {
+        width,
+        height,
+        values: &values,
+        title: &title,
+    };
     write_file(&path, |w| png::write(w, &image))?;
     Ok(file)
 }
@@ -184,7 +208,9 @@ fn write_snapshot<T: Scalar>(
         sim.read_component(c, &mut values);
         if s.npy {
             let file = format!("{}_{step:06}.npy", c.name());
-            write_file(&out.join(&file), |w| npy::write(w, scene.grid, scene.mode.dims(), &values))?;
+            write_file(&out.join(&file), |w| {
+                npy::write(w, scene.grid, scene.mode.dims(), &values)
+            })?;
             files.push(file);
         }
         arrays.push((c, values));
@@ -195,9 +221,16 @@ fn write_snapshot<T: Scalar>(
             Units::Normalised => 1.0,
             Units::Si { cell_size } => cell_size,
         };
-        let cell_arrays: Vec<vti::CellArray<T>> =
-            arrays.iter().map(|(c, v)| vti::CellArray { name: c.name(), values: v }).collect();
-        write_file(&out.join(&file), |w| vti::write(w, scene.grid, spacing, &cell_arrays))?;
+        let cell_arrays: Vec<vti::CellArray<T>> = arrays
+            .iter()
+            .map(|(c, v)| vti::CellArray {
+                name: c.name(),
+                values: v,
+            })
+            .collect();
+        write_file(&out.join(&file), |w| {
+            vti::write(w, scene.grid, spacing, &cell_arrays)
+        })?;
         files.push(file);
     }
     Ok(files)
@@ -264,7 +297,9 @@ impl Progress {
 
 /// The one-paragraph summary printed after a run.
 pub fn summary(report: &RunReport, out: &Path) -> String {
-    let memory = report.peak_rss_bytes.map_or("unknown".into(), crate::memory::human);
+    let memory = report
+        .peak_rss_bytes
+        .map_or("unknown".into(), crate::memory::human);
     format!(
         "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend, peak memory {}. \
          Wrote {} files to {}/ (run.json describes them).",
@@ -272,7 +307,13 @@ pub fn summary(report: &RunReport, out: &Path) -> String {
         report.mode,
         report.value_type,
         report.grid.iter().product::<usize>(),
-        report.grid.iter().take(report.dims).map(|n| n.to_string()).collect::<Vec<_>>().join("×"),
+        report
+            .grid
+            .iter()
+            .take(report.dims)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("×"),
         report.steps,
         report.wall_seconds,
         report.mcells_per_s,

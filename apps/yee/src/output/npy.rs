@@ -21,10 +21,21 @@ pub fn shape(grid: [usize; 3], dims: usize) -> Vec<usize> {
 }
 
 /// Writes `values` (x fastest over `grid`) as a `.npy` file.
-pub fn write<T: Scalar>(out: &mut impl Write, grid: [usize; 3], dims: usize, values: &[T]) -> std::io::Result<()> {
+pub fn write<T: Scalar>(
+    out: &mut impl Write,
+    grid: [usize; 3],
+    dims: usize,
+    values: &[T],
+) -> std::io::Result<()> {
     let dims_text = match shape(grid, dims).as_slice() {
         [n] => format!("({n},)"),
-        s => format!("({})", s.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
+        s => format!(
+            "({})",
+            s.iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
     let mut header = format!(
         "{{'descr': '{}', 'fortran_order': False, 'shape': {dims_text}, }}",
@@ -55,7 +66,10 @@ mod tests {
         let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
         assert_eq!((10 + len) % 64, 0);
         let header = std::str::from_utf8(&bytes[10..10 + len]).unwrap();
-        assert!(header.contains("'shape': (2, 3)") && header.contains("'<f4'"), "{header}");
+        assert!(
+            header.contains("'shape': (2, 3)") && header.contains("'<f4'"),
+            "{header}"
+        );
         assert_eq!(bytes.len(), 10 + len + 24);
     }
 }

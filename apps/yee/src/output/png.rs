@@ -49,27 +49,54 @@ const LABELS: usize = 110;
 pub fn image_size(width: usize, height: usize) -> (usize, usize) {
     let scale = pixel_scale(width, height);
     let (w, h) = (width * scale, height.max(1) * scale);
-    (MARGIN + w + MARGIN + BAR + MARGIN + LABELS, TITLE + h.max(120) + MARGIN)
+    (
+        MARGIN + w + MARGIN + BAR + MARGIN + LABELS,
+        TITLE + h.max(120) + MARGIN,
+    )
 }
 
-/// Cells are drawn as squares of this many pixels: slices are at least ~400 px across.
+/// Cells are drawn as squares of this many pixels: slices are roughly 300–600 px across.
 fn pixel_scale(width: usize, height: usize) -> usize {
     let largest = width.max(height).max(1);
-    (400 / largest).clamp(1, 16)
+    (600 / largest).clamp(1, 16)
+}
+
+/// The symmetric colour limit: the 99.5th percentile of |v|, so a few extreme cells (a source
+/// in its near field) saturate instead of washing out the waves; the maximum if that is 0.
+pub fn colour_limit(values: &[f64]) -> f64 {
+    let mut magnitudes: Vec<f64> = values
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| v.is_finite())
+        .collect();
+    if magnitudes.is_empty() {
+        return 0.0;
+    }
+    magnitudes.sort_by(f64::total_cmp);
+    let high = magnitudes[((magnitudes.len() - 1) as f64 * 0.995) as usize];
+    if high > 0.0 {
+        high
+    } else {
+        magnitudes[magnitudes.len() - 1]
+    }
 }
 
 /// Renders the slice and writes it as an 8-bit RGB PNG.
 pub fn write(out: impl Write, slice: &SliceImage) -> Result<(), png::EncodingError> {
     let (w, h) = image_size(slice.width, slice.height);
     let mut image = vec![255u8; 3 * w * h];
-    let limit = slice.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let limit = colour_limit(slice.values);
     let scale = pixel_scale(slice.width, slice.height);
     // A 1D slice is one row: stretch it into a band 32 pixels high.
     let cell_height = if slice.height == 1 { 32 } else { scale };
     for cy in 0..slice.height {
         for cx in 0..slice.width {
             let v = slice.values[cy * slice.width + cx];
-            let c = if limit > 0.0 { colour(v / limit) } else { colour(0.0) };
+            let c = if limit > 0.0 {
+                colour(v / limit)
+            } else {
+                colour(0.0)
+            };
             for dy in 0..cell_height {
                 for dx in 0..scale {
                     let px = MARGIN + cx * scale + dx;
@@ -95,9 +122,25 @@ pub fn write(out: impl Write, slice: &SliceImage) -> Result<(), png::EncodingErr
     }
     let black = [0, 0, 0];
     let label_x = bar_x + BAR + 4;
-    draw_text(&mut image, w, label_x, TITLE, &format!("+{limit:.2e}"), 2, black);
+    draw_text(
+        &mut image,
+        w,
+        label_x,
+        TITLE,
+        &format!("+{limit:.2e}"),
+        2,
+        black,
+    );
     draw_text(&mut image, w, label_x, TITLE + bar_h / 2 - 7, "0", 2, black);
-    draw_text(&mut image, w, label_x, TITLE + bar_h - 14, &format!("-{limit:.2e}"), 2, black);
+    draw_text(
+        &mut image,
+        w,
+        label_x,
+        TITLE + bar_h - 14,
+        &format!("-{limit:.2e}"),
+        2,
+        black,
+    );
     let title_x = MARGIN.min(w.saturating_sub(text_width(slice.title, 2)));
     draw_text(&mut image, w, title_x, 8, slice.title, 2, black);
 
@@ -122,14 +165,32 @@ mod tests {
     }
 
     #[test]
+    fn a_single_extreme_cell_does_not_set_the_limit() {
+        let mut values = vec![1.0; 1000];
+        values[3] = -1e6;
+        assert_eq!(colour_limit(&values), 1.0);
+        assert_eq!(colour_limit(&[0.0, 0.0, 2.0]), 2.0);
+    }
+
+    #[test]
     fn writes_a_decodable_png_of_the_stated_size() {
-        let values: Vec<f64> = (0..50 * 40).map(|i| ((i % 50) as f64 - 25.0) / 25.0).collect();
-        let slice = SliceImage { width: 50, height: 40, values: &values, title: "ez step 12" };
+        let values: Vec<f64> = (0..50 * 40)
+            .map(|i| ((i % 50) as f64 - 25.0) / 25.0)
+            .collect();
+        let slice = SliceImage {
+            width: 50,
+            height: 40,
+            values: &values,
+            title: "ez step 12",
+        };
         let mut bytes = Vec::new();
         write(&mut bytes, &slice).unwrap();
         let decoder = png::Decoder::new(bytes.as_slice());
         let reader = decoder.read_info().unwrap();
         let (w, h) = image_size(50, 40);
-        assert_eq!((reader.info().width as usize, reader.info().height as usize), (w, h));
+        assert_eq!(
+            (reader.info().width as usize, reader.info().height as usize),
+            (w, h)
+        );
     }
 }

@@ -41,7 +41,9 @@ pub enum SceneError {
 impl fmt::Display for SceneError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SceneError::Read { file, error } => write!(f, "{}: cannot read the scene: {error}", file.display()),
+            SceneError::Read { file, error } => {
+                write!(f, "{}: cannot read the scene: {error}", file.display())
+            }
             SceneError::Parse {
                 file,
                 line,
@@ -55,7 +57,9 @@ impl fmt::Display for SceneError {
                 }
                 write!(f, "{message}")
             }
-            SceneError::Invalid { file, key, message } => write!(f, "{}: {key}: {message}", file.display()),
+            SceneError::Invalid { file, key, message } => {
+                write!(f, "{}: {key}: {message}", file.display())
+            }
         }
     }
 }

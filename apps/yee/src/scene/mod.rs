@@ -24,13 +24,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
     let spec: spec::SceneSpec = serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let key = e.path().to_string();
         let inner = e.into_inner();
-        let (line, column) = inner.span().map_or((1, 1), |span| line_column(text, span.start));
+        let (line, column) = inner
+            .span()
+            .map_or((1, 1), |span| line_column(text, span.start));
         SceneError::Parse {
             file: path.to_path_buf(),
             line,
             column,
             key,
-            message: inner.message().trim().to_string(),
+            message: inner.message().trim().replace('\n', "; "),
         }
     })?;
     resolve::resolve(path, spec)

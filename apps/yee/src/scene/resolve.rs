@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use yee_core::{
-    Axis, Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, SetupError,
-    Shape, Side, SourceKind, Waveform,
+    Axis, Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region,
+    Setup, SetupError, Shape, Side, SourceKind, Waveform,
 };
 
 use super::error::SceneError;
 use super::spec::{
-    AxisName, BoundaryKind, ComponentName, GeometrySpec, ModeSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec,
-    UnitSystem, ValueType, WaveformKind,
+    AxisName, BoundaryKind, ComponentName, GeometrySpec, ModeSpec, SceneSpec, ShapeKind,
+    SnapshotFormat, SourceSpec, UnitSystem, ValueType, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -242,7 +242,13 @@ impl Resolver<'_> {
         if let Some(bad) = v.iter().find(|x| !x.is_finite()) {
             return Err(self.err(key, format!("{bad} is not a finite number")));
         }
-        Ok(std::array::from_fn(|a| if a < v.len() { self.units.length(v[a]) } else { fill }))
+        Ok(std::array::from_fn(|a| {
+            if a < v.len() {
+                self.units.length(v[a])
+            } else {
+                fill
+            }
+        }))
     }
 
     /// The cell containing a point, which must lie in the grid.
@@ -251,7 +257,10 @@ impl Resolver<'_> {
         let cell = p.map(|x| x.floor() as i64);
         let inside = (0..3).all(|a| cell[a] >= 0 && cell[a] < self.grid[a] as i64);
         if !inside {
-            let extent: Vec<String> = self.grid[..self.dims()].iter().map(|n| n.to_string()).collect();
+            let extent: Vec<String> = self.grid[..self.dims()]
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
             return Err(self.err(
                 key,
                 format!(
@@ -316,8 +325,18 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             ));
         }
         (UnitSystem::Si, Some(d)) if d.is_finite() && d > 0.0 => Units::Si { cell_size: d },
-        (UnitSystem::Si, Some(d)) => return Err(err("units.cell_size", format!("{d} must be a positive length in metres"))),
-        (UnitSystem::Si, None) => return Err(err("units.cell_size", "is required with system = \"si\"".into())),
+        (UnitSystem::Si, Some(d)) => {
+            return Err(err(
+                "units.cell_size",
+                format!("{d} must be a positive length in metres"),
+            ));
+        }
+        (UnitSystem::Si, None) => {
+            return Err(err(
+                "units.cell_size",
+                "is required with system = \"si\"".into(),
+            ));
+        }
     };
     let mode = match spec.grid.mode {
         ModeSpec::OneD => Mode::OneD,
@@ -329,11 +348,19 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     if size.len() != mode.dims() {
         return Err(err(
             "grid.size",
-            format!("has {} numbers, but mode {} needs {}", size.len(), mode.name(), mode.dims()),
+            format!(
+                "has {} numbers, but mode {} needs {}",
+                size.len(),
+                mode.name(),
+                mode.dims()
+            ),
         ));
     }
     if let Some(a) = size.iter().position(|&n| n == 0) {
-        return Err(err(&format!("grid.size[{a}]"), "is 0; every extent must be at least 1".into()));
+        return Err(err(
+            &format!("grid.size[{a}]"),
+            "is 0; every extent must be at least 1".into(),
+        ));
     }
     let grid: [usize; 3] = std::array::from_fn(|a| size.get(a).copied().unwrap_or(1));
     let limit = mode.courant_limit();
@@ -347,19 +374,36 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             ),
         ));
     }
-    let r = Resolver { file, units, mode, grid };
+    let r = Resolver {
+        file,
+        units,
+        mode,
+        grid,
+    };
 
     // Materials.
     let mut materials = vec![("vacuum".to_string(), Material::VACUUM)];
     for (name, m) in &spec.materials {
         let key = |p: &str| format!("materials.{name}.{p}");
         if name == "vacuum" {
-            return Err(r.err(format!("materials.{name}"), "the name vacuum is built in; choose another"));
+            return Err(r.err(
+                format!("materials.{name}"),
+                "the name vacuum is built in; choose another",
+            ));
         }
-        for (p, v, positive) in [("eps", m.eps, true), ("mu", m.mu, true), ("sigma", m.sigma, false), ("sigma_m", m.sigma_m, false)] {
+        for (p, v, positive) in [
+            ("eps", m.eps, true),
+            ("mu", m.mu, true),
+            ("sigma", m.sigma, false),
+            ("sigma_m", m.sigma_m, false),
+        ] {
             let ok = v.is_finite() && if positive { v > 0.0 } else { v >= 0.0 };
             if !ok {
-                let rule = if positive { "must be positive" } else { "must be non-negative" };
+                let rule = if positive {
+                    "must be positive"
+                } else {
+                    "must be non-negative"
+                };
                 return Err(r.err(key(p), format!("{v} {rule}")));
             }
         }
@@ -372,10 +416,17 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         materials.push((name.clone(), material));
     }
     let lookup = |key: &str, name: &str| -> Result<Material, SceneError> {
-        materials.iter().find(|(n, _)| n == name).map(|(_, m)| *m).ok_or_else(|| {
-            let known: Vec<&str> = materials.iter().map(|(n, _)| n.as_str()).collect();
-            r.err(key, format!("unknown material `{name}` (defined: {})", known.join(", ")))
-        })
+        materials
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, m)| *m)
+            .ok_or_else(|| {
+                let known: Vec<&str> = materials.iter().map(|(n, _)| n.as_str()).collect();
+                r.err(
+                    key,
+                    format!("unknown material `{name}` (defined: {})", known.join(", ")),
+                )
+            })
     };
     let background_name = spec.background.clone().unwrap_or_else(|| "vacuum".into());
     let background = lookup("background", &background_name)?;
@@ -385,7 +436,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let mut region_materials = Vec::new();
     for (i, g) in spec.geometry.iter().enumerate() {
         let material = lookup(&format!("geometry[{i}].material"), &g.material)?;
-        regions.push(Region { shape: shape(&r, i, g)?, material });
+        regions.push(Region {
+            shape: shape(&r, i, g)?,
+            material,
+        });
         region_materials.push(g.material.clone());
     }
 
@@ -398,13 +452,22 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let cell = r.cell(&format!("sources[{i}].position"), &s.position)?;
         let waveform = waveform(&r, i, s)?;
         if !s.amplitude.is_finite() {
-            return Err(r.err(format!("sources[{i}].amplitude"), format!("{} is not a finite number", s.amplitude)));
+            return Err(r.err(
+                format!("sources[{i}].amplitude"),
+                format!("{} is not a finite number", s.amplitude),
+            ));
         }
         let kind = match s.kind {
             super::spec::SourceKindName::Soft => SourceKind::Soft,
             super::spec::SourceKindName::Hard => SourceKind::Hard,
         };
-        sources.push(PointSource { component, cell, waveform, amplitude: s.amplitude, kind });
+        sources.push(PointSource {
+            component,
+            cell,
+            waveform,
+            amplitude: s.amplitude,
+            kind,
+        });
     }
 
     // Probes.
@@ -414,12 +477,21 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let component = r.component(&format!("probes[{i}].component"), p.component)?;
         let cell = r.cell(&format!("probes[{i}].position"), &p.position)?;
         let name = p.name.clone().unwrap_or_else(|| format!("probe{i}"));
-        let safe = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        let safe = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !safe {
-            return Err(r.err(format!("probes[{i}].name"), format!("`{name}` must be letters, digits, _ or - (it names a file)")));
+            return Err(r.err(
+                format!("probes[{i}].name"),
+                format!("`{name}` must be letters, digits, _ or - (it names a file)"),
+            ));
         }
         if probe_names.contains(&name) {
-            return Err(r.err(format!("probes[{i}].name"), format!("`{name}` is used by an earlier probe")));
+            return Err(r.err(
+                format!("probes[{i}].name"),
+                format!("`{name}` is used by an earlier probe"),
+            ));
         }
         probes.push(Probe { component, cell });
         probe_names.push(name);
@@ -431,10 +503,19 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let key = |k: &str| format!("output.slices[{i}].{k}");
         let component = r.component(&key("component"), s.component)?;
         if s.every == 0 {
-            return Err(r.err(key("every"), "is 0; give the number of steps between images (at least 1)"));
+            return Err(r.err(
+                key("every"),
+                "is 0; give the number of steps between images (at least 1)",
+            ));
         }
         if mode.dims() < 3 && (s.axis.is_some() || s.position.is_some()) {
-            return Err(r.err(key("axis"), format!("mode {} has a single plane; axis and position are for 3D", mode.name())));
+            return Err(r.err(
+                key("axis"),
+                format!(
+                    "mode {} has a single plane; axis and position are for 3D",
+                    mode.name()
+                ),
+            ));
         }
         let axis = s.axis.map_or(Axis::Z, to_axis);
         let n = grid[axis.index()] as i64;
@@ -443,26 +524,46 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             Some(x) => {
                 let i = units.length(x).floor();
                 if !(i >= 0.0 && (i as i64) < n) {
-                    return Err(r.err(key("position"), format!("{x} lies outside the grid along {} (extent {n})", axis.name())));
+                    return Err(r.err(
+                        key("position"),
+                        format!(
+                            "{x} lies outside the grid along {} (extent {n})",
+                            axis.name()
+                        ),
+                    ));
                 }
                 i as i64
             }
         };
-        slices.push(Slice { component, every: s.every, axis, index });
+        slices.push(Slice {
+            component,
+            every: s.every,
+            axis,
+            index,
+        });
     }
     let snapshots = match &spec.output.snapshots {
         None => None,
         Some(s) => {
             if s.components.is_empty() {
-                return Err(r.err("output.snapshots.components", "is empty; name at least one component"));
+                return Err(r.err(
+                    "output.snapshots.components",
+                    "is empty; name at least one component",
+                ));
             }
             let mut components = Vec::new();
             for (i, &c) in s.components.iter().enumerate() {
                 components.push(r.component(&format!("output.snapshots.components[{i}]"), c)?);
             }
-            let formats = s.formats.clone().unwrap_or_else(|| vec![SnapshotFormat::Npy, SnapshotFormat::Vti]);
+            let formats = s
+                .formats
+                .clone()
+                .unwrap_or_else(|| vec![SnapshotFormat::Npy, SnapshotFormat::Vti]);
             if formats.is_empty() {
-                return Err(r.err("output.snapshots.formats", "is empty; use \"npy\", \"vti\" or both"));
+                return Err(r.err(
+                    "output.snapshots.formats",
+                    "is empty; use \"npy\", \"vti\" or both",
+                ));
             }
             Some(Snapshots {
                 components,
@@ -488,7 +589,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     };
 
     let name = spec.name.clone().unwrap_or_else(|| {
-        file.file_stem().map_or("scene".into(), |s| s.to_string_lossy().into_owned())
+        file.file_stem()
+            .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
     });
     let scene = Scene {
         file: file.to_path_buf(),
@@ -510,24 +612,34 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         snapshots,
     };
     // Anything the checks above missed, reported through the core's own message.
-    scene.setup().validate().map_err(|e| r.err(setup_error_key(&e), e.to_string()))?;
+    scene
+        .setup()
+        .validate()
+        .map_err(|e| r.err(setup_error_key(&e), e.to_string()))?;
     Ok(scene)
 }
 
 /// The scene key a core setup error refers to.
 fn setup_error_key(e: &SetupError) -> String {
     match *e {
-        SetupError::CourantAboveLimit { .. } | SetupError::CourantNotPositive { .. } => "grid.courant".into(),
+        SetupError::CourantAboveLimit { .. } | SetupError::CourantNotPositive { .. } => {
+            "grid.courant".into()
+        }
         SetupError::OutsideGrid { what, index, .. } => format!("{what}s[{index}].position"),
         SetupError::ComponentNotInMode { what, index, .. } => format!("{what}s[{index}].component"),
-        SetupError::InvalidWaveform { source, .. } | SetupError::InvalidAmplitude { source, .. } => format!("sources[{source}]"),
-        SetupError::InvalidShape { region, .. } | SetupError::InvalidMaterial { region: Some(region), .. } => {
+        SetupError::InvalidWaveform { source, .. }
+        | SetupError::InvalidAmplitude { source, .. } => format!("sources[{source}]"),
+        SetupError::InvalidShape { region, .. }
+        | SetupError::InvalidMaterial {
+            region: Some(region),
+            ..
+        } => {
             format!("geometry[{region}]")
         }
         SetupError::InvalidMaterial { region: None, .. } => "background".into(),
-        SetupError::CpmlTooThick { .. } | SetupError::CpmlOverlap { .. } | SetupError::InvalidCpml { .. } => {
-            "boundaries.cpml".into()
-        }
+        SetupError::CpmlTooThick { .. }
+        | SetupError::CpmlOverlap { .. }
+        | SetupError::InvalidCpml { .. } => "boundaries.cpml".into(),
         SetupError::HalfPeriodic { axis } => format!("boundaries.{}", axis.name()),
         _ => "grid".into(),
     }
@@ -535,16 +647,31 @@ fn setup_error_key(e: &SetupError) -> String {
 
 fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> {
     let key = |k: &str| format!("geometry[{i}].{k}");
-    let need = |name: &str, v: Option<&Vec<f64>>| v.cloned().ok_or_else(|| r.err(key(name), format!("is required for a {:?}", g.shape).to_lowercase()));
+    let need = |name: &str, v: Option<&Vec<f64>>| {
+        v.cloned().ok_or_else(|| {
+            r.err(
+                key(name),
+                format!("is required for a {:?}", g.shape).to_lowercase(),
+            )
+        })
+    };
     let forbid = |name: &str, present: bool| {
         if present {
-            Err(r.err(key(name), format!("is not a parameter of a {}", format!("{:?}", g.shape).to_lowercase())))
+            Err(r.err(
+                key(name),
+                format!(
+                    "is not a parameter of a {}",
+                    format!("{:?}", g.shape).to_lowercase()
+                ),
+            ))
         } else {
             Ok(())
         }
     };
     let radius = |g: &GeometrySpec| -> Result<f64, SceneError> {
-        let v = g.radius.ok_or_else(|| r.err(key("radius"), "is required"))?;
+        let v = g
+            .radius
+            .ok_or_else(|| r.err(key("radius"), "is required"))?;
         if !(v.is_finite() && v >= 0.0) {
             return Err(r.err(key("radius"), format!("{v} must be a non-negative length")));
         }
@@ -559,7 +686,10 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
             let lo = r.point(&key("lo"), &need("lo", g.lo.as_ref())?, f64::NEG_INFINITY)?;
             let hi = r.point(&key("hi"), &need("hi", g.hi.as_ref())?, f64::INFINITY)?;
             if let Some(a) = (0..3).find(|&a| hi[a] < lo[a]) {
-                return Err(r.err(key("hi"), format!("is below lo along {}", Axis::from_index(a).name())));
+                return Err(r.err(
+                    key("hi"),
+                    format!("is below lo along {}", Axis::from_index(a).name()),
+                ));
             }
             Ok(Shape::Block { lo, hi })
         }
@@ -576,7 +706,12 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
                     lo: [center[0] - radius, f64::NEG_INFINITY, f64::NEG_INFINITY],
                     hi: [center[0] + radius, f64::INFINITY, f64::INFINITY],
                 },
-                2 => Shape::Cylinder { center, radius, axis: Axis::Z, length: f64::INFINITY },
+                2 => Shape::Cylinder {
+                    center,
+                    radius,
+                    axis: Axis::Z,
+                    length: f64::INFINITY,
+                },
                 _ => Shape::Sphere { center, radius },
             })
         }
@@ -587,7 +722,13 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
             let radius = radius(g)?;
             let axis = g.axis.map_or(Axis::Z, to_axis);
             if r.dims() < 3 && axis != Axis::Z {
-                return Err(r.err(key("axis"), format!("in mode {} a cylinder must lie along z (a disc)", r.mode.name())));
+                return Err(r.err(
+                    key("axis"),
+                    format!(
+                        "in mode {} a cylinder must lie along z (a disc)",
+                        r.mode.name()
+                    ),
+                ));
             }
             if r.dims() == 1 {
                 return Err(r.err(key("shape"), "a cylinder has no meaning in 1D; use a box"));
@@ -595,10 +736,17 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
             let length = match g.length {
                 None => f64::INFINITY,
                 Some(l) if l >= 0.0 && !l.is_nan() => r.units.length(l),
-                Some(l) => return Err(r.err(key("length"), format!("{l} must be a non-negative length"))),
+                Some(l) => {
+                    return Err(r.err(key("length"), format!("{l} must be a non-negative length")));
+                }
             };
             let length = if r.dims() < 3 { f64::INFINITY } else { length };
-            Ok(Shape::Cylinder { center, radius, axis, length })
+            Ok(Shape::Cylinder {
+                center,
+                radius,
+                axis,
+                length,
+            })
         }
     }
 }
@@ -606,7 +754,11 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
 fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> {
     let b = &spec.boundaries;
     let per_axis = [b.x, b.y, b.z];
-    let per_face = [[b.x_low, b.x_high], [b.y_low, b.y_high], [b.z_low, b.z_high]];
+    let per_face = [
+        [b.x_low, b.x_high],
+        [b.y_low, b.y_high],
+        [b.z_low, b.z_high],
+    ];
     let active = r.mode.active_axes();
     let c = &b.cpml;
     let cpml = CpmlParams {
@@ -622,12 +774,18 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
         if !active[a] {
             let named = per_axis[a].is_some() || per_face[a].iter().any(Option::is_some);
             if named {
-                return Err(r.err(format!("boundaries.{}", axis.name()), format!("mode {} has no {} axis", r.mode.name(), axis.name())));
+                return Err(r.err(
+                    format!("boundaries.{}", axis.name()),
+                    format!("mode {} has no {} axis", r.mode.name(), axis.name()),
+                ));
             }
             continue;
         }
         for side in Side::BOTH {
-            let kind = per_face[a][side.index()].or(per_axis[a]).or(b.all).unwrap_or(BoundaryKind::Pec);
+            let kind = per_face[a][side.index()]
+                .or(per_axis[a])
+                .or(b.all)
+                .unwrap_or(BoundaryKind::Pec);
             out[a][side.index()] = match kind {
                 BoundaryKind::Pec => Boundary::Pec,
                 BoundaryKind::Pmc => Boundary::Pmc,
@@ -642,27 +800,47 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
                 format!("axis {} is periodic on one face only ({} low, {} high); both faces must be periodic", axis.name(), low.name(), high.name()),
             ));
         }
-        let layers = out[a].iter().filter(|f| matches!(f, Boundary::Cpml(_))).count();
+        let layers = out[a]
+            .iter()
+            .filter(|f| matches!(f, Boundary::Cpml(_)))
+            .count();
         if layers > 0 {
             let n = r.grid[a];
             if c.thickness == 0 {
-                return Err(r.err("boundaries.cpml.thickness", "is 0; a CPML layer needs at least one cell"));
+                return Err(r.err(
+                    "boundaries.cpml.thickness",
+                    "is 0; a CPML layer needs at least one cell",
+                ));
             }
             if 2 * c.thickness > n {
                 return Err(r.err(
                     "boundaries.cpml.thickness",
-                    format!("{} cells is more than half the {n} cells along {}", c.thickness, axis.name()),
+                    format!(
+                        "{} cells is more than half the {n} cells along {}",
+                        c.thickness,
+                        axis.name()
+                    ),
                 ));
             }
         }
     }
-    for (p, v, min) in [("order", c.order, 0.0), ("kappa_max", c.kappa_max, 1.0), ("alpha_max", c.alpha_max, 0.0)] {
+    for (p, v, min) in [
+        ("order", c.order, 0.0),
+        ("kappa_max", c.kappa_max, 1.0),
+        ("alpha_max", c.alpha_max, 0.0),
+    ] {
         if !(v.is_finite() && v >= min) {
-            return Err(r.err(format!("boundaries.cpml.{p}"), format!("{v} must be at least {min}")));
+            return Err(r.err(
+                format!("boundaries.cpml.{p}"),
+                format!("{v} must be at least {min}"),
+            ));
         }
     }
     if let Some(s) = c.sigma_max.filter(|s| !(s.is_finite() && *s >= 0.0)) {
-        return Err(r.err("boundaries.cpml.sigma_max", format!("{s} must be non-negative")));
+        return Err(r.err(
+            "boundaries.cpml.sigma_max",
+            format!("{s} must be non-negative"),
+        ));
     }
     Ok(out)
 }
@@ -689,7 +867,11 @@ fn waveform(r: &Resolver, i: usize, s: &SourceSpec) -> Result<Waveform, SceneErr
         }
     };
     let finite = |k: &str, v: f64| -> Result<f64, SceneError> {
-        if v.is_finite() { Ok(v) } else { Err(r.err(key(k), format!("{v} is not a finite number"))) }
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(r.err(key(k), format!("{v} is not a finite number")))
+        }
     };
     let u = r.units;
     let w = match s.waveform {
@@ -706,7 +888,11 @@ fn waveform(r: &Resolver, i: usize, s: &SourceSpec) -> Result<Waveform, SceneErr
                 Some(d) => u.time(finite("delay", d)?),
                 None => 5.0 * width,
             };
-            Waveform::Gaussian { delay, width, frequency }
+            Waveform::Gaussian {
+                delay,
+                width,
+                frequency,
+            }
         }
         WaveformKind::Ricker => {
             forbid("width", s.width.is_some())?;
@@ -727,9 +913,15 @@ fn waveform(r: &Resolver, i: usize, s: &SourceSpec) -> Result<Waveform, SceneErr
             let ramp = match s.ramp {
                 None => 0.0,
                 Some(t) if t.is_finite() && t >= 0.0 => u.time(t),
-                Some(t) => return Err(r.err(key("ramp"), format!("{t} must be a non-negative duration"))),
+                Some(t) => {
+                    return Err(r.err(key("ramp"), format!("{t} must be a non-negative duration")));
+                }
             };
-            Waveform::Sinusoid { frequency, phase, ramp }
+            Waveform::Sinusoid {
+                frequency,
+                phase,
+                ramp,
+            }
         }
     };
     Ok(w)

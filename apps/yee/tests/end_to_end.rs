@@ -1,0 +1,255 @@
+//! `yee run` on every example scene: run.json, .npy, .png, .vti and probe CSVs are checked
+//! against the grid and the step count; the cavity scene's resonance against theory.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use yee::output::png::image_size;
+
+const STEPS: u64 = 24;
+
+fn yee() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_yee"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run_scene(scene: &Path, out: &Path, steps: u64) -> Value {
+    let status = yee()
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--quiet",
+            "--steps",
+            &steps.to_string(),
+            "--out",
+        ])
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "yee run {} failed", scene.display());
+    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
+}
+
+fn npy_shape(path: &Path) -> Vec<usize> {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00", "{}", path.display());
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + len]).unwrap();
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    shape
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
+}
+
+fn check_outputs(report: &Value, out: &Path) {
+    let grid: Vec<usize> = report["grid"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let dims = report["dims"].as_u64().unwrap() as usize;
+    let steps = report["steps"].as_u64().unwrap();
+    assert_eq!(steps, STEPS);
+    let mode = report["mode"].as_str().unwrap();
+    assert_eq!(
+        dims,
+        match mode {
+            "1d" => 1,
+            "tmz" | "tez" => 2,
+            _ => 3,
+        }
+    );
+    assert!(
+        grid[dims..].iter().all(|&n| n == 1),
+        "unused axes have extent 1: {grid:?}"
+    );
+    let cells: usize = grid.iter().product();
+    let wall = report["wall_seconds"].as_f64().unwrap();
+    let rate = report["mcells_per_s"].as_f64().unwrap();
+    assert!((rate - cells as f64 * steps as f64 / wall / 1e6).abs() <= 1e-9 * rate.max(1.0));
+    assert!(report["dt"].as_f64().unwrap() > 0.0);
+    assert!(report["peak_rss_bytes"].as_u64().unwrap() > 0);
+    for key in ["scene", "value_type"] {
+        assert!(report[key].is_string(), "{key}");
+    }
+    let outputs: Vec<&str> = report["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(!outputs.is_empty());
+    let expected_shape: Vec<usize> = grid[..dims].iter().rev().copied().collect();
+    let (mut pngs, mut npys, mut vtis) = (0, 0, 0);
+    for file in &outputs {
+        let path = out.join(file);
+        assert!(path.is_file(), "{file} listed but missing");
+        if file.ends_with(".npy") {
+            assert_eq!(npy_shape(&path), expected_shape, "{file}");
+            npys += 1;
+        } else if file.ends_with(".png") {
+            let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
+            let reader = decoder.read_info().unwrap();
+            let (w, h) = match dims {
+                3 => {
+                    // Plane normal to the slice axis, named in the file: slice_<c>_<axis><i>_<step>.
+                    let axis = file.split('_').nth(2).unwrap().chars().next().unwrap();
+                    let (u, v) = match axis {
+                        'x' => (1, 2),
+                        'y' => (0, 2),
+                        _ => (0, 1),
+                    };
+                    image_size(grid[u], grid[v])
+                }
+                _ => image_size(grid[0], grid[1]),
+            };
+            assert_eq!(
+                (reader.info().width as usize, reader.info().height as usize),
+                (w, h),
+                "{file}"
+            );
+            pngs += 1;
+        } else if file.ends_with(".vti") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let image = doc
+                .descendants()
+                .find(|n| n.has_tag_name("ImageData"))
+                .expect("ImageData");
+            let extent = format!("0 {} 0 {} 0 {}", grid[0], grid[1], grid[2]);
+            assert_eq!(
+                image.attribute("WholeExtent"),
+                Some(extent.as_str()),
+                "{file}"
+            );
+            for array in doc.descendants().filter(|n| n.has_tag_name("DataArray")) {
+                let count = array.text().unwrap_or("").split_whitespace().count();
+                assert_eq!(count, cells, "{file}: {:?}", array.attribute("Name"));
+            }
+            vtis += 1;
+        }
+    }
+    assert!(
+        pngs > 0 && npys > 0 && vtis > 0,
+        "every example writes slices and snapshots"
+    );
+    for probe in report["probes"].as_array().unwrap() {
+        let file = probe["file"].as_str().unwrap();
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        let mut lines = text.lines();
+        assert!(
+            lines.next().unwrap().starts_with("step,time,"),
+            "{file} header"
+        );
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(rows.len() as u64, steps, "{file} rows");
+        assert!(
+            rows[0].starts_with("1,") && rows.last().unwrap().starts_with(&format!("{steps},"))
+        );
+        assert!(outputs.contains(&file));
+    }
+}
+
+#[test]
+fn every_example_scene_runs_and_writes_readable_outputs() {
+    let scenes = repo().join("examples/scenes");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&scenes)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "five example scenes ship");
+    for scene in names {
+        let stem = scene.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = out_dir(&format!("e2e_{stem}"));
+        let report = run_scene(&scene, &out, STEPS);
+        assert_eq!(report["scene"], stem.as_str());
+        check_outputs(&report, &out);
+    }
+}
+
+#[test]
+fn cavity_scene_rings_at_the_lowest_resonance() {
+    use yee_core::spectrum::resonances;
+    let out = out_dir("e2e_cavity_resonance");
+    let report = run_scene(&repo().join("examples/scenes/cavity3d.toml"), &out, 8000);
+    let dt = report["dt"].as_f64().unwrap();
+    let text = std::fs::read_to_string(out.join("probe_ey.csv")).unwrap();
+    let signal: Vec<f64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    let mut found = [0.0; 1];
+    assert_eq!(
+        resonances(&signal[300..], dt, 0.02, 0.047, 1e-3, &mut found),
+        1
+    );
+    let theory = ((1.0f64 / 625.0) + (1.0 / 900.0)).sqrt() / 2.0;
+    let rel = (found[0] / theory - 1.0).abs();
+    assert!(
+        rel <= 3e-3,
+        "lowest resonance {} vs {theory}: {rel:e}",
+        found[0]
+    );
+}
+
+#[test]
+fn bad_command_lines_name_what_is_available() {
+    let scene = repo().join("examples/scenes/dipole2d.toml");
+    let scene = scene.to_str().unwrap();
+    let out = yee().args(["run", scene, "--ranks", "4"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--ranks 4: this build runs a single rank (available: 1)")
+    );
+    let out = yee()
+        .args(["run", scene, "--backend", "cuda"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[possible values: scalar]"));
+    let out = yee().args(["run", scene, "--steps", "0"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--steps: 0: a run needs at least one step")
+    );
+}
+
+#[test]
+fn an_output_directory_that_cannot_be_created_is_an_error() {
+    let blocker = out_dir("e2e_blocker");
+    std::fs::write(&blocker, "a file, not a directory").unwrap();
+    let scene = repo().join("examples/scenes/dipole2d.toml");
+    let out = yee()
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(blocker.join("sub"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot create the output directory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"));
+    std::fs::remove_file(&blocker).unwrap();
+}

@@ -1,0 +1,62 @@
+//! Every malformed scene under tests/scenes/malformed/ fails with the message its first line
+//! expects (`# expect: …`, the text after the file name), and `yee run` on it exits non-zero
+//! without panicking or leaving a run.json.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn malformed() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenes/malformed");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn expectation(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let first = text.lines().next().unwrap();
+    first
+        .strip_prefix("# expect: ")
+        .unwrap_or_else(|| panic!("{} has no expectation", path.display()))
+        .to_string()
+}
+
+#[test]
+fn each_malformed_scene_gives_its_message() {
+    let files = malformed();
+    assert!(
+        files.len() >= 20,
+        "at least 20 malformed scenes, found {}",
+        files.len()
+    );
+    for path in files {
+        let expected = format!("{}{}", path.display(), expectation(&path));
+        let error =
+            yee::scene::load(&path).expect_err(&format!("{} should be rejected", path.display()));
+        assert_eq!(error.to_string(), expected);
+    }
+}
+
+#[test]
+fn running_a_malformed_scene_exits_non_zero_without_output() {
+    for path in malformed().into_iter().step_by(5) {
+        let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("malformed_run");
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+            .arg("run")
+            .arg(&path)
+            .arg("--out")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{}", path.display());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!out_dir.join("run.json").exists());
+    }
+}
