@@ -5,7 +5,7 @@
 use yee_core::{Box3, Component, FieldId, Scalar, Stencil};
 
 use crate::curl::difference;
-use crate::state::YeeState;
+use crate::state::{ALL_IDS, YeeState, written_ids};
 
 /// The CPML ψ update and correction of the electric or magnetic components.
 #[derive(Clone, Copy, Debug)]
@@ -13,15 +13,6 @@ pub struct CpmlUpdate {
     /// E components when true, H components when false.
     pub electric: bool,
 }
-
-const ALL_IDS: [FieldId; 6] = [
-    FieldId(0),
-    FieldId(1),
-    FieldId(2),
-    FieldId(3),
-    FieldId(4),
-    FieldId(5),
-];
 
 impl<T: Scalar> Stencil<YeeState<T>> for CpmlUpdate {
     fn name(&self) -> &str {
@@ -33,11 +24,7 @@ impl<T: Scalar> Stencil<YeeState<T>> for CpmlUpdate {
     }
 
     fn writes(&self) -> &[FieldId] {
-        if self.electric {
-            &ALL_IDS[..3]
-        } else {
-            &ALL_IDS[3..]
-        }
+        written_ids(self.electric)
     }
 
     fn reach(&self) -> usize {

@@ -4,18 +4,7 @@
 use yee_core::{Box3, Component, FieldId, Scalar, Stencil};
 
 use crate::field::HostField;
-use crate::state::YeeState;
-
-const E_IDS: [FieldId; 3] = [FieldId(0), FieldId(1), FieldId(2)];
-const H_IDS: [FieldId; 3] = [FieldId(3), FieldId(4), FieldId(5)];
-const ALL_IDS: [FieldId; 6] = [
-    FieldId(0),
-    FieldId(1),
-    FieldId(2),
-    FieldId(3),
-    FieldId(4),
-    FieldId(5),
-];
+use crate::state::{ALL_IDS, YeeState, written_ids};
 
 /// The curl update of the electric (`electric = true`) or magnetic components.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +23,7 @@ impl<T: Scalar> Stencil<YeeState<T>> for CurlUpdate {
     }
 
     fn writes(&self) -> &[FieldId] {
-        if self.electric { &E_IDS } else { &H_IDS }
+        written_ids(self.electric)
     }
 
     fn reach(&self) -> usize {

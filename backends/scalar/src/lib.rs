@@ -11,6 +11,7 @@
 
 extern crate alloc;
 
+pub mod cavity;
 pub mod chunk;
 pub mod cpml;
 pub mod curl;

@@ -4,7 +4,7 @@
 use yee_core::{Box3, FieldId, Scalar, SourceKind, Stencil};
 use yee_core::{PointSource, Real};
 
-use crate::state::YeeState;
+use crate::state::{YeeState, written_ids};
 
 /// The point sources driving the electric or magnetic components.
 #[derive(Clone, Copy, Debug)]
@@ -12,15 +12,6 @@ pub struct SourceUpdate {
     /// E components when true, H components when false.
     pub electric: bool,
 }
-
-const ALL_IDS: [FieldId; 6] = [
-    FieldId(0),
-    FieldId(1),
-    FieldId(2),
-    FieldId(3),
-    FieldId(4),
-    FieldId(5),
-];
 
 /// The time at which source `s` is evaluated during step `step` (going from E at `step·Δt`
 /// to `(step+1)·Δt`): soft sources at the midpoint of their field's update, hard sources at
@@ -49,11 +40,7 @@ impl<T: Scalar> Stencil<YeeState<T>> for SourceUpdate {
     }
 
     fn writes(&self) -> &[FieldId] {
-        if self.electric {
-            &ALL_IDS[..3]
-        } else {
-            &ALL_IDS[3..]
-        }
+        written_ids(self.electric)
     }
 
     fn reach(&self) -> usize {

@@ -10,6 +10,25 @@ use yee_core::{
 
 use crate::field::HostField;
 
+/// Field ids of the six components, E first ([`Component::index`] order).
+pub const ALL_IDS: [yee_core::FieldId; 6] = [
+    yee_core::FieldId(0),
+    yee_core::FieldId(1),
+    yee_core::FieldId(2),
+    yee_core::FieldId(3),
+    yee_core::FieldId(4),
+    yee_core::FieldId(5),
+];
+
+/// The ids a stencil of the electric (`true`) or magnetic components writes.
+pub fn written_ids(electric: bool) -> &'static [yee_core::FieldId] {
+    if electric {
+        &ALL_IDS[..3]
+    } else {
+        &ALL_IDS[3..]
+    }
+}
+
 /// CPML coefficients along one axis at every integer and half-integer node position.
 #[derive(Clone, Debug)]
 pub struct AxisStretch<R> {
