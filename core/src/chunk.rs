@@ -29,6 +29,10 @@ pub trait Chunk {
     /// Values sent toward `toward` after phase `phase` (0 when that direction needs nothing).
     fn halo_len(&self, phase: usize, toward: Direction) -> usize;
 
+    /// Values expected from the neighbour on the `from` side after phase `phase`: what that
+    /// neighbour's [`Chunk::halo_len`] toward `from.opposite()` gives.
+    fn ghost_len(&self, phase: usize, from: Direction) -> usize;
+
     /// Packs the owned cells next to the `toward` side that the neighbour there needs after
     /// phase `phase`, into `out[..halo_len]`.
     fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [Self::Value]);

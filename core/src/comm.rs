@@ -74,4 +74,13 @@ pub trait Comm {
 
     /// Seconds since an arbitrary origin: virtual for the simulated communicator.
     fn now_seconds(&self) -> f64;
+
+    /// Tells the communicator that `cells` cells were just updated. A simulated communicator
+    /// advances its virtual clock by `cells / speed`; real ones ignore it.
+    fn compute_done(&mut self, cells: u64) {
+        let _ = cells;
+    }
+
+    /// Marks the end of a time step (a simulated communicator adds its per-step delay).
+    fn step_done(&mut self) {}
 }

@@ -9,6 +9,9 @@
 //! (Taflove & Hagness, 3rd ed., §7.6): `σ = σmax (ρ/d)^m`, `κ = 1 + (κmax − 1)(ρ/d)^m`,
 //! `α = αmax (1 − ρ/d)`.
 
+// Float gives f64 its math in a pure no_std build; when std is linked anywhere in the
+// build, f64's inherent methods win and the import goes unused.
+#[allow(unused_imports)]
 use num_traits::Float;
 
 /// The parameters of one CPML layer.

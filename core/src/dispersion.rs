@@ -6,6 +6,9 @@
 //! (Taflove & Hagness, 3rd ed., ch. 4, the 3D numerical dispersion relation), with c = Δᵢ = 1.
 
 use core::f64::consts::PI;
+// Float gives f64 its math in a pure no_std build; when std is linked anywhere in the
+// build, f64's inherent methods win and the import goes unused.
+#[allow(unused_imports)]
 use num_traits::Float;
 
 /// The angular frequency the Yee scheme gives wavevector `k` at time step `dt`, or `None`

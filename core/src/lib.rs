@@ -10,23 +10,29 @@
 //! caller-provided slice.
 #![no_std]
 #![warn(missing_docs)]
-// Under `cargo test` std is linked and its inherent float methods shadow `num_traits::Float`.
-#![cfg_attr(test, allow(unused_imports))]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
 
 pub mod chunk;
 pub mod comm;
 pub mod cpml;
+pub mod decomposition;
 pub mod direction;
 pub mod dispersion;
+#[cfg(feature = "alloc")]
+pub mod driver;
 pub mod error;
 pub mod field;
 pub mod geometry;
 pub mod material;
+pub mod model;
 pub mod scalar;
 pub mod setup;
 pub mod shape;
 pub mod spectrum;
 pub mod stencil;
+pub mod topology;
 pub mod waveform;
 pub mod yee;
 
@@ -42,5 +48,6 @@ pub use scalar::{Real, Scalar};
 pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
 pub use shape::Shape;
 pub use stencil::{FieldId, Stencil};
+pub use topology::{Candidate, Topology, TopologyError};
 pub use waveform::Waveform;
 pub use yee::{Component, CurlTerm, Mode};

@@ -6,6 +6,9 @@
 //! "On the use of windows for harmonic analysis with the DFT", Proc. IEEE 66(1), table 1).
 
 use core::f64::consts::PI;
+// Float gives f64 its math in a pure no_std build; when std is linked anywhere in the
+// build, f64's inherent methods win and the import goes unused.
+#[allow(unused_imports)]
 use num_traits::Float;
 
 /// The 4-term Blackman–Harris window at sample `n` of `len` (Harris 1978, −92 dB sidelobes).

@@ -1,6 +1,9 @@
 //! Source waveforms: pure functions of time (normalised units, c = 1, cell size 1).
 
 use core::f64::consts::PI;
+// Float gives f64 its math in a pure no_std build; when std is linked anywhere in the
+// build, f64's inherent methods win and the import goes unused.
+#[allow(unused_imports)]
 use num_traits::Float;
 
 /// The time dependence of a source.

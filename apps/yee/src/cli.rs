@@ -4,7 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use yee_core::Topology;
+use yee_core::topology::{check_topology, choose_topology};
+
 use crate::error::AppError;
+use crate::parallel::CommKind;
 use crate::run::{RunOptions, run, summary};
 use crate::scene;
 
@@ -24,6 +28,9 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a scene and print the resolved setup without running it.
     Check(CheckArgs),
+    /// List every virtual topology of a grid over N ranks with its share surface f
+    /// (Balykov 2017, eqs. (2), (5)) and mark the one chosen.
+    Topology(TopologyArgs),
 }
 
 /// Backends this build has.
@@ -47,9 +54,15 @@ pub struct RunArgs {
     /// Backend.
     #[arg(long, value_enum, default_value_t = Backend::Scalar)]
     pub backend: Backend,
-    /// Number of ranks.
-    #[arg(long, default_value_t = 1)]
-    pub ranks: usize,
+    /// Number of ranks (default: 1, or the product of --topology).
+    #[arg(long)]
+    pub ranks: Option<usize>,
+    /// Communicator: shm (threads, real clocks) or sim (threads, virtual clocks).
+    #[arg(long, value_enum, default_value_t = CommKind::Shm)]
+    pub comm: CommKind,
+    /// Virtual topology: auto (the smallest share surface) or NxMxK.
+    #[arg(long, default_value = "auto")]
+    pub topology: String,
     /// No progress bar, no log lines, no summary.
     #[arg(long)]
     pub quiet: bool,
@@ -62,23 +75,79 @@ pub struct CheckArgs {
     pub scene: PathBuf,
 }
 
-/// Ranks this build can run.
-pub const AVAILABLE_RANKS: &[usize] = &[1];
+/// `yee topology`.
+#[derive(Debug, clap::Args)]
+pub struct TopologyArgs {
+    /// Grid size: A, AxB or AxBxC cells.
+    #[arg(long)]
+    pub grid: String,
+    /// Number of ranks.
+    #[arg(long)]
+    pub ranks: usize,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses "A", "AxB" or "AxBxC" (positive integers) into 1 to 3 numbers.
+pub fn parse_extents(flag: &str, text: &str) -> Result<Vec<usize>, AppError> {
+    let parts: Vec<&str> = text.split(['x', 'X']).collect();
+    let bad = || {
+        AppError::Usage(format!(
+            "{flag} {text}: expected 1 to 3 positive integers joined by x, like 256x256 or 4x2x1"
+        ))
+    };
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(bad());
+    }
+    parts
+        .iter()
+        .map(|p| {
+            p.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
+/// The topology of a run: `auto` picks the smallest share surface.
+pub fn resolve_topology(
+    text: &str,
+    ranks: Option<usize>,
+    grid: [usize; 3],
+    dims: usize,
+) -> Result<Topology, AppError> {
+    let usage = |e: yee_core::TopologyError| AppError::Usage(format!("--topology {text}: {e}"));
+    if text == "auto" {
+        let ranks = ranks.unwrap_or(1);
+        if ranks == 0 {
+            return Err(AppError::Usage(
+                "--ranks 0: a run needs at least one rank".into(),
+            ));
+        }
+        let chosen = choose_topology(grid, dims, ranks, 1)
+            .map_err(|e| AppError::Usage(format!("--ranks {ranks}: {e}")))?;
+        return Ok(chosen.topology);
+    }
+    let parts = parse_extents("--topology", text)?;
+    let t = Topology(std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1)));
+    let ranks = ranks.unwrap_or(t.ranks());
+    check_topology(grid, dims, ranks, t, 1).map_err(usage)?;
+    Ok(t)
+}
 
 /// Runs a parsed command line; returns what to print on success.
 pub fn execute(cli: Cli) -> Result<(), AppError> {
     match cli.command {
         Command::Run(args) => {
-            if !AVAILABLE_RANKS.contains(&args.ranks) {
-                return Err(AppError::Usage(format!(
-                    "--ranks {}: this build runs a single rank (available: 1); decomposed runs come with the sim and shm communicators",
-                    args.ranks
-                )));
-            }
             let mut scene = scene::load(&args.scene)?;
             if let Some(steps) = args.steps {
                 scene.set_steps(steps)?;
             }
+            let topology =
+                resolve_topology(&args.topology, args.ranks, scene.grid, scene.mode.dims())?;
             let out = args
                 .out
                 .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
@@ -86,12 +155,17 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 out: out.clone(),
                 quiet: args.quiet,
                 backend: "scalar".into(),
-                ranks: args.ranks,
+                topology,
+                comm: args.comm,
+                model: None,
             };
             log::info!(
-                "running {} for {} steps into {}",
+                "running {} for {} steps on {} rank(s), topology {:?}, {:?}, into {}",
                 scene.name,
                 scene.steps,
+                topology.ranks(),
+                topology.0,
+                args.comm,
                 out.display()
             );
             let report = run(&scene, &options)?;
@@ -108,6 +182,14 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 println!("warning: {w}");
             }
             println!("ok: {} is valid", args.scene.display());
+            Ok(())
+        }
+        Command::Topology(args) => {
+            let parts = parse_extents("--grid", &args.grid)?;
+            print!(
+                "{}",
+                crate::topology::report(&parts, args.ranks, args.json)?
+            );
             Ok(())
         }
     }

@@ -9,6 +9,8 @@ pub mod cli;
 pub mod error;
 pub mod memory;
 pub mod output;
+pub mod parallel;
 pub mod report;
 pub mod run;
 pub mod scene;
+pub mod topology;

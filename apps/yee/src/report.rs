@@ -45,16 +45,55 @@ pub struct RunReport {
     pub backend: String,
     /// Number of ranks.
     pub ranks: usize,
+    /// Ranks along x, y, z.
+    pub topology: [usize; 3],
+    /// The communicator.
+    pub comm: crate::parallel::CommKind,
     /// Wall time of the time loop, outputs included.
     pub wall_seconds: f64,
     /// Wall time spent stepping alone.
     pub step_seconds: f64,
     /// cells × steps / wall_seconds / 1e6.
     pub mcells_per_s: f64,
+    /// Mean step time by Balykov 2019 eq. (2) from the ranks' records (virtual seconds on sim).
+    pub model_step_seconds: f64,
     /// Peak resident memory, where the OS reports it.
     pub peak_rss_bytes: Option<u64>,
+    /// Per rank: its box and its time.
+    pub rank_stats: Vec<RankReport>,
     /// Files written, relative to the output directory (run.json excluded).
     pub outputs: Vec<String>,
     /// Probes and their files.
     pub probes: Vec<ProbeReport>,
+}
+
+/// One rank's entry in `run.json`.
+#[derive(Debug, Serialize)]
+pub struct RankReport {
+    /// The rank.
+    pub rank: usize,
+    /// Lower corner of its box.
+    pub lo: [i64; 3],
+    /// Upper corner (exclusive).
+    pub hi: [i64; 3],
+    /// Seconds spent computing (virtual on sim).
+    pub compute_seconds: f64,
+    /// Seconds spent receiving halos (virtual on sim).
+    pub share_seconds: f64,
+    /// Bytes sent.
+    pub bytes_sent: u64,
+}
+
+impl RankReport {
+    /// Sums a rank's records.
+    pub fn from_output<T>(o: &yee_scalar::decomposed::RankOutput<T>) -> Self {
+        RankReport {
+            rank: o.rank,
+            lo: o.owned.lo,
+            hi: o.owned.hi,
+            compute_seconds: o.records.iter().map(|r| r.compute_seconds).sum(),
+            share_seconds: o.records.iter().flat_map(|r| &r.share_seconds).sum(),
+            bytes_sent: o.records.iter().flat_map(|r| &r.bytes_sent).sum(),
+        }
+    }
 }

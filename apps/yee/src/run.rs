@@ -6,12 +6,16 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use num_complex::Complex;
-use yee_core::{Axis, Component, Real, Scalar};
-use yee_scalar::Simulation;
+use std::sync::Mutex;
+
+use yee_comm_sim::MachineModel;
+use yee_core::{Axis, Component, Real, Scalar, Topology};
+use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 
 use crate::error::{AppError, io_error};
 use crate::output::{csv, npy, png, vti};
-use crate::report::{ProbeReport, RunReport};
+use crate::parallel::{Assembled, CommKind, run_decomposed};
+use crate::report::{ProbeReport, RankReport, RunReport};
 use crate::scene::spec::ValueType;
 use crate::scene::{Scene, Units};
 
@@ -24,8 +28,12 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Backend name (for the report).
     pub backend: String,
-    /// Ranks (for the report).
-    pub ranks: usize,
+    /// The virtual topology (its product is the rank count).
+    pub topology: Topology,
+    /// The communicator.
+    pub comm: CommKind,
+    /// The machine model of a simulated run (default: [`MachineModel::default_for`]).
+    pub model: Option<MachineModel>,
 }
 
 /// Runs `scene` with the element type it asks for.
@@ -47,31 +55,67 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
     if report_path.exists() {
         fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
     }
-    let mut sim = Simulation::<T>::new(&scene.setup()).map_err(|e| AppError::Run(e.to_string()))?;
-    let mut outputs = Vec::new();
+    let setup = scene.setup();
+    setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
+    let steps = scene.steps;
+    let slice_due = |s: &crate::scene::Slice, step: u64| step % s.every == 0 || step == steps;
+    let snapshot_due = |step: u64| {
+        scene
+            .snapshots
+            .as_ref()
+            .is_some_and(|s| (s.every > 0 && step % s.every == 0) || step == steps)
+    };
+    let wants_output =
+        |step: u64| scene.slices.iter().any(|s| slice_due(s, step)) || snapshot_due(step);
+    let written: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<AppError>> = Mutex::new(None);
+    let writing = Mutex::new(Duration::ZERO);
+    let on_output = |step: u64, fields: &Assembled<T>| {
+        let t = Instant::now();
+        let mut files = Vec::new();
+        let result = (|| -> Result<(), AppError> {
+            for slice in scene.slices.iter().filter(|s| slice_due(s, step)) {
+                files.push(write_slice(fields, scene, slice, step, out)?);
+            }
+            if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
+                files.extend(write_snapshot(fields, scene, s, step, out)?);
+            }
+            Ok(())
+        })();
+        written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(files);
+        if let Err(e) = result {
+            failure
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+        }
+        *writing.lock().unwrap_or_else(|p| p.into_inner()) += t.elapsed();
+    };
     let progress = Progress::new(scene, options.quiet);
     let started = Instant::now();
-    let mut stepping = Duration::ZERO;
-    for step in 1..=scene.steps {
-        let t = Instant::now();
-        sim.step()
-            .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
-        stepping += t.elapsed();
-        let last = step == scene.steps;
-        for slice in &scene.slices {
-            if step % slice.every == 0 || last {
-                outputs.push(write_slice(&sim, scene, slice, step, out)?);
-            }
-        }
-        if let Some(s) = &scene.snapshots {
-            if (s.every > 0 && step % s.every == 0) || last {
-                outputs.extend(write_snapshot(&sim, scene, s, step, out)?);
-            }
-        }
-        progress.update(step);
-    }
+    let results = run_decomposed::<T>(
+        &setup,
+        options.topology,
+        options.comm,
+        options.model.clone(),
+        steps,
+        &wants_output,
+        &on_output,
+        &|step| progress.update(step),
+    )
+    .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();
     let wall_seconds = started.elapsed().as_secs_f64();
+    if let Some(e) = first_divergence(&results) {
+        return Err(AppError::Run(format!("{}: {e}", scene.file.display())));
+    }
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut outputs = written.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut probes = Vec::new();
     for (i, (probe, name)) in scene.probes.iter().zip(&scene.probe_names).enumerate() {
         let file = format!("probe_{name}.csv");
@@ -87,7 +131,8 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
                 .units
                 .to_scene_time((step as f64 - offset) * scene.dt())
         };
-        write_file(&path, |w| csv::write_probe(w, sim.probe_series(i), time_of))?;
+        let series = probe_series(&results, i).expect("every probe lies in some rank's box");
+        write_file(&path, |w| csv::write_probe(w, series, time_of))?;
         outputs.push(file.clone());
         probes.push(ProbeReport {
             name: name.clone(),
@@ -96,6 +141,10 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
             file,
         });
     }
+    let writing = writing
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_secs_f64();
     let report = RunReport {
         scene: scene.name.clone(),
         scene_file: scene.file.display().to_string(),
@@ -103,23 +152,51 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
         mode: scene.mode.name().into(),
         value_type: scene.value_type.name().into(),
         grid: scene.grid,
-        steps: scene.steps,
+        steps,
         dt: scene.dt(),
         dt_scene: scene.units.to_scene_time(scene.dt()),
         courant: scene.courant,
         units: scene.units.name().into(),
         backend: options.backend.clone(),
-        ranks: options.ranks,
+        ranks: options.topology.ranks(),
+        topology: options.topology.0,
+        comm: options.comm,
         wall_seconds,
-        step_seconds: stepping.as_secs_f64(),
-        mcells_per_s: scene.cells() as f64 * scene.steps as f64 / wall_seconds / 1e6,
+        step_seconds: wall_seconds - writing,
+        mcells_per_s: scene.cells() as f64 * steps as f64 / wall_seconds / 1e6,
+        model_step_seconds: mean_step_time(&results),
         peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        rank_stats: results.iter().map(RankReport::from_output).collect(),
         outputs,
         probes,
     };
     let json = serde_json::to_string_pretty(&report).expect("the report serialises");
     write_file(&report_path, |w| writeln!(w, "{json}"))?;
     Ok(report)
+}
+
+/// The mean over steps of Balykov 2019's eq. (2) step time, from every rank's records
+/// (virtual seconds on the simulated communicator).
+pub fn mean_step_time<T>(results: &[RankOutput<T>]) -> f64 {
+    let steps = results.iter().map(|r| r.records.len()).min().unwrap_or(0);
+    if steps == 0 {
+        return 0.0;
+    }
+    let dirs = results[0].records[0].share_seconds.len();
+    let total: f64 = (0..steps)
+        .map(|s| {
+            let compute: Vec<f64> = results
+                .iter()
+                .map(|r| r.records[s].compute_seconds)
+                .collect();
+            let share: Vec<f64> = results
+                .iter()
+                .flat_map(|r| r.records[s].share_seconds.iter().copied())
+                .collect();
+            yee_core::model::step_time(&compute, &share, dirs)
+        })
+        .sum();
+    total / steps as f64
 }
 
 /// Creates `path` and writes it through a buffer.
@@ -136,12 +213,12 @@ fn write_file<E: std::fmt::Display>(
 /// The real parts of a plane of `c`: the whole grid in 1D and 2D, the plane normal to
 /// `axis` at `index` in 3D. Returns (width, height, values) with the first remaining axis across.
 fn plane<T: Scalar>(
-    sim: &Simulation<T>,
+    fields: &Assembled<T>,
     c: Component,
     axis: Axis,
     index: i64,
 ) -> (usize, usize, Vec<f64>) {
-    let grid = sim.grid();
+    let grid = fields.grid;
     let (u, v) = match axis {
         Axis::X => (1, 2),
         Axis::Y => (0, 2),
@@ -154,21 +231,21 @@ fn plane<T: Scalar>(
             let mut p = [0i64; 3];
             p[u] = i as i64;
             p[v] = j as i64;
-            p[axis.index()] = if sim.mode().dims() == 3 { index } else { 0 };
-            values.push(sim.value(c, p).re().to_f64());
+            p[axis.index()] = if fields.mode.dims() == 3 { index } else { 0 };
+            values.push(fields.value(c, p).re().to_f64());
         }
     }
     (w, h, values)
 }
 
 fn write_slice<T: Scalar>(
-    sim: &Simulation<T>,
+    fields: &Assembled<T>,
     scene: &Scene,
     slice: &crate::scene::Slice,
     step: u64,
     out: &Path,
 ) -> Result<String, AppError> {
-    let (width, height, values) = plane(sim, slice.component, slice.axis, slice.index);
+    let (width, height, values) = plane(fields, slice.component, slice.axis, slice.index);
     let part = if T::NAME.starts_with('c') { "re " } else { "" };
     let name = slice.component.name();
     let (file, title) = if scene.mode.dims() == 3 {
@@ -195,7 +272,7 @@ fn write_slice<T: Scalar>(
 }
 
 fn write_snapshot<T: Scalar>(
-    sim: &Simulation<T>,
+    fields: &Assembled<T>,
     scene: &Scene,
     s: &crate::scene::Snapshots,
     step: u64,
@@ -204,12 +281,13 @@ fn write_snapshot<T: Scalar>(
     let mut files = Vec::new();
     let mut arrays = Vec::new();
     for &c in &s.components {
-        let mut values = vec![T::zero(); scene.cells()];
-        sim.read_component(c, &mut values);
+        let values = fields.fields[c.index()]
+            .as_deref()
+            .expect("validated: the mode carries it");
         if s.npy {
             let file = format!("{}_{step:06}.npy", c.name());
             write_file(&out.join(&file), |w| {
-                npy::write(w, scene.grid, scene.mode.dims(), &values)
+                npy::write(w, scene.grid, scene.mode.dims(), values)
             })?;
             files.push(file);
         }
@@ -223,9 +301,9 @@ fn write_snapshot<T: Scalar>(
         };
         let cell_arrays: Vec<vti::CellArray<T>> = arrays
             .iter()
-            .map(|(c, v)| vti::CellArray {
+            .map(|&(c, values)| vti::CellArray {
                 name: c.name(),
-                values: v,
+                values,
             })
             .collect();
         write_file(&out.join(&file), |w| {
@@ -242,7 +320,7 @@ struct Progress {
     cells: f64,
     steps: u64,
     started: Instant,
-    last_log: std::cell::Cell<Instant>,
+    last_log: Mutex<Instant>,
     quiet: bool,
 }
 
@@ -263,7 +341,7 @@ impl Progress {
             cells: scene.cells() as f64,
             steps: scene.steps,
             started: now,
-            last_log: std::cell::Cell::new(now),
+            last_log: Mutex::new(now),
             quiet,
         }
     }
@@ -276,8 +354,15 @@ impl Progress {
             if step % 16 == 0 || step == self.steps {
                 bar.set_message(format!("{:.1} Mcells/s", rate / 1e6));
             }
-        } else if !self.quiet && self.last_log.get().elapsed() >= Duration::from_secs(5) {
-            self.last_log.set(Instant::now());
+        } else if !self.quiet
+            && self
+                .last_log
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .elapsed()
+                >= Duration::from_secs(5)
+        {
+            *self.last_log.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
             let eta = elapsed / step as f64 * (self.steps - step) as f64;
             log::info!(
                 "step {step}/{} ({:.0} %), {:.1} Mcells/s, ETA {eta:.0} s",
@@ -301,7 +386,7 @@ pub fn summary(report: &RunReport, out: &Path) -> String {
         .peak_rss_bytes
         .map_or("unknown".into(), crate::memory::human);
     format!(
-        "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend, peak memory {}. \
+        "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend with {} rank(s) ({}, {:?}), peak memory {}. \
          Wrote {} files to {}/ (run.json describes them).",
         report.scene,
         report.mode,
@@ -318,6 +403,14 @@ pub fn summary(report: &RunReport, out: &Path) -> String {
         report.wall_seconds,
         report.mcells_per_s,
         report.backend,
+        report.ranks,
+        report
+            .topology
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("x"),
+        report.comm,
         memory,
         report.outputs.len() + 1,
         out.display()

@@ -216,11 +216,25 @@ fn cavity_scene_rings_at_the_lowest_resonance() {
 fn bad_command_lines_name_what_is_available() {
     let scene = repo().join("examples/scenes/dipole2d.toml");
     let scene = scene.to_str().unwrap();
-    let out = yee().args(["run", scene, "--ranks", "4"]).output().unwrap();
-    assert!(!out.status.success());
+    let stderr_of = |args: &[&str]| {
+        let out = yee().arg("run").arg(scene).args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} should fail");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(stderr_of(&["--comm", "mpi"]).contains("[possible values: shm, sim]"));
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--ranks 4: this build runs a single rank (available: 1)")
+        stderr_of(&["--ranks", "4", "--topology", "3x2"])
+            .contains("topology 3x2x1 has 6 ranks, not 4")
+    );
+    let e = stderr_of(&["--ranks", "50000"]);
+    assert!(
+        e.contains("cannot be split into 50000 chunks at least 1 cell(s) wide"),
+        "{e}"
+    );
+    let e = stderr_of(&["--topology", "2x2x2"]);
+    assert!(
+        e.contains("splits the z axis, which this grid does not use"),
+        "{e}"
     );
     let out = yee()
         .args(["run", scene, "--backend", "cuda"])
@@ -252,4 +266,42 @@ fn an_output_directory_that_cannot_be_created_is_an_error() {
     );
     assert!(!stderr.contains("panicked"));
     std::fs::remove_file(&blocker).unwrap();
+}
+
+#[test]
+fn decomposed_runs_write_the_same_fields_as_one_rank() {
+    let scene = repo().join("examples/scenes/cylinder_tez.toml");
+    let reference = out_dir("e2e_ranks_1");
+    run_scene(&scene, &reference, STEPS);
+    for (name, args) in [
+        ("shm4", ["--ranks", "4", "--comm", "shm"]),
+        ("sim6", ["--ranks", "6", "--comm", "sim"]),
+    ] {
+        let out = out_dir(&format!("e2e_ranks_{name}"));
+        let status = yee()
+            .args([
+                "run",
+                scene.to_str().unwrap(),
+                "--quiet",
+                "--steps",
+                &STEPS.to_string(),
+            ])
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for file in ["hz_000024.npy", "probe_behind.csv"] {
+            let a = std::fs::read(reference.join(file)).unwrap();
+            let b = std::fs::read(out.join(file)).unwrap();
+            assert!(a == b, "{file} differs on {name}");
+        }
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        assert_eq!(
+            report["rank_stats"].as_array().unwrap().len(),
+            report["ranks"].as_u64().unwrap() as usize
+        );
+    }
 }

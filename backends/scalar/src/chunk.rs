@@ -109,6 +109,20 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
         }
     }
 
+    fn ghost_len(&self, phase: usize, from: Direction) -> usize {
+        match self.halo_face(phase, from.opposite()) {
+            Some((axis, _)) => {
+                let side = if from.0[axis.index()] > 0 {
+                    Side::High
+                } else {
+                    Side::Low
+                };
+                self.phase_components(phase).count() * self.ghost_layer(axis, side).cells()
+            }
+            None => 0,
+        }
+    }
+
     fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [T]) {
         let Some((axis, side)) = self.halo_face(phase, toward) else {
             return;

@@ -15,6 +15,7 @@ pub mod cavity;
 pub mod chunk;
 pub mod cpml;
 pub mod curl;
+pub mod decomposed;
 pub mod error;
 pub mod field;
 pub mod simulation;

@@ -1,0 +1,141 @@
+//! Decomposed runs on the in-process communicators: one thread per rank, the generic driver,
+//! and whole fields gathered at output steps.
+
+use std::sync::{Barrier, Mutex};
+
+use yee_comm_sim::MachineModel;
+use yee_core::decomposition::{Layout, uniform_borders};
+use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup, Topology};
+use yee_scalar::decomposed::{RankOutput, assemble, run_rank};
+
+/// The communicators this build has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommKind {
+    /// Threads with real clocks.
+    Shm,
+    /// Threads with virtual clocks from a machine model.
+    Sim,
+}
+
+/// Whole fields at one step, assembled from every rank's piece.
+#[derive(Clone, Debug)]
+pub struct Assembled<T> {
+    /// Grid extent.
+    pub grid: [usize; 3],
+    /// Mode.
+    pub mode: Mode,
+    /// Each component over the grid (x fastest), `None` where the mode lacks it.
+    pub fields: [Option<Vec<T>>; 6],
+}
+
+impl<T: Scalar> Assembled<T> {
+    /// The value of `c` at `cell` (zero for absent components).
+    pub fn value(&self, c: Component, cell: Index3) -> T {
+        self.fields[c.index()].as_ref().map_or(T::zero(), |f| {
+            f[Box3::from_extent(self.grid).linear_index(cell)]
+        })
+    }
+}
+
+/// Uniform borders of `grid` over `topology`, per axis.
+pub fn uniform_layout_borders(grid: [usize; 3], topology: Topology) -> [Vec<i64>; 3] {
+    std::array::from_fn(|a| {
+        let mut b = vec![0; topology.0[a] + 1];
+        uniform_borders(grid[a], topology.0[a], &mut b);
+        b
+    })
+}
+
+/// Runs `setup` for `steps` steps over `topology` on `comm` (with `model` for sim), calling
+/// `on_output(step, fields)` on one thread at every step `wants_output` selects and
+/// `progress(step)` after each step. Returns the ranks' outputs in rank order.
+pub fn run_decomposed<T: Scalar>(
+    setup: &Setup,
+    topology: Topology,
+    comm: CommKind,
+    model: Option<MachineModel>,
+    steps: u64,
+    wants_output: &(dyn Fn(u64) -> bool + Sync),
+    on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<RankOutput<T>>, String> {
+    let borders = uniform_layout_borders(setup.grid, topology);
+    let layout = Layout {
+        topology,
+        borders: [&borders[0], &borders[1], &borders[2]],
+        periodic: yee_core::Axis::ALL.map(|a| setup.is_periodic(a)),
+    };
+    let ranks = topology.ranks();
+    let barrier = Barrier::new(ranks);
+    type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
+    let pieces: Mutex<Vec<Option<Piece<T>>>> = Mutex::new(vec![None; ranks]);
+    let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T>| {
+        if rank == 0 {
+            progress(step);
+        }
+        if !wants_output(step) {
+            return;
+        }
+        let owned = chunk.state.owned;
+        let fields = Component::ALL.map(|c| {
+            chunk.state.field(c).map(|f| {
+                let mut out = vec![T::zero(); owned.cells()];
+                yee_core::Field::read_box(f, owned, &mut out);
+                out
+            })
+        });
+        pieces.lock().unwrap_or_else(|p| p.into_inner())[rank] = Some((owned, fields));
+        barrier.wait();
+        if rank == 0 {
+            let collected = std::mem::take(&mut *pieces.lock().unwrap_or_else(|p| p.into_inner()));
+            let outputs: Vec<RankOutput<T>> = collected
+                .into_iter()
+                .enumerate()
+                .map(|(r, p)| {
+                    let (owned, fields) =
+                        p.expect("every rank deposits its piece before the barrier");
+                    RankOutput {
+                        rank: r,
+                        owned,
+                        fields,
+                        probes: Vec::new(),
+                        records: Vec::new(),
+                        diverged: None,
+                    }
+                })
+                .collect();
+            let fields = Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
+            on_output(
+                step,
+                &Assembled {
+                    grid: setup.grid,
+                    mode: setup.mode,
+                    fields,
+                },
+            );
+            *pieces.lock().unwrap_or_else(|p| p.into_inner()) = vec![None; ranks];
+        }
+        barrier.wait();
+    };
+    let results = match comm {
+        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
+            let rank = yee_core::Comm::rank(&c);
+            run_rank::<T, _>(setup, &layout, &mut c, steps, |s, chunk| {
+                body(rank, s, chunk)
+            })
+            .map_err(|e| e.to_string())
+        }),
+        CommKind::Sim => {
+            let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
+            yee_comm_sim::launch(topology, model, |mut c| {
+                let rank = yee_core::Comm::rank(&c);
+                run_rank::<T, _>(setup, &layout, &mut c, steps, |s, chunk| {
+                    body(rank, s, chunk)
+                })
+                .map_err(|e| e.to_string())
+            })
+        }
+    };
+    results.into_iter().collect()
+}

@@ -1,0 +1,75 @@
+//! In-process message passing between rank threads: one FIFO per (sender, receiver, tag).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::error::ShmError;
+use yee_core::CommErrorKind;
+
+/// What a message is for; messages with different tags never mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tag {
+    /// A halo sent toward this direction.
+    Halo([i8; 3]),
+    /// A contribution to an all-gather.
+    Gather,
+    /// A migrating slab.
+    Slab,
+}
+
+/// A message: bytes and the sender's clock when it was sent.
+#[derive(Clone, Debug)]
+pub struct Message {
+    /// Payload.
+    pub bytes: Vec<u8>,
+    /// Sender's clock (seconds) at the send.
+    pub sent_at: f64,
+}
+
+type Key = (usize, usize, Tag);
+
+/// Mailboxes shared by all ranks of one launch.
+#[derive(Debug, Default)]
+pub struct Fabric {
+    boxes: Mutex<HashMap<Key, VecDeque<Message>>>,
+    arrived: Condvar,
+}
+
+/// How long a receive waits before it reports a timeout instead of hanging.
+pub const RECEIVE_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Fabric {
+    /// Posts a message from `from` to `to`.
+    pub fn post(&self, from: usize, to: usize, tag: Tag, message: Message) {
+        let mut boxes = self.boxes.lock().unwrap_or_else(|p| p.into_inner());
+        boxes.entry((from, to, tag)).or_default().push_back(message);
+        self.arrived.notify_all();
+    }
+
+    /// Takes the oldest message from `from` to `to` with `tag`, waiting for it.
+    pub fn take(&self, from: usize, to: usize, tag: Tag) -> Result<Message, ShmError> {
+        let deadline = Instant::now() + RECEIVE_TIMEOUT;
+        let mut boxes = self.boxes.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(m) = boxes
+                .get_mut(&(from, to, tag))
+                .and_then(VecDeque::pop_front)
+            {
+                return Ok(m);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ShmError::new(
+                    CommErrorKind::Timeout,
+                    format!("rank {to} waited {RECEIVE_TIMEOUT:?} for {tag:?} from rank {from}"),
+                ));
+            }
+            boxes = self
+                .arrived
+                .wait_timeout(boxes, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+}

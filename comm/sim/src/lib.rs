@@ -1,0 +1,178 @@
+//! # yee-comm-sim
+//!
+//! N virtual ranks in one process with virtual clocks: computing `c` cells costs
+//! `c / speed` seconds, a step adds the rank's fixed delay, and a message of `x` bytes arrives
+//! `latency + x / bandwidth` after it was sent (Hockney; Balykov 2019, eq. (6)). A receive
+//! moves the receiver's clock to the arrival time if it is later. The clocks depend only on the
+//! model, never on the host, so runs are deterministic and their timings can be snapshot-tested.
+//! Ranks run as threads over the mailboxes of `yee-comm-shm`.
+#![warn(missing_docs)]
+
+pub mod model;
+
+use std::sync::Arc;
+
+use yee_comm_shm::fabric::{Fabric, Message, Tag};
+use yee_comm_shm::{ShmError, check_len};
+use yee_core::decomposition::rank_coords;
+use yee_core::{Comm, Direction, Topology};
+
+pub use model::MachineModel;
+
+/// One virtual rank.
+#[derive(Debug)]
+pub struct SimComm {
+    rank: usize,
+    topology: Topology,
+    fabric: Arc<Fabric>,
+    model: Arc<MachineModel>,
+    clock: f64,
+}
+
+impl SimComm {
+    fn post(&self, peer: usize, tag: Tag, data: &[u8]) {
+        self.fabric.post(
+            self.rank,
+            peer,
+            tag,
+            Message {
+                bytes: data.to_vec(),
+                sent_at: self.clock,
+            },
+        );
+    }
+
+    /// Receives, moving the clock to the message's arrival if that is later.
+    fn take(&mut self, peer: usize, tag: Tag, out: &mut [u8], what: &str) -> Result<(), ShmError> {
+        let m = self.fabric.take(peer, self.rank, tag)?;
+        check_len(&m, out, what)?;
+        out.copy_from_slice(&m.bytes);
+        let (latency, bandwidth) = self.model.link(peer, self.rank);
+        let arrival =
+            m.sent_at + yee_core::model::hockney(latency, bandwidth, m.bytes.len() as f64);
+        self.clock = self.clock.max(arrival);
+        Ok(())
+    }
+}
+
+impl Comm for SimComm {
+    type Error = ShmError;
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.topology.ranks()
+    }
+
+    fn topology(&self) -> [usize; 3] {
+        self.topology.0
+    }
+
+    fn coords(&self) -> [usize; 3] {
+        rank_coords(self.rank, self.topology)
+    }
+
+    fn start_send(&mut self, peer: usize, toward: Direction, data: &[u8]) -> Result<(), ShmError> {
+        self.post(peer, Tag::Halo(toward.0), data);
+        Ok(())
+    }
+
+    fn finish_receive(
+        &mut self,
+        peer: usize,
+        from: Direction,
+        out: &mut [u8],
+    ) -> Result<(), ShmError> {
+        self.take(
+            peer,
+            Tag::Halo(from.opposite().0),
+            out,
+            &format!("halo from rank {peer}"),
+        )
+    }
+
+    fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
+        let bytes: Vec<u8> = mine.iter().flat_map(|v| v.to_le_bytes()).collect();
+        for peer in 0..self.size() {
+            self.post(peer, Tag::Gather, &bytes);
+        }
+        let mut buffer = vec![0u8; bytes.len()];
+        for peer in 0..self.size() {
+            self.take(
+                peer,
+                Tag::Gather,
+                &mut buffer,
+                &format!("gather from rank {peer}"),
+            )?;
+            for (v, b) in all[peer * mine.len()..(peer + 1) * mine.len()]
+                .iter_mut()
+                .zip(buffer.chunks_exact(8))
+            {
+                *v = f64::from_le_bytes(b.try_into().expect("8 bytes"));
+            }
+        }
+        Ok(())
+    }
+
+    fn send_slab(&mut self, peer: usize, data: &[u8]) -> Result<(), ShmError> {
+        self.post(peer, Tag::Slab, data);
+        Ok(())
+    }
+
+    fn receive_slab(&mut self, peer: usize, out: &mut [u8]) -> Result<(), ShmError> {
+        self.take(peer, Tag::Slab, out, &format!("slab from rank {peer}"))
+    }
+
+    fn now_seconds(&self) -> f64 {
+        self.clock
+    }
+
+    fn compute_done(&mut self, cells: u64) {
+        self.clock += cells as f64 / self.model.speeds[self.rank];
+    }
+
+    fn step_done(&mut self) {
+        self.clock += self.model.delays[self.rank];
+    }
+}
+
+/// Runs `body` once per virtual rank of `topology` on `model` (one thread each) and returns
+/// the results in rank order.
+///
+/// # Panics
+/// If the model does not describe every rank.
+pub fn launch<R: Send>(
+    topology: Topology,
+    model: MachineModel,
+    body: impl Fn(SimComm) -> R + Sync,
+) -> Vec<R> {
+    assert!(
+        model.speeds.len() >= topology.ranks() && model.delays.len() >= topology.ranks(),
+        "the machine model describes {} ranks, the topology has {}",
+        model.speeds.len(),
+        topology.ranks()
+    );
+    let fabric = Arc::new(Fabric::default());
+    let model = Arc::new(model);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..topology.ranks())
+            .map(|rank| {
+                let comm = SimComm {
+                    rank,
+                    topology,
+                    fabric: Arc::clone(&fabric),
+                    model: Arc::clone(&model),
+                    clock: 0.0,
+                };
+                let body = &body;
+                scope.spawn(move || body(comm))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a virtual rank panicked"))
+            .collect()
+    })
+}

@@ -1,0 +1,249 @@
+//! The generic time-step driver over any [`Chunk`] and [`Comm`] (needs the `alloc` feature).
+//!
+//! Each phase: update the border shell, start sending the halos, update the interior while
+//! they travel, then receive and unpack (the kernel-split overlap of Kim & Park 2012). With
+//! one rank and no periodic axis the exchange is empty and this is plain sequential FDTD.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::chunk::Chunk;
+use crate::comm::Comm;
+use crate::decomposition::Layout;
+use crate::direction::{Direction, Directions, MAX_DIRECTIONS, share_directions};
+use crate::geometry::Box3;
+use crate::scalar::Scalar;
+
+/// The neighbours of one rank in each share direction.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    /// Share directions of the grid, in the fixed order of [`share_directions`].
+    pub directions: Directions,
+    /// The rank in each direction (same index), if any.
+    pub peers: heapless::Vec<Option<usize>, MAX_DIRECTIONS>,
+}
+
+impl Schedule {
+    /// The schedule of `rank` in `layout` for a grid whose active axes are `active`.
+    pub fn new(layout: &Layout, rank: usize, active: [bool; 3]) -> Schedule {
+        let directions = share_directions(active);
+        let peers = directions
+            .iter()
+            .map(|&d| layout.neighbour(rank, d))
+            .collect();
+        Schedule { directions, peers }
+    }
+}
+
+/// What one rank did in one step: the inputs of the balancer and of eq. (2) of Balykov 2019.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepRecord {
+    /// Time spent updating cells.
+    pub compute_seconds: f64,
+    /// Time spent receiving (and unpacking) per share direction, in schedule order.
+    pub share_seconds: Vec<f64>,
+    /// Bytes sent toward each share direction, in schedule order.
+    pub bytes_sent: Vec<u64>,
+    /// Cells updated.
+    pub cells: u64,
+}
+
+/// Splits `owned` into the shell of width `ghost` along each axis and the interior.
+/// Returns the shell boxes (up to 6) and the interior; together they tile `owned`.
+pub fn shell_and_interior(owned: Box3, ghost: [usize; 3]) -> (heapless::Vec<Box3, 6>, Box3) {
+    let mut shell = heapless::Vec::new();
+    let mut rest = owned;
+    for a in 0..3 {
+        let g = ghost[a] as i64;
+        if g == 0 {
+            continue;
+        }
+        let low_end = (rest.lo[a] + g).min(rest.hi[a]);
+        let high_start = (rest.hi[a] - g).max(low_end);
+        let mut low = rest;
+        low.hi[a] = low_end;
+        let mut high = rest;
+        high.lo[a] = high_start;
+        for b in [low, high] {
+            if !b.is_empty() {
+                // Two boxes per axis, three axes: the capacity of 6 holds them.
+                let _ = shell.push(b);
+            }
+        }
+        rest.lo[a] = low_end;
+        rest.hi[a] = high_start;
+    }
+    (shell, rest)
+}
+
+/// Steps one chunk, exchanging halos through one communicator.
+#[derive(Debug)]
+pub struct Driver {
+    schedule: Schedule,
+    values: Vec<u8>,
+}
+
+impl Driver {
+    /// A driver for a rank with this schedule.
+    pub fn new(schedule: Schedule) -> Driver {
+        Driver {
+            schedule,
+            values: Vec::new(),
+        }
+    }
+
+    /// The schedule.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// Advances `chunk` by time step `step`.
+    pub fn step<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        step: u64,
+    ) -> Result<StepRecord, M::Error> {
+        let dirs = self.schedule.directions.len();
+        let mut record = StepRecord {
+            share_seconds: vec![0.0; dirs],
+            bytes_sent: vec![0; dirs],
+            ..StepRecord::default()
+        };
+        let (shell, interior) = shell_and_interior(chunk.owned(), chunk.ghost());
+        for phase in 0..chunk.phases() {
+            let start = comm.now_seconds();
+            for b in &shell {
+                chunk.apply(step, phase, *b);
+                comm.compute_done(b.cells() as u64);
+            }
+            let mut compute = comm.now_seconds() - start;
+            self.send_halos(chunk, comm, phase, &mut record)?;
+            let t = comm.now_seconds();
+            chunk.apply(step, phase, interior);
+            comm.compute_done(interior.cells() as u64);
+            compute += comm.now_seconds() - t;
+            self.receive_halos(chunk, comm, phase, &mut record)?;
+            record.compute_seconds += compute;
+        }
+        record.cells = chunk.owned().cells() as u64;
+        comm.step_done();
+        Ok(record)
+    }
+}
+
+impl Driver {
+    /// Exchanges the halos of `phase` without updating anything: for initial conditions set
+    /// on each chunk's owned cells, before the first step.
+    pub fn exchange<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        phase: usize,
+    ) -> Result<(), M::Error> {
+        let dirs = self.schedule.directions.len();
+        let mut record = StepRecord {
+            share_seconds: vec![0.0; dirs],
+            bytes_sent: vec![0; dirs],
+            ..StepRecord::default()
+        };
+        self.send_halos(chunk, comm, phase, &mut record)?;
+        self.receive_halos(chunk, comm, phase, &mut record)
+    }
+
+    fn send_halos<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &C,
+        comm: &mut M,
+        phase: usize,
+        record: &mut StepRecord,
+    ) -> Result<(), M::Error> {
+        for (d, &toward) in self.schedule.directions.iter().enumerate() {
+            let Some(peer) = self.schedule.peers[d] else {
+                continue;
+            };
+            let len = chunk.halo_len(phase, toward);
+            if len == 0 {
+                continue;
+            }
+            let t = comm.now_seconds();
+            let bytes = pack::<C>(chunk, phase, toward, len, &mut self.values);
+            comm.start_send(peer, toward, bytes)?;
+            record.bytes_sent[d] += bytes.len() as u64;
+            record.share_seconds[d] += comm.now_seconds() - t;
+        }
+        Ok(())
+    }
+
+    fn receive_halos<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        phase: usize,
+        record: &mut StepRecord,
+    ) -> Result<(), M::Error> {
+        for (d, &from) in self.schedule.directions.iter().enumerate() {
+            let Some(peer) = self.schedule.peers[d] else {
+                continue;
+            };
+            let len = chunk.ghost_len(phase, from);
+            if len == 0 {
+                continue;
+            }
+            let t = comm.now_seconds();
+            self.values.resize(len * C::Value::BYTES, 0);
+            comm.finish_receive(peer, from, &mut self.values)?;
+            unpack::<C>(chunk, phase, from, len, &self.values);
+            record.share_seconds[d] += comm.now_seconds() - t;
+        }
+        Ok(())
+    }
+}
+
+fn pack<'a, C: Chunk>(
+    chunk: &C,
+    phase: usize,
+    toward: Direction,
+    len: usize,
+    bytes: &'a mut Vec<u8>,
+) -> &'a [u8] {
+    let mut values = vec![<C::Value as num_traits::Zero>::zero(); len];
+    chunk.pack_halo(phase, toward, &mut values);
+    let size = C::Value::BYTES;
+    bytes.resize(len * size, 0);
+    for (v, out) in values.iter().zip(bytes.chunks_exact_mut(size)) {
+        v.write_le(out);
+    }
+    bytes
+}
+
+fn unpack<C: Chunk>(chunk: &mut C, phase: usize, from: Direction, len: usize, bytes: &[u8]) {
+    let size = C::Value::BYTES;
+    let values: Vec<C::Value> = bytes[..len * size]
+        .chunks_exact(size)
+        .map(C::Value::read_le)
+        .collect();
+    chunk.unpack_halo(phase, from, &values);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_and_interior_tile_the_box() {
+        let owned = Box3::new([2, 3, 0], [9, 5, 1]);
+        let (shell, interior) = shell_and_interior(owned, [1, 1, 0]);
+        let total: usize = shell.iter().map(Box3::cells).sum::<usize>() + interior.cells();
+        assert_eq!(total, owned.cells());
+        for (i, a) in shell.iter().enumerate() {
+            assert!(a.intersect(&interior).is_empty());
+            for b in &shell[i + 1..] {
+                assert!(a.intersect(b).is_empty());
+            }
+        }
+        // A box one cell thick is all shell.
+        let (_, interior) = shell_and_interior(Box3::new([0, 0, 0], [1, 4, 1]), [1, 1, 0]);
+        assert!(interior.is_empty());
+    }
+}
