@@ -75,9 +75,11 @@ pub trait Comm {
     /// Seconds since an arbitrary origin: virtual for the simulated communicator.
     fn now_seconds(&self) -> f64;
 
-    /// Tells the communicator that `cells` cells were just updated. A simulated communicator
-    /// advances its virtual clock by `cells / speed`; real ones ignore it.
-    fn compute_done(&mut self, cells: u64) {
+    /// Tells the communicator that `cells` cell updates were just done (a phase of a step
+    /// over `c` cells counts `c / phases`, so a whole step over the chunk counts its cells).
+    /// A simulated communicator advances its virtual clock by `cells / speed`; real ones
+    /// ignore it.
+    fn compute_done(&mut self, cells: f64) {
         let _ = cells;
     }
 

@@ -111,17 +111,18 @@ impl Driver {
             ..StepRecord::default()
         };
         let (shell, interior) = shell_and_interior(chunk.owned(), chunk.ghost());
+        let phases = chunk.phases() as f64;
         for phase in 0..chunk.phases() {
             let start = comm.now_seconds();
             for b in &shell {
                 chunk.apply(step, phase, *b);
-                comm.compute_done(b.cells() as u64);
+                comm.compute_done(b.cells() as f64 / phases);
             }
             let mut compute = comm.now_seconds() - start;
             self.send_halos(chunk, comm, phase, &mut record)?;
             let t = comm.now_seconds();
             chunk.apply(step, phase, interior);
-            comm.compute_done(interior.cells() as u64);
+            comm.compute_done(interior.cells() as f64 / phases);
             compute += comm.now_seconds() - t;
             self.receive_halos(chunk, comm, phase, &mut record)?;
             record.compute_seconds += compute;

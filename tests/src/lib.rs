@@ -52,3 +52,73 @@ pub fn peak(series: &[f64]) -> f64 {
 pub fn probes(list: &[Probe]) -> Vec<Probe> {
     list.to_vec()
 }
+
+/// The communicators a decomposed test run can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommKind {
+    /// Virtual clocks.
+    Sim,
+    /// Threads with real clocks.
+    Shm,
+}
+
+/// Whole fields and probe records after a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome<T> {
+    /// Each component over the grid, x fastest (`None` where the mode lacks it).
+    pub fields: [Option<Vec<T>>; 6],
+    /// One record per probe.
+    pub probes: Vec<Vec<T>>,
+}
+
+/// `steps` steps of `setup` on one chunk (the single-chunk `Simulation`, no driver).
+pub fn single_chunk<T: yee_core::Scalar>(setup: &Setup, steps: u64) -> Outcome<T> {
+    let mut sim = yee_scalar::Simulation::<T>::new(setup).expect("valid setup");
+    sim.run(steps).expect("no divergence");
+    let fields = yee_core::Component::ALL.map(|c| {
+        let mut out = vec![T::zero(); setup.cells()];
+        sim.read_component(c, &mut out).then_some(out)
+    });
+    Outcome {
+        fields,
+        probes: (0..setup.probes.len())
+            .map(|i| sim.probe_series(i).to_vec())
+            .collect(),
+    }
+}
+
+/// `steps` steps of `setup` decomposed uniformly over `topology` on `comm`.
+pub fn decomposed<T: yee_core::Scalar>(
+    setup: &Setup,
+    topology: yee_core::Topology,
+    comm: CommKind,
+    steps: u64,
+) -> Outcome<T> {
+    use yee_core::decomposition::{Layout, uniform_borders};
+    use yee_scalar::decomposed::{assemble, probe_series, run_rank};
+    let borders: [Vec<i64>; 3] = std::array::from_fn(|a| {
+        let mut b = vec![0; topology.0[a] + 1];
+        uniform_borders(setup.grid[a], topology.0[a], &mut b);
+        b
+    });
+    let layout = Layout {
+        topology,
+        borders: [&borders[0], &borders[1], &borders[2]],
+        periodic: yee_core::Axis::ALL.map(|a| setup.is_periodic(a)),
+    };
+    let outputs = match comm {
+        CommKind::Sim => yee_comm_sim::launch(
+            topology,
+            yee_comm_sim::MachineModel::default_for(topology.ranks()),
+            |mut c| run_rank::<T, _>(setup, &layout, &mut c, steps, |_, _| {}).expect("sim run"),
+        ),
+        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
+            run_rank::<T, _>(setup, &layout, &mut c, steps, |_, _| {}).expect("shm run")
+        }),
+    };
+    let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
+    let probes = (0..setup.probes.len())
+        .map(|i| probe_series(&outputs, i).expect("owned").to_vec())
+        .collect();
+    Outcome { fields, probes }
+}

@@ -129,8 +129,8 @@ impl Comm for SimComm {
         self.clock
     }
 
-    fn compute_done(&mut self, cells: u64) {
-        self.clock += cells as f64 / self.model.speeds[self.rank];
+    fn compute_done(&mut self, cells: f64) {
+        self.clock += cells / self.model.speeds[self.rank];
     }
 
     fn step_done(&mut self) {
