@@ -283,42 +283,6 @@ fn libm_ceil(x: f64) -> f64 {
     num_traits::Float::ceil(x)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert_eq!(Topology([2, 2, 1]).name(2).as_str(), "2D-XY");
-        assert_eq!(Topology([1, 1, 8]).name(3).as_str(), "3D-Z");
-        assert_eq!(Topology([1, 1, 1]).name(1).as_str(), "1D-X");
-    }
-
-    #[test]
-    fn ranks_by_memory_by_hand() {
-        // 2D 1000×1000, 8 bytes × 3 components per cell, 1e6 bytes per node, no overhead:
-        // N_s = 24e6 / (1e6 − 0 − 16·2000) = 24.79… → 25.
-        assert_eq!(
-            ranks_by_memory([1000, 1000, 1], 2, 24.0, 16.0, 0.0, 1e6),
-            Some(25)
-        );
-        assert_eq!(
-            ranks_by_memory([1000, 1000, 1], 2, 24.0, 16.0, 0.0, 1e3),
-            None
-        );
-    }
-
-    #[test]
-    fn uneven_grids_use_the_largest_chunk() {
-        // 37×29×23 on 6 ranks: 3×2×1 gives chunks up to 13×15×23.
-        let f = share_surface([37, 29, 23], 3, Topology([3, 2, 1]));
-        assert_eq!(
-            f,
-            13.0 * 15.0 + 15.0 * 23.0 + 13.0 * 23.0 + 4.0 * (13.0 + 15.0 + 23.0)
-        );
-    }
-}
-
 /// Checks every claim the chooser and the uniform split make for `grid` (of `dims`
 /// dimensions) over `ranks` ranks, by brute force; returns what failed. The property tests and
 /// the fuzz target call it.
@@ -382,5 +346,41 @@ pub fn verify_choice(
         (Err(TopologyError::NoRanks), None) if ranks == 0 => Ok(()),
         (Ok(_), None) => Err("the chooser answered where no factorisation is feasible"),
         (Err(_), _) => Err("the chooser failed where a factorisation is feasible"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(Topology([2, 2, 1]).name(2).as_str(), "2D-XY");
+        assert_eq!(Topology([1, 1, 8]).name(3).as_str(), "3D-Z");
+        assert_eq!(Topology([1, 1, 1]).name(1).as_str(), "1D-X");
+    }
+
+    #[test]
+    fn ranks_by_memory_by_hand() {
+        // 2D 1000×1000, 8 bytes × 3 components per cell, 1e6 bytes per node, no overhead:
+        // N_s = 24e6 / (1e6 − 0 − 16·2000) = 24.79… → 25.
+        assert_eq!(
+            ranks_by_memory([1000, 1000, 1], 2, 24.0, 16.0, 0.0, 1e6),
+            Some(25)
+        );
+        assert_eq!(
+            ranks_by_memory([1000, 1000, 1], 2, 24.0, 16.0, 0.0, 1e3),
+            None
+        );
+    }
+
+    #[test]
+    fn uneven_grids_use_the_largest_chunk() {
+        // 37×29×23 on 6 ranks: 3×2×1 gives chunks up to 13×15×23.
+        let f = share_surface([37, 29, 23], 3, Topology([3, 2, 1]));
+        assert_eq!(
+            f,
+            13.0 * 15.0 + 15.0 * 23.0 + 13.0 * 23.0 + 4.0 * (13.0 + 15.0 + 23.0)
+        );
     }
 }
