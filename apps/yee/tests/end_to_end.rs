@@ -305,3 +305,52 @@ fn decomposed_runs_write_the_same_fields_as_one_rank() {
         );
     }
 }
+
+#[test]
+fn topology_command_prints_candidates_and_the_choice() {
+    let out = yee()
+        .args(["topology", "--grid", "64x64x64", "--ranks", "8", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["candidates"].as_array().unwrap().len(), 10);
+    assert_eq!(
+        doc["chosen"],
+        serde_json::json!({"n": 2, "m": 2, "k": 2, "f": 3456.0})
+    );
+    let out = yee()
+        .args(["topology", "--grid", "256x256", "--ranks", "4", "--json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["chosen"],
+        serde_json::json!({"n": 2, "m": 2, "f": 256.0})
+    );
+    let out = yee()
+        .args(["topology", "--grid", "1000", "--ranks", "3", "--json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["chosen"], serde_json::json!({"n": 3, "f": 1.0}));
+    let out = yee()
+        .args(["topology", "--grid", "64x64x64", "--ranks", "8"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("3D-XYZ") && l.contains("3456") && l.contains("<- chosen")),
+        "{text}"
+    );
+    let out = yee()
+        .args(["topology", "--grid", "4x0", "--ranks", "2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--grid 4x0: expected 1 to 3 positive integers")
+    );
+}
