@@ -16,6 +16,16 @@ pub fn uniform_borders(extent: usize, parts: usize, out: &mut [i64]) {
     }
 }
 
+/// Uniform borders of every axis of `grid` over `topology` (needs the `alloc` feature).
+#[cfg(feature = "alloc")]
+pub fn uniform_layout_borders(grid: [usize; 3], topology: Topology) -> [alloc::vec::Vec<i64>; 3] {
+    core::array::from_fn(|a| {
+        let mut b = alloc::vec![0; topology.0[a] + 1];
+        uniform_borders(grid[a], topology.0[a], &mut b);
+        b
+    })
+}
+
 /// Coordinates of `rank` in `topology` (x fastest).
 pub fn rank_coords(rank: usize, topology: Topology) -> [usize; 3] {
     let [n, m, _] = topology.0;

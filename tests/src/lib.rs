@@ -94,13 +94,9 @@ pub fn decomposed<T: yee_core::Scalar>(
     comm: CommKind,
     steps: u64,
 ) -> Outcome<T> {
-    use yee_core::decomposition::{Layout, uniform_borders};
+    use yee_core::decomposition::Layout;
     use yee_scalar::decomposed::{assemble, probe_series, run_rank};
-    let borders: [Vec<i64>; 3] = std::array::from_fn(|a| {
-        let mut b = vec![0; topology.0[a] + 1];
-        uniform_borders(setup.grid[a], topology.0[a], &mut b);
-        b
-    });
+    let borders = yee_core::decomposition::uniform_layout_borders(setup.grid, topology);
     let layout = Layout {
         topology,
         borders: [&borders[0], &borders[1], &borders[2]],

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use yee_comm_sim::MachineModel;
-use yee_core::decomposition::{Layout, uniform_borders};
+use yee_core::decomposition::{Layout, uniform_layout_borders};
 use yee_core::driver::Schedule;
 use yee_core::{Component, Material, Mode, PointSource, Setup, SourceKind, Topology, Waveform};
 use yee_scalar::decomposed::run_rank;
@@ -32,11 +32,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         sources: &sources,
         probes: &[],
     };
-    let borders: [Vec<i64>; 3] = std::array::from_fn(|a| {
-        let mut b = vec![0; topology.0[a] + 1];
-        uniform_borders(grid[a], topology.0[a], &mut b);
-        b
-    });
+    let borders = uniform_layout_borders(grid, topology);
     let layout = Layout {
         topology,
         borders: [&borders[0], &borders[1], &borders[2]],

@@ -5,7 +5,7 @@
 
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
-use yee_core::decomposition::{Layout, uniform_borders};
+use yee_core::decomposition::{Layout, uniform_layout_borders};
 use yee_examples::{assemble, run_rank};
 
 const GRID: [usize; 2] = [96, 80];
@@ -13,12 +13,7 @@ const STEPS: u64 = 300;
 const R: f64 = 0.2;
 
 fn borders(topology: Topology) -> [Vec<i64>; 3] {
-    std::array::from_fn(|a| {
-        let extent = if a < 2 { GRID[a] } else { 1 };
-        let mut b = vec![0; topology.0[a] + 1];
-        uniform_borders(extent, topology.0[a], &mut b);
-        b
-    })
+    uniform_layout_borders([GRID[0], GRID[1], 1], topology)
 }
 
 fn main() {

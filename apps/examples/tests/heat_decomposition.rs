@@ -3,19 +3,14 @@
 
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
-use yee_core::decomposition::{Layout, uniform_borders};
+use yee_core::decomposition::{Layout, uniform_layout_borders};
 use yee_core::topology::for_each_candidate;
 use yee_examples::{assemble, run_rank};
 
 const GRID: [usize; 2] = [37, 29];
 
 fn run(topology: Topology, shm: bool, periodic: [bool; 3]) -> Vec<f64> {
-    let b: [Vec<i64>; 3] = std::array::from_fn(|a| {
-        let extent = if a < 2 { GRID[a] } else { 1 };
-        let mut v = vec![0; topology.0[a] + 1];
-        uniform_borders(extent, topology.0[a], &mut v);
-        v
-    });
+    let b = uniform_layout_borders([GRID[0], GRID[1], 1], topology);
     let layout = Layout {
         topology,
         borders: [&b[0], &b[1], &b[2]],

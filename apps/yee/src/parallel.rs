@@ -4,7 +4,7 @@
 use std::sync::{Barrier, Mutex};
 
 use yee_comm_sim::MachineModel;
-use yee_core::decomposition::{Layout, uniform_borders};
+use yee_core::decomposition::{Layout, uniform_layout_borders};
 use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup, Topology};
 use yee_scalar::decomposed::{RankOutput, assemble, run_rank};
 
@@ -36,15 +36,6 @@ impl<T: Scalar> Assembled<T> {
             f[Box3::from_extent(self.grid).linear_index(cell)]
         })
     }
-}
-
-/// Uniform borders of `grid` over `topology`, per axis.
-pub fn uniform_layout_borders(grid: [usize; 3], topology: Topology) -> [Vec<i64>; 3] {
-    std::array::from_fn(|a| {
-        let mut b = vec![0; topology.0[a] + 1];
-        uniform_borders(grid[a], topology.0[a], &mut b);
-        b
-    })
 }
 
 /// Runs `setup` for `steps` steps over `topology` on `comm` (with `model` for sim), calling

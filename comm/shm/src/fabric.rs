@@ -73,3 +73,15 @@ impl Fabric {
         }
     }
 }
+
+/// Little-endian bytes of `values` (an all-gather contribution).
+pub fn encode_f64s(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Decodes little-endian `bytes` into `out`.
+pub fn decode_f64s(bytes: &[u8], out: &mut [f64]) {
+    for (v, b) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+        *v = f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes"));
+    }
+}

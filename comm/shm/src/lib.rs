@@ -93,7 +93,7 @@ impl Comm for ShmComm {
     }
 
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
-        let bytes: Vec<u8> = mine.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes = fabric::encode_f64s(mine);
         for peer in 0..self.size() {
             self.fabric.post(
                 self.rank,
@@ -110,9 +110,7 @@ impl Comm for ShmComm {
             let dst = &mut all[peer * mine.len()..(peer + 1) * mine.len()];
             let expected = vec![0u8; dst.len() * 8];
             check_len(&m, &expected, &format!("gather from rank {peer}"))?;
-            for (v, b) in dst.iter_mut().zip(m.bytes.chunks_exact(8)) {
-                *v = f64::from_le_bytes(b.try_into().expect("8 bytes"));
-            }
+            fabric::decode_f64s(&m.bytes, dst);
         }
         Ok(())
     }

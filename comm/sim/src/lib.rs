@@ -12,7 +12,7 @@ pub mod model;
 
 use std::sync::Arc;
 
-use yee_comm_shm::fabric::{Fabric, Message, Tag};
+use yee_comm_shm::fabric::{Fabric, Message, Tag, decode_f64s, encode_f64s};
 use yee_comm_shm::{ShmError, check_len};
 use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, Direction, Topology};
@@ -94,7 +94,7 @@ impl Comm for SimComm {
     }
 
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
-        let bytes: Vec<u8> = mine.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes = encode_f64s(mine);
         for peer in 0..self.size() {
             self.post(peer, Tag::Gather, &bytes);
         }
@@ -106,12 +106,10 @@ impl Comm for SimComm {
                 &mut buffer,
                 &format!("gather from rank {peer}"),
             )?;
-            for (v, b) in all[peer * mine.len()..(peer + 1) * mine.len()]
-                .iter_mut()
-                .zip(buffer.chunks_exact(8))
-            {
-                *v = f64::from_le_bytes(b.try_into().expect("8 bytes"));
-            }
+            decode_f64s(
+                &buffer,
+                &mut all[peer * mine.len()..(peer + 1) * mine.len()],
+            );
         }
         Ok(())
     }
