@@ -27,6 +27,7 @@ pub mod field;
 pub mod geometry;
 pub mod material;
 pub mod model;
+pub mod partition;
 pub mod scalar;
 pub mod setup;
 pub mod shape;
