@@ -195,7 +195,7 @@ pub fn round_borders(
     let mut best_dev = f64::INFINITY;
     let mut chosen = 0;
     let mut scratch = [[0i64; CAP]; 3];
-    let fits = n + 1 <= CAP;
+    let fits = n < CAP;
     if fits {
         delta_pass(ideal, &mut scratch[0][..=n]);
         let mut mirrored = [0.0f64; CAP];
