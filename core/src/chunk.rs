@@ -40,4 +40,27 @@ pub trait Chunk {
     /// Unpacks values received from the neighbour on the `from` side into the ghost cells on
     /// that side. `from` is the opposite of the sender's `toward`.
     fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[Self::Value]);
+
+    /// The work of updating `region` for one whole step, in units of a plain vacuum cell
+    /// (the balancer's load). Default: one per cell.
+    fn work(&self, region: Box3) -> f64 {
+        region.cells() as f64
+    }
+
+    /// Values [`Chunk::pack_slab`] writes for `region` (a sub-box of the owned box), or `None`
+    /// when this chunk cannot migrate (its borders then never move).
+    fn slab_len(&self, region: Box3) -> Option<usize> {
+        let _ = region;
+        None
+    }
+
+    /// Packs everything the cells of `region` hold (fields, auxiliary variables) for migration.
+    fn pack_slab(&self, region: Box3, out: &mut [Self::Value]) {
+        let _ = (region, out);
+    }
+
+    /// Unpacks what [`Chunk::pack_slab`] of another chunk wrote for `region`.
+    fn unpack_slab(&mut self, region: Box3, data: &[Self::Value]) {
+        let _ = (region, data);
+    }
 }

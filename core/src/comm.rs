@@ -83,6 +83,12 @@ pub trait Comm {
         let _ = cells;
     }
 
+    /// The transfer time of the latest received message as the link would take it alone
+    /// (the simulated communicator's Hockney time), if this communicator knows it.
+    fn last_transfer_seconds(&self) -> Option<f64> {
+        None
+    }
+
     /// Marks the end of a time step (a simulated communicator adds its per-step delay).
     fn step_done(&mut self) {}
 }

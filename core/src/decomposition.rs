@@ -59,19 +59,43 @@ impl Layout<'_> {
         }
     }
 
-    /// The rank beside `rank` in direction `dir`, wrapping periodic axes; `None` past a
-    /// non-periodic face. A rank alone along a periodic axis is its own neighbour.
+    /// Width of line `i` along axis `a` (0 for a disabled line).
+    pub fn width(&self, a: usize, i: usize) -> i64 {
+        self.borders[a][i + 1] - self.borders[a][i]
+    }
+
+    /// The rank beside `rank` in direction `dir`, skipping disabled (zero-width) lines and
+    /// wrapping periodic axes; `None` past a non-periodic face and for a disabled rank. A rank
+    /// alone along a periodic axis is its own neighbour.
     pub fn neighbour(&self, rank: usize, dir: Direction) -> Option<usize> {
         let c = rank_coords(rank, self.topology);
+        if (0..3).any(|a| self.width(a, c[a]) == 0) {
+            return None;
+        }
         let mut out = [0usize; 3];
         for a in 0..3 {
             let n = self.topology.0[a] as i64;
-            let mut x = c[a] as i64 + dir.0[a] as i64;
-            if x < 0 || x >= n {
-                if !self.periodic[a] || dir.0[a] == 0 {
+            let step = dir.0[a] as i64;
+            let mut x = c[a] as i64;
+            if step != 0 {
+                // At most n moves reach every line once.
+                let mut found = false;
+                for _ in 0..n {
+                    x += step;
+                    if x < 0 || x >= n {
+                        if !self.periodic[a] {
+                            return None;
+                        }
+                        x = x.rem_euclid(n);
+                    }
+                    if self.width(a, x as usize) > 0 {
+                        found = true;
+                        break;
+                    }
+                }
+                if !found {
                     return None;
                 }
-                x = x.rem_euclid(n);
             }
             out[a] = x as usize;
         }
@@ -105,5 +129,16 @@ mod tests {
         assert_eq!(layout.neighbour(0, Direction([0, -1, 0])), None);
         assert_eq!(layout.neighbour(0, Direction([1, 1, 0])), Some(4));
         assert_eq!(rank_of(rank_coords(5, layout.topology), layout.topology), 5);
+    }
+
+    #[test]
+    fn disabled_lines_are_skipped() {
+        let (x, y, z) = ([0i64, 4, 4, 9, 12], [0i64, 6], [0i64, 1]);
+        let layout = Layout { topology: Topology([4, 1, 1]), borders: [&x, &y, &z], periodic: [false; 3] };
+        assert_eq!(layout.neighbour(0, Direction([1, 0, 0])), Some(2));
+        assert_eq!(layout.neighbour(2, Direction([-1, 0, 0])), Some(0));
+        assert_eq!(layout.neighbour(1, Direction([1, 0, 0])), None);
+        let periodic = Layout { periodic: [true, false, false], ..layout };
+        assert_eq!(periodic.neighbour(0, Direction([-1, 0, 0])), Some(3));
     }
 }

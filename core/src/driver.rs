@@ -44,8 +44,13 @@ pub struct StepRecord {
     pub share_seconds: Vec<f64>,
     /// Bytes sent toward each share direction, in schedule order.
     pub bytes_sent: Vec<u64>,
-    /// Cells updated.
+    /// Cells owned.
     pub cells: u64,
+    /// Work done ([`Chunk::work`] of the owned box): the balancer's load.
+    pub work: f64,
+    /// Transfer time per share direction as the communicator measured it (the link's own
+    /// time, without waiting), in schedule order.
+    pub transfer_seconds: Vec<f64>,
 }
 
 /// Splits `owned` into the shell of width `ghost` along each axis and the interior.
@@ -108,6 +113,7 @@ impl Driver {
         let mut record = StepRecord {
             share_seconds: vec![0.0; dirs],
             bytes_sent: vec![0; dirs],
+            transfer_seconds: vec![0.0; dirs],
             ..StepRecord::default()
         };
         let (shell, interior) = shell_and_interior(chunk.owned(), chunk.ghost());
@@ -116,24 +122,86 @@ impl Driver {
             let start = comm.now_seconds();
             for b in &shell {
                 chunk.apply(step, phase, *b);
-                comm.compute_done(b.cells() as f64 / phases);
+                comm.compute_done(chunk.work(*b) / phases);
             }
             let mut compute = comm.now_seconds() - start;
             self.send_halos(chunk, comm, phase, &mut record)?;
             let t = comm.now_seconds();
             chunk.apply(step, phase, interior);
-            comm.compute_done(interior.cells() as f64 / phases);
+            comm.compute_done(chunk.work(interior) / phases);
             compute += comm.now_seconds() - t;
             self.receive_halos(chunk, comm, phase, &mut record)?;
             record.compute_seconds += compute;
         }
         record.cells = chunk.owned().cells() as u64;
+        record.work = chunk.work(chunk.owned());
         comm.step_done();
         Ok(record)
     }
 }
 
 impl Driver {
+    /// Moves the cells whose owner changes from `old` to `new` layout: each rank sends the
+    /// parts of its old box that others now own, builds its new chunk with `build`, keeps its
+    /// own overlap and receives the rest; then refreshes every halo. Returns `false` (and
+    /// changes nothing) when the chunk cannot migrate.
+    pub fn migrate<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        old: &Layout,
+        new: &Layout,
+        active: [bool; 3],
+        build: impl FnOnce(Box3) -> C,
+    ) -> Result<bool, M::Error> {
+        let me = comm.rank();
+        let (old_box, new_box) = (old.chunk_box(me), new.chunk_box(me));
+        if chunk.slab_len(Box3::new([0; 3], [0; 3])).is_none() {
+            return Ok(false);
+        }
+        let size = C::Value::BYTES;
+        let mut values: Vec<C::Value> = Vec::new();
+        for peer in (0..comm.size()).filter(|&p| p != me) {
+            let part = old_box.intersect(&new.chunk_box(peer));
+            if part.is_empty() {
+                continue;
+            }
+            let len = chunk.slab_len(part).unwrap_or(0);
+            values.resize(len, <C::Value as num_traits::Zero>::zero());
+            chunk.pack_slab(part, &mut values);
+            let mut bytes = vec![0u8; len * size];
+            for (v, b) in values.iter().zip(bytes.chunks_exact_mut(size)) {
+                v.write_le(b);
+            }
+            comm.send_slab(peer, &bytes)?;
+        }
+        let mut fresh = build(new_box);
+        let kept = old_box.intersect(&new_box);
+        if !kept.is_empty() {
+            let len = chunk.slab_len(kept).unwrap_or(0);
+            values.resize(len, <C::Value as num_traits::Zero>::zero());
+            chunk.pack_slab(kept, &mut values);
+            fresh.unpack_slab(kept, &values);
+        }
+        for peer in (0..comm.size()).filter(|&p| p != me) {
+            let part = old.chunk_box(peer).intersect(&new_box);
+            if part.is_empty() {
+                continue;
+            }
+            let len = fresh.slab_len(part).unwrap_or(0);
+            let mut bytes = vec![0u8; len * size];
+            comm.receive_slab(peer, &mut bytes)?;
+            let data: Vec<C::Value> = bytes.chunks_exact(size).map(C::Value::read_le).collect();
+            fresh.unpack_slab(part, &data);
+        }
+        *chunk = fresh;
+        self.schedule = Schedule::new(new, me, active);
+        for phase in 0..chunk.phases() {
+            self.exchange(chunk, comm, phase)?;
+        }
+        Ok(true)
+    }
+
     /// Exchanges the halos of `phase` without updating anything: for initial conditions set
     /// on each chunk's owned cells, before the first step.
     pub fn exchange<C: Chunk, M: Comm>(
@@ -146,6 +214,7 @@ impl Driver {
         let mut record = StepRecord {
             share_seconds: vec![0.0; dirs],
             bytes_sent: vec![0; dirs],
+            transfer_seconds: vec![0.0; dirs],
             ..StepRecord::default()
         };
         self.send_halos(chunk, comm, phase, &mut record)?;
@@ -195,7 +264,9 @@ impl Driver {
             self.values.resize(len * C::Value::BYTES, 0);
             comm.finish_receive(peer, from, &mut self.values)?;
             unpack::<C>(chunk, phase, from, len, &self.values);
-            record.share_seconds[d] += comm.now_seconds() - t;
+            let waited = comm.now_seconds() - t;
+            record.share_seconds[d] += waited;
+            record.transfer_seconds[d] += comm.last_transfer_seconds().unwrap_or(waited);
         }
         Ok(())
     }

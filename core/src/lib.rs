@@ -16,6 +16,7 @@ extern crate alloc;
 
 pub mod chunk;
 pub mod comm;
+pub mod cost;
 pub mod cpml;
 pub mod decomposition;
 pub mod direction;
@@ -39,6 +40,7 @@ pub mod yee;
 
 pub use chunk::Chunk;
 pub use comm::{Comm, CommError, CommErrorKind};
+pub use cost::Costs;
 pub use cpml::{CpmlCoefficients, CpmlParams};
 pub use direction::{Direction, Directions, share_directions};
 pub use error::SetupError;

@@ -1,6 +1,6 @@
 //! A Yee chunk on the scalar backend: the two phases (H, then E) and the halos between them.
 
-use yee_core::{Box3, Chunk, Component, Direction, Field, Scalar, Setup, Side, Stencil};
+use yee_core::{Box3, Chunk, Component, Costs, Direction, Field, Scalar, Setup, Side, Stencil};
 
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
@@ -17,6 +17,10 @@ pub const ELECTRIC_PHASE: usize = 1;
 pub struct YeeChunk<T: Scalar> {
     /// The arrays.
     pub state: YeeState<T>,
+    /// Relative cost of cell kinds, for [`Chunk::work`].
+    pub costs: Costs,
+    /// Cells of probes inside the owned box (they add to the work).
+    pub probe_cells: alloc::vec::Vec<yee_core::Index3>,
 }
 
 impl<T: Scalar> YeeChunk<T> {
@@ -24,7 +28,20 @@ impl<T: Scalar> YeeChunk<T> {
     pub fn new(setup: &Setup, owned: Box3) -> Self {
         YeeChunk {
             state: YeeState::new(setup, owned),
+            costs: Costs::default(),
+            probe_cells: setup.probes.iter().map(|p| p.cell).filter(|&c| owned.contains(c)).collect(),
         }
+    }
+
+    /// The same chunk with other cell costs.
+    pub fn with_costs(mut self, costs: Costs) -> Self {
+        self.costs = costs;
+        self
+    }
+
+    /// Components in slab order: every component the mode carries.
+    fn slab_components(&self) -> impl Iterator<Item = Component> + '_ {
+        self.state.mode.components().iter().copied()
     }
 
     /// The components exchanged after `phase`.
@@ -120,6 +137,65 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
                 self.phase_components(phase).count() * self.ghost_layer(axis, side).cells()
             }
             None => 0,
+        }
+    }
+
+    fn work(&self, region: Box3) -> f64 {
+        let mut work = region.cells() as f64;
+        for slab in &self.state.slabs {
+            work += (self.costs.cpml - 1.0) * slab.region.intersect(&region).cells() as f64;
+        }
+        work += self.costs.source * self.state.sources.iter().filter(|s| region.contains(s.cell)).count() as f64;
+        work += self.costs.probe * self.probe_cells.iter().filter(|&&c| region.contains(c)).count() as f64;
+        work
+    }
+
+    fn slab_len(&self, region: Box3) -> Option<usize> {
+        let fields = self.slab_components().count() * region.cells();
+        let psi: usize = self
+            .state
+            .slabs
+            .iter()
+            .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
+            .sum();
+        Some(fields + psi)
+    }
+
+    fn pack_slab(&self, region: Box3, out: &mut [T]) {
+        let mut at = 0;
+        for c in self.slab_components() {
+            let n = region.cells();
+            self.state.field(c).expect("carried").read_box(region, &mut out[at..at + n]);
+            at += n;
+        }
+        for slab in &self.state.slabs {
+            let part = slab.layer.intersect(&region);
+            for psi in slab.psi.iter().flatten() {
+                for n in 0..part.cells() {
+                    out[at] = psi[slab.region.linear_index(part.index_at(n))];
+                    at += 1;
+                }
+            }
+        }
+    }
+
+    fn unpack_slab(&mut self, region: Box3, data: &[T]) {
+        let mut at = 0;
+        let components: alloc::vec::Vec<Component> = self.slab_components().collect();
+        for c in components {
+            let n = region.cells();
+            let field = self.state.fields[c.index()].as_mut().expect("carried");
+            field.write_box(region, &data[at..at + n]);
+            at += n;
+        }
+        for slab in &mut self.state.slabs {
+            let part = slab.layer.intersect(&region);
+            for psi in slab.psi.iter_mut().flatten() {
+                for n in 0..part.cells() {
+                    psi[slab.region.linear_index(part.index_at(n))] = data[at];
+                    at += 1;
+                }
+            }
         }
     }
 

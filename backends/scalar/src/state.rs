@@ -59,6 +59,8 @@ impl<R: Real> AxisStretch<R> {
 pub struct CpmlSlab<T> {
     /// The axis the layer absorbs along.
     pub axis: Axis,
+    /// The whole layer (global coordinates).
+    pub layer: Box3,
     /// Cells of the layer inside the chunk (global coordinates).
     pub region: Box3,
     /// ψ per component whose curl differentiates along `axis`, x fastest over `region`.
@@ -234,14 +236,11 @@ fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
                 Side::High => Box3::from_extent(setup.grid).with_bound(axis, Side::Low, n - t),
             };
             let region = layer.intersect(&owned);
-            if region.is_empty() {
-                continue;
-            }
             let psi = Component::ALL.map(|c| {
                 let differentiates = c.curl_terms().iter().any(|t| t.axis == axis);
                 (setup.mode.has(c) && differentiates).then(|| vec![T::zero(); region.cells()])
             });
-            slabs.push(CpmlSlab { axis, region, psi });
+            slabs.push(CpmlSlab { axis, layer, region, psi });
         }
     }
     slabs

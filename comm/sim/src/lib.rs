@@ -27,6 +27,7 @@ pub struct SimComm {
     fabric: Arc<Fabric>,
     model: Arc<MachineModel>,
     clock: f64,
+    last_transfer: f64,
 }
 
 impl SimComm {
@@ -127,6 +128,10 @@ impl Comm for SimComm {
         self.clock
     }
 
+    fn last_transfer_seconds(&self) -> Option<f64> {
+        Some(self.last_transfer)
+    }
+
     fn compute_done(&mut self, cells: f64) {
         self.clock += cells / self.model.speeds[self.rank];
     }
@@ -163,6 +168,7 @@ pub fn launch<R: Send>(
                     fabric: Arc::clone(&fabric),
                     model: Arc::clone(&model),
                     clock: 0.0,
+                    last_transfer: 0.0,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))
