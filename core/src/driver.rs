@@ -44,6 +44,8 @@ pub struct StepRecord {
     pub share_seconds: Vec<f64>,
     /// Bytes sent toward each share direction, in schedule order.
     pub bytes_sent: Vec<u64>,
+    /// Bytes received from each share direction, in schedule order.
+    pub bytes_received: Vec<u64>,
     /// Cells owned.
     pub cells: u64,
     /// Work done ([`Chunk::work`] of the owned box): the balancer's load.
@@ -113,6 +115,7 @@ impl Driver {
         let mut record = StepRecord {
             share_seconds: vec![0.0; dirs],
             bytes_sent: vec![0; dirs],
+            bytes_received: vec![0; dirs],
             transfer_seconds: vec![0.0; dirs],
             ..StepRecord::default()
         };
@@ -214,6 +217,7 @@ impl Driver {
         let mut record = StepRecord {
             share_seconds: vec![0.0; dirs],
             bytes_sent: vec![0; dirs],
+            bytes_received: vec![0; dirs],
             transfer_seconds: vec![0.0; dirs],
             ..StepRecord::default()
         };
@@ -264,6 +268,7 @@ impl Driver {
             self.values.resize(len * C::Value::BYTES, 0);
             comm.finish_receive(peer, from, &mut self.values)?;
             unpack::<C>(chunk, phase, from, len, &self.values);
+            record.bytes_received[d] += self.values.len() as u64;
             let waited = comm.now_seconds() - t;
             record.share_seconds[d] += waited;
             record.transfer_seconds[d] += comm.last_transfer_seconds().unwrap_or(waited);

@@ -14,6 +14,8 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+#[cfg(feature = "alloc")]
+pub mod balance;
 pub mod chunk;
 pub mod comm;
 pub mod cost;

@@ -88,33 +88,39 @@ pub fn single_chunk<T: yee_core::Scalar>(setup: &Setup, steps: u64) -> Outcome<T
 }
 
 /// `steps` steps of `setup` decomposed uniformly over `topology` on `comm`.
-pub fn decomposed<T: yee_core::Scalar>(
+pub fn decomposed<T: yee_core::Scalar>(setup: &Setup, topology: yee_core::Topology, comm: CommKind, steps: u64) -> Outcome<T> {
+    planned(setup, &yee_scalar::decomposed::uniform_plan(setup, topology), comm, steps).0
+}
+
+/// `steps` steps of `setup` laid out and balanced by `plan` on `comm` (the sim uses `model`
+/// when given); also returns the ranks' outputs.
+pub fn planned_on<T: yee_core::Scalar>(
     setup: &Setup,
-    topology: yee_core::Topology,
+    plan: &yee_scalar::decomposed::Plan,
     comm: CommKind,
+    model: Option<yee_comm_sim::MachineModel>,
     steps: u64,
-) -> Outcome<T> {
-    use yee_core::decomposition::Layout;
+) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {
     use yee_scalar::decomposed::{assemble, probe_series, run_rank};
-    let borders = yee_core::decomposition::uniform_layout_borders(setup.grid, topology);
-    let layout = Layout {
-        topology,
-        borders: [&borders[0], &borders[1], &borders[2]],
-        periodic: yee_core::Axis::ALL.map(|a| setup.is_periodic(a)),
-    };
+    let topology = plan.topology;
     let outputs = match comm {
-        CommKind::Sim => yee_comm_sim::launch(
-            topology,
-            yee_comm_sim::MachineModel::default_for(topology.ranks()),
-            |mut c| run_rank::<T, _>(setup, &layout, &mut c, steps, |_, _| {}).expect("sim run"),
-        ),
-        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
-            run_rank::<T, _>(setup, &layout, &mut c, steps, |_, _| {}).expect("shm run")
-        }),
+        CommKind::Sim => {
+            let model = model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
+            yee_comm_sim::launch(topology, model, |mut c| run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("sim run"))
+        }
+        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("shm run")),
     };
     let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
-    let probes = (0..setup.probes.len())
-        .map(|i| probe_series(&outputs, i).expect("owned").to_vec())
-        .collect();
-    Outcome { fields, probes }
+    let probes = (0..setup.probes.len()).map(|i| probe_series(&outputs, i).expect("owned")).collect();
+    (Outcome { fields, probes }, outputs)
+}
+
+/// [`planned_on`] with the default machine model.
+pub fn planned<T: yee_core::Scalar>(
+    setup: &Setup,
+    plan: &yee_scalar::decomposed::Plan,
+    comm: CommKind,
+    steps: u64,
+) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {
+    planned_on(setup, plan, comm, None, steps)
 }

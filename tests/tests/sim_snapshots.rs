@@ -5,10 +5,10 @@
 use std::fmt::Write;
 
 use yee_comm_sim::MachineModel;
-use yee_core::decomposition::{Layout, uniform_layout_borders};
+use yee_core::decomposition::Layout;
 use yee_core::driver::Schedule;
 use yee_core::{Component, Material, Mode, PointSource, Setup, SourceKind, Topology, Waveform};
-use yee_scalar::decomposed::run_rank;
+use yee_scalar::decomposed::{run_rank, uniform_plan};
 use yee_tests::cpml_everywhere;
 
 fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> String {
@@ -32,16 +32,16 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         sources: &sources,
         probes: &[],
     };
-    let borders = uniform_layout_borders(grid, topology);
+    let plan = uniform_plan(&setup, topology);
     let layout = Layout {
         topology,
-        borders: [&borders[0], &borders[1], &borders[2]],
+        borders: [&plan.borders[0], &plan.borders[1], &plan.borders[2]],
         periodic: [false; 3],
     };
     // Slow links (50 us, 100 MB/s) so that halos outlast the interior update and waits show.
     let model = MachineModel::uniform(topology.ranks(), 1e8, 5e-5, 1e8);
     let outputs = yee_comm_sim::launch(topology, model, |mut c| {
-        run_rank::<f32, _>(&setup, &layout, &mut c, steps, |_, _| {}).unwrap()
+        run_rank::<f32, _>(&setup, &plan, &mut c, steps, |_, _| {}).unwrap()
     });
     let mut s = format!(
         "{} grid {grid:?} on topology {:?}; model: 1e8 cells/s per rank, links 50 us + bytes / 100 MB/s; {steps} steps, f32\n",

@@ -4,9 +4,8 @@
 use std::sync::{Barrier, Mutex};
 
 use yee_comm_sim::MachineModel;
-use yee_core::decomposition::{Layout, uniform_layout_borders};
-use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup, Topology};
-use yee_scalar::decomposed::{RankOutput, assemble, run_rank};
+use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
+use yee_scalar::decomposed::{Plan, RankOutput, assemble, run_rank};
 
 /// The communicators this build has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -38,12 +37,12 @@ impl<T: Scalar> Assembled<T> {
     }
 }
 
-/// Runs `setup` for `steps` steps over `topology` on `comm` (with `model` for sim), calling
+/// Runs `setup` for `steps` steps laid out by `plan` on `comm` (with `model` for sim), calling
 /// `on_output(step, fields)` on one thread at every step `wants_output` selects and
 /// `progress(step)` after each step. Returns the ranks' outputs in rank order.
 pub fn run_decomposed<T: Scalar>(
     setup: &Setup,
-    topology: Topology,
+    plan: &Plan,
     comm: CommKind,
     model: Option<MachineModel>,
     steps: u64,
@@ -51,12 +50,7 @@ pub fn run_decomposed<T: Scalar>(
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<RankOutput<T>>, String> {
-    let borders = uniform_layout_borders(setup.grid, topology);
-    let layout = Layout {
-        topology,
-        borders: [&borders[0], &borders[1], &borders[2]],
-        periodic: yee_core::Axis::ALL.map(|a| setup.is_periodic(a)),
-    };
+    let topology = plan.topology;
     let ranks = topology.ranks();
     let barrier = Barrier::new(ranks);
     type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
@@ -93,6 +87,7 @@ pub fn run_decomposed<T: Scalar>(
                         probes: Vec::new(),
                         records: Vec::new(),
                         diverged: None,
+                        history: Vec::new(),
                     }
                 })
                 .collect();
@@ -112,7 +107,7 @@ pub fn run_decomposed<T: Scalar>(
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
             let rank = yee_core::Comm::rank(&c);
-            run_rank::<T, _>(setup, &layout, &mut c, steps, |s, chunk| {
+            run_rank::<T, _>(setup, plan, &mut c, steps, |s, chunk| {
                 body(rank, s, chunk)
             })
             .map_err(|e| e.to_string())
@@ -121,7 +116,7 @@ pub fn run_decomposed<T: Scalar>(
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
                 let rank = yee_core::Comm::rank(&c);
-                run_rank::<T, _>(setup, &layout, &mut c, steps, |s, chunk| {
+                run_rank::<T, _>(setup, plan, &mut c, steps, |s, chunk| {
                     body(rank, s, chunk)
                 })
                 .map_err(|e| e.to_string())

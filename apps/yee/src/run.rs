@@ -96,9 +96,10 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
     };
     let progress = Progress::new(scene, options.quiet);
     let started = Instant::now();
+    let plan = yee_scalar::decomposed::uniform_plan(&setup, options.topology);
     let results = run_decomposed::<T>(
         &setup,
-        options.topology,
+        &plan,
         options.comm,
         options.model.clone(),
         steps,
@@ -132,7 +133,7 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
                 .to_scene_time((step as f64 - offset) * scene.dt())
         };
         let series = probe_series(&results, i).expect("every probe lies in some rank's box");
-        write_file(&path, |w| csv::write_probe(w, series, time_of))?;
+        write_file(&path, |w| csv::write_probe(w, &series, time_of))?;
         outputs.push(file.clone());
         probes.push(ProbeReport {
             name: name.clone(),

@@ -1,0 +1,411 @@
+//! The dynamic balancer of Balykov 2019 (needs the `alloc` feature).
+//!
+//! Every `T_perf` steps each rank's work (in plain-cell units), compute time and per-face
+//! share measurements are gathered; the balancer accumulates performance as Q/P sums
+//! (eqs. (4)–(5), (28)), fits Hockney latency and bandwidth per link by least squares over the
+//! message sizes seen (eqs. (6)–(7), (29)), and per axis of the topology:
+//!
+//! 1. sums the performance of each line (or plane) of ranks (eq. (21));
+//! 2. re-enables the most recently disabled set when that predicts a shorter step by more than
+//!    ε (eq. (19)), else considers disabling, around the costliest border, the lines to its
+//!    left or right, K lines next to it on either side, or all but the fastest line
+//!    (eqs. (10)–(18)), taking the best when it wins by more than ε; the predicted step is
+//!    `τ_calc ≈ S / Σ perf` (eqs. (12), (16)) plus `τ_share = 2 · max` of the border times
+//!    (eqs. (9), (13), (17)); a border that spans disabled lines is predicted by the slowest
+//!    measured border it spans (yee takes no extra measurements for unused links);
+//! 3. splits the axis in proportion to the enabled lines' performance (eq. (8)) over the cost
+//!    density of the axis (Franek 2016) and rounds the borders (δ algorithm).
+//!
+//! ε is relative: a change must win by more than `ε × the current predicted step time`.
+//! Yee halos cross faces only, so the diagonal terms of eqs. (23), (24), (27) vanish.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::decomposition::rank_coords;
+use crate::partition::{PartitionError, ideal_borders, round_borders};
+use crate::topology::Topology;
+
+/// Values each rank contributes per balancing interval, in this order: work, compute
+/// seconds, steps, then for each face (−x, +x, −y, +y, −z, +z): bytes received, transfer
+/// seconds, waiting seconds, messages.
+pub const GATHER_LEN: usize = 3 + 6 * 4;
+
+/// Q/P sums of one rank's performance: work done and seconds spent (eq. (28)).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PerfSums {
+    /// Q: work done, in plain-cell units.
+    pub work: f64,
+    /// P: compute seconds.
+    pub seconds: f64,
+}
+
+impl PerfSums {
+    /// Work per second, if any was measured.
+    pub fn perf(&self) -> Option<f64> {
+        (self.seconds > 0.0 && self.work > 0.0).then(|| self.work / self.seconds)
+    }
+}
+
+/// Least-squares sums of one link's share samples `(x bytes, t seconds)` (eqs. (6)–(7)).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkSums {
+    /// Number of samples.
+    pub count: f64,
+    /// Σx.
+    pub sum_x: f64,
+    /// Σt.
+    pub sum_t: f64,
+    /// Σx².
+    pub sum_xx: f64,
+    /// Σxt.
+    pub sum_xt: f64,
+}
+
+impl LinkSums {
+    /// Adds `count` samples of `x` bytes taking `t` seconds each on average.
+    pub fn add(&mut self, x: f64, t: f64, count: f64) {
+        self.count += count;
+        self.sum_x += count * x;
+        self.sum_t += count * t;
+        self.sum_xx += count * x * x;
+        self.sum_xt += count * x * t;
+    }
+
+    /// The predicted share time of `x` bytes: `latency + x / bandwidth` from the regression
+    /// line; with a single message size seen, the mean time of that size.
+    pub fn predict(&self, x: f64) -> Option<f64> {
+        if self.count <= 0.0 {
+            return None;
+        }
+        let mean_x = self.sum_x / self.count;
+        let mean_t = self.sum_t / self.count;
+        let var = self.sum_xx / self.count - mean_x * mean_x;
+        if var <= 1e-9 * (1.0 + mean_x * mean_x) {
+            return Some(mean_t);
+        }
+        let slope = (self.sum_xt / self.count - mean_x * mean_t) / var;
+        let latency = mean_t - slope * mean_x;
+        Some((latency + slope.max(0.0) * x).max(0.0))
+    }
+
+    /// (latency, bandwidth) of the fit, where two sizes or more were seen.
+    pub fn hockney(&self) -> Option<(f64, f64)> {
+        if self.count <= 0.0 {
+            return None;
+        }
+        let mean_x = self.sum_x / self.count;
+        let mean_t = self.sum_t / self.count;
+        let var = self.sum_xx / self.count - mean_x * mean_x;
+        if var <= 1e-9 * (1.0 + mean_x * mean_x) {
+            return None;
+        }
+        let slope = (self.sum_xt / self.count - mean_x * mean_t) / var;
+        (slope > 0.0).then(|| (mean_t - slope * mean_x, 1.0 / slope))
+    }
+}
+
+/// Tuning of the dynamic balancer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BalanceParams {
+    /// T_perf: steps between rebalances.
+    pub every: u64,
+    /// ε, relative to the predicted step time.
+    pub epsilon: f64,
+    /// Narrowest enabled chunk (the stencil's reach).
+    pub min_width: usize,
+    /// Whether ranks may be disabled and re-enabled.
+    pub disabling: bool,
+}
+
+impl Default for BalanceParams {
+    fn default() -> Self {
+        BalanceParams { every: 100, epsilon: 0.05, min_width: 1, disabling: true }
+    }
+}
+
+/// What one rebalance decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// New borders per axis.
+    pub borders: [Vec<i64>; 3],
+    /// Predicted step time of the new layout (seconds).
+    pub predicted_seconds: f64,
+    /// Measured step time over the last interval (eq. (2) on interval means).
+    pub measured_seconds: f64,
+    /// Disabled lines per axis after the decision.
+    pub disabled: [Vec<usize>; 3],
+    /// A short description of what changed ("rebalance", "disable x 2..3", "enable x 2..3").
+    pub action: alloc::string::String,
+}
+
+/// The balancer's state, identical on every rank (each feeds it the same gathered data).
+#[derive(Clone, Debug)]
+pub struct Balancer {
+    topology: Topology,
+    dims: usize,
+    params: BalanceParams,
+    density: [Vec<f64>; 3],
+    /// Q/P sums per rank.
+    pub perf: Vec<PerfSums>,
+    /// Link sums per rank and face (−x, +x, −y, +y, −z, +z), for messages received.
+    pub links: Vec<[LinkSums; 6]>,
+    enabled: [Vec<bool>; 3],
+    disabled_sets: [Vec<Vec<usize>>; 3],
+    last_bytes: Vec<[f64; 6]>,
+}
+
+impl Balancer {
+    /// A balancer for `topology` over a grid whose per-axis cost densities are `density`
+    /// (one value per slice; length = the axis extent), `dims` axes active.
+    pub fn new(topology: Topology, dims: usize, density: [Vec<f64>; 3], params: BalanceParams) -> Self {
+        let ranks = topology.ranks();
+        Balancer {
+            topology,
+            dims,
+            params,
+            density,
+            perf: vec![PerfSums::default(); ranks],
+            links: vec![[LinkSums::default(); 6]; ranks],
+            enabled: core::array::from_fn(|a| vec![true; topology.0[a]]),
+            disabled_sets: Default::default(),
+            last_bytes: vec![[0.0; 6]; ranks],
+        }
+    }
+
+    /// Starts from saved sums (a profile; eqs. (28)–(29)).
+    pub fn with_sums(mut self, perf: Vec<PerfSums>, links: Vec<[LinkSums; 6]>) -> Self {
+        if perf.len() == self.perf.len() && links.len() == self.links.len() {
+            self.perf = perf;
+            self.links = links;
+        }
+        self
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> BalanceParams {
+        self.params
+    }
+
+    /// Adds one interval's gathered data: `GATHER_LEN` values per rank, rank after rank.
+    /// Returns the measured step time of the interval (eq. (2) on the interval means).
+    pub fn record(&mut self, gathered: &[f64]) -> f64 {
+        let ranks = self.perf.len();
+        let mut max_compute = 0.0f64;
+        let mut max_wait = [0.0f64; 6];
+        for r in 0..ranks {
+            let g = &gathered[r * GATHER_LEN..(r + 1) * GATHER_LEN];
+            let (work, seconds, steps) = (g[0], g[1], g[2].max(1.0));
+            if work > 0.0 && seconds > 0.0 {
+                self.perf[r].work += work;
+                self.perf[r].seconds += seconds;
+            }
+            max_compute = max_compute.max(seconds / steps);
+            for f in 0..6 {
+                let h = &g[3 + 4 * f..3 + 4 * f + 4];
+                let (bytes, transfer, wait, messages) = (h[0], h[1], h[2], h[3]);
+                if messages > 0.0 {
+                    self.links[r][f].add(bytes / messages, transfer / messages, messages);
+                    self.last_bytes[r][f] = bytes / steps;
+                }
+                max_wait[f] = max_wait[f].max(wait / steps);
+            }
+        }
+        max_compute + max_wait.iter().sum::<f64>()
+    }
+
+    /// Performance of each rank (work per second); ranks without data get the mean of the
+    /// others (all 1 when nothing was measured).
+    fn rank_perf(&self) -> Vec<f64> {
+        let known: Vec<f64> = self.perf.iter().filter_map(PerfSums::perf).collect();
+        let mean = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
+        self.perf.iter().map(|p| p.perf().unwrap_or(mean)).collect()
+    }
+
+    /// Performance of each line along axis `a` (eq. (21)).
+    fn line_perf(&self, a: usize, perf: &[f64]) -> Vec<f64> {
+        let mut lines = vec![0.0; self.topology.0[a]];
+        for (r, p) in perf.iter().enumerate() {
+            lines[rank_coords(r, self.topology)[a]] += p;
+        }
+        lines
+    }
+
+    /// Predicted time of one step's exchange across the border between lines `i` and `i+1`
+    /// of axis `a` (the slowest rank pair, both directions summed, eq. (26)).
+    fn border_seconds(&self, a: usize, i: usize) -> f64 {
+        let mut worst = 0.0f64;
+        for r in 0..self.perf.len() {
+            let c = rank_coords(r, self.topology);
+            let face = if c[a] == i {
+                2 * a + 1
+            } else if c[a] == i + 1 {
+                2 * a
+            } else {
+                continue;
+            };
+            let bytes = self.last_bytes[r][face];
+            if let Some(t) = self.links[r][face].predict(bytes) {
+                worst = worst.max(t);
+            }
+        }
+        worst
+    }
+
+    /// τ_share of axis `a` with `enabled` lines: twice the slowest border between consecutive
+    /// enabled lines (eqs. (9), (13), (17)); a border over disabled lines costs the slowest it spans.
+    fn share_seconds(&self, a: usize, enabled: &[bool]) -> f64 {
+        let on: Vec<usize> = (0..enabled.len()).filter(|&i| enabled[i]).collect();
+        let mut worst = 0.0f64;
+        for w in on.windows(2) {
+            let spanned = (w[0]..w[1]).map(|i| self.border_seconds(a, i)).fold(0.0, f64::max);
+            worst = worst.max(spanned);
+        }
+        2.0 * worst
+    }
+
+    /// Predicted step time with `enabled` lines on axis `a` (eqs. (12)–(13)).
+    fn predict(&self, a: usize, enabled: &[bool], lines: &[f64], total_work: f64) -> f64 {
+        let perf: f64 = lines.iter().zip(enabled).filter(|(_, e)| **e).map(|(p, _)| p).sum();
+        if perf <= 0.0 {
+            return f64::INFINITY;
+        }
+        total_work / perf + self.share_seconds(a, enabled)
+    }
+
+    /// Decides the next layout from everything recorded so far. `total_work` is the work of
+    /// one whole step (S in eq. (12), in plain-cell units); `measured` the last interval's
+    /// step time.
+    pub fn decide(&mut self, total_work: f64, measured: f64) -> Result<Decision, PartitionError> {
+        let perf = self.rank_perf();
+        let mut action = alloc::string::String::from("rebalance");
+        let mut predicted = 0.0f64;
+        let mut borders: [Vec<i64>; 3] = Default::default();
+        for a in 0..3 {
+            let n = self.topology.0[a];
+            let lines = self.line_perf(a, &perf);
+            if self.params.disabling && a < self.dims && n > 1 {
+                if let Some(change) = self.change_states(a, &lines, total_work) {
+                    action = change;
+                }
+            }
+            let weights: Vec<f64> = lines.iter().zip(&self.enabled[a]).map(|(p, &e)| if e { *p } else { 0.0 }).collect();
+            let mut ideal = vec![0.0; n + 1];
+            ideal_borders(&self.density[a], &weights, &mut ideal)?;
+            let mut b = vec![0i64; n + 1];
+            let min = if a < self.dims { self.params.min_width } else { 1 };
+            round_borders(&ideal, min, &mut b)?;
+            // A line the rounding emptied is disabled as well.
+            for i in 0..n {
+                if b[i + 1] == b[i] {
+                    self.enabled[a][i] = false;
+                }
+            }
+            borders[a] = b;
+            predicted = predicted.max(self.predict(a, &self.enabled[a], &lines, total_work));
+        }
+        let disabled = core::array::from_fn(|a| (0..self.topology.0[a]).filter(|&i| !self.enabled[a][i]).collect());
+        Ok(Decision { borders, predicted_seconds: predicted, measured_seconds: measured, disabled, action })
+    }
+
+    /// Re-enables or disables lines of axis `a` when that wins by more than ε; returns what
+    /// changed.
+    fn change_states(&mut self, a: usize, lines: &[f64], total_work: f64) -> Option<alloc::string::String> {
+        let eps = self.params.epsilon;
+        let current = self.predict(a, &self.enabled[a], lines, total_work);
+        // Eq. (19): enable the most recently disabled set again if that is faster.
+        if let Some(set) = self.disabled_sets[a].last().cloned() {
+            let mut with = self.enabled[a].clone();
+            for &i in &set {
+                with[i] = true;
+            }
+            if self.predict(a, &with, lines, total_work) < current * (1.0 - eps) {
+                self.enabled[a] = with;
+                self.disabled_sets[a].pop();
+                return Some(alloc::format!("enable {} {:?}", AXES[a], set));
+            }
+        }
+        // Eqs. (10)–(18): candidates around the costliest border between enabled lines.
+        let on: Vec<usize> = (0..lines.len()).filter(|&i| self.enabled[a][i]).collect();
+        if on.len() < 2 {
+            return None;
+        }
+        let (mut worst, mut at) = (-1.0f64, 0usize);
+        for k in 0..on.len() - 1 {
+            let t = (on[k]..on[k + 1]).map(|i| self.border_seconds(a, i)).fold(0.0, f64::max);
+            if t > worst {
+                (worst, at) = (t, k);
+            }
+        }
+        let mut candidates: Vec<Vec<usize>> = Vec::new();
+        candidates.push(on[at + 1..].to_vec()); // right of the border (eq. (11))
+        candidates.push(on[..=at].to_vec()); // left of it
+        for k in 1..=at + 1 {
+            candidates.push(on[at + 1 - k..=at].to_vec()); // K next to it on the left (eq. (14))
+        }
+        for k in 1..on.len() - at - 1 {
+            candidates.push(on[at + 1..at + 1 + k].to_vec()); // K on the right
+        }
+        let fastest = on.iter().copied().fold(on[0], |b, i| if lines[i] > lines[b] { i } else { b });
+        candidates.push(on.iter().copied().filter(|&i| i != fastest).collect()); // all but the fastest
+        let mut best: Option<(f64, Vec<usize>)> = None;
+        for set in candidates {
+            if set.is_empty() || set.len() == on.len() {
+                continue;
+            }
+            let mut with = self.enabled[a].clone();
+            for &i in &set {
+                with[i] = false;
+            }
+            let t = self.predict(a, &with, lines, total_work);
+            if best.as_ref().is_none_or(|(b, _)| t < *b) {
+                best = Some((t, set));
+            }
+        }
+        let (t, set) = best?;
+        if t < current * (1.0 - eps) {
+            for &i in &set {
+                self.enabled[a][i] = false;
+            }
+            self.disabled_sets[a].push(set.clone());
+            return Some(alloc::format!("disable {} {:?}", AXES[a], set));
+        }
+        None
+    }
+}
+
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hockney_fit_recovers_latency_and_bandwidth() {
+        let mut l = LinkSums::default();
+        for x in [0.0, 1000.0, 4000.0] {
+            l.add(x, 2e-6 + x / 1e9, 3.0);
+        }
+        let (lat, bw) = l.hockney().unwrap();
+        assert!((lat - 2e-6).abs() < 1e-15 && (bw / 1e9 - 1.0).abs() < 1e-9, "{lat} {bw}");
+        assert!((l.predict(2000.0).unwrap() - 4e-6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn slow_rank_gets_fewer_cells() {
+        // 1D, two ranks over 100 cells; rank 1 computes at half the speed of rank 0.
+        let density = [vec![1.0; 100], vec![1.0], vec![1.0]];
+        let mut b = Balancer::new(Topology([2, 1, 1]), 1, density, BalanceParams { disabling: false, ..Default::default() });
+        let mut g = vec![0.0; 2 * GATHER_LEN];
+        g[0] = 5000.0; // 50 cells × 100 steps
+        g[1] = 1.0;
+        g[2] = 100.0;
+        g[GATHER_LEN] = 5000.0;
+        g[GATHER_LEN + 1] = 2.0;
+        g[GATHER_LEN + 2] = 100.0;
+        let measured = b.record(&g);
+        assert_eq!(measured, 0.02);
+        let d = b.decide(100.0, measured).unwrap();
+        assert_eq!(d.borders[0], vec![0, 67, 100]);
+    }
+}
