@@ -120,7 +120,12 @@ pub struct BalanceParams {
 
 impl Default for BalanceParams {
     fn default() -> Self {
-        BalanceParams { every: 100, epsilon: 0.05, min_width: 1, disabling: true }
+        BalanceParams {
+            every: 100,
+            epsilon: 0.05,
+            min_width: 1,
+            disabling: true,
+        }
     }
 }
 
@@ -158,7 +163,12 @@ pub struct Balancer {
 impl Balancer {
     /// A balancer for `topology` over a grid whose per-axis cost densities are `density`
     /// (one value per slice; length = the axis extent), `dims` axes active.
-    pub fn new(topology: Topology, dims: usize, density: [Vec<f64>; 3], params: BalanceParams) -> Self {
+    pub fn new(
+        topology: Topology,
+        dims: usize,
+        density: [Vec<f64>; 3],
+        params: BalanceParams,
+    ) -> Self {
         let ranks = topology.ranks();
         Balancer {
             topology,
@@ -218,7 +228,11 @@ impl Balancer {
     /// others (all 1 when nothing was measured).
     fn rank_perf(&self) -> Vec<f64> {
         let known: Vec<f64> = self.perf.iter().filter_map(PerfSums::perf).collect();
-        let mean = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
+        let mean = if known.is_empty() {
+            1.0
+        } else {
+            known.iter().sum::<f64>() / known.len() as f64
+        };
         self.perf.iter().map(|p| p.perf().unwrap_or(mean)).collect()
     }
 
@@ -258,7 +272,9 @@ impl Balancer {
         let on: Vec<usize> = (0..enabled.len()).filter(|&i| enabled[i]).collect();
         let mut worst = 0.0f64;
         for w in on.windows(2) {
-            let spanned = (w[0]..w[1]).map(|i| self.border_seconds(a, i)).fold(0.0, f64::max);
+            let spanned = (w[0]..w[1])
+                .map(|i| self.border_seconds(a, i))
+                .fold(0.0, f64::max);
             worst = worst.max(spanned);
         }
         2.0 * worst
@@ -266,7 +282,12 @@ impl Balancer {
 
     /// Predicted step time with `enabled` lines on axis `a` (eqs. (12)–(13)).
     fn predict(&self, a: usize, enabled: &[bool], lines: &[f64], total_work: f64) -> f64 {
-        let perf: f64 = lines.iter().zip(enabled).filter(|(_, e)| **e).map(|(p, _)| p).sum();
+        let perf: f64 = lines
+            .iter()
+            .zip(enabled)
+            .filter(|(_, e)| **e)
+            .map(|(p, _)| p)
+            .sum();
         if perf <= 0.0 {
             return f64::INFINITY;
         }
@@ -289,11 +310,19 @@ impl Balancer {
                     action = change;
                 }
             }
-            let weights: Vec<f64> = lines.iter().zip(&self.enabled[a]).map(|(p, &e)| if e { *p } else { 0.0 }).collect();
+            let weights: Vec<f64> = lines
+                .iter()
+                .zip(&self.enabled[a])
+                .map(|(p, &e)| if e { *p } else { 0.0 })
+                .collect();
             let mut ideal = vec![0.0; n + 1];
             ideal_borders(&self.density[a], &weights, &mut ideal)?;
             let mut b = vec![0i64; n + 1];
-            let min = if a < self.dims { self.params.min_width } else { 1 };
+            let min = if a < self.dims {
+                self.params.min_width
+            } else {
+                1
+            };
             round_borders(&ideal, min, &mut b)?;
             // A line the rounding emptied is disabled as well.
             for i in 0..n {
@@ -304,13 +333,28 @@ impl Balancer {
             borders[a] = b;
             predicted = predicted.max(self.predict(a, &self.enabled[a], &lines, total_work));
         }
-        let disabled = core::array::from_fn(|a| (0..self.topology.0[a]).filter(|&i| !self.enabled[a][i]).collect());
-        Ok(Decision { borders, predicted_seconds: predicted, measured_seconds: measured, disabled, action })
+        let disabled = core::array::from_fn(|a| {
+            (0..self.topology.0[a])
+                .filter(|&i| !self.enabled[a][i])
+                .collect()
+        });
+        Ok(Decision {
+            borders,
+            predicted_seconds: predicted,
+            measured_seconds: measured,
+            disabled,
+            action,
+        })
     }
 
     /// Re-enables or disables lines of axis `a` when that wins by more than ε; returns what
     /// changed.
-    fn change_states(&mut self, a: usize, lines: &[f64], total_work: f64) -> Option<alloc::string::String> {
+    fn change_states(
+        &mut self,
+        a: usize,
+        lines: &[f64],
+        total_work: f64,
+    ) -> Option<alloc::string::String> {
         let eps = self.params.epsilon;
         let current = self.predict(a, &self.enabled[a], lines, total_work);
         // Eq. (19): enable the most recently disabled set again if that is faster.
@@ -332,7 +376,9 @@ impl Balancer {
         }
         let (mut worst, mut at) = (-1.0f64, 0usize);
         for k in 0..on.len() - 1 {
-            let t = (on[k]..on[k + 1]).map(|i| self.border_seconds(a, i)).fold(0.0, f64::max);
+            let t = (on[k]..on[k + 1])
+                .map(|i| self.border_seconds(a, i))
+                .fold(0.0, f64::max);
             if t > worst {
                 (worst, at) = (t, k);
             }
@@ -346,7 +392,10 @@ impl Balancer {
         for k in 1..on.len() - at - 1 {
             candidates.push(on[at + 1..at + 1 + k].to_vec()); // K on the right
         }
-        let fastest = on.iter().copied().fold(on[0], |b, i| if lines[i] > lines[b] { i } else { b });
+        let fastest = on
+            .iter()
+            .copied()
+            .fold(on[0], |b, i| if lines[i] > lines[b] { i } else { b });
         candidates.push(on.iter().copied().filter(|&i| i != fastest).collect()); // all but the fastest
         let mut best: Option<(f64, Vec<usize>)> = None;
         for set in candidates {
@@ -387,7 +436,10 @@ mod tests {
             l.add(x, 2e-6 + x / 1e9, 3.0);
         }
         let (lat, bw) = l.hockney().unwrap();
-        assert!((lat - 2e-6).abs() < 1e-15 && (bw / 1e9 - 1.0).abs() < 1e-9, "{lat} {bw}");
+        assert!(
+            (lat - 2e-6).abs() < 1e-15 && (bw / 1e9 - 1.0).abs() < 1e-9,
+            "{lat} {bw}"
+        );
         assert!((l.predict(2000.0).unwrap() - 4e-6).abs() < 1e-15);
     }
 
@@ -395,7 +447,15 @@ mod tests {
     fn slow_rank_gets_fewer_cells() {
         // 1D, two ranks over 100 cells; rank 1 computes at half the speed of rank 0.
         let density = [vec![1.0; 100], vec![1.0], vec![1.0]];
-        let mut b = Balancer::new(Topology([2, 1, 1]), 1, density, BalanceParams { disabling: false, ..Default::default() });
+        let mut b = Balancer::new(
+            Topology([2, 1, 1]),
+            1,
+            density,
+            BalanceParams {
+                disabling: false,
+                ..Default::default()
+            },
+        );
         let mut g = vec![0.0; 2 * GATHER_LEN];
         g[0] = 5000.0; // 50 cells × 100 steps
         g[1] = 1.0;

@@ -16,6 +16,10 @@ impl Default for Costs {
     /// CPML 1.86 × a regular cell (Franek 2016, §2.1); sources and probes cost about one cell
     /// update each on the scalar backend, negligible beside a chunk, so 1.
     fn default() -> Self {
-        Costs { cpml: 1.86, source: 1.0, probe: 1.0 }
+        Costs {
+            cpml: 1.86,
+            source: 1.0,
+            probe: 1.0,
+        }
     }
 }

@@ -134,11 +134,18 @@ mod tests {
     #[test]
     fn disabled_lines_are_skipped() {
         let (x, y, z) = ([0i64, 4, 4, 9, 12], [0i64, 6], [0i64, 1]);
-        let layout = Layout { topology: Topology([4, 1, 1]), borders: [&x, &y, &z], periodic: [false; 3] };
+        let layout = Layout {
+            topology: Topology([4, 1, 1]),
+            borders: [&x, &y, &z],
+            periodic: [false; 3],
+        };
         assert_eq!(layout.neighbour(0, Direction([1, 0, 0])), Some(2));
         assert_eq!(layout.neighbour(2, Direction([-1, 0, 0])), Some(0));
         assert_eq!(layout.neighbour(1, Direction([1, 0, 0])), None);
-        let periodic = Layout { periodic: [true, false, false], ..layout };
+        let periodic = Layout {
+            periodic: [true, false, false],
+            ..layout
+        };
         assert_eq!(periodic.neighbour(0, Direction([-1, 0, 0])), Some(3));
     }
 }

@@ -54,12 +54,14 @@ pub fn probes(list: &[Probe]) -> Vec<Probe> {
 }
 
 /// The communicators a decomposed test run can use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CommKind {
     /// Virtual clocks.
     Sim,
     /// Threads with real clocks.
     Shm,
+    /// Threads with real clocks, rank 0 slowed.
+    ShmSlowRank0(yee_comm_shm::Slowdown),
 }
 
 /// Whole fields and probe records after a run.
@@ -88,8 +90,19 @@ pub fn single_chunk<T: yee_core::Scalar>(setup: &Setup, steps: u64) -> Outcome<T
 }
 
 /// `steps` steps of `setup` decomposed uniformly over `topology` on `comm`.
-pub fn decomposed<T: yee_core::Scalar>(setup: &Setup, topology: yee_core::Topology, comm: CommKind, steps: u64) -> Outcome<T> {
-    planned(setup, &yee_scalar::decomposed::uniform_plan(setup, topology), comm, steps).0
+pub fn decomposed<T: yee_core::Scalar>(
+    setup: &Setup,
+    topology: yee_core::Topology,
+    comm: CommKind,
+    steps: u64,
+) -> Outcome<T> {
+    planned(
+        setup,
+        &yee_scalar::decomposed::uniform_plan(setup, topology),
+        comm,
+        steps,
+    )
+    .0
 }
 
 /// `steps` steps of `setup` laid out and balanced by `plan` on `comm` (the sim uses `model`
@@ -105,13 +118,23 @@ pub fn planned_on<T: yee_core::Scalar>(
     let topology = plan.topology;
     let outputs = match comm {
         CommKind::Sim => {
-            let model = model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
-            yee_comm_sim::launch(topology, model, |mut c| run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("sim run"))
+            let model =
+                model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
+            yee_comm_sim::launch(topology, model, |mut c| {
+                run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("sim run")
+            })
         }
-        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("shm run")),
+        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
+            run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("shm run")
+        }),
+        CommKind::ShmSlowRank0(s) => yee_comm_shm::launch_slowed(topology, &[s], |mut c| {
+            run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("shm run")
+        }),
     };
     let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
-    let probes = (0..setup.probes.len()).map(|i| probe_series(&outputs, i).expect("owned")).collect();
+    let probes = (0..setup.probes.len())
+        .map(|i| probe_series(&outputs, i).expect("owned"))
+        .collect();
     (Outcome { fields, probes }, outputs)
 }
 

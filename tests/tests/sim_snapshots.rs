@@ -110,6 +110,12 @@ fn compute_time_is_cells_over_speed() {
     let work = 1200.0 + 0.86 * (180.0 + 240.0) + 1.0;
     let text = describe(Mode::Tmz, [40, 30, 1], Topology([1, 1, 1]), 3);
     let expected = format!("{:.4e}", work / 1e8);
-    assert!(text.contains(&format!("compute {expected} s/step")), "{text}");
-    assert!(text.contains(&format!("step time, eq. (2): {expected} s")), "{text}");
+    assert!(
+        text.contains(&format!("compute {expected} s/step")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("step time, eq. (2): {expected} s")),
+        "{text}"
+    );
 }

@@ -107,19 +107,15 @@ pub fn run_decomposed<T: Scalar>(
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
             let rank = yee_core::Comm::rank(&c);
-            run_rank::<T, _>(setup, plan, &mut c, steps, |s, chunk| {
-                body(rank, s, chunk)
-            })
-            .map_err(|e| e.to_string())
+            run_rank::<T, _>(setup, plan, &mut c, steps, |s, chunk| body(rank, s, chunk))
+                .map_err(|e| e.to_string())
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
                 let rank = yee_core::Comm::rank(&c);
-                run_rank::<T, _>(setup, plan, &mut c, steps, |s, chunk| {
-                    body(rank, s, chunk)
-                })
-                .map_err(|e| e.to_string())
+                run_rank::<T, _>(setup, plan, &mut c, steps, |s, chunk| body(rank, s, chunk))
+                    .map_err(|e| e.to_string())
             })
         }
     };

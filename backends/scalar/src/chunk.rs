@@ -29,7 +29,12 @@ impl<T: Scalar> YeeChunk<T> {
         YeeChunk {
             state: YeeState::new(setup, owned),
             costs: Costs::default(),
-            probe_cells: setup.probes.iter().map(|p| p.cell).filter(|&c| owned.contains(c)).collect(),
+            probe_cells: setup
+                .probes
+                .iter()
+                .map(|p| p.cell)
+                .filter(|&c| owned.contains(c))
+                .collect(),
         }
     }
 
@@ -145,8 +150,19 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
         for slab in &self.state.slabs {
             work += (self.costs.cpml - 1.0) * slab.region.intersect(&region).cells() as f64;
         }
-        work += self.costs.source * self.state.sources.iter().filter(|s| region.contains(s.cell)).count() as f64;
-        work += self.costs.probe * self.probe_cells.iter().filter(|&&c| region.contains(c)).count() as f64;
+        work += self.costs.source
+            * self
+                .state
+                .sources
+                .iter()
+                .filter(|s| region.contains(s.cell))
+                .count() as f64;
+        work += self.costs.probe
+            * self
+                .probe_cells
+                .iter()
+                .filter(|&&c| region.contains(c))
+                .count() as f64;
         work
     }
 
@@ -165,7 +181,10 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
         let mut at = 0;
         for c in self.slab_components() {
             let n = region.cells();
-            self.state.field(c).expect("carried").read_box(region, &mut out[at..at + n]);
+            self.state
+                .field(c)
+                .expect("carried")
+                .read_box(region, &mut out[at..at + n]);
             at += n;
         }
         for slab in &self.state.slabs {

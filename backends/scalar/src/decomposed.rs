@@ -81,7 +81,9 @@ fn interval_summary(records: &[StepRecord], schedule: &Schedule) -> [f64; GATHER
         g[1] += r.compute_seconds;
         g[2] += 1.0;
         for (d, dir) in schedule.directions.iter().enumerate() {
-            let Some(axis) = dir.face_axis() else { continue };
+            let Some(axis) = dir.face_axis() else {
+                continue;
+            };
             if r.bytes_received[d] == 0 {
                 continue;
             }
@@ -115,7 +117,11 @@ pub fn run_rank<T: Scalar, M: Comm>(
     let mut balancer = plan.balancer.clone();
     let build = |b: Box3| YeeChunk::<T>::new(setup, b).with_costs(plan.costs);
     let mut chunk = build(layout(setup, plan.topology, &borders).chunk_box(rank));
-    let mut driver = Driver::new(Schedule::new(&layout(setup, plan.topology, &borders), rank, active));
+    let mut driver = Driver::new(Schedule::new(
+        &layout(setup, plan.topology, &borders),
+        rank,
+        active,
+    ));
     let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
     let mut records: Vec<StepRecord> = Vec::with_capacity(steps as usize);
     let mut history = Vec::new();
@@ -133,7 +139,14 @@ pub fn run_rank<T: Scalar, M: Comm>(
         let owned = chunk.state.owned;
         for (i, p) in setup.probes.iter().enumerate() {
             if owned.contains(p.cell) {
-                series[i].push((step + 1, chunk.state.field(p.component).expect("validated").get(p.cell)));
+                series[i].push((
+                    step + 1,
+                    chunk
+                        .state
+                        .field(p.component)
+                        .expect("validated")
+                        .get(p.cell),
+                ));
             }
         }
         after_step(step + 1, &chunk);
@@ -151,8 +164,12 @@ pub fn run_rank<T: Scalar, M: Comm>(
         interval_start = records.len();
         comm.all_gather(&mine, &mut gathered)?;
         let measured = b.record(&gathered);
-        let total_work: f64 = (0..comm.size()).map(|r| gathered[r * GATHER_LEN] / gathered[r * GATHER_LEN + 2].max(1.0)).sum();
-        let Ok(decision) = b.decide(total_work, measured) else { continue };
+        let total_work: f64 = (0..comm.size())
+            .map(|r| gathered[r * GATHER_LEN] / gathered[r * GATHER_LEN + 2].max(1.0))
+            .sum();
+        let Ok(decision) = b.decide(total_work, measured) else {
+            continue;
+        };
         history.push(HistoryEntry {
             step: step + 1,
             borders: decision.borders.clone(),
@@ -163,8 +180,10 @@ pub fn run_rank<T: Scalar, M: Comm>(
         });
         if decision.borders != borders {
             let old = borders.clone();
-            let (old_layout, new_layout) =
-                (layout(setup, plan.topology, &old), layout(setup, plan.topology, &decision.borders));
+            let (old_layout, new_layout) = (
+                layout(setup, plan.topology, &old),
+                layout(setup, plan.topology, &decision.borders),
+            );
             driver.migrate(&mut chunk, comm, &old_layout, &new_layout, active, build)?;
             borders = decision.borders;
         }
@@ -177,8 +196,20 @@ pub fn run_rank<T: Scalar, M: Comm>(
             out
         })
     });
-    let probes = series.into_iter().enumerate().filter(|(_, s)| !s.is_empty()).collect();
-    Ok(RankOutput { rank, owned, fields, probes, records, diverged, history })
+    let probes = series
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .collect();
+    Ok(RankOutput {
+        rank,
+        owned,
+        fields,
+        probes,
+        records,
+        diverged,
+        history,
+    })
 }
 
 fn first_non_finite<T: Scalar>(chunk: &YeeChunk<T>, step: u64) -> Option<RunError> {
@@ -188,7 +219,11 @@ fn first_non_finite<T: Scalar>(chunk: &YeeChunk<T>, step: u64) -> Option<RunErro
         for n in 0..owned.cells() {
             let p = owned.index_at(n);
             if !f.get(p).is_finite() {
-                return Some(RunError::Diverged { step, component: c, cell: p });
+                return Some(RunError::Diverged {
+                    step,
+                    component: c,
+                    cell: p,
+                });
             }
         }
     }
@@ -196,7 +231,11 @@ fn first_non_finite<T: Scalar>(chunk: &YeeChunk<T>, step: u64) -> Option<RunErro
 }
 
 /// Assembles component `c` over the whole grid from the ranks' pieces (x fastest).
-pub fn assemble<T: Scalar>(outputs: &[RankOutput<T>], grid: [usize; 3], c: Component) -> Option<Vec<T>> {
+pub fn assemble<T: Scalar>(
+    outputs: &[RankOutput<T>],
+    grid: [usize; 3],
+    c: Component,
+) -> Option<Vec<T>> {
     let whole = Box3::from_extent(grid);
     let mut out = vec![T::zero(); whole.cells()];
     for o in outputs {
@@ -210,8 +249,12 @@ pub fn assemble<T: Scalar>(outputs: &[RankOutput<T>], grid: [usize; 3], c: Compo
 
 /// The whole record of probe `i`, stitched in step order from the ranks that held it.
 pub fn probe_series<T: Scalar>(outputs: &[RankOutput<T>], i: usize) -> Option<Vec<T>> {
-    let mut samples: Vec<(u64, T)> =
-        outputs.iter().flat_map(|o| &o.probes).filter(|(k, _)| *k == i).flat_map(|(_, s)| s.iter().copied()).collect();
+    let mut samples: Vec<(u64, T)> = outputs
+        .iter()
+        .flat_map(|o| &o.probes)
+        .filter(|(k, _)| *k == i)
+        .flat_map(|(_, s)| s.iter().copied())
+        .collect();
     if samples.is_empty() {
         return None;
     }
@@ -221,9 +264,12 @@ pub fn probe_series<T: Scalar>(outputs: &[RankOutput<T>], i: usize) -> Option<Ve
 
 /// The earliest divergence over all ranks.
 pub fn first_divergence<T>(outputs: &[RankOutput<T>]) -> Option<RunError> {
-    outputs.iter().filter_map(|o| o.diverged).min_by_key(|e| match *e {
-        RunError::Diverged { step, .. } => step,
-    })
+    outputs
+        .iter()
+        .filter_map(|o| o.diverged)
+        .min_by_key(|e| match *e {
+            RunError::Diverged { step, .. } => step,
+        })
 }
 
 /// A plan with uniform borders and no balancing.

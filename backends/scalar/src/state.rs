@@ -240,7 +240,12 @@ fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
                 let differentiates = c.curl_terms().iter().any(|t| t.axis == axis);
                 (setup.mode.has(c) && differentiates).then(|| vec![T::zero(); region.cells()])
             });
-            slabs.push(CpmlSlab { axis, layer, region, psi });
+            slabs.push(CpmlSlab {
+                axis,
+                layer,
+                region,
+                psi,
+            });
         }
     }
     slabs

@@ -24,6 +24,17 @@ pub struct ShmComm {
     topology: Topology,
     fabric: Arc<Fabric>,
     origin: Instant,
+    slowdown: Slowdown,
+    delay_due: bool,
+}
+
+/// Artificial slowness of one rank: real, measurable heterogeneity for testing the balancer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Slowdown {
+    /// Seconds slept per cell of work.
+    pub per_cell: f64,
+    /// Seconds slept once per step, with its first computation.
+    pub per_step: f64,
 }
 
 impl ShmComm {
@@ -138,11 +149,36 @@ impl Comm for ShmComm {
     fn now_seconds(&self) -> f64 {
         self.origin.elapsed().as_secs_f64()
     }
+
+    /// A rank launched with a [`Slowdown`] sleeps for it here.
+    fn compute_done(&mut self, cells: f64) {
+        let mut sleep = cells * self.slowdown.per_cell;
+        if self.delay_due {
+            sleep += self.slowdown.per_step;
+            self.delay_due = false;
+        }
+        if sleep > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(sleep));
+        }
+    }
+
+    fn step_done(&mut self) {
+        self.delay_due = true;
+    }
 }
 
 /// Runs `body` once per rank of `topology`, each on its own thread with its own [`ShmComm`],
 /// and returns the results in rank order. A panicking rank panics the caller.
 pub fn launch<R: Send>(topology: Topology, body: impl Fn(ShmComm) -> R + Sync) -> Vec<R> {
+    launch_slowed(topology, &[], body)
+}
+
+/// [`launch`], with rank `r` slowed by `slowdown[r]` (missing entries: no slowdown).
+pub fn launch_slowed<R: Send>(
+    topology: Topology,
+    slowdown: &[Slowdown],
+    body: impl Fn(ShmComm) -> R + Sync,
+) -> Vec<R> {
     let fabric = Arc::new(Fabric::default());
     let origin = Instant::now();
     std::thread::scope(|scope| {
@@ -153,6 +189,8 @@ pub fn launch<R: Send>(topology: Topology, body: impl Fn(ShmComm) -> R + Sync) -
                     topology,
                     fabric: Arc::clone(&fabric),
                     origin,
+                    slowdown: slowdown.get(rank).copied().unwrap_or_default(),
+                    delay_due: true,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))
