@@ -28,8 +28,11 @@ use crate::topology::Topology;
 
 /// Values each rank contributes per balancing interval, in this order: work, compute
 /// seconds, steps, then for each face (−x, +x, −y, +y, −z, +z): bytes received, transfer
-/// seconds, waiting seconds, messages.
-pub const GATHER_LEN: usize = 3 + 6 * 4;
+/// seconds, waiting seconds, messages, and the bytes and seconds of the two probe messages.
+pub const GATHER_LEN: usize = 3 + 6 * FACE_LEN;
+
+/// Values per face in a gathered contribution.
+pub const FACE_LEN: usize = 8;
 
 /// Q/P sums of one rank's performance: work done and seconds spent (eq. (28)).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -63,6 +66,15 @@ pub struct LinkSums {
 }
 
 impl LinkSums {
+    /// Multiplies every sum by `factor`: older samples weigh less.
+    pub fn scale(&mut self, factor: f64) {
+        self.count *= factor;
+        self.sum_x *= factor;
+        self.sum_t *= factor;
+        self.sum_xx *= factor;
+        self.sum_xt *= factor;
+    }
+
     /// Adds `count` samples of `x` bytes taking `t` seconds each on average.
     pub fn add(&mut self, x: f64, t: f64, count: f64) {
         self.count += count;
@@ -116,6 +128,9 @@ pub struct BalanceParams {
     pub min_width: usize,
     /// Whether ranks may be disabled and re-enabled.
     pub disabling: bool,
+    /// The weight an interval's link samples keep at the next interval (1: plain averages as in
+    /// the paper; less: a link that changes speed shows within a few intervals).
+    pub link_memory: f64,
 }
 
 impl Default for BalanceParams {
@@ -125,6 +140,7 @@ impl Default for BalanceParams {
             epsilon: 0.05,
             min_width: 1,
             disabling: true,
+            link_memory: 0.5,
         }
     }
 }
@@ -158,6 +174,7 @@ pub struct Balancer {
     enabled: [Vec<bool>; 3],
     disabled_sets: [Vec<Vec<usize>>; 3],
     last_bytes: Vec<[f64; 6]>,
+    messages_per_step: Vec<[f64; 6]>,
 }
 
 impl Balancer {
@@ -180,6 +197,7 @@ impl Balancer {
             enabled: core::array::from_fn(|a| vec![true; topology.0[a]]),
             disabled_sets: Default::default(),
             last_bytes: vec![[0.0; 6]; ranks],
+            messages_per_step: vec![[0.0; 6]; ranks],
         }
     }
 
@@ -212,11 +230,19 @@ impl Balancer {
             }
             max_compute = max_compute.max(seconds / steps);
             for f in 0..6 {
-                let h = &g[3 + 4 * f..3 + 4 * f + 4];
+                let h = &g[3 + FACE_LEN * f..3 + FACE_LEN * (f + 1)];
                 let (bytes, transfer, wait, messages) = (h[0], h[1], h[2], h[3]);
+                let link = &mut self.links[r][f];
+                link.scale(self.params.link_memory);
                 if messages > 0.0 {
-                    self.links[r][f].add(bytes / messages, transfer / messages, messages);
-                    self.last_bytes[r][f] = bytes / steps;
+                    link.add(bytes / messages, transfer / messages, messages);
+                    self.last_bytes[r][f] = bytes / messages;
+                    self.messages_per_step[r][f] = messages / steps;
+                }
+                for probe in [(h[4], h[5]), (h[6], h[7])] {
+                    if probe.0 > 0.0 {
+                        link.add(probe.0, probe.1, 1.0);
+                    }
                 }
                 max_wait[f] = max_wait[f].max(wait / steps);
             }
@@ -260,7 +286,7 @@ impl Balancer {
             };
             let bytes = self.last_bytes[r][face];
             if let Some(t) = self.links[r][face].predict(bytes) {
-                worst = worst.max(t);
+                worst = worst.max(t * self.messages_per_step[r][face].max(1.0));
             }
         }
         worst

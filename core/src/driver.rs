@@ -155,7 +155,7 @@ impl Driver {
         old: &Layout,
         new: &Layout,
         active: [bool; 3],
-        build: impl FnOnce(Box3) -> C,
+        build: &impl Fn(Box3) -> C,
     ) -> Result<bool, M::Error> {
         let me = comm.rank();
         let (old_box, new_box) = (old.chunk_box(me), new.chunk_box(me));

@@ -32,6 +32,8 @@ pub mod material;
 pub mod model;
 pub mod partition;
 pub mod scalar;
+#[cfg(feature = "alloc")]
+pub mod session;
 pub mod setup;
 pub mod shape;
 pub mod spectrum;

@@ -106,10 +106,10 @@ pub fn decomposed<T: yee_core::Scalar>(
 }
 
 /// `steps` steps of `setup` laid out and balanced by `plan` on `comm` (the sim uses `model`
-/// when given); also returns the ranks' outputs.
+/// when given), with the default cell costs; also returns the ranks' outputs.
 pub fn planned_on<T: yee_core::Scalar>(
     setup: &Setup,
-    plan: &yee_scalar::decomposed::Plan,
+    plan: &yee_core::session::Plan,
     comm: CommKind,
     model: Option<yee_comm_sim::MachineModel>,
     steps: u64,
@@ -121,14 +121,14 @@ pub fn planned_on<T: yee_core::Scalar>(
             let model =
                 model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
             yee_comm_sim::launch(topology, model, |mut c| {
-                run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("sim run")
+                run_rank::<T, _>(setup, plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).expect("sim run")
             })
         }
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
-            run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("shm run")
+            run_rank::<T, _>(setup, plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).expect("shm run")
         }),
         CommKind::ShmSlowRank0(s) => yee_comm_shm::launch_slowed(topology, &[s], |mut c| {
-            run_rank::<T, _>(setup, plan, &mut c, steps, |_, _| {}).expect("shm run")
+            run_rank::<T, _>(setup, plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).expect("shm run")
         }),
     };
     let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
@@ -141,7 +141,7 @@ pub fn planned_on<T: yee_core::Scalar>(
 /// [`planned_on`] with the default machine model.
 pub fn planned<T: yee_core::Scalar>(
     setup: &Setup,
-    plan: &yee_scalar::decomposed::Plan,
+    plan: &yee_core::session::Plan,
     comm: CommKind,
     steps: u64,
 ) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {

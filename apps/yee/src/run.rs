@@ -100,6 +100,7 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
     let results = run_decomposed::<T>(
         &setup,
         &plan,
+        yee_core::Costs::default(),
         options.comm,
         options.model.clone(),
         steps,

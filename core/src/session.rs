@@ -1,0 +1,212 @@
+//! A rank's whole run over any [`Chunk`] and [`Comm`] (needs the `alloc` feature): the time
+//! steps, a collective stop check, and — with a [`Balancer`] — a rebalance every `T_perf`
+//! steps: gather the interval's measurements, probe every original link once (so links that
+//! disabling left unused are still measured, Balykov 2019 §2.1), decide the same new borders
+//! on every rank and migrate.
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::balance::{Balancer, FACE_LEN, GATHER_LEN};
+use crate::chunk::Chunk;
+use crate::comm::Comm;
+use crate::decomposition::Layout;
+use crate::direction::Direction;
+use crate::driver::{Driver, Schedule, StepRecord};
+use crate::geometry::{Axis, Box3};
+use crate::topology::Topology;
+
+/// How a run is laid out and balanced.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Ranks per axis.
+    pub topology: Topology,
+    /// Initial borders per axis.
+    pub borders: [Vec<i64>; 3],
+    /// Axes that wrap around.
+    pub periodic: [bool; 3],
+    /// Axes the grid uses.
+    pub active: [bool; 3],
+    /// The dynamic balancer, if borders may move during the run.
+    pub balancer: Option<Balancer>,
+}
+
+impl Plan {
+    /// The layout with `borders`.
+    pub fn layout<'a>(&self, borders: &'a [Vec<i64>; 3]) -> Layout<'a> {
+        Layout { topology: self.topology, borders: [&borders[0], &borders[1], &borders[2]], periodic: self.periodic }
+    }
+}
+
+/// One rebalance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    /// Steps completed when it happened.
+    pub step: u64,
+    /// Borders per axis after it.
+    pub borders: [Vec<i64>; 3],
+    /// Predicted step time of the new layout.
+    pub predicted_seconds: f64,
+    /// Measured step time of the interval before it (eq. (2) on interval means).
+    pub measured_seconds: f64,
+    /// Disabled lines per axis.
+    pub disabled: [Vec<usize>; 3],
+    /// What changed.
+    pub action: String,
+}
+
+/// What a run leaves besides the chunk.
+#[derive(Clone, Debug, Default)]
+pub struct RunLog {
+    /// One record per step.
+    pub records: Vec<StepRecord>,
+    /// The balancing history (identical on every rank).
+    pub history: Vec<HistoryEntry>,
+    /// Steps actually run (fewer than asked when a rank asked to stop).
+    pub steps: u64,
+}
+
+/// Steps between the collective checks of `after_step`'s stop requests.
+pub const STOP_CHECK_STEPS: u64 = 32;
+
+/// Sizes of the two messages that measure each original link at a rebalance (two sizes fit
+/// both latency and bandwidth).
+pub const PROBE_BYTES: [usize; 2] = [256, 16384];
+
+/// Runs `steps` steps. `build(box)` makes this rank's chunk for a box (at the start and after
+/// each migration); `after_step(step, chunk)` runs after every step and returns true to ask
+/// every rank to stop (checked collectively every [`STOP_CHECK_STEPS`] steps and at the end).
+pub fn run_steps<C: Chunk, M: Comm>(
+    plan: &Plan,
+    comm: &mut M,
+    steps: u64,
+    build: impl Fn(Box3) -> C,
+    mut after_step: impl FnMut(u64, &mut C) -> bool,
+) -> Result<(C, RunLog), M::Error> {
+    let rank = comm.rank();
+    let mut borders = plan.borders.clone();
+    let mut balancer = plan.balancer.clone();
+    let mut chunk = build(plan.layout(&borders).chunk_box(rank));
+    let mut driver = Driver::new(Schedule::new(&plan.layout(&borders), rank, plan.active));
+    let original = plan.layout(&plan.borders);
+    let mut log = RunLog::default();
+    let mut stop = false;
+    let mut flags = vec![0.0; comm.size()];
+    let mut gathered = vec![0.0; comm.size() * GATHER_LEN];
+    let mut interval_start = 0usize;
+    for step in 0..steps {
+        log.records.push(driver.step(&mut chunk, comm, step)?);
+        log.steps = step + 1;
+        stop |= after_step(step + 1, &mut chunk);
+        if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
+            comm.all_gather(&[f64::from(u8::from(stop))], &mut flags)?;
+            if flags.iter().any(|&f| f > 0.0) {
+                break;
+            }
+        }
+        let Some(b) = balancer.as_mut() else { continue };
+        if (step + 1) % b.params().every != 0 || step + 1 == steps {
+            continue;
+        }
+        let mut mine = interval_summary(&log.records[interval_start..], driver.schedule());
+        interval_start = log.records.len();
+        probe_links(comm, &original, rank, plan.active, &mut mine)?;
+        comm.all_gather(&mine, &mut gathered)?;
+        let measured = b.record(&gathered);
+        let ranks = comm.size();
+        let total_work: f64 = (0..ranks).map(|r| gathered[r * GATHER_LEN] / gathered[r * GATHER_LEN + 2].max(1.0)).sum();
+        let Ok(decision) = b.decide(total_work, measured) else { continue };
+        log.history.push(HistoryEntry {
+            step: step + 1,
+            borders: decision.borders.clone(),
+            predicted_seconds: decision.predicted_seconds,
+            measured_seconds: measured,
+            disabled: decision.disabled.clone(),
+            action: decision.action.clone(),
+        });
+        if decision.borders != borders {
+            let old = borders.clone();
+            let moved = driver.migrate(&mut chunk, comm, &plan.layout(&old), &plan.layout(&decision.borders), plan.active, &build)?;
+            if moved {
+                borders = decision.borders;
+            }
+        }
+    }
+    Ok((chunk, log))
+}
+
+/// The face index of a face direction: 2·axis, +1 on the high side.
+fn face_of(dir: Direction) -> Option<usize> {
+    let axis = dir.face_axis()?;
+    Some(2 * axis.index() + usize::from(dir.0[axis.index()] > 0))
+}
+
+/// This rank's contribution to a balancing interval (see [`GATHER_LEN`]).
+fn interval_summary(records: &[StepRecord], schedule: &Schedule) -> [f64; GATHER_LEN] {
+    let mut g = [0.0; GATHER_LEN];
+    for r in records {
+        g[0] += r.work;
+        g[1] += r.compute_seconds;
+        g[2] += 1.0;
+        for (d, &dir) in schedule.directions.iter().enumerate() {
+            let Some(face) = face_of(dir) else { continue };
+            if r.bytes_received[d] == 0 {
+                continue;
+            }
+            let h = &mut g[3 + FACE_LEN * face..3 + FACE_LEN * (face + 1)];
+            h[0] += r.bytes_received[d] as f64;
+            h[1] += r.transfer_seconds[d];
+            h[2] += r.share_seconds[d];
+            h[3] += 1.0;
+        }
+    }
+    g
+}
+
+/// Sends the [`PROBE_BYTES`] messages across every face of the original layout and times them,
+/// so the balancer keeps measuring links that disabling left unused.
+fn probe_links<M: Comm>(comm: &mut M, original: &Layout, rank: usize, active: [bool; 3], out: &mut [f64; GATHER_LEN]) -> Result<(), M::Error> {
+    let faces = Axis::ALL.into_iter().filter(|a| active[a.index()]).flat_map(|a| [Direction::face(a, false), Direction::face(a, true)]);
+    let peers: Vec<(Direction, Option<usize>)> = faces.map(|d| (d, neighbour_ignoring_widths(original, rank, d))).collect();
+    for (k, &size) in PROBE_BYTES.iter().enumerate() {
+        let payload = vec![0u8; size];
+        for &(dir, peer) in &peers {
+            if let Some(p) = peer {
+                comm.start_send(p, dir, &payload)?;
+            }
+        }
+        let mut buffer = vec![0u8; size];
+        for &(dir, peer) in &peers {
+            let Some(p) = peer else { continue };
+            let t = comm.now_seconds();
+            comm.finish_receive(p, dir, &mut buffer)?;
+            let waited = comm.now_seconds() - t;
+            let seconds = comm.last_transfer_seconds().unwrap_or(waited);
+            // The peer on the `dir` side sent toward this rank.
+            if let Some(face) = face_of(dir) {
+                out[3 + FACE_LEN * face + 4 + 2 * k] += size as f64;
+                out[3 + FACE_LEN * face + 5 + 2 * k] += seconds;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The neighbour in the topology itself, disabled lines included.
+fn neighbour_ignoring_widths(layout: &Layout, rank: usize, dir: Direction) -> Option<usize> {
+    let c = crate::decomposition::rank_coords(rank, layout.topology);
+    let mut out = [0usize; 3];
+    for a in 0..3 {
+        let n = layout.topology.0[a] as i64;
+        let mut x = c[a] as i64 + dir.0[a] as i64;
+        if x < 0 || x >= n {
+            if !layout.periodic[a] {
+                return None;
+            }
+            x = x.rem_euclid(n);
+        }
+        out[a] = x as usize;
+    }
+    Some(crate::decomposition::rank_of(out, layout.topology))
+}
