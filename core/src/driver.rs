@@ -130,8 +130,10 @@ impl Driver {
             let mut compute = comm.now_seconds() - start;
             self.send_halos(chunk, comm, phase, &mut record)?;
             let t = comm.now_seconds();
-            chunk.apply(step, phase, interior);
-            comm.compute_done(chunk.work(interior) / phases);
+            if !interior.is_empty() {
+                chunk.apply(step, phase, interior);
+                comm.compute_done(chunk.work(interior) / phases);
+            }
             compute += comm.now_seconds() - t;
             self.receive_halos(chunk, comm, phase, &mut record)?;
             record.compute_seconds += compute;

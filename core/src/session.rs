@@ -35,7 +35,11 @@ pub struct Plan {
 impl Plan {
     /// The layout with `borders`.
     pub fn layout<'a>(&self, borders: &'a [Vec<i64>; 3]) -> Layout<'a> {
-        Layout { topology: self.topology, borders: [&borders[0], &borders[1], &borders[2]], periodic: self.periodic }
+        Layout {
+            topology: self.topology,
+            borders: [&borders[0], &borders[1], &borders[2]],
+            periodic: self.periodic,
+        }
     }
 }
 
@@ -115,8 +119,12 @@ pub fn run_steps<C: Chunk, M: Comm>(
         comm.all_gather(&mine, &mut gathered)?;
         let measured = b.record(&gathered);
         let ranks = comm.size();
-        let total_work: f64 = (0..ranks).map(|r| gathered[r * GATHER_LEN] / gathered[r * GATHER_LEN + 2].max(1.0)).sum();
-        let Ok(decision) = b.decide(total_work, measured) else { continue };
+        let total_work: f64 = (0..ranks)
+            .map(|r| gathered[r * GATHER_LEN] / gathered[r * GATHER_LEN + 2].max(1.0))
+            .sum();
+        let Ok(decision) = b.decide(total_work, measured) else {
+            continue;
+        };
         log.history.push(HistoryEntry {
             step: step + 1,
             borders: decision.borders.clone(),
@@ -127,7 +135,14 @@ pub fn run_steps<C: Chunk, M: Comm>(
         });
         if decision.borders != borders {
             let old = borders.clone();
-            let moved = driver.migrate(&mut chunk, comm, &plan.layout(&old), &plan.layout(&decision.borders), plan.active, &build)?;
+            let moved = driver.migrate(
+                &mut chunk,
+                comm,
+                &plan.layout(&old),
+                &plan.layout(&decision.borders),
+                plan.active,
+                &build,
+            )?;
             if moved {
                 borders = decision.borders;
             }
@@ -166,9 +181,20 @@ fn interval_summary(records: &[StepRecord], schedule: &Schedule) -> [f64; GATHER
 
 /// Sends the [`PROBE_BYTES`] messages across every face of the original layout and times them,
 /// so the balancer keeps measuring links that disabling left unused.
-fn probe_links<M: Comm>(comm: &mut M, original: &Layout, rank: usize, active: [bool; 3], out: &mut [f64; GATHER_LEN]) -> Result<(), M::Error> {
-    let faces = Axis::ALL.into_iter().filter(|a| active[a.index()]).flat_map(|a| [Direction::face(a, false), Direction::face(a, true)]);
-    let peers: Vec<(Direction, Option<usize>)> = faces.map(|d| (d, neighbour_ignoring_widths(original, rank, d))).collect();
+fn probe_links<M: Comm>(
+    comm: &mut M,
+    original: &Layout,
+    rank: usize,
+    active: [bool; 3],
+    out: &mut [f64; GATHER_LEN],
+) -> Result<(), M::Error> {
+    let faces = Axis::ALL
+        .into_iter()
+        .filter(|a| active[a.index()])
+        .flat_map(|a| [Direction::face(a, false), Direction::face(a, true)]);
+    let peers: Vec<(Direction, Option<usize>)> = faces
+        .map(|d| (d, neighbour_ignoring_widths(original, rank, d)))
+        .collect();
     for (k, &size) in PROBE_BYTES.iter().enumerate() {
         let payload = vec![0u8; size];
         for &(dir, peer) in &peers {

@@ -121,14 +121,38 @@ pub fn planned_on<T: yee_core::Scalar>(
             let model =
                 model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
             yee_comm_sim::launch(topology, model, |mut c| {
-                run_rank::<T, _>(setup, plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).expect("sim run")
+                run_rank::<T, _>(
+                    setup,
+                    plan,
+                    yee_core::Costs::default(),
+                    &mut c,
+                    steps,
+                    |_, _| {},
+                )
+                .expect("sim run")
             })
         }
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
-            run_rank::<T, _>(setup, plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).expect("shm run")
+            run_rank::<T, _>(
+                setup,
+                plan,
+                yee_core::Costs::default(),
+                &mut c,
+                steps,
+                |_, _| {},
+            )
+            .expect("shm run")
         }),
         CommKind::ShmSlowRank0(s) => yee_comm_shm::launch_slowed(topology, &[s], |mut c| {
-            run_rank::<T, _>(setup, plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).expect("shm run")
+            run_rank::<T, _>(
+                setup,
+                plan,
+                yee_core::Costs::default(),
+                &mut c,
+                steps,
+                |_, _| {},
+            )
+            .expect("shm run")
         }),
     };
     let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));

@@ -3,11 +3,11 @@
 
 use yee_comm_sim::MachineModel;
 use yee_core::balance::{BalanceParams, Balancer};
+use yee_core::session::Plan;
 use yee_core::{
     Boundary, Component, Costs, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
     Shape, SourceKind, Topology, Waveform,
 };
-use yee_core::session::Plan;
 use yee_scalar::decomposed::uniform_plan;
 use yee_tests::{CommKind, planned_on, single_chunk};
 
@@ -34,7 +34,11 @@ fn setup_3d<'a>(
 
 fn balanced_plan(setup: &Setup, topology: Topology, every: u64) -> Plan {
     let density = std::array::from_fn(|a| vec![1.0; setup.grid[a]]);
-    let params = BalanceParams { every, disabling: false, ..BalanceParams::default() };
+    let params = BalanceParams {
+        every,
+        disabling: false,
+        ..BalanceParams::default()
+    };
     Plan {
         balancer: Some(Balancer::new(topology, 3, density, params)),
         ..uniform_plan(setup, topology)

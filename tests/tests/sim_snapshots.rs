@@ -41,7 +41,15 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
     // Slow links (50 us, 100 MB/s) so that halos outlast the interior update and waits show.
     let model = MachineModel::uniform(topology.ranks(), 1e8, 5e-5, 1e8);
     let outputs = yee_comm_sim::launch(topology, model, |mut c| {
-        run_rank::<f32, _>(&setup, &plan, yee_core::Costs::default(), &mut c, steps, |_, _| {}).unwrap()
+        run_rank::<f32, _>(
+            &setup,
+            &plan,
+            yee_core::Costs::default(),
+            &mut c,
+            steps,
+            |_, _| {},
+        )
+        .unwrap()
     });
     let mut s = format!(
         "{} grid {grid:?} on topology {:?}; model: 1e8 cells/s per rank, links 50 us + bytes / 100 MB/s; {steps} steps, f32\n",

@@ -5,6 +5,8 @@
 //! must give the same bits as one rank.
 #![warn(missing_docs)]
 
+pub mod virtual_cluster;
+
 use yee_core::decomposition::Layout;
 use yee_core::driver::{Driver, Schedule};
 use yee_core::{Box3, Chunk, Comm, Direction, Field, FieldId, Stencil};

@@ -4,8 +4,8 @@
 use std::sync::{Barrier, Mutex};
 
 use yee_comm_sim::MachineModel;
-use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
 use yee_core::session::Plan;
+use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
 use yee_scalar::decomposed::{RankOutput, assemble, run_rank};
 
 /// The communicators this build has.
@@ -109,15 +109,19 @@ pub fn run_decomposed<T: Scalar>(
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
             let rank = yee_core::Comm::rank(&c);
-            run_rank::<T, _>(setup, plan, costs, &mut c, steps, |s, chunk| body(rank, s, chunk))
-                .map_err(|e| e.to_string())
+            run_rank::<T, _>(setup, plan, costs, &mut c, steps, |s, chunk| {
+                body(rank, s, chunk)
+            })
+            .map_err(|e| e.to_string())
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
                 let rank = yee_core::Comm::rank(&c);
-                run_rank::<T, _>(setup, plan, costs, &mut c, steps, |s, chunk| body(rank, s, chunk))
-                    .map_err(|e| e.to_string())
+                run_rank::<T, _>(setup, plan, costs, &mut c, steps, |s, chunk| {
+                    body(rank, s, chunk)
+                })
+                .map_err(|e| e.to_string())
             })
         }
     };

@@ -66,7 +66,14 @@ pub fn run_rank<T: Scalar, M: Comm>(
         let owned = chunk.state.owned;
         for (i, p) in setup.probes.iter().enumerate() {
             if owned.contains(p.cell) {
-                series[i].push((step, chunk.state.field(p.component).expect("validated").get(p.cell)));
+                series[i].push((
+                    step,
+                    chunk
+                        .state
+                        .field(p.component)
+                        .expect("validated")
+                        .get(p.cell),
+                ));
             }
         }
         after_step(step, chunk);
@@ -80,8 +87,20 @@ pub fn run_rank<T: Scalar, M: Comm>(
             out
         })
     });
-    let probes = series.into_iter().enumerate().filter(|(_, s)| !s.is_empty()).collect();
-    Ok(RankOutput { rank, owned, fields, probes, records: log.records, diverged, history: log.history })
+    let probes = series
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .collect();
+    Ok(RankOutput {
+        rank,
+        owned,
+        fields,
+        probes,
+        records: log.records,
+        diverged,
+        history: log.history,
+    })
 }
 
 fn first_non_finite<T: Scalar>(chunk: &YeeChunk<T>, step: u64) -> Option<RunError> {

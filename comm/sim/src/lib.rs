@@ -8,6 +8,7 @@
 //! Ranks run as threads over the mailboxes of `yee-comm-shm`.
 #![warn(missing_docs)]
 
+pub mod cost_chunk;
 pub mod model;
 
 use std::sync::Arc;
@@ -17,7 +18,8 @@ use yee_comm_shm::{ShmError, check_len};
 use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, Direction, Topology};
 
-pub use model::MachineModel;
+pub use cost_chunk::CostChunk;
+pub use model::{LinkChange, MachineModel};
 
 /// One virtual rank.
 #[derive(Debug)]
@@ -29,6 +31,7 @@ pub struct SimComm {
     clock: f64,
     last_transfer: f64,
     delay_due: bool,
+    steps: u64,
 }
 
 impl SimComm {
@@ -49,10 +52,10 @@ impl SimComm {
         let m = self.fabric.take(peer, self.rank, tag)?;
         check_len(&m, out, what)?;
         out.copy_from_slice(&m.bytes);
-        let (latency, bandwidth) = self.model.link(peer, self.rank);
-        let arrival =
-            m.sent_at + yee_core::model::hockney(latency, bandwidth, m.bytes.len() as f64);
-        self.clock = self.clock.max(arrival);
+        let (latency, bandwidth) = self.model.link(peer, self.rank, self.steps);
+        let transfer = yee_core::model::hockney(latency, bandwidth, m.bytes.len() as f64);
+        self.last_transfer = transfer;
+        self.clock = self.clock.max(m.sent_at + transfer);
         Ok(())
     }
 }
@@ -146,6 +149,7 @@ impl Comm for SimComm {
 
     fn step_done(&mut self) {
         self.delay_due = true;
+        self.steps += 1;
     }
 }
 
@@ -178,6 +182,7 @@ pub fn launch<R: Send>(
                     clock: 0.0,
                     last_transfer: 0.0,
                     delay_due: true,
+                    steps: 0,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))

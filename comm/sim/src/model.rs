@@ -15,6 +15,24 @@ pub struct MachineModel {
     pub bandwidth: f64,
     /// `(from, to) → (latency, bandwidth)` for particular links.
     pub links: BTreeMap<(usize, usize), (f64, f64)>,
+    /// Links that change speed during the run: from the given step on, `(from, to)` has the
+    /// given latency and bandwidth (later entries win).
+    pub link_changes: Vec<LinkChange>,
+}
+
+/// A link changing speed at a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkChange {
+    /// Steps completed by the receiver when the change takes effect.
+    pub after_step: u64,
+    /// Sender.
+    pub from: usize,
+    /// Receiver.
+    pub to: usize,
+    /// New latency (s).
+    pub latency: f64,
+    /// New bandwidth (bytes/s).
+    pub bandwidth: f64,
 }
 
 impl MachineModel {
@@ -27,6 +45,7 @@ impl MachineModel {
             latency,
             bandwidth,
             links: BTreeMap::new(),
+            link_changes: Vec::new(),
         }
     }
 
@@ -35,11 +54,17 @@ impl MachineModel {
         MachineModel::uniform(ranks, 1e8, 2e-6, 1e10)
     }
 
-    /// Latency and bandwidth of the link from `from` to `to`.
-    pub fn link(&self, from: usize, to: usize) -> (f64, f64) {
-        self.links
-            .get(&(from, to))
-            .copied()
+    /// Latency and bandwidth of the link from `from` to `to` once the receiver has completed
+    /// `step` steps.
+    pub fn link(&self, from: usize, to: usize, step: u64) -> (f64, f64) {
+        let changed = self
+            .link_changes
+            .iter()
+            .rev()
+            .find(|c| c.from == from && c.to == to && step >= c.after_step)
+            .map(|c| (c.latency, c.bandwidth));
+        changed
+            .or_else(|| self.links.get(&(from, to)).copied())
             .unwrap_or((self.latency, self.bandwidth))
     }
 }

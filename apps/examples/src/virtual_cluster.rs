@@ -1,0 +1,110 @@
+//! Balancing experiments on the simulated cluster with cost-only chunks: Balykov 2019's
+//! table 1 (8 nodes, 100³, four nodes slowed by a fixed delay per step) and a slow link that
+//! makes disabling ranks worthwhile until it speeds up again.
+
+use yee_comm_sim::{CostChunk, LinkChange, MachineModel};
+use yee_core::balance::{BalanceParams, Balancer};
+use yee_core::session::{HistoryEntry, Plan, run_steps};
+use yee_core::{Comm, Mode, Topology};
+
+/// Cells per second of a normal node: with a 0.02 s delay a slow node runs at 80 % of a
+/// normal one on its 125 000 cells (0.08 / (0.08 + 0.02)), as Balykov 2019, §3 states.
+pub const TABLE1_SPEED: f64 = 125_000.0 / 0.08;
+
+/// The outcome of one simulated run.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Virtual seconds until the slowest rank finished.
+    pub seconds: f64,
+    /// The balancing history.
+    pub history: Vec<HistoryEntry>,
+}
+
+fn run(
+    grid: [usize; 3],
+    topology: Topology,
+    model: MachineModel,
+    steps: u64,
+    balancer: Option<Balancer>,
+) -> Outcome {
+    let plan = Plan {
+        topology,
+        borders: yee_core::decomposition::uniform_layout_borders(grid, topology),
+        periodic: [false; 3],
+        active: [true; 3],
+        balancer,
+    };
+    let results = yee_comm_sim::launch(topology, model, |mut comm| {
+        let (_, log) = run_steps(
+            &plan,
+            &mut comm,
+            steps,
+            |b| CostChunk::new(b, Mode::ThreeD),
+            |_, _| false,
+        )
+        .expect("sim");
+        (comm.now_seconds(), log.history)
+    });
+    let seconds = results.iter().map(|r| r.0).fold(0.0, f64::max);
+    Outcome {
+        seconds,
+        history: results.into_iter().next().map(|r| r.1).unwrap_or_default(),
+    }
+}
+
+/// One case of table 1: 8 nodes (2×2×2) over 100³ cells, the four nodes of the x = 1 plane
+/// slowed by `delay` seconds per step; balanced every `every` steps or not at all.
+pub fn table1_case(delay: f64, steps: u64, every: Option<u64>) -> Outcome {
+    let grid = [100, 100, 100];
+    let topology = Topology([2, 2, 2]);
+    // Blue Gene/P: 425 MB/s links; a few microseconds of latency.
+    let mut model = MachineModel::uniform(8, TABLE1_SPEED, 3e-6, 425e6);
+    for r in 0..8 {
+        if yee_core::decomposition::rank_coords(r, topology)[0] == 1 {
+            model.delays[r] = delay;
+        }
+    }
+    let balancer = every.map(|every| {
+        let density = std::array::from_fn(|a| vec![1.0; grid[a]]);
+        Balancer::new(
+            topology,
+            3,
+            density,
+            BalanceParams {
+                every,
+                ..BalanceParams::default()
+            },
+        )
+    });
+    run(grid, topology, model, steps, balancer)
+}
+
+/// Four ranks in a row over 40×8×8 cells; the link between ranks 2 and 3 takes 50 ms until
+/// step `recovers`, then 2 µs. Dropping rank 3 wins while the link is slow; taking it back
+/// wins once it is fast.
+pub fn slow_link_case(steps: u64, recovers: u64, every: u64) -> Outcome {
+    let grid = [40, 8, 8];
+    let topology = Topology([4, 1, 1]);
+    let mut model = MachineModel::uniform(4, 1e6, 2e-6, 1e9);
+    for (from, to) in [(2, 3), (3, 2)] {
+        model.links.insert((from, to), (0.05, 1e9));
+        model.link_changes.push(LinkChange {
+            after_step: recovers,
+            from,
+            to,
+            latency: 2e-6,
+            bandwidth: 1e9,
+        });
+    }
+    let density = std::array::from_fn(|a| vec![1.0; grid[a]]);
+    let balancer = Balancer::new(
+        topology,
+        3,
+        density,
+        BalanceParams {
+            every,
+            ..BalanceParams::default()
+        },
+    );
+    run(grid, topology, model, steps, Some(balancer))
+}

@@ -1,0 +1,62 @@
+//! Balancing decisions on the simulated cluster, snapshot: a slow link makes dropping the rank
+//! beyond it win, and taking it back wins once the link is fast again; and the border sequence
+//! of one case of Balykov 2019's table 1.
+
+use std::fmt::Write;
+
+use yee_examples::virtual_cluster::{slow_link_case, table1_case};
+
+fn history(o: &yee_examples::virtual_cluster::Outcome) -> String {
+    let mut s = String::new();
+    for h in &o.history {
+        let _ = writeln!(
+            s,
+            "step {:>4}: {:<14} x borders {:?} disabled {:?}",
+            h.step, h.action, h.borders[0], h.disabled[0]
+        );
+    }
+    s
+}
+
+#[test]
+fn slow_link_disables_then_reenables() {
+    let o = slow_link_case(600, 300, 20);
+    let actions: Vec<&str> = o
+        .history
+        .iter()
+        .map(|h| h.action.as_str())
+        .filter(|a| *a != "rebalance")
+        .collect();
+    assert_eq!(actions, ["disable x [3]", "enable x [3]"]);
+    let enabled_at = o
+        .history
+        .iter()
+        .find(|h| h.action.starts_with("enable"))
+        .unwrap()
+        .step;
+    assert!(
+        enabled_at > 300,
+        "re-enabled only after the link recovered, at {enabled_at}"
+    );
+    insta::assert_snapshot!(history(&o));
+}
+
+#[test]
+fn table1_delay_0_2_over_1000_steps() {
+    let plain = table1_case(0.2, 1000, None);
+    let balanced = table1_case(0.2, 1000, Some(10));
+    let decrease = 1.0 - balanced.seconds / plain.seconds;
+    assert!((0.15..0.35).contains(&decrease), "decrease {decrease}");
+    // Only the x borders move: the slowed nodes form the x = 1 plane.
+    assert!(
+        balanced
+            .history
+            .iter()
+            .all(|h| h.borders[1] == [0, 50, 100] && h.borders[2] == [0, 50, 100])
+    );
+    let sequence: Vec<i64> = balanced.history.iter().map(|h| h.borders[0][1]).collect();
+    insta::assert_snapshot!(format!(
+        "decrease {:.1} %\nx border after each rebalance: {sequence:?}\n",
+        100.0 * decrease
+    ));
+}
