@@ -210,6 +210,16 @@ impl Balancer {
         self
     }
 
+    /// The topology it balances.
+    pub fn topology(&self) -> Topology {
+        self.topology
+    }
+
+    /// The grid extent (the lengths of the density profiles).
+    pub fn grid(&self) -> [usize; 3] {
+        core::array::from_fn(|a| self.density[a].len())
+    }
+
     /// The parameters.
     pub fn params(&self) -> BalanceParams {
         self.params

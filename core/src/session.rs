@@ -69,6 +69,8 @@ pub struct RunLog {
     pub history: Vec<HistoryEntry>,
     /// Steps actually run (fewer than asked when a rank asked to stop).
     pub steps: u64,
+    /// The balancer as it ended, with every measurement (for saving a profile).
+    pub balancer: Option<Balancer>,
 }
 
 /// Steps between the collective checks of `after_step`'s stop requests.
@@ -148,6 +150,7 @@ pub fn run_steps<C: Chunk, M: Comm>(
             }
         }
     }
+    log.balancer = balancer;
     Ok((chunk, log))
 }
 

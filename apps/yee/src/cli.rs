@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use yee_core::Topology;
 use yee_core::topology::{check_topology, choose_topology};
 
+use crate::balance::{BalanceMode, BalanceOptions, make_plan, parse_speeds};
 use crate::error::AppError;
 use crate::parallel::CommKind;
 use crate::run::{RunOptions, run, summary};
@@ -28,6 +29,8 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a scene and print the resolved setup without running it.
     Check(CheckArgs),
+    /// Print each rank's box after static balancing, without allocating the mesh.
+    Balance(BalanceArgs),
     /// List every virtual topology of a grid over N ranks with its share surface f
     /// (Balykov 2017, eqs. (2), (5)) and mark the one chosen.
     Topology(TopologyArgs),
@@ -66,6 +69,21 @@ pub struct RunArgs {
     /// No progress bar, no log lines, no summary.
     #[arg(long)]
     pub quiet: bool,
+    /// Load balancing: off (uniform), static (by cost density, speeds or profile), dynamic.
+    #[arg(long, value_enum, default_value_t = BalanceMode::Off)]
+    pub balance: BalanceMode,
+    /// Steps between rebalances (T_perf) with --balance dynamic.
+    #[arg(long, default_value_t = 100)]
+    pub rebalance_every: u64,
+    /// A change must shorten the predicted step by more than this fraction.
+    #[arg(long, default_value_t = 0.05)]
+    pub epsilon: f64,
+    /// Start from a saved balancing profile (a profile.json of an earlier run).
+    #[arg(long)]
+    pub profile: Option<PathBuf>,
+    /// Relative speed of each rank, comma-separated (static balancing without a profile).
+    #[arg(long)]
+    pub speeds: Option<String>,
 }
 
 /// `yee check`.
@@ -73,6 +91,25 @@ pub struct RunArgs {
 pub struct CheckArgs {
     /// The scene file (TOML).
     pub scene: PathBuf,
+}
+
+/// `yee balance`.
+#[derive(Debug, clap::Args)]
+pub struct BalanceArgs {
+    /// The scene file (TOML).
+    pub scene: PathBuf,
+    /// Topology NxMxK (or N, NxM).
+    #[arg(long)]
+    pub ranks: String,
+    /// Relative speed of each rank, comma-separated.
+    #[arg(long)]
+    pub speeds: Option<String>,
+    /// A saved balancing profile.
+    #[arg(long)]
+    pub profile: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `yee topology`.
@@ -151,6 +188,13 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             let out = args
                 .out
                 .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+            let balance = BalanceOptions {
+                mode: args.balance,
+                every: args.rebalance_every,
+                epsilon: args.epsilon,
+                profile: args.profile,
+                speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
+            };
             let options = RunOptions {
                 out: out.clone(),
                 quiet: args.quiet,
@@ -158,6 +202,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 topology,
                 comm: args.comm,
                 model: None,
+                balance,
             };
             log::info!(
                 "running {} for {} steps on {} rank(s), topology {:?}, {:?}, into {}",
@@ -182,6 +227,19 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 println!("warning: {w}");
             }
             println!("ok: {} is valid", args.scene.display());
+            Ok(())
+        }
+        Command::Balance(args) => {
+            let scene = scene::load(&args.scene)?;
+            let topology = resolve_topology(&args.ranks, None, scene.grid, scene.mode.dims())?;
+            let options = BalanceOptions {
+                mode: BalanceMode::Static,
+                profile: args.profile,
+                speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
+                ..BalanceOptions::default()
+            };
+            let plan = make_plan(&scene, topology, &options)?;
+            print!("{}", crate::balance::boxes_report(&plan, args.json));
             Ok(())
         }
         Command::Topology(args) => {

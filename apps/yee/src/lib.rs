@@ -4,12 +4,14 @@
 //! same code.
 #![warn(missing_docs)]
 
+pub mod balance;
 pub mod check;
 pub mod cli;
 pub mod error;
 pub mod memory;
 pub mod output;
 pub mod parallel;
+pub mod profile;
 pub mod report;
 pub mod run;
 pub mod scene;

@@ -90,6 +90,7 @@ pub fn run_decomposed<T: Scalar>(
                         records: Vec::new(),
                         diverged: None,
                         history: Vec::new(),
+                        balancer: None,
                     }
                 })
                 .collect();

@@ -61,6 +61,8 @@ pub struct RunReport {
     pub peak_rss_bytes: Option<u64>,
     /// Per rank: its box and its time.
     pub rank_stats: Vec<RankReport>,
+    /// Load balancing.
+    pub balance: BalanceReport,
     /// Files written, relative to the output directory (run.json excluded).
     pub outputs: Vec<String>,
     /// Probes and their files.
@@ -96,4 +98,21 @@ impl RankReport {
             bytes_sent: o.records.iter().flat_map(|r| &r.bytes_sent).sum(),
         }
     }
+}
+
+/// The balancing part of `run.json`.
+#[derive(Debug, Serialize)]
+pub struct BalanceReport {
+    /// off, static or dynamic.
+    pub mode: crate::balance::BalanceMode,
+    /// T_perf.
+    pub rebalance_every: u64,
+    /// ε.
+    pub epsilon: f64,
+    /// Rebalances done.
+    pub rebalances: usize,
+    /// Borders per axis at the start.
+    pub initial_borders: [Vec<i64>; 3],
+    /// Borders per axis at the end.
+    pub final_borders: [Vec<i64>; 3],
 }

@@ -12,10 +12,12 @@ use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Component, Real, Scalar, Topology};
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 
+use crate::balance::{BalanceMode, BalanceOptions, make_plan, write_history, write_share_plot};
 use crate::error::{AppError, io_error};
 use crate::output::{csv, npy, png, vti};
 use crate::parallel::{Assembled, CommKind, run_decomposed};
-use crate::report::{ProbeReport, RankReport, RunReport};
+use crate::profile::Profile;
+use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
 use crate::scene::spec::ValueType;
 use crate::scene::{Scene, Units};
 
@@ -34,6 +36,8 @@ pub struct RunOptions {
     pub comm: CommKind,
     /// The machine model of a simulated run (default: [`MachineModel::default_for`]).
     pub model: Option<MachineModel>,
+    /// Balancing.
+    pub balance: BalanceOptions,
 }
 
 /// Runs `scene` with the element type it asks for.
@@ -96,11 +100,11 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
     };
     let progress = Progress::new(scene, options.quiet);
     let started = Instant::now();
-    let plan = yee_scalar::decomposed::uniform_plan(&setup, options.topology);
+    let plan = make_plan(scene, options.topology, &options.balance)?;
     let results = run_decomposed::<T>(
         &setup,
         &plan,
-        yee_core::Costs::default(),
+        scene.costs,
         options.comm,
         options.model.clone(),
         steps,
@@ -143,6 +147,28 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
             file,
         });
     }
+    if options.balance.mode != BalanceMode::Off {
+        let history = &results[0].history;
+        write_history(&out.join("balance_history.csv"), history)?;
+        write_share_plot(
+            &out.join("balance_shares.png"),
+            &plan.borders,
+            history,
+            options.topology,
+        )?;
+        outputs.extend([
+            "balance_history.csv".to_string(),
+            "balance_shares.png".to_string(),
+        ]);
+        if let Some(b) = &results[0].balancer {
+            Profile::from_balancer(b).save(&out.join("profile.json"))?;
+            outputs.push("profile.json".into());
+        }
+    }
+    let final_borders = results[0]
+        .history
+        .last()
+        .map_or_else(|| plan.borders.clone(), |h| h.borders.clone());
     let writing = writing
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
@@ -169,6 +195,14 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
         model_step_seconds: mean_step_time(&results),
         peak_rss_bytes: crate::memory::peak_rss_bytes(),
         rank_stats: results.iter().map(RankReport::from_output).collect(),
+        balance: BalanceReport {
+            mode: options.balance.mode,
+            rebalance_every: options.balance.every,
+            epsilon: options.balance.epsilon,
+            rebalances: results[0].history.len(),
+            initial_borders: plan.borders.clone(),
+            final_borders,
+        },
         outputs,
         probes,
     };

@@ -7,6 +7,48 @@ use crate::curl::CurlUpdate;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 
+/// The work of updating `region` for one step (Franek's load): one per cell, `costs.cpml − 1`
+/// more per cell for each CPML layer it lies in, and the extra cost of each source and probe
+/// cell inside it. `YeeChunk::work` and the static balancer's densities both use it.
+pub fn work_of(
+    region: Box3,
+    cpml_layers: impl Iterator<Item = Box3>,
+    sources: impl Iterator<Item = yee_core::Index3>,
+    probes: impl Iterator<Item = yee_core::Index3>,
+    costs: &Costs,
+) -> f64 {
+    let mut work = region.cells() as f64;
+    for layer in cpml_layers {
+        work += (costs.cpml - 1.0) * layer.intersect(&region).cells() as f64;
+    }
+    work += costs.source * sources.filter(|&c| region.contains(c)).count() as f64;
+    work += costs.probe * probes.filter(|&c| region.contains(c)).count() as f64;
+    work
+}
+
+/// Per-axis load densities of a whole grid (the work of each one-cell slice), for Franek's
+/// static balancing; computed from the layer boxes, never from a mesh.
+pub fn slice_densities(setup: &Setup, costs: &Costs) -> [alloc::vec::Vec<f64>; 3] {
+    let layers: alloc::vec::Vec<Box3> = crate::state::cpml_layers(setup).collect();
+    let whole = Box3::from_extent(setup.grid);
+    core::array::from_fn(|a| {
+        (0..setup.grid[a] as i64)
+            .map(|i| {
+                let slice = whole
+                    .with_bound(yee_core::Axis::from_index(a), Side::Low, i)
+                    .with_bound(yee_core::Axis::from_index(a), Side::High, i + 1);
+                work_of(
+                    slice,
+                    layers.iter().copied(),
+                    setup.sources.iter().map(|s| s.cell),
+                    setup.probes.iter().map(|p| p.cell),
+                    costs,
+                )
+            })
+            .collect()
+    })
+}
+
 /// Phase 0 of a step updates H, phase 1 updates E.
 pub const MAGNETIC_PHASE: usize = 0;
 /// See [`MAGNETIC_PHASE`].
@@ -146,24 +188,13 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
     }
 
     fn work(&self, region: Box3) -> f64 {
-        let mut work = region.cells() as f64;
-        for slab in &self.state.slabs {
-            work += (self.costs.cpml - 1.0) * slab.region.intersect(&region).cells() as f64;
-        }
-        work += self.costs.source
-            * self
-                .state
-                .sources
-                .iter()
-                .filter(|s| region.contains(s.cell))
-                .count() as f64;
-        work += self.costs.probe
-            * self
-                .probe_cells
-                .iter()
-                .filter(|&&c| region.contains(c))
-                .count() as f64;
-        work
+        work_of(
+            region,
+            self.state.slabs.iter().map(|s| s.layer),
+            self.state.sources.iter().map(|s| s.cell),
+            self.probe_cells.iter().copied(),
+            &self.costs,
+        )
     }
 
     fn slab_len(&self, region: Box3) -> Option<usize> {

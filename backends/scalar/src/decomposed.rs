@@ -28,6 +28,8 @@ pub struct RankOutput<T> {
     pub diverged: Option<RunError>,
     /// The balancing history (identical on every rank).
     pub history: Vec<HistoryEntry>,
+    /// The balancer as it ended (identical on every rank), if the run balanced.
+    pub balancer: Option<yee_core::balance::Balancer>,
 }
 
 /// A plan with uniform borders and no balancing.
@@ -100,6 +102,7 @@ pub fn run_rank<T: Scalar, M: Comm>(
         records: log.records,
         diverged,
         history: log.history,
+        balancer: log.balancer,
     })
 }
 

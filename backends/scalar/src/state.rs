@@ -222,31 +222,43 @@ fn axis_stretch<R: Real>(setup: &Setup, axis: Axis) -> AxisStretch<R> {
     }
 }
 
+/// The CPML layers of a setup as `(axis, box)`, in axis then side order.
+pub fn cpml_layers_with_axes<'a>(setup: &'a Setup) -> impl Iterator<Item = (Axis, Box3)> + 'a {
+    Axis::ALL.into_iter().flat_map(move |axis| {
+        Side::BOTH.into_iter().filter_map(move |side| {
+            let p = setup.cpml(axis, side)?;
+            let (n, t) = (setup.grid[axis.index()] as i64, p.thickness as i64);
+            let whole = Box3::from_extent(setup.grid);
+            Some((
+                axis,
+                match side {
+                    Side::Low => whole.with_bound(axis, Side::High, t),
+                    Side::High => whole.with_bound(axis, Side::Low, n - t),
+                },
+            ))
+        })
+    })
+}
+
+/// The CPML layer boxes of a setup.
+pub fn cpml_layers<'a>(setup: &'a Setup) -> impl Iterator<Item = Box3> + 'a {
+    cpml_layers_with_axes(setup).map(|(_, b)| b)
+}
+
 fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
     let mut slabs = Vec::new();
-    for axis in Axis::ALL {
-        let n = setup.grid[axis.index()] as i64;
-        for side in Side::BOTH {
-            let Some(p) = setup.cpml(axis, side) else {
-                continue;
-            };
-            let t = p.thickness as i64;
-            let layer = match side {
-                Side::Low => Box3::from_extent(setup.grid).with_bound(axis, Side::High, t),
-                Side::High => Box3::from_extent(setup.grid).with_bound(axis, Side::Low, n - t),
-            };
-            let region = layer.intersect(&owned);
-            let psi = Component::ALL.map(|c| {
-                let differentiates = c.curl_terms().iter().any(|t| t.axis == axis);
-                (setup.mode.has(c) && differentiates).then(|| vec![T::zero(); region.cells()])
-            });
-            slabs.push(CpmlSlab {
-                axis,
-                layer,
-                region,
-                psi,
-            });
-        }
+    for (axis, layer) in cpml_layers_with_axes(setup) {
+        let region = layer.intersect(&owned);
+        let psi = Component::ALL.map(|c| {
+            let differentiates = c.curl_terms().iter().any(|t| t.axis == axis);
+            (setup.mode.has(c) && differentiates).then(|| vec![T::zero(); region.cells()])
+        });
+        slabs.push(CpmlSlab {
+            axis,
+            layer,
+            region,
+            psi,
+        });
     }
     slabs
 }

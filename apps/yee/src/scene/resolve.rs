@@ -160,6 +160,8 @@ pub struct Scene {
     pub slices: Vec<Slice>,
     /// Whole-field snapshots.
     pub snapshots: Option<Snapshots>,
+    /// Relative cell costs for load balancing.
+    pub costs: yee_core::Costs,
 }
 
 impl Scene {
@@ -588,6 +590,21 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         }
     };
 
+    let c = &spec.costs;
+    for (key, v, min) in [
+        ("costs.cpml", c.cpml, 1.0),
+        ("costs.source", c.source, 0.0),
+        ("costs.probe", c.probe, 0.0),
+    ] {
+        if !(v.is_finite() && v >= min) {
+            return Err(r.err(key, format!("{v} must be at least {min}")));
+        }
+    }
+    let costs = yee_core::Costs {
+        cpml: c.cpml,
+        source: c.source,
+        probe: c.probe,
+    };
     let name = spec.name.clone().unwrap_or_else(|| {
         file.file_stem()
             .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
@@ -610,6 +627,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         steps,
         slices,
         snapshots,
+        costs,
     };
     // Anything the checks above missed, reported through the core's own message.
     scene

@@ -38,6 +38,38 @@ pub struct SceneSpec {
     pub output: OutputSpec,
     /// How long to run.
     pub run: RunSpec,
+    /// Relative cell costs for load balancing.
+    #[serde(default)]
+    pub costs: CostsSpec,
+}
+
+/// `[costs]`: the work of cell kinds relative to a plain vacuum cell.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostsSpec {
+    /// A cell inside a CPML layer (default 1.86, Franek 2016).
+    #[serde(default = "default_cpml_cost")]
+    pub cpml: f64,
+    /// Extra work of a source cell (default 1).
+    #[serde(default = "one")]
+    pub source: f64,
+    /// Extra work of a probe cell (default 1).
+    #[serde(default = "one")]
+    pub probe: f64,
+}
+
+impl Default for CostsSpec {
+    fn default() -> Self {
+        CostsSpec {
+            cpml: default_cpml_cost(),
+            source: 1.0,
+            probe: 1.0,
+        }
+    }
+}
+
+fn default_cpml_cost() -> f64 {
+    1.86
 }
 
 /// `[units]`.

@@ -1,0 +1,306 @@
+//! How a run is laid out: uniform, statically balanced (Franek's cost densities, rank speeds
+//! or a saved profile), or dynamically balanced (Balykov 2019); and the files balancing leaves:
+//! the history CSV, a plot of per-rank shares, and the profile.
+
+use std::path::{Path, PathBuf};
+
+use yee_core::Topology;
+use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
+use yee_core::decomposition::rank_coords;
+use yee_core::session::{HistoryEntry, Plan};
+use yee_scalar::chunk::slice_densities;
+use yee_scalar::decomposed::uniform_plan;
+
+use crate::error::{AppError, io_error};
+use crate::profile::Profile;
+use crate::scene::Scene;
+
+/// `--balance`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BalanceMode {
+    /// Uniform chunks.
+    Off,
+    /// Chunks sized once, before the run, by cost density and speeds or a profile.
+    Static,
+    /// Static start, then rebalanced every `--rebalance-every` steps from measurements.
+    Dynamic,
+}
+
+/// Everything the balancing flags say.
+#[derive(Clone, Debug)]
+pub struct BalanceOptions {
+    /// Off, static or dynamic.
+    pub mode: BalanceMode,
+    /// T_perf.
+    pub every: u64,
+    /// ε, relative.
+    pub epsilon: f64,
+    /// A profile to start from.
+    pub profile: Option<PathBuf>,
+    /// Relative speeds per rank.
+    pub speeds: Option<Vec<f64>>,
+}
+
+impl Default for BalanceOptions {
+    fn default() -> Self {
+        BalanceOptions {
+            mode: BalanceMode::Off,
+            every: 100,
+            epsilon: 0.05,
+            profile: None,
+            speeds: None,
+        }
+    }
+}
+
+/// The plan of a run of `scene` over `topology`.
+pub fn make_plan(
+    scene: &Scene,
+    topology: Topology,
+    options: &BalanceOptions,
+) -> Result<Plan, AppError> {
+    let setup = scene.setup();
+    let mut plan = uniform_plan(&setup, topology);
+    if options.mode == BalanceMode::Off {
+        if options.profile.is_some() || options.speeds.is_some() {
+            return Err(AppError::Usage(
+                "--profile and --speeds need --balance static or dynamic".into(),
+            ));
+        }
+        return Ok(plan);
+    }
+    if options.every == 0 {
+        return Err(AppError::Usage(
+            "--rebalance-every 0: give the number of steps between rebalances (at least 1)".into(),
+        ));
+    }
+    if !(options.epsilon.is_finite() && (0.0..1.0).contains(&options.epsilon)) {
+        return Err(AppError::Usage(format!(
+            "--epsilon {}: must be in [0, 1) (a fraction of the step time)",
+            options.epsilon
+        )));
+    }
+    let density = slice_densities(&setup, &scene.costs);
+    let total_work: f64 = density[0].iter().sum();
+    let params = BalanceParams {
+        every: options.every,
+        epsilon: options.epsilon,
+        ..BalanceParams::default()
+    };
+    let mut balancer = Balancer::new(topology, scene.mode.dims(), density, params);
+    if let Some(path) = &options.profile {
+        let profile = Profile::load(path, scene.grid, topology.0)?;
+        let (perf, links) = profile.sums();
+        balancer = balancer.with_sums(perf, links);
+    } else if let Some(speeds) = &options.speeds {
+        if speeds.len() != topology.ranks() {
+            return Err(AppError::Usage(format!(
+                "--speeds: {} values for {} ranks",
+                speeds.len(),
+                topology.ranks()
+            )));
+        }
+        if let Some(bad) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+            return Err(AppError::Usage(format!(
+                "--speeds: {bad} is not a positive speed"
+            )));
+        }
+        let perf = speeds
+            .iter()
+            .map(|&s| PerfSums {
+                work: s,
+                seconds: 1.0,
+            })
+            .collect();
+        balancer = balancer.with_sums(perf, vec![[LinkSums::default(); 6]; topology.ranks()]);
+    }
+    let decision = balancer.decide(total_work, 0.0).map_err(|e| {
+        AppError::Usage(format!(
+            "cannot balance {:?} over {:?}: {e}",
+            scene.grid, topology.0
+        ))
+    })?;
+    plan.borders = decision.borders;
+    if options.mode == BalanceMode::Dynamic {
+        plan.balancer = Some(balancer);
+    }
+    Ok(plan)
+}
+
+/// Parses `--speeds 1,1,0.5,…`.
+pub fn parse_speeds(text: &str) -> Result<Vec<f64>, AppError> {
+    text.split(',')
+        .map(|s| {
+            s.trim()
+                .parse::<f64>()
+                .map_err(|_| AppError::Usage(format!("--speeds {text}: `{s}` is not a number")))
+        })
+        .collect()
+}
+
+/// Writes `balance_history.csv`: one row per rebalance.
+pub fn write_history(path: &Path, history: &[HistoryEntry]) -> Result<(), AppError> {
+    let mut text = String::from(
+        "step,action,predicted_seconds,measured_seconds,borders_x,borders_y,borders_z,disabled_x,disabled_y,disabled_z\n",
+    );
+    let join = |v: &[i64]| {
+        v.iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let join_u = |v: &[usize]| {
+        v.iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for h in history {
+        text.push_str(&format!(
+            "{},{},{:e},{:e},{},{},{},{},{},{}\n",
+            h.step,
+            h.action,
+            h.predicted_seconds,
+            h.measured_seconds,
+            join(&h.borders[0]),
+            join(&h.borders[1]),
+            join(&h.borders[2]),
+            join_u(&h.disabled[0]),
+            join_u(&h.disabled[1]),
+            join_u(&h.disabled[2])
+        ));
+    }
+    std::fs::write(path, text).map_err(|e| io_error(path, e))
+}
+
+/// Each rank's share of the cells for a layout with `borders`.
+pub fn shares(borders: &[Vec<i64>; 3], topology: Topology) -> Vec<f64> {
+    let total: f64 = (0..3)
+        .map(|a| (borders[a][topology.0[a]] - borders[a][0]) as f64)
+        .product();
+    (0..topology.ranks())
+        .map(|r| {
+            let c = rank_coords(r, topology);
+            (0..3)
+                .map(|a| (borders[a][c[a] + 1] - borders[a][c[a]]) as f64)
+                .product::<f64>()
+                / total
+        })
+        .collect()
+}
+
+/// Ten well-separated colours (the "tab10" palette).
+const PALETTE: [[u8; 3]; 10] = [
+    [31, 119, 180],
+    [255, 127, 14],
+    [44, 160, 44],
+    [214, 39, 40],
+    [148, 103, 189],
+    [140, 86, 75],
+    [227, 119, 194],
+    [127, 127, 127],
+    [188, 189, 34],
+    [23, 190, 207],
+];
+
+/// Writes `balance_shares.png`: per-rank shares (stacked, rank 0 at the bottom, one colour per
+/// rank) at the start and after each rebalance, left to right, and a legend.
+pub fn write_share_plot(
+    path: &Path,
+    initial: &[Vec<i64>; 3],
+    history: &[HistoryEntry],
+    topology: Topology,
+) -> Result<(), AppError> {
+    let columns: Vec<Vec<f64>> = std::iter::once(initial)
+        .chain(history.iter().map(|h| &h.borders))
+        .map(|b| shares(b, topology))
+        .collect();
+    let (plot_w, plot_h) = (600usize, 300usize);
+    let (margin, legend) = (10usize, 16 * topology.ranks().min(16) + 20);
+    let (w, h) = (plot_w + 2 * margin, plot_h + 2 * margin + legend + 20);
+    let mut image = vec![255u8; 3 * w * h];
+    for x in 0..plot_w {
+        let column = &columns[(x * columns.len() / plot_w).min(columns.len() - 1)];
+        let mut y0 = 0.0;
+        for (r, share) in column.iter().enumerate() {
+            let (from, to) = (y0, y0 + share);
+            y0 = to;
+            let colour = PALETTE[r % PALETTE.len()];
+            for y in (from * plot_h as f64) as usize..((to * plot_h as f64) as usize).min(plot_h) {
+                let py = margin + plot_h - 1 - y;
+                let o = 3 * (py * w + margin + x);
+                image[o..o + 3].copy_from_slice(&colour);
+            }
+        }
+    }
+    let black = [0, 0, 0];
+    let base = margin + plot_h + 8;
+    for r in 0..topology.ranks().min(16) {
+        let y = base + 14 + 16 * r;
+        for dy in 0..10 {
+            for dx in 0..10 {
+                let o = 3 * ((y + dy) * w + margin + dx);
+                image[o..o + 3].copy_from_slice(&PALETTE[r % PALETTE.len()]);
+            }
+        }
+        crate::output::font::draw_text(
+            &mut image,
+            w,
+            margin + 16,
+            y + 1,
+            &format!("{r}"),
+            1,
+            black,
+        );
+    }
+    let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| io_error(path, e))?;
+    writer
+        .write_image_data(&image)
+        .map_err(|e| io_error(path, e))?;
+    writer.finish().map_err(|e| io_error(path, e))
+}
+
+/// One box in `yee balance --json`.
+#[derive(Debug, serde::Serialize)]
+pub struct BoxJson {
+    /// The rank.
+    pub rank: usize,
+    /// Lower corner.
+    pub lo: [i64; 3],
+    /// Upper corner (exclusive).
+    pub hi: [i64; 3],
+}
+
+/// The boxes of a plan, as a table or as `{"boxes": [{"rank", "lo", "hi"}, …]}`.
+pub fn boxes_report(plan: &Plan, json: bool) -> String {
+    let layout = plan.layout(&plan.borders);
+    let boxes: Vec<BoxJson> = (0..plan.topology.ranks())
+        .map(|rank| {
+            let b = layout.chunk_box(rank);
+            BoxJson {
+                rank,
+                lo: b.lo,
+                hi: b.hi,
+            }
+        })
+        .collect();
+    if json {
+        return serde_json::to_string_pretty(&serde_json::json!({ "boxes": boxes }))
+            .expect("serialises")
+            + "\n";
+    }
+    let mut out = String::new();
+    for b in &boxes {
+        let cells: i64 = (0..3).map(|a| b.hi[a] - b.lo[a]).product();
+        out.push_str(&format!(
+            "rank {:>3}: {:?}..{:?} ({cells} cells)\n",
+            b.rank, b.lo, b.hi
+        ));
+    }
+    out
+}
