@@ -1,0 +1,307 @@
+//! Balancing through the `yee` command and library: the boxes of `yee balance`, bit-identical
+//! dynamic runs, the point-source effect, the profile round trip, and bad profiles.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use yee::balance::{BalanceMode, BalanceOptions};
+use yee::parallel::CommKind;
+use yee::run::{RunOptions, run};
+use yee_comm_sim::MachineModel;
+use yee_core::Topology;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(
+    out: &Path,
+    topology: Topology,
+    comm: CommKind,
+    model: Option<MachineModel>,
+    balance: BalanceOptions,
+) -> RunOptions {
+    RunOptions {
+        out: out.to_path_buf(),
+        quiet: true,
+        backend: "scalar".into(),
+        topology,
+        comm,
+        model,
+        balance,
+    }
+}
+
+#[test]
+fn balance_command_prints_boxes_that_tile_the_grid() {
+    let scene = repo().join("examples/scenes/dipole_halfspace3d.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "balance",
+            scene.to_str().unwrap(),
+            "--ranks",
+            "3x1x1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let boxes = doc["boxes"].as_array().unwrap();
+    assert_eq!(boxes.len(), 3);
+    let x: Vec<(i64, i64)> = boxes
+        .iter()
+        .map(|b| (b["lo"][0].as_i64().unwrap(), b["hi"][0].as_i64().unwrap()))
+        .collect();
+    // CPML (1.86 × a cell) fills the ten outer cells at both ends: the end chunks are narrower.
+    assert_eq!(x, [(0, 18), (18, 42), (42, 60)]);
+    let e = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "balance",
+            scene.to_str().unwrap(),
+            "--ranks",
+            "2x1x1",
+            "--speeds",
+            "1,0",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&e.stderr).contains("--speeds: 0 is not a positive speed"));
+}
+
+#[test]
+fn dynamic_balancing_keeps_the_fields() {
+    let scene = yee::scene::load(&repo().join("examples/scenes/cylinder_tez.toml")).unwrap();
+    let mut scene = scene;
+    scene.set_steps(40).unwrap();
+    let reference = out_dir("bal_reference");
+    run(
+        &scene,
+        &options(
+            &reference,
+            Topology([1, 1, 1]),
+            CommKind::Shm,
+            None,
+            BalanceOptions::default(),
+        ),
+    )
+    .unwrap();
+    let mut model = MachineModel::default_for(4);
+    model.speeds = vec![2e7, 1e8, 1e8, 5e7];
+    let balance = BalanceOptions {
+        mode: BalanceMode::Dynamic,
+        every: 8,
+        ..BalanceOptions::default()
+    };
+    for (name, comm) in [("sim", CommKind::Sim), ("shm", CommKind::Shm)] {
+        let out = out_dir(&format!("bal_{name}"));
+        let report = run(
+            &scene,
+            &options(
+                &out,
+                Topology([2, 2, 1]),
+                comm,
+                Some(model.clone()),
+                balance.clone(),
+            ),
+        )
+        .unwrap();
+        assert!(report.balance.rebalances >= 4);
+        for file in ["hz_000040.npy", "probe_behind.csv"] {
+            assert!(
+                std::fs::read(reference.join(file)).unwrap()
+                    == std::fs::read(out.join(file)).unwrap(),
+                "{name}: {file}"
+            );
+        }
+        let history = std::fs::read_to_string(out.join("balance_history.csv")).unwrap();
+        assert_eq!(history.lines().count(), 1 + report.balance.rebalances);
+        assert!(out.join("balance_shares.png").is_file() && out.join("profile.json").is_file());
+        if name == "sim" {
+            assert_ne!(
+                report.balance.final_borders, report.balance.initial_borders,
+                "the slow rank should lose cells"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_expensive_source_leaves_its_rank_fewer_cells() {
+    // Balykov 2017: 2 ranks, the source costing about 6 % of the grid's work: 47 % / 53 %.
+    let text = r#"
+        [grid]
+        mode = "tmz"
+        size = [200, 100]
+        [[sources]]
+        component = "ez"
+        position = [50, 50]
+        waveform = "ricker"
+        frequency = 0.05
+        [costs]
+        source = 1200
+        [run]
+        steps = 60
+    "#;
+    let scene = yee::scene::parse(Path::new("point_source.toml"), text).unwrap();
+    let out = out_dir("bal_point_source");
+    let balance = BalanceOptions {
+        mode: BalanceMode::Dynamic,
+        every: 10,
+        ..BalanceOptions::default()
+    };
+    let report = run(
+        &scene,
+        &options(&out, Topology([2, 1, 1]), CommKind::Sim, None, balance),
+    )
+    .unwrap();
+    let x = &report.balance.final_borders[0];
+    let share0 = x[1] as f64 / 200.0;
+    eprintln!(
+        "point source: rank 0 holds {:.1} %, rank 1 {:.1} %",
+        100.0 * share0,
+        100.0 * (1.0 - share0)
+    );
+    assert!((0.46..=0.48).contains(&share0), "share {share0}");
+}
+
+#[test]
+fn a_saved_profile_balances_the_next_run_from_step_zero() {
+    let mut scene = yee::scene::load(&repo().join("examples/scenes/dipole2d.toml")).unwrap();
+    scene.set_steps(60).unwrap();
+    // Speeds a row of ranks can equalise (a 2D layout balances per axis, so only speeds of a
+    // product form could be equalised there, Franek 2016 §2.2).
+    let topology = Topology([4, 1, 1]);
+    let mut model = MachineModel::default_for(4);
+    model.speeds = vec![1e8, 5e7, 8e7, 2e7];
+    let first = out_dir("bal_profile_first");
+    let dynamic = BalanceOptions {
+        mode: BalanceMode::Dynamic,
+        every: 10,
+        ..BalanceOptions::default()
+    };
+    run(
+        &scene,
+        &options(
+            &first,
+            topology,
+            CommKind::Sim,
+            Some(model.clone()),
+            dynamic,
+        ),
+    )
+    .unwrap();
+    let second = out_dir("bal_profile_second");
+    scene.set_steps(5).unwrap();
+    let from_profile = BalanceOptions {
+        mode: BalanceMode::Static,
+        profile: Some(first.join("profile.json")),
+        ..BalanceOptions::default()
+    };
+    let report = run(
+        &scene,
+        &options(&second, topology, CommKind::Sim, Some(model), from_profile),
+    )
+    .unwrap();
+    // Step times per rank from the first steps: compute time is work / speed on the sim.
+    let per_step: Vec<f64> = report
+        .rank_stats
+        .iter()
+        .map(|r| r.compute_seconds / 5.0)
+        .collect();
+    let (lo, hi) = per_step
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
+    eprintln!(
+        "per-rank compute per step from the profile: {per_step:?}, spread {:.2} %",
+        100.0 * (hi / lo - 1.0)
+    );
+    assert!(hi / lo <= 1.05, "{per_step:?}");
+}
+
+#[test]
+fn bad_profiles_refuse_to_start() {
+    let mut scene = yee::scene::load(&repo().join("examples/scenes/dipole2d.toml")).unwrap();
+    scene.set_steps(20).unwrap();
+    let good = out_dir("bal_good_profile");
+    let dynamic = BalanceOptions {
+        mode: BalanceMode::Dynamic,
+        every: 5,
+        ..BalanceOptions::default()
+    };
+    run(
+        &scene,
+        &options(&good, Topology([2, 1, 1]), CommKind::Sim, None, dynamic),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(good.join("profile.json")).unwrap();
+    let dir = out_dir("bal_bad_profiles");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "truncated",
+            text[..text.len() / 2].to_string(),
+            Topology([2, 1, 1]),
+            "not a complete JSON document",
+        ),
+        (
+            "version",
+            text.replace("\"version\": 1", "\"version\": 7"),
+            Topology([2, 1, 1]),
+            "version 7, but this build reads version 1",
+        ),
+        (
+            "ranks",
+            text.clone(),
+            Topology([4, 1, 1]),
+            "measured on 2 ranks (2x1x1), this run has 4 (4x1x1)",
+        ),
+        (
+            "grid",
+            text.replace("\"grid\": [\n    200,", "\"grid\": [\n    300,"),
+            Topology([2, 1, 1]),
+            "measured on a grid of [300, 200, 1] cells",
+        ),
+        (
+            "format",
+            text.replace("yee-balance-profile", "something-else"),
+            Topology([2, 1, 1]),
+            "not a yee balancing profile",
+        ),
+    ];
+    for (name, content, topology, expected) in cases {
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, content).unwrap();
+        let out = dir.join(format!("run_{name}"));
+        let balance = BalanceOptions {
+            mode: BalanceMode::Static,
+            profile: Some(path),
+            ..BalanceOptions::default()
+        };
+        let err = run(
+            &scene,
+            &options(&out, topology, CommKind::Sim, None, balance),
+        )
+        .expect_err(name)
+        .to_string();
+        assert!(
+            err.contains(expected) && err.contains("the run does not start"),
+            "{name}: {err}"
+        );
+        assert!(
+            !out.join("run.json").exists(),
+            "{name}: a refused run leaves no run.json"
+        );
+    }
+}
