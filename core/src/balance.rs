@@ -28,11 +28,14 @@ use crate::topology::Topology;
 
 /// Values each rank contributes per balancing interval, in this order: work, compute
 /// seconds, steps, then for each face (−x, +x, −y, +y, −z, +z): bytes received, transfer
-/// seconds, waiting seconds, messages, and the bytes and seconds of the two probe messages.
+/// seconds, waiting seconds, messages, messages whose transfer time the communicator knew
+/// (the simulated one; a real one only knows the wait, which mixes in load imbalance), and the
+/// bytes and seconds of the two probe messages (sent right after a collective, so their wait
+/// is the link's own time).
 pub const GATHER_LEN: usize = 3 + 6 * FACE_LEN;
 
 /// Values per face in a gathered contribution.
-pub const FACE_LEN: usize = 8;
+pub const FACE_LEN: usize = 9;
 
 /// Q/P sums of one rank's performance: work done and seconds spent (eq. (28)).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -241,15 +244,17 @@ impl Balancer {
             max_compute = max_compute.max(seconds / steps);
             for f in 0..6 {
                 let h = &g[3 + FACE_LEN * f..3 + FACE_LEN * (f + 1)];
-                let (bytes, transfer, wait, messages) = (h[0], h[1], h[2], h[3]);
+                let (bytes, transfer, wait, messages, timed) = (h[0], h[1], h[2], h[3], h[4]);
                 let link = &mut self.links[r][f];
                 link.scale(self.params.link_memory);
                 if messages > 0.0 {
-                    link.add(bytes / messages, transfer / messages, messages);
+                    if timed > 0.0 {
+                        link.add(bytes / messages, transfer / timed, timed);
+                    }
                     self.last_bytes[r][f] = bytes / messages;
                     self.messages_per_step[r][f] = messages / steps;
                 }
-                for probe in [(h[4], h[5]), (h[6], h[7])] {
+                for probe in [(h[5], h[6]), (h[7], h[8])] {
                     if probe.0 > 0.0 {
                         link.add(probe.0, probe.1, 1.0);
                     }

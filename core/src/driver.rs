@@ -50,8 +50,8 @@ pub struct StepRecord {
     pub cells: u64,
     /// Work done ([`Chunk::work`] of the owned box): the balancer's load.
     pub work: f64,
-    /// Transfer time per share direction as the communicator measured it (the link's own
-    /// time, without waiting), in schedule order.
+    /// Transfer time per share direction as the communicator knows it (the link's own time,
+    /// without waiting), in schedule order; NaN where it only knows the wait.
     pub transfer_seconds: Vec<f64>,
 }
 
@@ -273,7 +273,8 @@ impl Driver {
             record.bytes_received[d] += self.values.len() as u64;
             let waited = comm.now_seconds() - t;
             record.share_seconds[d] += waited;
-            record.transfer_seconds[d] += comm.last_transfer_seconds().unwrap_or(waited);
+            // NaN marks a transfer time the communicator does not know (only the wait).
+            record.transfer_seconds[d] += comm.last_transfer_seconds().unwrap_or(f64::NAN);
         }
         Ok(())
     }

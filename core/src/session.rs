@@ -117,6 +117,8 @@ pub fn run_steps<C: Chunk, M: Comm>(
         }
         let mut mine = interval_summary(&log.records[interval_start..], driver.schedule());
         interval_start = log.records.len();
+        // A collective first, so the probes measure the links and not who arrived late.
+        comm.all_gather(&[0.0], &mut flags)?;
         probe_links(comm, &original, rank, plan.active, &mut mine)?;
         comm.all_gather(&mine, &mut gathered)?;
         let measured = b.record(&gathered);
@@ -174,9 +176,12 @@ fn interval_summary(records: &[StepRecord], schedule: &Schedule) -> [f64; GATHER
             }
             let h = &mut g[3 + FACE_LEN * face..3 + FACE_LEN * (face + 1)];
             h[0] += r.bytes_received[d] as f64;
-            h[1] += r.transfer_seconds[d];
             h[2] += r.share_seconds[d];
             h[3] += 1.0;
+            if r.transfer_seconds[d].is_finite() {
+                h[1] += r.transfer_seconds[d];
+                h[4] += 1.0;
+            }
         }
     }
     g
@@ -214,8 +219,8 @@ fn probe_links<M: Comm>(
             let seconds = comm.last_transfer_seconds().unwrap_or(waited);
             // The peer on the `dir` side sent toward this rank.
             if let Some(face) = face_of(dir) {
-                out[3 + FACE_LEN * face + 4 + 2 * k] += size as f64;
-                out[3 + FACE_LEN * face + 5 + 2 * k] += seconds;
+                out[3 + FACE_LEN * face + 5 + 2 * k] += size as f64;
+                out[3 + FACE_LEN * face + 6 + 2 * k] += seconds;
             }
         }
     }
