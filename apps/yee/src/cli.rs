@@ -41,6 +41,20 @@ pub enum Command {
 pub enum Backend {
     /// The reference scalar CPU backend.
     Scalar,
+    /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
+    #[cfg(feature = "rayon")]
+    Rayon,
+}
+
+impl Backend {
+    /// The name used on the command line and in run.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            #[cfg(feature = "rayon")]
+            Backend::Rayon => "rayon",
+        }
+    }
 }
 
 /// `yee run`.
@@ -198,7 +212,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             let options = RunOptions {
                 out: out.clone(),
                 quiet: args.quiet,
-                backend: "scalar".into(),
+                backend: args.backend,
                 topology,
                 comm: args.comm,
                 model: None,

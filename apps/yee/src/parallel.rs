@@ -6,7 +6,8 @@ use std::sync::{Barrier, Mutex};
 use yee_comm_sim::MachineModel;
 use yee_core::session::Plan;
 use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
-use yee_scalar::decomposed::{RankOutput, assemble, run_rank};
+use yee_scalar::chunk::CurlExecutor;
+use yee_scalar::decomposed::{RankOutput, assemble, run_rank_with};
 
 /// The communicators this build has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -41,10 +42,11 @@ impl<T: Scalar> Assembled<T> {
 /// Runs `setup` for `steps` steps laid out by `plan` on `comm` (with `model` for sim), calling
 /// `on_output(step, fields)` on one thread at every step `wants_output` selects and
 /// `progress(step)` after each step. Returns the ranks' outputs in rank order.
-pub fn run_decomposed<T: Scalar>(
+pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
     setup: &Setup,
     plan: &Plan,
     costs: yee_core::Costs,
+    kernel: K,
     comm: CommKind,
     model: Option<MachineModel>,
     steps: u64,
@@ -57,7 +59,7 @@ pub fn run_decomposed<T: Scalar>(
     let barrier = Barrier::new(ranks);
     type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
     let pieces: Mutex<Vec<Option<Piece<T>>>> = Mutex::new(vec![None; ranks]);
-    let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T>| {
+    let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>| {
         if rank == 0 {
             progress(step);
         }
@@ -110,18 +112,30 @@ pub fn run_decomposed<T: Scalar>(
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
             let rank = yee_core::Comm::rank(&c);
-            run_rank::<T, _>(setup, plan, costs, &mut c, steps, |s, chunk| {
-                body(rank, s, chunk)
-            })
+            run_rank_with(
+                setup,
+                plan,
+                costs,
+                kernel.clone(),
+                &mut c,
+                steps,
+                |s, chunk| body(rank, s, chunk),
+            )
             .map_err(|e| e.to_string())
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
                 let rank = yee_core::Comm::rank(&c);
-                run_rank::<T, _>(setup, plan, costs, &mut c, steps, |s, chunk| {
-                    body(rank, s, chunk)
-                })
+                run_rank_with(
+                    setup,
+                    plan,
+                    costs,
+                    kernel.clone(),
+                    &mut c,
+                    steps,
+                    |s, chunk| body(rank, s, chunk),
+                )
                 .map_err(|e| e.to_string())
             })
         }

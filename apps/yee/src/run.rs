@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Component, Real, Scalar, Topology};
+use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 
 use crate::balance::{BalanceMode, BalanceOptions, make_plan, write_history, write_share_plot};
@@ -28,8 +29,8 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// No progress and no summary.
     pub quiet: bool,
-    /// Backend name (for the report).
-    pub backend: String,
+    /// The backend.
+    pub backend: crate::cli::Backend,
     /// The virtual topology (its product is the rank count).
     pub topology: Topology,
     /// The communicator.
@@ -40,17 +41,35 @@ pub struct RunOptions {
     pub balance: BalanceOptions,
 }
 
-/// Runs `scene` with the element type it asks for.
+/// Runs `scene` with the element type it asks for on the chosen backend.
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
-    match scene.value_type {
-        ValueType::F32 => run_typed::<f32>(scene, options),
-        ValueType::F64 => run_typed::<f64>(scene, options),
-        ValueType::C32 => run_typed::<Complex<f32>>(scene, options),
-        ValueType::C64 => run_typed::<Complex<f64>>(scene, options),
+    match options.backend {
+        crate::cli::Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
+        #[cfg(feature = "rayon")]
+        crate::cli::Backend::Rayon => run_on(scene, options, yee_rayon::RayonCurl::global()),
     }
 }
 
-fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
+fn run_on<K>(scene: &Scene, options: &RunOptions, kernel: K) -> Result<RunReport, AppError>
+where
+    K: CurlExecutor<f32>
+        + CurlExecutor<f64>
+        + CurlExecutor<Complex<f32>>
+        + CurlExecutor<Complex<f64>>,
+{
+    match scene.value_type {
+        ValueType::F32 => run_typed::<f32, K>(scene, options, kernel),
+        ValueType::F64 => run_typed::<f64, K>(scene, options, kernel),
+        ValueType::C32 => run_typed::<Complex<f32>, K>(scene, options, kernel),
+        ValueType::C64 => run_typed::<Complex<f64>, K>(scene, options, kernel),
+    }
+}
+
+fn run_typed<T: Scalar, K: CurlExecutor<T>>(
+    scene: &Scene,
+    options: &RunOptions,
+    kernel: K,
+) -> Result<RunReport, AppError> {
     let out = &options.out;
     fs::create_dir_all(out)
         .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
@@ -101,10 +120,11 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
     let progress = Progress::new(scene, options.quiet);
     let started = Instant::now();
     let plan = make_plan(scene, options.topology, &options.balance)?;
-    let results = run_decomposed::<T>(
+    let results = run_decomposed::<T, K>(
         &setup,
         &plan,
         scene.costs,
+        kernel,
         options.comm,
         options.model.clone(),
         steps,
@@ -185,7 +205,7 @@ fn run_typed<T: Scalar>(scene: &Scene, options: &RunOptions) -> Result<RunReport
         dt_scene: scene.units.to_scene_time(scene.dt()),
         courant: scene.courant,
         units: scene.units.name().into(),
-        backend: options.backend.clone(),
+        backend: options.backend.name().into(),
         ranks: options.topology.ranks(),
         topology: options.topology.0,
         comm: options.comm,

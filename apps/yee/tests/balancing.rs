@@ -31,7 +31,7 @@ fn options(
     RunOptions {
         out: out.to_path_buf(),
         quiet: true,
-        backend: "scalar".into(),
+        backend: yee::cli::Backend::Scalar,
         topology,
         comm,
         model,

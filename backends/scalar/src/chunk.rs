@@ -54,20 +54,47 @@ pub const MAGNETIC_PHASE: usize = 0;
 /// See [`MAGNETIC_PHASE`].
 pub const ELECTRIC_PHASE: usize = 1;
 
-/// One rank's block of a Yee grid on the scalar backend.
+/// Executes the curl update of a [`YeeState`]: the one part of a step other backends
+/// replace (CPML corrections, sources and halos stay shared). Implementations must give the
+/// same bits as [`ScalarCurl`].
+pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
+    /// Updates the electric (`true`) or magnetic components over `region`.
+    fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3);
+}
+
+/// The reference executor: [`CurlUpdate`]'s plain loops.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScalarCurl;
+
+impl<T: Scalar> CurlExecutor<T> for ScalarCurl {
+    fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
+        CurlUpdate { electric }.apply(state, region, 0);
+    }
+}
+
+/// One rank's block of a Yee grid; `K` executes the curl update (scalar by default).
 #[derive(Clone, Debug)]
-pub struct YeeChunk<T: Scalar> {
+pub struct YeeChunk<T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
     /// The arrays.
     pub state: YeeState<T>,
     /// Relative cost of cell kinds, for [`Chunk::work`].
     pub costs: Costs,
     /// Cells of probes inside the owned box (they add to the work).
     pub probe_cells: alloc::vec::Vec<yee_core::Index3>,
+    /// The curl executor.
+    pub kernel: K,
 }
 
 impl<T: Scalar> YeeChunk<T> {
-    /// The chunk owning `owned` of a validated `setup`.
+    /// The chunk owning `owned` of a validated `setup`, on the scalar executor.
     pub fn new(setup: &Setup, owned: Box3) -> Self {
+        YeeChunk::with_kernel(setup, owned, ScalarCurl)
+    }
+}
+
+impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<T, K> {
+    /// The chunk owning `owned` of a validated `setup`, with curl executor `kernel`.
+    pub fn with_kernel(setup: &Setup, owned: Box3, kernel: K) -> Self {
         YeeChunk {
             state: YeeState::new(setup, owned),
             costs: Costs::default(),
@@ -77,6 +104,7 @@ impl<T: Scalar> YeeChunk<T> {
                 .map(|p| p.cell)
                 .filter(|&c| owned.contains(c))
                 .collect(),
+            kernel,
         }
     }
 
@@ -142,7 +170,7 @@ impl<T: Scalar> YeeChunk<T> {
     }
 }
 
-impl<T: Scalar> Chunk for YeeChunk<T> {
+impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
     type Value = T;
 
     fn owned(&self) -> Box3 {
@@ -159,7 +187,7 @@ impl<T: Scalar> Chunk for YeeChunk<T> {
 
     fn apply(&mut self, step: u64, phase: usize, region: Box3) {
         let electric = phase == ELECTRIC_PHASE;
-        CurlUpdate { electric }.apply(&mut self.state, region, step);
+        self.kernel.curl(&mut self.state, electric, region);
         CpmlUpdate { electric }.apply(&mut self.state, region, step);
         SourceUpdate { electric }.apply(&mut self.state, region, step);
     }

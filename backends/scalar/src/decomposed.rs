@@ -8,7 +8,7 @@ use yee_core::driver::StepRecord;
 use yee_core::session::{HistoryEntry, Plan, run_steps};
 use yee_core::{Box3, Comm, Component, Costs, Field, Scalar, Setup, Topology};
 
-use crate::chunk::YeeChunk;
+use crate::chunk::{CurlExecutor, ScalarCurl, YeeChunk};
 use crate::error::RunError;
 
 /// What one rank returns.
@@ -53,34 +53,53 @@ pub fn run_rank<T: Scalar, M: Comm>(
     costs: Costs,
     comm: &mut M,
     steps: u64,
-    mut after_step: impl FnMut(u64, &YeeChunk<T>),
+    after_step: impl FnMut(u64, &YeeChunk<T>),
+) -> Result<RankOutput<T>, M::Error> {
+    run_rank_with(setup, plan, costs, ScalarCurl, comm, steps, after_step)
+}
+
+/// [`run_rank`] with another curl executor.
+pub fn run_rank_with<T: Scalar, K: CurlExecutor<T>, M: Comm>(
+    setup: &Setup,
+    plan: &Plan,
+    costs: Costs,
+    kernel: K,
+    comm: &mut M,
+    steps: u64,
+    mut after_step: impl FnMut(u64, &YeeChunk<T, K>),
 ) -> Result<RankOutput<T>, M::Error> {
     let rank = comm.rank();
     let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
     let mut diverged = None;
-    let build = |b: Box3| YeeChunk::<T>::new(setup, b).with_costs(costs);
-    let (chunk, log) = run_steps(plan, comm, steps, build, |step, chunk: &mut YeeChunk<T>| {
-        if chunk.state.non_finite && diverged.is_none() {
-            // A hard source may have overwritten the flagged value: only a stored one counts.
-            chunk.state.non_finite = false;
-            diverged = first_non_finite(chunk, step);
-        }
-        let owned = chunk.state.owned;
-        for (i, p) in setup.probes.iter().enumerate() {
-            if owned.contains(p.cell) {
-                series[i].push((
-                    step,
-                    chunk
-                        .state
-                        .field(p.component)
-                        .expect("validated")
-                        .get(p.cell),
-                ));
+    let build = |b: Box3| YeeChunk::with_kernel(setup, b, kernel.clone()).with_costs(costs);
+    let (chunk, log) = run_steps(
+        plan,
+        comm,
+        steps,
+        build,
+        |step, chunk: &mut YeeChunk<T, K>| {
+            if chunk.state.non_finite && diverged.is_none() {
+                // A hard source may have overwritten the flagged value: only a stored one counts.
+                chunk.state.non_finite = false;
+                diverged = first_non_finite(chunk, step);
             }
-        }
-        after_step(step, chunk);
-        diverged.is_some()
-    })?;
+            let owned = chunk.state.owned;
+            for (i, p) in setup.probes.iter().enumerate() {
+                if owned.contains(p.cell) {
+                    series[i].push((
+                        step,
+                        chunk
+                            .state
+                            .field(p.component)
+                            .expect("validated")
+                            .get(p.cell),
+                    ));
+                }
+            }
+            after_step(step, chunk);
+            diverged.is_some()
+        },
+    )?;
     let owned = chunk.state.owned;
     let fields = Component::ALL.map(|c| {
         chunk.state.field(c).map(|f| {
@@ -106,7 +125,10 @@ pub fn run_rank<T: Scalar, M: Comm>(
     })
 }
 
-fn first_non_finite<T: Scalar>(chunk: &YeeChunk<T>, step: u64) -> Option<RunError> {
+fn first_non_finite<T: Scalar, K: CurlExecutor<T>>(
+    chunk: &YeeChunk<T, K>,
+    step: u64,
+) -> Option<RunError> {
     for &c in chunk.state.mode.components() {
         let f = chunk.state.field(c)?;
         let owned = f.owned();

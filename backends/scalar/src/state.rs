@@ -96,6 +96,12 @@ pub struct YeeState<T: Scalar> {
     pub sources: Vec<PointSource>,
     /// Set when an update wrote a NaN or infinity; cleared by whoever reports it.
     pub non_finite: bool,
+    /// Per component, the material id shared by every node it updates, if they all share one
+    /// (fast kernels then skip the per-cell lookup).
+    pub uniform_material: [Option<u16>; 6],
+    /// Per axis, the coordinates `[lo, hi)` where neither CPML table stretches (1/κ = 1, ψ
+    /// unused): fast kernels run there without the stretch factors.
+    pub unstretched: [(i64, i64); 3],
 }
 
 impl<T: Scalar> YeeState<T> {
@@ -157,7 +163,47 @@ impl<T: Scalar> YeeState<T> {
             slabs,
             sources,
             non_finite: false,
+            uniform_material: [None; 6],
+            unstretched: [(0, 0); 3],
         }
+        .with_fast_path_facts()
+    }
+
+    fn with_fast_path_facts(mut self) -> Self {
+        let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
+        for &c in self.mode.components() {
+            let ids = &self.material_ids[c.index()];
+            let region = self.owned.intersect(&self.free[c.index()]);
+            let mut shared = None;
+            let mut uniform = true;
+            for n in 0..region.cells() {
+                let id = ids[storage.linear_index(region.index_at(n))];
+                match shared {
+                    None => shared = Some(id),
+                    Some(s) if s != id => {
+                        uniform = false;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            self.uniform_material[c.index()] = if uniform { shared } else { None };
+        }
+        for a in 0..3 {
+            let s = &self.stretch[a];
+            let (one, zero) = (T::Real::from_f64(1.0), T::Real::from_f64(0.0));
+            let plain = |i: usize| {
+                s.integer[i][2] == one
+                    && s.half[i][2] == one
+                    && s.integer[i][1] == zero
+                    && s.half[i][1] == zero
+            };
+            let n = s.integer.len();
+            let lo = (0..n).find(|&i| plain(i)).unwrap_or(n);
+            let hi = (lo..n).find(|&i| !plain(i)).unwrap_or(n);
+            self.unstretched[a] = (lo as i64, hi as i64);
+        }
+        self
     }
 
     /// The field of `c`, if the mode carries it.
