@@ -31,6 +31,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Print each rank's box after static balancing, without allocating the mesh.
     Balance(BalanceArgs),
+    /// Measure the update's throughput against the memory-bandwidth roofline.
+    #[cfg(feature = "rayon")]
+    Bench(BenchArgs),
     /// List every virtual topology of a grid over N ranks with its share surface f
     /// (Balykov 2017, eqs. (2), (5)) and mark the one chosen.
     Topology(TopologyArgs),
@@ -105,6 +108,18 @@ pub struct RunArgs {
 pub struct CheckArgs {
     /// The scene file (TOML).
     pub scene: PathBuf,
+}
+
+/// `yee bench`.
+#[cfg(feature = "rayon")]
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Fewer steps (a smoke run, not a measurement).
+    #[arg(long)]
+    pub quick: bool,
 }
 
 /// `yee balance`.
@@ -254,6 +269,19 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             };
             let plan = make_plan(&scene, topology, &options)?;
             print!("{}", crate::balance::boxes_report(&plan, args.json));
+            Ok(())
+        }
+        #[cfg(feature = "rayon")]
+        Command::Bench(args) => {
+            let rows = crate::bench::run(args.quick);
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).expect("serialises")
+                );
+            } else {
+                print!("{}", crate::bench::table(&rows));
+            }
             Ok(())
         }
         Command::Topology(args) => {

@@ -5,6 +5,8 @@
 #![warn(missing_docs)]
 
 pub mod balance;
+#[cfg(feature = "rayon")]
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod error;
