@@ -115,13 +115,16 @@ pub fn problems(quick: bool) -> Vec<(&'static str, Mode, [usize; 3], u64)> {
     ]
 }
 
-/// Runs every problem in f32 and f64 on the rayon backend with 1 and all threads (and the
-/// scalar backend with 1 thread for reference).
-pub fn run(quick: bool) -> Vec<BenchRow> {
+/// Runs every problem (or those whose name contains `only`) in f32 and f64 on the rayon
+/// backend with 1 and all threads (and the scalar backend with 1 thread for reference).
+pub fn run(quick: bool, only: Option<&str>) -> Vec<BenchRow> {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bandwidth: Vec<(usize, f64)> = [1, all].iter().map(|&t| (t, triad_bandwidth(t))).collect();
     let mut rows = Vec::new();
-    for (name, mode, grid, steps) in problems(quick) {
+    for (name, mode, grid, steps) in problems(quick)
+        .into_iter()
+        .filter(|p| only.is_none_or(|o| p.0.contains(o)))
+    {
         for (value_type, size) in [("f32", 4.0), ("f64", 8.0)] {
             let bytes = 3.0 * mode.components().len() as f64 * size;
             for &(threads, bw) in &bandwidth {

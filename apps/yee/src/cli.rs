@@ -120,6 +120,9 @@ pub struct BenchArgs {
     /// Fewer steps (a smoke run, not a measurement).
     #[arg(long)]
     pub quick: bool,
+    /// Only the problems whose name contains this text (e.g. "3D 100").
+    #[arg(long)]
+    pub only: Option<String>,
 }
 
 /// `yee balance`.
@@ -273,7 +276,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         #[cfg(feature = "rayon")]
         Command::Bench(args) => {
-            let rows = crate::bench::run(args.quick);
+            let rows = crate::bench::run(args.quick, args.only.as_deref());
             if args.json {
                 println!(
                     "{}",

@@ -65,6 +65,9 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     }
 }
 
+/// Cells per rayon task (whole rows of at least this many cells).
+const ROW_BATCH_CELLS: usize = 16 * 1024;
+
 /// One curl term of a component: the source field, its stride along the derivative axis, the
 /// sign, the axis and the stretch table along it.
 struct Term<'a, T: Scalar> {
@@ -116,78 +119,83 @@ fn update_component<T: Scalar>(state: &mut YeeState<T>, c: Component, region: Bo
         let (plain_lo, plain_hi) = st.unstretched[0];
         let x_stretches = terms.iter().any(|t| t.axis == 0);
         let one = T::Real::from_f64(1.0);
+        // Tasks of several rows: rayon's per-task cost would dominate 100-cell rows.
+        let rows_per_task = (ROW_BATCH_CELLS / extent[0]).max(1);
         target
             .as_mut_slice()
-            .par_chunks_mut(extent[0])
+            .par_chunks_mut(extent[0] * rows_per_task)
             .enumerate()
-            .for_each(|(n, row)| {
-                let y = storage.lo[1] + (n % extent[1]) as i64;
-                let z = storage.lo[2] + (n / extent[1]) as i64;
-                if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
-                    return;
-                }
-                let base = n * extent[0];
-                let local = |x: i64| (x - storage.lo[0]) as usize;
-                // Rows inside a y or z stretch take the per-cell path throughout.
-                let row_plain = terms
-                    .iter()
-                    .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one);
-                let (fast_lo, fast_hi) = if !row_plain {
-                    (r.lo[0], r.lo[0])
-                } else if x_stretches {
-                    let lo = r.lo[0].max(plain_lo).min(r.hi[0]);
-                    (lo, r.hi[0].min(plain_hi).max(lo))
-                } else {
-                    (r.lo[0], r.hi[0])
-                };
-                let mut ok = true;
-                ok &= general(
-                    row,
-                    &terms,
-                    ids,
-                    table,
-                    base,
-                    local(r.lo[0]),
-                    local(fast_lo),
-                    [y, z],
-                    storage.lo[0],
-                    electric,
-                );
-                ok &= match uniform {
-                    Some(coef) => fast_uniform(
-                        row,
-                        &terms,
-                        base,
-                        local(fast_lo),
-                        local(fast_hi),
-                        coef,
-                        electric,
-                    ),
-                    None => fast_materials(
+            .for_each(|(task, rows)| {
+                for (j, row) in rows.chunks_mut(extent[0]).enumerate() {
+                    let n = task * rows_per_task + j;
+                    let y = storage.lo[1] + (n % extent[1]) as i64;
+                    let z = storage.lo[2] + (n / extent[1]) as i64;
+                    if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
+                        continue;
+                    }
+                    let base = n * extent[0];
+                    let local = |x: i64| (x - storage.lo[0]) as usize;
+                    // Rows inside a y or z stretch take the per-cell path throughout.
+                    let row_plain = terms
+                        .iter()
+                        .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one);
+                    let (fast_lo, fast_hi) = if !row_plain {
+                        (r.lo[0], r.lo[0])
+                    } else if x_stretches {
+                        let lo = r.lo[0].max(plain_lo).min(r.hi[0]);
+                        (lo, r.hi[0].min(plain_hi).max(lo))
+                    } else {
+                        (r.lo[0], r.hi[0])
+                    };
+                    let mut ok = true;
+                    ok &= general(
                         row,
                         &terms,
                         ids,
                         table,
                         base,
+                        local(r.lo[0]),
                         local(fast_lo),
-                        local(fast_hi),
+                        [y, z],
+                        storage.lo[0],
                         electric,
-                    ),
-                };
-                ok &= general(
-                    row,
-                    &terms,
-                    ids,
-                    table,
-                    base,
-                    local(fast_hi),
-                    local(r.hi[0]),
-                    [y, z],
-                    storage.lo[0],
-                    electric,
-                );
-                if !ok {
-                    finite.store(false, Ordering::Relaxed);
+                    );
+                    ok &= match uniform {
+                        Some(coef) => fast_uniform(
+                            row,
+                            &terms,
+                            base,
+                            local(fast_lo),
+                            local(fast_hi),
+                            coef,
+                            electric,
+                        ),
+                        None => fast_materials(
+                            row,
+                            &terms,
+                            ids,
+                            table,
+                            base,
+                            local(fast_lo),
+                            local(fast_hi),
+                            electric,
+                        ),
+                    };
+                    ok &= general(
+                        row,
+                        &terms,
+                        ids,
+                        table,
+                        base,
+                        local(fast_hi),
+                        local(r.hi[0]),
+                        [y, z],
+                        storage.lo[0],
+                        electric,
+                    );
+                    if !ok {
+                        finite.store(false, Ordering::Relaxed);
+                    }
                 }
             });
     }
@@ -279,7 +287,8 @@ fn fast_uniform<T: Scalar>(
             }
         }
     }
-    out.iter().all(|v| v.is_finite())
+    // A non-short-circuit fold vectorises; `all` would stop at every element to branch.
+    out.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
 /// Cells `a..b` of a row without stretching, coefficients looked up per cell.
