@@ -29,9 +29,10 @@ PROBLEMS = [
 def meep_rate(dims, size, steps):
     """Mcells/s of Meep on a vacuum grid (resolution 1, no PML, one point source), median of 3."""
     cell = mp.Vector3(*size)
-    component = mp.Ez
+    component = mp.Ex if dims == 1 else mp.Ez  # Meep's 1D grid carries Ex, Hy
     sources = [mp.Source(mp.GaussianSource(0.05, fwidth=0.05), component=component, center=mp.Vector3())]
-    dim_kw = {1: mp.Vector3(size[0]), 2: mp.Vector3(size[0], size[1]), 3: cell}[dims]
+    # Meep's 1D grid runs along z.
+    dim_kw = {1: mp.Vector3(0, 0, size[0]), 2: mp.Vector3(size[0], size[1]), 3: cell}[dims]
     sim = mp.Simulation(cell_size=dim_kw, resolution=1, sources=sources, dimensions=dims)
     sim.init_sim()
     dt = sim.fields.dt

@@ -264,12 +264,20 @@ fn fast_uniform<T: Scalar>(
         [t1, t2] => {
             let (h1, l1) = operands(t1, base + a, n, electric);
             let (h2, l2) = operands(t2, base + a, n, electric);
-            let (p1, p2) = (t1.positive, t2.positive);
-            for ((((v, &x1), &y1), &x2), &y2) in out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2) {
-                let (d1, d2) = (x1 - y1, x2 - y2);
-                let c1 = if p1 { T::zero() + d1 } else { T::zero() - d1 };
-                let curl = if p2 { c1 + d2 } else { c1 - d2 };
-                *v = v.scale(decay) + curl.scale(gain);
+            // The signs are fixed per component: one branch-free loop for each pattern.
+            match (t1.positive, t2.positive) {
+                (true, false) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                    (T::zero() + d1) - d2
+                }),
+                (false, true) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                    (T::zero() - d1) + d2
+                }),
+                (true, true) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                    (T::zero() + d1) + d2
+                }),
+                (false, false) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                    (T::zero() - d1) - d2
+                }),
             }
         }
         [t1] => {
@@ -289,6 +297,23 @@ fn fast_uniform<T: Scalar>(
     }
     // A non-short-circuit fold vectorises; `all` would stop at every element to branch.
     out.iter().fold(true, |ok, v| ok & v.is_finite())
+}
+
+/// `v ← v·decay + curl(x₁ − y₁, x₂ − y₂)·gain` over equal-length slices.
+#[inline(always)]
+fn zip_update<T: Scalar>(
+    out: &mut [T],
+    h1: &[T],
+    l1: &[T],
+    h2: &[T],
+    l2: &[T],
+    decay: T::Real,
+    gain: T::Real,
+    curl: impl Fn(T, T) -> T,
+) {
+    for ((((v, &x1), &y1), &x2), &y2) in out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2) {
+        *v = v.scale(decay) + curl(x1 - y1, x2 - y2).scale(gain);
+    }
 }
 
 /// Cells `a..b` of a row without stretching, coefficients looked up per cell.
