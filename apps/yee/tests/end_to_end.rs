@@ -241,7 +241,7 @@ fn bad_command_lines_name_what_is_available() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("[possible values: scalar]"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[possible values: scalar, rayon]"));
     let out = yee().args(["run", scene, "--steps", "0"]).output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--steps: 0: a run needs at least one step")
