@@ -55,6 +55,19 @@ pub struct StepRecord {
     pub transfer_seconds: Vec<f64>,
 }
 
+impl StepRecord {
+    /// An empty record for `directions` share directions.
+    pub fn for_directions(directions: usize) -> Self {
+        StepRecord {
+            share_seconds: vec![0.0; directions],
+            bytes_sent: vec![0; directions],
+            bytes_received: vec![0; directions],
+            transfer_seconds: vec![0.0; directions],
+            ..StepRecord::default()
+        }
+    }
+}
+
 /// Splits `owned` into the shell of width `ghost` along each axis and the interior.
 /// Returns the shell boxes (up to 6) and the interior; together they tile `owned`.
 pub fn shell_and_interior(owned: Box3, ghost: [usize; 3]) -> (heapless::Vec<Box3, 6>, Box3) {
@@ -111,14 +124,7 @@ impl Driver {
         comm: &mut M,
         step: u64,
     ) -> Result<StepRecord, M::Error> {
-        let dirs = self.schedule.directions.len();
-        let mut record = StepRecord {
-            share_seconds: vec![0.0; dirs],
-            bytes_sent: vec![0; dirs],
-            bytes_received: vec![0; dirs],
-            transfer_seconds: vec![0.0; dirs],
-            ..StepRecord::default()
-        };
+        let mut record = StepRecord::for_directions(self.schedule.directions.len());
         let (shell, interior) = shell_and_interior(chunk.owned(), chunk.ghost());
         let phases = chunk.phases() as f64;
         for phase in 0..chunk.phases() {
@@ -215,14 +221,7 @@ impl Driver {
         comm: &mut M,
         phase: usize,
     ) -> Result<(), M::Error> {
-        let dirs = self.schedule.directions.len();
-        let mut record = StepRecord {
-            share_seconds: vec![0.0; dirs],
-            bytes_sent: vec![0; dirs],
-            bytes_received: vec![0; dirs],
-            transfer_seconds: vec![0.0; dirs],
-            ..StepRecord::default()
-        };
+        let mut record = StepRecord::for_directions(self.schedule.directions.len());
         self.send_halos(chunk, comm, phase, &mut record)?;
         self.receive_halos(chunk, comm, phase, &mut record)
     }
