@@ -116,44 +116,25 @@ pub fn planned_on<T: yee_core::Scalar>(
 ) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {
     use yee_scalar::decomposed::{assemble, probe_series, run_rank};
     let topology = plan.topology;
+    fn one<T: yee_core::Scalar, M: yee_core::Comm>(
+        setup: &Setup,
+        plan: &yee_core::session::Plan,
+        c: &mut M,
+        steps: u64,
+    ) -> yee_scalar::decomposed::RankOutput<T> {
+        run_rank::<T, _>(setup, plan, yee_core::Costs::default(), c, steps, |_, _| {})
+            .expect("the rank runs")
+    }
     let outputs = match comm {
         CommKind::Sim => {
             let model =
                 model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
-            yee_comm_sim::launch(topology, model, |mut c| {
-                run_rank::<T, _>(
-                    setup,
-                    plan,
-                    yee_core::Costs::default(),
-                    &mut c,
-                    steps,
-                    |_, _| {},
-                )
-                .expect("sim run")
-            })
+            yee_comm_sim::launch(topology, model, |mut c| one(setup, plan, &mut c, steps))
         }
-        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
-            run_rank::<T, _>(
-                setup,
-                plan,
-                yee_core::Costs::default(),
-                &mut c,
-                steps,
-                |_, _| {},
-            )
-            .expect("shm run")
-        }),
-        CommKind::ShmSlowRank0(s) => yee_comm_shm::launch_slowed(topology, &[s], |mut c| {
-            run_rank::<T, _>(
-                setup,
-                plan,
-                yee_core::Costs::default(),
-                &mut c,
-                steps,
-                |_, _| {},
-            )
-            .expect("shm run")
-        }),
+        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| one(setup, plan, &mut c, steps)),
+        CommKind::ShmSlowRank0(s) => {
+            yee_comm_shm::launch_slowed(topology, &[s], |mut c| one(setup, plan, &mut c, steps))
+        }
     };
     let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
     let probes = (0..setup.probes.len())
