@@ -8,7 +8,7 @@ use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
-use yee_scalar::chunk::slice_densities;
+use yee_scalar::chunk::{slice_densities, slice_memory_densities};
 use yee_scalar::decomposed::uniform_plan;
 
 use crate::error::{AppError, io_error};
@@ -40,6 +40,8 @@ pub struct BalanceOptions {
     pub profile: Option<PathBuf>,
     /// Relative speeds per rank.
     pub speeds: Option<Vec<f64>>,
+    /// Balance memory instead of time (static balancing only).
+    pub by_memory: bool,
 }
 
 impl Default for BalanceOptions {
@@ -50,6 +52,7 @@ impl Default for BalanceOptions {
             epsilon: 0.05,
             profile: None,
             speeds: None,
+            by_memory: false,
         }
     }
 }
@@ -81,7 +84,16 @@ pub fn make_plan(
             options.epsilon
         )));
     }
-    let density = slice_densities(&setup, &scene.costs);
+    if options.by_memory && options.mode != BalanceMode::Static {
+        return Err(AppError::Usage(
+            "--balance-memory needs --balance static (memory does not change during a run)".into(),
+        ));
+    }
+    let density = if options.by_memory {
+        slice_memory_densities(&setup, scene.value_type.bytes())
+    } else {
+        slice_densities(&setup, &scene.costs)
+    };
     let total_work: f64 = density[0].iter().sum();
     let params = BalanceParams {
         every: options.every,

@@ -101,6 +101,9 @@ pub struct RunArgs {
     /// Relative speed of each rank, comma-separated (static balancing without a profile).
     #[arg(long)]
     pub speeds: Option<String>,
+    /// Balance memory (fields, material ids, CPML ψ) instead of time; with --balance static.
+    #[arg(long)]
+    pub balance_memory: bool,
 }
 
 /// `yee check`.
@@ -139,6 +142,9 @@ pub struct BalanceArgs {
     /// A saved balancing profile.
     #[arg(long)]
     pub profile: Option<PathBuf>,
+    /// Balance memory instead of time.
+    #[arg(long)]
+    pub memory: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -226,6 +232,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 epsilon: args.epsilon,
                 profile: args.profile,
                 speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
+                by_memory: args.balance_memory,
             };
             let options = RunOptions {
                 out: out.clone(),
@@ -268,6 +275,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 mode: BalanceMode::Static,
                 profile: args.profile,
                 speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
+                by_memory: args.memory,
                 ..BalanceOptions::default()
             };
             let plan = make_plan(&scene, topology, &options)?;

@@ -81,6 +81,33 @@ fn balance_command_prints_boxes_that_tile_the_grid() {
 }
 
 #[test]
+fn memory_balancing_counts_fields_ids_and_psi() {
+    // Per cell 6 components × (8 + 2) B = 60 B; per cell and CPML layer 4 ψ × 8 B = 32 B. An x
+    // slice holds 3600 cells and 2400 cells of y and z layers: 292 800 B, plus 115 200 B inside
+    // the x layers. A third of the 19 872 000 B total ends at 10 + 2 544 000 / 292 800 = 18.69.
+    let scene = repo().join("examples/scenes/dipole_halfspace3d.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "balance",
+            scene.to_str().unwrap(),
+            "--ranks",
+            "3x1x1",
+            "--memory",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let x: Vec<i64> = doc["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["hi"][0].as_i64().unwrap())
+        .collect();
+    assert_eq!(x, [19, 41, 60]);
+}
+
+#[test]
 fn dynamic_balancing_keeps_the_fields() {
     let scene = yee::scene::load(&repo().join("examples/scenes/cylinder_tez.toml")).unwrap();
     let mut scene = scene;

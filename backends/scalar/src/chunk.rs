@@ -30,19 +30,52 @@ pub fn work_of(
 /// static balancing; computed from the layer boxes, never from a mesh.
 pub fn slice_densities(setup: &Setup, costs: &Costs) -> [alloc::vec::Vec<f64>; 3] {
     let layers: alloc::vec::Vec<Box3> = crate::state::cpml_layers(setup).collect();
+    per_slice(setup, |slice| {
+        work_of(
+            slice,
+            layers.iter().copied(),
+            setup.sources.iter().map(|s| s.cell),
+            setup.probes.iter().map(|p| p.cell),
+            costs,
+        )
+    })
+}
+
+/// Per-axis memory densities (bytes of each one-cell slice on the scalar backend): per cell,
+/// each component's value and its 2-byte material id; per cell of a CPML layer, the ψ value
+/// of each component that differentiates along the layer's axis. For balancing memory instead
+/// of time (Franek 2016, §4).
+pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [alloc::vec::Vec<f64>; 3] {
+    let components = setup.mode.components();
+    let per_cell = (components.len() * (value_bytes + 2)) as f64;
+    let layers: alloc::vec::Vec<(yee_core::Axis, Box3)> =
+        crate::state::cpml_layers_with_axes(setup).collect();
+    per_slice(setup, |slice| {
+        let psi: f64 = layers
+            .iter()
+            .map(|&(axis, layer)| {
+                let differentiating = components
+                    .iter()
+                    .filter(|c| c.curl_terms().iter().any(|t| t.axis == axis))
+                    .count();
+                (differentiating * value_bytes * layer.intersect(&slice).cells()) as f64
+            })
+            .sum();
+        per_cell * slice.cells() as f64 + psi
+    })
+}
+
+/// `load(slice)` for every one-cell slice of every axis.
+fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [alloc::vec::Vec<f64>; 3] {
     let whole = Box3::from_extent(setup.grid);
     core::array::from_fn(|a| {
+        let axis = yee_core::Axis::from_index(a);
         (0..setup.grid[a] as i64)
             .map(|i| {
-                let slice = whole
-                    .with_bound(yee_core::Axis::from_index(a), Side::Low, i)
-                    .with_bound(yee_core::Axis::from_index(a), Side::High, i + 1);
-                work_of(
-                    slice,
-                    layers.iter().copied(),
-                    setup.sources.iter().map(|s| s.cell),
-                    setup.probes.iter().map(|p| p.cell),
-                    costs,
+                load(
+                    whole
+                        .with_bound(axis, Side::Low, i)
+                        .with_bound(axis, Side::High, i + 1),
                 )
             })
             .collect()
