@@ -125,7 +125,13 @@ impl Driver {
         step: u64,
     ) -> Result<StepRecord, M::Error> {
         let mut record = StepRecord::for_directions(self.schedule.directions.len());
-        let (shell, interior) = shell_and_interior(chunk.owned(), chunk.ghost());
+        // Without neighbours there is nothing to overlap: one region, one kernel call.
+        let lonely = self.schedule.peers.iter().all(Option::is_none);
+        let (shell, interior) = if lonely {
+            (heapless::Vec::new(), chunk.owned())
+        } else {
+            shell_and_interior(chunk.owned(), chunk.ghost())
+        };
         let phases = chunk.phases() as f64;
         for phase in 0..chunk.phases() {
             let start = comm.now_seconds();

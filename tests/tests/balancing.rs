@@ -80,7 +80,7 @@ fn moving_borders_keep_every_bit() {
         },
     ];
     let setup = setup_3d(&regions, &sources, &probes);
-    let steps = 60;
+    let steps = 100;
     let reference = single_chunk::<f64>(&setup, steps);
     let topology = Topology([3, 1, 1]);
     let plan = balanced_plan(&setup, topology, 8);

@@ -121,13 +121,17 @@ fn update_component<T: Scalar>(state: &mut YeeState<T>, c: Component, region: Bo
         let one = T::Real::from_f64(1.0);
         // Tasks of several rows: rayon's per-task cost would dominate 100-cell rows.
         let rows_per_task = (ROW_BATCH_CELLS / extent[0]).max(1);
-        target
-            .as_mut_slice()
+        // Only the rows from the region's first to its last (storage rows run y, then z).
+        let row_of = |y: i64, z: i64| {
+            (z - storage.lo[2]) as usize * extent[1] + (y - storage.lo[1]) as usize
+        };
+        let (first, last) = (row_of(r.lo[1], r.lo[2]), row_of(r.hi[1] - 1, r.hi[2] - 1));
+        target.as_mut_slice()[first * extent[0]..(last + 1) * extent[0]]
             .par_chunks_mut(extent[0] * rows_per_task)
             .enumerate()
             .for_each(|(task, rows)| {
                 for (j, row) in rows.chunks_mut(extent[0]).enumerate() {
-                    let n = task * rows_per_task + j;
+                    let n = first + task * rows_per_task + j;
                     let y = storage.lo[1] + (n % extent[1]) as i64;
                     let z = storage.lo[2] + (n / extent[1]) as i64;
                     if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
