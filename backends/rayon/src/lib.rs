@@ -45,6 +45,13 @@ impl RayonCurl {
 }
 
 impl<T: Scalar> CurlExecutor<T> for RayonCurl {
+    fn cpml(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
+        match &self.pool {
+            Some(pool) => pool.install(|| cpml_phase(state, electric, region)),
+            None => cpml_phase(state, electric, region),
+        }
+    }
+
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         let mut run = || {
             let components: Vec<Component> = state
@@ -375,4 +382,102 @@ fn general<T: Scalar>(
         row[i] = v;
     }
     ok
+}
+
+/// The CPML corrections in parallel over the planes of each layer, in the oracle's arithmetic:
+/// `ψ ← b·ψ + c·∂`, then the field gains `± Cb·ψ`.
+fn cpml_phase<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3) {
+    let mut slabs = std::mem::take(&mut state.slabs);
+    let components: Vec<Component> = state
+        .mode
+        .components()
+        .iter()
+        .copied()
+        .filter(|c| c.is_electric() == electric)
+        .collect();
+    for slab in &mut slabs {
+        for &c in &components {
+            cpml_component(state, slab, c, region);
+        }
+    }
+    state.slabs = slabs;
+}
+
+fn cpml_component<T: Scalar>(
+    state: &mut YeeState<T>,
+    slab: &mut yee_scalar::state::CpmlSlab<T>,
+    c: Component,
+    region: Box3,
+) {
+    let Some(psi) = slab.psi[c.index()].as_mut() else {
+        return;
+    };
+    let r = region
+        .intersect(&slab.region)
+        .intersect(&state.free[c.index()]);
+    if r.is_empty() {
+        return;
+    }
+    let axis = slab.axis;
+    let a = axis.index();
+    let term = c
+        .curl_terms()
+        .into_iter()
+        .find(|t| t.axis == axis)
+        .expect("ψ only for components differentiating along the layer");
+    let Some(mut target) = state.fields[c.index()].take() else {
+        return;
+    };
+    let storage = target.storage();
+    {
+        let st = &*state;
+        let source = st
+            .field(term.source)
+            .expect("the mode carries the source")
+            .as_slice();
+        let stride = storage.strides()[a];
+        let table = st.stretch[a].table(c, axis);
+        let ids = &st.material_ids[c.index()][..];
+        let coefs = if c.is_electric() {
+            &st.electric[..]
+        } else {
+            &st.magnetic[..]
+        };
+        let electric = c.is_electric();
+        let (se, pe) = (storage.extent(), slab.region.extent());
+        let (plane, psi_plane) = (se[0] * se[1], pe[0] * pe[1]);
+        // Planes z of the region, in the field's storage and in the slab's ψ array.
+        let (z0, z1) = (r.lo[2], r.hi[2]);
+        let field_planes = &mut target.as_mut_slice()
+            [(z0 - storage.lo[2]) as usize * plane..(z1 - storage.lo[2]) as usize * plane];
+        let psi_planes = &mut psi[(z0 - slab.region.lo[2]) as usize * psi_plane
+            ..(z1 - slab.region.lo[2]) as usize * psi_plane];
+        field_planes
+            .par_chunks_mut(plane)
+            .zip(psi_planes.par_chunks_mut(psi_plane))
+            .enumerate()
+            .for_each(|(k, (values, psi))| {
+                let z = z0 + k as i64;
+                let field_plane_base = (z - storage.lo[2]) as usize * plane;
+                for y in r.lo[1]..r.hi[1] {
+                    let row = (y - storage.lo[1]) as usize * se[0];
+                    let psi_row = (y - slab.region.lo[1]) as usize * pe[0];
+                    for x in r.lo[0]..r.hi[0] {
+                        let o = row + (x - storage.lo[0]) as usize;
+                        let q = psi_row + (x - slab.region.lo[0]) as usize;
+                        let [b, k, _] = table[[x, y, z][a] as usize];
+                        let d = diff(source, field_plane_base + o, stride, electric);
+                        psi[q] = psi[q].scale(b) + d.scale(k);
+                        let [_, gain] = coefs[ids[field_plane_base + o] as usize];
+                        let correction = psi[q].scale(gain);
+                        values[o] = if term.sign > 0 {
+                            values[o] + correction
+                        } else {
+                            values[o] - correction
+                        };
+                    }
+                }
+            });
+    }
+    state.fields[c.index()] = Some(target);
 }

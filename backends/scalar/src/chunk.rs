@@ -93,6 +93,12 @@ pub const ELECTRIC_PHASE: usize = 1;
 pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
     /// Updates the electric (`true`) or magnetic components over `region`.
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3);
+
+    /// Applies the CPML corrections of the electric or magnetic components over `region`
+    /// (after [`CurlExecutor::curl`]). Default: the scalar [`CpmlUpdate`].
+    fn cpml(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
+        CpmlUpdate { electric }.apply(state, region, 0);
+    }
 }
 
 /// The reference executor: [`CurlUpdate`]'s plain loops.
@@ -221,7 +227,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
     fn apply(&mut self, step: u64, phase: usize, region: Box3) {
         let electric = phase == ELECTRIC_PHASE;
         self.kernel.curl(&mut self.state, electric, region);
-        CpmlUpdate { electric }.apply(&mut self.state, region, step);
+        self.kernel.cpml(&mut self.state, electric, region);
         SourceUpdate { electric }.apply(&mut self.state, region, step);
     }
 
