@@ -49,6 +49,17 @@ pub enum Backend {
     Rayon,
 }
 
+impl Default for Backend {
+    /// The fastest backend built in: rayon when the feature is on (its fields are the scalar
+    /// oracle's, bit for bit), else scalar.
+    fn default() -> Self {
+        #[cfg(feature = "rayon")]
+        return Backend::Rayon;
+        #[cfg(not(feature = "rayon"))]
+        return Backend::Scalar;
+    }
+}
+
 impl Backend {
     /// The name used on the command line and in run.json.
     pub fn name(self) -> &'static str {
@@ -71,8 +82,8 @@ pub struct RunArgs {
     /// Number of steps, overriding the scene's run length.
     #[arg(long)]
     pub steps: Option<u64>,
-    /// Backend.
-    #[arg(long, value_enum, default_value_t = Backend::Scalar)]
+    /// Backend (default: rayon when built in, else scalar).
+    #[arg(long, value_enum, default_value_t = Backend::default())]
     pub backend: Backend,
     /// Number of ranks (default: 1, or the product of --topology).
     #[arg(long)]
