@@ -60,8 +60,8 @@ pub enum CommKind {
     Sim,
     /// Threads with real clocks.
     Shm,
-    /// Threads with real clocks, rank 0 slowed.
-    ShmSlowRank0(yee_comm_shm::Slowdown),
+    /// Threads with real clocks and per-rank slowdowns.
+    ShmSlowed(&'static [yee_comm_shm::Slowdown]),
 }
 
 /// Whole fields and probe records after a run.
@@ -132,8 +132,8 @@ pub fn planned_on<T: yee_core::Scalar>(
             yee_comm_sim::launch(topology, model, |mut c| one(setup, plan, &mut c, steps))
         }
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| one(setup, plan, &mut c, steps)),
-        CommKind::ShmSlowRank0(s) => {
-            yee_comm_shm::launch_slowed(topology, &[s], |mut c| one(setup, plan, &mut c, steps))
+        CommKind::ShmSlowed(s) => {
+            yee_comm_shm::launch_slowed(topology, s, |mut c| one(setup, plan, &mut c, steps))
         }
     };
     let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));

@@ -89,11 +89,29 @@ fn moving_borders_keep_every_bit() {
     let mut model = MachineModel::default_for(3);
     model.speeds = vec![2e7, 1e8, 6e7];
     model.delays = vec![5e-5, 0.0, 0.0];
-    let slow = yee_comm_shm::Slowdown {
-        per_cell: 0.0,
-        per_step: 2e-3,
-    };
-    for comm in [CommKind::Sim, CommKind::ShmSlowRank0(slow)] {
+    // On shm rank 0 is slow for the first 50 steps and rank 2 for the next 50: the borders move
+    // toward rank 2 and then away from it, however noisy the host's timings.
+    const SLOW: [yee_comm_shm::Slowdown; 3] = [
+        yee_comm_shm::Slowdown {
+            per_cell: 0.0,
+            per_step: 2e-3,
+            from_step: 0,
+            to_step: 50,
+        },
+        yee_comm_shm::Slowdown {
+            per_cell: 0.0,
+            per_step: 0.0,
+            from_step: 0,
+            to_step: 0,
+        },
+        yee_comm_shm::Slowdown {
+            per_cell: 0.0,
+            per_step: 2e-3,
+            from_step: 50,
+            to_step: 100,
+        },
+    ];
+    for comm in [CommKind::Sim, CommKind::ShmSlowed(&SLOW)] {
         let (got, outputs) = planned_on::<f64>(&setup, &plan, comm, Some(model.clone()), steps);
         let moves = outputs[0]
             .history

@@ -26,15 +26,31 @@ pub struct ShmComm {
     origin: Instant,
     slowdown: Slowdown,
     delay_due: bool,
+    steps: u64,
 }
 
 /// Artificial slowness of one rank: real, measurable heterogeneity for testing the balancer.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Slowdown {
     /// Seconds slept per cell of work.
     pub per_cell: f64,
     /// Seconds slept once per step, with its first computation.
     pub per_step: f64,
+    /// Steps (counted from 0) during which the slowdown applies: `from_step..to_step`.
+    pub from_step: u64,
+    /// See `from_step`.
+    pub to_step: u64,
+}
+
+impl Default for Slowdown {
+    fn default() -> Self {
+        Slowdown {
+            per_cell: 0.0,
+            per_step: 0.0,
+            from_step: 0,
+            to_step: u64::MAX,
+        }
+    }
 }
 
 impl ShmComm {
@@ -152,6 +168,9 @@ impl Comm for ShmComm {
 
     /// A rank launched with a [`Slowdown`] sleeps for it here.
     fn compute_done(&mut self, cells: f64) {
+        if !(self.slowdown.from_step..self.slowdown.to_step).contains(&self.steps) {
+            return;
+        }
         let mut sleep = cells * self.slowdown.per_cell;
         if self.delay_due {
             sleep += self.slowdown.per_step;
@@ -164,6 +183,7 @@ impl Comm for ShmComm {
 
     fn step_done(&mut self) {
         self.delay_due = true;
+        self.steps += 1;
     }
 }
 
@@ -191,6 +211,7 @@ pub fn launch_slowed<R: Send>(
                     origin,
                     slowdown: slowdown.get(rank).copied().unwrap_or_default(),
                     delay_due: true,
+                    steps: 0,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))

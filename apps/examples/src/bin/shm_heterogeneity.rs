@@ -40,7 +40,7 @@ fn main() {
     // Rank 0 sleeps 20 ns per cell of work: at ~25 ns per cell update it runs at about half speed.
     let slow = [Slowdown {
         per_cell: 20e-9,
-        per_step: 0.0,
+        ..Slowdown::default()
     }];
     let run = |balanced: bool| {
         let mut plan = uniform_plan(&setup, topology);
