@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use yee_core::{Box3, Component, Field, Real, Scalar};
 use yee_scalar::chunk::CurlExecutor;
+use yee_scalar::cpml::with_cpml_planes;
 use yee_scalar::state::YeeState;
 
 pub use yee_scalar::YeeChunk;
@@ -409,75 +410,13 @@ fn cpml_component<T: Scalar>(
     c: Component,
     region: Box3,
 ) {
-    let Some(psi) = slab.psi[c.index()].as_mut() else {
-        return;
-    };
-    let r = region
-        .intersect(&slab.region)
-        .intersect(&state.free[c.index()]);
-    if r.is_empty() {
-        return;
-    }
-    let axis = slab.axis;
-    let a = axis.index();
-    let term = c
-        .curl_terms()
-        .into_iter()
-        .find(|t| t.axis == axis)
-        .expect("ψ only for components differentiating along the layer");
-    let Some(mut target) = state.fields[c.index()].take() else {
-        return;
-    };
-    let storage = target.storage();
-    {
-        let st = &*state;
-        let source = st
-            .field(term.source)
-            .expect("the mode carries the source")
-            .as_slice();
-        let stride = storage.strides()[a];
-        let table = st.stretch[a].table(c, axis);
-        let ids = &st.material_ids[c.index()][..];
-        let coefs = if c.is_electric() {
-            &st.electric[..]
-        } else {
-            &st.magnetic[..]
-        };
-        let electric = c.is_electric();
-        let (se, pe) = (storage.extent(), slab.region.extent());
-        let (plane, psi_plane) = (se[0] * se[1], pe[0] * pe[1]);
-        // Planes z of the region, in the field's storage and in the slab's ψ array.
-        let (z0, z1) = (r.lo[2], r.hi[2]);
-        let field_planes = &mut target.as_mut_slice()
-            [(z0 - storage.lo[2]) as usize * plane..(z1 - storage.lo[2]) as usize * plane];
-        let psi_planes = &mut psi[(z0 - slab.region.lo[2]) as usize * psi_plane
-            ..(z1 - slab.region.lo[2]) as usize * psi_plane];
-        field_planes
-            .par_chunks_mut(plane)
-            .zip(psi_planes.par_chunks_mut(psi_plane))
+    with_cpml_planes(state, slab, c, region, |ctx, fields, psi| {
+        fields
+            .par_chunks_mut(ctx.field_plane)
+            .zip(psi.par_chunks_mut(ctx.psi_plane))
             .enumerate()
-            .for_each(|(k, (values, psi))| {
-                let z = z0 + k as i64;
-                let field_plane_base = (z - storage.lo[2]) as usize * plane;
-                for y in r.lo[1]..r.hi[1] {
-                    let row = (y - storage.lo[1]) as usize * se[0];
-                    let psi_row = (y - slab.region.lo[1]) as usize * pe[0];
-                    for x in r.lo[0]..r.hi[0] {
-                        let o = row + (x - storage.lo[0]) as usize;
-                        let q = psi_row + (x - slab.region.lo[0]) as usize;
-                        let [b, k, _] = table[[x, y, z][a] as usize];
-                        let d = diff(source, field_plane_base + o, stride, electric);
-                        psi[q] = psi[q].scale(b) + d.scale(k);
-                        let [_, gain] = coefs[ids[field_plane_base + o] as usize];
-                        let correction = psi[q].scale(gain);
-                        values[o] = if term.sign > 0 {
-                            values[o] + correction
-                        } else {
-                            values[o] - correction
-                        };
-                    }
-                }
+            .for_each(|(k, (f, p))| {
+                ctx.correct_plane(ctx.region.lo[2] + k as i64, f, p);
             });
-    }
-    state.fields[c.index()] = Some(target);
+    });
 }
