@@ -19,6 +19,9 @@ pub enum CommKind {
     Sim,
 }
 
+/// What each rank does after a step: `(rank, step, chunk)`.
+type AfterStep<'a, T, K> = dyn Fn(usize, u64, &yee_scalar::YeeChunk<T, K>) + Sync + 'a;
+
 /// Whole fields at one step, assembled from every rank's piece.
 #[derive(Clone, Debug)]
 pub struct Assembled<T> {
@@ -109,34 +112,30 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
         }
         barrier.wait();
     };
+    /// One rank's run, whichever communicator it talks through.
+    fn one<T: Scalar, K: CurlExecutor<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
+        setup: &Setup,
+        plan: &Plan,
+        costs: yee_core::Costs,
+        kernel: K,
+        comm: &mut M,
+        steps: u64,
+        body: &AfterStep<'_, T, K>,
+    ) -> Result<RankOutput<T>, String> {
+        let rank = comm.rank();
+        run_rank_with(setup, plan, costs, kernel, comm, steps, |s, chunk| {
+            body(rank, s, chunk)
+        })
+        .map_err(|e| e.to_string())
+    }
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
-            let rank = yee_core::Comm::rank(&c);
-            run_rank_with(
-                setup,
-                plan,
-                costs,
-                kernel.clone(),
-                &mut c,
-                steps,
-                |s, chunk| body(rank, s, chunk),
-            )
-            .map_err(|e| e.to_string())
+            one(setup, plan, costs, kernel.clone(), &mut c, steps, &body)
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                let rank = yee_core::Comm::rank(&c);
-                run_rank_with(
-                    setup,
-                    plan,
-                    costs,
-                    kernel.clone(),
-                    &mut c,
-                    steps,
-                    |s, chunk| body(rank, s, chunk),
-                )
-                .map_err(|e| e.to_string())
+                one(setup, plan, costs, kernel.clone(), &mut c, steps, &body)
             })
         }
     };
