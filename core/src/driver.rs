@@ -1,14 +1,16 @@
 //! The generic time-step driver over any [`Chunk`] and [`Comm`] (needs the `alloc` feature).
 //!
-//! Each phase: update the border shell, start sending the halos, update the interior while
-//! they travel, then receive and unpack (the kernel-split overlap of Kim & Park 2012). With
-//! one rank and no periodic axis the exchange is empty and this is plain sequential FDTD.
+//! Each phase: update the border shell, pack the halos, start the exchange, update the interior
+//! while they travel, then complete the receives and unpack (the kernel-split overlap of Kim &
+//! Park 2012). Without overlap ([`Driver::set_overlap`]) the whole chunk is updated first and
+//! the exchange follows (their "exchange after the whole update"). With one rank and no
+//! periodic axis the exchange is empty and this is plain sequential FDTD.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::chunk::Chunk;
-use crate::comm::Comm;
+use crate::comm::{Comm, Incoming, Outgoing, Route};
 use crate::decomposition::Layout;
 use crate::direction::{Direction, Directions, MAX_DIRECTIONS, share_directions};
 use crate::geometry::Box3;
@@ -100,16 +102,26 @@ pub fn shell_and_interior(owned: Box3, ghost: [usize; 3]) -> (heapless::Vec<Box3
 #[derive(Debug)]
 pub struct Driver {
     schedule: Schedule,
-    values: Vec<u8>,
+    overlap: bool,
+    sends: Vec<Vec<u8>>,
+    receives: Vec<Vec<u8>>,
 }
 
 impl Driver {
-    /// A driver for a rank with this schedule.
+    /// A driver for a rank with this schedule (overlapping by default).
     pub fn new(schedule: Schedule) -> Driver {
         Driver {
             schedule,
-            values: Vec::new(),
+            overlap: true,
+            sends: Vec::new(),
+            receives: Vec::new(),
         }
+    }
+
+    /// Overlap the exchange with the interior update (`true`, the default), or update the
+    /// whole chunk and exchange afterwards (`false`). The fields are the same either way.
+    pub fn set_overlap(&mut self, overlap: bool) {
+        self.overlap = overlap;
     }
 
     /// The schedule.
@@ -127,27 +139,34 @@ impl Driver {
         let mut record = StepRecord::for_directions(self.schedule.directions.len());
         // Without neighbours there is nothing to overlap: one region, one kernel call.
         let lonely = self.schedule.peers.iter().all(Option::is_none);
-        let (shell, interior) = if lonely {
+        let (shell, interior) = if lonely || !self.overlap {
             (heapless::Vec::new(), chunk.owned())
         } else {
             shell_and_interior(chunk.owned(), chunk.ghost())
         };
         let phases = chunk.phases() as f64;
         for phase in 0..chunk.phases() {
-            let start = comm.now_seconds();
+            let mut compute = 0.0;
+            let mut update = |chunk: &mut C, comm: &mut M, region: Box3| {
+                if !region.is_empty() {
+                    let t = comm.now_seconds();
+                    chunk.apply(step, phase, region);
+                    comm.compute_done(chunk.work(region) / phases);
+                    compute += comm.now_seconds() - t;
+                }
+            };
             for b in &shell {
-                chunk.apply(step, phase, *b);
-                comm.compute_done(chunk.work(*b) / phases);
+                update(chunk, comm, *b);
             }
-            let mut compute = comm.now_seconds() - start;
-            self.send_halos(chunk, comm, phase, &mut record)?;
-            let t = comm.now_seconds();
-            if !interior.is_empty() {
-                chunk.apply(step, phase, interior);
-                comm.compute_done(chunk.work(interior) / phases);
+            if !self.overlap {
+                update(chunk, comm, interior);
             }
-            compute += comm.now_seconds() - t;
-            self.receive_halos(chunk, comm, phase, &mut record)?;
+            let overlapped = self.overlap;
+            self.exchange_halos(chunk, comm, phase, &mut record, &mut |chunk, comm| {
+                if overlapped {
+                    update(chunk, comm, interior);
+                }
+            })?;
             record.compute_seconds += compute;
         }
         record.cells = chunk.owned().cells() as u64;
@@ -155,13 +174,92 @@ impl Driver {
         comm.step_done();
         Ok(record)
     }
+
+    /// Exchanges the halos of `phase` without updating anything: for initial conditions set
+    /// on each chunk's owned cells, before the first step.
+    pub fn exchange<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        phase: usize,
+    ) -> Result<(), M::Error> {
+        let mut record = StepRecord::for_directions(self.schedule.directions.len());
+        self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})
+    }
+
+    /// Packs every halo of `phase`, exchanges them with `overlap(chunk, comm)` running while
+    /// they travel, and unpacks what arrived, recording bytes and times per direction.
+    fn exchange_halos<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        phase: usize,
+        record: &mut StepRecord,
+        overlap: &mut dyn FnMut(&mut C, &mut M),
+    ) -> Result<(), M::Error> {
+        let n = self.schedule.directions.len();
+        self.sends.resize_with(n, Vec::new);
+        self.receives.resize_with(n, Vec::new);
+        // (direction index, peer) of each message, in schedule order.
+        let mut sent: Vec<(usize, usize)> = Vec::new();
+        let mut expected: Vec<(usize, usize)> = Vec::new();
+        for (d, &dir) in self.schedule.directions.iter().enumerate() {
+            let Some(peer) = self.schedule.peers[d] else {
+                continue;
+            };
+            let len = chunk.halo_len(phase, dir);
+            if len > 0 {
+                let t = comm.now_seconds();
+                pack::<C>(chunk, phase, dir, len, &mut self.sends[d]);
+                record.share_seconds[d] += comm.now_seconds() - t;
+                record.bytes_sent[d] += self.sends[d].len() as u64;
+                sent.push((d, peer));
+            }
+            let len = chunk.ghost_len(phase, dir);
+            if len > 0 {
+                self.receives[d].resize(len * C::Value::BYTES, 0);
+                expected.push((d, peer));
+            }
+        }
+        let directions = &self.schedule.directions;
+        let outgoing: Vec<Outgoing<'_>> = sent
+            .iter()
+            .map(|&(d, peer)| Outgoing {
+                peer,
+                route: Route::Halo(directions[d]),
+                bytes: &self.sends[d],
+            })
+            .collect();
+        let mut incoming: Vec<Incoming<'_>> = Vec::with_capacity(expected.len());
+        let mut wanted = expected.iter().peekable();
+        for (d, buffer) in self.receives.iter_mut().enumerate() {
+            if let Some(&&(_, peer)) = wanted.peek().filter(|(k, _)| *k == d) {
+                wanted.next();
+                let route = Route::arriving_from(directions[d]);
+                incoming.push(Incoming::new(peer, route, buffer));
+            }
+        }
+        comm.exchange(&outgoing, &mut incoming, &mut |comm| overlap(chunk, comm))?;
+        let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
+        drop(incoming);
+        for (&(d, _), (waited, transfer)) in expected.iter().zip(costs) {
+            let t = comm.now_seconds();
+            let len = self.receives[d].len() / C::Value::BYTES;
+            unpack::<C>(chunk, phase, directions[d], len, &self.receives[d]);
+            record.bytes_received[d] += self.receives[d].len() as u64;
+            record.share_seconds[d] += waited + (comm.now_seconds() - t);
+            // NaN marks a transfer time the communicator does not know (only the wait).
+            record.transfer_seconds[d] += transfer;
+        }
+        Ok(())
+    }
 }
 
 impl Driver {
-    /// Moves the cells whose owner changes from `old` to `new` layout: each rank sends the
+    /// Moves the cells whose owner changes from `old` to `new` layout: each rank packs the
     /// parts of its old box that others now own, builds its new chunk with `build`, keeps its
-    /// own overlap and receives the rest; then refreshes every halo. Returns `false` (and
-    /// changes nothing) when the chunk cannot migrate.
+    /// own overlap, and exchanges the rest in one collective step; then refreshes every halo.
+    /// Returns `false` (and changes nothing) when the chunk cannot migrate.
     pub fn migrate<C: Chunk, M: Comm>(
         &mut self,
         chunk: &mut C,
@@ -178,6 +276,7 @@ impl Driver {
         }
         let size = C::Value::BYTES;
         let mut values: Vec<C::Value> = Vec::new();
+        let mut slabs: Vec<(usize, Vec<u8>)> = Vec::new();
         for peer in (0..comm.size()).filter(|&p| p != me) {
             let part = old_box.intersect(&new.chunk_box(peer));
             if part.is_empty() {
@@ -190,7 +289,7 @@ impl Driver {
             for (v, b) in values.iter().zip(bytes.chunks_exact_mut(size)) {
                 v.write_le(b);
             }
-            comm.send_slab(peer, &bytes)?;
+            slabs.push((peer, bytes));
         }
         let mut fresh = build(new_box);
         let kept = old_box.intersect(&new_box);
@@ -200,16 +299,29 @@ impl Driver {
             chunk.pack_slab(kept, &mut values);
             fresh.unpack_slab(kept, &values);
         }
-        for peer in (0..comm.size()).filter(|&p| p != me) {
-            let part = old.chunk_box(peer).intersect(&new_box);
-            if part.is_empty() {
-                continue;
-            }
-            let len = fresh.slab_len(part).unwrap_or(0);
-            let mut bytes = vec![0u8; len * size];
-            comm.receive_slab(peer, &mut bytes)?;
+        let mut arriving: Vec<(Box3, usize, Vec<u8>)> = (0..comm.size())
+            .filter(|&p| p != me)
+            .map(|p| (old.chunk_box(p).intersect(&new_box), p))
+            .filter(|(part, _)| !part.is_empty())
+            .map(|(part, p)| (part, p, vec![0u8; fresh.slab_len(part).unwrap_or(0) * size]))
+            .collect();
+        let outgoing: Vec<Outgoing<'_>> = slabs
+            .iter()
+            .map(|(peer, bytes)| Outgoing {
+                peer: *peer,
+                route: Route::Slab,
+                bytes,
+            })
+            .collect();
+        let mut incoming: Vec<Incoming<'_>> = arriving
+            .iter_mut()
+            .map(|(_, p, bytes)| Incoming::new(*p, Route::Slab, bytes))
+            .collect();
+        comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+        drop(incoming);
+        for (part, _, bytes) in &arriving {
             let data: Vec<C::Value> = bytes.chunks_exact(size).map(C::Value::read_le).collect();
-            fresh.unpack_slab(part, &data);
+            fresh.unpack_slab(*part, &data);
         }
         *chunk = fresh;
         self.schedule = Schedule::new(new, me, active);
@@ -218,80 +330,9 @@ impl Driver {
         }
         Ok(true)
     }
-
-    /// Exchanges the halos of `phase` without updating anything: for initial conditions set
-    /// on each chunk's owned cells, before the first step.
-    pub fn exchange<C: Chunk, M: Comm>(
-        &mut self,
-        chunk: &mut C,
-        comm: &mut M,
-        phase: usize,
-    ) -> Result<(), M::Error> {
-        let mut record = StepRecord::for_directions(self.schedule.directions.len());
-        self.send_halos(chunk, comm, phase, &mut record)?;
-        self.receive_halos(chunk, comm, phase, &mut record)
-    }
-
-    fn send_halos<C: Chunk, M: Comm>(
-        &mut self,
-        chunk: &C,
-        comm: &mut M,
-        phase: usize,
-        record: &mut StepRecord,
-    ) -> Result<(), M::Error> {
-        for (d, &toward) in self.schedule.directions.iter().enumerate() {
-            let Some(peer) = self.schedule.peers[d] else {
-                continue;
-            };
-            let len = chunk.halo_len(phase, toward);
-            if len == 0 {
-                continue;
-            }
-            let t = comm.now_seconds();
-            let bytes = pack::<C>(chunk, phase, toward, len, &mut self.values);
-            comm.start_send(peer, toward, bytes)?;
-            record.bytes_sent[d] += bytes.len() as u64;
-            record.share_seconds[d] += comm.now_seconds() - t;
-        }
-        Ok(())
-    }
-
-    fn receive_halos<C: Chunk, M: Comm>(
-        &mut self,
-        chunk: &mut C,
-        comm: &mut M,
-        phase: usize,
-        record: &mut StepRecord,
-    ) -> Result<(), M::Error> {
-        for (d, &from) in self.schedule.directions.iter().enumerate() {
-            let Some(peer) = self.schedule.peers[d] else {
-                continue;
-            };
-            let len = chunk.ghost_len(phase, from);
-            if len == 0 {
-                continue;
-            }
-            let t = comm.now_seconds();
-            self.values.resize(len * C::Value::BYTES, 0);
-            comm.finish_receive(peer, from, &mut self.values)?;
-            unpack::<C>(chunk, phase, from, len, &self.values);
-            record.bytes_received[d] += self.values.len() as u64;
-            let waited = comm.now_seconds() - t;
-            record.share_seconds[d] += waited;
-            // NaN marks a transfer time the communicator does not know (only the wait).
-            record.transfer_seconds[d] += comm.last_transfer_seconds().unwrap_or(f64::NAN);
-        }
-        Ok(())
-    }
 }
 
-fn pack<'a, C: Chunk>(
-    chunk: &C,
-    phase: usize,
-    toward: Direction,
-    len: usize,
-    bytes: &'a mut Vec<u8>,
-) -> &'a [u8] {
+fn pack<C: Chunk>(chunk: &C, phase: usize, toward: Direction, len: usize, bytes: &mut Vec<u8>) {
     let mut values = vec![<C::Value as num_traits::Zero>::zero(); len];
     chunk.pack_halo(phase, toward, &mut values);
     let size = C::Value::BYTES;
@@ -299,7 +340,6 @@ fn pack<'a, C: Chunk>(
     for (v, out) in values.iter().zip(bytes.chunks_exact_mut(size)) {
         v.write_le(out);
     }
-    bytes
 }
 
 fn unpack<C: Chunk>(chunk: &mut C, phase: usize, from: Direction, len: usize, bytes: &[u8]) {

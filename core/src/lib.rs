@@ -43,7 +43,7 @@ pub mod waveform;
 pub mod yee;
 
 pub use chunk::Chunk;
-pub use comm::{Comm, CommError, CommErrorKind};
+pub use comm::{Comm, CommError, CommErrorKind, Incoming, Outgoing, Route};
 pub use cost::Costs;
 pub use cpml::{CpmlCoefficients, CpmlParams};
 pub use direction::{Direction, Directions, share_directions};

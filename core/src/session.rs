@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use crate::balance::{Balancer, FACE_LEN, GATHER_LEN};
 use crate::chunk::Chunk;
-use crate::comm::Comm;
+use crate::comm::{Comm, Incoming, Outgoing, Route};
 use crate::decomposition::Layout;
 use crate::direction::Direction;
 use crate::driver::{Driver, Schedule, StepRecord};
@@ -30,6 +30,8 @@ pub struct Plan {
     pub active: [bool; 3],
     /// The dynamic balancer, if borders may move during the run.
     pub balancer: Option<Balancer>,
+    /// Overlap the halo exchange with the interior update (see [`Driver::set_overlap`]).
+    pub overlap: bool,
 }
 
 impl Plan {
@@ -95,6 +97,7 @@ pub fn run_steps<C: Chunk, M: Comm>(
     let mut balancer = plan.balancer.clone();
     let mut chunk = build(plan.layout(&borders).chunk_box(rank));
     let mut driver = Driver::new(Schedule::new(&plan.layout(&borders), rank, plan.active));
+    driver.set_overlap(plan.overlap);
     let original = plan.layout(&plan.borders);
     let mut log = RunLog::default();
     let mut stop = false;
@@ -203,20 +206,33 @@ fn probe_links<M: Comm>(
     let peers: Vec<(Direction, Option<usize>)> = faces
         .map(|d| (d, neighbour_ignoring_widths(original, rank, d)))
         .collect();
+    let faces: Vec<(Direction, usize)> = peers
+        .iter()
+        .filter_map(|&(dir, peer)| Some((dir, peer?)))
+        .collect();
     for (k, &size) in PROBE_BYTES.iter().enumerate() {
         let payload = vec![0u8; size];
-        for &(dir, peer) in &peers {
-            if let Some(p) = peer {
-                comm.start_send(p, dir, &payload)?;
-            }
-        }
-        let mut buffer = vec![0u8; size];
-        for &(dir, peer) in &peers {
-            let Some(p) = peer else { continue };
-            let t = comm.now_seconds();
-            comm.finish_receive(p, dir, &mut buffer)?;
-            let waited = comm.now_seconds() - t;
-            let seconds = comm.last_transfer_seconds().unwrap_or(waited);
+        let outgoing: Vec<Outgoing<'_>> = faces
+            .iter()
+            .map(|&(dir, peer)| Outgoing {
+                peer,
+                route: Route::Halo(dir),
+                bytes: &payload,
+            })
+            .collect();
+        let mut buffers = vec![vec![0u8; size]; faces.len()];
+        let mut incoming: Vec<Incoming<'_>> = faces
+            .iter()
+            .zip(buffers.iter_mut())
+            .map(|(&(dir, peer), b)| Incoming::new(peer, Route::arriving_from(dir), b))
+            .collect();
+        comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+        for (&(dir, _), received) in faces.iter().zip(&incoming) {
+            let seconds = if received.transfer.is_finite() {
+                received.transfer
+            } else {
+                received.waited
+            };
             // The peer on the `dir` side sent toward this rank.
             if let Some(face) = face_of(dir) {
                 out[3 + FACE_LEN * face + 5 + 2 * k] += size as f64;

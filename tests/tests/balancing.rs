@@ -41,6 +41,7 @@ fn balanced_plan(setup: &Setup, topology: Topology, every: u64) -> Plan {
     };
     Plan {
         balancer: Some(Balancer::new(topology, 3, density, params)),
+        overlap: true,
         ..uniform_plan(setup, topology)
     }
 }

@@ -1,7 +1,8 @@
 //! Decomposition never changes the answer: after T steps every component and every probe
 //! record on 2, 3, 4, 6 and 8 ranks, in every topology, on the simulated and the shared-memory
 //! communicator, equals bit for bit the single-chunk run — in 1D, 2D TMz, 2D TEz and 3D, with
-//! CPML, PEC, PMC and periodic faces, materials, sources and probes across chunk borders.
+//! CPML, PEC, PMC and periodic faces, materials, sources and probes across chunk borders;
+//! with the exchange overlapped with the interior update and after the whole update.
 
 use yee_core::topology::for_each_candidate;
 use yee_core::{
@@ -61,6 +62,18 @@ fn check(setup: &Setup, steps: u64, rank_counts: &[usize]) {
                 );
                 runs += 1;
             }
+            // Exchanging after the whole update instead of overlapping changes nothing.
+            let plan = yee_core::session::Plan {
+                overlap: false,
+                ..yee_scalar::decomposed::uniform_plan(setup, c.topology)
+            };
+            let (got, _) = yee_tests::planned::<f64>(setup, &plan, CommKind::Sim, steps);
+            assert!(
+                got.fields == reference.fields && got.probes == reference.probes,
+                "{:?} {:?} without overlap: fields or probes differ",
+                setup.mode,
+                c.topology.0
+            );
         });
     }
     assert!(

@@ -33,6 +33,7 @@ fn run(
         periodic: [false; 3],
         active: [true; 3],
         balancer,
+        overlap: true,
     };
     let results = yee_comm_sim::launch(topology, model, |mut comm| {
         let (_, log) = run_steps(

@@ -88,9 +88,11 @@ pub struct RunArgs {
     /// Number of ranks (default: 1, or the product of --topology).
     #[arg(long)]
     pub ranks: Option<usize>,
-    /// Communicator: shm (threads, real clocks) or sim (threads, virtual clocks).
-    #[arg(long, value_enum, default_value_t = CommKind::Shm)]
-    pub comm: CommKind,
+    /// Communicator: shm (threads, real clocks), sim (threads, virtual clocks) or mpi (one
+    /// rank per process under mpirun). Default: mpi when an MPI build runs under mpirun, else
+    /// shm.
+    #[arg(long, value_enum)]
+    pub comm: Option<CommKind>,
     /// Virtual topology: auto (the smallest share surface) or NxMxK.
     #[arg(long, default_value = "auto")]
     pub topology: String,
@@ -115,6 +117,14 @@ pub struct RunArgs {
     /// Balance memory (fields, material ids, CPML ψ) instead of time; with --balance static.
     #[arg(long)]
     pub balance_memory: bool,
+    /// Exchange halos after the whole update instead of overlapping them with the interior
+    /// update (same fields; for measuring what the overlap gains).
+    #[arg(long)]
+    pub no_overlap: bool,
+    /// Make rank R sleep S seconds per million cell updates (shm and mpi): `R=S`, repeatable.
+    /// An artificially slow node, for seeing the balancer work.
+    #[arg(long, value_name = "R=S")]
+    pub slowdown: Vec<String>,
 }
 
 /// `yee check`.
@@ -224,48 +234,178 @@ pub fn resolve_topology(
     Ok(t)
 }
 
-/// Runs a parsed command line; returns what to print on success.
+/// The communicator when `--comm` is not given: mpi for an MPI build started by mpirun.
+fn default_comm() -> CommKind {
+    #[cfg(feature = "mpi")]
+    if crate::mpi::under_mpirun() {
+        return CommKind::Mpi;
+    }
+    CommKind::Shm
+}
+
+/// Logs to stderr (`RUST_LOG` overrides the level), each line prefixed with the rank in an
+/// MPI job. A second call does nothing.
+pub fn init_logging(quiet: bool, rank: Option<usize>) {
+    use std::io::Write;
+    let level = if quiet { "warn" } else { "info" };
+    let mut builder =
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level));
+    builder.format_timestamp(None);
+    if let Some(rank) = rank {
+        builder.format(move |f, record| {
+            writeln!(f, "[rank {rank}] {}: {}", record.level(), record.args())
+        });
+    }
+    let _ = builder.try_init();
+}
+
+/// The scene and options of `yee run`; `processes` is the MPI job's size (the rank count).
+pub fn prepare_run(
+    args: &RunArgs,
+    comm: CommKind,
+    processes: Option<usize>,
+) -> Result<(scene::Scene, RunOptions), AppError> {
+    let mut scene = scene::load(&args.scene)?;
+    if let Some(steps) = args.steps {
+        scene.set_steps(steps)?;
+    }
+    let ranks = match (processes, args.ranks) {
+        (Some(p), Some(r)) if p != r => {
+            return Err(AppError::Usage(format!(
+                "--ranks {r}, but mpirun started {p} processes (leave --ranks out under mpirun)"
+            )));
+        }
+        (Some(p), _) => Some(p),
+        (None, r) => r,
+    };
+    let topology = resolve_topology(&args.topology, ranks, scene.grid, scene.mode.dims())?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    let balance = BalanceOptions {
+        mode: args.balance,
+        every: args.rebalance_every,
+        epsilon: args.epsilon,
+        profile: args.profile.clone(),
+        speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
+        by_memory: args.balance_memory,
+    };
+    let slowdown = parse_slowdowns(&args.slowdown, topology.ranks())?;
+    if !slowdown.is_empty() && comm == CommKind::Sim {
+        return Err(AppError::Usage(
+            "--slowdown applies to shm and mpi; the sim communicator's speeds come from its machine model".into(),
+        ));
+    }
+    let options = RunOptions {
+        out,
+        quiet: args.quiet,
+        backend: args.backend,
+        topology,
+        comm,
+        model: None,
+        balance,
+        overlap: !args.no_overlap,
+        slowdown,
+    };
+    Ok((scene, options))
+}
+
+/// Parses `--slowdown R=S` values (S seconds per million cell updates on rank R).
+pub fn parse_slowdowns(
+    values: &[String],
+    ranks: usize,
+) -> Result<Vec<yee_comm_shm::Slowdown>, AppError> {
+    let mut out = Vec::new();
+    for text in values {
+        let bad = |why: &str| AppError::Usage(format!("--slowdown {text}: {why}"));
+        let (r, s) = text
+            .split_once('=')
+            .ok_or_else(|| bad("expected R=S (rank = seconds per million cell updates)"))?;
+        let rank: usize = r
+            .trim()
+            .parse()
+            .map_err(|_| bad("the rank is not a whole number"))?;
+        let seconds: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| bad("the seconds are not a number"))?;
+        if rank >= ranks {
+            return Err(bad(&format!(
+                "rank {rank} does not exist in a run of {ranks} rank(s)"
+            )));
+        }
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(bad("the seconds must be a finite number ≥ 0"));
+        }
+        if out.len() <= rank {
+            out.resize(rank + 1, yee_comm_shm::Slowdown::default());
+        }
+        out[rank].per_cell = seconds * 1e-6;
+    }
+    Ok(out)
+}
+
+fn log_start(scene: &scene::Scene, options: &RunOptions) {
+    log::info!(
+        "running {} for {} steps on {} rank(s), topology {:?}, {:?}, into {}",
+        scene.name,
+        scene.steps,
+        options.topology.ranks(),
+        options.topology.0,
+        options.comm,
+        options.out.display()
+    );
+}
+
+/// `yee run` as one process of an MPI job: every rank prepares, all agree (same build, same
+/// scene, no errors) before anything runs, and rank 0 writes.
+#[cfg(feature = "mpi")]
+fn run_mpi(args: RunArgs) -> Result<(), AppError> {
+    use mpi::topology::Communicator;
+    let universe = crate::mpi::initialize()?;
+    let world = universe.world();
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    init_logging(args.quiet, Some(rank));
+    let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|prepared| {
+        if rank == 0 {
+            crate::run::prepare_output_dir(&prepared.1.out)?;
+        }
+        Ok(prepared)
+    });
+    let (scene, options) = crate::mpi::agree(&args.scene, local)?;
+    log_start(&scene, &options);
+    if let Some(report) = run(&scene, &options)? {
+        if !args.quiet {
+            println!("{}", summary(&report, &options.out));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_mpi(_: RunArgs) -> Result<(), AppError> {
+    Err(AppError::Usage(crate::error::MPI_MISSING.into()))
+}
+
+/// Runs a parsed command line.
 pub fn execute(cli: Cli) -> Result<(), AppError> {
+    if !matches!(cli.command, Command::Run(_)) {
+        init_logging(false, None);
+    }
     match cli.command {
         Command::Run(args) => {
-            let mut scene = scene::load(&args.scene)?;
-            if let Some(steps) = args.steps {
-                scene.set_steps(steps)?;
+            let comm = args.comm.unwrap_or_else(default_comm);
+            if comm == CommKind::Mpi {
+                return run_mpi(args);
             }
-            let topology =
-                resolve_topology(&args.topology, args.ranks, scene.grid, scene.mode.dims())?;
-            let out = args
-                .out
-                .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-            let balance = BalanceOptions {
-                mode: args.balance,
-                every: args.rebalance_every,
-                epsilon: args.epsilon,
-                profile: args.profile,
-                speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
-                by_memory: args.balance_memory,
-            };
-            let options = RunOptions {
-                out: out.clone(),
-                quiet: args.quiet,
-                backend: args.backend,
-                topology,
-                comm: args.comm,
-                model: None,
-                balance,
-            };
-            log::info!(
-                "running {} for {} steps on {} rank(s), topology {:?}, {:?}, into {}",
-                scene.name,
-                scene.steps,
-                topology.ranks(),
-                topology.0,
-                args.comm,
-                out.display()
-            );
-            let report = run(&scene, &options)?;
-            if !args.quiet {
-                println!("{}", summary(&report, &out));
+            init_logging(args.quiet, None);
+            let (scene, options) = prepare_run(&args, comm, None)?;
+            log_start(&scene, &options);
+            if let Some(report) = run(&scene, &options)? {
+                if !args.quiet {
+                    println!("{}", summary(&report, &options.out));
+                }
             }
             Ok(())
         }

@@ -14,6 +14,8 @@ pub enum AppError {
     Usage(String),
     /// The run diverged or otherwise stopped.
     Run(String),
+    /// The error was already printed (by rank 0 of an MPI job); exit with failure quietly.
+    Reported,
     /// A file or directory could not be written.
     Io {
         /// What was being written.
@@ -29,11 +31,16 @@ impl fmt::Display for AppError {
             AppError::Scene(e) => write!(f, "{e}"),
             AppError::Usage(m) | AppError::Run(m) => write!(f, "{m}"),
             AppError::Io { path, error } => write!(f, "cannot write {}: {error}", path.display()),
+            AppError::Reported => write!(f, "the error was reported by rank 0"),
         }
     }
 }
 
 impl std::error::Error for AppError {}
+
+/// What `--comm mpi` says in a build without MPI.
+pub const MPI_MISSING: &str = "--comm mpi: this yee was built without MPI; rebuild with \
+     `cargo build --release -p yee --features mpi` (needs libopenmpi-dev)";
 
 impl From<SceneError> for AppError {
     fn from(e: SceneError) -> Self {

@@ -11,6 +11,8 @@ pub mod check;
 pub mod cli;
 pub mod error;
 pub mod memory;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod output;
 pub mod parallel;
 pub mod profile;
@@ -18,3 +20,4 @@ pub mod report;
 pub mod run;
 pub mod scene;
 pub mod topology;
+pub mod wire;

@@ -4,13 +4,10 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let cli = yee::cli::Cli::parse();
-    let quiet = matches!(&cli.command, yee::cli::Command::Run(args) if args.quiet);
-    let level = if quiet { "warn" } else { "info" };
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
-        .format_timestamp(None)
-        .init();
     match yee::cli::execute(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // Under MPI, rank 0 has printed the error every rank agreed on.
+        Err(yee::error::AppError::Reported) => std::process::ExitCode::FAILURE,
         Err(e) => {
             eprintln!("error: {e}");
             std::process::ExitCode::FAILURE

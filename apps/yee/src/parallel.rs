@@ -1,8 +1,10 @@
-//! Decomposed runs on the in-process communicators: one thread per rank, the generic driver,
-//! and whole fields gathered at output steps.
+//! Decomposed runs: on the in-process communicators (one thread per rank) or, with the `mpi`
+//! feature, as one rank of an MPI job; the generic driver, and whole fields gathered on rank 0
+//! at output steps.
 
 use std::sync::{Barrier, Mutex};
 
+use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::session::Plan;
 use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
@@ -17,7 +19,21 @@ pub enum CommKind {
     Shm,
     /// Threads with virtual clocks from a machine model.
     Sim,
+    /// One rank per process under mpirun (needs a build with the `mpi` feature).
+    Mpi,
 }
+
+/// This process's rank when `comm` spans processes (MPI), else 0: the rank that writes.
+pub fn process_rank(comm: CommKind) -> usize {
+    match comm {
+        #[cfg(feature = "mpi")]
+        CommKind::Mpi => crate::mpi::world_rank(),
+        _ => 0,
+    }
+}
+
+/// One rank's owned box and its part of each component.
+pub type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
 
 /// What each rank does after a step: `(rank, step, chunk)`.
 type AfterStep<'a, T, K> = dyn Fn(usize, u64, &yee_scalar::YeeChunk<T, K>) + Sync + 'a;
@@ -42,9 +58,47 @@ impl<T: Scalar> Assembled<T> {
     }
 }
 
-/// Runs `setup` for `steps` steps laid out by `plan` on `comm` (with `model` for sim), calling
-/// `on_output(step, fields)` on one thread at every step `wants_output` selects and
-/// `progress(step)` after each step. Returns the ranks' outputs in rank order.
+/// This rank's owned box and its part of each component.
+pub fn piece_of<T: Scalar, K: CurlExecutor<T>>(chunk: &yee_scalar::YeeChunk<T, K>) -> Piece<T> {
+    let owned = chunk.state.owned;
+    let fields = Component::ALL.map(|c| {
+        chunk.state.field(c).map(|f| {
+            let mut out = vec![T::zero(); owned.cells()];
+            yee_core::Field::read_box(f, owned, &mut out);
+            out
+        })
+    });
+    (owned, fields)
+}
+
+/// Whole fields from every rank's piece.
+pub fn assemble_pieces<T: Scalar>(setup: &Setup, pieces: Vec<Piece<T>>) -> Assembled<T> {
+    let outputs: Vec<RankOutput<T>> = pieces
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (owned, fields))| RankOutput {
+            rank,
+            owned,
+            fields,
+            probes: Vec::new(),
+            records: Vec::new(),
+            diverged: None,
+            history: Vec::new(),
+            balancer: None,
+        })
+        .collect();
+    Assembled {
+        grid: setup.grid,
+        mode: setup.mode,
+        fields: Component::ALL.map(|c| assemble(&outputs, setup.grid, c)),
+    }
+}
+
+/// Runs `setup` for `steps` steps laid out by `plan` on `comm` (with `model` for sim, and
+/// `slowdown[r]` making rank `r` sleep on shm and MPI), calling `on_output(step, fields)` on
+/// the writing rank at every step `wants_output` selects and `progress(step)` after each step.
+/// Returns the ranks' outputs in rank order on the writing rank, `None` on the other processes
+/// of an MPI job.
 pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
     setup: &Setup,
     plan: &Plan,
@@ -52,15 +106,15 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
     kernel: K,
     comm: CommKind,
     model: Option<MachineModel>,
+    slowdown: &[Slowdown],
     steps: u64,
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<RankOutput<T>>, String> {
+) -> Result<Option<Vec<RankOutput<T>>>, String> {
     let topology = plan.topology;
     let ranks = topology.ranks();
     let barrier = Barrier::new(ranks);
-    type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
     let pieces: Mutex<Vec<Option<Piece<T>>>> = Mutex::new(vec![None; ranks]);
     let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>| {
         if rank == 0 {
@@ -69,45 +123,16 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
         if !wants_output(step) {
             return;
         }
-        let owned = chunk.state.owned;
-        let fields = Component::ALL.map(|c| {
-            chunk.state.field(c).map(|f| {
-                let mut out = vec![T::zero(); owned.cells()];
-                yee_core::Field::read_box(f, owned, &mut out);
-                out
-            })
-        });
+        let (owned, fields) = piece_of(chunk);
         pieces.lock().unwrap_or_else(|p| p.into_inner())[rank] = Some((owned, fields));
         barrier.wait();
         if rank == 0 {
             let collected = std::mem::take(&mut *pieces.lock().unwrap_or_else(|p| p.into_inner()));
-            let outputs: Vec<RankOutput<T>> = collected
+            let whole = collected
                 .into_iter()
-                .enumerate()
-                .map(|(r, p)| {
-                    let (owned, fields) =
-                        p.expect("every rank deposits its piece before the barrier");
-                    RankOutput {
-                        rank: r,
-                        owned,
-                        fields,
-                        probes: Vec::new(),
-                        records: Vec::new(),
-                        diverged: None,
-                        history: Vec::new(),
-                        balancer: None,
-                    }
-                })
+                .map(|p| p.expect("every rank deposits its piece before the barrier"))
                 .collect();
-            let fields = Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
-            on_output(
-                step,
-                &Assembled {
-                    grid: setup.grid,
-                    mode: setup.mode,
-                    fields,
-                },
-            );
+            on_output(step, &assemble_pieces(setup, whole));
             *pieces.lock().unwrap_or_else(|p| p.into_inner()) = vec![None; ranks];
         }
         barrier.wait();
@@ -129,7 +154,7 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
         .map_err(|e| e.to_string())
     }
     let results = match comm {
-        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| {
+        CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
             one(setup, plan, costs, kernel.clone(), &mut c, steps, &body)
         }),
         CommKind::Sim => {
@@ -138,6 +163,22 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
                 one(setup, plan, costs, kernel.clone(), &mut c, steps, &body)
             })
         }
+        #[cfg(feature = "mpi")]
+        CommKind::Mpi => {
+            return crate::mpi::run_rank(
+                setup,
+                plan,
+                costs,
+                kernel,
+                slowdown,
+                steps,
+                wants_output,
+                on_output,
+                progress,
+            );
+        }
+        #[cfg(not(feature = "mpi"))]
+        CommKind::Mpi => return Err(crate::error::MPI_MISSING.into()),
     };
-    results.into_iter().collect()
+    results.into_iter().collect::<Result<_, _>>().map(Some)
 }

@@ -23,6 +23,10 @@ pub struct RunReport {
     pub scene: String,
     /// Scene file as given.
     pub scene_file: String,
+    /// SHA-256 of the scene file's bytes (hex).
+    pub scene_sha256: String,
+    /// Whether the halo exchange overlapped the interior update.
+    pub overlap: bool,
     /// 1, 2 or 3.
     pub dims: usize,
     /// "1d", "tmz", "tez" or "3d".

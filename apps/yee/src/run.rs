@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use num_complex::Complex;
 use std::sync::Mutex;
 
+use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Component, Real, Scalar, Topology};
 use yee_scalar::chunk::CurlExecutor;
@@ -16,7 +17,7 @@ use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 use crate::balance::{BalanceMode, BalanceOptions, make_plan, write_history, write_share_plot};
 use crate::error::{AppError, io_error};
 use crate::output::{csv, npy, png, vti};
-use crate::parallel::{Assembled, CommKind, run_decomposed};
+use crate::parallel::{Assembled, CommKind, process_rank, run_decomposed};
 use crate::profile::Profile;
 use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
 use crate::scene::spec::ValueType;
@@ -39,10 +40,27 @@ pub struct RunOptions {
     pub model: Option<MachineModel>,
     /// Balancing.
     pub balance: BalanceOptions,
+    /// Overlap the halo exchange with the interior update (else exchange after the update).
+    pub overlap: bool,
+    /// Per-rank artificial slowness (shm and MPI), by rank.
+    pub slowdown: Vec<Slowdown>,
 }
 
-/// Runs `scene` with the element type it asks for on the chosen backend.
-pub fn run(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
+/// Creates the output directory and removes a `run.json` left by an earlier run (which would
+/// make the directory look finished).
+pub fn prepare_output_dir(out: &Path) -> Result<(), AppError> {
+    fs::create_dir_all(out)
+        .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
+    let report_path = out.join("run.json");
+    if report_path.exists() {
+        fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
+    }
+    Ok(())
+}
+
+/// Runs `scene` with the element type it asks for on the chosen backend. Returns the report on
+/// the process that writes the outputs, `None` on the other processes of an MPI job.
+pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
     match options.backend {
         crate::cli::Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
@@ -50,7 +68,7 @@ pub fn run(scene: &Scene, options: &RunOptions) -> Result<RunReport, AppError> {
     }
 }
 
-fn run_on<K>(scene: &Scene, options: &RunOptions, kernel: K) -> Result<RunReport, AppError>
+fn run_on<K>(scene: &Scene, options: &RunOptions, kernel: K) -> Result<Option<RunReport>, AppError>
 where
     K: CurlExecutor<f32>
         + CurlExecutor<f64>
@@ -69,15 +87,13 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     scene: &Scene,
     options: &RunOptions,
     kernel: K,
-) -> Result<RunReport, AppError> {
+) -> Result<Option<RunReport>, AppError> {
     let out = &options.out;
-    fs::create_dir_all(out)
-        .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
-    // A run.json left by an earlier run would make this directory look finished.
-    let report_path = out.join("run.json");
-    if report_path.exists() {
-        fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
+    let writer = process_rank(options.comm) == 0;
+    if writer {
+        prepare_output_dir(out)?;
     }
+    let report_path = out.join("run.json");
     let setup = scene.setup();
     setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
     let steps = scene.steps;
@@ -117,9 +133,10 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
         }
         *writing.lock().unwrap_or_else(|p| p.into_inner()) += t.elapsed();
     };
-    let progress = Progress::new(scene, options.quiet);
+    let progress = Progress::new(scene, options.quiet || !writer);
     let started = Instant::now();
-    let plan = make_plan(scene, options.topology, &options.balance)?;
+    let mut plan = make_plan(scene, options.topology, &options.balance)?;
+    plan.overlap = options.overlap;
     let results = run_decomposed::<T, K>(
         &setup,
         &plan,
@@ -127,6 +144,7 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
         kernel,
         options.comm,
         options.model.clone(),
+        &options.slowdown,
         steps,
         &wants_output,
         &on_output,
@@ -134,6 +152,9 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     )
     .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();
+    let Some(results) = results else {
+        return Ok(None);
+    };
     let wall_seconds = started.elapsed().as_secs_f64();
     if let Some(e) = first_divergence(&results) {
         return Err(AppError::Run(format!("{}: {e}", scene.file.display())));
@@ -196,6 +217,8 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     let report = RunReport {
         scene: scene.name.clone(),
         scene_file: scene.file.display().to_string(),
+        scene_sha256: scene.sha256.clone(),
+        overlap: options.overlap,
         dims: scene.mode.dims(),
         mode: scene.mode.name().into(),
         value_type: scene.value_type.name().into(),
@@ -228,7 +251,7 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     };
     let json = serde_json::to_string_pretty(&report).expect("the report serialises");
     write_file(&report_path, |w| writeln!(w, "{json}"))?;
-    Ok(report)
+    Ok(Some(report))
 }
 
 /// The mean over steps of Balykov 2019's eq. (2) step time, from every rank's records

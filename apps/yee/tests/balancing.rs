@@ -36,6 +36,8 @@ fn options(
         comm,
         model,
         balance,
+        overlap: true,
+        slowdown: Vec::new(),
     }
 }
 
@@ -143,7 +145,8 @@ fn dynamic_balancing_keeps_the_fields() {
                 balance.clone(),
             ),
         )
-        .unwrap();
+        .unwrap()
+        .expect("one process writes");
         assert!(report.balance.rebalances >= 4);
         for file in ["hz_000040.npy", "probe_behind.csv"] {
             assert!(
@@ -192,7 +195,8 @@ fn an_expensive_source_leaves_its_rank_fewer_cells() {
         &scene,
         &options(&out, Topology([2, 1, 1]), CommKind::Sim, None, balance),
     )
-    .unwrap();
+    .unwrap()
+    .expect("one process writes");
     let x = &report.balance.final_borders[0];
     let share0 = x[1] as f64 / 200.0;
     eprintln!(
@@ -240,7 +244,8 @@ fn a_saved_profile_balances_the_next_run_from_step_zero() {
         &scene,
         &options(&second, topology, CommKind::Sim, Some(model), from_profile),
     )
-    .unwrap();
+    .unwrap()
+    .expect("one process writes");
     // Step times per rank from the first steps: compute time is work / speed on the sim.
     let per_step: Vec<f64> = report
         .rank_stats

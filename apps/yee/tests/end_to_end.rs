@@ -221,7 +221,11 @@ fn bad_command_lines_name_what_is_available() {
         assert!(!out.status.success(), "{args:?} should fail");
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
-    assert!(stderr_of(&["--comm", "mpi"]).contains("[possible values: shm, sim]"));
+    assert!(stderr_of(&["--comm", "tcp"]).contains("[possible values: shm, sim, mpi]"));
+    if cfg!(not(feature = "mpi")) {
+        let e = stderr_of(&["--comm", "mpi"]);
+        assert!(e.contains("this yee was built without MPI"), "{e}");
+    }
     assert!(
         stderr_of(&["--ranks", "4", "--topology", "3x2"])
             .contains("topology 3x2x1 has 6 ranks, not 4")

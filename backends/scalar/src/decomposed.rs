@@ -40,6 +40,7 @@ pub fn uniform_plan(setup: &Setup, topology: Topology) -> Plan {
         periodic: yee_core::Axis::ALL.map(|a| setup.is_periodic(a)),
         active: setup.mode.active_axes(),
         balancer: None,
+        overlap: true,
     }
 }
 

@@ -5,7 +5,6 @@ use yee_core::{Component, Index3};
 
 /// A run that cannot go on.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
 pub enum RunError {
     /// A field value became NaN or infinite.
     Diverged {

@@ -5,17 +5,15 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::ShmError;
-use yee_core::CommErrorKind;
+use yee_core::{CommErrorKind, Incoming, Outgoing, Route};
 
 /// What a message is for; messages with different tags never mix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tag {
-    /// A halo sent toward this direction.
-    Halo([i8; 3]),
+    /// A point-to-point message of an exchange.
+    Route(Route),
     /// A contribution to an all-gather.
     Gather,
-    /// A migrating slab.
-    Slab,
 }
 
 /// A message: bytes and the sender's clock when it was sent.
@@ -83,5 +81,53 @@ pub fn encode_f64s(values: &[f64]) -> Vec<u8> {
 pub fn decode_f64s(bytes: &[u8], out: &mut [f64]) {
     for (v, b) in out.iter_mut().zip(bytes.chunks_exact(8)) {
         *v = f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes"));
+    }
+}
+
+impl Fabric {
+    /// Posts every message of `outgoing` from `rank`, stamped `sent_at`.
+    pub fn post_all(&self, rank: usize, outgoing: &[Outgoing<'_>], sent_at: f64) {
+        for o in outgoing {
+            let message = Message {
+                bytes: o.bytes.to_vec(),
+                sent_at,
+            };
+            self.post(rank, o.peer, Tag::Route(o.route), message);
+        }
+    }
+
+    /// Takes the message `incoming` waits for at `rank` and copies it in.
+    pub fn take_into(&self, rank: usize, incoming: &mut Incoming<'_>) -> Result<Message, ShmError> {
+        let m = self.take(incoming.peer, rank, Tag::Route(incoming.route))?;
+        if m.bytes.len() != incoming.bytes.len() {
+            return Err(ShmError::new(
+                CommErrorKind::SizeMismatch,
+                format!(
+                    "{:?} from rank {} to rank {rank}: received {} bytes, expected {}",
+                    incoming.route,
+                    incoming.peer,
+                    m.bytes.len(),
+                    incoming.bytes.len()
+                ),
+            ));
+        }
+        incoming.bytes.copy_from_slice(&m.bytes);
+        Ok(m)
+    }
+}
+
+/// Checks that an all-gather contribution from `peer` holds `values` f64s.
+pub fn check_gathered(m: &Message, values: usize, peer: usize) -> Result<(), ShmError> {
+    if m.bytes.len() == values * 8 {
+        Ok(())
+    } else {
+        Err(ShmError::new(
+            CommErrorKind::SizeMismatch,
+            format!(
+                "gather from rank {peer}: received {} bytes, expected {}",
+                m.bytes.len(),
+                values * 8
+            ),
+        ))
     }
 }

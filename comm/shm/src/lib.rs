@@ -7,15 +7,17 @@
 
 pub mod error;
 pub mod fabric;
+pub mod slowdown;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use yee_core::decomposition::rank_coords;
-use yee_core::{Comm, CommErrorKind, Direction, Topology};
+use yee_core::{Comm, Incoming, Outgoing, Topology};
 
 pub use error::ShmError;
 use fabric::{Fabric, Message, Tag};
+pub use slowdown::{Sleeper, Slowdown};
 
 /// One rank's end of the shared-memory communicator.
 #[derive(Debug)]
@@ -24,55 +26,13 @@ pub struct ShmComm {
     topology: Topology,
     fabric: Arc<Fabric>,
     origin: Instant,
-    slowdown: Slowdown,
-    delay_due: bool,
-    steps: u64,
-}
-
-/// Artificial slowness of one rank: real, measurable heterogeneity for testing the balancer.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Slowdown {
-    /// Seconds slept per cell of work.
-    pub per_cell: f64,
-    /// Seconds slept once per step, with its first computation.
-    pub per_step: f64,
-    /// Steps (counted from 0) during which the slowdown applies: `from_step..to_step`.
-    pub from_step: u64,
-    /// See `from_step`.
-    pub to_step: u64,
-}
-
-impl Default for Slowdown {
-    fn default() -> Self {
-        Slowdown {
-            per_cell: 0.0,
-            per_step: 0.0,
-            from_step: 0,
-            to_step: u64::MAX,
-        }
-    }
+    sleeper: Sleeper,
 }
 
 impl ShmComm {
     /// The mailboxes (for communicators built on this one).
     pub fn fabric(&self) -> &Fabric {
         &self.fabric
-    }
-}
-
-/// Checks a received message's length against the buffer meant for it.
-pub fn check_len(message: &Message, out: &[u8], what: &str) -> Result<(), ShmError> {
-    if message.bytes.len() == out.len() {
-        Ok(())
-    } else {
-        Err(ShmError::new(
-            CommErrorKind::SizeMismatch,
-            format!(
-                "{what}: received {} bytes, expected {}",
-                message.bytes.len(),
-                out.len()
-            ),
-        ))
     }
 }
 
@@ -95,27 +55,20 @@ impl Comm for ShmComm {
         rank_coords(self.rank, self.topology)
     }
 
-    fn start_send(&mut self, peer: usize, toward: Direction, data: &[u8]) -> Result<(), ShmError> {
-        let message = Message {
-            bytes: data.to_vec(),
-            sent_at: self.now_seconds(),
-        };
-        self.fabric
-            .post(self.rank, peer, Tag::Halo(toward.0), message);
-        Ok(())
-    }
-
-    fn finish_receive(
+    fn exchange(
         &mut self,
-        peer: usize,
-        from: Direction,
-        out: &mut [u8],
+        outgoing: &[Outgoing<'_>],
+        incoming: &mut [Incoming<'_>],
+        overlap: &mut dyn FnMut(&mut Self),
     ) -> Result<(), ShmError> {
-        let m = self
-            .fabric
-            .take(peer, self.rank, Tag::Halo(from.opposite().0))?;
-        check_len(&m, out, &format!("halo from rank {peer}"))?;
-        out.copy_from_slice(&m.bytes);
+        self.fabric
+            .post_all(self.rank, outgoing, self.now_seconds());
+        overlap(self);
+        for i in incoming.iter_mut() {
+            let t = self.now_seconds();
+            self.fabric.take_into(self.rank, i)?;
+            i.waited = self.now_seconds() - t;
+        }
         Ok(())
     }
 
@@ -135,30 +88,9 @@ impl Comm for ShmComm {
         for peer in 0..self.size() {
             let m = self.fabric.take(peer, self.rank, Tag::Gather)?;
             let dst = &mut all[peer * mine.len()..(peer + 1) * mine.len()];
-            let expected = vec![0u8; dst.len() * 8];
-            check_len(&m, &expected, &format!("gather from rank {peer}"))?;
+            fabric::check_gathered(&m, dst.len(), peer)?;
             fabric::decode_f64s(&m.bytes, dst);
         }
-        Ok(())
-    }
-
-    fn send_slab(&mut self, peer: usize, data: &[u8]) -> Result<(), ShmError> {
-        self.fabric.post(
-            self.rank,
-            peer,
-            Tag::Slab,
-            Message {
-                bytes: data.to_vec(),
-                sent_at: self.now_seconds(),
-            },
-        );
-        Ok(())
-    }
-
-    fn receive_slab(&mut self, peer: usize, out: &mut [u8]) -> Result<(), ShmError> {
-        let m = self.fabric.take(peer, self.rank, Tag::Slab)?;
-        check_len(&m, out, &format!("slab from rank {peer}"))?;
-        out.copy_from_slice(&m.bytes);
         Ok(())
     }
 
@@ -168,22 +100,11 @@ impl Comm for ShmComm {
 
     /// A rank launched with a [`Slowdown`] sleeps for it here.
     fn compute_done(&mut self, cells: f64) {
-        if !(self.slowdown.from_step..self.slowdown.to_step).contains(&self.steps) {
-            return;
-        }
-        let mut sleep = cells * self.slowdown.per_cell;
-        if self.delay_due {
-            sleep += self.slowdown.per_step;
-            self.delay_due = false;
-        }
-        if sleep > 0.0 {
-            std::thread::sleep(std::time::Duration::from_secs_f64(sleep));
-        }
+        self.sleeper.compute_done(cells);
     }
 
     fn step_done(&mut self) {
-        self.delay_due = true;
-        self.steps += 1;
+        self.sleeper.step_done();
     }
 }
 
@@ -209,9 +130,7 @@ pub fn launch_slowed<R: Send>(
                     topology,
                     fabric: Arc::clone(&fabric),
                     origin,
-                    slowdown: slowdown.get(rank).copied().unwrap_or_default(),
-                    delay_due: true,
-                    steps: 0,
+                    sleeper: Sleeper::new(slowdown.get(rank).copied().unwrap_or_default()),
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))

@@ -13,10 +13,10 @@ pub mod model;
 
 use std::sync::Arc;
 
-use yee_comm_shm::fabric::{Fabric, Message, Tag, decode_f64s, encode_f64s};
-use yee_comm_shm::{ShmError, check_len};
+use yee_comm_shm::ShmError;
+use yee_comm_shm::fabric::{Fabric, Message, Tag, check_gathered, decode_f64s, encode_f64s};
 use yee_core::decomposition::rank_coords;
-use yee_core::{Comm, Direction, Topology};
+use yee_core::{Comm, Incoming, Outgoing, Topology};
 
 pub use cost_chunk::CostChunk;
 pub use model::{LinkChange, MachineModel};
@@ -29,34 +29,17 @@ pub struct SimComm {
     fabric: Arc<Fabric>,
     model: Arc<MachineModel>,
     clock: f64,
-    last_transfer: f64,
     delay_due: bool,
     steps: u64,
 }
 
 impl SimComm {
-    fn post(&self, peer: usize, tag: Tag, data: &[u8]) {
-        self.fabric.post(
-            self.rank,
-            peer,
-            tag,
-            Message {
-                bytes: data.to_vec(),
-                sent_at: self.clock,
-            },
-        );
-    }
-
-    /// Receives, moving the clock to the message's arrival if that is later.
-    fn take(&mut self, peer: usize, tag: Tag, out: &mut [u8], what: &str) -> Result<(), ShmError> {
-        let m = self.fabric.take(peer, self.rank, tag)?;
-        check_len(&m, out, what)?;
-        out.copy_from_slice(&m.bytes);
+    /// Moves the clock to a message's arrival if that is later; returns the Hockney time.
+    fn arrive(&mut self, peer: usize, m: &Message) -> f64 {
         let (latency, bandwidth) = self.model.link(peer, self.rank, self.steps);
         let transfer = yee_core::model::hockney(latency, bandwidth, m.bytes.len() as f64);
-        self.last_transfer = transfer;
         self.clock = self.clock.max(m.sent_at + transfer);
-        Ok(())
+        transfer
     }
 }
 
@@ -79,61 +62,44 @@ impl Comm for SimComm {
         rank_coords(self.rank, self.topology)
     }
 
-    fn start_send(&mut self, peer: usize, toward: Direction, data: &[u8]) -> Result<(), ShmError> {
-        self.post(peer, Tag::Halo(toward.0), data);
-        Ok(())
-    }
-
-    fn finish_receive(
+    fn exchange(
         &mut self,
-        peer: usize,
-        from: Direction,
-        out: &mut [u8],
+        outgoing: &[Outgoing<'_>],
+        incoming: &mut [Incoming<'_>],
+        overlap: &mut dyn FnMut(&mut Self),
     ) -> Result<(), ShmError> {
-        self.take(
-            peer,
-            Tag::Halo(from.opposite().0),
-            out,
-            &format!("halo from rank {peer}"),
-        )
+        self.fabric.post_all(self.rank, outgoing, self.clock);
+        overlap(self);
+        for i in incoming.iter_mut() {
+            let t = self.clock;
+            let m = self.fabric.take_into(self.rank, i)?;
+            i.transfer = self.arrive(i.peer, &m);
+            i.waited = self.clock - t;
+        }
+        Ok(())
     }
 
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
         let bytes = encode_f64s(mine);
         for peer in 0..self.size() {
-            self.post(peer, Tag::Gather, &bytes);
+            let message = Message {
+                bytes: bytes.clone(),
+                sent_at: self.clock,
+            };
+            self.fabric.post(self.rank, peer, Tag::Gather, message);
         }
-        let mut buffer = vec![0u8; bytes.len()];
         for peer in 0..self.size() {
-            self.take(
-                peer,
-                Tag::Gather,
-                &mut buffer,
-                &format!("gather from rank {peer}"),
-            )?;
-            decode_f64s(
-                &buffer,
-                &mut all[peer * mine.len()..(peer + 1) * mine.len()],
-            );
+            let m = self.fabric.take(peer, self.rank, Tag::Gather)?;
+            let dst = &mut all[peer * mine.len()..(peer + 1) * mine.len()];
+            check_gathered(&m, dst.len(), peer)?;
+            self.arrive(peer, &m);
+            decode_f64s(&m.bytes, dst);
         }
         Ok(())
-    }
-
-    fn send_slab(&mut self, peer: usize, data: &[u8]) -> Result<(), ShmError> {
-        self.post(peer, Tag::Slab, data);
-        Ok(())
-    }
-
-    fn receive_slab(&mut self, peer: usize, out: &mut [u8]) -> Result<(), ShmError> {
-        self.take(peer, Tag::Slab, out, &format!("slab from rank {peer}"))
     }
 
     fn now_seconds(&self) -> f64 {
         self.clock
-    }
-
-    fn last_transfer_seconds(&self) -> Option<f64> {
-        Some(self.last_transfer)
     }
 
     /// Computing costs `cells / speed`; the rank's fixed delay is charged with the first
@@ -180,7 +146,6 @@ pub fn launch<R: Send>(
                     fabric: Arc::clone(&fabric),
                     model: Arc::clone(&model),
                     clock: 0.0,
-                    last_transfer: 0.0,
                     delay_due: true,
                     steps: 0,
                 };

@@ -35,7 +35,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
             message: inner.message().trim().replace('\n', "; "),
         }
     })?;
-    resolve::resolve(path, spec)
+    let mut scene = resolve::resolve(path, spec)?;
+    scene.sha256 = sha256_hex(text.as_bytes());
+    Ok(scene)
+}
+
+/// The SHA-256 of `bytes` in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// 1-based line and column of byte `offset` in `text`.

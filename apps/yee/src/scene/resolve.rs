@@ -128,6 +128,8 @@ pub struct Snapshots {
 pub struct Scene {
     /// The file it came from.
     pub file: PathBuf,
+    /// SHA-256 of the file's text (hex).
+    pub sha256: String,
     /// Its name.
     pub name: String,
     /// Unit system.
@@ -610,6 +612,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
     });
     let scene = Scene {
+        sha256: String::new(),
         file: file.to_path_buf(),
         name,
         units,

@@ -1,0 +1,225 @@
+//! `mpirun -np N yee run`: the same fields bit for bit as one process, dynamic balancing across
+//! processes, and start-up checks that end every rank with one message instead of a hang.
+//! Needs the `mpi` feature and `mpirun` (Open MPI): `cargo test -p yee --features mpi --test mpi`.
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Every MPI job here must end within this (a hang is a failure, not a stuck CI).
+const DEADLINE: Duration = Duration::from_secs(180);
+
+fn scene() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/mpi3d.toml")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs `command` to completion or kills it at [`DEADLINE`].
+fn finish(mut command: Command) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun starts (install openmpi-bin)");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "the MPI job hung for {DEADLINE:?}; stderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn mpirun(np: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ]);
+    // One rayon thread per process: the processes share this machine's cores.
+    c.env("RAYON_NUM_THREADS", "1");
+    c
+}
+
+fn yee_run(command: &mut Command, out: &Path, extra: &[&str]) {
+    command
+        .arg(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "run",
+            scene().to_str().unwrap(),
+            "--backend",
+            "scalar",
+            "--quiet",
+            "--out",
+        ])
+        .arg(out)
+        .args(extra);
+}
+
+fn succeed(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "the run failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A one-process shared-memory run: the reference (in a directory of the test's own).
+fn reference(test: &str) -> PathBuf {
+    let out = out_dir(&format!("mpi_reference_{test}"));
+    let mut c = Command::new("env");
+    yee_run(&mut c, &out, &["--comm", "shm", "--ranks", "1"]);
+    succeed(finish(c));
+    out
+}
+
+const OUTPUTS: [&str; 8] = [
+    "ex_000060.npy",
+    "ey_000060.npy",
+    "ez_000060.npy",
+    "hx_000060.npy",
+    "hy_000060.npy",
+    "hz_000060.npy",
+    "probe_near.csv",
+    "probe_far.csv",
+];
+
+fn assert_same_outputs(reference: &Path, got: &Path, what: &str) {
+    for file in OUTPUTS {
+        let a = std::fs::read(reference.join(file)).unwrap();
+        let b =
+            std::fs::read(got.join(file)).unwrap_or_else(|e| panic!("{what}: {file} missing: {e}"));
+        assert!(a == b, "{what}: {file} differs from the one-process run");
+    }
+}
+
+fn report(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn one_two_and_four_processes_give_the_one_process_fields_bit_for_bit() {
+    let reference = reference("np");
+    // The fields are not trivially zero.
+    let ez = std::fs::read(reference.join("ez_000060.npy")).unwrap();
+    assert!(ez[128..].chunks_exact(8).any(|b| b != [0; 8]));
+    for np in [1, 2, 4] {
+        for overlap in [true, false] {
+            let out = out_dir(&format!("mpi_np{np}_{overlap}"));
+            let mut c = mpirun(np);
+            let extra: &[&str] = if overlap { &[] } else { &["--no-overlap"] };
+            yee_run(&mut c, &out, extra);
+            succeed(finish(c));
+            let what = format!("mpirun -np {np} (overlap {overlap})");
+            assert_same_outputs(&reference, &out, &what);
+            let doc = report(&out);
+            assert_eq!(doc["comm"], "mpi", "{what}");
+            assert_eq!(doc["ranks"], np, "{what}");
+            assert_eq!(doc["rank_stats"].as_array().unwrap().len(), np, "{what}");
+            assert_eq!(doc["overlap"], overlap, "{what}");
+        }
+    }
+}
+
+#[test]
+fn dynamic_balancing_moves_borders_between_processes_and_keeps_the_fields() {
+    let reference = reference("dynamic");
+    let out = out_dir("mpi_dynamic");
+    let mut c = mpirun(2);
+    yee_run(
+        &mut c,
+        &out,
+        &[
+            "--balance",
+            "dynamic",
+            "--rebalance-every",
+            "10",
+            "--slowdown",
+            "1=2",
+        ],
+    );
+    succeed(finish(c));
+    assert_same_outputs(&reference, &out, "dynamic balancing over 2 processes");
+    let doc = report(&out);
+    let balance = &doc["balance"];
+    assert!(balance["rebalances"].as_u64().unwrap() >= 1, "{balance}");
+    let x = |key: &str| balance[key][0].as_array().unwrap()[1].as_i64().unwrap();
+    // Rank 1 sleeps 2 s per million cells: it must end with fewer cells than rank 0.
+    assert!(
+        x("final_borders") > x("initial_borders"),
+        "the border should move toward the slow rank 1: {balance}"
+    );
+}
+
+fn two_scenes_dir() -> (PathBuf, PathBuf) {
+    let dir = out_dir("mpi_mismatch_scenes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(scene()).unwrap();
+    let a = dir.join("a.toml");
+    let b = dir.join("b.toml");
+    std::fs::write(&a, &text).unwrap();
+    std::fs::write(&b, text.replace("steps = 60", "steps = 61")).unwrap();
+    (a, b)
+}
+
+#[test]
+fn a_rank_that_read_another_scene_stops_every_rank_with_one_message() {
+    let (a, b) = two_scenes_dir();
+    let out = out_dir("mpi_mismatch");
+    let script = format!(
+        "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then s={}; else s={}; fi; exec {} run \"$s\" --quiet --backend scalar --out {}",
+        b.display(),
+        a.display(),
+        env!("CARGO_BIN_EXE_yee"),
+        out.display()
+    );
+    let mut c = mpirun(2);
+    c.args(["sh", "-c", &script]);
+    let got = finish(c);
+    assert!(!got.status.success());
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    let message = "error: rank 1 read a different scene than rank 0";
+    assert_eq!(stderr.matches(message).count(), 1, "{stderr}");
+    assert!(!out.join("run.json").exists());
+}
+
+#[test]
+fn a_rank_count_the_grid_cannot_take_is_one_clear_error() {
+    let dir = out_dir("mpi_tiny");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tiny = dir.join("tiny.toml");
+    std::fs::write(
+        &tiny,
+        "[grid]\nmode = \"1d\"\nsize = [2]\n[[sources]]\ncomponent = \"ez\"\nposition = [0]\nwaveform = \"ricker\"\nfrequency = 0.1\n[run]\nsteps = 3\n",
+    )
+    .unwrap();
+    let mut c = mpirun(3);
+    c.arg(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", tiny.to_str().unwrap(), "--quiet", "--out"])
+        .arg(dir.join("out"));
+    let got = finish(c);
+    assert!(!got.status.success());
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(stderr.matches("error: ").count(), 1, "{stderr}");
+    assert!(stderr.contains("--ranks 3"), "{stderr}");
+}

@@ -1,0 +1,253 @@
+//! # yee-comm-mpi
+//!
+//! One rank per process through rsmpi. [`MpiComm`] implements [`Comm`] on a Cartesian
+//! communicator shaped like yee's virtual topology: each exchange posts every receive and every
+//! send as a non-blocking request (`MPI_Irecv`, `MPI_Isend`), runs the overlapped interior
+//! update, then waits (the kernel split of Kim & Park 2012). [`RootGather`] collects
+//! variable-size byte messages at rank 0 on a communicator of its own (output pieces, the ranks'
+//! records), and [`abort_on_panic`] turns a panicking rank into `MPI_Abort`, so a failure on
+//! one process never leaves the others waiting.
+#![warn(missing_docs)]
+
+pub mod error;
+
+use std::time::Instant;
+
+use mpi::Rank;
+use mpi::datatype::Equivalence;
+use mpi::topology::{CartesianCommunicator, Communicator, SimpleCommunicator};
+use mpi::traits::{CommunicatorCollectives, Destination, Source};
+use yee_comm_shm::{Sleeper, Slowdown};
+use yee_core::decomposition::rank_coords;
+use yee_core::{Comm, CommErrorKind, Incoming, Outgoing, Topology};
+
+pub use error::MpiError;
+
+/// One process's end of the MPI communicator.
+pub struct MpiComm {
+    cart: CartesianCommunicator,
+    topology: Topology,
+    origin: Instant,
+    sleeper: Sleeper,
+}
+
+impl std::fmt::Debug for MpiComm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MpiComm")
+            .field("rank", &self.cart.rank())
+            .field("topology", &self.topology)
+            .finish()
+    }
+}
+
+impl MpiComm {
+    /// The Cartesian communicator of `topology` over `world` (no reordering: yee's rank `r` is
+    /// world rank `r`, x fastest). MPI orders Cartesian coordinates with the last one fastest,
+    /// so the dimensions are given as (z, y, x). Fails when the process count differs from the
+    /// topology's rank count.
+    pub fn new(
+        world: &SimpleCommunicator,
+        topology: Topology,
+        periodic: [bool; 3],
+    ) -> Result<MpiComm, MpiError> {
+        let size = world.size() as usize;
+        if size != topology.ranks() {
+            return Err(MpiError::new(
+                CommErrorKind::Other,
+                format!(
+                    "topology {:?} has {} ranks but mpirun started {size} processes",
+                    topology.0,
+                    topology.ranks()
+                ),
+            ));
+        }
+        let [nx, ny, nz] = topology.0.map(|n| n as mpi::Count);
+        let [px, py, pz] = periodic;
+        let cart = world
+            .create_cartesian_communicator(&[nz, ny, nx], &[pz, py, px], false)
+            .ok_or_else(|| {
+                MpiError::new(
+                    CommErrorKind::Other,
+                    "MPI_Cart_create left this process out".into(),
+                )
+            })?;
+        let comm = MpiComm {
+            cart,
+            topology,
+            origin: Instant::now(),
+            sleeper: Sleeper::new(Slowdown::default()),
+        };
+        let mpi_coords = comm.cart.rank_to_coordinates(comm.cart.rank());
+        let ours = comm.coords();
+        if mpi_coords.iter().rev().map(|&c| c as usize).ne(ours) {
+            return Err(MpiError::new(
+                CommErrorKind::Other,
+                format!(
+                    "MPI places rank {} at {mpi_coords:?} (z, y, x), yee at {ours:?} (x, y, z)",
+                    comm.rank()
+                ),
+            ));
+        }
+        Ok(comm)
+    }
+}
+
+impl MpiComm {
+    /// Makes this process sleep as `slowdown` says while it computes (a slow node, on demand).
+    pub fn with_slowdown(mut self, slowdown: Slowdown) -> Self {
+        self.sleeper = Sleeper::new(slowdown);
+        self
+    }
+}
+
+impl Comm for MpiComm {
+    type Error = MpiError;
+
+    fn rank(&self) -> usize {
+        self.cart.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.cart.size() as usize
+    }
+
+    fn topology(&self) -> [usize; 3] {
+        self.topology.0
+    }
+
+    fn coords(&self) -> [usize; 3] {
+        rank_coords(self.rank(), self.topology)
+    }
+
+    fn exchange(
+        &mut self,
+        outgoing: &[Outgoing<'_>],
+        incoming: &mut [Incoming<'_>],
+        overlap: &mut dyn FnMut(&mut Self),
+    ) -> Result<(), MpiError> {
+        let mut mismatch = None;
+        mpi::request::scope(|scope| {
+            let mut receives = Vec::with_capacity(incoming.len());
+            for Incoming {
+                peer,
+                route,
+                bytes,
+                waited,
+                ..
+            } in incoming.iter_mut()
+            {
+                let expected = bytes.len();
+                let request = self
+                    .cart
+                    .process_at_rank(*peer as Rank)
+                    .immediate_receive_into_with_tag(scope, &mut **bytes, route.tag().into());
+                receives.push((request, waited, expected, *peer, *route));
+            }
+            let sends: Vec<_> = outgoing
+                .iter()
+                .map(|o| {
+                    self.cart
+                        .process_at_rank(o.peer as Rank)
+                        .immediate_send_with_tag(scope, o.bytes, o.route.tag().into())
+                })
+                .collect();
+            overlap(self);
+            for (request, waited, expected, peer, route) in receives {
+                let t = self.now_seconds();
+                let status = request.wait();
+                *waited = self.now_seconds() - t;
+                let got = status.count(u8::equivalent_datatype()) as usize;
+                if got != expected && mismatch.is_none() {
+                    mismatch = Some(format!(
+                        "{route:?} from rank {peer} to rank {}: received {got} bytes, expected {expected}",
+                        self.rank()
+                    ));
+                }
+            }
+            for s in sends {
+                s.wait_without_status();
+            }
+        });
+        match mismatch {
+            Some(m) => Err(MpiError::new(CommErrorKind::SizeMismatch, m)),
+            None => Ok(()),
+        }
+    }
+
+    fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), MpiError> {
+        if all.len() != mine.len() * self.size() {
+            return Err(MpiError::new(
+                CommErrorKind::SizeMismatch,
+                format!(
+                    "all_gather of {} values per rank into {} for {} ranks",
+                    mine.len(),
+                    all.len(),
+                    self.size()
+                ),
+            ));
+        }
+        self.cart.all_gather_into(mine, all);
+        Ok(())
+    }
+
+    fn now_seconds(&self) -> f64 {
+        self.origin.elapsed().as_secs_f64()
+    }
+
+    fn compute_done(&mut self, cells: f64) {
+        self.sleeper.compute_done(cells);
+    }
+
+    fn step_done(&mut self) {
+        self.sleeper.step_done();
+    }
+}
+
+/// Collects byte messages of any size at rank 0, on a communicator of its own so that they
+/// never match an exchange.
+pub struct RootGather {
+    comm: SimpleCommunicator,
+}
+
+impl RootGather {
+    /// A gatherer over a duplicate of `world`.
+    pub fn new(world: &SimpleCommunicator) -> RootGather {
+        RootGather {
+            comm: world.duplicate(),
+        }
+    }
+
+    /// Every rank contributes `mine`; rank 0 gets all contributions in rank order, the others
+    /// `None`. Collective: every rank must call it the same number of times.
+    pub fn gather(&self, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
+        if self.comm.rank() != 0 {
+            self.comm.process_at_rank(0).send(mine);
+            return None;
+        }
+        let mut all = vec![mine.to_vec()];
+        for r in 1..self.comm.size() {
+            let (bytes, _) = self.comm.process_at_rank(r).receive_vec::<u8>();
+            all.push(bytes);
+        }
+        Some(all)
+    }
+
+    /// Every rank contributes `mine` (the same length everywhere); every rank gets all of them
+    /// concatenated in rank order.
+    pub fn all_gather_fixed(&self, mine: &[u8]) -> Vec<u8> {
+        let mut all = vec![0u8; mine.len() * self.comm.size() as usize];
+        self.comm.all_gather_into(mine, &mut all[..]);
+        all
+    }
+}
+
+/// Makes a panic on this process print its message with the rank and then abort the whole job
+/// (`MPI_Abort`), instead of leaving the other ranks waiting for messages that never come.
+pub fn abort_on_panic(rank: usize) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        eprint!("[rank {rank}] ");
+        default(info);
+        SimpleCommunicator::world().abort(101);
+    }));
+}
