@@ -35,6 +35,23 @@ impl Schedule {
             .collect();
         Schedule { directions, peers }
     }
+
+    /// The sides (low, high) of each axis that face a neighbour in some share direction.
+    pub fn sides_with_peers(&self) -> [[bool; 2]; 3] {
+        let mut sides = [[false; 2]; 3];
+        for (d, peer) in self.directions.iter().zip(&self.peers) {
+            if peer.is_some() {
+                for (a, side) in sides.iter_mut().enumerate() {
+                    match d.0[a] {
+                        -1 => side[0] = true,
+                        1 => side[1] = true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        sides
+    }
 }
 
 /// What one rank did in one step: the inputs of the balancer and of eq. (2) of Balykov 2019.
@@ -70,18 +87,21 @@ impl StepRecord {
     }
 }
 
-/// Splits `owned` into the shell of width `ghost` along each axis and the interior.
-/// Returns the shell boxes (up to 6) and the interior; together they tile `owned`.
-pub fn shell_and_interior(owned: Box3, ghost: [usize; 3]) -> (heapless::Vec<Box3, 6>, Box3) {
+/// Splits `owned` into the shell of width `ghost[a]` on each side `sides[a]` marks (low, high)
+/// and the interior. Returns the shell boxes (up to 6) and the interior; together they tile
+/// `owned`. A side without a neighbour needs no shell: nothing is sent from it, and the ghosts
+/// the interior reads there never change during the exchange.
+pub fn shell_and_interior(
+    owned: Box3,
+    ghost: [usize; 3],
+    sides: [[bool; 2]; 3],
+) -> (heapless::Vec<Box3, 6>, Box3) {
     let mut shell = heapless::Vec::new();
     let mut rest = owned;
     for a in 0..3 {
-        let g = ghost[a] as i64;
-        if g == 0 {
-            continue;
-        }
-        let low_end = (rest.lo[a] + g).min(rest.hi[a]);
-        let high_start = (rest.hi[a] - g).max(low_end);
+        let width = |side: usize| if sides[a][side] { ghost[a] as i64 } else { 0 };
+        let low_end = (rest.lo[a] + width(0)).min(rest.hi[a]);
+        let high_start = (rest.hi[a] - width(1)).max(low_end);
         let mut low = rest;
         low.hi[a] = low_end;
         let mut high = rest;
@@ -142,7 +162,11 @@ impl Driver {
         let (shell, interior) = if lonely || !self.overlap {
             (heapless::Vec::new(), chunk.owned())
         } else {
-            shell_and_interior(chunk.owned(), chunk.ghost())
+            shell_and_interior(
+                chunk.owned(),
+                chunk.ghost(),
+                self.schedule.sides_with_peers(),
+            )
         };
         let phases = chunk.phases() as f64;
         for phase in 0..chunk.phases() {
@@ -358,7 +382,8 @@ mod tests {
     #[test]
     fn shell_and_interior_tile_the_box() {
         let owned = Box3::new([2, 3, 0], [9, 5, 1]);
-        let (shell, interior) = shell_and_interior(owned, [1, 1, 0]);
+        let all = [[true; 2]; 3];
+        let (shell, interior) = shell_and_interior(owned, [1, 1, 0], all);
         let total: usize = shell.iter().map(Box3::cells).sum::<usize>() + interior.cells();
         assert_eq!(total, owned.cells());
         for (i, a) in shell.iter().enumerate() {
@@ -367,8 +392,14 @@ mod tests {
                 assert!(a.intersect(b).is_empty());
             }
         }
+        assert_eq!(interior, Box3::new([3, 4, 0], [8, 4, 1]));
         // A box one cell thick is all shell.
-        let (_, interior) = shell_and_interior(Box3::new([0, 0, 0], [1, 4, 1]), [1, 1, 0]);
+        let (_, interior) = shell_and_interior(Box3::new([0, 0, 0], [1, 4, 1]), [1, 1, 0], all);
         assert!(interior.is_empty());
+        // Only the high x side faces a neighbour: one shell box, one cell thick.
+        let sides = [[false, true], [false; 2], [false; 2]];
+        let (shell, interior) = shell_and_interior(owned, [1, 1, 0], sides);
+        assert_eq!(&shell[..], &[Box3::new([8, 3, 0], [9, 5, 1])]);
+        assert_eq!(interior, Box3::new([2, 3, 0], [8, 5, 1]));
     }
 }

@@ -225,8 +225,10 @@ pub fn candidates(
     count
 }
 
-/// The topology with the smallest share surface; ties go to the first in
-/// [`for_each_candidate`] order (more ranks along x).
+/// The topology with the smallest share surface; ties go to the last in
+/// [`for_each_candidate`] order (more ranks along the last axis): x is the fastest index in
+/// memory, so cutting across z (or y in 2D) leaves whole rows to every rank and makes the halos
+/// contiguous planes, which pack and update fastest (docs/mpi.md measures it).
 pub fn choose_topology(
     grid: [usize; 3],
     dims: usize,
@@ -238,7 +240,7 @@ pub fn choose_topology(
     }
     let mut best: Option<Candidate> = None;
     for_each_candidate(grid, dims, ranks, min_width, |c| {
-        if best.is_none_or(|b| c.f < b.f) {
+        if best.is_none_or(|b| c.f <= b.f) {
             best = Some(c);
         }
     });
