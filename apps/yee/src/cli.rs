@@ -37,6 +37,30 @@ pub enum Command {
     /// List every virtual topology of a grid over N ranks with its share surface f
     /// (Balykov 2017, eqs. (2), (5)) and mark the one chosen.
     Topology(TopologyArgs),
+    /// Under `mpirun -np 2`: measure MPI and memory-copy latency and bandwidth and predict the
+    /// two-process throughput of a grid with Kim & Park's overlap model (eqs. (1)-(10)).
+    #[cfg(feature = "mpi")]
+    MpiCalibrate(MpiCalibrateArgs),
+}
+
+/// `yee mpi-calibrate`.
+#[derive(Debug, clap::Args)]
+pub struct MpiCalibrateArgs {
+    /// Grid size: A, AxB or AxBxC cells.
+    #[arg(long)]
+    pub grid: String,
+    /// Bytes per value: 4 (f32) or 8 (f64).
+    #[arg(long, default_value_t = 4)]
+    pub nbyte: usize,
+    /// The measured one-process throughput (THP) in Mcells/s.
+    #[arg(long)]
+    pub mcells_per_s: f64,
+    /// Round trips per message size.
+    #[arg(long, default_value_t = 200)]
+    pub repeats: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Backends this build has.
@@ -443,6 +467,34 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 );
             } else {
                 print!("{}", crate::bench::table(&rows));
+            }
+            Ok(())
+        }
+        #[cfg(feature = "mpi")]
+        Command::MpiCalibrate(args) => {
+            let _universe = crate::mpi::initialize()?;
+            let parts = parse_extents("--grid", &args.grid)?;
+            let grid = std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1));
+            if ![4, 8].contains(&args.nbyte) {
+                return Err(AppError::Usage(format!(
+                    "--nbyte {}: expected 4 (f32) or 8 (f64)",
+                    args.nbyte
+                )));
+            }
+            let thp = args.mcells_per_s * 1e6;
+            let result = crate::calibrate::calibrate(
+                grid,
+                parts.len(),
+                args.nbyte,
+                thp,
+                args.repeats.max(1),
+            )?;
+            if let Some(c) = result {
+                if args.json {
+                    println!("{}", serde_json::to_string_pretty(&c).expect("serialises"));
+                } else {
+                    print!("{}", crate::calibrate::report(&c));
+                }
             }
             Ok(())
         }

@@ -7,6 +7,8 @@
 pub mod balance;
 #[cfg(feature = "rayon")]
 pub mod bench;
+#[cfg(feature = "mpi")]
+pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod error;

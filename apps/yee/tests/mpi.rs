@@ -223,3 +223,54 @@ fn a_rank_count_the_grid_cannot_take_is_one_clear_error() {
     assert_eq!(stderr.matches("error: ").count(), 1, "{stderr}");
     assert!(stderr.contains("--ranks 3"), "{stderr}");
 }
+
+#[test]
+fn mpi_calibrate_fits_the_link_and_applies_kim_and_park() {
+    let mut c = mpirun(2);
+    c.arg(env!("CARGO_BIN_EXE_yee")).args([
+        "mpi-calibrate",
+        "--grid",
+        "64x48x32",
+        "--mcells-per-s",
+        "100",
+        "--repeats",
+        "5",
+        "--json",
+    ]);
+    let out = succeed(finish(c));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document, from rank 0");
+    let f = |k: &str| doc[k].as_f64().unwrap();
+    // Two ranks cut the longest axis (x): the shared face is 48 × 32 cells.
+    assert_eq!(doc["topology"], serde_json::json!([2, 1, 1]));
+    assert_eq!(f("gs_comm"), 48.0 * 32.0);
+    assert_eq!(f("gs_comp"), 64.0 * 48.0 * 32.0 / 2.0);
+    assert_eq!(f("r"), 32.0);
+    assert!(f("bw_mpi") > 0.0 && f("bw_memcpy") > 0.0, "{doc}");
+    // Eq. (6): R₀ = 1 + THP / GS_comm · T_mpi with T_mpi = 2 (2 · 4 · GS_comm / BW + LT).
+    let t_mpi = 2.0 * (8.0 * f("gs_comm") / f("bw_mpi") + f("lt_mpi").max(0.0));
+    let r0 = 1.0 + 100e6 / f("gs_comm") * t_mpi;
+    assert!((f("r0") / r0 - 1.0).abs() < 1e-9, "{doc}");
+    assert_eq!(f("upper_limit_mcells_per_s"), 200.0);
+    assert!(f("predicted_overlap_mcells_per_s") <= 200.0);
+    assert!(f("predicted_sequential_mcells_per_s") <= f("predicted_overlap_mcells_per_s"));
+}
+
+#[test]
+fn mpi_calibrate_wants_two_processes() {
+    let mut c = mpirun(3);
+    c.arg(env!("CARGO_BIN_EXE_yee")).args([
+        "mpi-calibrate",
+        "--grid",
+        "64x48x32",
+        "--mcells-per-s",
+        "100",
+    ]);
+    let got = finish(c);
+    assert!(!got.status.success());
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(
+        stderr.matches("run it under `mpirun -np 2`, not 3").count(),
+        1,
+        "{stderr}"
+    );
+}

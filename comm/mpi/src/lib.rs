@@ -9,6 +9,7 @@
 //! one process never leaves the others waiting.
 #![warn(missing_docs)]
 
+pub mod calibrate;
 pub mod error;
 
 use std::time::Instant;

@@ -1,29 +1,5 @@
-//! Performance models used to predict and to check step times.
-
-/// Hockney's share time of `x` units over a link: `latency + x / bandwidth`
-/// (Balykov 2019, eq. (6)).
-pub fn hockney(latency: f64, bandwidth: f64, x: f64) -> f64 {
-    latency + x / bandwidth
-}
-
-/// The time of one step (Balykov 2019, eq. (2)): the slowest rank's computation plus, for each
-/// share direction, the slowest share in that direction.
-/// `compute[i]` is rank i's compute time; `share[i * directions + d]` its share time in
-/// direction `d`.
-pub fn step_time(compute: &[f64], share: &[f64], directions: usize) -> f64 {
-    let slowest = compute.iter().copied().fold(0.0, f64::max);
-    let shares: f64 = (0..directions)
-        .map(|d| {
-            share
-                .iter()
-                .skip(d)
-                .step_by(directions.max(1))
-                .copied()
-                .fold(0.0, f64::max)
-        })
-        .sum();
-    slowest + shares
-}
+//! The overlap model of Kim & Park 2012, §3, eqs. (1)–(10): when a halo exchange hides behind
+//! the interior update, and the throughput of a row of nodes either way.
 
 /// The overlap model of Kim & Park 2012 (§3) for nodes along one axis, each exchanging with
 /// its two neighbours. Units: points, bytes, seconds.
@@ -31,6 +7,9 @@ pub fn step_time(compute: &[f64], share: &[f64], directions: usize) -> f64 {
 pub struct OverlapModel {
     /// Bytes of one value (4 single, 8 double precision).
     pub nbyte: f64,
+    /// Memory copies and MPI send/receives per node and step: the coefficient 4 of eqs. (1)–(2)
+    /// (two neighbours, one send and one receive each). A node with one neighbour has 2.
+    pub transfers: f64,
     /// Grid size of the communication region (points), GS_comm.
     pub gs_comm: f64,
     /// Memory-copy bandwidth between device and host (bytes/s), BW_memcpy.
@@ -57,14 +36,14 @@ pub enum OverlapMethod {
 }
 
 impl OverlapModel {
-    /// Eq. (1): `T_memcpy = 4 (2·nbyte·GS_comm / BW_memcpy + LT_memcpy)`.
+    /// Eq. (1): `T_memcpy = 4 (2·nbyte·GS_comm / BW_memcpy + LT_memcpy)` (4 = `transfers`).
     pub fn t_memcpy(&self) -> f64 {
-        4.0 * (2.0 * self.nbyte * self.gs_comm / self.bw_memcpy + self.lt_memcpy)
+        self.transfers * (2.0 * self.nbyte * self.gs_comm / self.bw_memcpy + self.lt_memcpy)
     }
 
-    /// Eq. (2): `T_mpi = 4 (2·nbyte·GS_comm / BW_mpi + LT_mpi)`.
+    /// Eq. (2): `T_mpi = 4 (2·nbyte·GS_comm / BW_mpi + LT_mpi)` (4 = `transfers`).
     pub fn t_mpi(&self) -> f64 {
-        4.0 * (2.0 * self.nbyte * self.gs_comm / self.bw_mpi + self.lt_mpi)
+        self.transfers * (2.0 * self.nbyte * self.gs_comm / self.bw_mpi + self.lt_mpi)
     }
 
     /// Eq. (3): `T_comp = T_memcpy + GS_comp / THP_gpu`.
@@ -110,6 +89,13 @@ impl OverlapModel {
             r / per_point * nodes
         }
     }
+
+    /// Not in the paper: the throughput of `nodes` nodes when the exchange follows the whole
+    /// update (their "non-overlap" runs of Fig. 6): `GS_comp / (T_comp + T_mpi) · N_node`.
+    pub fn throughput_without_overlap(&self, r: f64, nodes: f64) -> f64 {
+        let gs_comp = r * self.gs_comm;
+        gs_comp / (self.t_comp(gs_comp) + self.t_mpi()) * nodes
+    }
 }
 
 #[cfg(test)]
@@ -121,6 +107,7 @@ mod tests {
     fn kim_park() -> OverlapModel {
         OverlapModel {
             nbyte: 4.0,
+            transfers: 4.0,
             gs_comm: 360.0 * 250.0,
             bw_memcpy: 1690.72e6,
             lt_memcpy: 0.081e-3,
@@ -170,11 +157,18 @@ mod tests {
     }
 
     #[test]
-    fn eq2_by_hand() {
-        // Two ranks, two directions: max(3, 5) + max(1, 0.5) + max(0.25, 2) = 5 + 1 + 2.
-        let compute = [3.0, 5.0];
-        let share = [1.0, 0.25, 0.5, 2.0];
-        assert_eq!(step_time(&compute, &share, 2), 8.0);
-        assert_eq!(hockney(1e-6, 1e9, 8e3), 1e-6 + 8e-6);
+    fn kim_park_six_nodes_of_360_250_256_by_hand() {
+        // Their Fig. 6 runs: 360 × 250 × 256 per node, R = 256 above R₀ = 230.358.
+        let m = kim_park();
+        let nodes = 6.0;
+        // Eq. (9): 6 / (1 / 1188.02e6 + 2.027416e-3 / (256 × 90 000)) = 6453.47 Mpoints/s,
+        // 90.5 % of the upper limit 6 × 1188.02 (the paper measured 92 %).
+        let overlapped = m.total_throughput(OverlapMethod::KernelSplit, 256.0, nodes);
+        assert!((overlapped / 1e6 - 6453.47).abs() < 0.01, "{overlapped}");
+        let fraction = overlapped / (nodes * m.thp_compute);
+        assert!((fraction - 0.90535).abs() < 1e-5, "{fraction}");
+        // Without overlap: 23.04e6 / (T_comp 2.142103e-2 + T_mpi 1.737532e-2) × 6 = 3563.22.
+        let sequential = m.throughput_without_overlap(256.0, nodes);
+        assert!((sequential / 1e6 - 3563.22).abs() < 0.01, "{sequential}");
     }
 }
