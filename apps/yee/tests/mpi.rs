@@ -224,20 +224,24 @@ fn a_rank_count_the_grid_cannot_take_is_one_clear_error() {
     assert!(stderr.contains("--ranks 3"), "{stderr}");
 }
 
+/// `yee mpi-calibrate` of a 64 × 48 × 32 grid at 100 Mcells/s on `np` processes.
+fn calibrate(np: usize, extra: &[&str]) -> Command {
+    let mut c = mpirun(np);
+    c.arg(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "mpi-calibrate",
+            "--grid",
+            "64x48x32",
+            "--mcells-per-s",
+            "100",
+        ])
+        .args(extra);
+    c
+}
+
 #[test]
 fn mpi_calibrate_fits_the_link_and_applies_kim_and_park() {
-    let mut c = mpirun(2);
-    c.arg(env!("CARGO_BIN_EXE_yee")).args([
-        "mpi-calibrate",
-        "--grid",
-        "64x48x32",
-        "--mcells-per-s",
-        "100",
-        "--repeats",
-        "5",
-        "--json",
-    ]);
-    let out = succeed(finish(c));
+    let out = succeed(finish(calibrate(2, &["--repeats", "5", "--json"])));
     let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document, from rank 0");
     let f = |k: &str| doc[k].as_f64().unwrap();
     // Two ranks cut the longest axis (x): the shared face is 48 × 32 cells.
@@ -257,15 +261,7 @@ fn mpi_calibrate_fits_the_link_and_applies_kim_and_park() {
 
 #[test]
 fn mpi_calibrate_wants_two_processes() {
-    let mut c = mpirun(3);
-    c.arg(env!("CARGO_BIN_EXE_yee")).args([
-        "mpi-calibrate",
-        "--grid",
-        "64x48x32",
-        "--mcells-per-s",
-        "100",
-    ]);
-    let got = finish(c);
+    let got = finish(calibrate(3, &[]));
     assert!(!got.status.success());
     let stderr = String::from_utf8_lossy(&got.stderr);
     assert_eq!(
