@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use yee_core::{Component, Costs, Scalar, Setup, Topology};
-use yee_rayon::RayonCurl;
+use yee_rayon::{ComponentPasses, RayonCurl};
 use yee_scalar::chunk::{CurlExecutor, ScalarCurl};
 use yee_scalar::decomposed::{assemble, probe_series, run_rank_with, uniform_plan};
 
@@ -56,9 +56,16 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
         .unwrap()
         .topology;
     assert!(
-        run::<T, _>(setup, split, two, steps) == reference,
+        run::<T, _>(setup, split, two.clone(), steps) == reference,
         "{name}: rayon on two ranks differs"
     );
+    for passes in [ComponentPasses::Together, ComponentPasses::Apart] {
+        let kernel = two.clone().with_passes(passes);
+        assert!(
+            run::<T, _>(setup, split, kernel, steps) == reference,
+            "{name}: rayon with the components {passes:?} differs"
+        );
+    }
 }
 
 #[test]

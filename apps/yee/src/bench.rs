@@ -80,28 +80,39 @@ fn setup(mode: Mode, grid: [usize; 3]) -> Setup<'static> {
     }
 }
 
-/// Median Mcells/s of `steps` steps of a vacuum `grid`, over 3 runs.
+/// Median Mcells/s of `steps` steps of a vacuum `grid` over 3 runs, for each kernel; the
+/// kernels' runs alternate, so a drifting machine weighs on all of them alike.
 fn measure<T: Scalar, K: CurlExecutor<T>>(
     mode: Mode,
     grid: [usize; 3],
     steps: u64,
-    kernel: K,
-) -> f64 {
+    kernels: Vec<K>,
+) -> Vec<f64> {
     let s = setup(mode, grid);
     let owned = yee_core::Box3::from_extent(grid);
-    let mut chunk = YeeChunk::<T, K>::with_kernel(&s, owned, kernel);
-    let mut rates = Vec::new();
+    let mut chunks: Vec<YeeChunk<T, K>> = kernels
+        .into_iter()
+        .map(|k| YeeChunk::<T, K>::with_kernel(&s, owned, k))
+        .collect();
+    let mut rates = vec![Vec::new(); chunks.len()];
     for _ in 0..3 {
-        let t = Instant::now();
-        for step in 0..steps {
-            for phase in 0..2 {
-                chunk.apply(step, phase, owned);
+        for (chunk, rates) in chunks.iter_mut().zip(&mut rates) {
+            let t = Instant::now();
+            for step in 0..steps {
+                for phase in 0..2 {
+                    chunk.apply(step, phase, owned);
+                }
             }
+            rates.push(owned.cells() as f64 * steps as f64 / t.elapsed().as_secs_f64() / 1e6);
         }
-        rates.push(owned.cells() as f64 * steps as f64 / t.elapsed().as_secs_f64() / 1e6);
     }
-    rates.sort_by(f64::total_cmp);
-    rates[1]
+    rates
+        .into_iter()
+        .map(|mut r| {
+            r.sort_by(f64::total_cmp);
+            r[1]
+        })
+        .collect()
 }
 
 /// The standard problems: (name, mode, grid, steps).
@@ -116,8 +127,11 @@ pub fn problems(quick: bool) -> Vec<(&'static str, Mode, [usize; 3], u64)> {
 }
 
 /// Runs every problem (or those whose name contains `only`) in f32 and f64 on the rayon
-/// backend with 1 and all threads (and the scalar backend with 1 thread for reference).
-pub fn run(quick: bool, only: Option<&str>) -> Vec<BenchRow> {
+/// backend with 1 and all threads (and the scalar backend with 1 thread for reference). With
+/// `separate`, the rayon kernel also runs with a phase's components forced together
+/// (`rayon-tog`) and apart (`rayon-apt`), alternating run by run with the default, so the three
+/// are compared side by side.
+pub fn run(quick: bool, only: Option<&str>, separate: bool) -> Vec<BenchRow> {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bandwidth: Vec<(usize, f64)> = [1, all].iter().map(|&t| (t, triad_bandwidth(t))).collect();
     let mut rows = Vec::new();
@@ -127,42 +141,44 @@ pub fn run(quick: bool, only: Option<&str>) -> Vec<BenchRow> {
     {
         for (value_type, size) in [("f32", 4.0), ("f64", 8.0)] {
             let bytes = 3.0 * mode.components().len() as f64 * size;
-            for &(threads, bw) in &bandwidth {
-                let kernel = yee_rayon::RayonCurl::with_threads(threads).expect("a thread pool");
-                let rate = if value_type == "f32" {
-                    measure::<f32, _>(mode, grid, steps, kernel)
-                } else {
-                    measure::<f64, _>(mode, grid, steps, kernel)
-                };
+            let row = |backend: &str, threads: usize, bw: f64, rate: f64| {
                 let roofline = bw / bytes / 1e6;
-                rows.push(BenchRow {
+                BenchRow {
                     problem: name.into(),
                     value_type: value_type.into(),
-                    backend: "rayon".into(),
+                    backend: backend.into(),
                     threads,
                     mcells_per_s: rate,
                     bytes_per_cell: bytes,
                     roofline_mcells_per_s: roofline,
                     fraction_of_roofline: rate / roofline,
-                });
+                }
+            };
+            for &(threads, bw) in &bandwidth {
+                let kernel = yee_rayon::RayonCurl::with_threads(threads).expect("a thread pool");
+                let mut kernels = vec![kernel.clone()];
+                if separate {
+                    use yee_rayon::ComponentPasses::{Apart, Together};
+                    kernels.push(kernel.clone().with_passes(Together));
+                    kernels.push(kernel.with_passes(Apart));
+                }
+                let rates = if value_type == "f32" {
+                    measure::<f32, _>(mode, grid, steps, kernels)
+                } else {
+                    measure::<f64, _>(mode, grid, steps, kernels)
+                };
+                for (rate, backend) in rates.into_iter().zip(["rayon", "rayon-tog", "rayon-apt"]) {
+                    rows.push(row(backend, threads, bw, rate));
+                }
             }
             if name == "3D 100^3" {
+                let scalar = vec![yee_scalar::chunk::ScalarCurl];
                 let rate = if value_type == "f32" {
-                    measure::<f32, _>(mode, grid, steps / 3, yee_scalar::chunk::ScalarCurl)
+                    measure::<f32, _>(mode, grid, steps / 3, scalar)[0]
                 } else {
-                    measure::<f64, _>(mode, grid, steps / 3, yee_scalar::chunk::ScalarCurl)
+                    measure::<f64, _>(mode, grid, steps / 3, scalar)[0]
                 };
-                let roofline = bandwidth[0].1 / bytes / 1e6;
-                rows.push(BenchRow {
-                    problem: name.into(),
-                    value_type: value_type.into(),
-                    backend: "scalar".into(),
-                    threads: 1,
-                    mcells_per_s: rate,
-                    bytes_per_cell: bytes,
-                    roofline_mcells_per_s: roofline,
-                    fraction_of_roofline: rate / roofline,
-                });
+                rows.push(row("scalar", 1, bandwidth[0].1, rate));
             }
         }
     }
@@ -172,12 +188,12 @@ pub fn run(quick: bool, only: Option<&str>) -> Vec<BenchRow> {
 /// The table `yee bench` prints.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<11} {:<4} {:<7} {:>7} {:>12} {:>9} {:>14} {:>9}\n",
+        "{:<11} {:<4} {:<9} {:>7} {:>12} {:>9} {:>14} {:>9}\n",
         "problem", "type", "backend", "threads", "Mcells/s", "B/cell", "roofline Mc/s", "fraction"
     );
     for r in rows {
         s.push_str(&format!(
-            "{:<11} {:<4} {:<7} {:>7} {:>12.1} {:>9.0} {:>14.1} {:>8.0}%\n",
+            "{:<11} {:<4} {:<9} {:>7} {:>12.1} {:>9.0} {:>14.1} {:>8.0}%\n",
             r.problem,
             r.value_type,
             r.backend,

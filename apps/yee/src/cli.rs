@@ -171,6 +171,10 @@ pub struct BenchArgs {
     /// Only the problems whose name contains this text (e.g. "3D 100").
     #[arg(long)]
     pub only: Option<String>,
+    /// Also run the rayon kernel with a phase's components forced together and apart,
+    /// alternating with the default, to measure what updating them together gains.
+    #[arg(long)]
+    pub separate: bool,
 }
 
 /// `yee balance`.
@@ -459,7 +463,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         #[cfg(feature = "rayon")]
         Command::Bench(args) => {
-            let rows = crate::bench::run(args.quick, args.only.as_deref());
+            let rows = crate::bench::run(args.quick, args.only.as_deref(), args.separate);
             if args.json {
                 println!(
                     "{}",
