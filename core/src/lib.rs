@@ -28,6 +28,8 @@ pub mod driver;
 pub mod error;
 pub mod field;
 pub mod geometry;
+#[cfg(feature = "alloc")]
+pub mod graph;
 pub mod material;
 pub mod model;
 pub mod partition;

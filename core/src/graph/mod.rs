@@ -1,0 +1,16 @@
+//! Irregular computational areas (Smyk & Tudruj 2011): a mask of active cells cut into tiles,
+//! the macro data flow graph over the tiles, the quality of a partition of it, and the CDC
+//! partitioning algorithm (needs the `alloc` feature).
+//!
+//! A node of the graph is a tile holding at least one active cell; its weight is its active
+//! cells times the cost density. Two nodes share an edge when their tiles touch across a face
+//! and active cells face each other there; the edge weight is the number of such facing cell
+//! pairs (the cells exchanged per step when the two tiles sit on different ranks).
+
+pub mod cdc;
+pub mod quality;
+pub mod tiles;
+
+pub use cdc::{CdcParams, cdc};
+pub use quality::{PartitionQuality, quality};
+pub use tiles::{GraphError, TileGraph};
