@@ -15,7 +15,8 @@ use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::tiles::{GraphError, TileGraph};
+use super::csr::Graph;
+use super::tiles::GraphError;
 
 /// The parameters of phase 2.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,7 +37,7 @@ impl Default for CdcParams {
 }
 
 /// The originators of phase 1: node `k · P` in weight order for part `k`.
-pub fn originators(g: &TileGraph, parts: usize, out: &mut [usize]) {
+pub fn originators(g: &Graph, parts: usize, out: &mut [usize]) {
     let p = g.total_weight() / parts as f64;
     let mut before = 0.0;
     let mut k = 0;
@@ -56,7 +57,7 @@ pub fn originators(g: &TileGraph, parts: usize, out: &mut [usize]) {
 
 /// Writes the part of each node into `part` (length `g.len()`).
 pub fn cdc(
-    g: &TileGraph,
+    g: &Graph,
     parts: usize,
     params: CdcParams,
     part: &mut [usize],
@@ -97,7 +98,7 @@ pub fn cdc(
             let w = core::mem::replace(&mut arriving[key], 0.0);
             table[key] += w;
             let node = key / parts;
-            let degree = g.offsets[node + 1] - g.offsets[node];
+            let degree = g.degree(node);
             let passed = w / degree as f64;
             if ttl > 0 && passed >= params.min_weight {
                 send(node, key % parts, passed, &mut arriving, &mut pending);
@@ -135,10 +136,13 @@ pub fn cdc(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::TileGraph;
     use crate::graph::quality;
 
-    fn square(side: usize) -> TileGraph {
-        TileGraph::from_mask([side, side, 1], &vec![true; side * side], [1, 1, 1], 1.0).unwrap()
+    fn square(side: usize) -> Graph {
+        TileGraph::from_mask([side, side, 1], &vec![true; side * side], [1, 1, 1], 1.0)
+            .unwrap()
+            .graph
     }
 
     #[test]

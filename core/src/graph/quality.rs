@@ -5,7 +5,7 @@ use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::tiles::TileGraph;
+use super::csr::Graph;
 
 /// The measures of one partition.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,7 +26,7 @@ pub struct PartitionQuality {
 
 /// The quality of `part` (the part of each node, `< targets.len()`) against `targets` (the
 /// relative weight each part should get; all equal for a homogeneous machine).
-pub fn quality(g: &TileGraph, part: &[usize], targets: &[f64]) -> PartitionQuality {
+pub fn quality(g: &Graph, part: &[usize], targets: &[f64]) -> PartitionQuality {
     let parts = targets.len();
     let mut part_weight = vec![0.0; parts];
     let mut comm_volume = vec![0.0; parts];
@@ -82,10 +82,13 @@ pub fn quality(g: &TileGraph, part: &[usize], targets: &[f64]) -> PartitionQuali
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::TileGraph;
 
     /// A 4×1 row of cells, tile size 1: a path 0–1–2–3.
-    fn path() -> TileGraph {
-        TileGraph::from_mask([4, 1, 1], &[true; 4], [1, 1, 1], 1.0).unwrap()
+    fn path() -> Graph {
+        TileGraph::from_mask([4, 1, 1], &[true; 4], [1, 1, 1], 1.0)
+            .unwrap()
+            .graph
     }
 
     #[test]

@@ -5,6 +5,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::csr::Graph;
+
 /// Why a graph could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GraphError {
@@ -44,10 +46,13 @@ impl fmt::Display for GraphError {
     }
 }
 
-/// The tile graph in compressed sparse rows. Nodes are the tiles with active cells, in
-/// increasing linear tile index (x fastest, then y, then z).
+/// The tile graph. Nodes are the tiles with active cells, in increasing linear tile index (x
+/// fastest, then y, then z); node weights are active cells × cost, edge weights facing active
+/// cell pairs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TileGraph {
+    /// The graph.
+    pub graph: Graph,
     /// Tiles per axis.
     pub tiles: [usize; 3],
     /// Tile extent in cells.
@@ -56,14 +61,6 @@ pub struct TileGraph {
     pub tile_of: Vec<usize>,
     /// Active cells of each node.
     pub cells: Vec<usize>,
-    /// Weight of each node: active cells × cost density.
-    pub weight: Vec<f64>,
-    /// `neighbours[offsets[n]..offsets[n + 1]]` are the nodes adjacent to node `n`.
-    pub offsets: Vec<usize>,
-    /// Adjacent nodes, by node.
-    pub neighbours: Vec<usize>,
-    /// Weight of each edge (same index as `neighbours`): facing active cell pairs.
-    pub edge_weight: Vec<f64>,
 }
 
 impl TileGraph {
@@ -141,36 +138,14 @@ impl TileGraph {
                 _ => edges.push((node_of[s], node_of[d], w)),
             }
         }
-        let n = tile_of.len();
-        let mut degree = vec![0usize; n];
-        for &(a, b, _) in &edges {
-            degree[a] += 1;
-            degree[b] += 1;
-        }
-        let mut offsets = vec![0usize; n + 1];
-        for k in 0..n {
-            offsets[k + 1] = offsets[k] + degree[k];
-        }
-        let mut fill = offsets.clone();
-        let mut neighbours = vec![0usize; offsets[n]];
-        let mut edge_weight = vec![0.0; offsets[n]];
-        for &(a, b, w) in &edges {
-            for (from, to) in [(a, b), (b, a)] {
-                neighbours[fill[from]] = to;
-                edge_weight[fill[from]] = w;
-                fill[from] += 1;
-            }
-        }
         let cells: Vec<usize> = tile_of.iter().map(|&t| active_in[t]).collect();
+        let weight = cells.iter().map(|&c| c as f64 * cost).collect();
         Ok(TileGraph {
+            graph: Graph::from_edges(weight, &edges),
             tiles,
             tile,
-            weight: cells.iter().map(|&c| c as f64 * cost).collect(),
             cells,
             tile_of,
-            offsets,
-            neighbours,
-            edge_weight,
         })
     }
 
@@ -182,20 +157,6 @@ impl TileGraph {
     /// Whether the graph has no node (never, for a graph built from a mask).
     pub fn is_empty(&self) -> bool {
         self.tile_of.is_empty()
-    }
-
-    /// The neighbours of node `n` with the edge weights.
-    pub fn edges(&self, n: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let range = self.offsets[n]..self.offsets[n + 1];
-        self.neighbours[range.clone()]
-            .iter()
-            .copied()
-            .zip(self.edge_weight[range].iter().copied())
-    }
-
-    /// Sum of the node weights.
-    pub fn total_weight(&self) -> f64 {
-        self.weight.iter().sum()
     }
 }
 
@@ -217,12 +178,12 @@ mod tests {
         // Tiles 0 (lower left), 1 (lower right), 2 (upper left); tile 3 is empty.
         assert_eq!(g.tile_of, [0, 1, 2]);
         assert_eq!(g.cells, [4, 4, 4]);
-        assert_eq!(g.weight, [6.0, 6.0, 6.0]);
+        assert_eq!(g.graph.weight, [6.0, 6.0, 6.0]);
         // 0–1 across x: two facing pairs; 0–2 across y: two; 1 and 2 do not touch.
-        let e0: Vec<(usize, f64)> = g.edges(0).collect();
+        let e0: Vec<(usize, f64)> = g.graph.edges(0).collect();
         assert_eq!(e0, [(1, 2.0), (2, 2.0)]);
-        assert_eq!(g.edges(1).collect::<Vec<_>>(), [(0, 2.0)]);
-        assert_eq!(g.edges(2).collect::<Vec<_>>(), [(0, 2.0)]);
+        assert_eq!(g.graph.edges(1).collect::<Vec<_>>(), [(0, 2.0)]);
+        assert_eq!(g.graph.edges(2).collect::<Vec<_>>(), [(0, 2.0)]);
     }
 
     #[test]
@@ -234,7 +195,7 @@ mod tests {
         let g = TileGraph::from_mask([4, 2, 1], &mask, [2, 2, 1], 1.0).unwrap();
         // Row y = 0: (1,0)–(2,0) has (2,0) inactive; row y = 1: (1,1) inactive. No pair.
         assert_eq!(g.len(), 2);
-        assert_eq!(g.edges(0).count(), 0);
+        assert_eq!(g.graph.edges(0).count(), 0);
         assert_eq!(g.cells, [3, 3]);
     }
 
@@ -243,12 +204,12 @@ mod tests {
         let g = TileGraph::from_mask([3, 2, 2], &[true; 12], [1, 1, 1], 1.0).unwrap();
         assert_eq!(g.len(), 12);
         // Edges of a 3×2×2 grid graph: 2·2·2 (x) + 3·1·2 (y) + 3·2·1 (z) = 20.
-        assert_eq!(g.neighbours.len(), 40);
-        assert!(g.edge_weight.iter().all(|&w| w == 1.0));
+        assert_eq!(g.graph.neighbours.len(), 40);
+        assert!(g.graph.edge_weight.iter().all(|&w| w == 1.0));
         let g = TileGraph::from_mask([4, 4, 4], &[true; 64], [2, 2, 2], 1.0).unwrap();
         // 8 tiles, 12 edges of a 2×2×2 block, each a 2×2 face.
-        assert_eq!(g.neighbours.len(), 24);
-        assert!(g.edge_weight.iter().all(|&w| w == 4.0));
+        assert_eq!(g.graph.neighbours.len(), 24);
+        assert!(g.graph.edge_weight.iter().all(|&w| w == 4.0));
     }
 
     #[test]

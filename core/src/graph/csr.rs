@@ -1,0 +1,79 @@
+//! A weighted undirected graph in compressed sparse rows: what every partitioner here works on.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Node weights and weighted edges, each edge stored at both ends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph {
+    /// Weight of each node (its computation).
+    pub weight: Vec<f64>,
+    /// `neighbours[offsets[n]..offsets[n + 1]]` are the nodes adjacent to node `n`.
+    pub offsets: Vec<usize>,
+    /// Adjacent nodes, by node.
+    pub neighbours: Vec<usize>,
+    /// Weight of each edge (same index as `neighbours`): its communication volume.
+    pub edge_weight: Vec<f64>,
+}
+
+impl Graph {
+    /// The graph of `weight.len()` nodes and the undirected `edges` `(a, b, w)`, `a != b`, each
+    /// pair at most once.
+    pub fn from_edges(weight: Vec<f64>, edges: &[(usize, usize, f64)]) -> Graph {
+        let n = weight.len();
+        let mut degree = vec![0usize; n];
+        for &(a, b, _) in edges {
+            degree[a] += 1;
+            degree[b] += 1;
+        }
+        let mut offsets = vec![0usize; n + 1];
+        for k in 0..n {
+            offsets[k + 1] = offsets[k] + degree[k];
+        }
+        let mut fill = offsets.clone();
+        let mut neighbours = vec![0usize; offsets[n]];
+        let mut edge_weight = vec![0.0; offsets[n]];
+        for &(a, b, w) in edges {
+            for (from, to) in [(a, b), (b, a)] {
+                neighbours[fill[from]] = to;
+                edge_weight[fill[from]] = w;
+                fill[from] += 1;
+            }
+        }
+        Graph {
+            weight,
+            offsets,
+            neighbours,
+            edge_weight,
+        }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.weight.len()
+    }
+
+    /// Whether the graph has no node.
+    pub fn is_empty(&self) -> bool {
+        self.weight.is_empty()
+    }
+
+    /// Number of neighbours of node `n`.
+    pub fn degree(&self, n: usize) -> usize {
+        self.offsets[n + 1] - self.offsets[n]
+    }
+
+    /// The neighbours of node `n` with the edge weights.
+    pub fn edges(&self, n: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let range = self.offsets[n]..self.offsets[n + 1];
+        self.neighbours[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.edge_weight[range].iter().copied())
+    }
+
+    /// Sum of the node weights.
+    pub fn total_weight(&self) -> f64 {
+        self.weight.iter().sum()
+    }
+}

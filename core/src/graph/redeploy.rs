@@ -1,0 +1,512 @@
+//! The redeployment algorithm of Smyk & Tudruj 2011, §3: merging macro nodes by the rules of
+//! table 1 down to a given count, and redeploying cells between adjacent parts until their
+//! execution times are balanced.
+
+use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use super::csr::Graph;
+
+/// The merging rules of table 1. Node A is always the least loaded macro node of the graph (§3:
+/// "node A has the smallest execution time in the whole macro data flow graph"); the rule
+/// picks its partner B among A's neighbours, so rules that differ only in A coincide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeRule {
+    /// Two least loaded adjacent nodes: B is A's least loaded neighbour.
+    Mr0,
+    /// The most loaded node with the least loaded adjacent node: B least loaded.
+    Mr1,
+    /// The least loaded node with the most loaded adjacent node: B most loaded.
+    Mr2,
+    /// Two most loaded adjacent nodes: B most loaded.
+    Mr3,
+    /// Biggest communication volume with its biggest neighbour: B shares the heaviest edge.
+    Mr4,
+    /// Smallest communication volume with its biggest neighbour: B shares the heaviest edge.
+    Mr5,
+    /// Smallest communication volume with its smallest neighbour: B shares the lightest edge.
+    Mr6,
+    /// As MR4 (the paper lists it twice).
+    Mr7,
+    /// The least loaded node with the neighbour of the biggest communication volume.
+    Mr8,
+    /// The least loaded node with the neighbour of the lowest communication volume.
+    Mr9,
+}
+
+impl MergeRule {
+    /// Whether this rule prefers `candidate` over `best` as A's partner: (weight, shared edge).
+    fn prefers(self, candidate: (f64, f64), best: (f64, f64)) -> bool {
+        use MergeRule::*;
+        match self {
+            Mr0 | Mr1 => candidate.0 < best.0,
+            Mr2 | Mr3 => candidate.0 > best.0,
+            Mr4 | Mr5 | Mr7 | Mr8 => candidate.1 > best.1,
+            Mr6 | Mr9 => candidate.1 < best.1,
+        }
+    }
+}
+
+/// Merges the nodes of `g` (each its own macro node to start with) by `rule` until `target`
+/// macro nodes remain, or until the least loaded one has no neighbour left to merge with (a
+/// connected component already whole). Writes each node's macro node (numbered 0.. in the
+/// order of their first node) into `group` and returns the number of macro nodes.
+pub fn merge(g: &Graph, target: usize, rule: MergeRule, group: &mut [usize]) -> usize {
+    let n = g.len();
+    let mut weight = g.weight.clone();
+    let mut adjacency: Vec<BTreeMap<usize, f64>> = (0..n).map(|k| g.edges(k).collect()).collect();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut alive = n;
+    // Least weight first; weights are never negative, so their bits order like the values.
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> =
+        (0..n).map(|k| Reverse((weight[k].to_bits(), k))).collect();
+    while alive > target {
+        let Some(Reverse((bits, a))) = heap.pop() else {
+            break;
+        };
+        if parent[a] != a || bits != weight[a].to_bits() {
+            continue; // merged away, or a stale entry
+        }
+        let mut partner: Option<(usize, (f64, f64))> = None;
+        for (&b, &w) in &adjacency[a] {
+            let key = (weight[b], w);
+            if partner.is_none_or(|(_, best)| rule.prefers(key, best)) {
+                partner = Some((b, key));
+            }
+        }
+        let Some((b, _)) = partner else {
+            continue; // an isolated component: it stays one macro node
+        };
+        // A joins B.
+        parent[a] = b;
+        weight[b] += weight[a];
+        let edges = core::mem::take(&mut adjacency[a]);
+        adjacency[b].remove(&a);
+        for (c, w) in edges {
+            if c == b {
+                continue;
+            }
+            adjacency[c].remove(&a);
+            *adjacency[c].entry(b).or_insert(0.0) += w;
+            *adjacency[b].entry(c).or_insert(0.0) += w;
+        }
+        heap.push(Reverse((weight[b].to_bits(), b)));
+        alive -= 1;
+    }
+    let root = |mut k: usize| {
+        while parent[k] != k {
+            k = parent[k];
+        }
+        k
+    };
+    let mut number = vec![usize::MAX; n];
+    let mut count = 0;
+    for k in 0..n {
+        let r = root(k);
+        if number[r] == usize::MAX {
+            number[r] = count;
+            count += 1;
+        }
+        group[k] = number[r];
+    }
+    count
+}
+
+/// The graph of the macro nodes `group` defines (`count` of them): weights and edge weights
+/// summed.
+pub fn contract(g: &Graph, group: &[usize], count: usize) -> Graph {
+    let mut weight = vec![0.0; count];
+    let mut edges: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    for n in 0..g.len() {
+        weight[group[n]] += g.weight[n];
+        for (m, w) in g.edges(n) {
+            let (a, b) = (group[n], group[m]);
+            if a < b {
+                *edges.entry((a, b)).or_insert(0.0) += w;
+            }
+        }
+    }
+    let edges: Vec<(usize, usize, f64)> = edges.into_iter().map(|((a, b), w)| (a, b, w)).collect();
+    Graph::from_edges(weight, &edges)
+}
+
+/// Moves every piece of a part that is not its largest connected piece to the adjacent part it
+/// shares the most edge weight with, until every part is connected (where the graph is). A
+/// piece always touches the part it joins, so that part stays connected.
+pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
+    loop {
+        let pieces = pieces(g, part);
+        let mut largest: Vec<Option<(usize, f64)>> = vec![None; parts];
+        for (id, piece) in pieces.iter().enumerate() {
+            let w: f64 = piece.iter().map(|&k| g.weight[k]).sum();
+            let p = part[piece[0]];
+            if largest[p].is_none_or(|(_, best)| w > best) {
+                largest[p] = Some((id, w));
+            }
+        }
+        let mut moved = false;
+        for (id, piece) in pieces.iter().enumerate() {
+            let p = part[piece[0]];
+            if largest[p].is_some_and(|(keep, _)| keep == id) {
+                continue;
+            }
+            let mut shared: BTreeMap<usize, f64> = BTreeMap::new();
+            for &k in piece {
+                for (m, w) in g.edges(k) {
+                    if part[m] != p {
+                        *shared.entry(part[m]).or_insert(0.0) += w;
+                    }
+                }
+            }
+            let best = shared
+                .iter()
+                .fold(None, |b: Option<(usize, f64)>, (&q, &w)| match b {
+                    Some((_, bw)) if bw >= w => b,
+                    _ => Some((q, w)),
+                });
+            if let Some((q, _)) = best {
+                for &k in piece {
+                    part[k] = q;
+                }
+                moved = true;
+                // Pieces were computed before this move: recompute them.
+                break;
+            }
+        }
+        if !moved {
+            return;
+        }
+    }
+}
+
+/// The connected pieces of every part, each as its list of nodes.
+fn pieces(g: &Graph, part: &[usize]) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; g.len()];
+    let mut out = Vec::new();
+    let mut queue = VecDeque::new();
+    for start in 0..g.len() {
+        if seen[start] {
+            continue;
+        }
+        let mut piece = vec![start];
+        seen[start] = true;
+        queue.push_back(start);
+        while let Some(k) = queue.pop_front() {
+            for (m, _) in g.edges(k) {
+                if !seen[m] && part[m] == part[start] {
+                    seen[m] = true;
+                    piece.push(m);
+                    queue.push_back(m);
+                }
+            }
+        }
+        out.push(piece);
+    }
+    out
+}
+
+/// CliqueB of §3: |L − S| ÷ cliques, with L (S) the parts whose time is above (below) the mean.
+pub fn clique_balance(times: &[f64]) -> f64 {
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let above = times.iter().filter(|&&t| t > mean).count() as f64;
+    let below = times.iter().filter(|&&t| t < mean).count() as f64;
+    (above - below).abs() / times.len() as f64
+}
+
+/// The redeployment phase: while the slowest part's execution time (weight ÷ speed) exceeds
+/// the ideal by more than `tolerance`, moves one boundary node (with what hangs on it alone)
+/// from a part to an adjacent one whose time stays below the donor's (so the sum of squared
+/// times falls and the loop ends), taking the donor with the largest time that has such a move
+/// and, among its moves, the one that cuts the most edge weight. Stops when balanced, when no
+/// move is left, or after 4 × parts chains (below) that did not make the slowest part faster
+/// (the paper's second stop rule). Moves between parts below the
+/// maximum are what let a surplus travel to a part that is not adjacent. Returns the final
+/// imbalance (max time ÷ ideal time).
+pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> f64 {
+    let parts = speeds.len();
+    let ideal = g.total_weight() / speeds.iter().sum::<f64>();
+    let mut load = vec![0.0; parts];
+    for n in 0..g.len() {
+        load[part[n]] += g.weight[n];
+    }
+    let time = |load: &[f64], p: usize| load[p] / speeds[p];
+    let mut scratch = vec![false; g.len()];
+    let mut order: Vec<usize> = (0..parts).collect();
+    // Stop rule 2 of §3: this many chains without a faster slowest part end it.
+    let patience = 4 * parts;
+    let (mut best, mut stalled) = (f64::INFINITY, 0);
+    loop {
+        let imbalance = (0..parts).map(|p| time(&load, p)).fold(0.0, f64::max) / ideal;
+        if imbalance <= 1.0 + tolerance {
+            return imbalance;
+        }
+        if imbalance < best {
+            (best, stalled) = (imbalance, 0);
+        }
+        order.sort_by(|&a, &b| time(&load, b).total_cmp(&time(&load, a)));
+        let mut moved = false;
+        for &a in &order {
+            let Some((set, b)) = best_move(g, speeds, &load, part, a, None, &mut scratch) else {
+                continue;
+            };
+            for n in set {
+                part[n] = b;
+                load[a] -= g.weight[n];
+                load[b] += g.weight[n];
+            }
+            moved = true;
+            break;
+        }
+        // No neighbour of any part is light enough: pass one node along a chain of parts
+        // from the slowest to the nearest part that can take it (the parts between give one
+        // and get one; the patience above ends chains that stop helping).
+        if !moved {
+            // Moves to lighter neighbours always end (each lowers the sum of squared times);
+            // chains need the patience.
+            stalled += 1;
+            if stalled > patience {
+                return imbalance;
+            }
+            moved = pass_along_chain(g, speeds, &mut load, part, order[0], &mut scratch);
+        }
+        if !moved {
+            return imbalance;
+        }
+    }
+}
+
+/// Moves one node (with what hangs on it) along the shortest chain of adjacent parts from `a`
+/// to the nearest part whose time stays below `a`'s after taking the heaviest node; each step
+/// goes from one part of the chain to the next, the last first. Returns whether the chain was
+/// passed.
+fn pass_along_chain(
+    g: &Graph,
+    speeds: &[f64],
+    load: &mut [f64],
+    part: &mut [usize],
+    a: usize,
+    scratch: &mut [bool],
+) -> bool {
+    let parts = speeds.len();
+    let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
+    let time_a = load[a] / speeds[a];
+    let mut adjacent: Vec<BTreeMap<usize, ()>> = vec![BTreeMap::new(); parts];
+    for n in 0..g.len() {
+        for (m, _) in g.edges(n) {
+            if part[m] != part[n] {
+                adjacent[part[n]].insert(part[m], ());
+            }
+        }
+    }
+    let mut previous = vec![usize::MAX; parts];
+    previous[a] = a;
+    let mut queue = VecDeque::from([a]);
+    let mut end = None;
+    while let Some(p) = queue.pop_front() {
+        if p != a && (load[p] + heaviest) / speeds[p] < time_a {
+            end = Some(p);
+            break;
+        }
+        for &q in adjacent[p].keys() {
+            if previous[q] == usize::MAX {
+                previous[q] = p;
+                queue.push_back(q);
+            }
+        }
+    }
+    let Some(mut to) = end else {
+        return false;
+    };
+    let mut passed = false;
+    while to != a {
+        let from = previous[to];
+        let Some((set, b)) = best_move(g, speeds, load, part, from, Some(to), scratch) else {
+            return passed;
+        };
+        for n in set {
+            part[n] = b;
+            load[from] -= g.weight[n];
+            load[b] += g.weight[n];
+        }
+        passed = true;
+        to = from;
+    }
+    passed
+}
+
+/// The best move out of part `a`: a boundary node, with whatever of `a` it alone connects to
+/// the rest (so `a` stays connected: the moved set hangs on the node, which touches the
+/// receiver), to an adjacent part whose time stays below `a`'s; among those, the one that cuts
+/// the most edge weight. Returns the nodes to move and the receiving part.
+fn best_move(
+    g: &Graph,
+    speeds: &[f64],
+    load: &[f64],
+    part: &[usize],
+    a: usize,
+    to: Option<usize>,
+    scratch: &mut [bool],
+) -> Option<(Vec<usize>, usize)> {
+    // Toward a named part (a step of a chain), only the donor's connectivity matters.
+    let time_a = if to.is_some() {
+        f64::INFINITY
+    } else {
+        load[a] / speeds[a]
+    };
+    let mut moves: Vec<(f64, usize, usize)> = Vec::new();
+    for n in (0..g.len()).filter(|&n| part[n] == a) {
+        if g.edges(n).all(|(m, _)| part[m] == a) {
+            continue; // not on the boundary
+        }
+        let to_own: f64 = g
+            .edges(n)
+            .filter(|&(m, _)| part[m] == a)
+            .map(|(_, w)| w)
+            .sum();
+        let mut to_part: BTreeMap<usize, f64> = BTreeMap::new();
+        for (m, w) in g.edges(n).filter(|&(m, _)| part[m] != a) {
+            *to_part.entry(part[m]).or_insert(0.0) += w;
+        }
+        for (&b, &w) in &to_part {
+            if to.is_none_or(|t| t == b) && (load[b] + g.weight[n]) / speeds[b] < time_a {
+                moves.push((w - to_own, n, b));
+            }
+        }
+    }
+    moves.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    for (_, n, b) in moves {
+        let Some(mut set) = hanging_on(g, part, a, n, scratch) else {
+            continue;
+        };
+        set.push(n);
+        let weight: f64 = set.iter().map(|&k| g.weight[k]).sum();
+        if (load[b] + weight) / speeds[b] < time_a {
+            return Some((set, b));
+        }
+    }
+    None
+}
+
+/// The nodes of part `p` that only `n` connects to the rest of it: all but the heaviest of the
+/// pieces `p` falls into without `n`. `None` when `n` is all of `p`. `seen` is scratch space of
+/// one flag per node, all false on entry and on return.
+fn hanging_on(
+    g: &Graph,
+    part: &[usize],
+    p: usize,
+    n: usize,
+    seen: &mut [bool],
+) -> Option<Vec<usize>> {
+    let mut pieces: Vec<Vec<usize>> = Vec::new();
+    for (start, _) in g.edges(n) {
+        if part[start] != p || seen[start] {
+            continue;
+        }
+        let mut piece = vec![start];
+        seen[start] = true;
+        let mut next = 0;
+        while next < piece.len() {
+            let k = piece[next];
+            next += 1;
+            for (m, _) in g.edges(k) {
+                if m != n && part[m] == p && !seen[m] {
+                    seen[m] = true;
+                    piece.push(m);
+                }
+            }
+        }
+        pieces.push(piece);
+    }
+    for &k in pieces.iter().flatten() {
+        seen[k] = false;
+    }
+    let weight = |piece: &Vec<usize>| piece.iter().map(|&k| g.weight[k]).sum::<f64>();
+    let keep =
+        (0..pieces.len()).max_by(|&x, &y| weight(&pieces[x]).total_cmp(&weight(&pieces[y])))?;
+    Some(
+        pieces
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| i != keep)
+            .flat_map(|(_, piece)| piece)
+            .collect(),
+    )
+}
+
+/// Gives every empty part one node of the heaviest part, one whose removal leaves that part
+/// connected (the redeployment then grows it).
+pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
+    let mut scratch = vec![false; g.len()];
+    for p in 0..parts {
+        let mut load = vec![0.0; parts];
+        for n in 0..g.len() {
+            load[part[n]] += g.weight[n];
+        }
+        if load[p] > 0.0 || part.contains(&p) {
+            continue;
+        }
+        let heaviest = (0..parts)
+            .max_by(|&a, &b| load[a].total_cmp(&load[b]))
+            .expect("parts > 0");
+        let mut nodes: Vec<usize> = (0..g.len()).filter(|&n| part[n] == heaviest).collect();
+        nodes.sort_by_key(|&n| g.degree(n));
+        let leaf = nodes.into_iter().find(|&n| {
+            hanging_on(g, part, heaviest, n, &mut scratch).is_some_and(|h| h.is_empty())
+        });
+        if let Some(n) = leaf {
+            part[n] = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{TileGraph, quality};
+
+    fn strip(n: usize) -> Graph {
+        TileGraph::from_mask([n, 1, 1], &vec![true; n], [1, 1, 1], 1.0)
+            .unwrap()
+            .graph
+    }
+
+    #[test]
+    fn merging_a_path_by_weight_pairs_neighbours() {
+        let g = strip(8);
+        let mut group = vec![0; 8];
+        assert_eq!(merge(&g, 4, MergeRule::Mr0, &mut group), 4);
+        // Least loaded first, least loaded partner: 0+1, 2+3, 4+5, 6+7.
+        assert_eq!(group, [0, 0, 1, 1, 2, 2, 3, 3]);
+        let c = contract(&g, &group, 4);
+        assert_eq!(c.weight, [2.0, 2.0, 2.0, 2.0]);
+        assert_eq!(c.edges(1).collect::<Vec<_>>(), [(0, 1.0), (2, 1.0)]);
+    }
+
+    #[test]
+    fn pieces_join_their_neighbours_and_redeployment_balances() {
+        let g = strip(10);
+        // Part 1 in two pieces (node 9 apart from 4..=6), part 0 too heavy.
+        let mut part = [0, 0, 0, 0, 1, 1, 1, 0, 0, 1];
+        join_pieces(&g, 2, &mut part);
+        assert_eq!(quality(&g, &part, &[1.0, 1.0]).disconnected, 0);
+        let imbalance = redeploy(&g, &[1.0, 1.0], 0.0, &mut part);
+        let q = quality(&g, &part, &[1.0, 1.0]);
+        assert_eq!(
+            (q.disconnected, q.imbalance, imbalance),
+            (0, 1.0, 1.0),
+            "{part:?}"
+        );
+        // Speeds 3 : 2 on 10 nodes: 6 and 4.
+        let imbalance = redeploy(&g, &[3.0, 2.0], 0.0, &mut part);
+        assert_eq!(quality(&g, &part, &[3.0, 2.0]).part_weight, [6.0, 4.0]);
+        assert_eq!(imbalance, 1.0);
+    }
+
+    #[test]
+    fn clique_balance_by_hand() {
+        assert_eq!(clique_balance(&[1.0, 1.0, 1.0, 5.0]), 0.5);
+        assert_eq!(clique_balance(&[2.0, 2.0]), 0.0);
+    }
+}
