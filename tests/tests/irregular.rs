@@ -118,3 +118,21 @@ fn rcdc_on_the_four_shapes() {
         check(name, g, &[3.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Any mask up to 24 × 24, tiles up to 4 × 4, 1 to 12 parts: what `verify_rcdc` checks.
+    #[test]
+    fn rcdc_claims_hold(
+        w in 1usize..24,
+        h in 1usize..24,
+        tile in 1usize..5,
+        parts in 0usize..13,
+        bits in proptest::collection::vec(proptest::bool::weighted(0.7), 576),
+    ) {
+        let mask = &bits[..w * h];
+        if let Err(claim) = yee_core::graph::verify_rcdc([w, h, 1], mask, [tile, tile, 1], parts) {
+            panic!("{claim}: {w}x{h}, tile {tile}, {parts} parts, mask {mask:?}");
+        }
+    }
+}

@@ -435,8 +435,8 @@ fn hanging_on(
     )
 }
 
-/// Gives every empty part one node of the heaviest part, one whose removal leaves that part
-/// connected (the redeployment then grows it).
+/// Gives every empty part one node of the heaviest part of two nodes or more, one whose
+/// removal leaves that part connected (the redeployment then grows it).
 pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
     let mut scratch = vec![false; g.len()];
     for p in 0..parts {
@@ -447,9 +447,17 @@ pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
         if load[p] > 0.0 || part.contains(&p) {
             continue;
         }
-        let heaviest = (0..parts)
+        // The heaviest part that can spare a node.
+        let mut size = vec![0usize; parts];
+        for &q in part.iter() {
+            size[q] += 1;
+        }
+        let Some(heaviest) = (0..parts)
+            .filter(|&q| size[q] >= 2)
             .max_by(|&a, &b| load[a].total_cmp(&load[b]))
-            .expect("parts > 0");
+        else {
+            return;
+        };
         let mut nodes: Vec<usize> = (0..g.len()).filter(|&n| part[n] == heaviest).collect();
         nodes.sort_by_key(|&n| g.degree(n));
         let leaf = nodes.into_iter().find(|&n| {
