@@ -385,4 +385,16 @@ mod tests {
             13.0 * 15.0 + 15.0 * 23.0 + 13.0 * 23.0 + 4.0 * (13.0 + 15.0 + 23.0)
         );
     }
+
+    #[test]
+    fn ties_go_to_the_last_axis() {
+        // A cube ties for every 1D cut, a square for both: the cut is across z (y in 2D).
+        let cube = choose_topology([160, 160, 160], 3, 2, 1).unwrap();
+        assert_eq!(cube.topology, Topology([1, 1, 2]));
+        let square = choose_topology([200, 200, 1], 2, 2, 1).unwrap();
+        assert_eq!(square.topology, Topology([1, 2, 1]));
+        // No tie: the longest axis is cut.
+        let long = choose_topology([64, 48, 32], 3, 2, 1).unwrap();
+        assert_eq!(long.topology, Topology([2, 1, 1]));
+    }
 }
