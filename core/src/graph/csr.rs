@@ -76,4 +76,31 @@ impl Graph {
     pub fn total_weight(&self) -> f64 {
         self.weight.iter().sum()
     }
+
+    /// The connected pieces of every part of `part` (the part of each node), each as its list
+    /// of nodes, in the order of their first node.
+    pub fn pieces(&self, part: &[usize]) -> Vec<Vec<usize>> {
+        let mut seen = vec![false; self.len()];
+        let mut out = Vec::new();
+        for start in 0..self.len() {
+            if seen[start] {
+                continue;
+            }
+            let mut piece = vec![start];
+            seen[start] = true;
+            let mut next = 0;
+            while next < piece.len() {
+                let k = piece[next];
+                next += 1;
+                for (m, _) in self.edges(k) {
+                    if !seen[m] && part[m] == part[start] {
+                        seen[m] = true;
+                        piece.push(m);
+                    }
+                }
+            }
+            out.push(piece);
+        }
+        out
+    }
 }

@@ -1,7 +1,6 @@
 //! How good a partition of a tile graph is: part weights, edge cut, communication volume,
 //! imbalance against target weights, and parts that fall apart into disconnected pieces.
 
-use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -49,25 +48,9 @@ pub fn quality(g: &Graph, part: &[usize], targets: &[f64]) -> PartitionQuality {
         .zip(targets)
         .map(|(&w, &t)| w / (total * t / target_sum))
         .fold(0.0, f64::max);
-    // Pieces per part: a breadth-first search from every node not yet reached.
     let mut pieces = vec![0usize; parts];
-    let mut seen = vec![false; g.len()];
-    let mut queue = VecDeque::new();
-    for start in 0..g.len() {
-        if seen[start] {
-            continue;
-        }
-        pieces[part[start]] += 1;
-        seen[start] = true;
-        queue.push_back(start);
-        while let Some(n) = queue.pop_front() {
-            for (m, _) in g.edges(n) {
-                if !seen[m] && part[m] == part[start] {
-                    seen[m] = true;
-                    queue.push_back(m);
-                }
-            }
-        }
+    for piece in g.pieces(part) {
+        pieces[part[piece[0]]] += 1;
     }
     PartitionQuality {
         disconnected: pieces.iter().map(|&p| p.saturating_sub(1)).sum(),

@@ -137,7 +137,7 @@ pub fn contract(g: &Graph, group: &[usize], count: usize) -> Graph {
 /// piece always touches the part it joins, so that part stays connected.
 pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
     loop {
-        let pieces = pieces(g, part);
+        let pieces = g.pieces(part);
         let mut largest: Vec<Option<(usize, f64)>> = vec![None; parts];
         for (id, piece) in pieces.iter().enumerate() {
             let w: f64 = piece.iter().map(|&k| g.weight[k]).sum();
@@ -179,32 +179,6 @@ pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
             return;
         }
     }
-}
-
-/// The connected pieces of every part, each as its list of nodes.
-fn pieces(g: &Graph, part: &[usize]) -> Vec<Vec<usize>> {
-    let mut seen = vec![false; g.len()];
-    let mut out = Vec::new();
-    let mut queue = VecDeque::new();
-    for start in 0..g.len() {
-        if seen[start] {
-            continue;
-        }
-        let mut piece = vec![start];
-        seen[start] = true;
-        queue.push_back(start);
-        while let Some(k) = queue.pop_front() {
-            for (m, _) in g.edges(k) {
-                if !seen[m] && part[m] == part[start] {
-                    seen[m] = true;
-                    piece.push(m);
-                    queue.push_back(m);
-                }
-            }
-        }
-        out.push(piece);
-    }
-    out
 }
 
 /// CliqueB of §3: |L − S| ÷ cliques, with L (S) the parts whose time is above (below) the mean.
