@@ -77,29 +77,39 @@ impl Graph {
         self.weight.iter().sum()
     }
 
+    /// The nodes reachable from `start` through nodes `inside` accepts (`start` included,
+    /// whatever `inside` says of it), skipping and marking those `seen` marks.
+    pub fn flood(
+        &self,
+        start: usize,
+        inside: impl Fn(usize) -> bool,
+        seen: &mut [bool],
+    ) -> Vec<usize> {
+        let mut reached = vec![start];
+        seen[start] = true;
+        let mut next = 0;
+        while next < reached.len() {
+            let k = reached[next];
+            next += 1;
+            for (m, _) in self.edges(k) {
+                if !seen[m] && inside(m) {
+                    seen[m] = true;
+                    reached.push(m);
+                }
+            }
+        }
+        reached
+    }
+
     /// The connected pieces of every part of `part` (the part of each node), each as its list
     /// of nodes, in the order of their first node.
     pub fn pieces(&self, part: &[usize]) -> Vec<Vec<usize>> {
         let mut seen = vec![false; self.len()];
         let mut out = Vec::new();
         for start in 0..self.len() {
-            if seen[start] {
-                continue;
+            if !seen[start] {
+                out.push(self.flood(start, |m| part[m] == part[start], &mut seen));
             }
-            let mut piece = vec![start];
-            seen[start] = true;
-            let mut next = 0;
-            while next < piece.len() {
-                let k = piece[next];
-                next += 1;
-                for (m, _) in self.edges(k) {
-                    if !seen[m] && part[m] == part[start] {
-                        seen[m] = true;
-                        piece.push(m);
-                    }
-                }
-            }
-            out.push(piece);
         }
         out
     }

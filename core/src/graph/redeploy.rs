@@ -375,23 +375,9 @@ fn hanging_on(
 ) -> Option<Vec<usize>> {
     let mut pieces: Vec<Vec<usize>> = Vec::new();
     for (start, _) in g.edges(n) {
-        if part[start] != p || seen[start] {
-            continue;
+        if part[start] == p && !seen[start] {
+            pieces.push(g.flood(start, |m| m != n && part[m] == p, seen));
         }
-        let mut piece = vec![start];
-        seen[start] = true;
-        let mut next = 0;
-        while next < piece.len() {
-            let k = piece[next];
-            next += 1;
-            for (m, _) in g.edges(k) {
-                if m != n && part[m] == p && !seen[m] {
-                    seen[m] = true;
-                    piece.push(m);
-                }
-            }
-        }
-        pieces.push(piece);
     }
     for &k in pieces.iter().flatten() {
         seen[k] = false;
