@@ -195,59 +195,96 @@ pub fn clique_balance(times: &[f64]) -> f64 {
 /// times falls and the loop ends), taking the donor with the largest time that has such a move
 /// and, among its moves, the one that cuts the most edge weight. Stops when balanced, when no
 /// move is left, or after 4 × parts chains (below) that did not make the slowest part faster
-/// (the paper's second stop rule). Moves between parts below the
-/// maximum are what let a surplus travel to a part that is not adjacent. Returns the final
-/// imbalance (max time ÷ ideal time).
+/// (the paper's second stop rule). Moves between parts below the maximum are what let a
+/// surplus travel to a part that is not adjacent. Returns the final imbalance (max time ÷
+/// ideal time).
 pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> f64 {
     let parts = speeds.len();
     let ideal = g.total_weight() / speeds.iter().sum::<f64>();
-    let mut load = vec![0.0; parts];
-    for n in 0..g.len() {
-        load[part[n]] += g.weight[n];
-    }
-    let time = |load: &[f64], p: usize| load[p] / speeds[p];
+    let mut split = Split::new(g, parts, part);
+    let time = |split: &Split, p: usize| split.load[p] / speeds[p];
     let mut scratch = vec![false; g.len()];
     let mut order: Vec<usize> = (0..parts).collect();
     // Stop rule 2 of §3: this many chains without a faster slowest part end it.
     let patience = 4 * parts;
     let (mut best, mut stalled) = (f64::INFINITY, 0);
     loop {
-        let imbalance = (0..parts).map(|p| time(&load, p)).fold(0.0, f64::max) / ideal;
+        let imbalance = (0..parts).map(|p| time(&split, p)).fold(0.0, f64::max) / ideal;
         if imbalance <= 1.0 + tolerance {
             return imbalance;
         }
         if imbalance < best {
             (best, stalled) = (imbalance, 0);
         }
-        order.sort_by(|&a, &b| time(&load, b).total_cmp(&time(&load, a)));
+        order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
         let mut moved = false;
         for &a in &order {
-            let Some((set, b)) = best_move(g, speeds, &load, part, a, None, &mut scratch) else {
+            let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut scratch) else {
                 continue;
             };
             for n in set {
-                part[n] = b;
-                load[a] -= g.weight[n];
-                load[b] += g.weight[n];
+                split.shift(g, n, b);
             }
             moved = true;
             break;
         }
         // No neighbour of any part is light enough: pass one node along a chain of parts
         // from the slowest to the nearest part that can take it (the parts between give one
-        // and get one; the patience above ends chains that stop helping).
+        // and get one). Moves to lighter neighbours always end (each lowers the sum of squared
+        // times); chains need the patience.
         if !moved {
-            // Moves to lighter neighbours always end (each lowers the sum of squared times);
-            // chains need the patience.
             stalled += 1;
             if stalled > patience {
                 return imbalance;
             }
-            moved = pass_along_chain(g, speeds, &mut load, part, order[0], &mut scratch);
+            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut scratch);
         }
         if !moved {
             return imbalance;
         }
+    }
+}
+
+/// A partition being redeployed: the part of each node, and the load and nodes of each part.
+struct Split<'a> {
+    part: &'a mut [usize],
+    load: Vec<f64>,
+    members: Vec<Vec<usize>>,
+    /// Where each node sits in its part's `members`.
+    slot: Vec<usize>,
+}
+
+impl<'a> Split<'a> {
+    fn new(g: &Graph, parts: usize, part: &'a mut [usize]) -> Self {
+        let mut load = vec![0.0; parts];
+        let mut members = vec![Vec::new(); parts];
+        let mut slot = vec![0; g.len()];
+        for n in 0..g.len() {
+            load[part[n]] += g.weight[n];
+            slot[n] = members[part[n]].len();
+            members[part[n]].push(n);
+        }
+        Split {
+            part,
+            load,
+            members,
+            slot,
+        }
+    }
+
+    /// Moves node `n` to part `to`.
+    fn shift(&mut self, g: &Graph, n: usize, to: usize) {
+        let from = self.part[n];
+        let list = &mut self.members[from];
+        list.swap_remove(self.slot[n]);
+        if let Some(&moved) = list.get(self.slot[n]) {
+            self.slot[moved] = self.slot[n];
+        }
+        self.slot[n] = self.members[to].len();
+        self.members[to].push(n);
+        self.part[n] = to;
+        self.load[from] -= g.weight[n];
+        self.load[to] += g.weight[n];
     }
 }
 
@@ -258,14 +295,14 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
 fn pass_along_chain(
     g: &Graph,
     speeds: &[f64],
-    load: &mut [f64],
-    part: &mut [usize],
+    split: &mut Split,
     a: usize,
     scratch: &mut [bool],
 ) -> bool {
     let parts = speeds.len();
     let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
-    let time_a = load[a] / speeds[a];
+    let time_a = split.load[a] / speeds[a];
+    let part = &*split.part;
     let mut adjacent: Vec<BTreeMap<usize, ()>> = vec![BTreeMap::new(); parts];
     for n in 0..g.len() {
         for (m, _) in g.edges(n) {
@@ -279,7 +316,7 @@ fn pass_along_chain(
     let mut queue = VecDeque::from([a]);
     let mut end = None;
     while let Some(p) = queue.pop_front() {
-        if p != a && (load[p] + heaviest) / speeds[p] < time_a {
+        if p != a && (split.load[p] + heaviest) / speeds[p] < time_a {
             end = Some(p);
             break;
         }
@@ -296,13 +333,11 @@ fn pass_along_chain(
     let mut passed = false;
     while to != a {
         let from = previous[to];
-        let Some((set, b)) = best_move(g, speeds, load, part, from, Some(to), scratch) else {
+        let Some((set, b)) = best_move(g, speeds, split, from, Some(to), scratch) else {
             return passed;
         };
         for n in set {
-            part[n] = b;
-            load[from] -= g.weight[n];
-            load[b] += g.weight[n];
+            split.shift(g, n, b);
         }
         passed = true;
         to = from;
@@ -317,12 +352,12 @@ fn pass_along_chain(
 fn best_move(
     g: &Graph,
     speeds: &[f64],
-    load: &[f64],
-    part: &[usize],
+    split: &Split,
     a: usize,
     to: Option<usize>,
     scratch: &mut [bool],
 ) -> Option<(Vec<usize>, usize)> {
+    let (part, load) = (&*split.part, &split.load);
     // Toward a named part (a step of a chain), only the donor's connectivity matters.
     let time_a = if to.is_some() {
         f64::INFINITY
@@ -330,7 +365,7 @@ fn best_move(
         load[a] / speeds[a]
     };
     let mut moves: Vec<(f64, usize, usize)> = Vec::new();
-    for n in (0..g.len()).filter(|&n| part[n] == a) {
+    for &n in &split.members[a] {
         if g.edges(n).all(|(m, _)| part[m] == a) {
             continue; // not on the boundary
         }
