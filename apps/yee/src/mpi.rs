@@ -7,7 +7,6 @@ use std::path::Path;
 
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
-use sha2::{Digest, Sha256};
 use yee_comm_mpi::{MpiComm, RootGather};
 use yee_comm_shm::Slowdown;
 use yee_core::session::Plan;
@@ -45,11 +44,12 @@ const MESSAGE_BYTES: usize = 2048;
 
 /// SHA-256 of a file's bytes (of nothing when it cannot be read: the rank reports that).
 pub fn file_sha256(path: &Path) -> [u8; 32] {
-    Sha256::digest(std::fs::read(path).unwrap_or_default()).into()
+    crate::scene::sha256(&std::fs::read(path).unwrap_or_default())
 }
 
+/// The first 8 bytes of a hash in hex: enough to tell two apart in a message.
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::scene::hex(&bytes[..8])
 }
 
 /// The start-up check: every rank contributes whether it could prepare its run (`local`), the
