@@ -33,6 +33,8 @@ pub enum Route {
     Halo(Direction),
     /// Cells migrating to their new owner.
     Slab,
+    /// The halo layers between tiles of two ranks (one message per peer and phase).
+    Tiles,
 }
 
 impl Route {
@@ -41,7 +43,8 @@ impl Route {
         Route::Halo(from.opposite())
     }
 
-    /// A small integer naming the route (an MPI tag): 0..27 for halos, 27 for slabs.
+    /// A small integer naming the route (an MPI tag): 0..27 for halos, 27 for slabs, 28 for
+    /// tile halos.
     pub fn tag(self) -> u8 {
         match self {
             Route::Halo(d) => {
@@ -49,6 +52,7 @@ impl Route {
                 x + 3 * y + 9 * z
             }
             Route::Slab => 27,
+            Route::Tiles => 28,
         }
     }
 }
@@ -156,8 +160,9 @@ mod tests {
             .map(|&d| Route::Halo(d).tag())
             .collect();
         tags.push(Route::Slab.tag()).unwrap();
+        tags.push(Route::Tiles.tag()).unwrap();
         tags.sort_unstable();
         assert!(tags.windows(2).all(|w| w[0] < w[1]), "{tags:?}");
-        assert!(tags.iter().all(|&t| t <= 27));
+        assert!(tags.iter().all(|&t| t <= 28));
     }
 }

@@ -137,6 +137,22 @@ pub enum SetupError {
         /// The value.
         value: f64,
     },
+    /// The mask of active cells has a length other than the grid's cell count.
+    MaskLength {
+        /// Values in the mask.
+        mask: usize,
+        /// Cells of the grid.
+        cells: usize,
+    },
+    /// The mask leaves no cell active.
+    MaskEmpty,
+    /// A source drives a node of an inactive cell (it would never be computed).
+    SourceInactive {
+        /// Source index.
+        source: usize,
+        /// Its cell.
+        cell: Index3,
+    },
 }
 
 impl fmt::Display for SetupError {
@@ -257,6 +273,15 @@ impl fmt::Display for SetupError {
             InvalidAmplitude { source, value } => {
                 write!(f, "source {source}: amplitude {value} is not finite")
             }
+            MaskLength { mask, cells } => write!(
+                f,
+                "the mask of active cells has {mask} values for a grid of {cells} cells"
+            ),
+            MaskEmpty => write!(f, "the mask leaves no cell active"),
+            SourceInactive { source, cell } => write!(
+                f,
+                "source {source}: cell {cell:?} is inactive (masked out), so it is never computed"
+            ),
         }
     }
 }

@@ -40,6 +40,10 @@ pub mod setup;
 pub mod shape;
 pub mod spectrum;
 pub mod stencil;
+#[cfg(feature = "alloc")]
+pub mod tile_driver;
+#[cfg(feature = "alloc")]
+pub mod tile_map;
 pub mod topology;
 pub mod waveform;
 pub mod yee;

@@ -104,6 +104,10 @@ pub struct Setup<'a> {
     pub sources: &'a [PointSource],
     /// Probes.
     pub probes: &'a [Probe],
+    /// The active cells (one value per cell, x fastest), or `None` when all are. Inactive
+    /// cells are not computed: every field component they index stays exactly zero, so
+    /// they act as perfect conductors (Smyk & Tudruj 2011's irregular computational areas).
+    pub active: Option<&'a [bool]>,
 }
 
 impl Setup<'_> {
@@ -127,6 +131,14 @@ impl Setup<'_> {
     /// The index of the last region containing continuous position `p`, if any.
     pub fn region_at(&self, p: [f64; 3]) -> Option<usize> {
         self.regions.iter().rposition(|r| r.shape.contains(p))
+    }
+
+    /// True when `cell` (inside the grid) is computed: the mask is absent or marks it active.
+    pub fn is_active(&self, cell: Index3) -> bool {
+        self.active.is_none_or(|mask| {
+            let [x, y, z] = cell.map(|c| c as usize);
+            mask[x + self.grid[0] * (y + self.grid[1] * z)]
+        })
     }
 
     /// The CPML layer on a face, if that face has one and the axis is active.
@@ -173,6 +185,28 @@ impl Setup<'_> {
                 return Err(SetupError::InvalidAmplitude {
                     source: index,
                     value: s.amplitude,
+                });
+            }
+        }
+        if let Some(mask) = self.active {
+            if mask.len() != self.cells() {
+                return Err(SetupError::MaskLength {
+                    mask: mask.len(),
+                    cells: self.cells(),
+                });
+            }
+            if !mask.contains(&true) {
+                return Err(SetupError::MaskEmpty);
+            }
+            if let Some((index, s)) = self
+                .sources
+                .iter()
+                .enumerate()
+                .find(|(_, s)| !self.is_active(s.cell))
+            {
+                return Err(SetupError::SourceInactive {
+                    source: index,
+                    cell: s.cell,
                 });
             }
         }

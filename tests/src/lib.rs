@@ -31,6 +31,7 @@ pub fn vacuum(
         boundaries,
         sources: &[],
         probes: &[],
+        active: None,
     }
 }
 

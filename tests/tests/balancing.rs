@@ -29,6 +29,7 @@ fn setup_3d<'a>(
         ],
         sources,
         probes,
+        active: None,
     }
 }
 

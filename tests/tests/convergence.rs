@@ -36,6 +36,7 @@ fn phase_error(refinement: usize) -> f64 {
         boundaries: PEC,
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     // 600 time units: both pulses (direct and PEC-echoed) pass both probes, nothing returns

@@ -37,6 +37,7 @@ fn run(mode: Mode, size: usize, probe_offset: [i64; 3], steps: u64) -> Vec<f64> 
         boundaries: cpml_everywhere(THICKNESS),
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     sim.run(steps).unwrap();

@@ -133,6 +133,7 @@ fn one_d() {
         ],
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     check(&setup, 60, &[2, 3, 4, 6, 8]);
 }
@@ -185,6 +186,7 @@ fn two_d_tmz() {
         ],
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
 }
@@ -227,6 +229,7 @@ fn two_d_tez() {
         ],
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
 }
@@ -274,6 +277,7 @@ fn three_d() {
         ],
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     check(&setup, 20, &[2, 3, 4, 6, 8]);
 }
@@ -302,6 +306,7 @@ fn three_d_grid_that_no_rank_count_divides() {
         boundaries: [[cpml(4); 2]; 3],
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     check(&setup, 14, &[6]);
 }

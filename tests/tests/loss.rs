@@ -51,6 +51,7 @@ fn wave_in_conductor_decays_at_the_analytic_rate() {
         boundaries: cpml_everywhere(20),
         sources: &sources,
         probes: &probes,
+        active: None,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     // The front reaches x2 after 400 + 700·√2 ≈ 1400 time units plus the 200 of the ramp:

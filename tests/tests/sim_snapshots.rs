@@ -31,6 +31,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         boundaries: cpml_everywhere(3),
         sources: &sources,
         probes: &[],
+        active: None,
     };
     let plan = uniform_plan(&setup, topology);
     let layout = Layout {

@@ -77,6 +77,7 @@ fn setup(mode: Mode, grid: [usize; 3]) -> Setup<'static> {
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &[],
         probes: &[],
+        active: None,
     }
 }
 

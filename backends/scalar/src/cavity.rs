@@ -45,6 +45,7 @@ pub fn setup() -> Setup<'static> {
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &SOURCES,
         probes: &PROBES,
+        active: None,
     }
 }
 

@@ -21,6 +21,7 @@ pub mod field;
 pub mod simulation;
 pub mod source;
 pub mod state;
+pub mod tiled;
 
 pub use chunk::YeeChunk;
 pub use error::RunError;

@@ -116,6 +116,9 @@ impl<T: Scalar> YeeState<T> {
                 .then(|| HostField::zeros(owned, ghost))
         });
         let storage = owned.grow(ghost.map(|g| g as i64));
+        // The material id after the background and the regions: inactive cells, whose
+        // coefficients are all zero (every component they index stays +0).
+        let inactive = setup.regions.len() as u16 + 1;
         let material_ids = core::array::from_fn(|c| {
             let component = Component::ALL[c];
             if !mode.has(component) {
@@ -123,22 +126,30 @@ impl<T: Scalar> YeeState<T> {
             }
             let mut ids = vec![0u16; storage.cells()];
             for (n, id) in ids.iter_mut().enumerate() {
-                let p = component.position(storage.index_at(n));
-                *id = setup.region_at(p).map_or(0, |r| r as u16 + 1);
+                let cell = storage.index_at(n);
+                *id = if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
+                    inactive
+                } else {
+                    let p = component.position(cell);
+                    setup.region_at(p).map_or(0, |r| r as u16 + 1)
+                };
             }
             ids
         });
         let materials =
             core::iter::once(setup.background).chain(setup.regions.iter().map(|r| r.material));
         let real = |x: f64| T::Real::from_f64(x);
+        let zero = [real(0.0), real(0.0)];
         let electric = materials
             .clone()
             .map(|m| electric_coefficients(&m, dt))
             .map(|k| [real(k.decay), real(k.curl)])
+            .chain([zero])
             .collect();
         let magnetic = materials
             .map(|m| magnetic_coefficients(&m, dt))
             .map(|k| [real(k.decay), real(k.curl)])
+            .chain([zero])
             .collect();
         let free = Component::ALL.map(|c| free_box(setup, c));
         let stretch = Axis::ALL.map(|axis| axis_stretch(setup, axis));
@@ -220,6 +231,10 @@ impl<T: Scalar> YeeState<T> {
             self.magnetic[id]
         }
     }
+}
+
+fn inside_grid(grid: [usize; 3], cell: yee_core::Index3) -> bool {
+    (0..3).all(|a| cell[a] >= 0 && (cell[a] as u64) < grid[a] as u64)
 }
 
 /// Nodes of `c` that evolve: a PEC (or CPML, which is PEC-backed) low face pins tangential E

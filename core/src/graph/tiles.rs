@@ -53,6 +53,8 @@ impl fmt::Display for GraphError {
 pub struct TileGraph {
     /// The graph.
     pub graph: Graph,
+    /// Grid extent in cells.
+    pub grid: [usize; 3],
     /// Tiles per axis.
     pub tiles: [usize; 3],
     /// Tile extent in cells.
@@ -141,6 +143,7 @@ impl TileGraph {
         let cells: Vec<usize> = tile_of.iter().map(|&t| active_in[t]).collect();
         let weight = cells.iter().map(|&c| c as f64 * cost).collect();
         Ok(TileGraph {
+            grid,
             graph: Graph::from_edges(weight, &edges),
             tiles,
             tile,

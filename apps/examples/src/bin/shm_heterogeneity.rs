@@ -34,6 +34,7 @@ fn main() {
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &sources,
         probes: &[],
+        active: None,
     };
     let steps = 600;
     let topology = Topology([2, 1, 1]);

@@ -178,6 +178,7 @@ impl Scene {
             boundaries: self.boundaries,
             sources: &self.sources,
             probes: &self.probes,
+            active: None,
         }
     }
 

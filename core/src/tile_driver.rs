@@ -1,0 +1,213 @@
+//! The time-step driver of a rank that owns a set of tiles instead of one box (Smyk & Tudruj
+//! 2011: a processor executes one macro node of the macro data flow graph).
+//!
+//! The rank's [`Chunk`] holds the bounding box of its tiles grown by the stencil reach
+//! ([`TileMap::chunk_box`]), but only its own tiles are ever updated. After each phase it sends
+//! every peer one message: the layers of its tiles that face the peer's tiles
+//! ([`TileMap::layers`]), packed with [`Chunk::pack_slab`]; what arrives is unpacked into the
+//! same global boxes. Tiles that face another rank are updated first, the others while the
+//! messages travel (the kernel split of Kim & Park 2012 at tile granularity). Cells of tiles
+//! nobody owns are never written: they stay zero, exactly as inactive cells do in a
+//! one-chunk run, so the fields are bit for bit those of any other decomposition.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::chunk::Chunk;
+use crate::comm::{Comm, Incoming, Outgoing, Route};
+use crate::driver::StepRecord;
+use crate::geometry::Box3;
+use crate::scalar::Scalar;
+use crate::tile_map::TileMap;
+
+/// What one peer and this rank exchange after each phase.
+#[derive(Clone, Debug)]
+struct PeerLayers {
+    peer: usize,
+    send: Vec<Box3>,
+    receive: Vec<Box3>,
+    send_values: usize,
+    receive_values: usize,
+}
+
+/// Steps the tiles of one rank.
+#[derive(Debug)]
+pub struct TileDriver {
+    border_tiles: Vec<Box3>,
+    inner_tiles: Vec<Box3>,
+    peers: Vec<PeerLayers>,
+    overlap: bool,
+}
+
+impl TileDriver {
+    /// The driver of `rank` in `map` for `chunk`, which must hold `map.chunk_box(rank,
+    /// chunk.ghost())`. `None` when the chunk cannot pack arbitrary boxes
+    /// ([`Chunk::slab_len`]).
+    pub fn new<C: Chunk>(map: &TileMap, rank: usize, chunk: &C) -> Option<TileDriver> {
+        let ghost = chunk.ghost();
+        let mut border_tiles = Vec::new();
+        let mut inner_tiles = Vec::new();
+        for t in map.owned_tiles(rank) {
+            if map.on_border(t) {
+                border_tiles.push(map.tile_box(t));
+            } else {
+                inner_tiles.push(map.tile_box(t));
+            }
+        }
+        let mut peers = Vec::new();
+        for peer in (0..map.ranks).filter(|&p| p != rank) {
+            let send = map.layers(rank, peer, ghost);
+            let receive = map.layers(peer, rank, ghost);
+            if send.is_empty() && receive.is_empty() {
+                continue;
+            }
+            let count = |boxes: &[Box3]| -> Option<usize> {
+                boxes.iter().map(|b| chunk.slab_len(*b)).sum()
+            };
+            peers.push(PeerLayers {
+                peer,
+                send_values: count(&send)?,
+                receive_values: count(&receive)?,
+                send,
+                receive,
+            });
+        }
+        Some(TileDriver {
+            border_tiles,
+            inner_tiles,
+            peers,
+            overlap: true,
+        })
+    }
+
+    /// Overlap the exchange with the update of the inner tiles (`true`, the default), or
+    /// update every tile first. The fields are the same either way.
+    pub fn set_overlap(&mut self, overlap: bool) {
+        self.overlap = overlap;
+    }
+
+    /// The ranks this one exchanges layers with, in the order of a [`StepRecord`]'s entries.
+    pub fn peers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.peers.iter().map(|p| p.peer)
+    }
+
+    /// The boxes of the tiles this rank updates.
+    pub fn tiles(&self) -> impl Iterator<Item = &Box3> {
+        self.border_tiles.iter().chain(&self.inner_tiles)
+    }
+
+    /// Advances the rank's tiles by time step `step`. The record's per-direction entries are
+    /// per peer (in [`TileDriver::peers`] order); `cells` counts the owned tiles' cells.
+    pub fn step<C: Chunk, M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        step: u64,
+    ) -> Result<StepRecord, M::Error> {
+        let mut record = StepRecord::for_directions(self.peers.len());
+        let phases = chunk.phases() as f64;
+        let size = C::Value::BYTES;
+        for phase in 0..chunk.phases() {
+            let mut compute = 0.0;
+            let mut update = |chunk: &mut C, comm: &mut M, tiles: &[Box3]| {
+                let t = comm.now_seconds();
+                for &tile in tiles {
+                    chunk.apply(step, phase, tile);
+                    comm.compute_done(chunk.work(tile) / phases);
+                }
+                compute += comm.now_seconds() - t;
+            };
+            update(chunk, comm, &self.border_tiles);
+            if !self.overlap {
+                update(chunk, comm, &self.inner_tiles);
+            }
+            let sends: Vec<Vec<u8>> = self
+                .peers
+                .iter()
+                .map(|p| pack(&*chunk, &p.send, p.send_values))
+                .collect();
+            let mut receives: Vec<Vec<u8>> = self
+                .peers
+                .iter()
+                .map(|p| vec![0u8; p.receive_values * size])
+                .collect();
+            let outgoing: Vec<Outgoing<'_>> = self
+                .peers
+                .iter()
+                .zip(&sends)
+                .filter(|(p, _)| p.send_values > 0)
+                .map(|(p, bytes)| Outgoing {
+                    peer: p.peer,
+                    route: Route::Tiles,
+                    bytes,
+                })
+                .collect();
+            let mut incoming: Vec<Incoming<'_>> = self
+                .peers
+                .iter()
+                .zip(receives.iter_mut())
+                .filter(|(p, _)| p.receive_values > 0)
+                .map(|(p, bytes)| Incoming::new(p.peer, Route::Tiles, bytes))
+                .collect();
+            let inner = &self.inner_tiles;
+            let overlapped = self.overlap;
+            comm.exchange(&outgoing, &mut incoming, &mut |comm| {
+                if overlapped {
+                    update(chunk, comm, inner);
+                }
+            })?;
+            let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
+            drop(incoming);
+            let mut cost = costs.into_iter();
+            for (k, p) in self.peers.iter().enumerate() {
+                record.bytes_sent[k] += (p.send_values * size) as u64;
+                if p.receive_values == 0 {
+                    continue;
+                }
+                let (waited, transfer) = cost.next().unwrap_or((0.0, f64::NAN));
+                let t = comm.now_seconds();
+                unpack(chunk, &p.receive, &receives[k]);
+                record.bytes_received[k] += receives[k].len() as u64;
+                record.share_seconds[k] += waited + (comm.now_seconds() - t);
+                record.transfer_seconds[k] += transfer;
+            }
+            record.compute_seconds += compute;
+        }
+        record.cells = self.tiles().map(Box3::cells).sum::<usize>() as u64;
+        record.work = self.tiles().map(|t| chunk.work(*t)).sum();
+        comm.step_done();
+        Ok(record)
+    }
+}
+
+/// Packs `boxes` one after the other ([`Chunk::pack_slab`]) as little-endian bytes.
+fn pack<C: Chunk>(chunk: &C, boxes: &[Box3], values: usize) -> Vec<u8> {
+    let zero = <C::Value as num_traits::Zero>::zero();
+    let mut all = vec![zero; values];
+    let mut at = 0;
+    for b in boxes {
+        let n = chunk.slab_len(*b).unwrap_or(0);
+        chunk.pack_slab(*b, &mut all[at..at + n]);
+        at += n;
+    }
+    let size = C::Value::BYTES;
+    let mut bytes = vec![0u8; values * size];
+    for (v, out) in all.iter().zip(bytes.chunks_exact_mut(size)) {
+        v.write_le(out);
+    }
+    bytes
+}
+
+/// Unpacks what [`pack`] of the peer wrote for the same `boxes`.
+fn unpack<C: Chunk>(chunk: &mut C, boxes: &[Box3], bytes: &[u8]) {
+    let values: Vec<C::Value> = bytes
+        .chunks_exact(C::Value::BYTES)
+        .map(C::Value::read_le)
+        .collect();
+    let mut at = 0;
+    for b in boxes {
+        let n = chunk.slab_len(*b).unwrap_or(0);
+        chunk.unpack_slab(*b, &values[at..at + n]);
+        at += n;
+    }
+}
