@@ -2,83 +2,11 @@
 //! (a graph of cells): every part connected, imbalance ≤ 1.05 for 8 and 32 equal parts and for
 //! the heterogeneous targets 3, 3, 1, 1, 1, 1, 1, 1.
 
+use yee::shapes::{ShapeMask, all};
 use yee_core::graph::{Graph, RcdcParams, TileGraph, quality, rcdc};
 
-/// The active cells of a `side` × `side` grid, x fastest.
-fn mask(side: usize, active: impl Fn(usize, usize) -> bool) -> Vec<bool> {
-    (0..side * side)
-        .map(|i| active(i % side, i / side))
-        .collect()
-}
-
-/// An L: a 170² square without its upper-right quarter (21 675 cells).
-fn l_shape() -> (usize, Vec<bool>) {
-    (170, mask(170, |x, y| x < 85 || y < 85))
-}
-
-/// An annulus of radii 45 and 90 (≈ 19 100 cells).
-fn annulus() -> (usize, Vec<bool>) {
-    (
-        182,
-        mask(182, |x, y| {
-            let (dx, dy) = (x as f64 - 90.5, y as f64 - 90.5);
-            let r2 = dx * dx + dy * dy;
-            (45.0 * 45.0..90.0 * 90.0).contains(&r2)
-        }),
-    )
-}
-
-/// A comb: a 200 × 10 spine with 3-cell fingers 3 cells apart, 182 cells tall (≈ 20 000).
-fn comb() -> (usize, Vec<bool>) {
-    (200, mask(200, |x, y| y < 10 || (x % 6 < 3 && y < 192)))
-}
-
-/// A 175² square with 35 % of its cells removed at random (seeded), reduced to its largest
-/// connected cluster: the cells cut off from it could not exchange anything anyway.
-fn porous() -> (usize, Vec<bool>) {
-    let side = 175;
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut m: Vec<bool> = (0..side * side)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % 100) >= 35
-        })
-        .collect();
-    let g = TileGraph::from_mask([side, side, 1], &m, [1, 1, 1], 1.0).unwrap();
-    let all = vec![0; g.len()];
-    // Component labels by flood fill over the cell graph.
-    let mut label = vec![usize::MAX; g.len()];
-    let mut sizes = Vec::new();
-    for s in 0..g.len() {
-        if label[s] != usize::MAX {
-            continue;
-        }
-        let mut stack = vec![s];
-        label[s] = sizes.len();
-        let mut size = 0;
-        while let Some(k) = stack.pop() {
-            size += 1;
-            for (n, _) in g.graph.edges(k) {
-                if label[n] == usize::MAX && all[n] == 0 {
-                    label[n] = sizes.len();
-                    stack.push(n);
-                }
-            }
-        }
-        sizes.push(size);
-    }
-    let biggest = (0..sizes.len()).max_by_key(|&c| sizes[c]).unwrap();
-    for (node, &tile) in g.tile_of.iter().enumerate() {
-        m[tile] = label[node] == biggest;
-    }
-    (side, m)
-}
-
-fn graph(shape: (usize, Vec<bool>)) -> Graph {
-    let (side, m) = shape;
-    TileGraph::from_mask([side, side, 1], &m, [1, 1, 1], 1.0)
+fn graph(shape: &ShapeMask) -> Graph {
+    TileGraph::from_mask(shape.grid(), &shape.active, [1, 1, 1], 1.0)
         .unwrap()
         .graph
 }
@@ -105,12 +33,7 @@ fn check(name: &str, g: &Graph, speeds: &[f64]) {
 
 #[test]
 fn rcdc_on_the_four_shapes() {
-    let shapes = [
-        ("L-shape", graph(l_shape())),
-        ("annulus", graph(annulus())),
-        ("porous", graph(porous())),
-        ("comb", graph(comb())),
-    ];
+    let shapes = all().map(|s| (s.name, graph(&s)));
     for (name, g) in &shapes {
         assert!((15_000..25_000).contains(&g.len()), "{name}: {}", g.len());
         check(name, g, &[1.0; 8]);

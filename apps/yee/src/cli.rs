@@ -37,6 +37,9 @@ pub enum Command {
     /// List every virtual topology of a grid over N ranks with its share surface f
     /// (Balykov 2017, eqs. (2), (5)) and mark the one chosen.
     Topology(TopologyArgs),
+    /// Partition a scene's active cells (its mask) or a test shape into tiles owned by N
+    /// ranks (RCDC, redeployment or CDC of Smyk & Tudruj 2011) and report the parts.
+    Partition(PartitionArgs),
     /// Under `mpirun -np 2`: measure MPI and memory-copy latency and bandwidth and predict the
     /// two-process throughput of a grid with Kim & Park's overlap model (eqs. (1)-(10)).
     #[cfg(feature = "mpi")]
@@ -211,6 +214,60 @@ pub struct TopologyArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Partitioning methods on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Merge, CDC, then redeployment (hierarchical).
+    Rcdc,
+    /// Merge to N macro nodes by MR0, then redeployment.
+    Redeploy,
+    /// CDC alone (no balancing).
+    Cdc,
+}
+
+impl MethodArg {
+    /// The core's method.
+    pub fn method(self) -> yee_core::graph::Method {
+        match self {
+            MethodArg::Rcdc => yee_core::graph::Method::Rcdc,
+            MethodArg::Redeploy => yee_core::graph::Method::Redeploy,
+            MethodArg::Cdc => yee_core::graph::Method::Cdc,
+        }
+    }
+}
+
+/// `yee partition`.
+#[derive(Debug, clap::Args)]
+pub struct PartitionArgs {
+    /// The scene file (TOML); its mask and tile size are used. Give this or --shape.
+    pub scene: Option<PathBuf>,
+    /// One of the test shapes instead of a scene: l-shape, annulus, porous, comb.
+    #[arg(long)]
+    pub shape: Option<String>,
+    /// Number of parts (ranks).
+    #[arg(long)]
+    pub ranks: usize,
+    /// Partitioning method.
+    #[arg(long, value_enum, default_value_t = MethodArg::Rcdc)]
+    pub method: MethodArg,
+    /// Relative weight of each rank (its speed), comma-separated: 3,3,1,1,…
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// Tile extent, like 8x8 (default: the scene's [mask] tile, else 8 per used axis).
+    #[arg(long)]
+    pub tile: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Where to write the PNG of the parts (default: out/<name>/partition_<method>_<ranks>.png).
+    #[arg(long)]
+    pub png: Option<PathBuf>,
+    /// Instead of one partition: partitions for 8 … 256 processors evaluated on the nine
+    /// machines of table 2 (FF … SS), as a Markdown table (or JSON).
+    #[arg(long)]
+    pub speedup: bool,
 }
 
 /// Parses "A", "AxB" or "AxBxC" (positive integers) into 1 to 3 numbers.
@@ -510,5 +567,93 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             );
             Ok(())
         }
+        Command::Partition(args) => partition_command(&args),
     }
+}
+
+/// `yee partition`: the area, the tile, then one report or the speedup table.
+fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
+    use crate::partition::{Area, report, speedup_markdown, speedups, table, tile_graph};
+    let (area, scene_tile) = match (&args.scene, &args.shape) {
+        (Some(_), Some(_)) => {
+            return Err(AppError::Usage("give a scene or --shape, not both".into()));
+        }
+        (None, None) => {
+            return Err(AppError::Usage(
+                "give a scene file or --shape l-shape|annulus|porous|comb".into(),
+            ));
+        }
+        (Some(path), None) => {
+            let scene = scene::load(path)?;
+            let active = scene
+                .active
+                .clone()
+                .unwrap_or_else(|| vec![true; scene.cells()]);
+            let area = Area {
+                name: scene.name.clone(),
+                grid: scene.grid,
+                active,
+            };
+            (area, scene.tile)
+        }
+        (None, Some(name)) => {
+            let shape = crate::shapes::by_name(name).ok_or_else(|| {
+                AppError::Usage(format!(
+                    "--shape {name}: unknown (known: {})",
+                    crate::shapes::NAMES.join(", ")
+                ))
+            })?;
+            let area = Area {
+                name: shape.name.into(),
+                grid: shape.grid(),
+                active: shape.active,
+            };
+            (
+                area,
+                [
+                    crate::scene::mask::DEFAULT_TILE,
+                    crate::scene::mask::DEFAULT_TILE,
+                    1,
+                ],
+            )
+        }
+    };
+    let tile = match &args.tile {
+        None => scene_tile,
+        Some(text) => {
+            let t = parse_extents("--tile", text)?;
+            std::array::from_fn(|a| t.get(a).copied().unwrap_or(1))
+        }
+    };
+    let graph = tile_graph(&area, tile)?;
+    let method = args.method.method();
+    if args.speedup {
+        let t = speedups(&area, &graph, method)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&t).expect("serialises"));
+        } else {
+            print!("{}", speedup_markdown(&t));
+        }
+        return Ok(());
+    }
+    let weights = crate::partition::weights(args.weights.as_deref(), args.ranks)?;
+    let (mut r, part) = report(&area, &graph, &weights, method)?;
+    let png = args.png.clone().unwrap_or_else(|| {
+        PathBuf::from("out").join(&area.name).join(format!(
+            "partition_{}_{}.png",
+            method.name(),
+            args.ranks
+        ))
+    });
+    if let Some(dir) = png.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| crate::error::io_error(dir, e))?;
+    }
+    crate::partition::write_png(&png, &area, &graph, &part)?;
+    r.png = Some(png);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r).expect("serialises"));
+    } else {
+        print!("{}", table(&r));
+    }
+    Ok(())
 }

@@ -7,8 +7,10 @@
 //! and active cells face each other there; the edge weight is the number of such facing cell
 //! pairs (the cells exchanged per step when the two tiles sit on different ranks).
 
+pub mod architecture;
 pub mod cdc;
 pub mod csr;
+pub mod method;
 pub mod quality;
 pub mod rcdc;
 pub mod redeploy;
@@ -16,6 +18,7 @@ pub mod tiles;
 
 pub use cdc::{CdcParams, cdc};
 pub use csr::Graph;
+pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
 pub use rcdc::{RcdcParams, rcdc, verify_rcdc};
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};

@@ -1,6 +1,7 @@
 //! Scene files: TOML in, a validated [`Scene`] out.
 
 mod error;
+pub mod mask;
 mod resolve;
 pub mod spec;
 
@@ -36,7 +37,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
         }
     })?;
     let mut scene = resolve::resolve(path, spec)?;
-    scene.sha256 = sha256_hex(text.as_bytes());
+    // The images of the mask are part of the scene: they enter its hash.
+    let mut bytes = text.as_bytes().to_vec();
+    for file in &scene.mask_files {
+        bytes.extend(std::fs::read(file).map_err(|error| SceneError::Read {
+            file: file.clone(),
+            error,
+        })?);
+    }
+    scene.sha256 = sha256_hex(&bytes);
     Ok(scene)
 }
 

@@ -9,6 +9,7 @@ use yee_core::{
 };
 
 use super::error::SceneError;
+use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, GeometrySpec, ModeSpec, SceneSpec, ShapeKind,
     SnapshotFormat, SourceSpec, UnitSystem, ValueType, WaveformKind,
@@ -164,6 +165,12 @@ pub struct Scene {
     pub snapshots: Option<Snapshots>,
     /// Relative cell costs for load balancing.
     pub costs: yee_core::Costs,
+    /// The active cells (x fastest), `None` when every cell is.
+    pub active: Option<Vec<bool>>,
+    /// The images the mask was read from.
+    pub mask_files: Vec<PathBuf>,
+    /// Tile extent of irregular partitions (1 on unused axes).
+    pub tile: [usize; 3],
 }
 
 impl Scene {
@@ -178,7 +185,7 @@ impl Scene {
             boundaries: self.boundaries,
             sources: &self.sources,
             probes: &self.probes,
-            active: None,
+            active: self.active.as_deref(),
         }
     }
 
@@ -390,10 +397,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let mut materials = vec![("vacuum".to_string(), Material::VACUUM)];
     for (name, m) in &spec.materials {
         let key = |p: &str| format!("materials.{name}.{p}");
-        if name == "vacuum" {
+        if name == "vacuum" || name == mask::INACTIVE {
             return Err(r.err(
                 format!("materials.{name}"),
-                "the name vacuum is built in; choose another",
+                format!("the name {name} is built in; choose another"),
             ));
         }
         for (p, v, positive) in [
@@ -434,19 +441,29 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             })
     };
     let background_name = spec.background.clone().unwrap_or_else(|| "vacuum".into());
-    let background = lookup("background", &background_name)?;
+    let background_inactive = background_name == mask::INACTIVE;
+    let background = if background_inactive {
+        Material::VACUUM
+    } else {
+        lookup("background", &background_name)?
+    };
 
-    // Geometry.
+    // Geometry; the material `inactive` marks cells as not computed.
     let mut regions = Vec::new();
     let mut region_materials = Vec::new();
+    let mut mask_layers = Vec::new();
     for (i, g) in spec.geometry.iter().enumerate() {
+        let shape = shape(&r, i, g)?;
+        let inactive = g.material == mask::INACTIVE;
+        mask_layers.push((shape, inactive));
+        if inactive {
+            continue;
+        }
         let material = lookup(&format!("geometry[{i}].material"), &g.material)?;
-        regions.push(Region {
-            shape: shape(&r, i, g)?,
-            material,
-        });
+        regions.push(Region { shape, material });
         region_materials.push(g.material.clone());
     }
+    let (active, mask_files, tile) = resolve_mask(&r, &spec, background_inactive, &mask_layers)?;
 
     let boundaries = boundaries(&r, &spec)?;
 
@@ -632,6 +649,9 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         slices,
         snapshots,
         costs,
+        active,
+        mask_files,
+        tile,
     };
     // Anything the checks above missed, reported through the core's own message.
     scene
@@ -639,6 +659,72 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         .validate()
         .map_err(|e| r.err(setup_error_key(&e), e.to_string()))?;
     Ok(scene)
+}
+
+type MaskParts = (Option<Vec<bool>>, Vec<PathBuf>, [usize; 3]);
+
+/// The mask of active cells (geometry and images together) and the tile extent.
+fn resolve_mask(
+    r: &Resolver,
+    spec: &SceneSpec,
+    background_inactive: bool,
+    layers: &[(Shape, bool)],
+) -> Result<MaskParts, SceneError> {
+    let m = &spec.mask;
+    let mut active = mask::from_geometry(r.grid, background_inactive, layers);
+    let (key, files) = match (&m.image, &m.images) {
+        (Some(_), Some(_)) => return Err(r.err("mask", "give image (2D) or images (3D), not both")),
+        (Some(one), None) => {
+            if r.dims() != 2 {
+                return Err(r.err(
+                    "mask.image",
+                    format!("is for 2D scenes, and this one is {}", r.mode.name()),
+                ));
+            }
+            ("mask.image", vec![one.clone()])
+        }
+        (None, Some(many)) => {
+            if r.dims() != 3 {
+                return Err(r.err(
+                    "mask.images",
+                    format!("is for 3D scenes, and this one is {}", r.mode.name()),
+                ));
+            }
+            ("mask.images", many.clone())
+        }
+        (None, None) => ("", Vec::new()),
+    };
+    let mut paths = Vec::new();
+    if !files.is_empty() {
+        let (image, read) = mask::from_images(r.file, key, &files, r.grid)?;
+        active = Some(match active {
+            None => image,
+            Some(g) => g.iter().zip(&image).map(|(a, b)| *a && *b).collect(),
+        });
+        paths = read;
+    }
+    let used = r.mode.active_axes();
+    let tile = match &m.tile {
+        None => used.map(|u| if u { mask::DEFAULT_TILE } else { 1 }),
+        Some(t) => {
+            if t.len() != r.dims() {
+                return Err(r.err(
+                    "mask.tile",
+                    format!(
+                        "has {} numbers, but mode {} needs {}",
+                        t.len(),
+                        r.mode.name(),
+                        r.dims()
+                    ),
+                ));
+            }
+            if let Some(a) = t.iter().position(|&n| n == 0) {
+                return Err(r.err(format!("mask.tile[{a}]"), "is 0; a tile is at least 1 cell"));
+            }
+            std::array::from_fn(|a| t.get(a).copied().unwrap_or(1))
+        }
+    };
+    Ok((active, paths, tile))
 }
 
 /// The scene key a core setup error refers to.
@@ -663,6 +749,8 @@ fn setup_error_key(e: &SetupError) -> String {
         | SetupError::CpmlOverlap { .. }
         | SetupError::InvalidCpml { .. } => "boundaries.cpml".into(),
         SetupError::HalfPeriodic { axis } => format!("boundaries.{}", axis.name()),
+        SetupError::SourceInactive { source, .. } => format!("sources[{source}].position"),
+        SetupError::MaskEmpty | SetupError::MaskLength { .. } => "mask".into(),
         _ => "grid".into(),
     }
 }

@@ -41,6 +41,21 @@ pub struct SceneSpec {
     /// Relative cell costs for load balancing.
     #[serde(default)]
     pub costs: CostsSpec,
+    /// Images of active cells and the tile size of irregular partitions.
+    #[serde(default)]
+    pub mask: MaskSpec,
+}
+
+/// `[mask]`: images of the active cells (light = active) and the tile extent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaskSpec {
+    /// 2D: one PNG of grid width × height pixels, top row = highest y.
+    pub image: Option<String>,
+    /// 3D: one PNG per z plane, lowest z first.
+    pub images: Option<Vec<String>>,
+    /// Tile extent in cells along each used axis (default 8).
+    pub tile: Option<Vec<usize>>,
 }
 
 /// `[costs]`: the work of cell kinds relative to a plain vacuum cell.
