@@ -127,6 +127,18 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             .collect();
         let _ = writeln!(s, "boundary {}  {}", axis.name(), faces.join(", "));
     }
+    if let Some(active) = &scene.active {
+        let on = active.iter().filter(|&&a| a).count();
+        let tiles = yee_core::graph::TileGraph::from_mask(scene.grid, active, scene.tile, 1.0)
+            .map_or(0, |g| g.len());
+        let _ = writeln!(
+            s,
+            "mask        {on} of {} cells active ({:.1} %); {tiles} tiles of {} hold active cells",
+            active.len(),
+            100.0 * on as f64 / active.len() as f64,
+            scene.tile.map(|t| t.to_string()).join("x")
+        );
+    }
     for (p, name) in scene.probes.iter().zip(&scene.probe_names) {
         let _ = writeln!(
             s,

@@ -14,6 +14,7 @@ pub mod method;
 pub mod quality;
 pub mod rcdc;
 pub mod redeploy;
+pub mod refine;
 pub mod tiles;
 
 pub use cdc::{CdcParams, cdc};

@@ -10,6 +10,7 @@ use alloc::vec;
 use super::cdc::{CdcParams, cdc};
 use super::csr::Graph;
 use super::redeploy::{MergeRule, contract, join_pieces, merge, redeploy, seed_empty_parts};
+use super::refine::refine;
 use super::tiles::GraphError;
 
 /// The parameters of RCDC.
@@ -62,7 +63,14 @@ pub fn rcdc(
     }
     join_pieces(g, parts, part);
     seed_empty_parts(g, parts, part);
-    Ok(redeploy(g, speeds, params.tolerance, part))
+    let imbalance = redeploy(g, speeds, params.tolerance, part);
+    refine(g, speeds, params.tolerance.max(imbalance - 1.0), part);
+    Ok(imbalance_of(g, speeds, part))
+}
+
+/// The slowest part's time (weight ÷ speed) over the ideal time.
+fn imbalance_of(g: &Graph, speeds: &[f64], part: &[usize]) -> f64 {
+    super::quality(g, part, speeds).imbalance
 }
 
 /// Checks what [`rcdc`] promises for `mask` (one value per cell of `grid`) cut into tiles of

@@ -401,7 +401,7 @@ fn best_move(
 /// The nodes of part `p` that only `n` connects to the rest of it: all but the heaviest of the
 /// pieces `p` falls into without `n`. `None` when `n` is all of `p`. `seen` is scratch space of
 /// one flag per node, all false on entry and on return.
-fn hanging_on(
+pub(super) fn hanging_on(
     g: &Graph,
     part: &[usize],
     p: usize,

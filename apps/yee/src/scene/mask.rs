@@ -72,15 +72,11 @@ pub fn from_images(
     let mut paths = Vec::new();
     for (z, name) in files.iter().enumerate() {
         let path = folder.join(name);
-        let plane = read_plane(&path).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+        let plane = read_plane(&path).map_err(|e| invalid(format!("{name}: {e}")))?;
         if (plane.width, plane.height) != (grid[0], grid[1]) {
             return Err(invalid(format!(
-                "{} is {} × {} pixels, but the grid is {} × {} cells",
-                path.display(),
-                plane.width,
-                plane.height,
-                grid[0],
-                grid[1]
+                "{name} is {} × {} pixels, but the grid is {} × {} cells",
+                plane.width, plane.height, grid[0], grid[1]
             )));
         }
         for y in 0..grid[1] {
@@ -158,4 +154,51 @@ pub fn write_png(path: &Path, width: usize, height: usize, mask: &[bool]) -> std
     writer
         .write_image_data(&data)
         .map_err(std::io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_written_is_read_back_with_y_up() {
+        let dir = std::env::temp_dir().join(format!("yee_mask_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (w, h) = (7, 5);
+        // Active: the bottom row and the left column, so a flipped image would differ.
+        let mask: Vec<bool> = (0..w * h).map(|i| i % w == 0 || i / w == 0).collect();
+        write_png(&dir.join("m.png"), w, h, &mask).unwrap();
+        let scene = dir.join("scene.toml");
+        let (read, files) =
+            from_images(&scene, "mask.image", &["m.png".into()], [w, h, 1]).unwrap();
+        assert_eq!(read, mask);
+        assert_eq!(files, [dir.join("m.png")]);
+        let e = from_images(&scene, "mask.image", &["m.png".into()], [w, h + 1, 1]).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("mask.image: m.png is 7 × 5 pixels, but the grid is 7 × 6 cells"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn geometry_decides_by_the_last_shape_at_the_cell_centre() {
+        let block = |lo: f64, hi: f64| Shape::Block {
+            lo: [lo, f64::NEG_INFINITY, f64::NEG_INFINITY],
+            hi: [hi, f64::INFINITY, f64::INFINITY],
+        };
+        // Inactive background; [2, 8) active; [4, 5) inactive again on top.
+        let m = from_geometry(
+            [10, 1, 1],
+            true,
+            &[(block(2.0, 8.0), false), (block(4.0, 5.0), true)],
+        );
+        let expected: Vec<bool> = (0..10).map(|x| (2..8).contains(&x) && x != 4).collect();
+        assert_eq!(m, Some(expected));
+        assert_eq!(
+            from_geometry([10, 1, 1], false, &[(block(2.0, 8.0), false)]),
+            None
+        );
+    }
 }
