@@ -107,6 +107,16 @@ pub fn verify_rcdc(
     if whole && (q.disconnected > 0 || q.empty_parts > 0) {
         return Err(format!("a connected area gave {q:?}"));
     }
+    // Where no part is empty, the tile map built from it gives every tile with an active
+    // cell exactly one owner and every other tile none.
+    if q.empty_parts == 0 {
+        let map = crate::tile_map::TileMap::new(&tiles, &part, parts)
+            .map_err(|e| format!("no tile map: {e}"))?;
+        let owned = map.owner.iter().filter(|o| o.is_some()).count();
+        if owned != g.len() || tiles.tile_of.iter().any(|&t| map.owner[t].is_none()) {
+            return Err(format!("{owned} owned tiles for {} active ones", g.len()));
+        }
+    }
     Ok(())
 }
 
