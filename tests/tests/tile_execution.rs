@@ -62,6 +62,7 @@ fn tiled<T: yee_core::Scalar>(
                 &mut c,
                 steps,
                 overlap,
+                |_, _, _| {},
             )
             .expect("the rank runs")
         })
@@ -75,6 +76,7 @@ fn tiled<T: yee_core::Scalar>(
                 &mut c,
                 steps,
                 overlap,
+                |_, _, _| {},
             )
             .expect("the rank runs")
         })

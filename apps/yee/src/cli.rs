@@ -148,6 +148,11 @@ pub struct RunArgs {
     /// update (same fields; for measuring what the overlap gains).
     #[arg(long)]
     pub no_overlap: bool,
+    /// Give each rank a set of tiles of the scene's mask, partitioned by rcdc, redeploy or
+    /// cdc (Smyk & Tudruj 2011), instead of a box; tiles without active cells are not
+    /// computed. Tile size from the scene's [mask] tile; --speeds weights the parts.
+    #[arg(long, value_enum)]
+    pub partition: Option<MethodArg>,
     /// Make rank R sleep S seconds per million cell updates (shm and mpi): `R=S`, repeatable.
     /// An artificially slow node, for seeing the balancer work.
     #[arg(long, value_name = "R=S")]
@@ -382,8 +387,21 @@ pub fn prepare_run(
             "--slowdown applies to shm and mpi; the sim communicator's speeds come from its machine model".into(),
         ));
     }
+    if args.partition.is_some() {
+        if comm == CommKind::Mpi {
+            return Err(AppError::Usage(
+                "--partition runs on --comm shm or sim; under MPI ranks own boxes".into(),
+            ));
+        }
+        if args.balance != BalanceMode::Off && args.balance != BalanceMode::Static {
+            return Err(AppError::Usage(
+                "--partition places the tiles once: use it without --balance dynamic".into(),
+            ));
+        }
+    }
     let options = RunOptions {
         out,
+        partition: args.partition.map(MethodArg::method),
         quiet: args.quiet,
         backend: args.backend,
         topology,

@@ -23,5 +23,6 @@ pub mod report;
 pub mod run;
 pub mod scene;
 pub mod shapes;
+pub mod tiled;
 pub mod topology;
 pub mod wire;

@@ -180,16 +180,25 @@ pub fn weights(text: Option<&str>, ranks: usize) -> Result<Vec<f64>, AppError> {
     let Some(text) = text else {
         return Ok(vec![1.0; ranks]);
     };
-    let w = crate::balance::parse_numbers("--weights", text)?;
+    check_weights(
+        "--weights",
+        crate::balance::parse_numbers("--weights", text)?,
+        ranks,
+    )
+}
+
+/// `w` as the weights of `ranks` parts given by `flag`: one positive number per part.
+pub fn check_weights(flag: &str, w: Vec<f64>, ranks: usize) -> Result<Vec<f64>, AppError> {
+    let text = w.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
     if w.len() != ranks {
         return Err(AppError::Usage(format!(
-            "--weights {text}: {} weights for --ranks {ranks}",
+            "{flag} {text}: {} weights for --ranks {ranks}",
             w.len()
         )));
     }
     if let Some(v) = w.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
         return Err(AppError::Usage(format!(
-            "--weights {text}: {v} is not a positive number"
+            "{flag} {text}: {v} is not a positive number"
         )));
     }
     Ok(w)

@@ -67,6 +67,10 @@ pub struct RunReport {
     pub rank_stats: Vec<RankReport>,
     /// Load balancing.
     pub balance: BalanceReport,
+    /// With `--partition`: how the tiles were shared (ranks then own tile sets, and
+    /// `rank_stats` give each rank's bounding box).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<PartitionSummary>,
     /// Files written, relative to the output directory (run.json excluded).
     pub outputs: Vec<String>,
     /// Probes and their files.
@@ -102,6 +106,19 @@ impl RankReport {
             bytes_sent: o.records.iter().flat_map(|r| &r.bytes_sent).sum(),
         }
     }
+}
+
+/// The tile partition of a `--partition` run in `run.json`.
+#[derive(Debug, Serialize)]
+pub struct PartitionSummary {
+    /// rcdc, redeploy or cdc.
+    pub method: String,
+    /// Tile extent.
+    pub tile: [usize; 3],
+    /// Cut edge weight: cells exchanged per phase.
+    pub edge_cut: f64,
+    /// Max part weight ÷ target.
+    pub imbalance: f64,
 }
 
 /// The balancing part of `run.json`.

@@ -44,6 +44,8 @@ pub struct RunOptions {
     pub overlap: bool,
     /// Per-rank artificial slowness (shm and MPI), by rank.
     pub slowdown: Vec<Slowdown>,
+    /// Tile sets partitioned by this method instead of boxes.
+    pub partition: Option<yee_core::graph::Method>,
 }
 
 /// Creates the output directory and removes a `run.json` left by an earlier run (which would
@@ -137,19 +139,51 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     let started = Instant::now();
     let mut plan = make_plan(scene, options.topology, &options.balance)?;
     plan.overlap = options.overlap;
-    let results = run_decomposed::<T, K>(
-        &setup,
-        &plan,
-        scene.costs,
-        kernel,
-        options.comm,
-        options.model.clone(),
-        &options.slowdown,
-        steps,
-        &wants_output,
-        &on_output,
-        &|step| progress.update(step),
-    )
+    let mut partition_report = None;
+    let results = match options.partition {
+        None => run_decomposed::<T, K>(
+            &setup,
+            &plan,
+            scene.costs,
+            kernel,
+            options.comm,
+            options.model.clone(),
+            &options.slowdown,
+            steps,
+            &wants_output,
+            &on_output,
+            &|step| progress.update(step),
+        ),
+        Some(method) => {
+            let ranks = options.topology.ranks();
+            let weights = match options.balance.speeds.clone() {
+                None => vec![1.0; ranks],
+                Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
+            };
+            let tiles = crate::tiled::plan_tiles(scene, &weights, method)?;
+            partition_report = Some(crate::report::PartitionSummary {
+                method: method.name().into(),
+                tile: scene.tile,
+                edge_cut: tiles.edge_cut,
+                imbalance: tiles.imbalance,
+            });
+            crate::tiled::run_tiled::<T, K>(
+                &setup,
+                &tiles,
+                scene.costs,
+                kernel,
+                options.comm,
+                options.model.clone(),
+                &options.slowdown,
+                steps,
+                options.overlap,
+                &wants_output,
+                &on_output,
+                &|step| progress.update(step),
+            )
+            .map(Some)
+        }
+    }
     .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();
     let Some(results) = results else {
@@ -248,6 +282,7 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
         },
         outputs,
         probes,
+        partition: partition_report,
     };
     let json = serde_json::to_string_pretty(&report).expect("the report serialises");
     write_file(&report_path, |w| writeln!(w, "{json}"))?;

@@ -38,6 +38,7 @@ fn options(
         balance,
         overlap: true,
         slowdown: Vec::new(),
+        partition: None,
     }
 }
 

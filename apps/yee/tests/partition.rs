@@ -171,3 +171,79 @@ fn bad_values_are_named() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{args:?}");
     }
 }
+
+#[test]
+fn yee_run_on_tile_sets_writes_the_bits_of_one_box() {
+    let scene = repo().join("examples/scenes/bend2d.toml");
+    let scene = scene.to_str().unwrap();
+    let dir = |name: &str| Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir(name);
+        let _ = std::fs::remove_dir_all(&out);
+        let mut args = vec![
+            "run",
+            scene,
+            "--steps",
+            "150",
+            "--backend",
+            "scalar",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        let o = yee(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let one = run("tiles_one_box", &[]);
+    for (name, extra) in [
+        ("tiles_shm", vec!["--ranks", "4", "--partition", "rcdc"]),
+        (
+            "tiles_sim",
+            vec!["--ranks", "4", "--partition", "redeploy", "--comm", "sim"],
+        ),
+        (
+            "tiles_speeds",
+            vec![
+                "--ranks",
+                "3",
+                "--partition",
+                "rcdc",
+                "--balance",
+                "static",
+                "--speeds",
+                "2,1,1",
+            ],
+        ),
+    ] {
+        let out = run(name, &extra);
+        for file in [
+            "probe_before_bend.csv",
+            "probe_after_bend.csv",
+            "slice_ez_000100.png",
+            "slice_ez_000150.png",
+        ] {
+            let a = std::fs::read(one.join(file)).unwrap();
+            let b = std::fs::read(out.join(file)).unwrap();
+            assert!(a == b, "{name}: {file} differs");
+        }
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+        assert_eq!(report["partition"]["tile"], serde_json::json!([8, 8, 1]));
+        assert!(report["partition"]["imbalance"].as_f64().unwrap() <= 1.05);
+    }
+    let o = yee(&[
+        "run",
+        scene,
+        "--ranks",
+        "2",
+        "--partition",
+        "rcdc",
+        "--balance",
+        "dynamic",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: --partition places the tiles once: use it without --balance dynamic\n"
+    );
+}

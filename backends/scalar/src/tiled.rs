@@ -50,8 +50,8 @@ pub struct TiledRankOutput<T> {
     /// Each component over its tiles, tile after tile (x fastest within a tile); `None` for
     /// absent components.
     pub fields: [Option<Vec<T>>; 6],
-    /// `(probe index, record)` for the probes in its tiles.
-    pub probes: Vec<(usize, Vec<T>)>,
+    /// `(probe index, [(step, value)])` for the probes in its tiles (steps 1-based).
+    pub probes: Vec<(usize, Vec<(u64, T)>)>,
     /// One record per step (per peer entries, see [`TileDriver::step`]).
     pub records: Vec<StepRecord>,
     /// The first divergence seen in its tiles, if any (the run then stops on every rank).
@@ -70,7 +70,9 @@ pub fn check_tiled(setup: &Setup, map: &TileMap) -> Result<(), TiledError> {
 }
 
 /// Runs `steps` steps of rank `comm.rank()`'s tiles of `map`, overlapping the exchange with
-/// the inner tiles' update when `overlap`. Call [`check_tiled`] first.
+/// the inner tiles' update when `overlap`, calling `after_step(step, chunk, tiles)` after each
+/// (1-based step count). Call [`check_tiled`] first.
+#[allow(clippy::too_many_arguments)]
 pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     setup: &Setup,
     map: &TileMap,
@@ -79,6 +81,7 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     comm: &mut M,
     steps: u64,
     overlap: bool,
+    mut after_step: impl FnMut(u64, &YeeChunk<T, K>, &[Box3]),
 ) -> Result<TiledRankOutput<T>, M::Error> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
@@ -94,25 +97,25 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
         .enumerate()
         .filter(|(_, p)| tiles.iter().any(|t| t.contains(p.cell)))
         .collect();
-    let mut series: Vec<Vec<T>> = vec![Vec::new(); mine.len()];
+    let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); mine.len()];
     let mut records = Vec::new();
     let mut diverged = None;
     let mut flags = vec![0.0; comm.size()];
     for step in 0..steps {
         records.push(driver.step(&mut chunk, comm, step)?);
         for ((_, p), s) in mine.iter().zip(&mut series) {
-            s.push(
-                chunk
-                    .state
-                    .field(p.component)
-                    .expect("validated")
-                    .get(p.cell),
-            );
+            let value = chunk
+                .state
+                .field(p.component)
+                .expect("validated")
+                .get(p.cell);
+            s.push((step + 1, value));
         }
         if chunk.state.non_finite && diverged.is_none() {
             chunk.state.non_finite = false;
             diverged = first_non_finite(&chunk, &tiles, step + 1);
         }
+        after_step(step + 1, &chunk, &tiles);
         // Every rank checks at the same steps, so all stop together when one has diverged.
         if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
             comm.all_gather(&[f64::from(u8::from(diverged.is_some()))], &mut flags)?;
@@ -121,17 +124,7 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
             }
         }
     }
-    let fields = Component::ALL.map(|c| {
-        chunk.state.field(c).map(|f| {
-            let mut out = Vec::with_capacity(tiles.iter().map(Box3::cells).sum());
-            for t in &tiles {
-                let mut piece = vec![T::zero(); t.cells()];
-                f.read_box(*t, &mut piece);
-                out.extend(piece);
-            }
-            out
-        })
-    });
+    let fields = tile_values(&chunk, &tiles);
     Ok(TiledRankOutput {
         rank,
         tiles,
@@ -177,6 +170,38 @@ fn first_non_finite<T: Scalar, K: CurlExecutor<T>>(
     first
 }
 
+/// Each component over `tiles`, tile after tile (x fastest within a tile): what a rank
+/// contributes to whole fields.
+pub fn tile_values<T: Scalar, K: CurlExecutor<T>>(
+    chunk: &YeeChunk<T, K>,
+    tiles: &[Box3],
+) -> [Option<Vec<T>>; 6] {
+    Component::ALL.map(|c| {
+        chunk.state.field(c).map(|f| {
+            let mut out = Vec::with_capacity(tiles.iter().map(Box3::cells).sum());
+            for t in tiles {
+                let mut piece = vec![T::zero(); t.cells()];
+                f.read_box(*t, &mut piece);
+                out.extend(piece);
+            }
+            out
+        })
+    })
+}
+
+/// Writes `values` (as [`tile_values`] lays them out for `tiles`) into `whole`, a grid of
+/// extent `grid`, x fastest.
+pub fn scatter_tiles<T: Scalar>(grid: [usize; 3], tiles: &[Box3], values: &[T], whole: &mut [T]) {
+    let all = Box3::from_extent(grid);
+    let mut at = 0;
+    for t in tiles {
+        for n in 0..t.cells() {
+            whole[all.linear_index(t.index_at(n))] = values[at + n];
+        }
+        at += t.cells();
+    }
+}
+
 /// Assembles component `c` over the whole grid from the ranks' tiles (x fastest); cells of
 /// tiles nobody owns are zero.
 pub fn assemble_tiles<T: Scalar>(
@@ -184,17 +209,9 @@ pub fn assemble_tiles<T: Scalar>(
     grid: [usize; 3],
     c: Component,
 ) -> Option<Vec<T>> {
-    let whole = Box3::from_extent(grid);
-    let mut out = vec![T::zero(); whole.cells()];
+    let mut out = vec![T::zero(); grid.iter().product()];
     for o in outputs {
-        let values = o.fields[c.index()].as_ref()?;
-        let mut at = 0;
-        for t in &o.tiles {
-            for n in 0..t.cells() {
-                out[whole.linear_index(t.index_at(n))] = values[at + n];
-            }
-            at += t.cells();
-        }
+        scatter_tiles(grid, &o.tiles, o.fields[c.index()].as_ref()?, &mut out);
     }
     Some(out)
 }
@@ -205,5 +222,5 @@ pub fn tiled_probe_series<T: Scalar>(outputs: &[TiledRankOutput<T>], i: usize) -
         .iter()
         .flat_map(|o| &o.probes)
         .find(|(k, _)| *k == i)
-        .map(|(_, s)| s.clone())
+        .map(|(_, s)| s.iter().map(|(_, v)| *v).collect())
 }

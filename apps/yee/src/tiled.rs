@@ -1,0 +1,176 @@
+//! `yee run --partition rcdc|redeploy|cdc`: each rank owns a set of tiles of the scene's mask
+//! (Smyk & Tudruj 2011) instead of a box; tiles with no active cell are never computed. On the
+//! in-process communicators; whole fields are gathered at output steps as for boxes.
+
+use std::sync::{Barrier, Mutex};
+
+use yee_comm_shm::Slowdown;
+use yee_comm_sim::MachineModel;
+use yee_core::graph::{Method, TileGraph, quality};
+use yee_core::tile_map::TileMap;
+use yee_core::{Box3, Component, Scalar, Setup, Topology};
+use yee_scalar::chunk::CurlExecutor;
+use yee_scalar::decomposed::RankOutput;
+use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
+
+use crate::error::AppError;
+use crate::parallel::{Assembled, CommKind};
+use crate::scene::Scene;
+
+/// The tile map of a run and what it costs.
+#[derive(Clone, Debug)]
+pub struct TilePlan {
+    /// Who owns which tile.
+    pub map: TileMap,
+    /// The method that made it.
+    pub method: Method,
+    /// Max part weight ÷ target.
+    pub imbalance: f64,
+    /// Cut edge weight (cells exchanged per phase).
+    pub edge_cut: f64,
+}
+
+/// Partitions `scene`'s active cells into `weights.len()` tile sets by `method`.
+pub fn plan_tiles(scene: &Scene, weights: &[f64], method: Method) -> Result<TilePlan, AppError> {
+    let active = scene
+        .active
+        .clone()
+        .unwrap_or_else(|| vec![true; scene.cells()]);
+    let area = crate::partition::Area {
+        name: scene.name.clone(),
+        grid: scene.grid,
+        active,
+    };
+    let graph: TileGraph = crate::partition::tile_graph(&area, scene.tile)?;
+    let (part, _) = crate::partition::run_partition(&graph, weights, method)?;
+    let q = quality(&graph.graph, &part, weights);
+    if q.empty_parts > 0 {
+        return Err(AppError::Usage(format!(
+            "--partition {}: {} of {} ranks got no tile; use fewer ranks or a smaller [mask] tile",
+            method.name(),
+            q.empty_parts,
+            weights.len()
+        )));
+    }
+    let map = TileMap::new(&graph, &part, weights.len())
+        .map_err(|e| AppError::Usage(format!("--partition {}: {e}", method.name())))?;
+    check_tiled(&scene.setup(), &map)
+        .map_err(|e| AppError::Usage(format!("--partition {}: {e}", method.name())))?;
+    Ok(TilePlan {
+        map,
+        method,
+        imbalance: q.imbalance,
+        edge_cut: q.edge_cut,
+    })
+}
+
+/// One rank's tiles and their values, deposited at an output step.
+type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
+
+/// Runs `setup` on the tile sets of `plan` like [`crate::parallel::run_decomposed`] runs boxes:
+/// `on_output(step, fields)` on rank 0 at every step `wants_output` selects, `progress(step)`
+/// after each step. The outputs carry each rank's bounding box as its owned box.
+#[allow(clippy::too_many_arguments)]
+pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
+    setup: &Setup,
+    plan: &TilePlan,
+    costs: yee_core::Costs,
+    kernel: K,
+    comm: CommKind,
+    model: Option<MachineModel>,
+    slowdown: &[Slowdown],
+    steps: u64,
+    overlap: bool,
+    wants_output: &(dyn Fn(u64) -> bool + Sync),
+    on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<RankOutput<T>>, String> {
+    let map = &plan.map;
+    let ranks = map.ranks;
+    let barrier = Barrier::new(ranks);
+    let pieces: Mutex<Vec<Option<TilePiece<T>>>> = Mutex::new(vec![None; ranks]);
+    let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>, tiles: &[Box3]| {
+        if rank == 0 {
+            progress(step);
+        }
+        if !wants_output(step) {
+            return;
+        }
+        let piece = (tiles.to_vec(), tile_values(chunk, tiles));
+        pieces.lock().unwrap_or_else(|p| p.into_inner())[rank] = Some(piece);
+        barrier.wait();
+        if rank == 0 {
+            let collected = std::mem::take(&mut *pieces.lock().unwrap_or_else(|p| p.into_inner()));
+            let fields = Component::ALL.map(|c| {
+                setup.mode.has(c).then(|| {
+                    let mut whole = vec![T::zero(); setup.cells()];
+                    for (tiles, values) in collected.iter().flatten() {
+                        if let Some(v) = &values[c.index()] {
+                            scatter_tiles(setup.grid, tiles, v, &mut whole);
+                        }
+                    }
+                    whole
+                })
+            });
+            let assembled = Assembled {
+                grid: setup.grid,
+                mode: setup.mode,
+                fields,
+            };
+            on_output(step, &assembled);
+            *pieces.lock().unwrap_or_else(|p| p.into_inner()) = vec![None; ranks];
+        }
+        barrier.wait();
+    };
+    let ghost = setup.mode.active_axes().map(usize::from);
+    let run = |rank: usize, out: Result<yee_scalar::tiled::TiledRankOutput<T>, String>| {
+        out.map(|o| RankOutput {
+            rank,
+            owned: map.chunk_box(rank, ghost),
+            fields: [None, None, None, None, None, None],
+            probes: o.probes,
+            records: o.records,
+            diverged: o.diverged,
+            history: Vec::new(),
+            balancer: None,
+        })
+    };
+    let topology = Topology([ranks, 1, 1]);
+    let results: Vec<Result<RankOutput<T>, String>> = match comm {
+        CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
+            let rank = yee_core::Comm::rank(&c);
+            let out = run_tiled_rank(
+                setup,
+                map,
+                costs,
+                kernel.clone(),
+                &mut c,
+                steps,
+                overlap,
+                |s, chunk, tiles| body(rank, s, chunk, tiles),
+            );
+            run(rank, out.map_err(|e| e.to_string()))
+        }),
+        CommKind::Sim => {
+            let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
+            yee_comm_sim::launch(topology, model, |mut c| {
+                let rank = yee_core::Comm::rank(&c);
+                let out = run_tiled_rank(
+                    setup,
+                    map,
+                    costs,
+                    kernel.clone(),
+                    &mut c,
+                    steps,
+                    overlap,
+                    |s, chunk, tiles| body(rank, s, chunk, tiles),
+                );
+                run(rank, out.map_err(|e| e.to_string()))
+            })
+        }
+        CommKind::Mpi => {
+            return Err("--partition runs on --comm shm or sim; MPI runs use boxes".into());
+        }
+    };
+    results.into_iter().collect()
+}
