@@ -51,35 +51,33 @@ fn tiled<T: yee_core::Scalar>(
     overlap: bool,
     steps: u64,
 ) -> Vec<TiledRankOutput<T>> {
+    fn one<T: yee_core::Scalar, M: yee_core::Comm>(
+        setup: &Setup,
+        map: &TileMap,
+        c: &mut M,
+        overlap: bool,
+        steps: u64,
+    ) -> TiledRankOutput<T> {
+        let costs = Costs::default();
+        run_tiled_rank::<T, _, _>(
+            setup,
+            map,
+            costs,
+            ScalarCurl,
+            c,
+            steps,
+            overlap,
+            |_, _, _| {},
+        )
+        .expect("the rank runs")
+    }
     let topology = Topology([RANKS, 1, 1]);
     if sim {
         sim_launch(topology, MachineModel::default_for(RANKS), |mut c| {
-            run_tiled_rank::<T, _, _>(
-                setup,
-                map,
-                Costs::default(),
-                ScalarCurl,
-                &mut c,
-                steps,
-                overlap,
-                |_, _, _| {},
-            )
-            .expect("the rank runs")
+            one(setup, map, &mut c, overlap, steps)
         })
     } else {
-        shm_launch(topology, |mut c| {
-            run_tiled_rank::<T, _, _>(
-                setup,
-                map,
-                Costs::default(),
-                ScalarCurl,
-                &mut c,
-                steps,
-                overlap,
-                |_, _, _| {},
-            )
-            .expect("the rank runs")
-        })
+        shm_launch(topology, |mut c| one(setup, map, &mut c, overlap, steps))
     }
 }
 

@@ -271,15 +271,7 @@ pub fn write_share_plot(
             black,
         );
     }
-    let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| io_error(path, e))?;
-    writer
-        .write_image_data(&image)
-        .map_err(|e| io_error(path, e))?;
-    writer.finish().map_err(|e| io_error(path, e))
+    crate::output::png::save_rgb(path, w, h, &image)
 }
 
 /// One box in `yee balance --json`.

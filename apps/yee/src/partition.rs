@@ -11,7 +11,7 @@ use serde::Serialize;
 use yee_core::graph::architecture::table_2;
 use yee_core::graph::{Method, TileGraph, partition, quality};
 
-use crate::error::{AppError, io_error};
+use crate::error::AppError;
 
 /// What to partition: a mask over a grid, with a name for files.
 pub struct Area {
@@ -257,14 +257,7 @@ pub fn write_png(
             }
         }
     }
-    let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| io_error(path, e))?;
-    writer
-        .write_image_data(&data)
-        .map_err(|e| io_error(path, e))
+    crate::output::png::save_rgb(path, w, h, &data)
 }
 
 /// One row of the speedup table: a machine of table 2 and its speedup per processor count.

@@ -122,24 +122,10 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
         }
         barrier.wait();
     };
-    let ghost = setup.mode.active_axes().map(usize::from);
-    let run = |rank: usize, out: Result<yee_scalar::tiled::TiledRankOutput<T>, String>| {
-        out.map(|o| RankOutput {
-            rank,
-            owned: map.chunk_box(rank, ghost),
-            fields: [None, None, None, None, None, None],
-            probes: o.probes,
-            records: o.records,
-            diverged: o.diverged,
-            history: Vec::new(),
-            balancer: None,
-        })
-    };
     let topology = Topology([ranks, 1, 1]);
     let results: Vec<Result<RankOutput<T>, String>> = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            let rank = yee_core::Comm::rank(&c);
-            let out = run_tiled_rank(
+            one(
                 setup,
                 map,
                 costs,
@@ -147,15 +133,13 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
                 &mut c,
                 steps,
                 overlap,
-                |s, chunk, tiles| body(rank, s, chunk, tiles),
-            );
-            run(rank, out.map_err(|e| e.to_string()))
+                &body,
+            )
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                let rank = yee_core::Comm::rank(&c);
-                let out = run_tiled_rank(
+                one(
                     setup,
                     map,
                     costs,
@@ -163,9 +147,8 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
                     &mut c,
                     steps,
                     overlap,
-                    |s, chunk, tiles| body(rank, s, chunk, tiles),
-                );
-                run(rank, out.map_err(|e| e.to_string()))
+                    &body,
+                )
             })
         }
         CommKind::Mpi => {
@@ -173,4 +156,45 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
         }
     };
     results.into_iter().collect()
+}
+
+/// What each rank does after a step: `(rank, step, chunk, its tiles)`.
+type TileAfterStep<'a, T, K> = dyn Fn(usize, u64, &yee_scalar::YeeChunk<T, K>, &[Box3]) + Sync + 'a;
+
+/// One rank's tiled run, whichever communicator it talks through, as a [`RankOutput`] whose
+/// owned box is the rank's bounding box.
+#[allow(clippy::too_many_arguments)]
+fn one<T: Scalar, K: CurlExecutor<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
+    setup: &Setup,
+    map: &TileMap,
+    costs: yee_core::Costs,
+    kernel: K,
+    comm: &mut M,
+    steps: u64,
+    overlap: bool,
+    body: &TileAfterStep<'_, T, K>,
+) -> Result<RankOutput<T>, String> {
+    let rank = comm.rank();
+    let ghost = setup.mode.active_axes().map(usize::from);
+    let o = run_tiled_rank(
+        setup,
+        map,
+        costs,
+        kernel,
+        comm,
+        steps,
+        overlap,
+        |s, chunk, tiles| body(rank, s, chunk, tiles),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(RankOutput {
+        rank,
+        owned: map.chunk_box(rank, ghost),
+        fields: [None, None, None, None, None, None],
+        probes: o.probes,
+        records: o.records,
+        diverged: o.diverged,
+        history: Vec::new(),
+        balancer: None,
+    })
 }

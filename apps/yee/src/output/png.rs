@@ -144,12 +144,34 @@ pub fn write(out: impl Write, slice: &SliceImage) -> Result<(), png::EncodingErr
     let title_x = MARGIN.min(w.saturating_sub(text_width(slice.title, 2)));
     draw_text(&mut image, w, title_x, 8, slice.title, 2, black);
 
+    write_rgb(out, w, h, &image)
+}
+
+/// Writes `rgb` (3 bytes per pixel, top row first) as an 8-bit RGB PNG of `w × h`.
+pub fn write_rgb(
+    out: impl Write,
+    w: usize,
+    h: usize,
+    rgb: &[u8],
+) -> Result<(), png::EncodingError> {
     let mut encoder = png::Encoder::new(out, w as u32, h as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header()?;
-    writer.write_image_data(&image)?;
+    writer.write_image_data(rgb)?;
     writer.finish()
+}
+
+/// [`write_rgb`] into a new file at `path`.
+pub fn save_rgb(
+    path: &std::path::Path,
+    w: usize,
+    h: usize,
+    rgb: &[u8],
+) -> Result<(), crate::error::AppError> {
+    let error = |e: &dyn std::fmt::Display| crate::error::io_error(path, e);
+    let file = std::fs::File::create(path).map_err(|e| error(&e))?;
+    write_rgb(std::io::BufWriter::new(file), w, h, rgb).map_err(|e| error(&e))
 }
 
 #[cfg(test)]
