@@ -37,6 +37,9 @@ pub struct TileDriver {
     inner_tiles: Vec<Box3>,
     peers: Vec<PeerLayers>,
     overlap: bool,
+    /// Per peer, the bytes of the last message sent and received (kept between steps).
+    sends: Vec<Vec<u8>>,
+    receives: Vec<Vec<u8>>,
 }
 
 impl TileDriver {
@@ -77,6 +80,8 @@ impl TileDriver {
             inner_tiles,
             peers,
             overlap: true,
+            sends: Vec::new(),
+            receives: Vec::new(),
         })
     }
 
@@ -121,20 +126,17 @@ impl TileDriver {
             if !self.overlap {
                 update(chunk, comm, &self.inner_tiles);
             }
-            let sends: Vec<Vec<u8>> = self
-                .peers
-                .iter()
-                .map(|p| pack(&*chunk, &p.send, p.send_values))
-                .collect();
-            let mut receives: Vec<Vec<u8>> = self
-                .peers
-                .iter()
-                .map(|p| vec![0u8; p.receive_values * size])
-                .collect();
+            self.sends.resize_with(self.peers.len(), Vec::new);
+            self.receives.resize_with(self.peers.len(), Vec::new);
+            for (k, p) in self.peers.iter().enumerate() {
+                pack(&*chunk, &p.send, p.send_values, &mut self.sends[k]);
+                self.receives[k].resize(p.receive_values * size, 0);
+            }
+            let (sends, receives) = (&self.sends, &mut self.receives);
             let outgoing: Vec<Outgoing<'_>> = self
                 .peers
                 .iter()
-                .zip(&sends)
+                .zip(sends)
                 .filter(|(p, _)| p.send_values > 0)
                 .map(|(p, bytes)| Outgoing {
                     peer: p.peer,
@@ -180,8 +182,9 @@ impl TileDriver {
     }
 }
 
-/// Packs `boxes` one after the other ([`Chunk::pack_slab`]) as little-endian bytes.
-fn pack<C: Chunk>(chunk: &C, boxes: &[Box3], values: usize) -> Vec<u8> {
+/// Packs `boxes` one after the other ([`Chunk::pack_slab`]) as little-endian bytes into
+/// `bytes` (resized to fit).
+fn pack<C: Chunk>(chunk: &C, boxes: &[Box3], values: usize, bytes: &mut Vec<u8>) {
     let zero = <C::Value as num_traits::Zero>::zero();
     let mut all = vec![zero; values];
     let mut at = 0;
@@ -191,11 +194,10 @@ fn pack<C: Chunk>(chunk: &C, boxes: &[Box3], values: usize) -> Vec<u8> {
         at += n;
     }
     let size = C::Value::BYTES;
-    let mut bytes = vec![0u8; values * size];
+    bytes.resize(values * size, 0);
     for (v, out) in all.iter().zip(bytes.chunks_exact_mut(size)) {
         v.write_le(out);
     }
-    bytes
 }
 
 /// Unpacks what [`pack`] of the peer wrote for the same `boxes`.

@@ -170,7 +170,7 @@ impl TileMap {
         layers
     }
 
-    /// True when a tile of `rank` touches a tile of another rank across a face.
+    /// True when tile `t` touches a tile of another rank across a face.
     pub fn on_border(&self, t: usize) -> bool {
         let me = self.owner[t];
         self.face_neighbours(t)

@@ -50,17 +50,16 @@ pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> 
                 .copied()
                 .filter(|&q| q != p && weight[q] + g.weight[n] <= limit[q])
                 .max_by(|&a, &b| to[a].total_cmp(&to[b]).then(b.cmp(&a)));
-            let gain = best.map(|q| (q, to[q] - inside));
+            let lowers_cut = best.filter(|&q| to[q] > inside);
             for &q in &touched {
                 to[q] = 0.0;
             }
-            let Some((q, gain)) = gain.filter(|&(_, gain)| gain > 0.0) else {
+            let Some(q) = lowers_cut else {
                 continue;
             };
             if hanging_on(g, part, p, n, &mut seen).is_none_or(|h| !h.is_empty()) {
                 continue;
             }
-            let _ = gain;
             part[n] = q;
             weight[p] -= g.weight[n];
             weight[q] += g.weight[n];
