@@ -94,6 +94,57 @@ pub fn assemble_pieces<T: Scalar>(setup: &Setup, pieces: Vec<Piece<T>>) -> Assem
     }
 }
 
+/// The output step of in-process ranks: each deposits its piece, and rank 0 turns them all
+/// into whole fields and hands them on, while the others wait.
+pub struct OutputGather<P> {
+    barrier: Barrier,
+    pieces: Mutex<Vec<Option<P>>>,
+}
+
+impl<P> OutputGather<P> {
+    /// A gather for `ranks` ranks.
+    pub fn new(ranks: usize) -> Self {
+        OutputGather {
+            barrier: Barrier::new(ranks),
+            pieces: Mutex::new((0..ranks).map(|_| None).collect()),
+        }
+    }
+
+    /// Called by every rank after step `step`: reports progress on rank 0 and, at the steps
+    /// `wants_output` selects, deposits `piece()` and lets rank 0 call `finish(pieces)` (in
+    /// rank order) before any rank goes on.
+    pub fn after_step(
+        &self,
+        rank: usize,
+        step: u64,
+        progress: &(dyn Fn(u64) + Sync),
+        wants_output: &(dyn Fn(u64) -> bool + Sync),
+        piece: impl FnOnce() -> P,
+        finish: impl FnOnce(Vec<P>),
+    ) {
+        if rank == 0 {
+            progress(step);
+        }
+        if !wants_output(step) {
+            return;
+        }
+        let lock = || self.pieces.lock().unwrap_or_else(|p| p.into_inner());
+        lock()[rank] = Some(piece());
+        self.barrier.wait();
+        if rank == 0 {
+            let collected: Vec<P> = lock()
+                .iter_mut()
+                .map(|p| {
+                    p.take()
+                        .expect("every rank deposits its piece before the barrier")
+                })
+                .collect();
+            finish(collected);
+        }
+        self.barrier.wait();
+    }
+}
+
 /// Runs `setup` for `steps` steps laid out by `plan` on `comm` (with `model` for sim, and
 /// `slowdown[r]` making rank `r` sleep on shm and MPI), calling `on_output(step, fields)` on
 /// the writing rank at every step `wants_output` selects and `progress(step)` after each step.
@@ -114,28 +165,16 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
 ) -> Result<Option<Vec<RankOutput<T>>>, String> {
     let topology = plan.topology;
     let ranks = topology.ranks();
-    let barrier = Barrier::new(ranks);
-    let pieces: Mutex<Vec<Option<Piece<T>>>> = Mutex::new(vec![None; ranks]);
+    let gather = OutputGather::new(ranks);
     let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>| {
-        if rank == 0 {
-            progress(step);
-        }
-        if !wants_output(step) {
-            return;
-        }
-        let (owned, fields) = piece_of(chunk);
-        pieces.lock().unwrap_or_else(|p| p.into_inner())[rank] = Some((owned, fields));
-        barrier.wait();
-        if rank == 0 {
-            let collected = std::mem::take(&mut *pieces.lock().unwrap_or_else(|p| p.into_inner()));
-            let whole = collected
-                .into_iter()
-                .map(|p| p.expect("every rank deposits its piece before the barrier"))
-                .collect();
-            on_output(step, &assemble_pieces(setup, whole));
-            *pieces.lock().unwrap_or_else(|p| p.into_inner()) = vec![None; ranks];
-        }
-        barrier.wait();
+        gather.after_step(
+            rank,
+            step,
+            progress,
+            wants_output,
+            || piece_of(chunk),
+            |pieces| on_output(step, &assemble_pieces(setup, pieces)),
+        );
     };
     /// One rank's run, whichever communicator it talks through.
     fn one<T: Scalar, K: CurlExecutor<T>, M: yee_core::Comm<Error: std::fmt::Display>>(

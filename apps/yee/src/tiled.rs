@@ -2,8 +2,6 @@
 //! (Smyk & Tudruj 2011) instead of a box; tiles with no active cell are never computed. On the
 //! in-process communicators; whole fields are gathered at output steps as for boxes.
 
-use std::sync::{Barrier, Mutex};
-
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::graph::{Method, TileGraph, quality};
@@ -14,7 +12,7 @@ use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
 
 use crate::error::AppError;
-use crate::parallel::{Assembled, CommKind};
+use crate::parallel::{Assembled, CommKind, OutputGather};
 use crate::scene::Scene;
 
 /// The tile map of a run and what it costs.
@@ -87,40 +85,16 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
 ) -> Result<Vec<RankOutput<T>>, String> {
     let map = &plan.map;
     let ranks = map.ranks;
-    let barrier = Barrier::new(ranks);
-    let pieces: Mutex<Vec<Option<TilePiece<T>>>> = Mutex::new(vec![None; ranks]);
+    let gather: OutputGather<TilePiece<T>> = OutputGather::new(ranks);
     let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>, tiles: &[Box3]| {
-        if rank == 0 {
-            progress(step);
-        }
-        if !wants_output(step) {
-            return;
-        }
-        let piece = (tiles.to_vec(), tile_values(chunk, tiles));
-        pieces.lock().unwrap_or_else(|p| p.into_inner())[rank] = Some(piece);
-        barrier.wait();
-        if rank == 0 {
-            let collected = std::mem::take(&mut *pieces.lock().unwrap_or_else(|p| p.into_inner()));
-            let fields = Component::ALL.map(|c| {
-                setup.mode.has(c).then(|| {
-                    let mut whole = vec![T::zero(); setup.cells()];
-                    for (tiles, values) in collected.iter().flatten() {
-                        if let Some(v) = &values[c.index()] {
-                            scatter_tiles(setup.grid, tiles, v, &mut whole);
-                        }
-                    }
-                    whole
-                })
-            });
-            let assembled = Assembled {
-                grid: setup.grid,
-                mode: setup.mode,
-                fields,
-            };
-            on_output(step, &assembled);
-            *pieces.lock().unwrap_or_else(|p| p.into_inner()) = vec![None; ranks];
-        }
-        barrier.wait();
+        gather.after_step(
+            rank,
+            step,
+            progress,
+            wants_output,
+            || (tiles.to_vec(), tile_values(chunk, tiles)),
+            |pieces| on_output(step, &assemble_tile_pieces(setup, &pieces)),
+        );
     };
     let topology = Topology([ranks, 1, 1]);
     let results: Vec<Result<RankOutput<T>, String>> = match comm {
@@ -156,6 +130,26 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
         }
     };
     results.into_iter().collect()
+}
+
+/// Whole fields from every rank's tiles; cells of tiles nobody owns are zero.
+fn assemble_tile_pieces<T: Scalar>(setup: &Setup, pieces: &[TilePiece<T>]) -> Assembled<T> {
+    let fields = Component::ALL.map(|c| {
+        setup.mode.has(c).then(|| {
+            let mut whole = vec![T::zero(); setup.cells()];
+            for (tiles, values) in pieces {
+                if let Some(v) = &values[c.index()] {
+                    scatter_tiles(setup.grid, tiles, v, &mut whole);
+                }
+            }
+            whole
+        })
+    });
+    Assembled {
+        grid: setup.grid,
+        mode: setup.mode,
+        fields,
+    }
 }
 
 /// What each rank does after a step: `(rank, step, chunk, its tiles)`.
