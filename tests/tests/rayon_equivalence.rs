@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use yee_core::{Component, Costs, Scalar, Setup, Topology};
+use yee_core::{
+    Component, Costs, Mode, PointSource, Scalar, Setup, SourceKind, Topology, Waveform,
+};
 use yee_rayon::{ComponentPasses, RayonCurl};
 use yee_scalar::chunk::{CurlExecutor, ScalarCurl};
 use yee_scalar::decomposed::{assemble, probe_series, run_rank_with, uniform_plan};
@@ -65,6 +67,58 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
             run::<T, _>(setup, split, kernel, steps) == reference,
             "{name}: rayon with the components {passes:?} differs"
         );
+    }
+    // Batches of a few rows cut the multi-row spans at odd places, across planes too.
+    let small = two.with_batch_cells(700);
+    assert!(
+        run::<T, _>(setup, Topology([1, 1, 1]), small, steps) == reference,
+        "{name}: rayon in small batches differs"
+    );
+}
+
+/// The divergence a run reports (step, component, cell) with `kernel`.
+fn divergence<K: CurlExecutor<f64>>(setup: &Setup, kernel: K) -> Option<String> {
+    let plan = uniform_plan(setup, Topology([1, 1, 1]));
+    let outputs = yee_comm_shm::launch(Topology([1, 1, 1]), |mut c| {
+        run_rank_with(
+            setup,
+            &plan,
+            Costs::default(),
+            kernel.clone(),
+            &mut c,
+            60,
+            |_, _| {},
+        )
+        .unwrap()
+    });
+    outputs[0].diverged.as_ref().map(|e| e.to_string())
+}
+
+#[test]
+fn a_diverging_run_stops_where_the_oracle_stops() {
+    // A 1e308 current in a uniform PEC box: the rows around it take the multi-row fast loop,
+    // whose finiteness fold must catch the overflow at the same step and cell as the oracle.
+    let sources = [PointSource {
+        component: Component::Ez,
+        cell: [7, 5, 6],
+        waveform: Waveform::Gaussian {
+            delay: 0.0,
+            width: 1e6,
+            frequency: 0.0,
+        },
+        amplitude: 1e308,
+        kind: SourceKind::Soft,
+    }];
+    let setup = Setup {
+        sources: &sources,
+        ..yee_tests::vacuum(Mode::ThreeD, [12, 10, 11], 0.5, yee_tests::PEC)
+    };
+    let oracle = divergence(&setup, ScalarCurl).expect("the oracle diverges");
+    for kernel in [
+        RayonCurl::with_threads(2).unwrap(),
+        RayonCurl::with_threads(1).unwrap().with_batch_cells(50),
+    ] {
+        assert_eq!(divergence(&setup, kernel).as_deref(), Some(oracle.as_str()));
     }
 }
 

@@ -29,6 +29,7 @@ pub use yee_scalar::YeeChunk;
 pub struct RayonCurl {
     pool: Option<Arc<rayon::ThreadPool>>,
     passes: ComponentPasses,
+    batch_cells: Option<usize>,
 }
 
 /// How the components of one phase are swept. Every choice gives the same bits.
@@ -50,6 +51,7 @@ impl RayonCurl {
         RayonCurl {
             pool: None,
             passes: ComponentPasses::Auto,
+            batch_cells: None,
         }
     }
 
@@ -61,12 +63,19 @@ impl RayonCurl {
         Ok(RayonCurl {
             pool: Some(Arc::new(pool)),
             passes: ComponentPasses::Auto,
+            batch_cells: None,
         })
     }
 
     /// Sweeps a phase's components as `passes` says (the same bits; for measuring and testing).
     pub fn with_passes(mut self, passes: ComponentPasses) -> Self {
         self.passes = passes;
+        self
+    }
+
+    /// Sweeps batches of whole rows of at least `cells` cells (the same bits; for measuring).
+    pub fn with_batch_cells(mut self, cells: usize) -> Self {
+        self.batch_cells = Some(cells.max(1));
         self
     }
 }
@@ -80,16 +89,18 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     }
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        let passes = self.passes;
+        let (passes, batch) = (self.passes, self.batch_cells.unwrap_or(ROW_BATCH_CELLS));
         match &self.pool {
-            Some(pool) => pool.install(|| curl_phase(state, electric, region, passes)),
-            None => curl_phase(state, electric, region, passes),
+            Some(pool) => pool.install(|| curl_phase(state, electric, region, passes, batch)),
+            None => curl_phase(state, electric, region, passes, batch),
         }
     }
 }
 
-/// Cells per rayon task (whole rows of at least this many cells).
-const ROW_BATCH_CELLS: usize = 16 * 1024;
+/// Cells per rayon task (whole rows of at least this many cells). Larger batches switch the
+/// memory streams less often: at 256³ f32 on one thread 256 Ki cells measured ≈ 1.2× the rate
+/// of 16 Ki (docs/performance.md), and a 100³ grid still splits into four tasks.
+const ROW_BATCH_CELLS: usize = 256 * 1024;
 
 /// Field arrays at least this large (bytes) have their components updated together.
 const TOGETHER_ABOVE_BYTES: usize = 8 << 20;
@@ -168,6 +179,39 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         (row_of(r.lo[1], r.lo[2]), row_of(r.hi[1] - 1, r.hi[2] - 1))
     }
 
+    /// Whether no y or z stretch applies on row (`y`, `z`).
+    fn row_plain(&self, [y, z]: [i64; 2]) -> bool {
+        let one = T::Real::from_f64(1.0);
+        self.terms
+            .iter()
+            .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one)
+    }
+
+    /// Whether row (`y`, `z`) holds cells to update and all of them take the uniform fast loop,
+    /// so that a run of such rows is swept by one call ([`ComponentRows::update_span`]).
+    fn spans(&self, [y, z]: [i64; 2]) -> bool {
+        let r = self.r;
+        self.uniform.is_some()
+            && y >= r.lo[1]
+            && y < r.hi[1]
+            && z >= r.lo[2]
+            && z < r.hi[2]
+            && (!self.x_stretches || (self.plain.0 <= r.lo[0] && self.plain.1 >= r.hi[0]))
+            && self.row_plain([y, z])
+    }
+
+    /// Updates `count` consecutive storage rows from row `n` (`rows` holds them) that all
+    /// [`ComponentRows::spans`], in one call of the fast loop: short rows (100 cells) cost no
+    /// per-row setup or dispatch. Returns whether the updated cells all stayed finite.
+    fn update_span(&self, rows: &mut [T], n: usize, count: usize) -> bool {
+        let width = self.extent[0];
+        let local = |x: i64| (x - self.storage.lo[0]) as usize;
+        let (a, b) = (local(self.r.lo[0]), local(self.r.hi[0]));
+        let coef = self.uniform.expect("spans need one material");
+        let cells = RowSpan { a, b, width, count };
+        fast_uniform(rows, &self.terms, n * width, cells, coef, self.electric)
+    }
+
     /// Updates the cells of storage row `n` at (`y`, `z`) (`row` is that row of the target);
     /// returns whether they all stayed finite.
     fn update(&self, row: &mut [T], n: usize, [y, z]: [i64; 2]) -> bool {
@@ -177,13 +221,8 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         }
         let base = n * self.extent[0];
         let local = |x: i64| (x - storage.lo[0]) as usize;
-        let one = T::Real::from_f64(1.0);
         // Rows inside a y or z stretch take the per-cell path throughout.
-        let row_plain = self
-            .terms
-            .iter()
-            .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one);
-        let (fast_lo, fast_hi) = if !row_plain {
+        let (fast_lo, fast_hi) = if !self.row_plain([y, z]) {
             (r.lo[0], r.lo[0])
         } else if self.x_stretches {
             let lo = r.lo[0].max(self.plain.0).min(r.hi[0]);
@@ -205,15 +244,15 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             electric,
         );
         ok &= match self.uniform {
-            Some(coef) => fast_uniform(
-                row,
-                terms,
-                base,
-                local(fast_lo),
-                local(fast_hi),
-                coef,
-                electric,
-            ),
+            Some(coef) => {
+                let cells = RowSpan {
+                    a: local(fast_lo),
+                    b: local(fast_hi),
+                    width: row.len(),
+                    count: 1,
+                };
+                fast_uniform(row, terms, base, cells, coef, electric)
+            }
             None => fast_materials(
                 row,
                 terms,
@@ -252,6 +291,7 @@ fn curl_phase<T: Scalar>(
     electric: bool,
     region: Box3,
     passes: ComponentPasses,
+    batch_cells: usize,
 ) {
     let components: Vec<Component> = state
         .mode
@@ -294,7 +334,7 @@ fn curl_phase<T: Scalar>(
         let first = kernels.iter().map(|k| k.rows().0).min().unwrap_or(0);
         let last = kernels.iter().map(|k| k.rows().1).max().unwrap_or(0);
         // Tasks of several rows: rayon's per-task cost would dominate 100-cell rows.
-        let rows_per_task = (ROW_BATCH_CELLS / extent[0]).max(1);
+        let rows_per_task = (batch_cells / extent[0]).max(1);
         let batch = extent[0] * rows_per_task;
         // Batch-major: for each batch of rows, that batch of every target in the group.
         let mut batches: Vec<Vec<&mut [T]>> = Vec::new();
@@ -320,17 +360,7 @@ fn curl_phase<T: Scalar>(
                 // arrays as a separate pass would, and the sources it shares with the previous
                 // component come from cache (a batch of rows fits in L2).
                 for (kernel, target) in kernels.iter().zip(rows.iter_mut()) {
-                    // (y, z) of the batch's first row, then stepped: no division per row.
-                    let mut y = storage.lo[1] + (n0 % extent[1]) as i64;
-                    let mut z = storage.lo[2] + (n0 / extent[1]) as i64;
-                    for (j, row) in target.chunks_mut(extent[0]).enumerate() {
-                        ok &= kernel.update(row, n0 + j, [y, z]);
-                        y += 1;
-                        if y == storage.hi[1] {
-                            y = storage.lo[1];
-                            z += 1;
-                        }
-                    }
+                    ok &= sweep_batch(kernel, target, n0);
                 }
                 ok
             })
@@ -340,6 +370,41 @@ fn curl_phase<T: Scalar>(
     for (c, field) in targets {
         state.fields[c.index()] = Some(field);
     }
+}
+
+/// Updates one component over `target`, whole storage rows from row `n0`: runs of rows that
+/// take the uniform fast loop within one z plane as one span, the others row by row. Returns
+/// whether the updated cells all stayed finite.
+fn sweep_batch<T: Scalar>(kernel: &ComponentRows<T>, target: &mut [T], n0: usize) -> bool {
+    let (storage, width) = (kernel.storage, kernel.extent[0]);
+    let count = target.len() / width;
+    // (y, z) of the batch's first row, then stepped: no division per row.
+    let mut y = storage.lo[1] + (n0 % kernel.extent[1]) as i64;
+    let mut z = storage.lo[2] + (n0 / kernel.extent[1]) as i64;
+    let mut ok = true;
+    let mut j = 0;
+    while j < count {
+        let mut run = 0;
+        while j + run < count
+            && y + (run as i64) < storage.hi[1]
+            && kernel.spans([y + run as i64, z])
+        {
+            run += 1;
+        }
+        let rows = &mut target[j * width..(j + run.max(1)) * width];
+        if run > 1 {
+            ok &= kernel.update_span(rows, n0 + j, run);
+        } else {
+            ok &= kernel.update(rows, n0 + j, [y, z]);
+        }
+        j += run.max(1);
+        y += run.max(1) as i64;
+        if y == storage.hi[1] {
+            y = storage.lo[1];
+            z += 1;
+        }
+    }
+    ok
 }
 
 /// The difference approximating the derivative at offset `o`: backward for E, forward for H.
@@ -380,65 +445,112 @@ fn operands<'a, T: Scalar>(
     (&t.source[hi..hi + n], &t.source[lo..lo + n])
 }
 
-/// Cells `a..b` of a row with one material and no stretching: equal-length slices zipped, so
-/// the compiler drops the bounds checks and vectorises — compiled for AVX-512 and AVX2 as well as
-/// the baseline, picked at run time (no FMA: fusing would change the bits).
+/// Cells `a..b` of each of `count` consecutive storage rows of `width` cells.
+#[derive(Clone, Copy)]
+struct RowSpan {
+    a: usize,
+    b: usize,
+    width: usize,
+    count: usize,
+}
+
+/// The cells of `rows` that `span` names, with one material and no stretching: equal-length
+/// slices zipped, so the compiler drops the bounds checks and vectorises — compiled for AVX-512
+/// and AVX2 as well as the baseline, picked at run time (no FMA: fusing would change the bits).
+/// Returns whether every new value is finite.
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
     "x86_64+avx2+avx"
 ))]
 fn fast_uniform<T: Scalar>(
-    row: &mut [T],
+    rows: &mut [T],
     terms: &[Term<T>],
     base: usize,
-    a: usize,
-    b: usize,
+    span: RowSpan,
     coef: [T::Real; 2],
     electric: bool,
 ) -> bool {
     let [decay, gain] = coef;
+    let RowSpan { a, b, width, count } = span;
     let n = b - a;
-    let out = &mut row[a..b];
+    // The sign pattern is fixed per component: one branch-free loop for each, chosen once for
+    // all rows. Each loop folds the finiteness of what it writes as it goes (a non-short-circuit
+    // `&` vectorises; `all` would branch per element), so the check costs no second pass.
+    let mut ok = true;
     match terms {
         [t1, t2] => {
-            let (h1, l1) = operands(t1, base + a, n, electric);
-            let (h2, l2) = operands(t2, base + a, n, electric);
-            // The signs are fixed per component: one branch-free loop for each pattern.
-            match (t1.positive, t2.positive) {
-                (true, false) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+            let (t, cells) = ([t1, t2], (base, span));
+            ok = match (t1.positive, t2.positive) {
+                (true, false) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
                     (T::zero() + d1) - d2
                 }),
-                (false, true) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                (false, true) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
                     (T::zero() - d1) + d2
                 }),
-                (true, true) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                (true, true) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
                     (T::zero() + d1) + d2
                 }),
-                (false, false) => zip_update(out, h1, l1, h2, l2, decay, gain, |d1, d2| {
+                (false, false) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
                     (T::zero() - d1) - d2
                 }),
-            }
+            };
         }
         [t1] => {
-            let (h1, l1) = operands(t1, base + a, n, electric);
             let p1 = t1.positive;
-            for ((v, &x1), &y1) in out.iter_mut().zip(h1).zip(l1) {
-                let d1 = x1 - y1;
-                let curl = if p1 { T::zero() + d1 } else { T::zero() - d1 };
-                *v = v.scale(decay) + curl.scale(gain);
+            for k in 0..count {
+                let (h1, l1) = operands(t1, base + k * width + a, n, electric);
+                let out = &mut rows[k * width + a..k * width + b];
+                ok &= out
+                    .iter_mut()
+                    .zip(h1)
+                    .zip(l1)
+                    .fold(true, |ok, ((v, &x1), &y1)| {
+                        let d1 = x1 - y1;
+                        let curl = if p1 { T::zero() + d1 } else { T::zero() - d1 };
+                        *v = v.scale(decay) + curl.scale(gain);
+                        ok & v.is_finite()
+                    });
             }
         }
         _ => {
-            for (i, v) in out.iter_mut().enumerate() {
-                *v = v.scale(decay) + plain_curl(terms, base + a + i, electric).scale(gain);
+            for k in 0..count {
+                let o = base + k * width + a;
+                let out = &mut rows[k * width + a..k * width + b];
+                ok &= out.iter_mut().enumerate().fold(true, |ok, (i, v)| {
+                    *v = v.scale(decay) + plain_curl(terms, o + i, electric).scale(gain);
+                    ok & v.is_finite()
+                });
             }
         }
     }
-    // A non-short-circuit fold vectorises; `all` would stop at every element to branch.
-    out.iter().fold(true, |ok, v| ok & v.is_finite())
+    ok
 }
 
-/// `v ← v·decay + curl(x₁ − y₁, x₂ − y₂)·gain` over equal-length slices.
+/// The two-term update over the rows of `span` (from storage offset `base`), the curl's
+/// signs fixed in `curl`; whether every new value is finite.
+#[inline(always)]
+fn two_term_rows<T: Scalar>(
+    rows: &mut [T],
+    [t1, t2]: [&Term<T>; 2],
+    (base, span): (usize, RowSpan),
+    [decay, gain]: [T::Real; 2],
+    electric: bool,
+    curl: impl Fn(T, T) -> T + Copy,
+) -> bool {
+    let RowSpan { a, b, width, count } = span;
+    let mut ok = true;
+    for k in 0..count {
+        let o = base + k * width + a;
+        let (h1, l1) = operands(t1, o, b - a, electric);
+        let (h2, l2) = operands(t2, o, b - a, electric);
+        let out = &mut rows[k * width + a..k * width + b];
+        ok &= zip_update(out, h1, l1, h2, l2, decay, gain, curl);
+    }
+    ok
+}
+
+/// `v ← v·decay + curl(x₁ − y₁, x₂ − y₂)·gain` over equal-length slices; whether every new
+/// value is finite.
 #[inline(always)]
 fn zip_update<T: Scalar>(
     out: &mut [T],
@@ -449,10 +561,14 @@ fn zip_update<T: Scalar>(
     decay: T::Real,
     gain: T::Real,
     curl: impl Fn(T, T) -> T,
-) {
-    for ((((v, &x1), &y1), &x2), &y2) in out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2) {
-        *v = v.scale(decay) + curl(x1 - y1, x2 - y2).scale(gain);
-    }
+) -> bool {
+    out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2).fold(
+        true,
+        |ok, ((((v, &x1), &y1), &x2), &y2)| {
+            *v = v.scale(decay) + curl(x1 - y1, x2 - y2).scale(gain);
+            ok & v.is_finite()
+        },
+    )
 }
 
 /// Cells `a..b` of a row without stretching, coefficients looked up per cell.
