@@ -3,12 +3,15 @@
 
 Runs Meep (Debian's python3-meep, double precision, OMP_NUM_THREADS=1) on vacuum grids of the
 given sizes for a fixed number of steps, then `yee bench --json --only ...` (rayon backend, one
-thread), and prints both rates in Mcells/s and their ratio. Needs a release build of yee:
-    cargo build --release -p yee && python3 bench/meep_compare.py
+thread), alternating the two round by round (the machine's rate drifts), and prints the median
+rates in Mcells/s and the median of the rounds' ratios. Needs a release build of yee:
+    cargo build --release -p yee && python3 bench/meep_compare.py [--rounds N] ["3D 100^3" ...]
 Use /usr/bin/python3 (Debian's) if another python3 comes first on PATH.
 """
+import argparse
 import json
 import os
+from statistics import median
 import subprocess
 import sys
 import time
@@ -26,44 +29,68 @@ PROBLEMS = [
 ]
 
 
-def meep_rate(dims, size, steps):
-    """Mcells/s of Meep on a vacuum grid (resolution 1, no PML, one point source), median of 3."""
-    cell = mp.Vector3(*size)
+def meep_simulation(dims, size):
+    """Meep on a vacuum grid (resolution 1, no PML, one point source), initialised."""
     component = mp.Ex if dims == 1 else mp.Ez  # Meep's 1D grid carries Ex, Hy
     sources = [mp.Source(mp.GaussianSource(0.05, fwidth=0.05), component=component, center=mp.Vector3())]
     # Meep's 1D grid runs along z.
-    dim_kw = {1: mp.Vector3(0, 0, size[0]), 2: mp.Vector3(size[0], size[1]), 3: cell}[dims]
-    sim = mp.Simulation(cell_size=dim_kw, resolution=1, sources=sources, dimensions=dims)
+    cell = {1: mp.Vector3(0, 0, size[0]), 2: mp.Vector3(size[0], size[1]), 3: mp.Vector3(*size)}[dims]
+    sim = mp.Simulation(cell_size=cell, resolution=1, sources=sources, dimensions=dims)
     sim.init_sim()
-    dt = sim.fields.dt
-    cells = size[0] * max(size[1], 1) * max(size[2], 1)
-    rates = []
-    for _ in range(3):
-        start = time.perf_counter()
-        sim.run(until=steps * dt)
-        rates.append(cells * steps / (time.perf_counter() - start) / 1e6)
-    return sorted(rates)[1]
+    return sim
+
+
+def meep_rate(sim, cells, steps):
+    """Mcells/s of one timed run of `steps` steps of an initialised simulation."""
+    start = time.perf_counter()
+    sim.run(until=steps * sim.fields.dt)
+    return cells * steps / (time.perf_counter() - start) / 1e6
 
 
 def yee_rates(yee, name):
-    out = subprocess.run([yee, "bench", "--json", "--only", name], check=True, capture_output=True, text=True).stdout
-    rows = json.loads(out)
-    return {r["value_type"]: r["mcells_per_s"] for r in rows if r["backend"] == "rayon" and r["threads"] == 1}
+    """yee's rayon backend on one thread (`yee bench`: median of 5 runs) in f64 and f32."""
+    args = [yee, "bench", "--json", "--only", name, "--threads", "1", "--no-scalar"]
+    rows = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    return {r["value_type"]: r["mcells_per_s"] for r in rows if r["backend"] == "rayon"}
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("problems", nargs="*", help='names as in yee bench, e.g. "3D 100^3" (default: all)')
+    parser.add_argument("--rounds", type=int, default=5, help="alternating Meep/yee rounds (default 5)")
+    args = parser.parse_args()
+    if args.rounds < 1:
+        sys.exit("--rounds must be at least 1")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     yee = os.path.join(root, "target", "release", "yee")
     if not os.path.exists(yee):
         sys.exit("build yee first: cargo build --release -p yee")
-    only = sys.argv[1:] or [p[0] for p in PROBLEMS]
-    print(f"{'problem':<11} {'meep f64':>10} {'yee f64':>10} {'ratio':>7} {'yee f32':>10} {'ratio':>7}   (Mcells/s, one core)")
+    known = [p[0] for p in PROBLEMS]
+    unknown = [n for n in args.problems if n not in known]
+    if unknown:
+        sys.exit(f"unknown problem(s) {unknown}; expected some of {known}")
+    only = args.problems or known
+    print(f"Mcells/s on one core, medians of {args.rounds} alternating rounds; ratio = median of the rounds' ratios")
+    print(f"{'problem':<11} {'meep f64':>10} {'yee f64':>10} {'ratio':>7} {'yee f32':>10} {'ratio':>7}   f64 ratio range")
     for name, dims, size, steps in PROBLEMS:
         if name not in only:
             continue
-        meep = meep_rate(dims, size, steps)
-        yee_r = yee_rates(yee, name)
-        print(f"{name:<11} {meep:>10.1f} {yee_r['f64']:>10.1f} {yee_r['f64'] / meep:>6.2f}x {yee_r['f32']:>10.1f} {yee_r['f32'] / meep:>6.2f}x")
+        sim = meep_simulation(dims, size)
+        cells = size[0] * max(size[1], 1) * max(size[2], 1)
+        meep_rate(sim, cells, max(steps // 4, 1))  # warm-up: faults the arrays in
+        meep, f64, f32 = [], [], []
+        for _ in range(args.rounds):
+            meep.append(meep_rate(sim, cells, steps))
+            rates = yee_rates(yee, name)
+            f64.append(rates["f64"])
+            f32.append(rates["f32"])
+        r64 = [y / m for y, m in zip(f64, meep)]
+        r32 = [y / m for y, m in zip(f32, meep)]
+        print(
+            f"{name:<11} {median(meep):>10.1f} {median(f64):>10.1f} {median(r64):>6.2f}x"
+            f" {median(f32):>10.1f} {median(r32):>6.2f}x   {min(r64):.2f}-{max(r64):.2f}"
+        )
+        del sim
 
 
 if __name__ == "__main__":

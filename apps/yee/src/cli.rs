@@ -183,6 +183,12 @@ pub struct BenchArgs {
     /// alternating with the default, to measure what updating them together gains.
     #[arg(long)]
     pub separate: bool,
+    /// Thread counts of the rayon runs, comma-separated (default: 1 and all cores).
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+    /// Leave out the scalar backend's reference rows.
+    #[arg(long)]
+    pub no_scalar: bool,
 }
 
 /// `yee balance`.
@@ -538,7 +544,25 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         #[cfg(feature = "rayon")]
         Command::Bench(args) => {
-            let rows = crate::bench::run(args.quick, args.only.as_deref(), args.separate);
+            if args.threads.contains(&0) {
+                return Err(AppError::Usage(
+                    "--threads: a thread count must be at least 1".into(),
+                ));
+            }
+            let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let mut threads = args.threads.clone();
+            if threads.is_empty() {
+                threads = vec![1, all];
+                threads.dedup();
+            }
+            let plan = crate::bench::Plan {
+                quick: args.quick,
+                only: args.only.as_deref(),
+                separate: args.separate,
+                threads: &threads,
+                scalar: !args.no_scalar,
+            };
+            let rows = crate::bench::run(&plan);
             if args.json {
                 println!(
                     "{}",

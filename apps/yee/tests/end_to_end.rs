@@ -250,6 +250,12 @@ fn bad_command_lines_name_what_is_available() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--steps: 0: a run needs at least one step")
     );
+    let out = yee().args(["bench", "--threads", "1,0"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--threads: a thread count must be at least 1")
+    );
 }
 
 #[test]
