@@ -8,9 +8,11 @@
 //!
 //! Where it is fast: outside CPML stretching (1/κ = 1 exactly, so the scaling is skipped without
 //! changing a bit) and with one material over the chunk (coefficients hoisted out of the loop);
-//! elsewhere it falls back to per-cell lookups, still in parallel. On grids that outgrow the
-//! cache, a phase's components are updated batch of rows by batch of rows ([`ComponentPasses`]),
-//! so each source array is read from memory once per step instead of twice.
+//! elsewhere it falls back to per-cell lookups, still in parallel. A run of rows that all take
+//! the fast loop is swept by one call of it, so short rows pay no per-row setup. On grids that
+//! outgrow the cache, a phase's components are updated batch of rows by batch of rows
+//! ([`ComponentPasses`]), so each source array is read from memory once per step instead of
+//! twice.
 #![warn(missing_docs)]
 
 use std::sync::Arc;
