@@ -8,7 +8,30 @@ use yee_core::{
 };
 use yee_rayon::{ComponentPasses, RayonCurl};
 use yee_scalar::chunk::{CurlExecutor, ScalarCurl};
-use yee_scalar::decomposed::{assemble, probe_series, run_rank_with, uniform_plan};
+use yee_scalar::decomposed::{RankOutput, assemble, probe_series, run_rank_with, uniform_plan};
+
+/// Every rank's output of `steps` steps of `setup` split uniformly over `topology` (shm).
+fn outputs<T: Scalar, K: CurlExecutor<T>>(
+    setup: &Setup,
+    topology: Topology,
+    kernel: K,
+    steps: u64,
+) -> Vec<RankOutput<T>> {
+    let plan = uniform_plan(setup, topology);
+    yee_comm_shm::launch(topology, |mut c| {
+        let kernel = kernel.clone();
+        run_rank_with(
+            setup,
+            &plan,
+            Costs::default(),
+            kernel,
+            &mut c,
+            steps,
+            |_, _| {},
+        )
+        .unwrap()
+    })
+}
 
 fn run<T: Scalar, K: CurlExecutor<T>>(
     setup: &Setup,
@@ -16,19 +39,7 @@ fn run<T: Scalar, K: CurlExecutor<T>>(
     kernel: K,
     steps: u64,
 ) -> (Vec<Option<Vec<T>>>, Vec<Vec<T>>) {
-    let plan = uniform_plan(setup, topology);
-    let outputs = yee_comm_shm::launch(topology, |mut c| {
-        run_rank_with(
-            setup,
-            &plan,
-            Costs::default(),
-            kernel.clone(),
-            &mut c,
-            steps,
-            |_, _| {},
-        )
-        .unwrap()
-    });
+    let outputs = outputs(setup, topology, kernel, steps);
     let fields = Component::ALL
         .iter()
         .map(|&c| assemble(&outputs, setup.grid, c))
@@ -78,19 +89,7 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
 
 /// The divergence a run reports (step, component, cell) with `kernel`.
 fn divergence<K: CurlExecutor<f64>>(setup: &Setup, kernel: K) -> Option<String> {
-    let plan = uniform_plan(setup, Topology([1, 1, 1]));
-    let outputs = yee_comm_shm::launch(Topology([1, 1, 1]), |mut c| {
-        run_rank_with(
-            setup,
-            &plan,
-            Costs::default(),
-            kernel.clone(),
-            &mut c,
-            60,
-            |_, _| {},
-        )
-        .unwrap()
-    });
+    let outputs = outputs::<f64, _>(setup, Topology([1, 1, 1]), kernel, 60);
     outputs[0].diverged.as_ref().map(|e| e.to_string())
 }
 
