@@ -284,10 +284,10 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
 
 /// One phase of the curl update over `region`. Unless `passes` says apart (or, by default,
 /// the arrays are small enough to stay in cache), the phase's components (up to three) are
-/// updated together, batch of rows by batch of rows, so a source row read for
-/// one component is still in cache for the other that needs it (one pass per component reads every
-/// source twice from memory: 96 B per 3D cell and step instead of 72). Every cell's arithmetic
-/// is the same either way, so are the bits.
+/// updated together, batch of rows by batch of rows, so a source row read for one component is
+/// still in cache for the other that needs it (one pass per component reads every source twice
+/// from memory: 96 B per 3D cell and step instead of 72). Every cell's arithmetic is the same
+/// either way, so are the bits.
 fn curl_phase<T: Scalar>(
     state: &mut YeeState<T>,
     electric: bool,
@@ -360,7 +360,7 @@ fn curl_phase<T: Scalar>(
                 let n0 = first + task * rows_per_task;
                 // One component over the whole batch, then the next: each loop streams as few
                 // arrays as a separate pass would, and the sources it shares with the previous
-                // component come from cache (a batch of rows fits in L2).
+                // component come from cache (a batch's rows of all arrays fit in the L3).
                 for (kernel, target) in kernels.iter().zip(rows.iter_mut()) {
                     ok &= sweep_batch(kernel, target, n0);
                 }
