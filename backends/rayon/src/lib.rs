@@ -393,14 +393,15 @@ fn sweep_batch<T: Scalar>(kernel: &ComponentRows<T>, target: &mut [T], n0: usize
         {
             run += 1;
         }
-        let rows = &mut target[j * width..(j + run.max(1)) * width];
+        let step = run.max(1);
+        let rows = &mut target[j * width..(j + step) * width];
         if run > 1 {
             ok &= kernel.update_span(rows, n0 + j, run);
         } else {
             ok &= kernel.update(rows, n0 + j, [y, z]);
         }
-        j += run.max(1);
-        y += run.max(1) as i64;
+        j += step;
+        y += step as i64;
         if y == storage.hi[1] {
             y = storage.lo[1];
             z += 1;
