@@ -1,18 +1,113 @@
-//! The `Chunk` trait: the block of the global grid that one rank owns.
+//! The `Chunk` trait: the block of the global grid that one rank owns, on any device.
+//!
+//! The contract is asynchronous: [`Chunk::submit`] and the packing calls may return before
+//! their work is done, and [`Chunk::wait`] blocks until everything submitted has finished (the
+//! `flush` of embedded-hal's SPI traits, the fence wait of wgpu-hal). The host backends do the
+//! work inside `submit` and their `wait` returns at once: they are the trivial, synchronous
+//! case of the same API, as wgpu-hal's noop backend is of its queue. Drivers take timings at
+//! the wait, so a device's compute time is measured where it ends.
+
+use core::fmt::Debug;
 
 use crate::direction::Direction;
 use crate::geometry::Box3;
 use crate::scalar::Scalar;
+use crate::staging::StagingBuffer;
+
+/// What went wrong in a chunk, for generic code to react to without knowing the backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChunkErrorKind {
+    /// The device failed (a kernel launch, a copy, a lost context).
+    Device,
+    /// The device or host ran out of memory.
+    OutOfMemory,
+    /// The backend does not support the operation (see [`Capabilities`]).
+    Unsupported,
+    /// An argument broke the operation's preconditions (a box outside the chunk, a buffer
+    /// too short).
+    InvalidArgument,
+    /// Anything else.
+    Other,
+}
+
+/// An error of a chunk.
+pub trait ChunkError: Debug {
+    /// The kind of error.
+    fn kind(&self) -> ChunkErrorKind;
+
+    /// The error a backend returns for an operation it does not support (`operation` names
+    /// it, e.g. "migration").
+    fn unsupported(operation: &'static str) -> Self
+    where
+        Self: Sized;
+}
+
+/// A chunk error that is only a kind and a static description: enough for host backends,
+/// whose only failures are unsupported operations and broken preconditions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostChunkError {
+    /// The kind.
+    pub kind: ChunkErrorKind,
+    /// What failed.
+    pub what: &'static str,
+}
+
+impl ChunkError for HostChunkError {
+    fn kind(&self) -> ChunkErrorKind {
+        self.kind
+    }
+
+    fn unsupported(operation: &'static str) -> Self {
+        HostChunkError {
+            kind: ChunkErrorKind::Unsupported,
+            what: operation,
+        }
+    }
+}
+
+impl core::fmt::Display for HostChunkError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.kind {
+            ChunkErrorKind::Unsupported => {
+                write!(f, "{} is not supported by this backend", self.what)
+            }
+            _ => write!(f, "{}", self.what),
+        }
+    }
+}
+
+/// What a backend can do, as constants the drivers check before relying on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `submit` may return before the work is done (a device): the driver waits at the end of
+    /// each phase. False for host backends, whose `wait` is a no-op.
+    pub asynchronous: bool,
+    /// The chunk can pack and unpack arbitrary boxes of its cells ([`Chunk::pack_slabs`]) and
+    /// move its borders in place ([`Chunk::resize`]): needed for migration (dynamic
+    /// balancing) and for tile-set runs.
+    pub migration: bool,
+}
 
 /// The rectangular block of the global grid one rank owns, with its fields and materials.
 ///
-/// A time step is a sequence of phases (Yee: H then E). In each phase the driver applies the
-/// chunk's stencils to the border shell, starts the halo exchange, applies them to the interior
-/// and finishes the exchange (the kernel-split method of Kim & Park 2012), so a chunk must give
-/// the same values whatever sub-boxes a phase is applied to.
+/// A time step is a sequence of phases (Yee: H then E). In each phase the driver submits the
+/// chunk's update of the border shell, packs every halo in one call, starts the exchange,
+/// submits the interior while the halos travel, waits, and unpacks what arrived (the
+/// kernel-split method of Kim & Park 2012). So a chunk must give the same values whatever
+/// sub-boxes a phase is applied to, and in whatever order they are submitted within a phase.
+///
+/// Messages are the values' plain bytes ([`bytemuck::Pod`]): ranks of one run share a byte
+/// order, as MPI's own derived types assume.
 pub trait Chunk {
     /// The element type of the fields.
     type Value: Scalar;
+    /// Host memory for messages (a `Vec` on host backends, pinned memory on a device).
+    type Buffer: StagingBuffer;
+    /// The error type.
+    type Error: ChunkError;
+    /// What this backend can do.
+    const CAPABILITIES: Capabilities;
 
     /// The global box this chunk owns.
     fn owned(&self) -> Box3;
@@ -23,8 +118,15 @@ pub trait Chunk {
     /// Number of phases per time step.
     fn phases(&self) -> usize;
 
-    /// Applies phase `phase` of time step `step` to `region`, a sub-box of [`Chunk::owned`].
-    fn apply(&mut self, step: u64, phase: usize, region: Box3);
+    /// Submits phase `phase` of time step `step` over `region`, a sub-box of
+    /// [`Chunk::owned`]. It may return before the work is done ([`Chunk::wait`]).
+    fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), Self::Error>;
+
+    /// Blocks until everything submitted (updates, packs, unpacks) has finished.
+    fn wait(&mut self) -> Result<(), Self::Error>;
+
+    /// A staging buffer of at least `bytes` bytes.
+    fn buffer(&self, bytes: usize) -> Result<Self::Buffer, Self::Error>;
 
     /// Values sent toward `toward` after phase `phase` (0 when that direction needs nothing).
     fn halo_len(&self, phase: usize, toward: Direction) -> usize;
@@ -33,13 +135,26 @@ pub trait Chunk {
     /// neighbour's [`Chunk::halo_len`] toward `from.opposite()` gives.
     fn ghost_len(&self, phase: usize, from: Direction) -> usize;
 
-    /// Packs the owned cells next to the `toward` side that the neighbour there needs after
-    /// phase `phase`, into `out[..halo_len]`.
-    fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [Self::Value]);
+    /// Packs, in one batched call, the owned cells next to each direction of `towards` that
+    /// the neighbour there needs after phase `phase`: the halo toward `towards[k]` goes to the
+    /// first `halo_len` values of `out[k]` (each at least that long). The bytes are ready
+    /// after [`Chunk::wait`].
+    fn pack_halos(
+        &mut self,
+        phase: usize,
+        towards: &[Direction],
+        out: &mut [Self::Buffer],
+    ) -> Result<(), Self::Error>;
 
-    /// Unpacks values received from the neighbour on the `from` side into the ghost cells on
-    /// that side. `from` is the opposite of the sender's `toward`.
-    fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[Self::Value]);
+    /// Unpacks, in one batched call, what arrived from the neighbour on each side of `froms`
+    /// (`data[k]` from `froms[k]`, its first `ghost_len` values) into the ghost cells on that
+    /// side. `from` is the opposite of the sender's `toward`.
+    fn unpack_halos(
+        &mut self,
+        phase: usize,
+        froms: &[Direction],
+        data: &[Self::Buffer],
+    ) -> Result<(), Self::Error>;
 
     /// The work of updating `region` for one whole step, in units of a plain vacuum cell
     /// (the balancer's load). Default: one per cell.
@@ -47,20 +162,32 @@ pub trait Chunk {
         region.cells() as f64
     }
 
-    /// Values [`Chunk::pack_slab`] writes for `region` (a sub-box of the owned box), or `None`
-    /// when this chunk cannot migrate (its borders then never move).
-    fn slab_len(&self, region: Box3) -> Option<usize> {
+    /// Values [`Chunk::pack_slabs`] writes for `region` (a sub-box of the storage): every
+    /// field and auxiliary variable its cells hold. 0 without [`Capabilities::migration`].
+    fn slab_len(&self, region: Box3) -> usize {
         let _ = region;
-        None
+        0
     }
 
-    /// Packs everything the cells of `region` hold (fields, auxiliary variables) for migration.
-    fn pack_slab(&self, region: Box3, out: &mut [Self::Value]) {
-        let _ = (region, out);
+    /// Packs everything the cells of each box of `regions` hold, one box after the other,
+    /// into `out` (at least the sum of their [`Chunk::slab_len`] values). The bytes are ready
+    /// after [`Chunk::wait`].
+    fn pack_slabs(&mut self, regions: &[Box3], out: &mut Self::Buffer) -> Result<(), Self::Error> {
+        let _ = (regions, out);
+        Err(Self::Error::unsupported("packing slabs"))
     }
 
-    /// Unpacks what [`Chunk::pack_slab`] of another chunk wrote for `region`.
-    fn unpack_slab(&mut self, region: Box3, data: &[Self::Value]) {
-        let _ = (region, data);
+    /// Unpacks what [`Chunk::pack_slabs`] of another chunk wrote for the same `regions`.
+    fn unpack_slabs(&mut self, regions: &[Box3], data: &Self::Buffer) -> Result<(), Self::Error> {
+        let _ = (regions, data);
+        Err(Self::Error::unsupported("unpacking slabs"))
+    }
+
+    /// Moves the chunk's borders in place to own `owned`: the cells in both the old and the
+    /// new box keep their values, new cells start at zero (migration fills them next), and
+    /// the memory of cells given away is released. No second chunk is built.
+    fn resize(&mut self, owned: Box3) -> Result<(), Self::Error> {
+        let _ = owned;
+        Err(Self::Error::unsupported("resizing"))
     }
 }

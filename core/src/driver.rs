@@ -9,12 +9,13 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::chunk::Chunk;
+use crate::staging::StagingBuffer;
+
+use crate::chunk::{Chunk, ChunkError};
 use crate::comm::{Comm, Incoming, Outgoing, Route};
 use crate::decomposition::Layout;
 use crate::direction::{Direction, Directions, MAX_DIRECTIONS, share_directions};
 use crate::geometry::Box3;
-use crate::scalar::Scalar;
 
 /// The neighbours of one rank in each share direction.
 #[derive(Clone, Debug)]
@@ -118,18 +119,48 @@ pub fn shell_and_interior(
     (shell, rest)
 }
 
-/// Steps one chunk, exchanging halos through one communicator.
-#[derive(Debug)]
-pub struct Driver {
-    schedule: Schedule,
-    overlap: bool,
-    sends: Vec<Vec<u8>>,
-    receives: Vec<Vec<u8>>,
+/// A failure of one step: the chunk's or the communicator's, each with its own kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepError<CE, ME> {
+    /// The chunk failed (a device error, an unsupported operation).
+    Chunk(CE),
+    /// The communicator failed (a lost peer, a size mismatch, a timeout).
+    Comm(ME),
 }
 
-impl Driver {
+impl<CE: core::fmt::Display, ME: core::fmt::Display> core::fmt::Display for StepError<CE, ME> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            StepError::Chunk(e) => write!(f, "chunk: {e}"),
+            StepError::Comm(e) => write!(f, "communicator: {e}"),
+        }
+    }
+}
+
+/// The error of a step of chunk `C` on communicator `M`.
+pub type StepErrorOf<C, M> = StepError<<C as Chunk>::Error, <M as Comm>::Error>;
+
+/// One direction's message of a phase: its slot in the schedule and its length in values.
+#[derive(Clone, Copy, Debug)]
+struct Message {
+    slot: usize,
+    peer: usize,
+    values: usize,
+}
+
+/// Steps one chunk, exchanging halos through one communicator, with the chunk's own staging
+/// buffers (kept between steps, grown when a halo outgrows them).
+#[derive(Debug)]
+pub struct Driver<C: Chunk> {
+    schedule: Schedule,
+    overlap: bool,
+    sends: Vec<C::Buffer>,
+    receives: Vec<C::Buffer>,
+}
+
+impl<C: Chunk> Driver<C> {
     /// A driver for a rank with this schedule (overlapping by default).
-    pub fn new(schedule: Schedule) -> Driver {
+    pub fn new(schedule: Schedule) -> Self {
         Driver {
             schedule,
             overlap: true,
@@ -150,12 +181,12 @@ impl Driver {
     }
 
     /// Advances `chunk` by time step `step`.
-    pub fn step<C: Chunk, M: Comm>(
+    pub fn step<M: Comm>(
         &mut self,
         chunk: &mut C,
         comm: &mut M,
         step: u64,
-    ) -> Result<StepRecord, M::Error> {
+    ) -> Result<StepRecord, StepErrorOf<C, M>> {
         let mut record = StepRecord::for_directions(self.schedule.directions.len());
         // Without neighbours there is nothing to overlap: one region, one kernel call.
         let lonely = self.schedule.peers.iter().all(Option::is_none);
@@ -171,10 +202,13 @@ impl Driver {
         let phases = chunk.phases() as f64;
         for phase in 0..chunk.phases() {
             let mut compute = 0.0;
+            let mut failure = None;
             let mut update = |chunk: &mut C, comm: &mut M, region: Box3| {
-                if !region.is_empty() {
+                if !region.is_empty() && failure.is_none() {
                     let t = comm.now_seconds();
-                    chunk.apply(step, phase, region);
+                    if let Err(e) = chunk.submit(step, phase, region) {
+                        failure = Some(e);
+                    }
                     comm.compute_done(chunk.work(region) / phases);
                     compute += comm.now_seconds() - t;
                 }
@@ -191,6 +225,9 @@ impl Driver {
                     update(chunk, comm, interior);
                 }
             })?;
+            if let Some(e) = failure {
+                return Err(StepError::Chunk(e));
+            }
             record.compute_seconds += compute;
         }
         record.cells = chunk.owned().cells() as u64;
@@ -201,178 +238,208 @@ impl Driver {
 
     /// Exchanges the halos of `phase` without updating anything: for initial conditions set
     /// on each chunk's owned cells, before the first step.
-    pub fn exchange<C: Chunk, M: Comm>(
+    pub fn exchange<M: Comm>(
         &mut self,
         chunk: &mut C,
         comm: &mut M,
         phase: usize,
-    ) -> Result<(), M::Error> {
+    ) -> Result<(), StepErrorOf<C, M>> {
         let mut record = StepRecord::for_directions(self.schedule.directions.len());
         self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})
     }
 
-    /// Packs every halo of `phase`, exchanges them with `overlap(chunk, comm)` running while
-    /// they travel, and unpacks what arrived, recording bytes and times per direction.
-    fn exchange_halos<C: Chunk, M: Comm>(
+    /// Waits for what was submitted, packs every halo of `phase` in one call, exchanges them
+    /// with `overlap(chunk, comm)` running while they travel, waits for the overlapped work
+    /// and unpacks what arrived in one call, recording bytes and times per direction.
+    fn exchange_halos<M: Comm>(
         &mut self,
         chunk: &mut C,
         comm: &mut M,
         phase: usize,
         record: &mut StepRecord,
         overlap: &mut dyn FnMut(&mut C, &mut M),
-    ) -> Result<(), M::Error> {
-        let n = self.schedule.directions.len();
-        self.sends.resize_with(n, Vec::new);
-        self.receives.resize_with(n, Vec::new);
-        // (direction index, peer) of each message, in schedule order.
-        let mut sent: Vec<(usize, usize)> = Vec::new();
-        let mut expected: Vec<(usize, usize)> = Vec::new();
-        for (d, &dir) in self.schedule.directions.iter().enumerate() {
-            let Some(peer) = self.schedule.peers[d] else {
+    ) -> Result<(), StepErrorOf<C, M>> {
+        let size = core::mem::size_of::<C::Value>();
+        let mut sent: heapless::Vec<Message, MAX_DIRECTIONS> = heapless::Vec::new();
+        let mut expected: heapless::Vec<Message, MAX_DIRECTIONS> = heapless::Vec::new();
+        let mut towards: heapless::Vec<Direction, MAX_DIRECTIONS> = heapless::Vec::new();
+        let mut froms: heapless::Vec<Direction, MAX_DIRECTIONS> = heapless::Vec::new();
+        for (slot, &dir) in self.schedule.directions.iter().enumerate() {
+            let Some(peer) = self.schedule.peers[slot] else {
                 continue;
             };
-            let len = chunk.halo_len(phase, dir);
-            if len > 0 {
-                let t = comm.now_seconds();
-                pack::<C>(chunk, phase, dir, len, &mut self.sends[d]);
-                record.share_seconds[d] += comm.now_seconds() - t;
-                record.bytes_sent[d] += self.sends[d].len() as u64;
-                sent.push((d, peer));
+            // At most one message each way per share direction: the capacities hold them.
+            let values = chunk.halo_len(phase, dir);
+            if values > 0 {
+                let _ = sent.push(Message { slot, peer, values });
+                let _ = towards.push(dir);
             }
-            let len = chunk.ghost_len(phase, dir);
-            if len > 0 {
-                self.receives[d].resize(len * C::Value::BYTES, 0);
-                expected.push((d, peer));
+            let values = chunk.ghost_len(phase, dir);
+            if values > 0 {
+                let _ = expected.push(Message { slot, peer, values });
+                let _ = froms.push(dir);
             }
+        }
+        ensure_buffers(chunk, &mut self.sends, sent.iter().map(|m| m.values * size))
+            .map_err(StepError::Chunk)?;
+        ensure_buffers(
+            chunk,
+            &mut self.receives,
+            expected.iter().map(|m| m.values * size),
+        )
+        .map_err(StepError::Chunk)?;
+        let t = comm.now_seconds();
+        chunk
+            .pack_halos(phase, &towards, &mut self.sends[..sent.len()])
+            .and_then(|()| chunk.wait())
+            .map_err(StepError::Chunk)?;
+        spread(comm.now_seconds() - t, &sent, &mut record.share_seconds);
+        for m in &sent {
+            record.bytes_sent[m.slot] += (m.values * size) as u64;
         }
         let directions = &self.schedule.directions;
         let outgoing: Vec<Outgoing<'_>> = sent
             .iter()
-            .map(|&(d, peer)| Outgoing {
-                peer,
-                route: Route::Halo(directions[d]),
-                bytes: &self.sends[d],
+            .zip(&self.sends)
+            .map(|(m, buffer)| Outgoing {
+                peer: m.peer,
+                route: Route::Halo(directions[m.slot]),
+                bytes: &buffer.bytes()[..m.values * size],
             })
             .collect();
-        let mut incoming: Vec<Incoming<'_>> = Vec::with_capacity(expected.len());
-        let mut wanted = expected.iter().peekable();
-        for (d, buffer) in self.receives.iter_mut().enumerate() {
-            if let Some(&&(_, peer)) = wanted.peek().filter(|(k, _)| *k == d) {
-                wanted.next();
-                let route = Route::arriving_from(directions[d]);
-                incoming.push(Incoming::new(peer, route, buffer));
-            }
-        }
-        comm.exchange(&outgoing, &mut incoming, &mut |comm| overlap(chunk, comm))?;
+        let mut incoming: Vec<Incoming<'_>> = expected
+            .iter()
+            .zip(self.receives.iter_mut())
+            .map(|(m, buffer)| {
+                let route = Route::arriving_from(directions[m.slot]);
+                Incoming::new(m.peer, route, &mut buffer.bytes_mut()[..m.values * size])
+            })
+            .collect();
+        comm.exchange(&outgoing, &mut incoming, &mut |comm| overlap(chunk, comm))
+            .map_err(StepError::Comm)?;
         let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
         drop(incoming);
-        for (&(d, _), (waited, transfer)) in expected.iter().zip(costs) {
-            let t = comm.now_seconds();
-            let len = self.receives[d].len() / C::Value::BYTES;
-            unpack::<C>(chunk, phase, directions[d], len, &self.receives[d]);
-            record.bytes_received[d] += self.receives[d].len() as u64;
-            record.share_seconds[d] += waited + (comm.now_seconds() - t);
+        // The overlapped work ends here on an asynchronous chunk (a no-op on the host).
+        chunk.wait().map_err(StepError::Chunk)?;
+        let t = comm.now_seconds();
+        chunk
+            .unpack_halos(phase, &froms, &self.receives[..expected.len()])
+            .and_then(|()| chunk.wait())
+            .map_err(StepError::Chunk)?;
+        spread(comm.now_seconds() - t, &expected, &mut record.share_seconds);
+        for (m, (waited, transfer)) in expected.iter().zip(costs) {
+            record.bytes_received[m.slot] += (m.values * size) as u64;
+            record.share_seconds[m.slot] += waited;
             // NaN marks a transfer time the communicator does not know (only the wait).
-            record.transfer_seconds[d] += transfer;
+            record.transfer_seconds[m.slot] += transfer;
         }
         Ok(())
     }
-}
 
-impl Driver {
     /// Moves the cells whose owner changes from `old` to `new` layout: each rank packs the
-    /// parts of its old box that others now own, builds its new chunk with `build`, keeps its
-    /// own overlap, and exchanges the rest in one collective step; then refreshes every halo.
-    /// Returns `false` (and changes nothing) when the chunk cannot migrate.
-    pub fn migrate<C: Chunk, M: Comm>(
+    /// parts of its old box that others now own, resizes its chunk in place to the new box
+    /// (keeping its own overlap), and exchanges the rest in one collective step; then
+    /// refreshes every halo. A chunk without [`crate::Capabilities::migration`] fails with
+    /// its `unsupported` error before anything moves.
+    pub fn migrate<M: Comm>(
         &mut self,
         chunk: &mut C,
         comm: &mut M,
         old: &Layout,
         new: &Layout,
         active: [bool; 3],
-        build: &impl Fn(Box3) -> C,
-    ) -> Result<bool, M::Error> {
+    ) -> Result<(), StepErrorOf<C, M>> {
+        if !C::CAPABILITIES.migration {
+            return Err(StepError::Chunk(C::Error::unsupported("migration")));
+        }
         let me = comm.rank();
         let (old_box, new_box) = (old.chunk_box(me), new.chunk_box(me));
-        if chunk.slab_len(Box3::new([0; 3], [0; 3])).is_none() {
-            return Ok(false);
-        }
-        let size = C::Value::BYTES;
-        let mut values: Vec<C::Value> = Vec::new();
-        let mut slabs: Vec<(usize, Vec<u8>)> = Vec::new();
-        for peer in (0..comm.size()).filter(|&p| p != me) {
+        let size = core::mem::size_of::<C::Value>();
+        let others = || (0..comm.size()).filter(move |&p| p != me);
+        let mut leaving: Vec<(usize, usize, C::Buffer)> = Vec::new();
+        for peer in others() {
             let part = old_box.intersect(&new.chunk_box(peer));
             if part.is_empty() {
                 continue;
             }
-            let len = chunk.slab_len(part).unwrap_or(0);
-            values.resize(len, <C::Value as num_traits::Zero>::zero());
-            chunk.pack_slab(part, &mut values);
-            let mut bytes = vec![0u8; len * size];
-            for (v, b) in values.iter().zip(bytes.chunks_exact_mut(size)) {
-                v.write_le(b);
+            let bytes = chunk.slab_len(part) * size;
+            let mut buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
+            chunk
+                .pack_slabs(&[part], &mut buffer)
+                .map_err(StepError::Chunk)?;
+            leaving.push((peer, bytes, buffer));
+        }
+        chunk
+            .wait()
+            .and_then(|()| chunk.resize(new_box))
+            .map_err(StepError::Chunk)?;
+        let mut arriving: Vec<(Box3, usize, usize, C::Buffer)> = Vec::new();
+        for peer in others() {
+            let part = old.chunk_box(peer).intersect(&new_box);
+            if part.is_empty() {
+                continue;
             }
-            slabs.push((peer, bytes));
+            let bytes = chunk.slab_len(part) * size;
+            let buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
+            arriving.push((part, peer, bytes, buffer));
         }
-        let mut fresh = build(new_box);
-        let kept = old_box.intersect(&new_box);
-        if !kept.is_empty() {
-            let len = chunk.slab_len(kept).unwrap_or(0);
-            values.resize(len, <C::Value as num_traits::Zero>::zero());
-            chunk.pack_slab(kept, &mut values);
-            fresh.unpack_slab(kept, &values);
-        }
-        let mut arriving: Vec<(Box3, usize, Vec<u8>)> = (0..comm.size())
-            .filter(|&p| p != me)
-            .map(|p| (old.chunk_box(p).intersect(&new_box), p))
-            .filter(|(part, _)| !part.is_empty())
-            .map(|(part, p)| (part, p, vec![0u8; fresh.slab_len(part).unwrap_or(0) * size]))
-            .collect();
-        let outgoing: Vec<Outgoing<'_>> = slabs
+        let outgoing: Vec<Outgoing<'_>> = leaving
             .iter()
-            .map(|(peer, bytes)| Outgoing {
+            .map(|(peer, bytes, buffer)| Outgoing {
                 peer: *peer,
                 route: Route::Slab,
-                bytes,
+                bytes: &buffer.bytes()[..*bytes],
             })
             .collect();
         let mut incoming: Vec<Incoming<'_>> = arriving
             .iter_mut()
-            .map(|(_, p, bytes)| Incoming::new(*p, Route::Slab, bytes))
+            .map(|(_, p, bytes, buffer)| {
+                Incoming::new(*p, Route::Slab, &mut buffer.bytes_mut()[..*bytes])
+            })
             .collect();
-        comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+        comm.exchange(&outgoing, &mut incoming, &mut |_| {})
+            .map_err(StepError::Comm)?;
         drop(incoming);
-        for (part, _, bytes) in &arriving {
-            let data: Vec<C::Value> = bytes.chunks_exact(size).map(C::Value::read_le).collect();
-            fresh.unpack_slab(*part, &data);
+        for (part, _, _, buffer) in &arriving {
+            chunk
+                .unpack_slabs(&[*part], buffer)
+                .map_err(StepError::Chunk)?;
         }
-        *chunk = fresh;
+        chunk.wait().map_err(StepError::Chunk)?;
         self.schedule = Schedule::new(new, me, active);
         for phase in 0..chunk.phases() {
             self.exchange(chunk, comm, phase)?;
         }
-        Ok(true)
+        Ok(())
     }
 }
 
-fn pack<C: Chunk>(chunk: &C, phase: usize, toward: Direction, len: usize, bytes: &mut Vec<u8>) {
-    let mut values = vec![<C::Value as num_traits::Zero>::zero(); len];
-    chunk.pack_halo(phase, toward, &mut values);
-    let size = C::Value::BYTES;
-    bytes.resize(len * size, 0);
-    for (v, out) in values.iter().zip(bytes.chunks_exact_mut(size)) {
-        v.write_le(out);
+/// Makes `buffers[k]` hold at least `bytes[k]` bytes, allocating only what is missing or too
+/// short (halos grow when borders move).
+pub fn ensure_buffers<C: Chunk>(
+    chunk: &C,
+    buffers: &mut Vec<C::Buffer>,
+    bytes: impl Iterator<Item = usize>,
+) -> Result<(), C::Error> {
+    for (k, n) in bytes.enumerate() {
+        if k == buffers.len() {
+            buffers.push(chunk.buffer(n)?);
+        } else if buffers[k].bytes().len() < n {
+            buffers[k] = chunk.buffer(n)?;
+        }
     }
+    Ok(())
 }
 
-fn unpack<C: Chunk>(chunk: &mut C, phase: usize, from: Direction, len: usize, bytes: &[u8]) {
-    let size = C::Value::BYTES;
-    let values: Vec<C::Value> = bytes[..len * size]
-        .chunks_exact(size)
-        .map(C::Value::read_le)
-        .collect();
-    chunk.unpack_halo(phase, from, &values);
+/// Shares `seconds` of one batched pack or unpack among its messages by their length.
+fn spread(seconds: f64, messages: &[Message], share_seconds: &mut [f64]) {
+    let total: usize = messages.iter().map(|m| m.values).sum();
+    if total == 0 {
+        return;
+    }
+    for m in messages {
+        share_seconds[m.slot] += seconds * m.values as f64 / total as f64;
+    }
 }
 
 #[cfg(test)]

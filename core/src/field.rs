@@ -1,6 +1,6 @@
 //! The `Field` trait: one component array of one chunk, with its ghost layers.
 
-use crate::geometry::{Axis, Box3, Side};
+use crate::geometry::Box3;
 use crate::scalar::Scalar;
 
 /// One component array (say Ey) on one chunk, in memory the backend owns.
@@ -29,7 +29,8 @@ pub trait Field {
     /// Copies `src[..region.cells()]` into `region` (inside [`Field::storage`]), x fastest.
     fn write_box(&mut self, region: Box3, src: &[Self::Value]);
 
-    /// Moves the owned border of `axis` on `side` to `coordinate`, keeping the values of the
-    /// cells owned before and after and zeroing new cells (migration fills them next).
-    fn move_border(&mut self, axis: Axis, side: Side, coordinate: i64);
+    /// Moves the owned box to `owned` (same ghost width), keeping the values of the cells
+    /// stored before and after and zeroing new cells (migration fills them next): what a
+    /// chunk does to each field when its borders move ([`crate::Chunk::resize`]).
+    fn resize(&mut self, owned: Box3);
 }

@@ -39,6 +39,7 @@ pub mod session;
 pub mod setup;
 pub mod shape;
 pub mod spectrum;
+pub mod staging;
 pub mod stencil;
 #[cfg(feature = "alloc")]
 pub mod tile_driver;
@@ -48,7 +49,7 @@ pub mod topology;
 pub mod waveform;
 pub mod yee;
 
-pub use chunk::Chunk;
+pub use chunk::{Capabilities, Chunk, ChunkError, ChunkErrorKind, HostChunkError};
 pub use comm::{Comm, CommError, CommErrorKind, Incoming, Outgoing, Route};
 pub use cost::Costs;
 pub use cpml::{CpmlCoefficients, CpmlParams};
@@ -60,6 +61,9 @@ pub use material::{Material, UpdateCoefficients};
 pub use scalar::{Real, Scalar};
 pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
 pub use shape::Shape;
+#[cfg(feature = "alloc")]
+pub use staging::HostBuffer;
+pub use staging::StagingBuffer;
 pub use stencil::{FieldId, Stencil};
 pub use topology::{Candidate, Topology, TopologyError};
 pub use waveform::Waveform;

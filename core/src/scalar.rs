@@ -5,10 +5,12 @@ use core::ops::{Add, AddAssign, Neg, Sub, SubAssign};
 use num_complex::Complex;
 use num_traits::{Float, Zero};
 
-/// A field value. Update coefficients are always real ([`Scalar::Real`]); a complex field is
+/// A field value: plain bytes ([`bytemuck::Pod`]), so messages are the values themselves.
+/// Update coefficients are always real ([`Scalar::Real`]); a complex field is
 /// scaled by them component-wise, so a complex run started from a real field stays real.
 pub trait Scalar:
-    Copy
+    bytemuck::Pod
+    + Copy
     + Debug
     + Default
     + PartialEq

@@ -9,11 +9,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::balance::{Balancer, FACE_LEN, GATHER_LEN};
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, ChunkError};
 use crate::comm::{Comm, Incoming, Outgoing, Route};
 use crate::decomposition::Layout;
 use crate::direction::Direction;
-use crate::driver::{Driver, Schedule, StepRecord};
+use crate::driver::{Driver, Schedule, StepError, StepErrorOf, StepRecord};
 use crate::geometry::{Axis, Box3};
 use crate::topology::Topology;
 
@@ -35,6 +35,11 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The box rank `rank` owns before any rebalance: where its chunk starts.
+    pub fn initial_box(&self, rank: usize) -> Box3 {
+        self.layout(&self.borders).chunk_box(rank)
+    }
+
     /// The layout with `borders`.
     pub fn layout<'a>(&self, borders: &'a [Vec<i64>; 3]) -> Layout<'a> {
         Layout {
@@ -82,20 +87,28 @@ pub const STOP_CHECK_STEPS: u64 = 32;
 /// both latency and bandwidth).
 pub const PROBE_BYTES: [usize; 2] = [256, 16384];
 
-/// Runs `steps` steps. `build(box)` makes this rank's chunk for a box (at the start and after
-/// each migration); `after_step(step, chunk)` runs after every step and returns true to ask
-/// every rank to stop (checked collectively every [`STOP_CHECK_STEPS`] steps and at the end).
+/// Runs `steps` steps of `chunk`, which must own this rank's box of the plan's initial layout
+/// ([`Plan::initial_box`]); migrations resize it in place. `after_step(step, chunk)` runs
+/// after every step and returns true to ask every rank to stop (checked collectively every
+/// [`STOP_CHECK_STEPS`] steps and at the end). A plan with a balancer needs a chunk that can
+/// migrate: otherwise the run fails at once with the chunk's `unsupported` error, instead of
+/// dropping the balancer's decisions.
 pub fn run_steps<C: Chunk, M: Comm>(
     plan: &Plan,
     comm: &mut M,
     steps: u64,
-    build: impl Fn(Box3) -> C,
+    mut chunk: C,
     mut after_step: impl FnMut(u64, &mut C) -> bool,
-) -> Result<(C, RunLog), M::Error> {
+) -> Result<(C, RunLog), StepErrorOf<C, M>> {
     let rank = comm.rank();
     let mut borders = plan.borders.clone();
     let mut balancer = plan.balancer.clone();
-    let mut chunk = build(plan.layout(&borders).chunk_box(rank));
+    if balancer.is_some() && !C::CAPABILITIES.migration {
+        return Err(StepError::Chunk(C::Error::unsupported(
+            "dynamic balancing (migration)",
+        )));
+    }
+    debug_assert_eq!(chunk.owned(), plan.initial_box(rank));
     let mut driver = Driver::new(Schedule::new(&plan.layout(&borders), rank, plan.active));
     driver.set_overlap(plan.overlap);
     let original = plan.layout(&plan.borders);
@@ -109,7 +122,8 @@ pub fn run_steps<C: Chunk, M: Comm>(
         log.steps = step + 1;
         stop |= after_step(step + 1, &mut chunk);
         if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
-            comm.all_gather(&[f64::from(u8::from(stop))], &mut flags)?;
+            comm.all_gather(&[f64::from(u8::from(stop))], &mut flags)
+                .map_err(StepError::Comm)?;
             if flags.iter().any(|&f| f > 0.0) {
                 break;
             }
@@ -121,9 +135,10 @@ pub fn run_steps<C: Chunk, M: Comm>(
         let mut mine = interval_summary(&log.records[interval_start..], driver.schedule());
         interval_start = log.records.len();
         // A collective first, so the probes measure the links and not who arrived late.
-        comm.all_gather(&[0.0], &mut flags)?;
-        probe_links(comm, &original, rank, plan.active, &mut mine)?;
-        comm.all_gather(&mine, &mut gathered)?;
+        comm.all_gather(&[0.0], &mut flags)
+            .and_then(|()| probe_links(comm, &original, rank, plan.active, &mut mine))
+            .and_then(|()| comm.all_gather(&mine, &mut gathered))
+            .map_err(StepError::Comm)?;
         let measured = b.record(&gathered);
         let ranks = comm.size();
         let total_work: f64 = (0..ranks)
@@ -142,17 +157,14 @@ pub fn run_steps<C: Chunk, M: Comm>(
         });
         if decision.borders != borders {
             let old = borders.clone();
-            let moved = driver.migrate(
+            driver.migrate(
                 &mut chunk,
                 comm,
                 &plan.layout(&old),
                 &plan.layout(&decision.borders),
                 plan.active,
-                &build,
             )?;
-            if moved {
-                borders = decision.borders;
-            }
+            borders = decision.borders;
         }
     }
     log.balancer = balancer;

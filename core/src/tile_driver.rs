@@ -4,20 +4,19 @@
 //! The rank's [`Chunk`] holds the bounding box of its tiles grown by the stencil reach
 //! ([`TileMap::chunk_box`]), but only its own tiles are ever updated. After each phase it sends
 //! every peer one message: the layers of its tiles that face the peer's tiles
-//! ([`TileMap::layers`]), packed with [`Chunk::pack_slab`]; what arrives is unpacked into the
+//! ([`TileMap::layers`]), packed with [`Chunk::pack_slabs`]; what arrives is unpacked into the
 //! same global boxes. Tiles that face another rank are updated first, the others while the
 //! messages travel (the kernel split of Kim & Park 2012 at tile granularity). Cells of tiles
 //! nobody owns are never written: they stay zero, exactly as inactive cells do in a
 //! one-chunk run, so the fields are bit for bit those of any other decomposition.
 
-use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, ChunkError};
 use crate::comm::{Comm, Incoming, Outgoing, Route};
-use crate::driver::StepRecord;
+use crate::driver::{StepError, StepErrorOf, StepRecord, ensure_buffers};
 use crate::geometry::Box3;
-use crate::scalar::Scalar;
+use crate::staging::StagingBuffer;
 use crate::tile_map::TileMap;
 
 /// What one peer and this rank exchange after each phase.
@@ -30,23 +29,28 @@ struct PeerLayers {
     receive_values: usize,
 }
 
-/// Steps the tiles of one rank.
+/// Steps the tiles of one rank, with the chunk's own staging buffers (one per peer and way).
 #[derive(Debug)]
-pub struct TileDriver {
+pub struct TileDriver<C: Chunk> {
     border_tiles: Vec<Box3>,
     inner_tiles: Vec<Box3>,
     peers: Vec<PeerLayers>,
     overlap: bool,
-    /// Per peer, the bytes of the last message sent and received (kept between steps).
-    sends: Vec<Vec<u8>>,
-    receives: Vec<Vec<u8>>,
+    /// Per peer, the buffers of the messages sent and received (kept between steps).
+    sends: Vec<C::Buffer>,
+    receives: Vec<C::Buffer>,
 }
 
-impl TileDriver {
+impl<C: Chunk> TileDriver<C> {
     /// The driver of `rank` in `map` for `chunk`, which must hold `map.chunk_box(rank,
-    /// chunk.ghost())`. `None` when the chunk cannot pack arbitrary boxes
-    /// ([`Chunk::slab_len`]).
-    pub fn new<C: Chunk>(map: &TileMap, rank: usize, chunk: &C) -> Option<TileDriver> {
+    /// chunk.ghost())`. Fails with the chunk's `unsupported` error when it cannot pack
+    /// arbitrary boxes ([`crate::Capabilities::migration`]).
+    pub fn new(map: &TileMap, rank: usize, chunk: &C) -> Result<Self, C::Error> {
+        if !C::CAPABILITIES.migration {
+            return Err(C::Error::unsupported(
+                "tile-set runs (packing arbitrary boxes)",
+            ));
+        }
         let ghost = chunk.ghost();
         let mut border_tiles = Vec::new();
         let mut inner_tiles = Vec::new();
@@ -64,24 +68,36 @@ impl TileDriver {
             if send.is_empty() && receive.is_empty() {
                 continue;
             }
-            let count = |boxes: &[Box3]| -> Option<usize> {
-                boxes.iter().map(|b| chunk.slab_len(*b)).sum()
-            };
+            let count =
+                |boxes: &[Box3]| -> usize { boxes.iter().map(|b| chunk.slab_len(*b)).sum() };
             peers.push(PeerLayers {
                 peer,
-                send_values: count(&send)?,
-                receive_values: count(&receive)?,
+                send_values: count(&send),
+                receive_values: count(&receive),
                 send,
                 receive,
             });
         }
-        Some(TileDriver {
+        let size = core::mem::size_of::<C::Value>();
+        let mut sends = Vec::new();
+        let mut receives = Vec::new();
+        ensure_buffers(
+            chunk,
+            &mut sends,
+            peers.iter().map(|p| p.send_values * size),
+        )?;
+        ensure_buffers(
+            chunk,
+            &mut receives,
+            peers.iter().map(|p| p.receive_values * size),
+        )?;
+        Ok(TileDriver {
             border_tiles,
             inner_tiles,
             peers,
             overlap: true,
-            sends: Vec::new(),
-            receives: Vec::new(),
+            sends,
+            receives,
         })
     }
 
@@ -103,21 +119,24 @@ impl TileDriver {
 
     /// Advances the rank's tiles by time step `step`. The record's per-direction entries are
     /// per peer (in [`TileDriver::peers`] order); `cells` counts the owned tiles' cells.
-    pub fn step<C: Chunk, M: Comm>(
+    pub fn step<M: Comm>(
         &mut self,
         chunk: &mut C,
         comm: &mut M,
         step: u64,
-    ) -> Result<StepRecord, M::Error> {
+    ) -> Result<StepRecord, StepErrorOf<C, M>> {
         let mut record = StepRecord::for_directions(self.peers.len());
         let phases = chunk.phases() as f64;
-        let size = C::Value::BYTES;
+        let size = core::mem::size_of::<C::Value>();
         for phase in 0..chunk.phases() {
             let mut compute = 0.0;
+            let mut failure = None;
             let mut update = |chunk: &mut C, comm: &mut M, tiles: &[Box3]| {
                 let t = comm.now_seconds();
                 for &tile in tiles {
-                    chunk.apply(step, phase, tile);
+                    if failure.is_none() {
+                        failure = chunk.submit(step, phase, tile).err();
+                    }
                     comm.compute_done(chunk.work(tile) / phases);
                 }
                 compute += comm.now_seconds() - t;
@@ -126,30 +145,34 @@ impl TileDriver {
             if !self.overlap {
                 update(chunk, comm, &self.inner_tiles);
             }
-            self.sends.resize_with(self.peers.len(), Vec::new);
-            self.receives.resize_with(self.peers.len(), Vec::new);
-            for (k, p) in self.peers.iter().enumerate() {
-                pack(&*chunk, &p.send, p.send_values, &mut self.sends[k]);
-                self.receives[k].resize(p.receive_values * size, 0);
+            for (p, buffer) in self.peers.iter().zip(&mut self.sends) {
+                if p.send_values > 0 {
+                    chunk
+                        .pack_slabs(&p.send, buffer)
+                        .map_err(StepError::Chunk)?;
+                }
             }
-            let (sends, receives) = (&self.sends, &mut self.receives);
+            chunk.wait().map_err(StepError::Chunk)?;
             let outgoing: Vec<Outgoing<'_>> = self
                 .peers
                 .iter()
-                .zip(sends)
+                .zip(&self.sends)
                 .filter(|(p, _)| p.send_values > 0)
-                .map(|(p, bytes)| Outgoing {
+                .map(|(p, buffer)| Outgoing {
                     peer: p.peer,
                     route: Route::Tiles,
-                    bytes,
+                    bytes: &buffer.bytes()[..p.send_values * size],
                 })
                 .collect();
             let mut incoming: Vec<Incoming<'_>> = self
                 .peers
                 .iter()
-                .zip(receives.iter_mut())
+                .zip(self.receives.iter_mut())
                 .filter(|(p, _)| p.receive_values > 0)
-                .map(|(p, bytes)| Incoming::new(p.peer, Route::Tiles, bytes))
+                .map(|(p, buffer)| {
+                    let bytes = &mut buffer.bytes_mut()[..p.receive_values * size];
+                    Incoming::new(p.peer, Route::Tiles, bytes)
+                })
                 .collect();
             let inner = &self.inner_tiles;
             let overlapped = self.overlap;
@@ -157,9 +180,14 @@ impl TileDriver {
                 if overlapped {
                     update(chunk, comm, inner);
                 }
-            })?;
+            })
+            .map_err(StepError::Comm)?;
             let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
             drop(incoming);
+            if let Some(e) = failure {
+                return Err(StepError::Chunk(e));
+            }
+            chunk.wait().map_err(StepError::Chunk)?;
             let mut cost = costs.into_iter();
             for (k, p) in self.peers.iter().enumerate() {
                 record.bytes_sent[k] += (p.send_values * size) as u64;
@@ -168,8 +196,11 @@ impl TileDriver {
                 }
                 let (waited, transfer) = cost.next().unwrap_or((0.0, f64::NAN));
                 let t = comm.now_seconds();
-                unpack(chunk, &p.receive, &receives[k]);
-                record.bytes_received[k] += receives[k].len() as u64;
+                chunk
+                    .unpack_slabs(&p.receive, &self.receives[k])
+                    .and_then(|()| chunk.wait())
+                    .map_err(StepError::Chunk)?;
+                record.bytes_received[k] += (p.receive_values * size) as u64;
                 record.share_seconds[k] += waited + (comm.now_seconds() - t);
                 record.transfer_seconds[k] += transfer;
             }
@@ -179,37 +210,5 @@ impl TileDriver {
         record.work = self.tiles().map(|t| chunk.work(*t)).sum();
         comm.step_done();
         Ok(record)
-    }
-}
-
-/// Packs `boxes` one after the other ([`Chunk::pack_slab`]) as little-endian bytes into
-/// `bytes` (resized to fit).
-fn pack<C: Chunk>(chunk: &C, boxes: &[Box3], values: usize, bytes: &mut Vec<u8>) {
-    let zero = <C::Value as num_traits::Zero>::zero();
-    let mut all = vec![zero; values];
-    let mut at = 0;
-    for b in boxes {
-        let n = chunk.slab_len(*b).unwrap_or(0);
-        chunk.pack_slab(*b, &mut all[at..at + n]);
-        at += n;
-    }
-    let size = C::Value::BYTES;
-    bytes.resize(values * size, 0);
-    for (v, out) in all.iter().zip(bytes.chunks_exact_mut(size)) {
-        v.write_le(out);
-    }
-}
-
-/// Unpacks what [`pack`] of the peer wrote for the same `boxes`.
-fn unpack<C: Chunk>(chunk: &mut C, boxes: &[Box3], bytes: &[u8]) {
-    let values: Vec<C::Value> = bytes
-        .chunks_exact(C::Value::BYTES)
-        .map(C::Value::read_le)
-        .collect();
-    let mut at = 0;
-    for b in boxes {
-        let n = chunk.slab_len(*b).unwrap_or(0);
-        chunk.unpack_slab(*b, &values[at..at + n]);
-        at += n;
     }
 }

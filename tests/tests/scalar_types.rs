@@ -5,7 +5,7 @@ use yee_core::{Component, Mode, Real, Scalar};
 use yee_scalar::Simulation;
 use yee_tests::{PEC, vacuum};
 
-fn run_pulse<T: Scalar>() -> Simulation<T> {
+fn run_pulse<T: Scalar>() -> Simulation<'static, T> {
     let setup = vacuum(Mode::OneD, [400, 1, 1], 0.5, PEC);
     let mut sim = Simulation::<T>::new(&setup).unwrap();
     let pulse = |x: f64| (-((x - 150.0) / 10.0).powi(2) / 2.0).exp();

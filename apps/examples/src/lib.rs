@@ -1,15 +1,20 @@
 //! 2D heat diffusion with a 9-point (Mehrstellen) Laplacian, written only against yee's traits:
 //! its own [`Stencil`], its own [`Chunk`] (which exchanges faces *and* corners, unlike Yee), a
-//! [`yee_core::Field`] from the scalar backend for storage, and the generic driver over any
+//! [`yee_core::Field`] from the scalar backend for storage, and the generic session (driver, balancer, migration) over any
 //! [`yee_core::Comm`]. It runs decomposed on the simulated and shared-memory communicators and
 //! must give the same bits as one rank.
 #![warn(missing_docs)]
 
 pub mod virtual_cluster;
 
-use yee_core::decomposition::Layout;
-use yee_core::driver::{Driver, Schedule};
-use yee_core::{Box3, Chunk, Comm, Direction, Field, FieldId, Stencil};
+use yee_core::balance::Balancer;
+use yee_core::decomposition::uniform_layout_borders;
+use yee_core::driver::StepError;
+use yee_core::session::{Plan, RunLog, run_steps};
+use yee_core::{
+    Box3, Capabilities, Chunk, Comm, Direction, Field, FieldId, HostBuffer, HostChunkError,
+    Stencil, Topology,
+};
 use yee_scalar::HostField;
 
 /// Two time levels of the temperature on one chunk; level `step % 2` is the old one.
@@ -70,12 +75,31 @@ pub struct HeatChunk {
 }
 
 impl HeatChunk {
-    /// A chunk owning `owned`, with the initial temperature `u0(x, y)` at cell centres.
-    pub fn new(owned: Box3, r: f64, u0: impl Fn(f64, f64) -> f64) -> Self {
+    /// A chunk owning `owned` of a `grid` (wrapping around the `periodic` axes), with the
+    /// initial temperature `u0(x, y)` at cell centres in its owned and ghost cells: the
+    /// ghosts hold what the neighbours would send, so no exchange is needed before the first
+    /// step. Ghosts beyond a non-periodic edge stay 0 (a cold wall).
+    pub fn new(
+        owned: Box3,
+        grid: [usize; 2],
+        periodic: [bool; 3],
+        r: f64,
+        u0: impl Fn(f64, f64) -> f64,
+    ) -> Self {
         let mut level = HostField::zeros(owned, [1, 1, 0]);
-        for n in 0..owned.cells() {
-            let p = owned.index_at(n);
-            level.set(p, u0(p[0] as f64 + 0.5, p[1] as f64 + 0.5));
+        let storage = level.storage();
+        for n in 0..storage.cells() {
+            let p = storage.index_at(n);
+            let wrapped = |a: usize| {
+                let (x, size) = (p[a], grid[a] as i64);
+                match (0..size).contains(&x) {
+                    true => Some(x),
+                    false => periodic[a].then(|| x.rem_euclid(size)),
+                }
+            };
+            if let (Some(x), Some(y)) = (wrapped(0), wrapped(1)) {
+                level.set(p, u0(x as f64 + 0.5, y as f64 + 0.5));
+            }
         }
         HeatChunk {
             state: HeatState {
@@ -125,6 +149,12 @@ impl HeatChunk {
 
 impl Chunk for HeatChunk {
     type Value = f64;
+    type Buffer = HostBuffer<f64>;
+    type Error = HostChunkError;
+    const CAPABILITIES: Capabilities = Capabilities {
+        asynchronous: false,
+        migration: true,
+    };
 
     fn owned(&self) -> Box3 {
         self.state.levels[0].owned()
@@ -135,9 +165,16 @@ impl Chunk for HeatChunk {
     fn phases(&self) -> usize {
         1
     }
-    fn apply(&mut self, step: u64, _phase: usize, region: Box3) {
+    fn submit(&mut self, step: u64, _phase: usize, region: Box3) -> Result<(), HostChunkError> {
         HeatStencil.apply(&mut self.state, region, step);
         self.newest = ((step + 1) % 2) as usize;
+        Ok(())
+    }
+    fn wait(&mut self) -> Result<(), HostChunkError> {
+        Ok(())
+    }
+    fn buffer(&self, bytes: usize) -> Result<HostBuffer<f64>, HostChunkError> {
+        Ok(HostBuffer::with_bytes(bytes))
     }
     fn halo_len(&self, _phase: usize, toward: Direction) -> usize {
         self.border(toward).cells()
@@ -145,12 +182,71 @@ impl Chunk for HeatChunk {
     fn ghost_len(&self, _phase: usize, from: Direction) -> usize {
         self.ghosts(from).cells()
     }
-    fn pack_halo(&self, _phase: usize, toward: Direction, out: &mut [f64]) {
-        self.state.levels[self.newest].read_box(self.border(toward), out);
+    fn pack_halos(
+        &mut self,
+        _phase: usize,
+        towards: &[Direction],
+        out: &mut [HostBuffer<f64>],
+    ) -> Result<(), HostChunkError> {
+        for (&toward, buffer) in towards.iter().zip(out) {
+            let border = self.border(toward);
+            let values = buffer.values_mut(border.cells());
+            self.state.levels[self.newest].read_box(border, values);
+        }
+        Ok(())
     }
-    fn unpack_halo(&mut self, _phase: usize, from: Direction, data: &[f64]) {
-        let ghosts = self.ghosts(from);
-        self.state.levels[self.newest].write_box(ghosts, data);
+    fn unpack_halos(
+        &mut self,
+        _phase: usize,
+        froms: &[Direction],
+        data: &[HostBuffer<f64>],
+    ) -> Result<(), HostChunkError> {
+        for (&from, buffer) in froms.iter().zip(data) {
+            let ghosts = self.ghosts(from);
+            self.state.levels[self.newest].write_box(ghosts, buffer.values(ghosts.cells()));
+        }
+        Ok(())
+    }
+    /// Both levels of each cell migrate (the stencil reads the newest, the other is written
+    /// next).
+    fn slab_len(&self, region: Box3) -> usize {
+        2 * region.cells()
+    }
+    fn pack_slabs(
+        &mut self,
+        regions: &[Box3],
+        out: &mut HostBuffer<f64>,
+    ) -> Result<(), HostChunkError> {
+        let mut at = 0;
+        for &region in regions {
+            for level in &self.state.levels {
+                let n = region.cells();
+                level.read_box(region, &mut out.0[at..at + n]);
+                at += n;
+            }
+        }
+        Ok(())
+    }
+    fn unpack_slabs(
+        &mut self,
+        regions: &[Box3],
+        data: &HostBuffer<f64>,
+    ) -> Result<(), HostChunkError> {
+        let mut at = 0;
+        for &region in regions {
+            for level in &mut self.state.levels {
+                let n = region.cells();
+                level.write_box(region, &data.0[at..at + n]);
+                at += n;
+            }
+        }
+        Ok(())
+    }
+    fn resize(&mut self, owned: Box3) -> Result<(), HostChunkError> {
+        for level in &mut self.state.levels {
+            level.resize(owned);
+        }
+        Ok(())
     }
 }
 
@@ -159,29 +255,46 @@ pub fn hot_spot(x: f64, y: f64) -> f64 {
     (-((x - 30.0).powi(2) + (y - 25.0).powi(2)) / 50.0).exp()
 }
 
-/// Runs `steps` steps of the rank `comm.rank()` and returns its box and temperature.
+/// What one rank of the heat app ends with: its box, its temperature there, its run log.
+pub type HeatPiece = (Box3, Vec<f64>, RunLog);
+
+/// Runs `steps` steps of the rank `comm.rank()` laid out (and balanced, if the plan has a
+/// balancer) by `plan`, and returns its final box, its temperature and the run's log.
 pub fn run_rank<M: Comm>(
-    layout: &Layout,
+    plan: &Plan,
+    grid: [usize; 2],
     comm: &mut M,
     steps: u64,
     r: f64,
-) -> Result<(Box3, Vec<f64>), M::Error> {
-    let owned = layout.chunk_box(comm.rank());
-    let mut chunk = HeatChunk::new(owned, r, hot_spot);
-    let mut driver = Driver::new(Schedule::new(layout, comm.rank(), [true, true, false]));
-    // The initial temperature fills owned cells only: the ghosts come from the neighbours.
-    driver.exchange(&mut chunk, comm, 0)?;
-    for step in 0..steps {
-        driver.step(&mut chunk, comm, step)?;
+) -> Result<HeatPiece, StepError<HostChunkError, M::Error>> {
+    let owned = plan.initial_box(comm.rank());
+    let chunk = HeatChunk::new(owned, grid, plan.periodic, r, hot_spot);
+    let (chunk, log) = run_steps(plan, comm, steps, chunk, |_, _| false)?;
+    Ok((chunk.owned(), chunk.temperature(), log))
+}
+
+/// A plan over `grid` on `topology` with even borders, and `balancer` if given.
+pub fn plan(
+    grid: [usize; 2],
+    topology: Topology,
+    periodic: [bool; 3],
+    balancer: Option<Balancer>,
+) -> Plan {
+    Plan {
+        topology,
+        borders: uniform_layout_borders([grid[0], grid[1], 1], topology),
+        periodic,
+        active: [true, true, false],
+        balancer,
+        overlap: true,
     }
-    Ok((owned, chunk.temperature()))
 }
 
 /// Assembles the ranks' pieces into the whole `grid` (x fastest).
-pub fn assemble(grid: [usize; 2], pieces: &[(Box3, Vec<f64>)]) -> Vec<f64> {
+pub fn assemble(grid: [usize; 2], pieces: &[HeatPiece]) -> Vec<f64> {
     let whole = Box3::from_extent([grid[0], grid[1], 1]);
     let mut out = vec![0.0; whole.cells()];
-    for (owned, values) in pieces {
+    for (owned, values, _) in pieces {
         for (n, v) in values.iter().enumerate() {
             out[whole.linear_index(owned.index_at(n))] = *v;
         }

@@ -5,33 +5,23 @@
 
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
-use yee_core::decomposition::{Layout, uniform_layout_borders};
-use yee_examples::{assemble, run_rank};
+use yee_examples::{assemble, plan, run_rank};
 
 const GRID: [usize; 2] = [96, 80];
 const STEPS: u64 = 300;
 const R: f64 = 0.2;
 
-fn borders(topology: Topology) -> [Vec<i64>; 3] {
-    uniform_layout_borders([GRID[0], GRID[1], 1], topology)
-}
-
 fn main() {
     let run = |topology: Topology, shm: bool| {
-        let b = borders(topology);
-        let layout = Layout {
-            topology,
-            borders: [&b[0], &b[1], &b[2]],
-            periodic: [false; 3],
-        };
+        let plan = plan(GRID, topology, [false; 3], None);
         let pieces = if shm {
             yee_comm_shm::launch(topology, |mut comm| {
-                run_rank(&layout, &mut comm, STEPS, R).expect("shm run")
+                run_rank(&plan, GRID, &mut comm, STEPS, R).expect("shm run")
             })
         } else {
             let model = MachineModel::default_for(topology.ranks());
             yee_comm_sim::launch(topology, model, |mut comm| {
-                run_rank(&layout, &mut comm, STEPS, R).expect("sim run")
+                run_rank(&plan, GRID, &mut comm, STEPS, R).expect("sim run")
             })
         };
         assemble(GRID, &pieces)

@@ -1,11 +1,12 @@
-//! Balancing experiments on the simulated cluster with cost-only chunks: Balykov 2019's
+//! Balancing experiments on the simulated cluster with the no-op backend's cost-only chunks: Balykov 2019's
 //! table 1 (8 nodes, 100³, four nodes slowed by a fixed delay per step) and a slow link that
 //! makes disabling ranks worthwhile until it speeds up again.
 
-use yee_comm_sim::{CostChunk, LinkChange, MachineModel};
+use yee_comm_sim::{LinkChange, MachineModel};
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::{HistoryEntry, Plan, run_steps};
 use yee_core::{Comm, Mode, Topology};
+use yee_noop::NoopChunk;
 
 /// Cells per second of a normal node: with a 0.02 s delay a slow node runs at 80 % of a
 /// normal one on its 125 000 cells (0.08 / (0.08 + 0.02)), as Balykov 2019, §3 states.
@@ -36,14 +37,8 @@ fn run(
         overlap: true,
     };
     let results = yee_comm_sim::launch(topology, model, |mut comm| {
-        let (_, log) = run_steps(
-            &plan,
-            &mut comm,
-            steps,
-            |b| CostChunk::new(b, Mode::ThreeD),
-            |_, _| false,
-        )
-        .expect("sim");
+        let chunk = NoopChunk::new(plan.initial_box(comm.rank()), Mode::ThreeD);
+        let (_, log) = run_steps(&plan, &mut comm, steps, chunk, |_, _| false).expect("sim");
         (comm.now_seconds(), log.history)
     });
     let seconds = results.iter().map(|r| r.0).fold(0.0, f64::max);

@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use yee_core::{Boundary, Chunk, Material, Mode, Scalar, Setup};
+use yee_core::{Boundary, Material, Mode, Scalar, Setup};
 use yee_scalar::YeeChunk;
 use yee_scalar::chunk::CurlExecutor;
 

@@ -1,6 +1,9 @@
 //! A Yee chunk on the scalar backend: the two phases (H, then E) and the halos between them.
 
-use yee_core::{Box3, Chunk, Component, Costs, Direction, Field, Scalar, Setup, Side, Stencil};
+use yee_core::{
+    Box3, Capabilities, Chunk, Component, Costs, Direction, Field, HostBuffer, HostChunkError,
+    Scalar, Setup, Side, Stencil,
+};
 
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
@@ -82,6 +85,16 @@ fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [alloc::vec::Vec<f64>
     })
 }
 
+/// The cells of `setup`'s probes inside `owned`.
+fn probe_cells(setup: &Setup, owned: Box3) -> alloc::vec::Vec<yee_core::Index3> {
+    setup
+        .probes
+        .iter()
+        .map(|p| p.cell)
+        .filter(|&c| owned.contains(c))
+        .collect()
+}
+
 /// Phase 0 of a step updates H, phase 1 updates E.
 pub const MAGNETIC_PHASE: usize = 0;
 /// See [`MAGNETIC_PHASE`].
@@ -111,9 +124,12 @@ impl<T: Scalar> CurlExecutor<T> for ScalarCurl {
     }
 }
 
-/// One rank's block of a Yee grid; `K` executes the curl update (scalar by default).
+/// One rank's block of a Yee grid; `K` executes the curl update (scalar by default). It keeps
+/// the setup it was built from, to rebuild its materials when its borders move.
 #[derive(Clone, Debug)]
-pub struct YeeChunk<T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
+pub struct YeeChunk<'s, T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
+    /// The setup the chunk is a block of.
+    pub setup: Setup<'s>,
     /// The arrays.
     pub state: YeeState<T>,
     /// Relative cost of cell kinds, for [`Chunk::work`].
@@ -124,27 +140,31 @@ pub struct YeeChunk<T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
     pub kernel: K,
 }
 
-impl<T: Scalar> YeeChunk<T> {
+impl<'s, T: Scalar> YeeChunk<'s, T> {
     /// The chunk owning `owned` of a validated `setup`, on the scalar executor.
-    pub fn new(setup: &Setup, owned: Box3) -> Self {
+    pub fn new(setup: &Setup<'s>, owned: Box3) -> Self {
         YeeChunk::with_kernel(setup, owned, ScalarCurl)
     }
 }
 
-impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<T, K> {
+impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// The chunk owning `owned` of a validated `setup`, with curl executor `kernel`.
-    pub fn with_kernel(setup: &Setup, owned: Box3, kernel: K) -> Self {
+    pub fn with_kernel(setup: &Setup<'s>, owned: Box3, kernel: K) -> Self {
         YeeChunk {
+            setup: *setup,
             state: YeeState::new(setup, owned),
             costs: Costs::default(),
-            probe_cells: setup
-                .probes
-                .iter()
-                .map(|p| p.cell)
-                .filter(|&c| owned.contains(c))
-                .collect(),
+            probe_cells: probe_cells(setup, owned),
             kernel,
         }
+    }
+
+    /// Applies phase `phase` of step `step` to `region` (host work: done on return).
+    pub fn apply(&mut self, step: u64, phase: usize, region: Box3) {
+        let electric = phase == ELECTRIC_PHASE;
+        self.kernel.curl(&mut self.state, electric, region);
+        self.kernel.cpml(&mut self.state, electric, region);
+        SourceUpdate { electric }.apply(&mut self.state, region, step);
     }
 
     /// The same chunk with other cell costs.
@@ -209,8 +229,14 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<T, K> {
     }
 }
 
-impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
+impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     type Value = T;
+    type Buffer = HostBuffer<T>;
+    type Error = HostChunkError;
+    const CAPABILITIES: Capabilities = Capabilities {
+        asynchronous: false,
+        migration: true,
+    };
 
     fn owned(&self) -> Box3 {
         self.state.owned
@@ -224,11 +250,17 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
         2
     }
 
-    fn apply(&mut self, step: u64, phase: usize, region: Box3) {
-        let electric = phase == ELECTRIC_PHASE;
-        self.kernel.curl(&mut self.state, electric, region);
-        self.kernel.cpml(&mut self.state, electric, region);
-        SourceUpdate { electric }.apply(&mut self.state, region, step);
+    fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), HostChunkError> {
+        self.apply(step, phase, region);
+        Ok(())
+    }
+
+    fn wait(&mut self) -> Result<(), HostChunkError> {
+        Ok(())
+    }
+
+    fn buffer(&self, bytes: usize) -> Result<HostBuffer<T>, HostChunkError> {
+        Ok(HostBuffer::with_bytes(bytes))
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
@@ -254,6 +286,32 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
         }
     }
 
+    fn pack_halos(
+        &mut self,
+        phase: usize,
+        towards: &[Direction],
+        out: &mut [HostBuffer<T>],
+    ) -> Result<(), HostChunkError> {
+        for (&toward, buffer) in towards.iter().zip(out) {
+            let len = self.halo_len(phase, toward);
+            self.pack_halo(phase, toward, buffer.values_mut(len));
+        }
+        Ok(())
+    }
+
+    fn unpack_halos(
+        &mut self,
+        phase: usize,
+        froms: &[Direction],
+        data: &[HostBuffer<T>],
+    ) -> Result<(), HostChunkError> {
+        for (&from, buffer) in froms.iter().zip(data) {
+            let len = self.ghost_len(phase, from);
+            self.unpack_halo(phase, from, buffer.values(len));
+        }
+        Ok(())
+    }
+
     fn work(&self, region: Box3) -> f64 {
         work_of(
             region,
@@ -264,7 +322,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
         )
     }
 
-    fn slab_len(&self, region: Box3) -> Option<usize> {
+    fn slab_len(&self, region: Box3) -> usize {
         let fields = self.slab_components().count() * region.cells();
         let psi: usize = self
             .state
@@ -272,9 +330,46 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
             .iter()
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
-        Some(fields + psi)
+        fields + psi
     }
 
+    fn pack_slabs(
+        &mut self,
+        regions: &[Box3],
+        out: &mut HostBuffer<T>,
+    ) -> Result<(), HostChunkError> {
+        let mut at = 0;
+        for &region in regions {
+            let n = self.slab_len(region);
+            self.pack_slab(region, &mut out.0[at..at + n]);
+            at += n;
+        }
+        Ok(())
+    }
+
+    fn unpack_slabs(
+        &mut self,
+        regions: &[Box3],
+        data: &HostBuffer<T>,
+    ) -> Result<(), HostChunkError> {
+        let mut at = 0;
+        for &region in regions {
+            let n = self.slab_len(region);
+            self.unpack_slab(region, &data.0[at..at + n]);
+            at += n;
+        }
+        Ok(())
+    }
+
+    fn resize(&mut self, owned: Box3) -> Result<(), HostChunkError> {
+        self.state.resize(&self.setup, owned);
+        self.probe_cells = probe_cells(&self.setup, owned);
+        Ok(())
+    }
+}
+
+impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
+    /// Packs everything the cells of `region` hold: each component, then each CPML ψ.
     fn pack_slab(&self, region: Box3, out: &mut [T]) {
         let mut at = 0;
         for c in self.slab_components() {
@@ -296,6 +391,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
         }
     }
 
+    /// Unpacks what [`YeeChunk::pack_slab`] wrote for `region`.
     fn unpack_slab(&mut self, region: Box3, data: &[T]) {
         let mut at = 0;
         let components: alloc::vec::Vec<Component> = self.slab_components().collect();
@@ -316,7 +412,8 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
         }
     }
 
-    fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [T]) {
+    /// Packs the halo of `phase` toward `toward` into `out`.
+    pub fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [T]) {
         let Some((axis, side)) = self.halo_face(phase, toward) else {
             return;
         };
@@ -328,7 +425,8 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<T, K> {
         }
     }
 
-    fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[T]) {
+    /// Unpacks the halo of `phase` that arrived from the `from` side.
+    pub fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[T]) {
         // Data from the `from` side was sent toward the opposite direction.
         let Some((axis, _)) = self.halo_face(phase, from.opposite()) else {
             return;

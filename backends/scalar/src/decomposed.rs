@@ -4,9 +4,9 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::driver::StepRecord;
+use yee_core::driver::{StepError, StepRecord};
 use yee_core::session::{HistoryEntry, Plan, run_steps};
-use yee_core::{Box3, Comm, Component, Costs, Field, Scalar, Setup, Topology};
+use yee_core::{Box3, Comm, Component, Costs, Field, HostChunkError, Scalar, Setup, Topology};
 
 use crate::chunk::{CurlExecutor, ScalarCurl, YeeChunk};
 use crate::error::RunError;
@@ -55,7 +55,7 @@ pub fn run_rank<T: Scalar, M: Comm>(
     comm: &mut M,
     steps: u64,
     after_step: impl FnMut(u64, &YeeChunk<T>),
-) -> Result<RankOutput<T>, M::Error> {
+) -> Result<RankOutput<T>, StepError<HostChunkError, M::Error>> {
     run_rank_with(setup, plan, costs, ScalarCurl, comm, steps, after_step)
 }
 
@@ -68,16 +68,16 @@ pub fn run_rank_with<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     comm: &mut M,
     steps: u64,
     mut after_step: impl FnMut(u64, &YeeChunk<T, K>),
-) -> Result<RankOutput<T>, M::Error> {
+) -> Result<RankOutput<T>, StepError<HostChunkError, M::Error>> {
     let rank = comm.rank();
     let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
     let mut diverged = None;
-    let build = |b: Box3| YeeChunk::with_kernel(setup, b, kernel.clone()).with_costs(costs);
+    let chunk = YeeChunk::with_kernel(setup, plan.initial_box(rank), kernel).with_costs(costs);
     let (chunk, log) = run_steps(
         plan,
         comm,
         steps,
-        build,
+        chunk,
         |step, chunk: &mut YeeChunk<T, K>| {
             if chunk.state.non_finite && diverged.is_none() {
                 // A hard source may have overwritten the flagged value: only a stored one counts.

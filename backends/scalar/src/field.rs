@@ -2,7 +2,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::{Axis, Box3, Field, Scalar, Side};
+use yee_core::{Box3, Field, Scalar};
 
 /// One component array over a chunk's owned box plus ghost layers, x fastest, in a `Vec`.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,8 +93,7 @@ impl<T: Scalar> Field for HostField<T> {
         self.data = data;
     }
 
-    fn move_border(&mut self, axis: Axis, side: Side, coordinate: i64) {
-        let owned = self.owned.with_bound(axis, side, coordinate);
+    fn resize(&mut self, owned: Box3) {
         let mut moved = HostField::zeros(owned, self.ghost);
         let kept = self.storage.intersect(&moved.storage);
         let mut buffer = vec![T::zero(); kept.cells()];
@@ -109,18 +108,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn boxes_round_trip_and_borders_keep_values() {
+    fn boxes_round_trip_and_resizing_keeps_values() {
         let mut f = HostField::<f64>::zeros(Box3::new([0, 0, 0], [4, 3, 1]), [1, 1, 0]);
         let region = Box3::new([1, 0, 0], [3, 2, 1]);
         f.write_box(region, &[1.0, 2.0, 3.0, 4.0]);
         let mut out = [0.0; 4];
         f.read_box(region, &mut out);
         assert_eq!(out, [1.0, 2.0, 3.0, 4.0]);
-        f.move_border(Axis::X, Side::High, 2);
+        f.resize(Box3::new([0, 0, 0], [2, 3, 1]));
         assert_eq!(f.owned(), Box3::new([0, 0, 0], [2, 3, 1]));
         assert_eq!(f.get([1, 1, 0]), 3.0);
         assert_eq!(f.get([2, 1, 0]), 4.0); // now a ghost cell, still held
-        f.move_border(Axis::X, Side::High, 5);
+        f.resize(Box3::new([0, 0, 0], [5, 3, 1]));
         assert_eq!(f.get([4, 0, 0]), 0.0);
         assert_eq!(f.get([1, 0, 0]), 1.0);
     }

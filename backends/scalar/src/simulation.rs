@@ -14,17 +14,17 @@ use crate::field::HostField;
 ///
 /// E is at time `steps · Δt`, H at `(steps − ½) · Δt`. Probes record after every step.
 #[derive(Clone, Debug)]
-pub struct Simulation<T: Scalar> {
-    chunk: YeeChunk<T>,
+pub struct Simulation<'s, T: Scalar> {
+    chunk: YeeChunk<'s, T>,
     periodic: [bool; 3],
     steps: u64,
     probes: Vec<Probe>,
     series: Vec<Vec<T>>,
 }
 
-impl<T: Scalar> Simulation<T> {
+impl<'s, T: Scalar> Simulation<'s, T> {
     /// Validates `setup` and allocates its fields (all zero).
-    pub fn new(setup: &Setup) -> Result<Self, SetupError> {
+    pub fn new(setup: &Setup<'s>) -> Result<Self, SetupError> {
         setup.validate()?;
         let owned = yee_core::Box3::from_extent(setup.grid);
         Ok(Simulation {
@@ -139,7 +139,7 @@ impl<T: Scalar> Simulation<T> {
     }
 
     /// The chunk, for drivers and tests that need the raw state.
-    pub fn chunk(&self) -> &YeeChunk<T> {
+    pub fn chunk(&self) -> &YeeChunk<'s, T> {
         &self.chunk
     }
 

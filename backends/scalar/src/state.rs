@@ -2,6 +2,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
+use yee_core::Field;
 use yee_core::cpml::cpml_coefficients;
 use yee_core::material::{electric_coefficients, magnetic_coefficients};
 use yee_core::{
@@ -105,16 +106,58 @@ pub struct YeeState<T: Scalar> {
 }
 
 impl<T: Scalar> YeeState<T> {
-    /// Builds the state of the chunk owning `owned` of a validated `setup`.
+    /// Builds the state of the chunk owning `owned` of a validated `setup`, fields at zero.
     pub fn new(setup: &Setup, owned: Box3) -> Self {
+        let ghost = setup.mode.active_axes().map(usize::from);
+        let fields = core::array::from_fn(|c| {
+            setup
+                .mode
+                .has(Component::ALL[c])
+                .then(|| HostField::zeros(owned, ghost))
+        });
+        Self::assemble(setup, owned, fields, cpml_slabs(setup, owned))
+    }
+
+    /// Moves the state to own `owned` in place: fields and ψ keep the values of cells in both
+    /// boxes and start at zero elsewhere; materials, walls, CPML tables and sources are
+    /// rebuilt for the new box. No second set of fields is allocated (one array at a time).
+    pub fn resize(&mut self, setup: &Setup, owned: Box3) {
+        let mut fields = core::mem::take(&mut self.fields);
+        for f in fields.iter_mut().flatten() {
+            f.resize(owned);
+        }
+        let mut slabs = cpml_slabs::<T>(setup, owned);
+        for (old, new) in self.slabs.iter().zip(&mut slabs) {
+            let kept = old.region.intersect(&new.region);
+            for (from, to) in old.psi.iter().zip(&mut new.psi) {
+                if let (Some(from), Some(to)) = (from, to) {
+                    for n in 0..kept.cells() {
+                        let p = kept.index_at(n);
+                        to[new.region.linear_index(p)] = from[old.region.linear_index(p)];
+                    }
+                }
+            }
+        }
+        // Release the old medium before building the new one.
+        self.slabs.clear();
+        self.material_ids = Default::default();
+        let non_finite = self.non_finite;
+        *self = Self::assemble(setup, owned, fields, slabs);
+        self.non_finite = non_finite;
+    }
+
+    /// The state over `owned` with these fields and CPML slabs: everything else is derived
+    /// from `setup`.
+    fn assemble(
+        setup: &Setup,
+        owned: Box3,
+        fields: [Option<HostField<T>>; 6],
+        slabs: Vec<CpmlSlab<T>>,
+    ) -> Self {
         let mode = setup.mode;
         let active = mode.active_axes();
         let ghost = active.map(usize::from);
         let dt = setup.dt();
-        let fields = core::array::from_fn(|c| {
-            mode.has(Component::ALL[c])
-                .then(|| HostField::zeros(owned, ghost))
-        });
         let storage = owned.grow(ghost.map(|g| g as i64));
         // The material id after the background and the regions: inactive cells, whose
         // coefficients are all zero (every component they index stays +0).
@@ -153,7 +196,6 @@ impl<T: Scalar> YeeState<T> {
             .collect();
         let free = Component::ALL.map(|c| free_box(setup, c));
         let stretch = Axis::ALL.map(|axis| axis_stretch(setup, axis));
-        let slabs = cpml_slabs(setup, owned);
         let sources = setup
             .sources
             .iter()

@@ -5,11 +5,11 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
-use yee_core::driver::StepRecord;
+use yee_core::driver::{StepError, StepRecord};
 use yee_core::session::STOP_CHECK_STEPS;
 use yee_core::tile_driver::TileDriver;
 use yee_core::tile_map::TileMap;
-use yee_core::{Axis, Box3, Comm, Component, Costs, Field, Scalar, Setup};
+use yee_core::{Axis, Box3, Comm, Component, Costs, Field, HostChunkError, Scalar, Setup};
 
 use crate::chunk::{CurlExecutor, YeeChunk};
 use crate::error::RunError;
@@ -82,12 +82,12 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     steps: u64,
     overlap: bool,
     mut after_step: impl FnMut(u64, &YeeChunk<T, K>, &[Box3]),
-) -> Result<TiledRankOutput<T>, M::Error> {
+) -> Result<TiledRankOutput<T>, StepError<HostChunkError, M::Error>> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
     let mut chunk =
         YeeChunk::with_kernel(setup, map.chunk_box(rank, ghost), kernel).with_costs(costs);
-    let mut driver = TileDriver::new(map, rank, &chunk).expect("a Yee chunk packs any box");
+    let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
     driver.set_overlap(overlap);
     let tiles: Vec<Box3> = driver.tiles().copied().collect();
     let mine: Vec<(usize, yee_core::Probe)> = setup
@@ -118,7 +118,8 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
         after_step(step + 1, &chunk, &tiles);
         // Every rank checks at the same steps, so all stop together when one has diverged.
         if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
-            comm.all_gather(&[f64::from(u8::from(diverged.is_some()))], &mut flags)?;
+            comm.all_gather(&[f64::from(u8::from(diverged.is_some()))], &mut flags)
+                .map_err(StepError::Comm)?;
             if flags.iter().any(|&d| d > 0.0) {
                 break;
             }

@@ -8,7 +8,6 @@
 //! Ranks run as threads over the mailboxes of `yee-comm-shm`.
 #![warn(missing_docs)]
 
-pub mod cost_chunk;
 pub mod model;
 
 use std::sync::Arc;
@@ -18,7 +17,6 @@ use yee_comm_shm::fabric::{Fabric, Message, Tag, check_gathered, decode_f64s, en
 use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, Incoming, Outgoing, Topology};
 
-pub use cost_chunk::CostChunk;
 pub use model::{LinkChange, MachineModel};
 
 /// One virtual rank.
