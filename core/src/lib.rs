@@ -48,6 +48,7 @@ pub mod tile_map;
 pub mod topology;
 pub mod waveform;
 pub mod yee;
+pub mod yee_backend;
 
 pub use chunk::{Capabilities, Chunk, ChunkError, ChunkErrorKind, HostChunkError};
 pub use comm::{Comm, CommError, CommErrorKind, Incoming, Outgoing, Route};
@@ -68,3 +69,4 @@ pub use stencil::{FieldId, Stencil};
 pub use topology::{Candidate, Topology, TopologyError};
 pub use waveform::Waveform;
 pub use yee::{Component, CurlTerm, Mode};
+pub use yee_backend::{YeeBackend, YeeFields};

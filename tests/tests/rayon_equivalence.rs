@@ -4,27 +4,26 @@
 use std::path::Path;
 
 use yee_core::{
-    Component, Costs, Mode, PointSource, Scalar, Setup, SourceKind, Topology, Waveform,
+    Component, Costs, Mode, PointSource, Scalar, Setup, SourceKind, Topology, Waveform, YeeBackend,
 };
 use yee_rayon::{ComponentPasses, RayonCurl};
-use yee_scalar::chunk::{CurlExecutor, ScalarCurl};
-use yee_scalar::decomposed::{RankOutput, assemble, probe_series, run_rank_with, uniform_plan};
+use yee_scalar::chunk::ScalarCurl;
+use yee_scalar::decomposed::{RankOutput, assemble, probe_series, run_rank_on, uniform_plan};
 
 /// Every rank's output of `steps` steps of `setup` split uniformly over `topology` (shm).
-fn outputs<T: Scalar, K: CurlExecutor<T>>(
+fn outputs<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     topology: Topology,
-    kernel: K,
+    backend: B,
     steps: u64,
 ) -> Vec<RankOutput<T>> {
     let plan = uniform_plan(setup, topology);
     yee_comm_shm::launch(topology, |mut c| {
-        let kernel = kernel.clone();
-        run_rank_with(
+        run_rank_on(
             setup,
             &plan,
             Costs::default(),
-            kernel,
+            &backend,
             &mut c,
             steps,
             |_, _| {},
@@ -33,7 +32,7 @@ fn outputs<T: Scalar, K: CurlExecutor<T>>(
     })
 }
 
-fn run<T: Scalar, K: CurlExecutor<T>>(
+fn run<T: Scalar, K: YeeBackend<T>>(
     setup: &Setup,
     topology: Topology,
     kernel: K,
@@ -88,7 +87,7 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
 }
 
 /// The divergence a run reports (step, component, cell) with `kernel`.
-fn divergence<K: CurlExecutor<f64>>(setup: &Setup, kernel: K) -> Option<String> {
+fn divergence<K: YeeBackend<f64>>(setup: &Setup, kernel: K) -> Option<String> {
     let outputs = outputs::<f64, _>(setup, Topology([1, 1, 1]), kernel, 60);
     outputs[0].diverged.as_ref().map(|e| e.to_string())
 }

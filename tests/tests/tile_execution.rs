@@ -63,7 +63,7 @@ fn tiled<T: yee_core::Scalar>(
             setup,
             map,
             costs,
-            ScalarCurl,
+            &ScalarCurl,
             c,
             steps,
             overlap,

@@ -10,12 +10,11 @@ use mpi::traits::CommunicatorCollectives;
 use yee_comm_mpi::{MpiComm, RootGather};
 use yee_comm_shm::Slowdown;
 use yee_core::session::Plan;
-use yee_core::{Comm, Costs, Scalar, Setup};
-use yee_scalar::chunk::CurlExecutor;
-use yee_scalar::decomposed::{RankOutput, run_rank_with};
+use yee_core::{Chunk, Comm, Costs, Scalar, Setup, YeeBackend};
+use yee_scalar::decomposed::{RankOutput, run_rank_on};
 
 use crate::error::AppError;
-use crate::parallel::{Assembled, assemble_pieces, piece_of};
+use crate::parallel::{Assembled, assemble_pieces, piece_of, step_error_message};
 use crate::wire;
 
 /// Whether this process was started by an MPI launcher (Open MPI, MPICH, PMIx).
@@ -128,11 +127,11 @@ fn verdict(scene_file: &Path, records: &[&[u8]]) -> Option<String> {
 /// This process's rank of `setup` over MPI (see [`crate::parallel::run_decomposed`]): the
 /// fields at output steps and every rank's outcome are gathered on rank 0, which alone calls
 /// `on_output` and `progress` and gets `Some` outputs.
-pub fn run_rank<T: Scalar, K: CurlExecutor<T>>(
+pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &Plan,
     costs: Costs,
-    kernel: K,
+    backend: B,
     slowdown: &[Slowdown],
     steps: u64,
     wants_output: &(dyn Fn(u64) -> bool + Sync),
@@ -145,11 +144,11 @@ pub fn run_rank<T: Scalar, K: CurlExecutor<T>>(
     let mut comm = comm.with_slowdown(slowdown.get(rank).copied().unwrap_or_default());
     let gather = RootGather::new(&world);
     let mut bad_piece = None;
-    let out = run_rank_with(
+    let out = run_rank_on(
         setup,
         plan,
         costs,
-        kernel,
+        &backend,
         &mut comm,
         steps,
         |step, chunk| {
@@ -159,7 +158,14 @@ pub fn run_rank<T: Scalar, K: CurlExecutor<T>>(
             if !wants_output(step) {
                 return;
             }
-            let (owned, fields) = piece_of(chunk);
+            let (owned, fields) = match piece_of(chunk) {
+                Ok(piece) => piece,
+                Err(e) => {
+                    // Every rank still takes part in the gather: an empty piece.
+                    bad_piece.get_or_insert(format!("output at step {step}: {e}"));
+                    (chunk.owned(), Default::default())
+                }
+            };
             let Some(all) = gather.gather(&wire::encode_piece(owned, &fields)) else {
                 return;
             };
@@ -171,7 +177,7 @@ pub fn run_rank<T: Scalar, K: CurlExecutor<T>>(
             }
         },
     )
-    .map_err(|e| format!("rank {}: {e}", comm.rank()))?;
+    .map_err(|e| format!("rank {}: {}", comm.rank(), step_error_message(&e)))?;
     let Some(all) = gather.gather(&wire::encode_outcome(&out)) else {
         return Ok(None);
     };

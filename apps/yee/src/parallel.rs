@@ -7,9 +7,8 @@ use std::sync::{Barrier, Mutex};
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::session::Plan;
-use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
-use yee_scalar::chunk::CurlExecutor;
-use yee_scalar::decomposed::{RankOutput, assemble, run_rank_with};
+use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup, YeeBackend, YeeFields};
+use yee_scalar::decomposed::{RankOutput, assemble, owned_fields, run_rank_on};
 
 /// The communicators this build has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -32,11 +31,10 @@ pub fn process_rank(comm: CommKind) -> usize {
     }
 }
 
-/// One rank's owned box and its part of each component.
-pub type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
+pub use yee_scalar::decomposed::Piece;
 
 /// What each rank does after a step: `(rank, step, chunk)`.
-type AfterStep<'a, T, K> = dyn Fn(usize, u64, &yee_scalar::YeeChunk<T, K>) + Sync + 'a;
+type AfterStep<'a, C> = dyn Fn(usize, u64, &mut C) + Sync + 'a;
 
 /// Whole fields at one step, assembled from every rank's piece.
 #[derive(Clone, Debug)]
@@ -59,16 +57,19 @@ impl<T: Scalar> Assembled<T> {
 }
 
 /// This rank's owned box and its part of each component.
-pub fn piece_of<T: Scalar, K: CurlExecutor<T>>(chunk: &yee_scalar::YeeChunk<T, K>) -> Piece<T> {
-    let owned = chunk.state.owned;
-    let fields = Component::ALL.map(|c| {
-        chunk.state.field(c).map(|f| {
-            let mut out = vec![T::zero(); owned.cells()];
-            yee_core::Field::read_box(f, owned, &mut out);
-            out
-        })
-    });
-    (owned, fields)
+pub fn piece_of<C: YeeFields<Error: std::fmt::Debug>>(
+    chunk: &mut C,
+) -> Result<Piece<C::Value>, String> {
+    owned_fields(chunk).map_err(|e| format!("reading the fields back: {e:?}"))
+}
+
+/// Rank 0's end of an output step: whole fields from the pieces, or the first rank's error
+/// reading its fields back (logged; that output is skipped and the run goes on).
+pub fn finish_output<P>(step: u64, pieces: Vec<Result<P, String>>, write: impl FnOnce(Vec<P>)) {
+    match pieces.into_iter().collect::<Result<Vec<P>, String>>() {
+        Ok(pieces) => write(pieces),
+        Err(e) => log::error!("the output of step {step} is skipped: {e}"),
+    }
 }
 
 /// Whole fields from every rank's piece.
@@ -150,11 +151,11 @@ impl<P> OutputGather<P> {
 /// the writing rank at every step `wants_output` selects and `progress(step)` after each step.
 /// Returns the ranks' outputs in rank order on the writing rank, `None` on the other processes
 /// of an MPI job.
-pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
+pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &Plan,
     costs: yee_core::Costs,
-    kernel: K,
+    backend: B,
     comm: CommKind,
     model: Option<MachineModel>,
     slowdown: &[Slowdown],
@@ -166,40 +167,44 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
     let topology = plan.topology;
     let ranks = topology.ranks();
     let gather = OutputGather::new(ranks);
-    let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>| {
+    let body = |rank: usize, step: u64, chunk: &mut B::Chunk<'_>| {
         gather.after_step(
             rank,
             step,
             progress,
             wants_output,
             || piece_of(chunk),
-            |pieces| on_output(step, &assemble_pieces(setup, pieces)),
+            |pieces| {
+                finish_output(step, pieces, |p| {
+                    on_output(step, &assemble_pieces(setup, p))
+                })
+            },
         );
     };
     /// One rank's run, whichever communicator it talks through.
-    fn one<T: Scalar, K: CurlExecutor<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
-        setup: &Setup,
+    fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
+        setup: &Setup<'s>,
         plan: &Plan,
         costs: yee_core::Costs,
-        kernel: K,
+        backend: &B,
         comm: &mut M,
         steps: u64,
-        body: &AfterStep<'_, T, K>,
+        body: &AfterStep<'_, B::Chunk<'s>>,
     ) -> Result<RankOutput<T>, String> {
         let rank = comm.rank();
-        run_rank_with(setup, plan, costs, kernel, comm, steps, |s, chunk| {
+        run_rank_on(setup, plan, costs, backend, comm, steps, |s, chunk| {
             body(rank, s, chunk)
         })
-        .map_err(|e| e.to_string())
+        .map_err(|e| step_error_message(&e))
     }
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(setup, plan, costs, kernel.clone(), &mut c, steps, &body)
+            one(setup, plan, costs, &backend, &mut c, steps, &body)
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                one(setup, plan, costs, kernel.clone(), &mut c, steps, &body)
+                one(setup, plan, costs, &backend, &mut c, steps, &body)
             })
         }
         #[cfg(feature = "mpi")]
@@ -208,7 +213,7 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
                 setup,
                 plan,
                 costs,
-                kernel,
+                backend,
                 slowdown,
                 steps,
                 wants_output,
@@ -220,4 +225,15 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
         CommKind::Mpi => return Err(crate::error::MPI_MISSING.into()),
     };
     results.into_iter().collect::<Result<_, _>>().map(Some)
+}
+
+/// A failed step as one line: the chunk's error (its kind and what failed) or the
+/// communicator's.
+pub fn step_error_message<CE: std::fmt::Debug, ME: std::fmt::Display>(
+    e: &yee_core::driver::StepError<CE, ME>,
+) -> String {
+    match e {
+        yee_core::driver::StepError::Chunk(e) => format!("the backend failed: {e:?}"),
+        yee_core::driver::StepError::Comm(e) => e.to_string(),
+    }
 }

@@ -10,8 +10,7 @@ use std::sync::Mutex;
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
-use yee_core::{Axis, Component, Real, Scalar, Topology};
-use yee_scalar::chunk::CurlExecutor;
+use yee_core::{Axis, Component, Real, Scalar, Topology, YeeBackend};
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 
 use crate::balance::{BalanceMode, BalanceOptions, make_plan, write_history, write_share_plot};
@@ -72,10 +71,7 @@ pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, App
 
 fn run_on<K>(scene: &Scene, options: &RunOptions, kernel: K) -> Result<Option<RunReport>, AppError>
 where
-    K: CurlExecutor<f32>
-        + CurlExecutor<f64>
-        + CurlExecutor<Complex<f32>>
-        + CurlExecutor<Complex<f64>>,
+    K: YeeBackend<f32> + YeeBackend<f64> + YeeBackend<Complex<f32>> + YeeBackend<Complex<f64>>,
 {
     match scene.value_type {
         ValueType::F32 => run_typed::<f32, K>(scene, options, kernel),
@@ -85,7 +81,7 @@ where
     }
 }
 
-fn run_typed<T: Scalar, K: CurlExecutor<T>>(
+fn run_typed<T: Scalar, K: YeeBackend<T>>(
     scene: &Scene,
     options: &RunOptions,
     kernel: K,

@@ -6,13 +6,12 @@ use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::graph::{Method, TileGraph, quality};
 use yee_core::tile_map::TileMap;
-use yee_core::{Box3, Component, Scalar, Setup, Topology};
-use yee_scalar::chunk::CurlExecutor;
+use yee_core::{Box3, Component, Scalar, Setup, Topology, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
 
 use crate::error::AppError;
-use crate::parallel::{Assembled, CommKind, OutputGather};
+use crate::parallel::{Assembled, CommKind, OutputGather, finish_output, step_error_message};
 use crate::scene::Scene;
 
 /// The tile map of a run and what it costs.
@@ -69,11 +68,11 @@ type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 /// `on_output(step, fields)` on rank 0 at every step `wants_output` selects, `progress(step)`
 /// after each step. The outputs carry each rank's bounding box as its owned box.
 #[allow(clippy::too_many_arguments)]
-pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
+pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &TilePlan,
     costs: yee_core::Costs,
-    kernel: K,
+    backend: B,
     comm: CommKind,
     model: Option<MachineModel>,
     slowdown: &[Slowdown],
@@ -85,44 +84,34 @@ pub fn run_tiled<T: Scalar, K: CurlExecutor<T>>(
 ) -> Result<Vec<RankOutput<T>>, String> {
     let map = &plan.map;
     let ranks = map.ranks;
-    let gather: OutputGather<TilePiece<T>> = OutputGather::new(ranks);
-    let body = |rank: usize, step: u64, chunk: &yee_scalar::YeeChunk<T, K>, tiles: &[Box3]| {
+    let gather: OutputGather<Result<TilePiece<T>, String>> = OutputGather::new(ranks);
+    let body = |rank: usize, step: u64, chunk: &mut B::Chunk<'_>, tiles: &[Box3]| {
         gather.after_step(
             rank,
             step,
             progress,
             wants_output,
-            || (tiles.to_vec(), tile_values(chunk, tiles)),
-            |pieces| on_output(step, &assemble_tile_pieces(setup, &pieces)),
+            || {
+                tile_values(chunk, tiles)
+                    .map(|values| (tiles.to_vec(), values))
+                    .map_err(|e| format!("reading the fields back: {e:?}"))
+            },
+            |pieces| {
+                finish_output(step, pieces, |p| {
+                    on_output(step, &assemble_tile_pieces(setup, &p))
+                })
+            },
         );
     };
     let topology = Topology([ranks, 1, 1]);
     let results: Vec<Result<RankOutput<T>, String>> = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(
-                setup,
-                map,
-                costs,
-                kernel.clone(),
-                &mut c,
-                steps,
-                overlap,
-                &body,
-            )
+            one(setup, map, costs, &backend, &mut c, steps, overlap, &body)
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                one(
-                    setup,
-                    map,
-                    costs,
-                    kernel.clone(),
-                    &mut c,
-                    steps,
-                    overlap,
-                    &body,
-                )
+                one(setup, map, costs, &backend, &mut c, steps, overlap, &body)
             })
         }
         CommKind::Mpi => {
@@ -153,20 +142,20 @@ fn assemble_tile_pieces<T: Scalar>(setup: &Setup, pieces: &[TilePiece<T>]) -> As
 }
 
 /// What each rank does after a step: `(rank, step, chunk, its tiles)`.
-type TileAfterStep<'a, T, K> = dyn Fn(usize, u64, &yee_scalar::YeeChunk<T, K>, &[Box3]) + Sync + 'a;
+type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + Sync + 'a;
 
 /// One rank's tiled run, whichever communicator it talks through, as a [`RankOutput`] whose
 /// owned box is the rank's bounding box.
 #[allow(clippy::too_many_arguments)]
-fn one<T: Scalar, K: CurlExecutor<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
-    setup: &Setup,
+fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
+    setup: &Setup<'s>,
     map: &TileMap,
     costs: yee_core::Costs,
-    kernel: K,
+    backend: &B,
     comm: &mut M,
     steps: u64,
     overlap: bool,
-    body: &TileAfterStep<'_, T, K>,
+    body: &TileAfterStep<'_, B::Chunk<'s>>,
 ) -> Result<RankOutput<T>, String> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
@@ -174,13 +163,13 @@ fn one<T: Scalar, K: CurlExecutor<T>, M: yee_core::Comm<Error: std::fmt::Display
         setup,
         map,
         costs,
-        kernel,
+        backend,
         comm,
         steps,
         overlap,
         |s, chunk, tiles| body(rank, s, chunk, tiles),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| step_error_message(&e))?;
     Ok(RankOutput {
         rank,
         owned: map.chunk_box(rank, ghost),

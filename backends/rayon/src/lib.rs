@@ -666,3 +666,20 @@ fn cpml_component<T: Scalar>(
             });
     });
 }
+
+impl<T: Scalar> yee_core::YeeBackend<T> for RayonCurl {
+    type Chunk<'s> = yee_scalar::YeeChunk<'s, T, RayonCurl>;
+
+    fn name(&self) -> &'static str {
+        "rayon"
+    }
+
+    fn build<'s>(
+        &self,
+        setup: &yee_core::Setup<'s>,
+        owned: Box3,
+        costs: yee_core::Costs,
+    ) -> Result<Self::Chunk<'s>, yee_core::HostChunkError> {
+        Ok(yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone()).with_costs(costs))
+    }
+}

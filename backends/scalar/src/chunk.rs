@@ -1,8 +1,8 @@
 //! A Yee chunk on the scalar backend: the two phases (H, then E) and the halos between them.
 
 use yee_core::{
-    Box3, Capabilities, Chunk, Component, Costs, Direction, Field, HostBuffer, HostChunkError,
-    Scalar, Setup, Side, Stencil,
+    Box3, Capabilities, Chunk, ChunkErrorKind, Component, Costs, Direction, Field, HostBuffer,
+    HostChunkError, Index3, Scalar, Setup, Side, Stencil, YeeBackend, YeeFields,
 };
 
 use crate::cpml::CpmlUpdate;
@@ -365,6 +365,72 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
         self.state.resize(&self.setup, owned);
         self.probe_cells = probe_cells(&self.setup, owned);
         Ok(())
+    }
+}
+
+impl<T: Scalar, K: CurlExecutor<T>> YeeFields for YeeChunk<'_, T, K> {
+    fn read_component(
+        &mut self,
+        c: Component,
+        region: Box3,
+        out: &mut [T],
+    ) -> Result<bool, HostChunkError> {
+        let Some(field) = self.state.field(c) else {
+            return Ok(false);
+        };
+        field.read_box(region, &mut out[..region.cells()]);
+        Ok(true)
+    }
+
+    fn value(&mut self, c: Component, cell: Index3) -> Result<T, HostChunkError> {
+        let field = self.state.field(c).ok_or(HostChunkError {
+            kind: ChunkErrorKind::InvalidArgument,
+            what: "the mode does not carry the component read",
+        })?;
+        Ok(field.get(cell))
+    }
+
+    fn first_non_finite(
+        &mut self,
+        regions: &[Box3],
+    ) -> Result<Option<(Component, Index3)>, HostChunkError> {
+        if !core::mem::take(&mut self.state.non_finite) {
+            return Ok(None);
+        }
+        // A hard source may have overwritten the flagged value: only a stored one counts.
+        for &c in self.state.mode.components() {
+            let f = self.state.field(c).expect("the mode carries it");
+            let first = regions
+                .iter()
+                .filter_map(|r| {
+                    (0..r.cells())
+                        .map(|n| r.index_at(n))
+                        .find(|&p| !f.get(p).is_finite())
+                })
+                // The first cell in x-fastest order over the whole grid.
+                .min_by_key(|p| [p[2], p[1], p[0]]);
+            if let Some(cell) = first {
+                return Ok(Some((c, cell)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl<T: Scalar> YeeBackend<T> for ScalarCurl {
+    type Chunk<'s> = YeeChunk<'s, T, ScalarCurl>;
+
+    fn name(&self) -> &'static str {
+        "scalar"
+    }
+
+    fn build<'s>(
+        &self,
+        setup: &Setup<'s>,
+        owned: Box3,
+        costs: Costs,
+    ) -> Result<YeeChunk<'s, T>, HostChunkError> {
+        Ok(YeeChunk::with_kernel(setup, owned, *self).with_costs(costs))
     }
 }
 

@@ -1,14 +1,17 @@
-//! One rank of a decomposed Yee run (the generic session of `yee_core::session` over a
-//! [`YeeChunk`]): its probes, its divergence check, and the pieces the caller assembles into
-//! whole fields.
+//! One rank of a decomposed Yee run on any [`YeeBackend`] (the generic session of
+//! `yee_core::session` over its chunk): its probes, its divergence check, and the pieces the
+//! caller assembles into whole fields.
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::driver::{StepError, StepRecord};
+use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::{HistoryEntry, Plan, run_steps};
-use yee_core::{Box3, Comm, Component, Costs, Field, HostChunkError, Scalar, Setup, Topology};
+use yee_core::{
+    Box3, Chunk, Comm, Component, Costs, HostChunkError, Scalar, Setup, Topology, YeeBackend,
+    YeeFields,
+};
 
-use crate::chunk::{CurlExecutor, ScalarCurl, YeeChunk};
+use crate::chunk::{ScalarCurl, YeeChunk};
 use crate::error::RunError;
 
 /// What one rank returns.
@@ -44,71 +47,68 @@ pub fn uniform_plan(setup: &Setup, topology: Topology) -> Plan {
     }
 }
 
-/// Runs `steps` steps of rank `comm.rank()` of `setup` laid out (and balanced) by `plan`, with
-/// cell `costs` as the work the balancer sees, calling `after_step(step, chunk)` after each
-/// (1-based step count). A rank whose fields go non-finite asks every rank to stop; the output
-/// names the first non-finite step and cell.
-pub fn run_rank<T: Scalar, M: Comm>(
-    setup: &Setup,
+/// Runs `steps` steps of rank `comm.rank()` of `setup` laid out (and balanced) by `plan` on
+/// the scalar backend, with cell `costs` as the work the balancer sees, calling
+/// `after_step(step, chunk)` after each (1-based step count). See [`run_rank_on`].
+pub fn run_rank<'s, T: Scalar, M: Comm>(
+    setup: &Setup<'s>,
     plan: &Plan,
     costs: Costs,
     comm: &mut M,
     steps: u64,
-    after_step: impl FnMut(u64, &YeeChunk<T>),
+    after_step: impl FnMut(u64, &mut YeeChunk<'s, T>),
 ) -> Result<RankOutput<T>, StepError<HostChunkError, M::Error>> {
-    run_rank_with(setup, plan, costs, ScalarCurl, comm, steps, after_step)
+    run_rank_on(setup, plan, costs, &ScalarCurl, comm, steps, after_step)
 }
 
-/// [`run_rank`] with another curl executor.
-pub fn run_rank_with<T: Scalar, K: CurlExecutor<T>, M: Comm>(
-    setup: &Setup,
+/// [`run_rank`] on any backend. A rank whose fields go non-finite asks every rank to stop;
+/// the output names the first non-finite step and cell.
+pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
+    setup: &Setup<'s>,
     plan: &Plan,
     costs: Costs,
-    kernel: K,
+    backend: &B,
     comm: &mut M,
     steps: u64,
-    mut after_step: impl FnMut(u64, &YeeChunk<T, K>),
-) -> Result<RankOutput<T>, StepError<HostChunkError, M::Error>> {
+    mut after_step: impl FnMut(u64, &mut B::Chunk<'s>),
+) -> Result<RankOutput<T>, StepErrorOf<B::Chunk<'s>, M>> {
     let rank = comm.rank();
     let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
     let mut diverged = None;
-    let chunk = YeeChunk::with_kernel(setup, plan.initial_box(rank), kernel).with_costs(costs);
-    let (chunk, log) = run_steps(
-        plan,
-        comm,
-        steps,
-        chunk,
-        |step, chunk: &mut YeeChunk<T, K>| {
-            if chunk.state.non_finite && diverged.is_none() {
-                // A hard source may have overwritten the flagged value: only a stored one counts.
-                chunk.state.non_finite = false;
-                diverged = first_non_finite(chunk, step);
+    let mut failure = None;
+    let chunk = backend
+        .build(setup, plan.initial_box(rank), costs)
+        .map_err(StepError::Chunk)?;
+    let (mut chunk, log) = run_steps(plan, comm, steps, chunk, |step, chunk| {
+        let owned = chunk.owned();
+        let read = (|| {
+            if diverged.is_none() {
+                diverged =
+                    chunk
+                        .first_non_finite(&[owned])?
+                        .map(|(component, cell)| RunError::Diverged {
+                            step,
+                            component,
+                            cell,
+                        });
             }
-            let owned = chunk.state.owned;
             for (i, p) in setup.probes.iter().enumerate() {
                 if owned.contains(p.cell) {
-                    series[i].push((
-                        step,
-                        chunk
-                            .state
-                            .field(p.component)
-                            .expect("validated")
-                            .get(p.cell),
-                    ));
+                    series[i].push((step, chunk.value(p.component, p.cell)?));
                 }
             }
-            after_step(step, chunk);
-            diverged.is_some()
-        },
-    )?;
-    let owned = chunk.state.owned;
-    let fields = Component::ALL.map(|c| {
-        chunk.state.field(c).map(|f| {
-            let mut out = vec![T::zero(); owned.cells()];
-            f.read_box(owned, &mut out);
-            out
-        })
-    });
+            Ok(())
+        })();
+        if let Err(e) = read {
+            failure.get_or_insert(e);
+        }
+        after_step(step, chunk);
+        diverged.is_some() || failure.is_some()
+    })?;
+    if let Some(e) = failure {
+        return Err(StepError::Chunk(e));
+    }
+    let (owned, fields) = owned_fields(&mut chunk).map_err(StepError::Chunk)?;
     let probes = series
         .into_iter()
         .enumerate()
@@ -126,26 +126,24 @@ pub fn run_rank_with<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     })
 }
 
-fn first_non_finite<T: Scalar, K: CurlExecutor<T>>(
-    chunk: &YeeChunk<T, K>,
-    step: u64,
-) -> Option<RunError> {
-    for &c in chunk.state.mode.components() {
-        let f = chunk.state.field(c)?;
-        let owned = f.owned();
-        for n in 0..owned.cells() {
-            let p = owned.index_at(n);
-            if !f.get(p).is_finite() {
-                return Some(RunError::Diverged {
-                    step,
-                    component: c,
-                    cell: p,
-                });
-            }
+/// A chunk's owned box and each component over it (x fastest); `None` for absent ones.
+pub fn owned_fields<C: YeeFields>(chunk: &mut C) -> Result<Piece<C::Value>, C::Error> {
+    let owned = chunk.owned();
+    let mut fields: [Option<Vec<C::Value>>; 6] = Default::default();
+    for c in Component::ALL {
+        let mut out = vec![<C::Value as bytemuck::Zeroable>::zeroed(); owned.cells()];
+        if chunk.read_component(c, owned, &mut out)? {
+            fields[c.index()] = Some(out);
         }
     }
-    None
+    Ok((owned, fields))
 }
+
+/// Values of each component (x fastest over some cells), `None` for those the mode lacks.
+pub type ComponentValues<T> = [Option<Vec<T>>; 6];
+
+/// One rank's owned box and its part of each component.
+pub type Piece<T> = (Box3, ComponentValues<T>);
 
 /// Assembles component `c` over the whole grid from the ranks' pieces (x fastest).
 pub fn assemble<T: Scalar>(

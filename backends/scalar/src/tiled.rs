@@ -5,13 +5,13 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
-use yee_core::driver::{StepError, StepRecord};
+use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::STOP_CHECK_STEPS;
 use yee_core::tile_driver::TileDriver;
 use yee_core::tile_map::TileMap;
-use yee_core::{Axis, Box3, Comm, Component, Costs, Field, HostChunkError, Scalar, Setup};
+use yee_core::{Axis, Box3, Comm, Component, Costs, Scalar, Setup, YeeBackend, YeeFields};
 
-use crate::chunk::{CurlExecutor, YeeChunk};
+use crate::decomposed::ComponentValues;
 use crate::error::RunError;
 
 /// Why a tiled run cannot start.
@@ -69,24 +69,25 @@ pub fn check_tiled(setup: &Setup, map: &TileMap) -> Result<(), TiledError> {
     Ok(())
 }
 
-/// Runs `steps` steps of rank `comm.rank()`'s tiles of `map`, overlapping the exchange with
-/// the inner tiles' update when `overlap`, calling `after_step(step, chunk, tiles)` after each
-/// (1-based step count). Call [`check_tiled`] first.
+/// Runs `steps` steps of rank `comm.rank()`'s tiles of `map` on `backend`, overlapping the
+/// exchange with the inner tiles' update when `overlap`, calling `after_step(step, chunk,
+/// tiles)` after each (1-based step count). Call [`check_tiled`] first.
 #[allow(clippy::too_many_arguments)]
-pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
-    setup: &Setup,
+pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
+    setup: &Setup<'s>,
     map: &TileMap,
     costs: Costs,
-    kernel: K,
+    backend: &B,
     comm: &mut M,
     steps: u64,
     overlap: bool,
-    mut after_step: impl FnMut(u64, &YeeChunk<T, K>, &[Box3]),
-) -> Result<TiledRankOutput<T>, StepError<HostChunkError, M::Error>> {
+    mut after_step: impl FnMut(u64, &mut B::Chunk<'s>, &[Box3]),
+) -> Result<TiledRankOutput<T>, StepErrorOf<B::Chunk<'s>, M>> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
-    let mut chunk =
-        YeeChunk::with_kernel(setup, map.chunk_box(rank, ghost), kernel).with_costs(costs);
+    let mut chunk = backend
+        .build(setup, map.chunk_box(rank, ghost), costs)
+        .map_err(StepError::Chunk)?;
     let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
     driver.set_overlap(overlap);
     let tiles: Vec<Box3> = driver.tiles().copied().collect();
@@ -104,18 +105,20 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     for step in 0..steps {
         records.push(driver.step(&mut chunk, comm, step)?);
         for ((_, p), s) in mine.iter().zip(&mut series) {
-            let value = chunk
-                .state
-                .field(p.component)
-                .expect("validated")
-                .get(p.cell);
+            let value = chunk.value(p.component, p.cell).map_err(StepError::Chunk)?;
             s.push((step + 1, value));
         }
-        if chunk.state.non_finite && diverged.is_none() {
-            chunk.state.non_finite = false;
-            diverged = first_non_finite(&chunk, &tiles, step + 1);
+        if diverged.is_none() {
+            diverged = chunk
+                .first_non_finite(&tiles)
+                .map_err(StepError::Chunk)?
+                .map(|(component, cell)| RunError::Diverged {
+                    step: step + 1,
+                    component,
+                    cell,
+                });
         }
-        after_step(step + 1, &chunk, &tiles);
+        after_step(step + 1, &mut chunk, &tiles);
         // Every rank checks at the same steps, so all stop together when one has diverged.
         if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
             comm.all_gather(&[f64::from(u8::from(diverged.is_some()))], &mut flags)
@@ -125,7 +128,7 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
             }
         }
     }
-    let fields = tile_values(&chunk, &tiles);
+    let fields = tile_values(&mut chunk, &tiles).map_err(StepError::Chunk)?;
     Ok(TiledRankOutput {
         rank,
         tiles,
@@ -136,58 +139,29 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
     })
 }
 
-fn first_non_finite<T: Scalar, K: CurlExecutor<T>>(
-    chunk: &YeeChunk<T, K>,
-    tiles: &[Box3],
-    step: u64,
-) -> Option<RunError> {
-    let mut first: Option<RunError> = None;
-    for &c in chunk.state.mode.components() {
-        let f = chunk.state.field(c)?;
-        for t in tiles {
-            for n in 0..t.cells() {
-                let p = t.index_at(n);
-                if !f.get(p).is_finite() {
-                    let e = RunError::Diverged {
-                        step,
-                        component: c,
-                        cell: p,
-                    };
-                    // The first cell in x-fastest order over the whole grid.
-                    let key = |e: &RunError| match *e {
-                        RunError::Diverged { cell, .. } => [cell[2], cell[1], cell[0]],
-                    };
-                    if first.as_ref().is_none_or(|f| key(&e) < key(f)) {
-                        first = Some(e);
-                    }
-                    break;
-                }
-            }
-        }
-        if first.is_some() {
-            return first;
-        }
-    }
-    first
-}
-
 /// Each component over `tiles`, tile after tile (x fastest within a tile): what a rank
 /// contributes to whole fields.
-pub fn tile_values<T: Scalar, K: CurlExecutor<T>>(
-    chunk: &YeeChunk<T, K>,
+pub fn tile_values<C: YeeFields>(
+    chunk: &mut C,
     tiles: &[Box3],
-) -> [Option<Vec<T>>; 6] {
-    Component::ALL.map(|c| {
-        chunk.state.field(c).map(|f| {
-            let mut out = Vec::with_capacity(tiles.iter().map(Box3::cells).sum());
-            for t in tiles {
-                let mut piece = vec![T::zero(); t.cells()];
-                f.read_box(*t, &mut piece);
-                out.extend(piece);
-            }
-            out
-        })
-    })
+) -> Result<ComponentValues<C::Value>, C::Error> {
+    let total = tiles.iter().map(Box3::cells).sum();
+    let corner = chunk.owned().lo;
+    let mut fields: ComponentValues<C::Value> = Default::default();
+    for c in Component::ALL {
+        // An empty box only asks whether the mode carries `c`.
+        if !chunk.read_component(c, Box3::new(corner, corner), &mut [])? {
+            continue;
+        }
+        let mut out = vec![<C::Value as bytemuck::Zeroable>::zeroed(); total];
+        let mut at = 0;
+        for t in tiles {
+            chunk.read_component(c, *t, &mut out[at..at + t.cells()])?;
+            at += t.cells();
+        }
+        fields[c.index()] = Some(out);
+    }
+    Ok(fields)
 }
 
 /// Writes `values` (as [`tile_values`] lays them out for `tiles`) into `whole`, a grid of

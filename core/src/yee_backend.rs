@@ -1,0 +1,58 @@
+//! The seam a backend plugs into to run the Yee physics: what the Yee apps (the `yee` runner,
+//! the tests, the benchmarks) need from a backend beyond the generic [`Chunk`] contract —
+//! building a chunk of a [`Setup`], reading its fields, noticing divergence.
+//!
+//! The scalar backend implements it with plain loops (the oracle), the rayon backend with
+//! vectorised kernels over the same host arrays; a device backend implements it with its own
+//! chunk type, and the conformance suite in `tests/` holds every implementation to the
+//! scalar oracle bit for bit.
+
+use core::fmt::Debug;
+
+use crate::chunk::Chunk;
+use crate::cost::Costs;
+use crate::geometry::{Box3, Index3};
+use crate::scalar::Scalar;
+use crate::setup::Setup;
+use crate::yee::Component;
+
+/// A chunk of a Yee grid whose fields can be read back.
+pub trait YeeFields: Chunk {
+    /// Copies component `c` over `region` (inside the owned box) into `out[..region.cells()]`,
+    /// x fastest. Returns `Ok(false)` (and writes nothing) when the mode does not carry `c`.
+    fn read_component(
+        &mut self,
+        c: Component,
+        region: Box3,
+        out: &mut [Self::Value],
+    ) -> Result<bool, Self::Error>;
+
+    /// The value of component `c` at `cell` (owned): what a probe records.
+    fn value(&mut self, c: Component, cell: Index3) -> Result<Self::Value, Self::Error>;
+
+    /// The first node (component order E then H, then x fastest) among `regions` whose value
+    /// is NaN or infinite, if an update since the last call stored one; clears the chunk's
+    /// flag. A diverging run stops with the step and this node.
+    fn first_non_finite(
+        &mut self,
+        regions: &[Box3],
+    ) -> Result<Option<(Component, Index3)>, Self::Error>;
+}
+
+/// A backend of the Yee apps for element type `T`: it builds the chunk one rank owns.
+pub trait YeeBackend<T: Scalar>: Clone + Debug + Send + Sync {
+    /// The chunk type.
+    type Chunk<'s>: YeeFields<Value = T>;
+
+    /// A short name for reports ("scalar", "rayon", "cuda").
+    fn name(&self) -> &'static str;
+
+    /// The chunk owning `owned` (a box of the grid, or the bounding box of a rank's tiles
+    /// grown by the ghost width) of a validated `setup`, with cell `costs` as its work.
+    fn build<'s>(
+        &self,
+        setup: &Setup<'s>,
+        owned: Box3,
+        costs: Costs,
+    ) -> Result<Self::Chunk<'s>, <Self::Chunk<'s> as Chunk>::Error>;
+}
