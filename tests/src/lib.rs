@@ -1,6 +1,8 @@
 //! Shared helpers of the workspace tests: common boundaries and a plain DTFT.
 #![warn(missing_docs)]
 
+pub mod conformance;
+
 use num_complex::Complex;
 use yee_core::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};
 

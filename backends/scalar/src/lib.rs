@@ -23,7 +23,7 @@ pub mod source;
 pub mod state;
 pub mod tiled;
 
-pub use chunk::YeeChunk;
+pub use chunk::{ScalarCurl, YeeChunk};
 pub use error::RunError;
 pub use field::HostField;
 pub use simulation::Simulation;

@@ -1,0 +1,204 @@
+//! The backend conformance suite: properties every [`YeeBackend`] must have, written once and
+//! instantiated per backend (`tests/tests/backend_conformance.rs`, as burn runs one test
+//! suite on every backend). A new backend (a GPU one) passes these, or it is not done.
+//!
+//! Each check returns `Err(what differs)` instead of panicking, so the instantiating test
+//! names the backend, the scene and the property.
+
+use yee_core::driver::shell_and_interior;
+use yee_core::{
+    Axis, Box3, Chunk, Component, Costs, Scalar, Setup, Side, Topology, YeeBackend, YeeFields,
+    share_directions,
+};
+use yee_scalar::ScalarCurl;
+use yee_scalar::decomposed::{ComponentValues, owned_fields};
+
+fn fields_of<C: YeeFields<Error: core::fmt::Debug>>(
+    chunk: &mut C,
+) -> Result<ComponentValues<C::Value>, String> {
+    owned_fields(chunk)
+        .map(|(_, f)| f)
+        .map_err(|e| format!("reading back: {e:?}"))
+}
+
+fn first_difference<T: Scalar>(a: &ComponentValues<T>, b: &ComponentValues<T>) -> Option<String> {
+    for c in Component::ALL {
+        match (&a[c.index()], &b[c.index()]) {
+            (Some(x), Some(y)) => {
+                let bits = |v: &T| bytemuck::bytes_of(v).to_vec();
+                if let Some(n) = (0..x.len()).find(|&n| bits(&x[n]) != bits(&y[n])) {
+                    return Some(format!(
+                        "{c:?} differs at value {n}: {:?} vs {:?}",
+                        x[n], y[n]
+                    ));
+                }
+            }
+            (None, None) => {}
+            _ => return Some(format!("{c:?} is carried by one chunk only")),
+        }
+    }
+    None
+}
+
+/// Steps a one-chunk run of `setup` for `steps` steps, each phase submitted over `regions`
+/// (which tile the grid) in order.
+fn stepped<'s, T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup<'s>,
+    steps: u64,
+    regions: &[Box3],
+) -> Result<B::Chunk<'s>, String>
+where
+    <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let whole = Box3::from_extent(setup.grid);
+    let mut chunk = backend
+        .build(setup, whole, Costs::default())
+        .map_err(|e| format!("build: {e:?}"))?;
+    for step in 0..steps {
+        for phase in 0..chunk.phases() {
+            for &r in regions {
+                chunk
+                    .submit(step, phase, r)
+                    .map_err(|e| format!("submit: {e:?}"))?;
+            }
+            chunk.wait().map_err(|e| format!("wait: {e:?}"))?;
+        }
+    }
+    Ok(chunk)
+}
+
+/// Bit equality with the scalar oracle: `steps` steps of `setup` on one chunk of `backend`
+/// give the fields of the scalar backend bit for bit.
+pub fn matches_the_oracle<T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup,
+    steps: u64,
+) -> Result<(), String>
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let whole = [Box3::from_extent(setup.grid)];
+    let mut oracle = stepped::<T, _>(&ScalarCurl, setup, steps, &whole)?;
+    let mut tested = stepped::<T, _>(backend, setup, steps, &whole)?;
+    match first_difference(&fields_of(&mut oracle)?, &fields_of(&mut tested)?) {
+        Some(d) => Err(format!("{} vs the scalar oracle: {d}", backend.name())),
+        None => Ok(()),
+    }
+}
+
+/// Shell and interior: submitting each phase over the border shell and the interior (the
+/// driver's kernel split, interior first to also test the order) gives the bits of one
+/// submission over the whole chunk.
+pub fn split_is_invariant<T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup,
+    steps: u64,
+) -> Result<(), String>
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let whole = Box3::from_extent(setup.grid);
+    let ghost = setup.mode.active_axes().map(usize::from);
+    let (shell, interior) = shell_and_interior(whole, ghost, [[true; 2]; 3]);
+    let mut split: Vec<Box3> = vec![interior];
+    split.extend(shell.iter().rev().copied());
+    split.retain(|b| !b.is_empty());
+    let mut one = stepped::<T, _>(backend, setup, steps, &[whole])?;
+    let mut parts = stepped::<T, _>(backend, setup, steps, &split)?;
+    match first_difference(&fields_of(&mut one)?, &fields_of(&mut parts)?) {
+        Some(d) => Err(format!("{}: split update differs: {d}", backend.name())),
+        None => Ok(()),
+    }
+}
+
+/// Halo lengths are symmetric: in a uniform layout of `setup` over `topology`, what each
+/// chunk sends toward a neighbour is what that neighbour expects from the opposite side, in
+/// every phase and share direction.
+pub fn halos_are_symmetric<T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup,
+    topology: Topology,
+) -> Result<(), String>
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let plan = yee_scalar::decomposed::uniform_plan(setup, topology);
+    let layout = plan.layout(&plan.borders);
+    let chunks = (0..topology.ranks())
+        .map(|r| backend.build(setup, layout.chunk_box(r), Costs::default()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("build: {e:?}"))?;
+    let directions = share_directions(setup.mode.active_axes());
+    for (rank, chunk) in chunks.iter().enumerate() {
+        for &d in directions.iter() {
+            let Some(peer) = layout.neighbour(rank, d) else {
+                continue;
+            };
+            for phase in 0..chunk.phases() {
+                let sent = chunk.halo_len(phase, d);
+                let expected = chunks[peer].ghost_len(phase, d.opposite());
+                if sent != expected {
+                    return Err(format!(
+                        "{}: rank {rank} sends {sent} values toward {d:?} in phase {phase}, \
+                         rank {peer} expects {expected}",
+                        backend.name()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Slabs round-trip and chunks resize in place, as migration uses them: a chunk of the left
+/// half of the grid receives the left half of a stepped chunk's cells, grows in place to the
+/// whole grid and receives the right half; it then holds every field and auxiliary variable
+/// (CPML ψ) of the stepped chunk, so both step on identically.
+pub fn slabs_round_trip<T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup,
+    steps: u64,
+) -> Result<(), String>
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let whole = Box3::from_extent(setup.grid);
+    let name = backend.name();
+    let mut source = stepped::<T, _>(backend, setup, steps, &[whole])?;
+    let half = (setup.grid[0] / 2) as i64;
+    let left = whole.with_bound(Axis::X, Side::High, half);
+    let right = whole.with_bound(Axis::X, Side::Low, half);
+    let mut copy = backend
+        .build(setup, left, Costs::default())
+        .map_err(|e| format!("build: {e:?}"))?;
+    for (k, region) in [left, right].into_iter().enumerate() {
+        let bytes = source.slab_len(region) * core::mem::size_of::<T>();
+        let mut buffer = source.buffer(bytes).map_err(|e| format!("buffer: {e:?}"))?;
+        source
+            .pack_slabs(&[region], &mut buffer)
+            .and_then(|()| source.wait())
+            .map_err(|e| format!("{name}: pack_slabs: {e:?}"))?;
+        if k == 1 {
+            copy.resize(whole)
+                .map_err(|e| format!("{name}: resize: {e:?}"))?;
+        }
+        copy.unpack_slabs(&[region], &buffer)
+            .and_then(|()| copy.wait())
+            .map_err(|e| format!("{name}: unpack_slabs: {e:?}"))?;
+    }
+    for step in steps..steps + 5 {
+        for chunk in [&mut source, &mut copy] {
+            for phase in 0..chunk.phases() {
+                chunk
+                    .submit(step, phase, whole)
+                    .and_then(|()| chunk.wait())
+                    .map_err(|e| format!("submit: {e:?}"))?;
+            }
+        }
+    }
+    match first_difference(&fields_of(&mut source)?, &fields_of(&mut copy)?) {
+        Some(d) => Err(format!("{name}: migrated state differs: {d}")),
+        None => Ok(()),
+    }
+}

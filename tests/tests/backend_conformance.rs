@@ -1,0 +1,170 @@
+//! The backend conformance suite (`yee_tests::conformance`) instantiated for every backend:
+//! bit equality with the scalar oracle per example scene and per physics case, shell/interior
+//! split invariance, halo lengths symmetric between neighbours, slabs and in-place resizing
+//! that carry every field and ψ. A new backend adds one line to `backends!` below.
+
+use std::path::Path;
+
+use yee_core::{
+    Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape, SourceKind,
+    Topology, Waveform,
+};
+use yee_tests::conformance::{
+    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
+};
+
+const SOURCES: [PointSource; 2] = [
+    source(Component::Ez, [7, 6, 5]),
+    source(Component::Hz, [9, 8, 6]),
+];
+const REGIONS: [Region; 1] = [Region {
+    shape: Shape::Block {
+        lo: [3.0, 3.0, 2.0],
+        hi: [8.0, 12.0, 9.0],
+    },
+    material: Material {
+        eps: 3.0,
+        mu: 1.0,
+        sigma: 0.05,
+        sigma_m: 0.0,
+    },
+}];
+
+const fn source(component: Component, cell: [i64; 3]) -> PointSource {
+    PointSource {
+        component,
+        cell,
+        waveform: Waveform::Ricker {
+            frequency: 0.1,
+            delay: 10.0,
+        },
+        amplitude: 1.0,
+        kind: SourceKind::Soft,
+    }
+}
+
+/// A small grid of `mode` with CPML on the low faces, PEC and PMC above, a lossy dielectric
+/// block and soft sources (those of the mode's components): every code path of a step.
+fn physics(mode: Mode) -> Setup<'static> {
+    let grid = match mode {
+        Mode::OneD => [24, 1, 1],
+        Mode::ThreeD => [16, 15, 14],
+        _ => [20, 18, 1],
+    };
+    let cpml = Boundary::Cpml(CpmlParams::with_thickness(4));
+    let sources: &'static [PointSource] = match mode {
+        Mode::OneD => &SOURCES[..1],
+        Mode::Tmz => &SOURCES[..1],
+        Mode::Tez => &SOURCES[1..],
+        Mode::ThreeD => &SOURCES,
+    };
+    let sources = if mode.dims() < 3 {
+        // The sources sit in the z = 0 plane of lower-dimensional grids.
+        Box::leak(
+            sources
+                .iter()
+                .map(|s| PointSource {
+                    cell: [s.cell[0], if mode.dims() == 1 { 0 } else { s.cell[1] }, 0],
+                    ..*s
+                })
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        )
+    } else {
+        sources
+    };
+    Setup {
+        mode,
+        grid,
+        courant: 0.5,
+        background: Material::VACUUM,
+        regions: &REGIONS,
+        boundaries: [
+            [cpml, Boundary::Pec],
+            [cpml, Boundary::Pmc],
+            [cpml, Boundary::Pec],
+        ],
+        sources,
+        probes: &[],
+        active: None,
+    }
+}
+
+const MODES: [Mode; 4] = [Mode::OneD, Mode::Tmz, Mode::Tez, Mode::ThreeD];
+
+fn example_scenes() -> Vec<(String, yee::scene::Scene)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenes");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 5, "the example scenes are there");
+    paths
+        .into_iter()
+        .map(|p| (p.display().to_string(), yee::scene::load(&p).unwrap()))
+        .collect()
+}
+
+macro_rules! backends {
+    ($($name:ident => $backend:expr),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+
+            #[test]
+            fn matches_the_oracle_on_every_example_scene() {
+                for (path, scene) in example_scenes() {
+                    let setup = scene.setup();
+                    matches_the_oracle::<f32, _>(&$backend, &setup, 30)
+                        .unwrap_or_else(|e| panic!("{path} (f32): {e}"));
+                    matches_the_oracle::<f64, _>(&$backend, &setup, 30)
+                        .unwrap_or_else(|e| panic!("{path} (f64): {e}"));
+                }
+            }
+
+            #[test]
+            fn matches_the_oracle_in_every_mode() {
+                for mode in MODES {
+                    matches_the_oracle::<f64, _>(&$backend, &physics(mode), 40)
+                        .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+                    matches_the_oracle::<num_complex::Complex<f32>, _>(&$backend, &physics(mode), 20)
+                        .unwrap_or_else(|e| panic!("{mode:?} (c32): {e}"));
+                }
+            }
+
+            #[test]
+            fn the_split_update_is_the_whole_update() {
+                for mode in MODES {
+                    split_is_invariant::<f64, _>(&$backend, &physics(mode), 40)
+                        .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+                }
+            }
+
+            #[test]
+            fn halo_lengths_are_symmetric() {
+                for (mode, topology) in [
+                    (Mode::OneD, Topology([3, 1, 1])),
+                    (Mode::Tmz, Topology([2, 3, 1])),
+                    (Mode::Tez, Topology([3, 2, 1])),
+                    (Mode::ThreeD, Topology([2, 2, 2])),
+                ] {
+                    halos_are_symmetric::<f32, _>(&$backend, &physics(mode), topology)
+                        .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+                }
+            }
+
+            #[test]
+            fn slabs_and_resizing_carry_every_field_and_psi() {
+                for mode in MODES {
+                    slabs_round_trip::<f64, _>(&$backend, &physics(mode), 30)
+                        .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+                }
+            }
+        }
+    )*};
+}
+
+backends! {
+    scalar => yee_scalar::ScalarCurl,
+    rayon => yee_rayon::RayonCurl::with_threads(2).expect("a thread pool"),
+}
