@@ -5,6 +5,7 @@
 //! must give the same bits as one rank.
 #![warn(missing_docs)]
 
+pub mod life;
 pub mod virtual_cluster;
 
 use yee_core::balance::Balancer;
@@ -290,10 +291,10 @@ pub fn plan(
     }
 }
 
-/// Assembles the ranks' pieces into the whole `grid` (x fastest).
-pub fn assemble(grid: [usize; 2], pieces: &[HeatPiece]) -> Vec<f64> {
+/// Assembles the ranks' pieces (box, values over it, log) into the whole `grid` (x fastest).
+pub fn assemble<T: Copy + Default>(grid: [usize; 2], pieces: &[(Box3, Vec<T>, RunLog)]) -> Vec<T> {
     let whole = Box3::from_extent([grid[0], grid[1], 1]);
-    let mut out = vec![0.0; whole.cells()];
+    let mut out = vec![T::default(); whole.cells()];
     for (owned, values, _) in pieces {
         for (n, v) in values.iter().enumerate() {
             out[whole.linear_index(owned.index_at(n))] = *v;

@@ -21,6 +21,7 @@ pub mod field;
 pub mod simulation;
 pub mod source;
 pub mod state;
+pub mod stencil_chunk;
 pub mod tiled;
 
 pub use chunk::{ScalarCurl, YeeChunk};
