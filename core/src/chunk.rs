@@ -122,8 +122,12 @@ pub trait Chunk {
     /// [`Chunk::owned`]. It may return before the work is done ([`Chunk::wait`]).
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), Self::Error>;
 
-    /// Blocks until everything submitted (updates, packs, unpacks) has finished.
-    fn wait(&mut self) -> Result<(), Self::Error>;
+    /// Blocks until everything submitted (updates, packs, unpacks) has finished. The default
+    /// is the synchronous case (host backends finish inside each call); an asynchronous
+    /// backend ([`Capabilities::asynchronous`]) must override it.
+    fn wait(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
 
     /// A staging buffer of at least `bytes` bytes.
     fn buffer(&self, bytes: usize) -> Result<Self::Buffer, Self::Error>;

@@ -40,6 +40,18 @@ fn first_difference<T: Scalar>(a: &ComponentValues<T>, b: &ComponentValues<T>) -
     None
 }
 
+/// `Err` naming `what` and the first difference when the two chunks' fields differ in a bit.
+fn same_fields<A, B>(mut a: A, mut b: B, what: &str) -> Result<(), String>
+where
+    A: YeeFields<Error: core::fmt::Debug>,
+    B: YeeFields<Value = A::Value, Error: core::fmt::Debug>,
+{
+    match first_difference(&fields_of(&mut a)?, &fields_of(&mut b)?) {
+        Some(d) => Err(format!("{what}: {d}")),
+        None => Ok(()),
+    }
+}
+
 /// Steps a one-chunk run of `setup` for `steps` steps, each phase submitted over `regions`
 /// (which tile the grid) in order.
 fn stepped<'s, T: Scalar, B: YeeBackend<T>>(
@@ -79,12 +91,13 @@ where
     for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
 {
     let whole = [Box3::from_extent(setup.grid)];
-    let mut oracle = stepped::<T, _>(&ScalarCurl, setup, steps, &whole)?;
-    let mut tested = stepped::<T, _>(backend, setup, steps, &whole)?;
-    match first_difference(&fields_of(&mut oracle)?, &fields_of(&mut tested)?) {
-        Some(d) => Err(format!("{} vs the scalar oracle: {d}", backend.name())),
-        None => Ok(()),
-    }
+    let oracle = stepped::<T, _>(&ScalarCurl, setup, steps, &whole)?;
+    let tested = stepped::<T, _>(backend, setup, steps, &whole)?;
+    same_fields(
+        oracle,
+        tested,
+        &format!("{} vs the scalar oracle", backend.name()),
+    )
 }
 
 /// Shell and interior: submitting each phase over the border shell and the interior (the
@@ -104,12 +117,9 @@ where
     let mut split: Vec<Box3> = vec![interior];
     split.extend(shell.iter().rev().copied());
     split.retain(|b| !b.is_empty());
-    let mut one = stepped::<T, _>(backend, setup, steps, &[whole])?;
-    let mut parts = stepped::<T, _>(backend, setup, steps, &split)?;
-    match first_difference(&fields_of(&mut one)?, &fields_of(&mut parts)?) {
-        Some(d) => Err(format!("{}: split update differs: {d}", backend.name())),
-        None => Ok(()),
-    }
+    let one = stepped::<T, _>(backend, setup, steps, &[whole])?;
+    let parts = stepped::<T, _>(backend, setup, steps, &split)?;
+    same_fields(one, parts, &format!("{}: split update", backend.name()))
 }
 
 /// Halo lengths are symmetric: in a uniform layout of `setup` over `topology`, what each
@@ -197,8 +207,5 @@ where
             }
         }
     }
-    match first_difference(&fields_of(&mut source)?, &fields_of(&mut copy)?) {
-        Some(d) => Err(format!("{name}: migrated state differs: {d}")),
-        None => Ok(()),
-    }
+    same_fields(source, copy, &format!("{name}: migrated state"))
 }

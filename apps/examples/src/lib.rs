@@ -171,9 +171,6 @@ impl Chunk for HeatChunk {
         self.newest = ((step + 1) % 2) as usize;
         Ok(())
     }
-    fn wait(&mut self) -> Result<(), HostChunkError> {
-        Ok(())
-    }
     fn buffer(&self, bytes: usize) -> Result<HostBuffer<f64>, HostChunkError> {
         Ok(HostBuffer::with_bytes(bytes))
     }

@@ -66,9 +66,6 @@ impl Chunk for NoopChunk {
     fn submit(&mut self, _step: u64, _phase: usize, _region: Box3) -> Result<(), HostChunkError> {
         Ok(())
     }
-    fn wait(&mut self) -> Result<(), HostChunkError> {
-        Ok(())
-    }
     fn buffer(&self, bytes: usize) -> Result<HostBuffer<f32>, HostChunkError> {
         // Zeros, and nothing ever writes them: the halos are zeros.
         Ok(HostBuffer::with_bytes(bytes))

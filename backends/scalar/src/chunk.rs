@@ -255,10 +255,6 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
         Ok(())
     }
 
-    fn wait(&mut self) -> Result<(), HostChunkError> {
-        Ok(())
-    }
-
     fn buffer(&self, bytes: usize) -> Result<HostBuffer<T>, HostChunkError> {
         Ok(HostBuffer::with_bytes(bytes))
     }

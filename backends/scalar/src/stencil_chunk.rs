@@ -149,10 +149,6 @@ impl<T: Scalar, S: Stencil<Fields<T>>> Chunk for StencilChunk<T, S> {
         Ok(())
     }
 
-    fn wait(&mut self) -> Result<(), HostChunkError> {
-        Ok(())
-    }
-
     fn buffer(&self, bytes: usize) -> Result<HostBuffer<T>, HostChunkError> {
         Ok(HostBuffer::with_bytes(bytes))
     }
