@@ -12,9 +12,10 @@ pub mod cost_chunk;
 pub mod model;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use yee_comm_shm::ShmError;
-use yee_comm_shm::fabric::{Fabric, Message, Tag, check_gathered, decode_f64s, encode_f64s};
+use yee_comm_shm::fabric::{Fabric, Message, RECEIVE_TIMEOUT};
 use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, Incoming, Outgoing, Topology};
 
@@ -31,9 +32,19 @@ pub struct SimComm {
     clock: f64,
     delay_due: bool,
     steps: u64,
+    timeout: Duration,
 }
 
 impl SimComm {
+    /// Makes this rank's receives give up after `timeout` of real time (an error of kind
+    /// [`yee_core::CommErrorKind::Timeout`]) instead of [`RECEIVE_TIMEOUT`]. The virtual
+    /// clock never waits, but the rank threads do: a message that never comes is a bug to
+    /// report, not a hang.
+    pub fn with_receive_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
     /// Moves the clock to a message's arrival if that is later; returns the Hockney time.
     fn arrive(&mut self, peer: usize, m: &Message) -> f64 {
         let (latency, bandwidth) = self.model.link(peer, self.rank, self.steps);
@@ -70,32 +81,20 @@ impl Comm for SimComm {
     ) -> Result<(), ShmError> {
         self.fabric.post_all(self.rank, outgoing, self.clock);
         overlap(self);
-        for i in incoming.iter_mut() {
-            let t = self.clock;
-            let m = self.fabric.take_into(self.rank, i)?;
-            i.transfer = self.arrive(i.peer, &m);
-            i.waited = self.clock - t;
-        }
-        Ok(())
+        let fabric = Arc::clone(&self.fabric);
+        fabric.receive_all(self.rank, incoming, self.timeout, |i, m| {
+            let before = self.clock;
+            i.transfer = self.arrive(i.peer, m);
+            i.waited = self.clock - before;
+        })
     }
 
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
-        let bytes = encode_f64s(mine);
-        for peer in 0..self.size() {
-            let message = Message {
-                bytes: bytes.clone(),
-                sent_at: self.clock,
-            };
-            self.fabric.post(self.rank, peer, Tag::Gather, message);
-        }
-        for peer in 0..self.size() {
-            let m = self.fabric.take(peer, self.rank, Tag::Gather)?;
-            let dst = &mut all[peer * mine.len()..(peer + 1) * mine.len()];
-            check_gathered(&m, dst.len(), peer)?;
-            self.arrive(peer, &m);
-            decode_f64s(&m.bytes, dst);
-        }
-        Ok(())
+        let fabric = Arc::clone(&self.fabric);
+        let (rank, size, sent_at, timeout) = (self.rank, self.size(), self.clock, self.timeout);
+        fabric.all_gather(rank, size, mine, all, sent_at, timeout, |peer, m| {
+            self.arrive(peer, m);
+        })
     }
 
     fn now_seconds(&self) -> f64 {
@@ -148,6 +147,7 @@ pub fn launch<R: Send>(
                     clock: 0.0,
                     delay_due: true,
                     steps: 0,
+                    timeout: RECEIVE_TIMEOUT,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))
