@@ -197,43 +197,9 @@ pub trait Comm {
     /// the buffer of [`Comm::gather_bytes`] or [`Comm::all_gather_bytes`] without the core
     /// allocating. Collective: every rank calls it, with `lens.len() == size()`.
     ///
-    /// The default sends the length as 8 little-endian bytes to each peer on
-    /// [`Route::Gather`], one exchange per peer in increasing rank order (every rank goes
-    /// through the pairs in the same order, so no cycle of waits can form).
+    /// The default is [`gather_lens_by_exchange`].
     fn gather_lens(&mut self, mine: usize, lens: &mut [usize]) -> Result<(), Self::Error> {
-        let (rank, size) = (self.rank(), self.size());
-        if lens.len() != size {
-            return Err(ArgumentError::size_mismatch(
-                "gather_lens: lens.len() vs ranks",
-                size,
-                lens.len(),
-            )
-            .into());
-        }
-        let mine_bytes = (mine as u64).to_le_bytes();
-        for peer in 0..size {
-            if peer == rank {
-                lens[peer] = mine;
-                continue;
-            }
-            let mut got = [0u8; 8];
-            let outgoing = [Outgoing {
-                peer,
-                route: Route::Gather,
-                bytes: &mine_bytes,
-            }];
-            let mut incoming = [Incoming::new(peer, Route::Gather, &mut got)];
-            self.exchange(&outgoing, &mut incoming, &mut |_| {})?;
-            let len = u64::from_le_bytes(got);
-            lens[peer] = usize::try_from(len).map_err(|_| {
-                ArgumentError::size_mismatch(
-                    "gather_lens: a length beyond usize",
-                    usize::MAX,
-                    usize::MAX,
-                )
-            })?;
-        }
-        Ok(())
+        gather_lens_by_exchange(self, mine, lens)
     }
 
     /// Gathers byte messages of different lengths at `root`: every rank sends `mine`, and at
@@ -378,15 +344,62 @@ pub fn check_gather(
     Ok(())
 }
 
+/// The provided [`Comm::gather_lens`], built on [`Comm::exchange`] alone: each length goes as
+/// 8 little-endian bytes on [`Route::Gather`], in the rounds of [`gather_by_exchange`]'s
+/// all-gather.
+pub fn gather_lens_by_exchange<C: Comm + ?Sized>(
+    comm: &mut C,
+    mine: usize,
+    lens: &mut [usize],
+) -> Result<(), C::Error> {
+    let (rank, size) = (comm.rank(), comm.size());
+    if lens.len() != size {
+        let what = "gather_lens: lens.len() vs ranks";
+        return Err(ArgumentError::size_mismatch(what, size, lens.len()).into());
+    }
+    lens[rank] = mine;
+    let mine_bytes = (mine as u64).to_le_bytes();
+    for k in 1..size {
+        let (to, from) = ((rank + k) % size, (rank + size - k) % size);
+        let outgoing = [Outgoing {
+            peer: to,
+            route: Route::Gather,
+            bytes: &mine_bytes,
+        }];
+        let mut got = [0u8; 8];
+        let mut incoming = [Incoming::new(from, Route::Gather, &mut got)];
+        comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+        let len = u64::from_le_bytes(got);
+        lens[from] = usize::try_from(len).map_err(|_| {
+            let what = "gather_lens: a length beyond this platform's usize (saturated)";
+            ArgumentError::size_mismatch(what, usize::MAX, usize::MAX)
+        })?;
+    }
+    Ok(())
+}
+
+/// Where rank `r`'s message lies in the concatenation of messages of `lens` bytes.
+fn place(lens: &[usize], r: usize) -> core::ops::Range<usize> {
+    let start: usize = lens[..r].iter().sum();
+    start..start + lens[r]
+}
+
 /// The provided [`Comm::gather_bytes`] (`root` `Some`) and [`Comm::all_gather_bytes`]
-/// (`root` `None`), built on [`Comm::exchange`] alone: a receiving rank takes each peer's
-/// message on [`Route::Gather`] with one exchange per peer in increasing rank order, straight
-/// into its place in `all`; a rank sends `mine` in the exchange of each rank that receives.
-/// In the all-gather every rank walks the pairs in the same order, so no cycle of waits can
-/// form; in the gather only the root waits, for one sender at a time. Communicators charge
-/// these messages as any other (the simulated one by its Hockney time).
+/// (`root` `None`), built on [`Comm::exchange`] alone, on [`Route::Gather`], each message
+/// received straight into its place in `all`:
 ///
-/// Public so that an overriding communicator can fall back on it (MPI's counts are 32-bit).
+/// - gather: each other rank sends `mine` in one exchange; the root receives them in rank
+///   order, one exchange per sender (messages on one route keep their order across
+///   exchanges, so each arrives whenever its sender is ready);
+/// - all-gather: in round `k` of `1..size` every rank sends to `rank + k` and receives from
+///   `rank - k` (mod `size`) in one exchange, the pairwise exchange of MPICH's all-to-all
+///   (Thakur, Rabenseifner & Gropp 2005, IJHPCA 19(1)): each round pairs every sender with a
+///   receiver posted in the same round, so no rank waits on one that waits on it, and the
+///   simulated clock charges `size - 1` rounds, as a ring all-gather takes.
+///
+/// Communicators charge these messages as any other (the simulated one by their Hockney
+/// time). Public so that an overriding communicator can fall back on it (MPI's counts are
+/// 32-bit), and the conformance suite can check it on each.
 pub fn gather_by_exchange<C: Comm + ?Sized>(
     comm: &mut C,
     root: Option<usize>,
@@ -396,37 +409,42 @@ pub fn gather_by_exchange<C: Comm + ?Sized>(
 ) -> Result<(), C::Error> {
     let (rank, size) = (comm.rank(), comm.size());
     check_gather(rank, size, root, mine.len(), lens, all.len())?;
-    let receives = |r: usize| root.is_none_or(|root| root == r);
-    let mut rest: &mut [u8] = if receives(rank) { all } else { &mut [] };
-    for peer in 0..size {
-        let slot = if receives(rank) {
-            let (slot, tail) = core::mem::take(&mut rest).split_at_mut(lens[peer]);
-            rest = tail;
-            slot
-        } else {
-            &mut []
-        };
-        if peer == rank {
-            // An empty slot on a rank that does not receive.
-            if receives(rank) {
-                slot.copy_from_slice(mine);
-            }
-            continue;
+    // `check_gather` made `all` as long as the sum of `lens` where this rank receives, so
+    // every `place` below lies inside it.
+    match root {
+        Some(root) if root != rank => {
+            let outgoing = [Outgoing {
+                peer: root,
+                route: Route::Gather,
+                bytes: mine,
+            }];
+            comm.exchange(&outgoing, &mut [], &mut |_| {})
         }
-        let send = [Outgoing {
-            peer,
-            route: Route::Gather,
-            bytes: mine,
-        }];
-        let outgoing: &[Outgoing<'_>] = if receives(peer) { &send } else { &[] };
-        if receives(rank) {
-            let mut incoming = [Incoming::new(peer, Route::Gather, slot)];
-            comm.exchange(outgoing, &mut incoming, &mut |_| {})?;
-        } else if !outgoing.is_empty() {
-            comm.exchange(outgoing, &mut [], &mut |_| {})?;
+        Some(_) => {
+            all[place(lens, rank)].copy_from_slice(mine);
+            for peer in (0..size).filter(|&p| p != rank) {
+                let slot = &mut all[place(lens, peer)];
+                let mut incoming = [Incoming::new(peer, Route::Gather, slot)];
+                comm.exchange(&[], &mut incoming, &mut |_| {})?;
+            }
+            Ok(())
+        }
+        None => {
+            all[place(lens, rank)].copy_from_slice(mine);
+            for k in 1..size {
+                let (to, from) = ((rank + k) % size, (rank + size - k) % size);
+                let outgoing = [Outgoing {
+                    peer: to,
+                    route: Route::Gather,
+                    bytes: mine,
+                }];
+                let slot = &mut all[place(lens, from)];
+                let mut incoming = [Incoming::new(from, Route::Gather, slot)];
+                comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+            }
+            Ok(())
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
