@@ -1,5 +1,8 @@
-//! Shared helpers of the workspace tests: common boundaries and a plain DTFT.
+//! Shared helpers of the workspace tests: common boundaries, a plain DTFT, and the
+//! conformance suite every communicator runs ([`comm_conformance`]).
 #![warn(missing_docs)]
+
+pub mod comm_conformance;
 
 use num_complex::Complex;
 use yee_core::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};
