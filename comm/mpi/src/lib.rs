@@ -217,9 +217,13 @@ impl Comm for MpiComm {
     ) -> Result<(), MpiError> {
         let rank = self.rank();
         check_gather(rank, self.size(), Some(root), mine.len(), lens, all.len())?;
+        if all_empty(lens) {
+            return Ok(());
+        }
         let Some((counts, displs)) = partition(lens) else {
             return gather_by_exchange(self, Some(root), mine, lens, all);
         };
+        let mine = send_buffer(mine);
         let root_process = self.cart.process_at_rank(root as Rank);
         if rank == root {
             let mut partition = PartitionMut::new(all, counts, displs);
@@ -238,11 +242,15 @@ impl Comm for MpiComm {
         all: &mut [u8],
     ) -> Result<(), MpiError> {
         check_gather(self.rank(), self.size(), None, mine.len(), lens, all.len())?;
+        if all_empty(lens) {
+            return Ok(());
+        }
         let Some((counts, displs)) = partition(lens) else {
             return gather_by_exchange(self, None, mine, lens, all);
         };
+        let partition = &mut PartitionMut::new(all, counts, displs);
         self.cart
-            .all_gather_varcount_into(mine, &mut PartitionMut::new(all, counts, displs));
+            .all_gather_varcount_into(send_buffer(mine), partition);
         Ok(())
     }
 
@@ -257,6 +265,29 @@ impl Comm for MpiComm {
     fn step_done(&mut self) {
         self.sleeper.step_done();
     }
+}
+
+/// An empty slice of bytes sits at the dangling address 1, which is Open MPI's `MPI_IN_PLACE`
+/// (`mpi.h`: `#define MPI_IN_PLACE ((void *) 1)`): as a send buffer it would ask for an
+/// in-place gather, which `MPI_Gatherv` refuses on a non-root rank (`MPI_ERR_ARG`) and
+/// `MPI_Allgatherv` takes only from every rank at once. An empty slice of this static has a
+/// real address.
+static NOT_IN_PLACE: [u8; 1] = [0];
+
+/// `mine`, at an address that cannot be mistaken for `MPI_IN_PLACE`.
+fn send_buffer(mine: &[u8]) -> &[u8] {
+    if mine.is_empty() {
+        &NOT_IN_PLACE[..0]
+    } else {
+        mine
+    }
+}
+
+/// Whether there is nothing to gather. A receiving rank's buffer is then empty, at the address
+/// of `MPI_IN_PLACE` (see [`NOT_IN_PLACE`]), so every rank skips the collective (alike: they
+/// all have the same `lens`).
+fn all_empty(lens: &[usize]) -> bool {
+    lens.iter().all(|&len| len == 0)
 }
 
 /// MPI's counts and displacements (32-bit) of messages of `lens` bytes laid end to end, or
