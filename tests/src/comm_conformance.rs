@@ -36,57 +36,120 @@ impl Abilities {
         unequal_all_gather: true,
         timeout: true,
     };
+
+    /// What MPI sees (see each field for why not the rest).
+    pub const MPI: Abilities = Abilities {
+        longer_message: false,
+        unequal_all_gather: false,
+        timeout: false,
+    };
 }
 
-/// Runs every check `abilities` allows, in order, and returns each one's name and outcome.
-pub fn run_suite<M: Comm>(
-    comm: &mut M,
-    abilities: Abilities,
-) -> Vec<(&'static str, Result<(), String>)> {
-    let mut results = Vec::new();
-    let mut run = |name, outcome| results.push((name, outcome));
-    run("identity", check_identity(comm));
-    run("routes_do_not_mix", check_routes_do_not_mix(comm));
-    run(
-        "successive_exchanges_do_not_mix",
-        check_successive_exchanges_do_not_mix(comm),
-    );
-    run("overlap_runs_once", check_overlap_runs_once(comm));
-    run(
-        "shorter_message_is_size_mismatch",
-        check_size_mismatch(comm, Mismatch::Shorter),
-    );
-    if abilities.longer_message {
-        run(
-            "longer_message_is_size_mismatch",
-            check_size_mismatch(comm, Mismatch::Longer),
-        );
+/// The checks, by name, so that a runner in another process (the MPI binary) and its test
+/// agree on what runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// [`check_identity`].
+    Identity,
+    /// [`check_routes_do_not_mix`].
+    RoutesDoNotMix,
+    /// [`check_successive_exchanges_do_not_mix`].
+    SuccessiveExchangesDoNotMix,
+    /// [`check_overlap_runs_once`].
+    OverlapRunsOnce,
+    /// [`check_size_mismatch`] with a shorter message.
+    ShorterMessage,
+    /// [`check_size_mismatch`] with a longer message.
+    LongerMessage,
+    /// [`check_missing_message_times_out`].
+    MissingMessageTimesOut,
+    /// [`check_all_gather_order`].
+    AllGatherOrder,
+    /// [`check_all_gather_wrong_buffer`].
+    AllGatherWrongBuffer,
+    /// [`check_all_gather_unequal_lengths`].
+    AllGatherUnequalLengths,
+    /// [`check_gather_lens`].
+    GatherLens,
+    /// [`check_gather_bytes`].
+    GatherBytes,
+    /// [`check_gather_empty`].
+    GatherEmpty,
+    /// [`check_all_gather_bytes`].
+    AllGatherBytes,
+    /// [`check_gathers_by_exchange`].
+    GathersByExchange,
+    /// [`check_gather_vecs`].
+    GatherVecs,
+    /// [`check_gather_misuse`].
+    GatherMisuse,
+}
+
+impl Check {
+    /// Every check, in the order [`run_suite`] runs them.
+    pub const ALL: [Check; 17] = [
+        Check::Identity,
+        Check::RoutesDoNotMix,
+        Check::SuccessiveExchangesDoNotMix,
+        Check::OverlapRunsOnce,
+        Check::ShorterMessage,
+        Check::LongerMessage,
+        Check::MissingMessageTimesOut,
+        Check::AllGatherOrder,
+        Check::AllGatherWrongBuffer,
+        Check::AllGatherUnequalLengths,
+        Check::GatherLens,
+        Check::GatherBytes,
+        Check::GatherEmpty,
+        Check::AllGatherBytes,
+        Check::GathersByExchange,
+        Check::GatherVecs,
+        Check::GatherMisuse,
+    ];
+
+    /// Whether a communicator of `abilities` can pass it.
+    pub fn applies(self, abilities: Abilities) -> bool {
+        match self {
+            Check::LongerMessage => abilities.longer_message,
+            Check::MissingMessageTimesOut => abilities.timeout,
+            Check::AllGatherUnequalLengths => abilities.unequal_all_gather,
+            _ => true,
+        }
     }
-    if abilities.timeout {
-        run(
-            "missing_message_times_out",
-            check_missing_message_times_out(comm),
-        );
+
+    /// Runs it on this rank.
+    pub fn run<M: Comm>(self, comm: &mut M) -> Result<(), String> {
+        match self {
+            Check::Identity => check_identity(comm),
+            Check::RoutesDoNotMix => check_routes_do_not_mix(comm),
+            Check::SuccessiveExchangesDoNotMix => check_successive_exchanges_do_not_mix(comm),
+            Check::OverlapRunsOnce => check_overlap_runs_once(comm),
+            Check::ShorterMessage => check_size_mismatch(comm, Mismatch::Shorter),
+            Check::LongerMessage => check_size_mismatch(comm, Mismatch::Longer),
+            Check::MissingMessageTimesOut => check_missing_message_times_out(comm),
+            Check::AllGatherOrder => check_all_gather_order(comm),
+            Check::AllGatherWrongBuffer => check_all_gather_wrong_buffer(comm),
+            Check::AllGatherUnequalLengths => check_all_gather_unequal_lengths(comm),
+            Check::GatherLens => check_gather_lens(comm),
+            Check::GatherBytes => check_gather_bytes(comm),
+            Check::GatherEmpty => check_gather_empty(comm),
+            Check::AllGatherBytes => check_all_gather_bytes(comm),
+            Check::GathersByExchange => check_gathers_by_exchange(comm),
+            Check::GatherVecs => check_gather_vecs(comm),
+            Check::GatherMisuse => check_gather_misuse(comm),
+        }
     }
-    run("all_gather_order", check_all_gather_order(comm));
-    run(
-        "all_gather_wrong_buffer",
-        check_all_gather_wrong_buffer(comm),
-    );
-    if abilities.unequal_all_gather {
-        run(
-            "all_gather_unequal_lengths",
-            check_all_gather_unequal_lengths(comm),
-        );
-    }
-    run("gather_lens", check_gather_lens(comm));
-    run("gather_bytes", check_gather_bytes(comm));
-    run("gather_empty", check_gather_empty(comm));
-    run("all_gather_bytes", check_all_gather_bytes(comm));
-    run("gathers_by_exchange", check_gathers_by_exchange(comm));
-    run("gather_vecs", check_gather_vecs(comm));
-    run("gather_misuse", check_gather_misuse(comm));
-    results
+}
+
+/// The checks a communicator of `abilities` runs, in order.
+pub fn suite(abilities: Abilities) -> impl Iterator<Item = Check> {
+    Check::ALL.into_iter().filter(move |c| c.applies(abilities))
+}
+
+/// Runs every check of [`suite`] in order, on one communicator, and returns each one's
+/// outcome.
+pub fn run_suite<M: Comm>(comm: &mut M, abilities: Abilities) -> Vec<(Check, Result<(), String>)> {
+    suite(abilities).map(|c| (c, c.run(comm))).collect()
 }
 
 /// `Ok` if `got` failed with one of `kinds`.

@@ -137,7 +137,7 @@ fn gathers_with_disagreeing_arguments_are_errors() {
 fn whole_suite<M: yee_core::Comm>(comm: &mut M) -> Result<(), String> {
     let failures: Vec<String> = suite::run_suite(comm, Abilities::ALL)
         .into_iter()
-        .filter_map(|(name, res)| res.err().map(|e| format!("{name}: {e}")))
+        .filter_map(|(check, res)| res.err().map(|e| format!("{check:?}: {e}")))
         .collect();
     if failures.is_empty() {
         Ok(())
