@@ -359,6 +359,7 @@ pub fn gather_lens_by_exchange<C: Comm + ?Sized>(
     }
     lens[rank] = mine;
     let mine_bytes = (mine as u64).to_le_bytes();
+    let mut mismatch = None;
     for k in 1..size {
         let (to, from) = ((rank + k) % size, (rank + size - k) % size);
         let outgoing = [Outgoing {
@@ -368,14 +369,31 @@ pub fn gather_lens_by_exchange<C: Comm + ?Sized>(
         }];
         let mut got = [0u8; 8];
         let mut incoming = [Incoming::new(from, Route::Gather, &mut got)];
-        comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+        past_mismatch(
+            comm.exchange(&outgoing, &mut incoming, &mut |_| {}),
+            &mut mismatch,
+        )?;
         let len = u64::from_le_bytes(got);
         lens[from] = usize::try_from(len).map_err(|_| {
             let what = "gather_lens: a length beyond this platform's usize (saturated)";
             ArgumentError::size_mismatch(what, usize::MAX, usize::MAX)
         })?;
     }
-    Ok(())
+    mismatch.map_or(Ok(()), Err)
+}
+
+/// Lets a collective built of several exchanges go on past a
+/// [`CommErrorKind::SizeMismatch`], keeping the first in `first`: the communicator took the
+/// message, and the exchanges still to come take theirs, so the next collective starts clean.
+/// Any other error ends the collective (a peer may be gone).
+fn past_mismatch<E: CommError>(result: Result<(), E>, first: &mut Option<E>) -> Result<(), E> {
+    match result {
+        Err(e) if e.kind() == CommErrorKind::SizeMismatch => {
+            first.get_or_insert(e);
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 /// Where rank `r`'s message lies in the concatenation of messages of `lens` bytes.
@@ -397,8 +415,10 @@ fn place(lens: &[usize], r: usize) -> core::ops::Range<usize> {
 ///   receiver posted in the same round, so no rank waits on one that waits on it, and the
 ///   simulated clock charges `size - 1` rounds, as a ring all-gather takes.
 ///
-/// Communicators charge these messages as any other (the simulated one by their Hockney
-/// time). Public so that an overriding communicator can fall back on it (MPI's counts are
+/// A message of another length than `lens` says (ranks that disagree on `lens`) is a
+/// [`CommErrorKind::SizeMismatch`] at its receiver where the communicator sees it, reported
+/// after the other messages are in. Communicators charge these messages as any other (the
+/// simulated one by their Hockney time). Public so that an overriding communicator can fall back on it (MPI's counts are
 /// 32-bit), and the conformance suite can check it on each.
 pub fn gather_by_exchange<C: Comm + ?Sized>(
     comm: &mut C,
@@ -422,15 +442,18 @@ pub fn gather_by_exchange<C: Comm + ?Sized>(
         }
         Some(_) => {
             all[place(lens, rank)].copy_from_slice(mine);
+            let mut mismatch = None;
             for peer in (0..size).filter(|&p| p != rank) {
                 let slot = &mut all[place(lens, peer)];
                 let mut incoming = [Incoming::new(peer, Route::Gather, slot)];
-                comm.exchange(&[], &mut incoming, &mut |_| {})?;
+                let received = comm.exchange(&[], &mut incoming, &mut |_| {});
+                past_mismatch(received, &mut mismatch)?;
             }
-            Ok(())
+            mismatch.map_or(Ok(()), Err)
         }
         None => {
             all[place(lens, rank)].copy_from_slice(mine);
+            let mut mismatch = None;
             for k in 1..size {
                 let (to, from) = ((rank + k) % size, (rank + size - k) % size);
                 let outgoing = [Outgoing {
@@ -440,9 +463,10 @@ pub fn gather_by_exchange<C: Comm + ?Sized>(
                 }];
                 let slot = &mut all[place(lens, from)];
                 let mut incoming = [Incoming::new(from, Route::Gather, slot)];
-                comm.exchange(&outgoing, &mut incoming, &mut |_| {})?;
+                let received = comm.exchange(&outgoing, &mut incoming, &mut |_| {});
+                past_mismatch(received, &mut mismatch)?;
             }
-            Ok(())
+            mismatch.map_or(Ok(()), Err)
         }
     }
 }
