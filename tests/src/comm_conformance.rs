@@ -24,6 +24,10 @@ pub struct Abilities {
     /// An `all_gather` where ranks contribute different lengths is an error on every rank.
     /// For MPI it is erroneous, unchecked, usage (MPI 3.1 §5.7: the amounts must match).
     pub unequal_all_gather: bool,
+    /// A gather where ranks disagree on a length is a [`CommErrorKind::SizeMismatch`] where
+    /// the message arrives. For MPI it is erroneous, unchecked, usage (MPI 3.1 §5.5: the
+    /// amount sent must equal the amount the root receives).
+    pub disagreeing_gather: bool,
     /// A receive that never comes ends in [`CommErrorKind::Timeout`] (or `PeerLost`) after
     /// the communicator's timeout, which the caller has set short. MPI waits forever.
     pub timeout: bool,
@@ -34,6 +38,7 @@ impl Abilities {
     pub const ALL: Abilities = Abilities {
         longer_message: true,
         unequal_all_gather: true,
+        disagreeing_gather: true,
         timeout: true,
     };
 
@@ -41,6 +46,7 @@ impl Abilities {
     pub const MPI: Abilities = Abilities {
         longer_message: false,
         unequal_all_gather: false,
+        disagreeing_gather: false,
         timeout: false,
     };
 }
@@ -83,11 +89,13 @@ pub enum Check {
     GatherVecs,
     /// [`check_gather_misuse`].
     GatherMisuse,
+    /// [`check_gather_disagreeing_lengths`].
+    GatherDisagreeingLengths,
 }
 
 impl Check {
     /// Every check, in the order [`run_suite`] runs them.
-    pub const ALL: [Check; 17] = [
+    pub const ALL: [Check; 18] = [
         Check::Identity,
         Check::RoutesDoNotMix,
         Check::SuccessiveExchangesDoNotMix,
@@ -105,6 +113,7 @@ impl Check {
         Check::GathersByExchange,
         Check::GatherVecs,
         Check::GatherMisuse,
+        Check::GatherDisagreeingLengths,
     ];
 
     /// Whether a communicator of `abilities` can pass it.
@@ -113,6 +122,7 @@ impl Check {
             Check::LongerMessage => abilities.longer_message,
             Check::MissingMessageTimesOut => abilities.timeout,
             Check::AllGatherUnequalLengths => abilities.unequal_all_gather,
+            Check::GatherDisagreeingLengths => abilities.disagreeing_gather,
             _ => true,
         }
     }
@@ -137,6 +147,7 @@ impl Check {
             Check::GathersByExchange => check_gathers_by_exchange(comm),
             Check::GatherVecs => check_gather_vecs(comm),
             Check::GatherMisuse => check_gather_misuse(comm),
+            Check::GatherDisagreeingLengths => check_gather_disagreeing_lengths(comm),
         }
     }
 }
@@ -688,5 +699,51 @@ pub fn check_gather_misuse<M: Comm>(comm: &mut M) -> Result<(), String> {
         comm.gather_bytes(size, &[1, 2], &lens, &mut all),
         &[CommErrorKind::Other],
     )?;
+    check_all_gather_bytes(comm)
+}
+
+/// Rank 1 believes its message one byte longer than the others do, and sends it so, in a
+/// gather to root 0 and in an all-gather: every rank that receives it fails with
+/// [`CommErrorKind::SizeMismatch`] and the others succeed, and the gathers after it get their
+/// own messages (the failed one left none behind, also from the ranks after rank 1).
+pub fn check_gather_disagreeing_lengths<M: Comm>(comm: &mut M) -> Result<(), String> {
+    let (rank, size) = (comm.rank(), comm.size());
+    if size < 2 {
+        return Ok(());
+    }
+    let liar = 1;
+    let shift = 2;
+    let mut mine = pattern([rank, shift, 0, 0], gather_len(rank, shift));
+    let mut lens = vec![0; size];
+    ok(
+        &format!("rank {rank}: gather_lens"),
+        comm.gather_lens(mine.len(), &mut lens),
+    )?;
+    if rank == liar {
+        mine.push(0);
+        lens[liar] += 1;
+    }
+    for root in [Some(0), None] {
+        let receives_from_liar = root.is_none_or(|r| r == rank) && rank != liar;
+        let mut all = vec![
+            0;
+            if root.is_none_or(|r| r == rank) {
+                lens.iter().sum()
+            } else {
+                0
+            }
+        ];
+        let result = match root {
+            Some(root) => comm.gather_bytes(root, &mine, &lens, &mut all),
+            None => comm.all_gather_bytes(&mine, &lens, &mut all),
+        };
+        let what = format!("rank {rank}: gather to {root:?} with rank {liar}'s length disputed");
+        if receives_from_liar {
+            expect_error(&what, result, &[CommErrorKind::SizeMismatch])?;
+        } else {
+            ok(&what, result)?;
+        }
+    }
+    check_gather_bytes(comm)?;
     check_all_gather_bytes(comm)
 }

@@ -132,6 +132,11 @@ fn gathers_with_disagreeing_arguments_are_errors() {
     on_sim_and_shm!(suite::check_gather_misuse);
 }
 
+#[test]
+fn a_gather_whose_ranks_disagree_on_a_length_is_a_size_mismatch() {
+    on_sim_and_shm!(suite::check_gather_disagreeing_lengths);
+}
+
 /// The whole suite in one run per communicator, as the MPI binary runs it: the checks leave
 /// nothing behind for the next one.
 fn whole_suite<M: yee_core::Comm>(comm: &mut M) -> Result<(), String> {
