@@ -489,4 +489,41 @@ mod tests {
         assert!(tags.windows(2).all(|w| w[0] < w[1]), "{tags:?}");
         assert!(tags.iter().all(|&t| t <= 29));
     }
+
+    #[test]
+    fn check_gather_names_what_disagrees() {
+        let kind = |r: Result<(), ArgumentError>| r.map_err(|e| (e.kind, e.expected, e.got));
+        let lens = [2, 0, 3];
+        // Rank 1 sends nothing to root 2, which holds 5 bytes; every rank of an all-gather does.
+        assert_eq!(kind(check_gather(1, 3, Some(2), 0, &lens, 0)), Ok(()));
+        assert_eq!(kind(check_gather(2, 3, Some(2), 3, &lens, 5)), Ok(()));
+        assert_eq!(kind(check_gather(0, 3, None, 2, &lens, 5)), Ok(()));
+        let mismatch = CommErrorKind::SizeMismatch;
+        assert_eq!(
+            kind(check_gather(0, 3, Some(3), 2, &lens, 5)),
+            Err((CommErrorKind::Other, 3, 3))
+        );
+        assert_eq!(
+            kind(check_gather(0, 3, Some(0), 2, &lens[..2], 5)),
+            Err((mismatch, 3, 2))
+        );
+        assert_eq!(
+            kind(check_gather(0, 3, Some(0), 1, &lens, 5)),
+            Err((mismatch, 2, 1))
+        );
+        assert_eq!(
+            kind(check_gather(1, 3, None, 0, &lens, 4)),
+            Err((mismatch, 5, 4))
+        );
+        assert_eq!(
+            kind(check_gather(0, 2, None, 1, &[1, usize::MAX], 0)),
+            Err((mismatch, usize::MAX, usize::MAX))
+        );
+    }
+
+    #[test]
+    fn place_lays_messages_end_to_end() {
+        let lens = [2, 0, 3];
+        assert_eq!([0, 1, 2].map(|r| place(&lens, r)), [0..2, 2..2, 2..5]);
+    }
 }
