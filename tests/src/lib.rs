@@ -1,7 +1,10 @@
-//! Shared helpers of the workspace tests: common boundaries and a plain DTFT.
+//! Shared helpers of the workspace tests: common boundaries, a plain DTFT, and the
+//! conformance suites every backend ([`backend_conformance`]) and every communicator
+//! ([`comm_conformance`]) runs.
 #![warn(missing_docs)]
 
-pub mod conformance;
+pub mod backend_conformance;
+pub mod comm_conformance;
 
 use num_complex::Complex;
 use yee_core::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};

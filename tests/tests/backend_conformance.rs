@@ -1,4 +1,4 @@
-//! The backend conformance suite (`yee_tests::conformance`) instantiated for every backend:
+//! The backend conformance suite (`yee_tests::backend_conformance`) instantiated for every backend:
 //! bit equality with the scalar oracle per example scene and per physics case, shell/interior
 //! split invariance, halo lengths symmetric between neighbours, slabs and in-place resizing
 //! that carry every field and ψ. A new backend adds one line to `backends!` below.
@@ -9,7 +9,7 @@ use yee_core::{
     Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape, SourceKind,
     Topology, Waveform,
 };
-use yee_tests::conformance::{
+use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
 };
 

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use yee_core::comm::ArgumentError;
 use yee_core::{CommError, CommErrorKind};
 
 /// What went wrong, and a message that says where.
@@ -21,6 +22,12 @@ impl MpiError {
 impl CommError for MpiError {
     fn kind(&self) -> CommErrorKind {
         self.kind
+    }
+}
+
+impl From<ArgumentError> for MpiError {
+    fn from(e: ArgumentError) -> Self {
+        MpiError::new(e.kind, e.to_string())
     }
 }
 

@@ -3,7 +3,8 @@
 //! One rank per process through rsmpi. [`MpiComm`] implements [`Comm`] on a Cartesian
 //! communicator shaped like yee's virtual topology: each exchange posts every receive and every
 //! send as a non-blocking request (`MPI_Irecv`, `MPI_Isend`), runs the overlapped interior
-//! update, then waits (the kernel split of Kim & Park 2012). [`RootGather`] collects
+//! update, then waits (the kernel split of Kim & Park 2012); its variable-size gathers are
+//! `MPI_Gatherv` and `MPI_Allgatherv`. [`RootGather`] collects
 //! variable-size byte messages at rank 0 on a communicator of its own (output pieces, the ranks'
 //! records), and [`abort_on_panic`] turns a panicking rank into `MPI_Abort`, so a failure on
 //! one process never leaves the others waiting.
@@ -14,11 +15,12 @@ pub mod error;
 
 use std::time::Instant;
 
-use mpi::Rank;
-use mpi::datatype::Equivalence;
+use mpi::datatype::{Equivalence, PartitionMut};
 use mpi::topology::{CartesianCommunicator, Communicator, SimpleCommunicator};
-use mpi::traits::{CommunicatorCollectives, Destination, Source};
+use mpi::traits::{CommunicatorCollectives, Destination, Root, Source};
+use mpi::{Count, Rank};
 use yee_comm_shm::{Sleeper, Slowdown};
+use yee_core::comm::{ArgumentError, check_gather, gather_by_exchange};
 use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, CommErrorKind, Incoming, Outgoing, Topology};
 
@@ -120,6 +122,9 @@ impl Comm for MpiComm {
         rank_coords(self.rank(), self.topology)
     }
 
+    /// A message shorter than its receive is a [`CommErrorKind::SizeMismatch`] (the status
+    /// tells its length); a longer one is `MPI_ERR_TRUNCATE` (MPI 3.1 §3.2.4), which aborts
+    /// the job under MPI's default error handler: rsmpi has no safe way to install another.
     fn exchange(
         &mut self,
         outgoing: &[Outgoing<'_>],
@@ -191,6 +196,64 @@ impl Comm for MpiComm {
         Ok(())
     }
 
+    /// `MPI_Allgather` of the lengths.
+    fn gather_lens(&mut self, mine: usize, lens: &mut [usize]) -> Result<(), MpiError> {
+        if lens.len() != self.size() {
+            let what = "gather_lens: lens.len() vs ranks";
+            return Err(ArgumentError::size_mismatch(what, self.size(), lens.len()).into());
+        }
+        self.cart.all_gather_into(&mine, lens);
+        Ok(())
+    }
+
+    /// `MPI_Gatherv`, or the point-to-point default where a length or offset exceeds MPI's
+    /// 32-bit counts (every rank has the same `lens`, so every rank takes the same path).
+    fn gather_bytes(
+        &mut self,
+        root: usize,
+        mine: &[u8],
+        lens: &[usize],
+        all: &mut [u8],
+    ) -> Result<(), MpiError> {
+        let rank = self.rank();
+        check_gather(rank, self.size(), Some(root), mine.len(), lens, all.len())?;
+        if all_empty(lens) {
+            return Ok(());
+        }
+        let Some((counts, displs)) = partition(lens) else {
+            return gather_by_exchange(self, Some(root), mine, lens, all);
+        };
+        let mine = send_buffer(mine);
+        let root_process = self.cart.process_at_rank(root as Rank);
+        if rank == root {
+            let mut partition = PartitionMut::new(all, counts, displs);
+            root_process.gather_varcount_into_root(mine, &mut partition);
+        } else {
+            root_process.gather_varcount_into(mine);
+        }
+        Ok(())
+    }
+
+    /// `MPI_Allgatherv`, or the point-to-point default as in [`MpiComm::gather_bytes`].
+    fn all_gather_bytes(
+        &mut self,
+        mine: &[u8],
+        lens: &[usize],
+        all: &mut [u8],
+    ) -> Result<(), MpiError> {
+        check_gather(self.rank(), self.size(), None, mine.len(), lens, all.len())?;
+        if all_empty(lens) {
+            return Ok(());
+        }
+        let Some((counts, displs)) = partition(lens) else {
+            return gather_by_exchange(self, None, mine, lens, all);
+        };
+        let partition = &mut PartitionMut::new(all, counts, displs);
+        self.cart
+            .all_gather_varcount_into(send_buffer(mine), partition);
+        Ok(())
+    }
+
     fn now_seconds(&self) -> f64 {
         self.origin.elapsed().as_secs_f64()
     }
@@ -204,8 +267,48 @@ impl Comm for MpiComm {
     }
 }
 
+/// An empty slice of bytes sits at the dangling address 1, which is Open MPI's `MPI_IN_PLACE`
+/// (`mpi.h`: `#define MPI_IN_PLACE ((void *) 1)`): as a send buffer it would ask for an
+/// in-place gather, which `MPI_Gatherv` refuses on a non-root rank (`MPI_ERR_ARG`) and
+/// `MPI_Allgatherv` takes only from every rank at once. An empty slice of this static has a
+/// real address.
+static NOT_IN_PLACE: [u8; 1] = [0];
+
+/// `mine`, at an address that cannot be mistaken for `MPI_IN_PLACE`.
+fn send_buffer(mine: &[u8]) -> &[u8] {
+    if mine.is_empty() {
+        &NOT_IN_PLACE[..0]
+    } else {
+        mine
+    }
+}
+
+/// Whether there is nothing to gather. A receiving rank's buffer is then empty, at the address
+/// of `MPI_IN_PLACE` (see [`NOT_IN_PLACE`]), so every rank skips the collective (alike: they
+/// all have the same `lens`).
+fn all_empty(lens: &[usize]) -> bool {
+    lens.iter().all(|&len| len == 0)
+}
+
+/// MPI's counts and displacements (32-bit) of messages of `lens` bytes laid end to end, or
+/// `None` where one does not fit.
+fn partition(lens: &[usize]) -> Option<(Vec<Count>, Vec<Count>)> {
+    let counts = lens
+        .iter()
+        .map(|&len| Count::try_from(len).ok())
+        .collect::<Option<Vec<_>>>()?;
+    let mut displs = Vec::with_capacity(lens.len());
+    let mut offset: Count = 0;
+    for &count in &counts {
+        displs.push(offset);
+        offset = offset.checked_add(count)?;
+    }
+    Some((counts, displs))
+}
+
 /// Collects byte messages of any size at rank 0, on a communicator of its own so that they
-/// never match an exchange.
+/// never match an exchange. [`Comm::gather_vecs`] of [`MpiComm`] with root 0 gives rank 0 the
+/// same messages in the same order.
 pub struct RootGather {
     comm: SimpleCommunicator,
 }
@@ -251,4 +354,25 @@ pub fn abort_on_panic(rank: usize) {
         default(info);
         SimpleCommunicator::world().abort(101);
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_lays_messages_end_to_end() {
+        let (counts, displs) = partition(&[3, 0, 5, 1]).unwrap();
+        assert_eq!(counts, [3, 0, 5, 1]);
+        assert_eq!(displs, [0, 3, 3, 8]);
+    }
+
+    #[test]
+    fn partition_refuses_what_32_bit_counts_cannot_hold() {
+        let max = Count::MAX as usize;
+        assert!(partition(&[max]).is_some());
+        assert!(partition(&[max + 1]).is_none());
+        // Each fits, but the last offset does not.
+        assert!(partition(&[max, 1, 1]).is_none());
+    }
 }

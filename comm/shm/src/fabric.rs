@@ -34,7 +34,7 @@ pub struct Fabric {
     arrived: Condvar,
 }
 
-/// How long a receive waits before it reports a timeout instead of hanging.
+/// How long a receive waits by default before it reports a timeout instead of hanging.
 pub const RECEIVE_TIMEOUT: Duration = Duration::from_secs(120);
 
 impl Fabric {
@@ -45,9 +45,16 @@ impl Fabric {
         self.arrived.notify_all();
     }
 
-    /// Takes the oldest message from `from` to `to` with `tag`, waiting for it.
-    pub fn take(&self, from: usize, to: usize, tag: Tag) -> Result<Message, ShmError> {
-        let deadline = Instant::now() + RECEIVE_TIMEOUT;
+    /// Takes the oldest message from `from` to `to` with `tag`, waiting for it at most
+    /// `timeout` (then an error of kind [`CommErrorKind::Timeout`]).
+    pub fn take(
+        &self,
+        from: usize,
+        to: usize,
+        tag: Tag,
+        timeout: Duration,
+    ) -> Result<Message, ShmError> {
+        let deadline = Instant::now() + timeout;
         let mut boxes = self.boxes.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(m) = boxes
@@ -60,7 +67,7 @@ impl Fabric {
             if now >= deadline {
                 return Err(ShmError::new(
                     CommErrorKind::Timeout,
-                    format!("rank {to} waited {RECEIVE_TIMEOUT:?} for {tag:?} from rank {from}"),
+                    format!("rank {to} waited {timeout:?} for {tag:?} from rank {from}"),
                 ));
             }
             boxes = self
@@ -96,28 +103,91 @@ impl Fabric {
         }
     }
 
-    /// Takes the message `incoming` waits for at `rank` and copies it in.
-    pub fn take_into(&self, rank: usize, incoming: &mut Incoming<'_>) -> Result<Message, ShmError> {
-        let m = self.take(incoming.peer, rank, Tag::Route(incoming.route))?;
-        if m.bytes.len() != incoming.bytes.len() {
+    /// Takes every message `incoming` waits for at `rank` (each waiting at most `timeout`), in
+    /// order, copies each in and then calls `arrived` with it (the communicator's timing). A message of the wrong length is still
+    /// taken, and the receives after it completed, so that nothing of this exchange is left
+    /// for the next one to mistake for its own; the first such [`CommErrorKind::SizeMismatch`]
+    /// is returned at the end. A timeout ends the exchange at once: the peer may be gone.
+    pub fn receive_all(
+        &self,
+        rank: usize,
+        incoming: &mut [Incoming<'_>],
+        timeout: Duration,
+        mut arrived: impl FnMut(&mut Incoming<'_>, &Message),
+    ) -> Result<(), ShmError> {
+        let mut mismatch = None;
+        for i in incoming.iter_mut() {
+            let m = self.take(i.peer, rank, Tag::Route(i.route), timeout)?;
+            if m.bytes.len() == i.bytes.len() {
+                i.bytes.copy_from_slice(&m.bytes);
+            } else if mismatch.is_none() {
+                mismatch = Some(ShmError::new(
+                    CommErrorKind::SizeMismatch,
+                    format!(
+                        "{:?} from rank {} to rank {rank}: received {} bytes, expected {}",
+                        i.route,
+                        i.peer,
+                        m.bytes.len(),
+                        i.bytes.len()
+                    ),
+                ));
+            }
+            arrived(i, &m);
+        }
+        mismatch.map_or(Ok(()), Err)
+    }
+
+    /// The all-gather of the in-process communicators: posts `mine` from `rank` (stamped
+    /// `sent_at`) to each of `size` ranks, then takes every rank's contribution into `all` in
+    /// rank order, calling `arrived(peer, message)` for each. A buffer `all` of the wrong
+    /// length fails before anything is posted; a contribution of the wrong length is still
+    /// taken, with the others, so that the next all-gather starts clean.
+    pub fn all_gather(
+        &self,
+        rank: usize,
+        size: usize,
+        mine: &[f64],
+        all: &mut [f64],
+        sent_at: f64,
+        timeout: Duration,
+        mut arrived: impl FnMut(usize, &Message),
+    ) -> Result<(), ShmError> {
+        if all.len() != mine.len() * size {
             return Err(ShmError::new(
                 CommErrorKind::SizeMismatch,
                 format!(
-                    "{:?} from rank {} to rank {rank}: received {} bytes, expected {}",
-                    incoming.route,
-                    incoming.peer,
-                    m.bytes.len(),
-                    incoming.bytes.len()
+                    "all_gather of {} values per rank into {} for {size} ranks",
+                    mine.len(),
+                    all.len()
                 ),
             ));
         }
-        incoming.bytes.copy_from_slice(&m.bytes);
-        Ok(m)
+        let bytes = encode_f64s(mine);
+        for peer in 0..size {
+            let message = Message {
+                bytes: bytes.clone(),
+                sent_at,
+            };
+            self.post(rank, peer, Tag::Gather, message);
+        }
+        let mut mismatch = None;
+        let n = mine.len();
+        for peer in 0..size {
+            let m = self.take(peer, rank, Tag::Gather, timeout)?;
+            arrived(peer, &m);
+            match check_gathered(&m, n, peer) {
+                Ok(()) => decode_f64s(&m.bytes, &mut all[peer * n..(peer + 1) * n]),
+                Err(e) => {
+                    mismatch.get_or_insert(e);
+                }
+            }
+        }
+        mismatch.map_or(Ok(()), Err)
     }
 }
 
 /// Checks that an all-gather contribution from `peer` holds `values` f64s.
-pub fn check_gathered(m: &Message, values: usize, peer: usize) -> Result<(), ShmError> {
+fn check_gathered(m: &Message, values: usize, peer: usize) -> Result<(), ShmError> {
     if m.bytes.len() == values * 8 {
         Ok(())
     } else {

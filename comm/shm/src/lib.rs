@@ -10,13 +10,13 @@ pub mod fabric;
 pub mod slowdown;
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, Incoming, Outgoing, Topology};
 
 pub use error::ShmError;
-use fabric::{Fabric, Message, Tag};
+use fabric::Fabric;
 pub use slowdown::{Sleeper, Slowdown};
 
 /// One rank's end of the shared-memory communicator.
@@ -27,12 +27,21 @@ pub struct ShmComm {
     fabric: Arc<Fabric>,
     origin: Instant,
     sleeper: Sleeper,
+    timeout: Duration,
 }
 
 impl ShmComm {
     /// The mailboxes (for communicators built on this one).
     pub fn fabric(&self) -> &Fabric {
         &self.fabric
+    }
+
+    /// Makes this rank's receives give up after `timeout` (an error of kind
+    /// [`yee_core::CommErrorKind::Timeout`]) instead of [`fabric::RECEIVE_TIMEOUT`]: tests
+    /// that expect a message never to come need not wait two minutes.
+    pub fn with_receive_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
@@ -64,34 +73,26 @@ impl Comm for ShmComm {
         self.fabric
             .post_all(self.rank, outgoing, self.now_seconds());
         overlap(self);
-        for i in incoming.iter_mut() {
-            let t = self.now_seconds();
-            self.fabric.take_into(self.rank, i)?;
-            i.waited = self.now_seconds() - t;
-        }
-        Ok(())
+        let mut before = Instant::now();
+        self.fabric
+            .receive_all(self.rank, incoming, self.timeout, |i, _| {
+                let now = Instant::now();
+                i.waited = (now - before).as_secs_f64();
+                before = now;
+            })
     }
 
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
-        let bytes = fabric::encode_f64s(mine);
-        for peer in 0..self.size() {
-            self.fabric.post(
-                self.rank,
-                peer,
-                Tag::Gather,
-                Message {
-                    bytes: bytes.clone(),
-                    sent_at: self.now_seconds(),
-                },
-            );
-        }
-        for peer in 0..self.size() {
-            let m = self.fabric.take(peer, self.rank, Tag::Gather)?;
-            let dst = &mut all[peer * mine.len()..(peer + 1) * mine.len()];
-            fabric::check_gathered(&m, dst.len(), peer)?;
-            fabric::decode_f64s(&m.bytes, dst);
-        }
-        Ok(())
+        let sent_at = self.now_seconds();
+        self.fabric.all_gather(
+            self.rank,
+            self.size(),
+            mine,
+            all,
+            sent_at,
+            self.timeout,
+            |_, _| {},
+        )
     }
 
     fn now_seconds(&self) -> f64 {
@@ -131,6 +132,7 @@ pub fn launch_slowed<R: Send>(
                     fabric: Arc::clone(&fabric),
                     origin,
                     sleeper: Sleeper::new(slowdown.get(rank).copied().unwrap_or_default()),
+                    timeout: fabric::RECEIVE_TIMEOUT,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))
