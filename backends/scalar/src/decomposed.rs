@@ -79,6 +79,11 @@ pub fn run_rank_with<T: Scalar, K: CurlExecutor<T>, M: Comm>(
         steps,
         build,
         |step, chunk: &mut YeeChunk<T, K>| {
+            if chunk.state.too_many_materials && diverged.is_none() {
+                diverged = Some(RunError::TooManyMaterials {
+                    limit: crate::state::MAX_MATERIAL_IDS,
+                });
+            }
             if chunk.state.non_finite && diverged.is_none() {
                 // A hard source may have overwritten the flagged value: only a stored one counts.
                 chunk.state.non_finite = false;
@@ -184,7 +189,5 @@ pub fn first_divergence<T>(outputs: &[RankOutput<T>]) -> Option<RunError> {
     outputs
         .iter()
         .filter_map(|o| o.diverged)
-        .min_by_key(|e| match *e {
-            RunError::Diverged { step, .. } => step,
-        })
+        .min_by_key(RunError::step)
 }

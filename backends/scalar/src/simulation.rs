@@ -36,8 +36,14 @@ impl<T: Scalar> Simulation<T> {
         })
     }
 
-    /// Advances one time step: H, then E, then the probes.
+    /// Advances one time step: H, then E, then the probes. A grid whose nodes need more
+    /// materials than ids can name refuses to step ([`RunError::TooManyMaterials`]).
     pub fn step(&mut self) -> Result<(), RunError> {
+        if self.chunk.state.too_many_materials {
+            return Err(RunError::TooManyMaterials {
+                limit: crate::state::MAX_MATERIAL_IDS,
+            });
+        }
         let n = self.steps;
         let owned = self.chunk.owned();
         for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {

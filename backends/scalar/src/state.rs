@@ -3,9 +3,11 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::cpml::cpml_coefficients;
+use alloc::collections::BTreeMap;
 use yee_core::material::{electric_coefficients, magnetic_coefficients};
 use yee_core::{
-    Axis, Boundary, Box3, Component, CpmlCoefficients, Mode, PointSource, Real, Scalar, Setup, Side,
+    Axis, Boundary, Box3, Component, CpmlCoefficients, Material, Mode, PointSource, Real, Scalar,
+    Setup, Side, UpdateCoefficients,
 };
 
 use crate::field::HostField;
@@ -80,11 +82,13 @@ pub struct YeeState<T: Scalar> {
     pub dt: f64,
     /// The fields of the mode, indexed by [`Component::index`]; `None` for absent components.
     pub fields: [Option<HostField<T>>; 6],
-    /// Per component, a material id per storage cell (same layout as the field).
+    /// Per component, a material id per storage cell (same layout as the field): the node's
+    /// material as [`Setup::node_material`] places it, or the inactive id in inactive cells.
+    /// Ids are the chunk's own, given in the order materials are met (0 is the background).
     pub material_ids: [Vec<u16>; 6],
-    /// `[Ca, Cb]` per material id.
+    /// `[Ca, Cb]` per material id; all zero for the inactive id.
     pub electric: Vec<[T::Real; 2]>,
-    /// `[Da, Db]` per material id.
+    /// `[Da, Db]` per material id; all zero for the inactive id.
     pub magnetic: Vec<[T::Real; 2]>,
     /// Per component, the global box of nodes it updates: walls (PEC, PMC) hold the rest at 0.
     pub free: [Box3; 6],
@@ -96,6 +100,10 @@ pub struct YeeState<T: Scalar> {
     pub sources: Vec<PointSource>,
     /// Set when an update wrote a NaN or infinity; cleared by whoever reports it.
     pub non_finite: bool,
+    /// Set when the nodes of the chunk need more than [`MAX_MATERIAL_IDS`] distinct materials
+    /// (the means on shape surfaces count), more than a `u16` id can name. Such a chunk cannot
+    /// run: its runs stop with [`crate::RunError::TooManyMaterials`].
+    pub too_many_materials: bool,
     /// Per component, the material id shared by every node it updates, if they all share one
     /// (fast kernels then skip the per-cell lookup).
     pub uniform_material: [Option<u16>; 6],
@@ -116,9 +124,7 @@ impl<T: Scalar> YeeState<T> {
                 .then(|| HostField::zeros(owned, ghost))
         });
         let storage = owned.grow(ghost.map(|g| g as i64));
-        // The material id after the background and the regions: inactive cells, whose
-        // coefficients are all zero (every component they index stays +0).
-        let inactive = setup.regions.len() as u16 + 1;
+        let mut table = MaterialTable::new(setup.background);
         let material_ids = core::array::from_fn(|c| {
             let component = Component::ALL[c];
             if !mode.has(component) {
@@ -128,29 +134,29 @@ impl<T: Scalar> YeeState<T> {
             for (n, id) in ids.iter_mut().enumerate() {
                 let cell = storage.index_at(n);
                 *id = if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
-                    inactive
+                    table.id(None)
                 } else {
-                    let p = component.position(cell);
-                    setup.region_at(p).map_or(0, |r| r as u16 + 1)
+                    table.id(Some(setup.node_material(component, cell)))
                 };
             }
             ids
         });
-        let materials =
-            core::iter::once(setup.background).chain(setup.regions.iter().map(|r| r.material));
         let real = |x: f64| T::Real::from_f64(x);
-        let zero = [real(0.0), real(0.0)];
-        let electric = materials
-            .clone()
-            .map(|m| electric_coefficients(&m, dt))
-            .map(|k| [real(k.decay), real(k.curl)])
-            .chain([zero])
-            .collect();
-        let magnetic = materials
-            .map(|m| magnetic_coefficients(&m, dt))
-            .map(|k| [real(k.decay), real(k.curl)])
-            .chain([zero])
-            .collect();
+        let coefficients = |f: fn(&Material, f64) -> UpdateCoefficients| -> Vec<[T::Real; 2]> {
+            table
+                .materials
+                .iter()
+                .map(|m| match m {
+                    Some(m) => {
+                        let k = f(m, dt);
+                        [real(k.decay), real(k.curl)]
+                    }
+                    None => [real(0.0), real(0.0)],
+                })
+                .collect()
+        };
+        let electric = coefficients(electric_coefficients);
+        let magnetic = coefficients(magnetic_coefficients);
         let free = Component::ALL.map(|c| free_box(setup, c));
         let stretch = Axis::ALL.map(|axis| axis_stretch(setup, axis));
         let slabs = cpml_slabs(setup, owned);
@@ -174,6 +180,7 @@ impl<T: Scalar> YeeState<T> {
             slabs,
             sources,
             non_finite: false,
+            too_many_materials: table.overflow,
             uniform_material: [None; 6],
             unstretched: [(0, 0); 3],
         }
@@ -230,6 +237,62 @@ impl<T: Scalar> YeeState<T> {
         } else {
             self.magnetic[id]
         }
+    }
+}
+
+/// The most distinct materials one chunk's nodes can name with `u16` ids (the inactive id
+/// included).
+pub const MAX_MATERIAL_IDS: usize = 1 << 16;
+
+/// The materials of a chunk's nodes, each given an id the first time it is met. `None` is the
+/// inactive id (zero coefficients). Materials are told apart by their bits, so equal mixes from
+/// different regions share an id, and a grid of one material keeps one id (the fast kernels'
+/// uniform case).
+struct MaterialTable {
+    materials: Vec<Option<Material>>,
+    ids: BTreeMap<Option<[u64; 4]>, u16>,
+    last: Option<(Option<[u64; 4]>, u16)>,
+    overflow: bool,
+}
+
+impl MaterialTable {
+    fn new(background: Material) -> Self {
+        let mut table = MaterialTable {
+            materials: Vec::new(),
+            ids: BTreeMap::new(),
+            last: None,
+            overflow: false,
+        };
+        table.id(Some(background));
+        table
+    }
+
+    /// The id of `material` (`None`: inactive), given now if it is new. Past
+    /// [`MAX_MATERIAL_IDS`] the table sets `overflow` and answers 0.
+    fn id(&mut self, material: Option<Material>) -> u16 {
+        let key = material.map(|m| m.to_bits());
+        // Neighbouring nodes mostly share a material: skip the map for a repeat.
+        if let Some((last, id)) = self.last {
+            if last == key {
+                return id;
+            }
+        }
+        let id = match self.ids.get(&key) {
+            Some(&id) => id,
+            None => match u16::try_from(self.materials.len()) {
+                Ok(id) => {
+                    self.materials.push(material);
+                    self.ids.insert(key, id);
+                    id
+                }
+                Err(_) => {
+                    self.overflow = true;
+                    0
+                }
+            },
+        };
+        self.last = Some((key, id));
+        id
     }
 }
 

@@ -111,6 +111,11 @@ pub fn run_tiled_rank<T: Scalar, K: CurlExecutor<T>, M: Comm>(
                 .get(p.cell);
             s.push((step + 1, value));
         }
+        if chunk.state.too_many_materials && diverged.is_none() {
+            diverged = Some(RunError::TooManyMaterials {
+                limit: crate::state::MAX_MATERIAL_IDS,
+            });
+        }
         if chunk.state.non_finite && diverged.is_none() {
             chunk.state.non_finite = false;
             diverged = first_non_finite(&chunk, &tiles, step + 1);
@@ -140,7 +145,8 @@ fn first_non_finite<T: Scalar, K: CurlExecutor<T>>(
     tiles: &[Box3],
     step: u64,
 ) -> Option<RunError> {
-    let mut first: Option<RunError> = None;
+    // Keyed by the first cell in x-fastest order over the whole grid.
+    let mut first: Option<([i64; 3], RunError)> = None;
     for &c in chunk.state.mode.components() {
         let f = chunk.state.field(c)?;
         for t in tiles {
@@ -152,22 +158,19 @@ fn first_non_finite<T: Scalar, K: CurlExecutor<T>>(
                         component: c,
                         cell: p,
                     };
-                    // The first cell in x-fastest order over the whole grid.
-                    let key = |e: &RunError| match *e {
-                        RunError::Diverged { cell, .. } => [cell[2], cell[1], cell[0]],
-                    };
-                    if first.as_ref().is_none_or(|f| key(&e) < key(f)) {
-                        first = Some(e);
+                    let key = [p[2], p[1], p[0]];
+                    if first.as_ref().is_none_or(|(k, _)| key < *k) {
+                        first = Some((key, e));
                     }
                     break;
                 }
             }
         }
         if first.is_some() {
-            return first;
+            break;
         }
     }
-    first
+    first.map(|(_, e)| e)
 }
 
 /// Each component over `tiles`, tile after tile (x fastest within a tile): what a rank
