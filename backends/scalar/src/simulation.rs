@@ -186,3 +186,34 @@ impl<T: Scalar> Simulation<T> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_core::{Boundary, Material};
+
+    #[test]
+    fn a_grid_with_too_many_materials_refuses_to_step() {
+        let setup = Setup {
+            mode: Mode::OneD,
+            grid: [8, 1, 1],
+            courant: 0.5,
+            background: Material::VACUUM,
+            regions: &[],
+            boundaries: [[Boundary::Pec; 2]; 3],
+            sources: &[],
+            probes: &[],
+            active: None,
+        };
+        let mut sim = Simulation::<f64>::new(&setup).unwrap();
+        assert_eq!(sim.step(), Ok(()));
+        sim.chunk.state.too_many_materials = true;
+        assert_eq!(
+            sim.step(),
+            Err(RunError::TooManyMaterials {
+                limit: crate::state::MAX_MATERIAL_IDS
+            })
+        );
+        assert_eq!(sim.steps(), 1);
+    }
+}

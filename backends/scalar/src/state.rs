@@ -386,3 +386,63 @@ fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
     }
     slabs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_each_material_once_and_stops_at_the_limit() {
+        let mut table = MaterialTable::new(Material::VACUUM);
+        let glass = Material::dielectric(4.0);
+        assert_eq!(table.id(Some(Material::VACUUM)), 0);
+        assert_eq!(table.id(Some(glass)), 1);
+        assert_eq!(table.id(None), 2);
+        assert_eq!(table.id(Some(Material::VACUUM)), 0);
+        assert_eq!(table.id(Some(glass)), 1);
+        for n in 3..MAX_MATERIAL_IDS {
+            let id = table.id(Some(Material::dielectric(10.0 + n as f64)));
+            assert_eq!(usize::from(id), n);
+        }
+        assert!(!table.overflow, "{MAX_MATERIAL_IDS} materials fit");
+        table.id(Some(Material::dielectric(0.5)));
+        assert!(table.overflow);
+    }
+
+    #[test]
+    fn mixed_nodes_get_their_mean_and_the_inactive_id_zero_coefficients() {
+        let regions = [yee_core::Region {
+            shape: yee_core::Shape::Block {
+                lo: [2.0, f64::NEG_INFINITY, f64::NEG_INFINITY],
+                hi: [5.0, f64::INFINITY, f64::INFINITY],
+            },
+            material: Material::dielectric(4.0),
+        }];
+        let mut active = [true; 8];
+        active[7] = false;
+        let setup = Setup {
+            mode: Mode::OneD,
+            grid: [8, 1, 1],
+            courant: 0.5,
+            background: Material::VACUUM,
+            regions: &regions,
+            boundaries: [[Boundary::Pec; 2]; 3],
+            sources: &[],
+            probes: &[],
+            active: Some(&active),
+        };
+        let state = YeeState::<f64>::new(&setup, Box3::from_extent(setup.grid));
+        let storage = state.owned.grow([1, 0, 0]);
+        let curl = |x: i64| {
+            let offset = storage.linear_index([x, 0, 0]);
+            state.coefficients(Component::Ez, offset)[1]
+        };
+        // Cb = Δt/ε: vacuum, the face's mean ε = 2.5, glass inside, the inactive cell.
+        assert_eq!(curl(1), 0.5);
+        assert_eq!(curl(2), 0.5 / 2.5);
+        assert_eq!(curl(3), 0.5 / 4.0);
+        assert_eq!(curl(5), 0.5 / 2.5);
+        assert_eq!(curl(7), 0.0);
+        assert!(!state.too_many_materials);
+    }
+}
