@@ -83,7 +83,10 @@ impl Placement {
         let mut distinct = 0;
         for &side in self.sides() {
             let m = material_of(side);
-            match parts[..distinct].iter_mut().find(|(p, _)| p.to_bits() == m.to_bits()) {
+            match parts[..distinct]
+                .iter_mut()
+                .find(|(p, _)| p.to_bits() == m.to_bits())
+            {
                 Some((_, n)) => *n += 1,
                 None => {
                     parts[distinct] = (m, 1);
@@ -283,7 +286,12 @@ mod tests {
             material: GLASS,
         }];
         let s = setup(Mode::ThreeD, [16; 3], &regions);
-        for p in [[13.0, 8.0, 8.0], [11.0, 12.0, 8.0], [8.0, 4.0, 5.0], [5.0, 8.0, 4.0]] {
+        for p in [
+            [13.0, 8.0, 8.0],
+            [11.0, 12.0, 8.0],
+            [8.0, 4.0, 5.0],
+            [5.0, 8.0, 4.0],
+        ] {
             assert_eq!(s.placement(p).weight(Some(0)), 0.5, "{p:?}");
         }
         assert_eq!(s.placement([12.0, 8.0, 8.0]).weight(Some(0)), 1.0);
@@ -322,7 +330,13 @@ mod tests {
         // TEz: Ex sits at z = 0, on the face of a box from z = 0 to 1.
         let regions = [block([2.0, 2.0, 0.0], [6.0, 6.0, 1.0], GLASS)];
         let s = setup(Mode::Tez, [10, 10, 1], &regions);
-        assert_eq!(s.node_placement(Component::Ex, [3, 3, 0]).weight(Some(0)), 1.0);
-        assert_eq!(s.node_placement(Component::Ex, [3, 2, 0]).weight(Some(0)), 0.5);
+        assert_eq!(
+            s.node_placement(Component::Ex, [3, 3, 0]).weight(Some(0)),
+            1.0
+        );
+        assert_eq!(
+            s.node_placement(Component::Ex, [3, 2, 0]).weight(Some(0)),
+            0.5
+        );
     }
 }

@@ -170,7 +170,9 @@ impl Shape {
         let dims = used.iter().filter(|&&u| u).count() as i32;
         match *self {
             Shape::Everywhere => Some(f64::INFINITY),
-            Shape::Block { lo, hi } => Some((0..3).filter(|&a| used[a]).map(|a| hi[a] - lo[a]).product()),
+            Shape::Block { lo, hi } => {
+                Some((0..3).filter(|&a| used[a]).map(|a| hi[a] - lo[a]).product())
+            }
             Shape::Sphere { radius, .. } => (dims == 3).then(|| 4.0 / 3.0 * PI * radius.powi(3)),
             Shape::Cylinder {
                 radius,

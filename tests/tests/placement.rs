@@ -93,7 +93,10 @@ fn reflection_spectrum(lo: f64, hi: f64) -> Vec<(f64, f64)> {
         .collect();
     // What is left at the end (the CPML's faint echoes) is far below the incident pulse.
     let tail = yee_tests::peak(&reflected[reflected.len() - 400..]) / yee_tests::peak(&empty);
-    assert!(tail < 1e-4, "the echo has not died down: {tail:e} of the pulse");
+    assert!(
+        tail < 1e-4,
+        "the echo has not died down: {tail:e} of the pulse"
+    );
     (0..=80)
         .map(|i| {
             let f = F0 - 2.0 * SIGMA_F + 4.0 * SIGMA_F * i as f64 / 80.0;
@@ -138,7 +141,10 @@ fn fractional_bounds_give_the_thickness_the_rule_says() {
     let spectrum = reflection_spectrum(N, N + 59.999);
     let (at_rule, at_60) = (worst_miss(&spectrum, 59.5), worst_miss(&spectrum, 60.0));
     eprintln!("slab [N, N + 59.999]: |R − Airy| ≤ {at_rule:.4} at d = 59.5, {at_60:.4} at d = 60");
-    assert!(at_rule <= 0.01, "misses the 59.5-cell Airy spectrum by {at_rule}");
+    assert!(
+        at_rule <= 0.01,
+        "misses the 59.5-cell Airy spectrum by {at_rule}"
+    );
     assert!(at_60 >= 0.03, "cannot tell 59.5 cells from 60 ({at_60})");
 }
 
@@ -173,7 +179,11 @@ fn a_box_holds_its_cell_volume_for_every_component() {
         };
         let volume: f64 = (0..3).map(|a| hi[a] - lo[a]).product();
         for c in Component::ALL {
-            assert_eq!(weighted_count(&setup, c), volume, "{c:?} in [{lo:?}, {hi:?}]");
+            assert_eq!(
+                weighted_count(&setup, c),
+                volume,
+                "{c:?} in [{lo:?}, {hi:?}]"
+            );
         }
     }
 }

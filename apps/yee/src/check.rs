@@ -231,7 +231,11 @@ impl MaterialVolume {
 fn figure(x: f64) -> String {
     let text = format!("{x:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".into() } else { text.into() }
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.into()
+    }
 }
 
 /// The volume the grid gives each material of the geometry (in order of first use), per
@@ -294,7 +298,11 @@ pub fn material_volumes(scene: &Scene) -> Vec<MaterialVolume> {
                 .collect();
             MaterialVolume {
                 name: (*name).to_string(),
-                grid: components.iter().copied().zip(counts[m].iter().copied()).collect(),
+                grid: components
+                    .iter()
+                    .copied()
+                    .zip(counts[m].iter().copied())
+                    .collect(),
                 analytic: regions
                     .iter()
                     .map(|&r| scene.regions[r].shape.measure(used))

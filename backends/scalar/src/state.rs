@@ -1,9 +1,9 @@
 //! The arrays one Yee chunk holds, built from a [`Setup`] for a given owned box.
 
+use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::cpml::cpml_coefficients;
-use alloc::collections::BTreeMap;
 use yee_core::material::{electric_coefficients, magnetic_coefficients};
 use yee_core::{
     Axis, Boundary, Box3, Component, CpmlCoefficients, Material, Mode, PointSource, Real, Scalar,
