@@ -33,6 +33,7 @@ pub mod graph;
 pub mod material;
 pub mod model;
 pub mod partition;
+pub mod placement;
 pub mod scalar;
 #[cfg(feature = "alloc")]
 pub mod session;
@@ -59,6 +60,7 @@ pub use error::SetupError;
 pub use field::Field;
 pub use geometry::{Axis, Box3, Index3, Side};
 pub use material::{Material, UpdateCoefficients};
+pub use placement::Placement;
 pub use scalar::{Real, Scalar};
 pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
 pub use shape::Shape;

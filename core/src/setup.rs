@@ -43,7 +43,8 @@ impl Boundary {
 /// Boundaries of all six faces, indexed `[axis][side]`.
 pub type Boundaries = [[Boundary; 2]; 3];
 
-/// A material filling a shape. Regions are applied in order; later ones win.
+/// A material filling a shape. Regions are applied in order; later ones win. Where a region
+/// lands on the nodes of the grid is [`crate::placement`]'s business.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Region {
     /// Where.
@@ -121,16 +122,11 @@ impl Setup<'_> {
         self.grid.iter().product()
     }
 
-    /// The material at continuous position `p`: the last region containing it, else the
-    /// background.
+    /// The material a node at continuous position `p` takes: the last region holding it, else
+    /// the background, and on a shape's surface the mean of both sides
+    /// ([`crate::placement`]).
     pub fn material_at(&self, p: [f64; 3]) -> Material {
-        self.region_at(p)
-            .map_or(self.background, |r| self.regions[r].material)
-    }
-
-    /// The index of the last region containing continuous position `p`, if any.
-    pub fn region_at(&self, p: [f64; 3]) -> Option<usize> {
-        self.regions.iter().rposition(|r| r.shape.contains(p))
+        self.placement(p).material(self)
     }
 
     /// True when `cell` (inside the grid) is computed: the mask is absent or marks it active.

@@ -1,8 +1,21 @@
 //! Geometric shapes that place materials, in continuous grid coordinates (cell size 1).
+//!
+//! Two tests answer "is this point in the shape". [`Shape::contains`] is closed (a point on the
+//! surface counts as inside): the mask of inactive cells asks it at cell centres. The material
+//! placement of the Yee nodes ([`crate::placement`]) tells the two sides of a surface apart
+//! instead: [`Shape::surface_axes`] says along which axes a node lies on the surface, and
+//! [`Shape::contains_toward`] whether the points just beside it, on a chosen side along each of
+//! those axes, are inside.
+
+use core::f64::consts::PI;
+// Float gives f64 its math in a pure no_std build; when std is linked anywhere in the
+// build, f64's inherent methods win and the import goes unused.
+#[allow(unused_imports)]
+use num_traits::Float;
 
 use crate::geometry::Axis;
 
-/// A solid region of space. A point on the surface counts as inside.
+/// A solid region of space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
     /// Everything: fills the whole grid.
@@ -36,7 +49,7 @@ pub enum Shape {
 }
 
 impl Shape {
-    /// True when `p` lies in the shape.
+    /// True when `p` lies in the closed shape (a point on the surface counts as inside).
     pub fn contains(&self, p: [f64; 3]) -> bool {
         match *self {
             Shape::Everywhere => true,
@@ -59,6 +72,121 @@ impl Shape {
                     .map(|b| (p[b] - center[b]) * (p[b] - center[b]))
                     .sum();
                 d2 <= radius * radius && (p[a] - center[a]).abs() <= length / 2.0
+            }
+        }
+    }
+
+    /// The axes along which `p` lies on the surface, where its two sides must be told apart:
+    /// for a box the axes of the faces through `p`; for a sphere the axis of the largest
+    /// component of the outward normal at `p` (the first of equals); for a cylinder that of its
+    /// curved side, and its own axis on a cap. None when `p` lies outside the closed shape or
+    /// strictly inside it.
+    pub fn surface_axes(&self, p: [f64; 3]) -> [bool; 3] {
+        let mut axes = [false; 3];
+        if !self.contains(p) {
+            return axes;
+        }
+        match *self {
+            Shape::Everywhere => {}
+            Shape::Block { lo, hi } => {
+                for a in 0..3 {
+                    axes[a] = p[a] == lo[a] || p[a] == hi[a];
+                }
+            }
+            Shape::Sphere { center, radius } => {
+                if let Some(a) = round_surface_axis(p, center, radius, None) {
+                    axes[a] = true;
+                }
+            }
+            Shape::Cylinder {
+                center,
+                radius,
+                axis,
+                length,
+            } => {
+                let a = axis.index();
+                if let Some(b) = round_surface_axis(p, center, radius, Some(a)) {
+                    axes[b] = true;
+                }
+                let (lo, hi) = cylinder_span(center[a], length);
+                axes[a] = p[a] == lo || p[a] == hi;
+            }
+        }
+        axes
+    }
+
+    /// True when the points `p + δ·d` lie in the shape for every small enough δ > 0, where each
+    /// `d[a]` is −1, 0 or +1: the side of the surface that `d` points to, along the axes of
+    /// [`Shape::surface_axes`]. `d[a] = 0` keeps the closed test along `a`, so
+    /// `contains_toward(p, [0; 3])` equals `contains(p)`. A round surface is told apart along
+    /// its surface axis alone: the side its outward normal points to is outside. A shape of
+    /// zero thickness (`lo = hi`, a zero radius or length) has no inside on either side.
+    pub fn contains_toward(&self, p: [f64; 3], d: [i8; 3]) -> bool {
+        match *self {
+            Shape::Everywhere => true,
+            Shape::Block { lo, hi } => (0..3).all(|a| interval_toward(lo[a], hi[a], p[a], d[a])),
+            Shape::Sphere { center, radius } => round_toward(p, d, center, radius, None),
+            Shape::Cylinder {
+                center,
+                radius,
+                axis,
+                length,
+            } => {
+                let a = axis.index();
+                let (lo, hi) = cylinder_span(center[a], length);
+                round_toward(p, d, center, radius, Some(a)) && interval_toward(lo, hi, p[a], d[a])
+            }
+        }
+    }
+
+    /// The smallest axis-aligned box `[lo, hi]` holding the shape (infinite for
+    /// [`Shape::Everywhere`] and along an infinite cylinder).
+    pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
+        match *self {
+            Shape::Everywhere => ([f64::NEG_INFINITY; 3], [f64::INFINITY; 3]),
+            Shape::Block { lo, hi } => (lo, hi),
+            Shape::Sphere { center, radius } => {
+                (center.map(|c| c - radius), center.map(|c| c + radius))
+            }
+            Shape::Cylinder {
+                center,
+                radius,
+                axis,
+                length,
+            } => {
+                let a = axis.index();
+                let (mut lo, mut hi) = (center.map(|c| c - radius), center.map(|c| c + radius));
+                (lo[a], hi[a]) = cylinder_span(center[a], length);
+                (lo, hi)
+            }
+        }
+    }
+
+    /// The shape's measure over the `used` axes, in cells: its length in 1D, its area in a 2D
+    /// plane, its volume in 3D, the unused axes taken as reaching through (a box's extent along
+    /// them does not count). `None` when its section by the grid's line or plane is not one of
+    /// these figures (a sphere outside 3D, a cylinder lying in a 2D plane).
+    pub fn measure(&self, used: [bool; 3]) -> Option<f64> {
+        let dims = used.iter().filter(|&&u| u).count() as i32;
+        match *self {
+            Shape::Everywhere => Some(f64::INFINITY),
+            Shape::Block { lo, hi } => {
+                Some((0..3).filter(|&a| used[a]).map(|a| hi[a] - lo[a]).product())
+            }
+            Shape::Sphere { radius, .. } => (dims == 3).then(|| 4.0 / 3.0 * PI * radius.powi(3)),
+            Shape::Cylinder {
+                radius,
+                axis,
+                length,
+                ..
+            } => {
+                let disc = PI * radius * radius;
+                let radial = (0..3).filter(|&b| b != axis.index()).all(|b| used[b]);
+                match (radial, used[axis.index()]) {
+                    (true, true) => Some(disc * length),
+                    (true, false) => Some(disc),
+                    _ => None,
+                }
             }
         }
     }
@@ -107,6 +235,70 @@ impl Shape {
     }
 }
 
+/// The span `[c − length/2, c + length/2]` of a cylinder along its axis.
+fn cylinder_span(c: f64, length: f64) -> (f64, f64) {
+    (c - length / 2.0, c + length / 2.0)
+}
+
+/// `x + δ·d` in the interval `[lo, hi]` for every small δ > 0 (the closed test when `d = 0`).
+fn interval_toward(lo: f64, hi: f64, x: f64, d: i8) -> bool {
+    if lo < x && x < hi {
+        return true;
+    }
+    let on_face = x == lo || x == hi;
+    on_face
+        && match d.signum() {
+            0 => true,
+            1 => x < hi,
+            _ => x > lo,
+        }
+}
+
+/// Squared distance of `p` from `center` over the axes other than `skip`.
+fn distance_squared(p: [f64; 3], center: [f64; 3], skip: Option<usize>) -> f64 {
+    (0..3)
+        .filter(|&b| Some(b) != skip)
+        .map(|b| (p[b] - center[b]) * (p[b] - center[b]))
+        .sum()
+}
+
+/// The surface axis of `p` on the round surface at `radius` from `center` (over the axes other
+/// than `skip`): the axis of the largest component of the normal, the first of equals.
+fn round_surface_axis(
+    p: [f64; 3],
+    center: [f64; 3],
+    radius: f64,
+    skip: Option<usize>,
+) -> Option<usize> {
+    if distance_squared(p, center, skip) != radius * radius {
+        return None;
+    }
+    (0..3)
+        .filter(|&b| Some(b) != skip)
+        .fold(None, |best: Option<usize>, b| match best {
+            Some(a) if (p[a] - center[a]).abs() >= (p[b] - center[b]).abs() => Some(a),
+            _ => Some(b),
+        })
+}
+
+/// [`Shape::contains_toward`] for the round part of a sphere or cylinder.
+fn round_toward(
+    p: [f64; 3],
+    d: [i8; 3],
+    center: [f64; 3],
+    radius: f64,
+    skip: Option<usize>,
+) -> bool {
+    let (d2, r2) = (distance_squared(p, center, skip), radius * radius);
+    if d2 != r2 {
+        return d2 < r2;
+    }
+    match round_surface_axis(p, center, radius, skip) {
+        Some(s) if d[s] != 0 => (p[s] - center[s]) * f64::from(d[s]) < 0.0,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +319,101 @@ mod tests {
         };
         assert!(c.contains([5.5, 5.5, 100.0]));
         assert!(!c.contains([6.5, 5.0, 0.0]));
+    }
+
+    #[test]
+    fn sides_of_a_box_face() {
+        let b = Shape::Block {
+            lo: [1.0, 1.0, 1.0],
+            hi: [3.0, 3.0, 3.0],
+        };
+        let p = [1.0, 2.0, 3.0];
+        assert_eq!(b.surface_axes(p), [true, false, true]);
+        assert!(b.contains_toward(p, [1, 0, -1]));
+        assert!(!b.contains_toward(p, [-1, 0, -1]));
+        assert!(!b.contains_toward(p, [1, 0, 1]));
+        assert_eq!(b.surface_axes([2.0, 2.0, 2.0]), [false; 3]);
+        assert_eq!(b.surface_axes([0.0, 1.0, 2.0]), [false; 3]);
+    }
+
+    #[test]
+    fn sides_of_round_surfaces() {
+        let s = Shape::Sphere {
+            center: [0.0; 3],
+            radius: 5.0,
+        };
+        // The normal (3, −4, 0)/5 is largest along y.
+        let p = [3.0, -4.0, 0.0];
+        assert_eq!(s.surface_axes(p), [false, true, false]);
+        assert!(s.contains_toward(p, [0, 1, 0]));
+        assert!(!s.contains_toward(p, [0, -1, 0]));
+        let c = Shape::Cylinder {
+            center: [0.0; 3],
+            radius: 5.0,
+            axis: Axis::Z,
+            length: 4.0,
+        };
+        // On the rim: the curved side along x, the cap along z.
+        let p = [5.0, 0.0, 2.0];
+        assert_eq!(c.surface_axes(p), [true, false, true]);
+        assert!(c.contains_toward(p, [-1, 0, -1]));
+        assert!(!c.contains_toward(p, [-1, 0, 1]));
+        assert!(!c.contains_toward(p, [1, 0, -1]));
+        // A zero radius holds nothing, even its centre.
+        let dot = Shape::Sphere {
+            center: [2.0; 3],
+            radius: 0.0,
+        };
+        assert!(!dot.contains_toward([2.0; 3], [1, 0, 0]));
+        assert!(!dot.contains_toward([2.0; 3], [-1, 0, 0]));
+    }
+
+    #[test]
+    fn no_direction_is_the_closed_test() {
+        let shapes = [
+            Shape::Block {
+                lo: [1.0, 1.5, 0.0],
+                hi: [3.0, 3.0, 3.0],
+            },
+            Shape::Sphere {
+                center: [2.0, 2.0, 2.0],
+                radius: 1.0,
+            },
+            Shape::Cylinder {
+                center: [2.0, 2.0, 2.0],
+                radius: 1.0,
+                axis: Axis::Y,
+                length: 2.0,
+            },
+        ];
+        for s in shapes {
+            for n in 0..7 * 7 * 7 {
+                let p = [n % 7, (n / 7) % 7, n / 49].map(|i| f64::from(i) * 0.5);
+                assert_eq!(s.contains_toward(p, [0; 3]), s.contains(p), "{s:?} {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn measures() {
+        let b = Shape::Block {
+            lo: [1.0, 2.0, f64::NEG_INFINITY],
+            hi: [4.0, 7.0, f64::INFINITY],
+        };
+        assert_eq!(b.measure([true, true, false]), Some(15.0));
+        let s = Shape::Sphere {
+            center: [0.0; 3],
+            radius: 3.0,
+        };
+        assert!((s.measure([true; 3]).unwrap() - 36.0 * PI).abs() < 1e-12);
+        assert_eq!(s.measure([true, true, false]), None);
+        let c = Shape::Cylinder {
+            center: [0.0; 3],
+            radius: 2.0,
+            axis: Axis::Z,
+            length: f64::INFINITY,
+        };
+        assert_eq!(c.measure([true, true, false]), Some(4.0 * PI));
+        assert_eq!(c.bounds().0, [-2.0, -2.0, f64::NEG_INFINITY]);
     }
 }

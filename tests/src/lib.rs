@@ -5,6 +5,7 @@
 
 pub mod backend_conformance;
 pub mod comm_conformance;
+pub mod mpirun;
 
 use num_complex::Complex;
 use yee_core::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};

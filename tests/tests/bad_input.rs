@@ -270,7 +270,10 @@ fn divergence_names_step_and_cell() {
         step,
         component,
         cell,
-    } = err;
+    } = err
+    else {
+        panic!("expected a divergence, got: {err}");
+    };
     assert!((1..100).contains(&step), "step {step}");
     assert_eq!(
         (component, cell),

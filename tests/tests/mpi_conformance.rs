@@ -4,47 +4,14 @@
 //! and `mpirun` (Open MPI): `cargo test -p yee-tests --features mpi --test mpi_conformance`.
 #![cfg(feature = "mpi")]
 
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
 use yee_tests::comm_conformance::{Abilities, suite};
-
-/// Every job must end within this: a hang is a failure, not a stuck CI.
-const DEADLINE: Duration = Duration::from_secs(120);
-
-/// Runs `command` to completion or kills it at [`DEADLINE`].
-fn finish(mut command: Command) -> Output {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun starts (install openmpi-bin)");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "the MPI job hung for {DEADLINE:?}; stdout:\n{}\nstderr:\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use yee_tests::mpirun::{finish, mpirun};
 
 #[test]
 fn the_mpi_communicator_passes_the_conformance_suite() {
     for (np, shape) in [(1, "1x1x1"), (2, "2x1x1"), (3, "3x1x1"), (4, "2x2x1")] {
-        let mut c = Command::new("mpirun");
-        c.args(["--allow-run-as-root", "--oversubscribe", "-np"])
-            .arg(np.to_string())
-            .arg(env!("CARGO_BIN_EXE_mpi_conformance"))
-            .arg(shape);
+        let mut c = mpirun(np, env!("CARGO_BIN_EXE_mpi_conformance"));
+        c.arg(shape);
         let out = finish(c);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let what = format!(

@@ -253,8 +253,9 @@ pub fn hot_spot(x: f64, y: f64) -> f64 {
     (-((x - 30.0).powi(2) + (y - 25.0).powi(2)) / 50.0).exp()
 }
 
-/// What one rank of the heat app ends with: its box, its temperature there, its run log.
-pub type HeatPiece = (Box3, Vec<f64>, RunLog);
+/// What one rank of a small app ends with: its final box, its values there (x fastest) and
+/// its run log.
+pub type RankPiece<T> = (Box3, Vec<T>, RunLog);
 
 /// Runs `steps` steps of the rank `comm.rank()` laid out (and balanced, if the plan has a
 /// balancer) by `plan`, and returns its final box, its temperature and the run's log.
@@ -264,7 +265,7 @@ pub fn run_rank<M: Comm>(
     comm: &mut M,
     steps: u64,
     r: f64,
-) -> Result<HeatPiece, StepError<HostChunkError, M::Error>> {
+) -> Result<RankPiece<f64>, StepError<HostChunkError, M::Error>> {
     let owned = plan.initial_box(comm.rank());
     let chunk = HeatChunk::new(owned, grid, plan.periodic, r, hot_spot);
     let (chunk, log) = run_steps(plan, comm, steps, chunk, |_, _| false)?;
@@ -289,7 +290,7 @@ pub fn plan(
 }
 
 /// Assembles the ranks' pieces (box, values over it, log) into the whole `grid` (x fastest).
-pub fn assemble<T: Copy + Default>(grid: [usize; 2], pieces: &[(Box3, Vec<T>, RunLog)]) -> Vec<T> {
+pub fn assemble<T: Copy + Default>(grid: [usize; 2], pieces: &[RankPiece<T>]) -> Vec<T> {
     let whole = Box3::from_extent([grid[0], grid[1], 1]);
     let mut out = vec![T::default(); whole.cells()];
     for (owned, values, _) in pieces {

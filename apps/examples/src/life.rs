@@ -9,7 +9,9 @@
 //! exchange is needed before the first step.
 
 use yee_core::driver::StepError;
-use yee_core::session::{Plan, RunLog, run_steps};
+use yee_core::session::{Plan, run_steps};
+
+use crate::RankPiece;
 use yee_core::{Box3, Chunk, Comm, FieldId, HostChunkError, Stencil};
 use yee_scalar::stencil_chunk::{Fields, StencilChunk};
 
@@ -108,16 +110,13 @@ pub fn life_chunk(owned: Box3, alive: impl Fn(i64, i64) -> bool) -> StencilChunk
     chunk
 }
 
-/// What one rank ends with: its box, generation `steps` there (x fastest), its run log.
-pub type LifePiece = (Box3, Vec<f32>, RunLog);
-
 /// Runs `steps` generations of rank `comm.rank()` laid out (and balanced) by `plan`.
 pub fn run_rank<M: Comm>(
     plan: &Plan,
     comm: &mut M,
     steps: u64,
     alive: impl Fn(i64, i64) -> bool,
-) -> Result<LifePiece, StepError<HostChunkError, M::Error>> {
+) -> Result<RankPiece<f32>, StepError<HostChunkError, M::Error>> {
     let chunk = life_chunk(plan.initial_box(comm.rank()), alive);
     let (chunk, log) = run_steps(plan, comm, steps, chunk, |_, _| false)?;
     let owned = chunk.owned();

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use yee_core::{Axis, Boundary, Side};
+use yee_core::{Axis, Boundary, Component, Index3, Side};
 
 use crate::memory::{estimate_bytes, human};
 use crate::scene::Scene;
@@ -79,6 +79,9 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         .enumerate()
     {
         let _ = writeln!(s, "region {i}    {name}: {:?}", r.shape);
+    }
+    for v in material_volumes(scene) {
+        let _ = writeln!(s, "volume      {}", v.describe());
     }
     for (i, src) in scene.sources.iter().enumerate() {
         let _ = writeln!(
@@ -171,4 +174,238 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         );
     }
     (s, warnings)
+}
+
+/// How much of the grid a geometry material got, beside what its shapes say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaterialVolume {
+    /// The material's name.
+    pub name: String,
+    /// Per component of the mode, the weighted count of its nodes the material holds: a node
+    /// on a shape's face counts by its share (docs/scene.md, "Where geometry lands"); nodes of
+    /// inactive cells do not count. In cells (lengths in 1D, areas in 2D).
+    pub grid: Vec<(Component, f64)>,
+    /// The sum of its shapes' analytic measures ([`yee_core::Shape::measure`]), or `None` when
+    /// one of them has no simple one.
+    pub analytic: Option<f64>,
+    /// A shape reaches a face of the grid or beyond: the grid holds only part of it.
+    pub clipped: bool,
+    /// A shape's bounding box overlaps another region's: the shapes' sum does not account for
+    /// what the overlap covers twice or what a later shape takes.
+    pub overlapping: bool,
+}
+
+impl MaterialVolume {
+    /// One line: the grid's counts, then the analytic measure and what may keep them apart.
+    pub fn describe(&self) -> String {
+        let mut line = format!("{}: grid ", self.name);
+        let first = self.grid.first().map_or(0.0, |&(_, v)| v);
+        if self.grid.iter().all(|&(_, v)| v == first) {
+            let names: Vec<&str> = self.grid.iter().map(|(c, _)| c.name()).collect();
+            let _ = write!(line, "{} cells ({})", figure(first), names.join(", "));
+        } else {
+            let each: Vec<String> = self
+                .grid
+                .iter()
+                .map(|(c, v)| format!("{} {}", c.name(), figure(*v)))
+                .collect();
+            let _ = write!(line, "{} cells", each.join(", "));
+        }
+        match self.analytic {
+            Some(a) => {
+                let _ = write!(line, "; analytic {}", figure(a));
+            }
+            None => line.push_str("; no analytic measure in this mode"),
+        }
+        if self.clipped {
+            line.push_str(", clipped by the grid's faces");
+        }
+        if self.overlapping {
+            line.push_str(", overlapping other shapes");
+        }
+        line
+    }
+}
+
+/// A count or a measure with at most three decimals, trailing zeros dropped.
+fn figure(x: f64) -> String {
+    let text = format!("{x:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.into()
+    }
+}
+
+/// The volume the grid gives each material of the geometry (in order of first use), per
+/// component, beside its shapes' analytic measure: the nodes counted exactly as the backends
+/// place materials ([`yee_core::Setup::node_placement`]).
+pub fn material_volumes(scene: &Scene) -> Vec<MaterialVolume> {
+    let setup = scene.setup();
+    let used = scene.mode.active_axes();
+    let mut names: Vec<&str> = Vec::new();
+    for name in &scene.region_materials {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    let index_of: Vec<usize> = scene
+        .region_materials
+        .iter()
+        .map(|n| names.iter().position(|m| m == n).unwrap_or(0))
+        .collect();
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let components = scene.mode.components();
+    let mut counts = vec![vec![0.0; components.len()]; names.len()];
+    let (lo, hi) = node_range(scene);
+    for (ci, &c) in components.iter().enumerate() {
+        for k in lo[2]..hi[2] {
+            for j in lo[1]..hi[1] {
+                for i in lo[0]..hi[0] {
+                    let cell: Index3 = [i, j, k];
+                    if !setup.is_active(cell) {
+                        continue;
+                    }
+                    let placement = setup.node_placement(c, cell);
+                    let share = 1.0 / placement.sides().len() as f64;
+                    for r in placement.sides().iter().flatten() {
+                        counts[index_of[*r]][ci] += share;
+                    }
+                }
+            }
+        }
+    }
+    let inside = |shape: &yee_core::Shape| {
+        let (lo, hi) = shape.bounds();
+        (0..3).all(|a| !used[a] || (lo[a] > 0.0 && hi[a] < scene.grid[a] as f64))
+    };
+    let overlaps = |r: usize| {
+        let (a_lo, a_hi) = scene.regions[r].shape.bounds();
+        scene.regions.iter().enumerate().any(|(q, other)| {
+            let (b_lo, b_hi) = other.shape.bounds();
+            q != r && (0..3).all(|a| !used[a] || (a_lo[a] < b_hi[a] && b_lo[a] < a_hi[a]))
+        })
+    };
+    names
+        .iter()
+        .enumerate()
+        .map(|(m, name)| {
+            let regions: Vec<usize> = (0..scene.regions.len())
+                .filter(|&r| index_of[r] == m)
+                .collect();
+            MaterialVolume {
+                name: (*name).to_string(),
+                grid: components
+                    .iter()
+                    .copied()
+                    .zip(counts[m].iter().copied())
+                    .collect(),
+                analytic: regions
+                    .iter()
+                    .map(|&r| scene.regions[r].shape.measure(used))
+                    .sum(),
+                clipped: regions.iter().any(|&r| !inside(&scene.regions[r].shape)),
+                overlapping: regions.iter().any(|&r| overlaps(r)),
+            }
+        })
+        .collect()
+}
+
+/// The cells whose nodes any region can reach: the regions' bounding box, a cell wider on each
+/// side, within the grid (the whole of a periodic axis, whose low-face nodes see the high face).
+fn node_range(scene: &Scene) -> (Index3, Index3) {
+    let mut lo = [0i64; 3];
+    let mut hi = scene.grid.map(|n| n as i64);
+    for a in 0..3 {
+        if scene.setup().is_periodic(Axis::ALL[a]) {
+            continue;
+        }
+        let (min, max) = scene
+            .regions
+            .iter()
+            .map(|r| r.shape.bounds())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(min, max), (l, h)| {
+                (min.min(l[a]), max.max(h[a]))
+            });
+        // Saturating float-to-int casts keep infinite bounds at the grid's ends.
+        lo[a] = lo[a].max((min.floor() as i64).saturating_sub(1));
+        hi[a] = hi[a].min((max.ceil() as i64).saturating_add(2)).max(lo[a]);
+    }
+    (lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    const SCENE: &str = r#"
+[grid]
+mode = "1d"
+size = [200]
+
+[materials.glass]
+eps = 4.0
+
+[materials.metal]
+sigma = 1.0
+
+[[geometry]]
+shape = "box"
+material = "glass"
+lo = [50]
+hi = [110]
+
+[[geometry]]
+shape = "box"
+material = "metal"
+lo = [150]
+hi = [250]
+
+[[geometry]]
+shape = "box"
+material = "glass"
+lo = [20]
+hi = [29.999]
+
+[run]
+steps = 1
+"#;
+
+    #[test]
+    fn each_material_shows_its_grid_volume_beside_the_analytic_one() {
+        let scene = crate::scene::parse(Path::new("volumes.toml"), SCENE).expect("valid scene");
+        let (text, _) = describe(&scene);
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("volume")).collect();
+        // glass: 60 cells of [50, 110] for both components; [20, 29.999] gives Ez half a node at
+        // 20 and whole ones at 21..=29 (9.5), Hy the nodes 20.5..=29.5 (10).
+        // metal: the grid ends at 200, so Ez holds half a node at 150 and 151..=199.
+        assert_eq!(
+            lines,
+            [
+                "volume      glass: grid ez 69.5, hy 70 cells; analytic 69.999",
+                "volume      metal: grid ez 49.5, hy 50 cells; analytic 100, clipped by the grid's faces",
+            ]
+        );
+    }
+
+    #[test]
+    fn equal_counts_are_written_once() {
+        let v = MaterialVolume {
+            name: "glass".into(),
+            grid: vec![(Component::Ez, 60.0), (Component::Hy, 60.0)],
+            analytic: Some(60.0),
+            clipped: false,
+            overlapping: true,
+        };
+        assert_eq!(
+            v.describe(),
+            "glass: grid 60 cells (ez, hy); analytic 60, overlapping other shapes"
+        );
+        assert_eq!(figure(1963.4954084936207), "1963.495");
+        assert_eq!(figure(-0.0001), "0");
+    }
 }

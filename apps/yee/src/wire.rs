@@ -170,6 +170,10 @@ pub fn encode_outcome<T: Scalar>(o: &RankOutput<T>) -> Vec<u8> {
             w.u64(component.index() as u64);
             cell.into_iter().for_each(|c| w.i64(c));
         }
+        Some(RunError::TooManyMaterials { limit }) => {
+            w.u64(2);
+            w.u64(limit as u64);
+        }
     }
     w.0
 }
@@ -211,7 +215,10 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, String> 
     }
     let diverged = match r.u64()? {
         0 => None,
-        _ => {
+        2 => Some(RunError::TooManyMaterials {
+            limit: r.u64()? as usize,
+        }),
+        1 => {
             let step = r.u64()?;
             let c = r.u64()? as usize;
             let component = *Component::ALL
@@ -224,6 +231,7 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, String> 
                 cell,
             })
         }
+        tag => return Err(format!("unknown stop reason {tag} in a rank's message")),
     };
     if !r.0.is_empty() {
         return Err(format!("{} bytes left over in a rank's message", r.0.len()));
@@ -289,5 +297,18 @@ mod tests {
         assert_eq!(decode_piece::<f32>(&bytes).unwrap(), (owned, fields));
         assert!(decode_piece::<f32>(&bytes[..bytes.len() - 1]).is_err());
         assert!(decode_outcome::<f32>(&[1, 2, 3]).is_err());
+
+        let refused = RankOutput::<f32> {
+            rank: 0,
+            owned,
+            fields: Default::default(),
+            probes: Vec::new(),
+            records: Vec::new(),
+            diverged: Some(RunError::TooManyMaterials { limit: 65536 }),
+            history: Vec::new(),
+            balancer: None,
+        };
+        let back: RankOutput<f32> = decode_outcome(&encode_outcome(&refused)).unwrap();
+        assert_eq!(back.diverged, refused.diverged);
     }
 }

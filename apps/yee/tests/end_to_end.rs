@@ -213,6 +213,30 @@ fn cavity_scene_rings_at_the_lowest_resonance() {
 }
 
 #[test]
+fn check_shows_where_the_geometry_landed() {
+    let check = |name: &str| {
+        let scene = repo().join("examples/scenes").join(name);
+        let out = yee().arg("check").arg(&scene).output().unwrap();
+        assert!(out.status.success(), "yee check {name}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // The slab's comment says 100 cells for Ez and Hy alike.
+    let slab = check("slab1d.toml");
+    assert!(
+        slab.contains("volume      glass: grid 100 cells (ez, hy); analytic 100\n"),
+        "{slab}"
+    );
+    // The soil reaches the grid's faces: the counts are not comparable, and the line says so.
+    let soil = check("dipole_halfspace3d.toml");
+    assert!(
+        soil.lines()
+            .any(|l| l.starts_with("volume      soil: grid ex ")
+                && l.ends_with("; analytic 90000, clipped by the grid's faces")),
+        "{soil}"
+    );
+}
+
+#[test]
 fn bad_command_lines_name_what_is_available() {
     let scene = repo().join("examples/scenes/dipole2d.toml");
     let scene = scene.to_str().unwrap();

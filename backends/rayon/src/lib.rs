@@ -680,6 +680,8 @@ impl<T: Scalar> yee_core::YeeBackend<T> for RayonCurl {
         owned: Box3,
         costs: yee_core::Costs,
     ) -> Result<Self::Chunk<'s>, yee_core::HostChunkError> {
-        Ok(yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone()).with_costs(costs))
+        yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone())
+            .with_costs(costs)
+            .checked()
     }
 }

@@ -85,6 +85,13 @@ fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [alloc::vec::Vec<f64>
     })
 }
 
+/// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
+const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
+    kind: ChunkErrorKind::InvalidArgument,
+    what: "the chunk's nodes need more than 65536 distinct materials (the means on shape \
+           surfaces count): fewer or simpler shapes, or more ranks",
+};
+
 /// The cells of `setup`'s probes inside `owned`.
 fn probe_cells(setup: &Setup, owned: Box3) -> alloc::vec::Vec<yee_core::Index3> {
     setup
@@ -157,6 +164,15 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             probe_cells: probe_cells(setup, owned),
             kernel,
         }
+    }
+
+    /// The chunk, or the error of a chunk whose nodes need more distinct materials than its
+    /// `u16` ids can name ([`crate::state::MAX_MATERIAL_IDS`]): it cannot run.
+    pub fn checked(self) -> Result<Self, HostChunkError> {
+        if self.state.too_many_materials {
+            return Err(TOO_MANY_MATERIALS);
+        }
+        Ok(self)
     }
 
     /// Applies phase `phase` of step `step` to `region` (host work: done on return).
@@ -360,7 +376,10 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     fn resize(&mut self, owned: Box3) -> Result<(), HostChunkError> {
         self.state.resize(&self.setup, owned);
         self.probe_cells = probe_cells(&self.setup, owned);
-        Ok(())
+        match self.state.too_many_materials {
+            true => Err(TOO_MANY_MATERIALS),
+            false => Ok(()),
+        }
     }
 }
 
@@ -426,7 +445,9 @@ impl<T: Scalar> YeeBackend<T> for ScalarCurl {
         owned: Box3,
         costs: Costs,
     ) -> Result<YeeChunk<'s, T>, HostChunkError> {
-        Ok(YeeChunk::with_kernel(setup, owned, *self).with_costs(costs))
+        YeeChunk::with_kernel(setup, owned, *self)
+            .with_costs(costs)
+            .checked()
     }
 }
 

@@ -182,7 +182,5 @@ pub fn first_divergence<T>(outputs: &[RankOutput<T>]) -> Option<RunError> {
     outputs
         .iter()
         .filter_map(|o| o.diverged)
-        .min_by_key(|e| match *e {
-            RunError::Diverged { step, .. } => step,
-        })
+        .min_by_key(RunError::step)
 }

@@ -15,6 +15,22 @@ pub enum RunError {
         /// The first such cell, in x-fastest order.
         cell: Index3,
     },
+    /// A chunk's nodes need more distinct materials than its `u16` ids can name (the means on
+    /// shape surfaces count): the run stops at its first step.
+    TooManyMaterials {
+        /// The most a chunk can name ([`crate::state::MAX_MATERIAL_IDS`]).
+        limit: usize,
+    },
+}
+
+impl RunError {
+    /// The step the error belongs to: 0 for a chunk that could not run at all.
+    pub fn step(&self) -> u64 {
+        match *self {
+            RunError::Diverged { step, .. } => step,
+            RunError::TooManyMaterials { .. } => 0,
+        }
+    }
 }
 
 impl fmt::Display for RunError {
@@ -28,6 +44,11 @@ impl fmt::Display for RunError {
                 f,
                 "the run diverged: {} became non-finite at step {step} in cell {cell:?}",
                 component.name()
+            ),
+            RunError::TooManyMaterials { limit } => write!(
+                f,
+                "the geometry gives one chunk's nodes more than {limit} distinct materials \
+                 (the means on shape surfaces count); use fewer distinct materials or more ranks"
             ),
         }
     }

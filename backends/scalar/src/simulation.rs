@@ -36,8 +36,14 @@ impl<'s, T: Scalar> Simulation<'s, T> {
         })
     }
 
-    /// Advances one time step: H, then E, then the probes.
+    /// Advances one time step: H, then E, then the probes. A grid whose nodes need more
+    /// materials than ids can name refuses to step ([`RunError::TooManyMaterials`]).
     pub fn step(&mut self) -> Result<(), RunError> {
+        if self.chunk.state.too_many_materials {
+            return Err(RunError::TooManyMaterials {
+                limit: crate::state::MAX_MATERIAL_IDS,
+            });
+        }
         let n = self.steps;
         let owned = self.chunk.owned();
         for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
@@ -178,5 +184,47 @@ impl<'s, T: Scalar> Simulation<'s, T> {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_core::{Boundary, Material};
+
+    #[test]
+    fn a_grid_with_too_many_materials_refuses_to_step() {
+        let setup = Setup {
+            mode: Mode::OneD,
+            grid: [8, 1, 1],
+            courant: 0.5,
+            background: Material::VACUUM,
+            regions: &[],
+            boundaries: [[Boundary::Pec; 2]; 3],
+            sources: &[],
+            probes: &[],
+            active: None,
+        };
+        let mut sim = Simulation::<f64>::new(&setup).unwrap();
+        assert_eq!(sim.step(), Ok(()));
+        sim.chunk.state.too_many_materials = true;
+        assert_eq!(
+            sim.step(),
+            Err(RunError::TooManyMaterials {
+                limit: crate::state::MAX_MATERIAL_IDS
+            })
+        );
+        assert_eq!(sim.steps(), 1);
+        // A decomposed run's chunk with the same overflow is refused when built.
+        let mut chunk = YeeChunk::<f64>::new(&setup, sim.chunk.owned());
+        assert!(chunk.clone().checked().is_ok());
+        chunk.state.too_many_materials = true;
+        let refused = chunk.checked().map(|_| ()).unwrap_err();
+        assert_eq!(refused.kind, yee_core::ChunkErrorKind::InvalidArgument);
+        assert!(
+            refused.what.contains("65536 distinct materials"),
+            "{}",
+            refused.what
+        );
     }
 }

@@ -1,12 +1,14 @@
 //! The arrays one Yee chunk holds, built from a [`Setup`] for a given owned box.
 
+use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::Field;
 use yee_core::cpml::cpml_coefficients;
 use yee_core::material::{electric_coefficients, magnetic_coefficients};
 use yee_core::{
-    Axis, Boundary, Box3, Component, CpmlCoefficients, Mode, PointSource, Real, Scalar, Setup, Side,
+    Axis, Boundary, Box3, Component, CpmlCoefficients, Material, Mode, PointSource, Real, Scalar,
+    Setup, Side, UpdateCoefficients,
 };
 
 use crate::field::HostField;
@@ -81,11 +83,13 @@ pub struct YeeState<T: Scalar> {
     pub dt: f64,
     /// The fields of the mode, indexed by [`Component::index`]; `None` for absent components.
     pub fields: [Option<HostField<T>>; 6],
-    /// Per component, a material id per storage cell (same layout as the field).
+    /// Per component, a material id per storage cell (same layout as the field): the node's
+    /// material as [`Setup::node_material`] places it, or the inactive id in inactive cells.
+    /// Ids are the chunk's own, given in the order materials are met (0 is the background).
     pub material_ids: [Vec<u16>; 6],
-    /// `[Ca, Cb]` per material id.
+    /// `[Ca, Cb]` per material id; all zero for the inactive id.
     pub electric: Vec<[T::Real; 2]>,
-    /// `[Da, Db]` per material id.
+    /// `[Da, Db]` per material id; all zero for the inactive id.
     pub magnetic: Vec<[T::Real; 2]>,
     /// Per component, the global box of nodes it updates: walls (PEC, PMC) hold the rest at 0.
     pub free: [Box3; 6],
@@ -97,6 +101,11 @@ pub struct YeeState<T: Scalar> {
     pub sources: Vec<PointSource>,
     /// Set when an update wrote a NaN or infinity; cleared by whoever reports it.
     pub non_finite: bool,
+    /// Set when the nodes of the chunk need more than [`MAX_MATERIAL_IDS`] distinct materials
+    /// (the means on shape surfaces count), more than a `u16` id can name. Such a chunk cannot
+    /// run: building it for a decomposed run fails ([`crate::YeeChunk::checked`]) and a
+    /// [`crate::Simulation`] refuses to step ([`crate::RunError::TooManyMaterials`]).
+    pub too_many_materials: bool,
     /// Per component, the material id shared by every node it updates, if they all share one
     /// (fast kernels then skip the per-cell lookup).
     pub uniform_material: [Option<u16>; 6],
@@ -159,9 +168,7 @@ impl<T: Scalar> YeeState<T> {
         let ghost = active.map(usize::from);
         let dt = setup.dt();
         let storage = owned.grow(ghost.map(|g| g as i64));
-        // The material id after the background and the regions: inactive cells, whose
-        // coefficients are all zero (every component they index stays +0).
-        let inactive = setup.regions.len() as u16 + 1;
+        let mut table = MaterialTable::new(setup.background);
         let material_ids = core::array::from_fn(|c| {
             let component = Component::ALL[c];
             if !mode.has(component) {
@@ -171,29 +178,29 @@ impl<T: Scalar> YeeState<T> {
             for (n, id) in ids.iter_mut().enumerate() {
                 let cell = storage.index_at(n);
                 *id = if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
-                    inactive
+                    table.id(None)
                 } else {
-                    let p = component.position(cell);
-                    setup.region_at(p).map_or(0, |r| r as u16 + 1)
+                    table.id(Some(setup.node_material(component, cell)))
                 };
             }
             ids
         });
-        let materials =
-            core::iter::once(setup.background).chain(setup.regions.iter().map(|r| r.material));
         let real = |x: f64| T::Real::from_f64(x);
-        let zero = [real(0.0), real(0.0)];
-        let electric = materials
-            .clone()
-            .map(|m| electric_coefficients(&m, dt))
-            .map(|k| [real(k.decay), real(k.curl)])
-            .chain([zero])
-            .collect();
-        let magnetic = materials
-            .map(|m| magnetic_coefficients(&m, dt))
-            .map(|k| [real(k.decay), real(k.curl)])
-            .chain([zero])
-            .collect();
+        let coefficients = |f: fn(&Material, f64) -> UpdateCoefficients| -> Vec<[T::Real; 2]> {
+            table
+                .materials
+                .iter()
+                .map(|m| match m {
+                    Some(m) => {
+                        let k = f(m, dt);
+                        [real(k.decay), real(k.curl)]
+                    }
+                    None => [real(0.0), real(0.0)],
+                })
+                .collect()
+        };
+        let electric = coefficients(electric_coefficients);
+        let magnetic = coefficients(magnetic_coefficients);
         let free = Component::ALL.map(|c| free_box(setup, c));
         let stretch = Axis::ALL.map(|axis| axis_stretch(setup, axis));
         let sources = setup
@@ -216,6 +223,7 @@ impl<T: Scalar> YeeState<T> {
             slabs,
             sources,
             non_finite: false,
+            too_many_materials: table.overflow,
             uniform_material: [None; 6],
             unstretched: [(0, 0); 3],
         }
@@ -272,6 +280,62 @@ impl<T: Scalar> YeeState<T> {
         } else {
             self.magnetic[id]
         }
+    }
+}
+
+/// The most distinct materials one chunk's nodes can name with `u16` ids (the inactive id
+/// included).
+pub const MAX_MATERIAL_IDS: usize = 1 << 16;
+
+/// The materials of a chunk's nodes, each given an id the first time it is met. `None` is the
+/// inactive id (zero coefficients). Materials are told apart by their bits, so equal mixes from
+/// different regions share an id, and a grid of one material keeps one id (the fast kernels'
+/// uniform case).
+struct MaterialTable {
+    materials: Vec<Option<Material>>,
+    ids: BTreeMap<Option<[u64; 4]>, u16>,
+    last: Option<(Option<[u64; 4]>, u16)>,
+    overflow: bool,
+}
+
+impl MaterialTable {
+    fn new(background: Material) -> Self {
+        let mut table = MaterialTable {
+            materials: Vec::new(),
+            ids: BTreeMap::new(),
+            last: None,
+            overflow: false,
+        };
+        table.id(Some(background));
+        table
+    }
+
+    /// The id of `material` (`None`: inactive), given now if it is new. Past
+    /// [`MAX_MATERIAL_IDS`] the table sets `overflow` and answers 0.
+    fn id(&mut self, material: Option<Material>) -> u16 {
+        let key = material.map(|m| m.to_bits());
+        // Neighbouring nodes mostly share a material: skip the map for a repeat.
+        if let Some((last, id)) = self.last {
+            if last == key {
+                return id;
+            }
+        }
+        let id = match self.ids.get(&key) {
+            Some(&id) => id,
+            None => match u16::try_from(self.materials.len()) {
+                Ok(id) => {
+                    self.materials.push(material);
+                    self.ids.insert(key, id);
+                    id
+                }
+                Err(_) => {
+                    self.overflow = true;
+                    0
+                }
+            },
+        };
+        self.last = Some((key, id));
+        id
     }
 }
 
@@ -364,4 +428,64 @@ fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
         });
     }
     slabs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_each_material_once_and_stops_at_the_limit() {
+        let mut table = MaterialTable::new(Material::VACUUM);
+        let glass = Material::dielectric(4.0);
+        assert_eq!(table.id(Some(Material::VACUUM)), 0);
+        assert_eq!(table.id(Some(glass)), 1);
+        assert_eq!(table.id(None), 2);
+        assert_eq!(table.id(Some(Material::VACUUM)), 0);
+        assert_eq!(table.id(Some(glass)), 1);
+        for n in 3..MAX_MATERIAL_IDS {
+            let id = table.id(Some(Material::dielectric(10.0 + n as f64)));
+            assert_eq!(usize::from(id), n);
+        }
+        assert!(!table.overflow, "{MAX_MATERIAL_IDS} materials fit");
+        table.id(Some(Material::dielectric(0.5)));
+        assert!(table.overflow);
+    }
+
+    #[test]
+    fn mixed_nodes_get_their_mean_and_the_inactive_id_zero_coefficients() {
+        let regions = [yee_core::Region {
+            shape: yee_core::Shape::Block {
+                lo: [2.0, f64::NEG_INFINITY, f64::NEG_INFINITY],
+                hi: [5.0, f64::INFINITY, f64::INFINITY],
+            },
+            material: Material::dielectric(4.0),
+        }];
+        let mut active = [true; 8];
+        active[7] = false;
+        let setup = Setup {
+            mode: Mode::OneD,
+            grid: [8, 1, 1],
+            courant: 0.5,
+            background: Material::VACUUM,
+            regions: &regions,
+            boundaries: [[Boundary::Pec; 2]; 3],
+            sources: &[],
+            probes: &[],
+            active: Some(&active),
+        };
+        let state = YeeState::<f64>::new(&setup, Box3::from_extent(setup.grid));
+        let storage = state.owned.grow([1, 0, 0]);
+        let curl = |x: i64| {
+            let offset = storage.linear_index([x, 0, 0]);
+            state.coefficients(Component::Ez, offset)[1]
+        };
+        // Cb = Δt/ε: vacuum, the face's mean ε = 2.5, glass inside, the inactive cell.
+        assert_eq!(curl(1), 0.5);
+        assert_eq!(curl(2), 0.5 / 2.5);
+        assert_eq!(curl(3), 0.5 / 4.0);
+        assert_eq!(curl(5), 0.5 / 2.5);
+        assert_eq!(curl(7), 0.0);
+        assert!(!state.too_many_materials);
+    }
 }
