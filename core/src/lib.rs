@@ -47,6 +47,7 @@ pub mod tile_driver;
 #[cfg(feature = "alloc")]
 pub mod tile_map;
 pub mod topology;
+pub mod verify;
 pub mod waveform;
 pub mod yee;
 pub mod yee_backend;

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use yee_core::partition::verify_rounding;
+use yee_core::verify::verify_rounding;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use yee_core::graph::verify_rcdc;
+use yee_core::verify::verify_rcdc;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use yee_core::topology::verify_choice;
+use yee_core::verify::verify_choice;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 9 {

@@ -54,7 +54,7 @@ proptest::proptest! {
         bits in proptest::collection::vec(proptest::bool::weighted(0.7), 576),
     ) {
         let mask = &bits[..w * h];
-        if let Err(claim) = yee_core::graph::verify_rcdc([w, h, 1], mask, [tile, tile, 1], parts) {
+        if let Err(claim) = yee_core::verify::verify_rcdc([w, h, 1], mask, [tile, tile, 1], parts) {
             panic!("{claim}: {w}x{h}, tile {tile}, {parts} parts, mask {mask:?}");
         }
     }

@@ -2,7 +2,7 @@
 //! as the `partition` fuzz target).
 
 use proptest::prelude::*;
-use yee_core::partition::verify_rounding;
+use yee_core::verify::verify_rounding;
 
 proptest! {
     #[test]

@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use yee_core::Topology;
-use yee_core::topology::{choose_topology, for_each_candidate, verify_choice};
+use yee_core::topology::{choose_topology, for_each_candidate};
+use yee_core::verify::verify_choice;
 
 fn table(grid: [usize; 3], dims: usize, ranks: usize) -> String {
     let chosen = choose_topology(grid, dims, ranks, 1).unwrap();

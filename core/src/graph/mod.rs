@@ -21,6 +21,6 @@ pub use cdc::{CdcParams, cdc};
 pub use csr::Graph;
 pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
-pub use rcdc::{RcdcParams, rcdc, verify_rcdc};
+pub use rcdc::{RcdcParams, rcdc};
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
 pub use tiles::{GraphError, TileGraph};
