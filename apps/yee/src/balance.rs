@@ -1,8 +1,8 @@
 //! How a run is laid out: uniform, statically balanced (Franek's cost densities, rank speeds
-//! or a saved profile), or dynamically balanced (Balykov 2019); and the files balancing leaves:
-//! the history CSV, a plot of per-rank shares, and the profile.
+//! or a saved profile), or dynamically balanced (Balykov 2019); and the ranks' shares that
+//! the plot of a balanced run shows.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
@@ -11,7 +11,7 @@ use yee_core::session::{HistoryEntry, Plan};
 use yee_scalar::chunk::{slice_densities, slice_memory_densities};
 use yee_scalar::decomposed::uniform_plan;
 
-use crate::error::{AppError, io_error};
+use crate::error::AppError;
 use crate::profile::Profile;
 use crate::scene::Scene;
 
@@ -156,41 +156,6 @@ pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>, AppError> {
         .collect()
 }
 
-/// Writes `balance_history.csv`: one row per rebalance.
-pub fn write_history(path: &Path, history: &[HistoryEntry]) -> Result<(), AppError> {
-    let mut text = String::from(
-        "step,action,predicted_seconds,measured_seconds,borders_x,borders_y,borders_z,disabled_x,disabled_y,disabled_z\n",
-    );
-    let join = |v: &[i64]| {
-        v.iter()
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let join_u = |v: &[usize]| {
-        v.iter()
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    for h in history {
-        text.push_str(&format!(
-            "{},{},{:e},{:e},{},{},{},{},{},{}\n",
-            h.step,
-            h.action,
-            h.predicted_seconds,
-            h.measured_seconds,
-            join(&h.borders[0]),
-            join(&h.borders[1]),
-            join(&h.borders[2]),
-            join_u(&h.disabled[0]),
-            join_u(&h.disabled[1]),
-            join_u(&h.disabled[2])
-        ));
-    }
-    std::fs::write(path, text).map_err(|e| io_error(path, e))
-}
-
 /// Each rank's share of the cells for a layout with `borders`.
 pub fn shares(borders: &[Vec<i64>; 3], topology: Topology) -> Vec<f64> {
     let total: f64 = (0..3)
@@ -207,71 +172,17 @@ pub fn shares(borders: &[Vec<i64>; 3], topology: Topology) -> Vec<f64> {
         .collect()
 }
 
-/// Ten well-separated colours (the "tab10" palette).
-const PALETTE: [[u8; 3]; 10] = [
-    [31, 119, 180],
-    [255, 127, 14],
-    [44, 160, 44],
-    [214, 39, 40],
-    [148, 103, 189],
-    [140, 86, 75],
-    [227, 119, 194],
-    [127, 127, 127],
-    [188, 189, 34],
-    [23, 190, 207],
-];
-
-/// Writes `balance_shares.png`: per-rank shares (stacked, rank 0 at the bottom, one colour per
-/// rank) at the start and after each rebalance, left to right, and a legend.
-pub fn write_share_plot(
-    path: &Path,
+/// Each rank's share of the cells at the start (`initial` borders) and after each rebalance
+/// of `history`: the columns of `balance_shares.png` ([`yee_io::balance::write_share_plot`]).
+pub fn share_history(
     initial: &[Vec<i64>; 3],
     history: &[HistoryEntry],
     topology: Topology,
-) -> Result<(), AppError> {
-    let columns: Vec<Vec<f64>> = std::iter::once(initial)
+) -> Vec<Vec<f64>> {
+    std::iter::once(initial)
         .chain(history.iter().map(|h| &h.borders))
         .map(|b| shares(b, topology))
-        .collect();
-    let (plot_w, plot_h) = (600usize, 300usize);
-    let (margin, legend) = (10usize, 16 * topology.ranks().min(16) + 20);
-    let (w, h) = (plot_w + 2 * margin, plot_h + 2 * margin + legend + 20);
-    let mut image = vec![255u8; 3 * w * h];
-    for x in 0..plot_w {
-        let column = &columns[(x * columns.len() / plot_w).min(columns.len() - 1)];
-        let mut y0 = 0.0;
-        for (r, share) in column.iter().enumerate() {
-            let (from, to) = (y0, y0 + share);
-            y0 = to;
-            let colour = PALETTE[r % PALETTE.len()];
-            for y in (from * plot_h as f64) as usize..((to * plot_h as f64) as usize).min(plot_h) {
-                let py = margin + plot_h - 1 - y;
-                let o = 3 * (py * w + margin + x);
-                image[o..o + 3].copy_from_slice(&colour);
-            }
-        }
-    }
-    let black = [0, 0, 0];
-    let base = margin + plot_h + 8;
-    for r in 0..topology.ranks().min(16) {
-        let y = base + 14 + 16 * r;
-        for dy in 0..10 {
-            for dx in 0..10 {
-                let o = 3 * ((y + dy) * w + margin + dx);
-                image[o..o + 3].copy_from_slice(&PALETTE[r % PALETTE.len()]);
-            }
-        }
-        crate::output::font::draw_text(
-            &mut image,
-            w,
-            margin + 16,
-            y + 1,
-            &format!("{r}"),
-            1,
-            black,
-        );
-    }
-    crate::output::png::save_rgb(path, w, h, &image)
+        .collect()
 }
 
 /// One box in `yee balance --json`.

@@ -15,7 +15,6 @@ pub mod error;
 pub mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-pub mod output;
 pub mod parallel;
 pub mod partition;
 pub mod profile;

@@ -257,7 +257,7 @@ pub fn write_png(
             }
         }
     }
-    crate::output::png::save_rgb(path, w, h, &data)
+    yee_io::png::save_rgb(path, w, h, &data).map_err(|e| crate::error::io_error(path, e))
 }
 
 /// One row of the speedup table: a machine of table 2 and its speedup per processor count.

@@ -14,14 +14,14 @@ use yee_core::{Axis, Component, Real, Scalar, Topology};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 
-use crate::balance::{BalanceMode, BalanceOptions, make_plan, write_history, write_share_plot};
+use crate::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
 use crate::error::{AppError, io_error};
-use crate::output::{csv, npy, png, vti};
 use crate::parallel::{Assembled, CommKind, process_rank, run_decomposed};
 use crate::profile::Profile;
 use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
 use crate::scene::spec::ValueType;
 use crate::scene::{Scene, Units};
+use yee_io::{csv, npy, png, vti};
 
 /// Options of one run besides the scene.
 #[derive(Clone, Debug)]
@@ -224,13 +224,11 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     }
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
-        write_history(&out.join("balance_history.csv"), history)?;
-        write_share_plot(
-            &out.join("balance_shares.png"),
-            &plan.borders,
-            history,
-            options.topology,
-        )?;
+        let path = out.join("balance_history.csv");
+        yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
+        let path = out.join("balance_shares.png");
+        let columns = share_history(&plan.borders, history, options.topology);
+        yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
         outputs.extend([
             "balance_history.csv".to_string(),
             "balance_shares.png".to_string(),
