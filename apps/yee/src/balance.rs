@@ -10,10 +10,10 @@ use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
 use yee_scalar::chunk::{slice_densities, slice_memory_densities};
 use yee_scalar::decomposed::uniform_plan;
+use yee_scene::Scene;
 
 use crate::error::AppError;
 use crate::profile::Profile;
-use crate::scene::Scene;
 
 /// `--balance`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]

@@ -3,9 +3,9 @@
 use std::fmt::Write;
 
 use yee_core::{Axis, Boundary, Side};
+use yee_scene::Scene;
 
 use crate::memory::{estimate_bytes, human};
-use crate::scene::Scene;
 
 /// Below this many cells per wavelength, numerical dispersion is worth a warning.
 pub const MIN_CELLS_PER_WAVELENGTH: f64 = 10.0;

@@ -11,7 +11,6 @@ use crate::balance::{BalanceMode, BalanceOptions, make_plan, parse_speeds};
 use crate::error::AppError;
 use crate::parallel::CommKind;
 use crate::run::{RunOptions, run, summary};
-use crate::scene;
 
 /// yee: a parallel FDTD electromagnetics solver.
 #[derive(Debug, Parser)]
@@ -360,8 +359,8 @@ pub fn prepare_run(
     args: &RunArgs,
     comm: CommKind,
     processes: Option<usize>,
-) -> Result<(scene::Scene, RunOptions), AppError> {
-    let mut scene = scene::load(&args.scene)?;
+) -> Result<(yee_scene::Scene, RunOptions), AppError> {
+    let mut scene = yee_scene::load(&args.scene)?;
     if let Some(steps) = args.steps {
         scene.set_steps(steps)?;
     }
@@ -455,7 +454,7 @@ pub fn parse_slowdowns(
     Ok(out)
 }
 
-fn log_start(scene: &scene::Scene, options: &RunOptions) {
+fn log_start(scene: &yee_scene::Scene, options: &RunOptions) {
     log::info!(
         "running {} for {} steps on {} rank(s), topology {:?}, {:?}, into {}",
         scene.name,
@@ -519,7 +518,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             Ok(())
         }
         Command::Check(args) => {
-            let scene = scene::load(&args.scene)?;
+            let scene = yee_scene::load(&args.scene)?;
             let (text, warnings) = crate::check::describe(&scene);
             print!("{text}");
             for w in warnings {
@@ -529,7 +528,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             Ok(())
         }
         Command::Balance(args) => {
-            let scene = scene::load(&args.scene)?;
+            let scene = yee_scene::load(&args.scene)?;
             let topology = resolve_topology(&args.ranks, None, scene.grid, scene.mode.dims())?;
             let options = BalanceOptions {
                 mode: BalanceMode::Static,
@@ -626,7 +625,7 @@ fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
             ));
         }
         (Some(path), None) => {
-            let scene = scene::load(path)?;
+            let scene = yee_scene::load(path)?;
             let active = scene
                 .active
                 .clone()
@@ -639,10 +638,10 @@ fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
             (area, scene.tile)
         }
         (None, Some(name)) => {
-            let shape = crate::shapes::by_name(name).ok_or_else(|| {
+            let shape = yee_scene::shapes::by_name(name).ok_or_else(|| {
                 AppError::Usage(format!(
                     "--shape {name}: unknown (known: {})",
-                    crate::shapes::NAMES.join(", ")
+                    yee_scene::shapes::NAMES.join(", ")
                 ))
             })?;
             let area = Area {
@@ -653,8 +652,8 @@ fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
             (
                 area,
                 [
-                    crate::scene::mask::DEFAULT_TILE,
-                    crate::scene::mask::DEFAULT_TILE,
+                    yee_scene::mask::DEFAULT_TILE,
+                    yee_scene::mask::DEFAULT_TILE,
                     1,
                 ],
             )

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::scene::SceneError;
+use yee_scene::SceneError;
 
 /// Why a command failed.
 #[derive(Debug)]

@@ -20,8 +20,6 @@ pub mod partition;
 pub mod profile;
 pub mod report;
 pub mod run;
-pub mod scene;
-pub mod shapes;
 pub mod tiled;
 pub mod topology;
 pub mod wire;

@@ -44,12 +44,12 @@ const MESSAGE_BYTES: usize = 2048;
 
 /// SHA-256 of a file's bytes (of nothing when it cannot be read: the rank reports that).
 pub fn file_sha256(path: &Path) -> [u8; 32] {
-    crate::scene::sha256(&std::fs::read(path).unwrap_or_default())
+    yee_scene::sha256(&std::fs::read(path).unwrap_or_default())
 }
 
 /// The first 8 bytes of a hash in hex: enough to tell two apart in a message.
 fn hex(bytes: &[u8]) -> String {
-    crate::scene::hex(&bytes[..8])
+    yee_scene::hex(&bytes[..8])
 }
 
 /// The start-up check: every rank contributes whether it could prepare its run (`local`), the

@@ -13,14 +13,14 @@ use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Component, Real, Scalar, Topology};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
+use yee_scene::spec::ValueType;
+use yee_scene::{Scene, Units};
 
 use crate::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
 use crate::error::{AppError, io_error};
 use crate::parallel::{Assembled, CommKind, process_rank, run_decomposed};
 use crate::profile::Profile;
 use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
-use crate::scene::spec::ValueType;
-use crate::scene::{Scene, Units};
 use yee_io::{csv, npy, png, vti};
 
 /// Options of one run besides the scene.
@@ -99,7 +99,7 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     let setup = scene.setup();
     setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
     let steps = scene.steps;
-    let slice_due = |s: &crate::scene::Slice, step: u64| step % s.every == 0 || step == steps;
+    let slice_due = |s: &yee_scene::Slice, step: u64| step % s.every == 0 || step == steps;
     let snapshot_due = |step: u64| {
         scene
             .snapshots
@@ -353,7 +353,7 @@ fn plane<T: Scalar>(
 fn write_slice<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
-    slice: &crate::scene::Slice,
+    slice: &yee_scene::Slice,
     step: u64,
     out: &Path,
 ) -> Result<String, AppError> {
@@ -386,7 +386,7 @@ fn write_slice<T: Scalar>(
 fn write_snapshot<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
-    s: &crate::scene::Snapshots,
+    s: &yee_scene::Snapshots,
     step: u64,
     out: &Path,
 ) -> Result<Vec<String>, AppError> {

@@ -10,10 +10,10 @@ use yee_core::{Box3, Component, Scalar, Setup, Topology};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
+use yee_scene::Scene;
 
 use crate::error::AppError;
 use crate::parallel::{Assembled, CommKind, OutputGather};
-use crate::scene::Scene;
 
 /// The tile map of a run and what it costs.
 #[derive(Clone, Debug)]
