@@ -3,9 +3,8 @@
 use std::fmt::Write;
 
 use yee_core::{Axis, Boundary, Side};
+use yee_runtime::memory::{estimate_bytes, human};
 use yee_scene::Scene;
-
-use crate::memory::{estimate_bytes, human};
 
 /// Below this many cells per wavelength, numerical dispersion is worth a warning.
 pub const MIN_CELLS_PER_WAVELENGTH: f64 = 10.0;
@@ -47,7 +46,7 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         "grid        {} cells ({} in all), about {} on the scalar backend",
         extent.join(" × "),
         scene.cells(),
-        human(estimate_bytes(scene))
+        human(estimate_bytes(&scene.setup(), scene.value_type.bytes()))
     );
     let limit = scene.mode.courant_limit();
     let _ = writeln!(

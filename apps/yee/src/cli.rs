@@ -7,10 +7,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use yee_core::Topology;
 use yee_core::topology::{check_topology, choose_topology};
 
-use crate::balance::{BalanceMode, BalanceOptions, make_plan, parse_speeds};
+use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan};
+use yee_runtime::parallel::CommKind;
+
 use crate::error::AppError;
-use crate::parallel::CommKind;
-use crate::run::{RunOptions, run, summary};
+use crate::parse::parse_speeds;
+use crate::run::{Backend, RunOptions, run, summary};
 
 /// yee: a parallel FDTD electromagnetics solver.
 #[derive(Debug, Parser)]
@@ -63,38 +65,6 @@ pub struct MpiCalibrateArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Backends this build has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Backend {
-    /// The reference scalar CPU backend.
-    Scalar,
-    /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
-    #[cfg(feature = "rayon")]
-    Rayon,
-}
-
-impl Default for Backend {
-    /// The fastest backend built in: rayon when the feature is on (its fields are the scalar
-    /// oracle's, bit for bit), else scalar.
-    fn default() -> Self {
-        #[cfg(feature = "rayon")]
-        return Backend::Rayon;
-        #[cfg(not(feature = "rayon"))]
-        return Backend::Scalar;
-    }
-}
-
-impl Backend {
-    /// The name used on the command line and in run.json.
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Scalar => "scalar",
-            #[cfg(feature = "rayon")]
-            Backend::Rayon => "rayon",
-        }
-    }
 }
 
 /// `yee run`.
@@ -332,7 +302,7 @@ pub fn resolve_topology(
 /// The communicator when `--comm` is not given: mpi for an MPI build started by mpirun.
 fn default_comm() -> CommKind {
     #[cfg(feature = "mpi")]
-    if crate::mpi::under_mpirun() {
+    if yee_runtime::mpi::under_mpirun() {
         return CommKind::Mpi;
     }
     CommKind::Shm
@@ -471,7 +441,7 @@ fn log_start(scene: &yee_scene::Scene, options: &RunOptions) {
 #[cfg(feature = "mpi")]
 fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     use mpi::topology::Communicator;
-    let universe = crate::mpi::initialize()?;
+    let universe = yee_runtime::mpi::initialize()?;
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     init_logging(args.quiet, Some(rank));
@@ -481,7 +451,7 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
         }
         Ok(prepared)
     });
-    let (scene, options) = crate::mpi::agree(&args.scene, local)?;
+    let (scene, options) = yee_runtime::mpi::agree(&args.scene, local)?;
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
@@ -537,8 +507,14 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 by_memory: args.memory,
                 ..BalanceOptions::default()
             };
-            let plan = make_plan(&scene, topology, &options)?;
-            print!("{}", crate::balance::boxes_report(&plan, args.json));
+            let plan = make_plan(
+                &scene.setup(),
+                &scene.costs,
+                scene.value_type.bytes(),
+                topology,
+                &options,
+            )?;
+            print!("{}", yee_runtime::balance::boxes_report(&plan, args.json));
             Ok(())
         }
         #[cfg(feature = "rayon")]
@@ -574,7 +550,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         #[cfg(feature = "mpi")]
         Command::MpiCalibrate(args) => {
-            let _universe = crate::mpi::initialize()?;
+            let _universe = yee_runtime::mpi::initialize()?;
             let parts = parse_extents("--grid", &args.grid)?;
             let grid = std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1));
             if ![4, 8].contains(&args.nbyte) {
@@ -614,7 +590,8 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
 
 /// `yee partition`: the area, the tile, then one report or the speedup table.
 fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
-    use crate::partition::{Area, report, speedup_markdown, speedups, table, tile_graph};
+    use crate::partition::{report, speedup_markdown, speedups, table};
+    use yee_runtime::tiled::{Area, tile_graph};
     let (area, scene_tile) = match (&args.scene, &args.shape) {
         (Some(_), Some(_)) => {
             return Err(AppError::Usage("give a scene or --shape, not both".into()));

@@ -11,17 +11,50 @@ use std::sync::Mutex;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Component, Real, Scalar, Topology};
+use yee_io::{csv, npy, png, vti};
+use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
+use yee_runtime::parallel::{CommKind, process_rank, run_decomposed};
+use yee_runtime::piece::Assembled;
+use yee_runtime::profile::Profile;
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 use yee_scene::spec::ValueType;
 use yee_scene::{Scene, Units};
 
-use crate::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
 use crate::error::{AppError, io_error};
-use crate::parallel::{Assembled, CommKind, process_rank, run_decomposed};
-use crate::profile::Profile;
 use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
-use yee_io::{csv, npy, png, vti};
+
+/// Backends this build has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The reference scalar CPU backend.
+    Scalar,
+    /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
+    #[cfg(feature = "rayon")]
+    Rayon,
+}
+
+impl Default for Backend {
+    /// The fastest backend built in: rayon when the feature is on (its fields are the scalar
+    /// oracle's, bit for bit), else scalar.
+    fn default() -> Self {
+        #[cfg(feature = "rayon")]
+        return Backend::Rayon;
+        #[cfg(not(feature = "rayon"))]
+        return Backend::Scalar;
+    }
+}
+
+impl Backend {
+    /// The name used on the command line and in run.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            #[cfg(feature = "rayon")]
+            Backend::Rayon => "rayon",
+        }
+    }
+}
 
 /// Options of one run besides the scene.
 #[derive(Clone, Debug)]
@@ -31,7 +64,7 @@ pub struct RunOptions {
     /// No progress and no summary.
     pub quiet: bool,
     /// The backend.
-    pub backend: crate::cli::Backend,
+    pub backend: Backend,
     /// The virtual topology (its product is the rank count).
     pub topology: Topology,
     /// The communicator.
@@ -64,9 +97,9 @@ pub fn prepare_output_dir(out: &Path) -> Result<(), AppError> {
 /// the process that writes the outputs, `None` on the other processes of an MPI job.
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
     match options.backend {
-        crate::cli::Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
+        Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
-        crate::cli::Backend::Rayon => run_on(scene, options, yee_rayon::RayonCurl::global()),
+        Backend::Rayon => run_on(scene, options, yee_rayon::RayonCurl::global()),
     }
 }
 
@@ -137,7 +170,13 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
     };
     let progress = Progress::new(scene, options.quiet || !writer);
     let started = Instant::now();
-    let mut plan = make_plan(scene, options.topology, &options.balance)?;
+    let mut plan = make_plan(
+        &setup,
+        &scene.costs,
+        scene.value_type.bytes(),
+        options.topology,
+        &options.balance,
+    )?;
     plan.overlap = options.overlap;
     let mut partition_report = None;
     let results = match options.partition {
@@ -160,14 +199,15 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
                 None => vec![1.0; ranks],
                 Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
             };
-            let tiles = crate::tiled::plan_tiles(scene, &weights, method)?;
+            let tiles =
+                yee_runtime::tiled::plan_tiles(&setup, &scene.name, scene.tile, &weights, method)?;
             partition_report = Some(crate::report::PartitionSummary {
                 method: method.name().into(),
                 tile: scene.tile,
                 edge_cut: tiles.edge_cut,
                 imbalance: tiles.imbalance,
             });
-            crate::tiled::run_tiled::<T, K>(
+            yee_runtime::tiled::run_tiled::<T, K>(
                 &setup,
                 &tiles,
                 scene.costs,
@@ -234,7 +274,10 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
             "balance_shares.png".to_string(),
         ]);
         if let Some(b) = &results[0].balancer {
-            Profile::from_balancer(b).save(&out.join("profile.json"))?;
+            let path = out.join("profile.json");
+            Profile::from_balancer(b)
+                .save(&path)
+                .map_err(|e| io_error(&path, e))?;
             outputs.push("profile.json".into());
         }
     }
@@ -268,7 +311,7 @@ fn run_typed<T: Scalar, K: CurlExecutor<T>>(
         step_seconds: wall_seconds - writing,
         mcells_per_s: scene.cells() as f64 * steps as f64 / wall_seconds / 1e6,
         model_step_seconds: mean_step_time(&results),
-        peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        peak_rss_bytes: yee_runtime::memory::peak_rss_bytes(),
         rank_stats: results.iter().map(RankReport::from_output).collect(),
         balance: BalanceReport {
             mode: options.balance.mode,
@@ -496,7 +539,7 @@ impl Progress {
 pub fn summary(report: &RunReport, out: &Path) -> String {
     let memory = report
         .peak_rss_bytes
-        .map_or("unknown".into(), crate::memory::human);
+        .map_or("unknown".into(), yee_runtime::memory::human);
     format!(
         "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend with {} rank(s) ({}, {:?}), peak memory {}. \
          Wrote {} files to {}/ (run.json describes them).",

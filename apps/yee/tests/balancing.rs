@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use yee::balance::{BalanceMode, BalanceOptions};
-use yee::parallel::CommKind;
 use yee::run::{RunOptions, run};
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
+use yee_runtime::balance::{BalanceMode, BalanceOptions};
+use yee_runtime::parallel::CommKind;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,7 +31,7 @@ fn options(
     RunOptions {
         out: out.to_path_buf(),
         quiet: true,
-        backend: yee::cli::Backend::Scalar,
+        backend: yee::run::Backend::Scalar,
         topology,
         comm,
         model,

@@ -8,15 +8,16 @@ use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
+use yee_core::{Costs, Setup};
 use yee_scalar::chunk::{slice_densities, slice_memory_densities};
 use yee_scalar::decomposed::uniform_plan;
-use yee_scene::Scene;
 
-use crate::error::AppError;
+use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::profile::Profile;
 
 /// `--balance`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum BalanceMode {
     /// Uniform chunks.
@@ -57,42 +58,45 @@ impl Default for BalanceOptions {
     }
 }
 
-/// The plan of a run of `scene` over `topology`.
+/// The plan of a run of `setup` over `topology`: `costs` weigh the cells when balancing time,
+/// `value_bytes` (bytes of one field value) when balancing memory.
 pub fn make_plan(
-    scene: &Scene,
+    setup: &Setup,
+    costs: &Costs,
+    value_bytes: usize,
     topology: Topology,
     options: &BalanceOptions,
-) -> Result<Plan, AppError> {
-    let setup = scene.setup();
-    let mut plan = uniform_plan(&setup, topology);
+) -> Result<Plan, RuntimeError> {
+    let usage = |message: String| RuntimeError::new(RuntimeErrorKind::Options, message);
+    let mut plan = uniform_plan(setup, topology);
     if options.mode == BalanceMode::Off {
         if options.profile.is_some() || options.speeds.is_some() {
-            return Err(AppError::Usage(
+            return Err(usage(
                 "--profile and --speeds need --balance static or dynamic".into(),
             ));
         }
         return Ok(plan);
     }
     if options.every == 0 {
-        return Err(AppError::Usage(
+        return Err(usage(
             "--rebalance-every 0: give the number of steps between rebalances (at least 1)".into(),
         ));
     }
     if !(options.epsilon.is_finite() && (0.0..1.0).contains(&options.epsilon)) {
-        return Err(AppError::Usage(format!(
+        return Err(usage(format!(
             "--epsilon {}: must be in [0, 1) (a fraction of the step time)",
             options.epsilon
         )));
     }
     if options.by_memory && options.mode != BalanceMode::Static {
-        return Err(AppError::Usage(
+        return Err(usage(
             "--balance-memory needs --balance static (memory does not change during a run)".into(),
         ));
     }
     let density = if options.by_memory {
-        slice_memory_densities(&setup, scene.value_type.bytes())
+        slice_memory_densities(setup, value_bytes)
     } else {
-        slice_densities(&setup, &scene.costs)
+        slice_densities(setup, costs)
     };
     let total_work: f64 = density[0].iter().sum();
     let params = BalanceParams {
@@ -100,23 +104,21 @@ pub fn make_plan(
         epsilon: options.epsilon,
         ..BalanceParams::default()
     };
-    let mut balancer = Balancer::new(topology, scene.mode.dims(), density, params);
+    let mut balancer = Balancer::new(topology, setup.mode.dims(), density, params);
     if let Some(path) = &options.profile {
-        let profile = Profile::load(path, scene.grid, topology.0)?;
+        let profile = Profile::load(path, setup.grid, topology.0)?;
         let (perf, links) = profile.sums();
         balancer = balancer.with_sums(perf, links);
     } else if let Some(speeds) = &options.speeds {
         if speeds.len() != topology.ranks() {
-            return Err(AppError::Usage(format!(
+            return Err(usage(format!(
                 "--speeds: {} values for {} ranks",
                 speeds.len(),
                 topology.ranks()
             )));
         }
         if let Some(bad) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-            return Err(AppError::Usage(format!(
-                "--speeds: {bad} is not a positive speed"
-            )));
+            return Err(usage(format!("--speeds: {bad} is not a positive speed")));
         }
         let perf = speeds
             .iter()
@@ -128,32 +130,16 @@ pub fn make_plan(
         balancer = balancer.with_sums(perf, vec![[LinkSums::default(); 6]; topology.ranks()]);
     }
     let decision = balancer.decide(total_work, 0.0).map_err(|e| {
-        AppError::Usage(format!(
-            "cannot balance {:?} over {:?}: {e}",
-            scene.grid, topology.0
-        ))
+        RuntimeError::new(
+            RuntimeErrorKind::Layout,
+            format!("cannot balance {:?} over {:?}: {e}", setup.grid, topology.0),
+        )
     })?;
     plan.borders = decision.borders;
     if options.mode == BalanceMode::Dynamic {
         plan.balancer = Some(balancer);
     }
     Ok(plan)
-}
-
-/// Parses `--speeds 1,1,0.5,…`.
-pub fn parse_speeds(text: &str) -> Result<Vec<f64>, AppError> {
-    parse_numbers("--speeds", text)
-}
-
-/// A comma-separated list of numbers given to `flag`.
-pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>, AppError> {
-    text.split(',')
-        .map(|s| {
-            s.trim()
-                .parse::<f64>()
-                .map_err(|_| AppError::Usage(format!("{flag} {text}: `{s}` is not a number")))
-        })
-        .collect()
 }
 
 /// Each rank's share of the cells for a layout with `borders`.

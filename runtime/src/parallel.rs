@@ -7,12 +7,16 @@ use std::sync::{Barrier, Mutex};
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::session::Plan;
-use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup};
+use yee_core::{Scalar, Setup};
 use yee_scalar::chunk::CurlExecutor;
-use yee_scalar::decomposed::{RankOutput, assemble, run_rank_with};
+use yee_scalar::decomposed::{RankOutput, run_rank_with};
+
+use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::piece::{Assembled, assemble_pieces, piece_of};
 
 /// The communicators this build has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum CommKind {
     /// Threads with real clocks.
@@ -32,67 +36,8 @@ pub fn process_rank(comm: CommKind) -> usize {
     }
 }
 
-/// One rank's owned box and its part of each component.
-pub type Piece<T> = (Box3, [Option<Vec<T>>; 6]);
-
 /// What each rank does after a step: `(rank, step, chunk)`.
 type AfterStep<'a, T, K> = dyn Fn(usize, u64, &yee_scalar::YeeChunk<T, K>) + Sync + 'a;
-
-/// Whole fields at one step, assembled from every rank's piece.
-#[derive(Clone, Debug)]
-pub struct Assembled<T> {
-    /// Grid extent.
-    pub grid: [usize; 3],
-    /// Mode.
-    pub mode: Mode,
-    /// Each component over the grid (x fastest), `None` where the mode lacks it.
-    pub fields: [Option<Vec<T>>; 6],
-}
-
-impl<T: Scalar> Assembled<T> {
-    /// The value of `c` at `cell` (zero for absent components).
-    pub fn value(&self, c: Component, cell: Index3) -> T {
-        self.fields[c.index()].as_ref().map_or(T::zero(), |f| {
-            f[Box3::from_extent(self.grid).linear_index(cell)]
-        })
-    }
-}
-
-/// This rank's owned box and its part of each component.
-pub fn piece_of<T: Scalar, K: CurlExecutor<T>>(chunk: &yee_scalar::YeeChunk<T, K>) -> Piece<T> {
-    let owned = chunk.state.owned;
-    let fields = Component::ALL.map(|c| {
-        chunk.state.field(c).map(|f| {
-            let mut out = vec![T::zero(); owned.cells()];
-            yee_core::Field::read_box(f, owned, &mut out);
-            out
-        })
-    });
-    (owned, fields)
-}
-
-/// Whole fields from every rank's piece.
-pub fn assemble_pieces<T: Scalar>(setup: &Setup, pieces: Vec<Piece<T>>) -> Assembled<T> {
-    let outputs: Vec<RankOutput<T>> = pieces
-        .into_iter()
-        .enumerate()
-        .map(|(rank, (owned, fields))| RankOutput {
-            rank,
-            owned,
-            fields,
-            probes: Vec::new(),
-            records: Vec::new(),
-            diverged: None,
-            history: Vec::new(),
-            balancer: None,
-        })
-        .collect();
-    Assembled {
-        grid: setup.grid,
-        mode: setup.mode,
-        fields: Component::ALL.map(|c| assemble(&outputs, setup.grid, c)),
-    }
-}
 
 /// The output step of in-process ranks: each deposits its piece, and rank 0 turns them all
 /// into whole fields and hands them on, while the others wait.
@@ -162,7 +107,7 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Option<Vec<RankOutput<T>>>, String> {
+) -> Result<Option<Vec<RankOutput<T>>>, RuntimeError> {
     let topology = plan.topology;
     let ranks = topology.ranks();
     let gather = OutputGather::new(ranks);
@@ -185,12 +130,12 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
         comm: &mut M,
         steps: u64,
         body: &AfterStep<'_, T, K>,
-    ) -> Result<RankOutput<T>, String> {
+    ) -> Result<RankOutput<T>, RuntimeError> {
         let rank = comm.rank();
         run_rank_with(setup, plan, costs, kernel, comm, steps, |s, chunk| {
             body(rank, s, chunk)
         })
-        .map_err(|e| e.to_string())
+        .map_err(|e| RuntimeError::new(RuntimeErrorKind::Rank, e.to_string()))
     }
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
@@ -217,7 +162,17 @@ pub fn run_decomposed<T: Scalar, K: CurlExecutor<T>>(
             );
         }
         #[cfg(not(feature = "mpi"))]
-        CommKind::Mpi => return Err(crate::error::MPI_MISSING.into()),
+        CommKind::Mpi => return Err(mpi_missing()),
     };
     results.into_iter().collect::<Result<_, _>>().map(Some)
+}
+
+/// What [`CommKind::Mpi`] gets in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+fn mpi_missing() -> RuntimeError {
+    RuntimeError::new(
+        RuntimeErrorKind::Mpi,
+        "--comm mpi: this build was made without MPI (the `mpi` feature of yee-runtime; \
+         needs libopenmpi-dev)",
+    )
 }
