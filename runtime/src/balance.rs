@@ -159,7 +159,7 @@ pub fn shares(borders: &[Vec<i64>; 3], topology: Topology) -> Vec<f64> {
 }
 
 /// Each rank's share of the cells at the start (`initial` borders) and after each rebalance
-/// of `history`: the columns of `balance_shares.png` ([`yee_io::balance::write_share_plot`]).
+/// of `history`: the columns of `balance_shares.png` (`yee_io::balance::write_share_plot`).
 pub fn share_history(
     initial: &[Vec<i64>; 3],
     history: &[HistoryEntry],
