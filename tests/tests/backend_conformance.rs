@@ -92,7 +92,7 @@ fn physics(mode: Mode) -> Setup<'static> {
 
 const MODES: [Mode; 4] = [Mode::OneD, Mode::Tmz, Mode::Tez, Mode::ThreeD];
 
-fn example_scenes() -> Vec<(String, yee::scene::Scene)> {
+fn example_scenes() -> Vec<(String, yee_scene::Scene)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenes");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -102,7 +102,7 @@ fn example_scenes() -> Vec<(String, yee::scene::Scene)> {
     assert!(paths.len() >= 5, "the example scenes are there");
     paths
         .into_iter()
-        .map(|p| (p.display().to_string(), yee::scene::load(&p).unwrap()))
+        .map(|p| (p.display().to_string(), yee_scene::load(&p).unwrap()))
         .collect()
 }
 

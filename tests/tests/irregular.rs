@@ -2,8 +2,8 @@
 //! (a graph of cells): every part connected, imbalance ≤ 1.05 for 8 and 32 equal parts and for
 //! the heterogeneous targets 3, 3, 1, 1, 1, 1, 1, 1.
 
-use yee::shapes::{ShapeMask, all};
 use yee_core::graph::{Graph, RcdcParams, TileGraph, quality, rcdc};
+use yee_scene::shapes::{ShapeMask, all};
 
 fn graph(shape: &ShapeMask) -> Graph {
     TileGraph::from_mask(shape.grid(), &shape.active, [1, 1, 1], 1.0)

@@ -130,7 +130,7 @@ fn every_example_scene_matches_the_scalar_oracle_bit_for_bit() {
     scenes.sort();
     assert!(scenes.len() >= 5);
     for path in scenes {
-        let scene = yee::scene::load(&path).unwrap();
+        let scene = yee_scene::load(&path).unwrap();
         let name = scene.name.clone();
         let steps = 40;
         check::<f64>(&scene.setup(), &name, steps);

@@ -3,9 +3,8 @@
 use std::fmt::Write;
 
 use yee_core::{Axis, Boundary, Component, Index3, Side};
-
-use crate::memory::{estimate_bytes, human};
-use crate::scene::Scene;
+use yee_runtime::memory::{estimate_bytes, human};
+use yee_scene::Scene;
 
 /// Below this many cells per wavelength, numerical dispersion is worth a warning.
 pub const MIN_CELLS_PER_WAVELENGTH: f64 = 10.0;
@@ -47,7 +46,7 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         "grid        {} cells ({} in all), about {} on the scalar backend",
         extent.join(" × "),
         scene.cells(),
-        human(estimate_bytes(scene))
+        human(estimate_bytes(&scene.setup(), scene.value_type.bytes()))
     );
     let limit = scene.mode.courant_limit();
     let _ = writeln!(
@@ -377,7 +376,7 @@ steps = 1
 
     #[test]
     fn each_material_shows_its_grid_volume_beside_the_analytic_one() {
-        let scene = crate::scene::parse(Path::new("volumes.toml"), SCENE).expect("valid scene");
+        let scene = yee_scene::parse(Path::new("volumes.toml"), SCENE).expect("valid scene");
         let (text, _) = describe(&scene);
         let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("volume")).collect();
         // glass: 60 cells of [50, 110] for both components; [20, 29.999] gives Ez half a node at

@@ -7,11 +7,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use yee_core::Topology;
 use yee_core::topology::{check_topology, choose_topology};
 
-use crate::balance::{BalanceMode, BalanceOptions, make_plan, parse_speeds};
+use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan};
+use yee_runtime::parallel::CommKind;
+
 use crate::error::AppError;
-use crate::parallel::CommKind;
-use crate::run::{RunOptions, run, summary};
-use crate::scene;
+use crate::parse::parse_speeds;
+use crate::run::{Backend, RunOptions, run, summary};
 
 /// yee: a parallel FDTD electromagnetics solver.
 #[derive(Debug, Parser)]
@@ -64,38 +65,6 @@ pub struct MpiCalibrateArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Backends this build has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Backend {
-    /// The reference scalar CPU backend.
-    Scalar,
-    /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
-    #[cfg(feature = "rayon")]
-    Rayon,
-}
-
-impl Default for Backend {
-    /// The fastest backend built in: rayon when the feature is on (its fields are the scalar
-    /// oracle's, bit for bit), else scalar.
-    fn default() -> Self {
-        #[cfg(feature = "rayon")]
-        return Backend::Rayon;
-        #[cfg(not(feature = "rayon"))]
-        return Backend::Scalar;
-    }
-}
-
-impl Backend {
-    /// The name used on the command line and in run.json.
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Scalar => "scalar",
-            #[cfg(feature = "rayon")]
-            Backend::Rayon => "rayon",
-        }
-    }
 }
 
 /// `yee run`.
@@ -333,7 +302,7 @@ pub fn resolve_topology(
 /// The communicator when `--comm` is not given: mpi for an MPI build started by mpirun.
 fn default_comm() -> CommKind {
     #[cfg(feature = "mpi")]
-    if crate::mpi::under_mpirun() {
+    if yee_runtime::mpi::under_mpirun() {
         return CommKind::Mpi;
     }
     CommKind::Shm
@@ -360,8 +329,8 @@ pub fn prepare_run(
     args: &RunArgs,
     comm: CommKind,
     processes: Option<usize>,
-) -> Result<(scene::Scene, RunOptions), AppError> {
-    let mut scene = scene::load(&args.scene)?;
+) -> Result<(yee_scene::Scene, RunOptions), AppError> {
+    let mut scene = yee_scene::load(&args.scene)?;
     if let Some(steps) = args.steps {
         scene.set_steps(steps)?;
     }
@@ -455,7 +424,7 @@ pub fn parse_slowdowns(
     Ok(out)
 }
 
-fn log_start(scene: &scene::Scene, options: &RunOptions) {
+fn log_start(scene: &yee_scene::Scene, options: &RunOptions) {
     log::info!(
         "running {} for {} steps on {} rank(s), topology {:?}, {:?}, into {}",
         scene.name,
@@ -472,7 +441,7 @@ fn log_start(scene: &scene::Scene, options: &RunOptions) {
 #[cfg(feature = "mpi")]
 fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     use mpi::topology::Communicator;
-    let universe = crate::mpi::initialize()?;
+    let universe = yee_runtime::mpi::initialize()?;
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     init_logging(args.quiet, Some(rank));
@@ -482,7 +451,7 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
         }
         Ok(prepared)
     });
-    let (scene, options) = crate::mpi::agree(&args.scene, local)?;
+    let (scene, options) = yee_runtime::mpi::agree(&args.scene, local)?;
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
@@ -519,7 +488,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             Ok(())
         }
         Command::Check(args) => {
-            let scene = scene::load(&args.scene)?;
+            let scene = yee_scene::load(&args.scene)?;
             let (text, warnings) = crate::check::describe(&scene);
             print!("{text}");
             for w in warnings {
@@ -529,7 +498,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             Ok(())
         }
         Command::Balance(args) => {
-            let scene = scene::load(&args.scene)?;
+            let scene = yee_scene::load(&args.scene)?;
             let topology = resolve_topology(&args.ranks, None, scene.grid, scene.mode.dims())?;
             let options = BalanceOptions {
                 mode: BalanceMode::Static,
@@ -538,8 +507,14 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 by_memory: args.memory,
                 ..BalanceOptions::default()
             };
-            let plan = make_plan(&scene, topology, &options)?;
-            print!("{}", crate::balance::boxes_report(&plan, args.json));
+            let plan = make_plan(
+                &scene.setup(),
+                &scene.costs,
+                scene.value_type.bytes(),
+                topology,
+                &options,
+            )?;
+            print!("{}", yee_runtime::balance::boxes_report(&plan, args.json));
             Ok(())
         }
         #[cfg(feature = "rayon")]
@@ -575,7 +550,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         #[cfg(feature = "mpi")]
         Command::MpiCalibrate(args) => {
-            let _universe = crate::mpi::initialize()?;
+            let _universe = yee_runtime::mpi::initialize()?;
             let parts = parse_extents("--grid", &args.grid)?;
             let grid = std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1));
             if ![4, 8].contains(&args.nbyte) {
@@ -615,7 +590,8 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
 
 /// `yee partition`: the area, the tile, then one report or the speedup table.
 fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
-    use crate::partition::{Area, report, speedup_markdown, speedups, table, tile_graph};
+    use crate::partition::{report, speedup_markdown, speedups, table};
+    use yee_runtime::tiled::{Area, tile_graph};
     let (area, scene_tile) = match (&args.scene, &args.shape) {
         (Some(_), Some(_)) => {
             return Err(AppError::Usage("give a scene or --shape, not both".into()));
@@ -626,7 +602,7 @@ fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
             ));
         }
         (Some(path), None) => {
-            let scene = scene::load(path)?;
+            let scene = yee_scene::load(path)?;
             let active = scene
                 .active
                 .clone()
@@ -639,10 +615,10 @@ fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
             (area, scene.tile)
         }
         (None, Some(name)) => {
-            let shape = crate::shapes::by_name(name).ok_or_else(|| {
+            let shape = yee_scene::shapes::by_name(name).ok_or_else(|| {
                 AppError::Usage(format!(
                     "--shape {name}: unknown (known: {})",
-                    crate::shapes::NAMES.join(", ")
+                    yee_scene::shapes::NAMES.join(", ")
                 ))
             })?;
             let area = Area {
@@ -653,8 +629,8 @@ fn partition_command(args: &PartitionArgs) -> Result<(), AppError> {
             (
                 area,
                 [
-                    crate::scene::mask::DEFAULT_TILE,
-                    crate::scene::mask::DEFAULT_TILE,
+                    yee_scene::mask::DEFAULT_TILE,
+                    yee_scene::mask::DEFAULT_TILE,
                     1,
                 ],
             )

@@ -3,13 +3,17 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::scene::SceneError;
+use yee_runtime::{RuntimeError, RuntimeErrorKind};
+use yee_scene::SceneError;
 
 /// Why a command failed.
 #[derive(Debug)]
 pub enum AppError {
     /// The scene is unreadable or invalid.
     Scene(SceneError),
+    /// The run cannot be laid out, launched or finished (balancing options, a profile, a
+    /// partition, a failed rank).
+    Runtime(RuntimeError),
     /// A command-line value is not accepted.
     Usage(String),
     /// The run diverged or otherwise stopped.
@@ -29,6 +33,7 @@ impl fmt::Display for AppError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AppError::Scene(e) => write!(f, "{e}"),
+            AppError::Runtime(e) => write!(f, "{e}"),
             AppError::Usage(m) | AppError::Run(m) => write!(f, "{m}"),
             AppError::Io { path, error } => write!(f, "cannot write {}: {error}", path.display()),
             AppError::Reported => write!(f, "the error was reported by rank 0"),
@@ -45,6 +50,16 @@ pub const MPI_MISSING: &str = "--comm mpi: this yee was built without MPI; rebui
 impl From<SceneError> for AppError {
     fn from(e: SceneError) -> Self {
         AppError::Scene(e)
+    }
+}
+
+impl From<RuntimeError> for AppError {
+    fn from(e: RuntimeError) -> Self {
+        match e.kind() {
+            // Rank 0 of the MPI job has printed it.
+            RuntimeErrorKind::Reported => AppError::Reported,
+            _ => AppError::Runtime(e),
+        }
     }
 }
 

@@ -1,10 +1,11 @@
-//! The `yee` command as a library: scene files, running, outputs, checks.
+//! The `yee` command as a library: its command line, `yee run` (a scene's outputs, progress
+//! and `run.json`) and the other subcommands. Scene files are `yee-scene`, launching ranks,
+//! gathering outputs and planning layouts are `yee-runtime`, file writers are `yee-io`.
 //!
 //! The binary in `main.rs` only parses arguments and calls into here, so the tests drive the
 //! same code.
 #![warn(missing_docs)]
 
-pub mod balance;
 #[cfg(feature = "rayon")]
 pub mod bench;
 #[cfg(feature = "mpi")]
@@ -12,17 +13,8 @@ pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod error;
-pub mod memory;
-#[cfg(feature = "mpi")]
-pub mod mpi;
-pub mod output;
-pub mod parallel;
+pub mod parse;
 pub mod partition;
-pub mod profile;
 pub mod report;
 pub mod run;
-pub mod scene;
-pub mod shapes;
-pub mod tiled;
 pub mod topology;
-pub mod wire;

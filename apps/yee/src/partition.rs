@@ -5,23 +5,13 @@
 //! the nine machines of the paper's table 2.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use serde::Serialize;
 use yee_core::graph::architecture::table_2;
-use yee_core::graph::{Method, TileGraph, partition, quality};
+use yee_core::graph::{Method, TileGraph, quality};
+use yee_runtime::tiled::{Area, run_partition};
 
 use crate::error::AppError;
-
-/// What to partition: a mask over a grid, with a name for files.
-pub struct Area {
-    /// Name (scene or shape).
-    pub name: String,
-    /// Grid in cells.
-    pub grid: [usize; 3],
-    /// Active cells, x fastest.
-    pub active: Vec<bool>,
-}
 
 /// One part of a partition.
 #[derive(Debug, Serialize)]
@@ -71,30 +61,6 @@ pub struct PartitionReport {
     pub seconds: f64,
     /// The PNG written, if any.
     pub png: Option<PathBuf>,
-}
-
-/// The tile graph of `area` at `tile`, with errors for the command line.
-pub fn tile_graph(area: &Area, tile: [usize; 3]) -> Result<TileGraph, AppError> {
-    TileGraph::from_mask(area.grid, &area.active, tile, 1.0)
-        .map_err(|e| AppError::Usage(format!("{}: {e}", area.name)))
-}
-
-/// Partitions `graph` into `weights.len()` parts by `method`; the parts and the seconds it
-/// took.
-pub fn run_partition(
-    graph: &TileGraph,
-    weights: &[f64],
-    method: Method,
-) -> Result<(Vec<usize>, f64), AppError> {
-    let mut part = vec![0; graph.len()];
-    let start = Instant::now();
-    partition(&graph.graph, weights, method, &mut part).map_err(|e| {
-        AppError::Usage(format!(
-            "--ranks {}: {e}; use fewer ranks or a smaller --tile",
-            weights.len()
-        ))
-    })?;
-    Ok((part, start.elapsed().as_secs_f64()))
 }
 
 /// Partitions `area` and reports it.
@@ -182,7 +148,7 @@ pub fn weights(text: Option<&str>, ranks: usize) -> Result<Vec<f64>, AppError> {
     };
     check_weights(
         "--weights",
-        crate::balance::parse_numbers("--weights", text)?,
+        crate::parse::parse_numbers("--weights", text)?,
         ranks,
     )
 }
@@ -257,7 +223,7 @@ pub fn write_png(
             }
         }
     }
-    crate::output::png::save_rgb(path, w, h, &data)
+    yee_io::png::save_rgb(path, w, h, &data).map_err(|e| crate::error::io_error(path, e))
 }
 
 /// One row of the speedup table: a machine of table 2 and its speedup per processor count.

@@ -52,7 +52,7 @@ pub struct RunReport {
     /// Ranks along x, y, z.
     pub topology: [usize; 3],
     /// The communicator.
-    pub comm: crate::parallel::CommKind,
+    pub comm: yee_runtime::parallel::CommKind,
     /// Wall time of the time loop, outputs included.
     pub wall_seconds: f64,
     /// Wall time spent stepping alone.
@@ -125,7 +125,7 @@ pub struct PartitionSummary {
 #[derive(Debug, Serialize)]
 pub struct BalanceReport {
     /// off, static or dynamic.
-    pub mode: crate::balance::BalanceMode,
+    pub mode: yee_runtime::balance::BalanceMode,
     /// T_perf.
     pub rebalance_every: u64,
     /// ε.

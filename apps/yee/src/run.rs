@@ -11,16 +11,49 @@ use std::sync::Mutex;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Component, Real, Scalar, Topology, YeeBackend};
+use yee_io::{csv, npy, png, vti};
+use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
+use yee_runtime::parallel::{CommKind, process_rank, run_decomposed};
+use yee_runtime::piece::Assembled;
+use yee_runtime::profile::Profile;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
+use yee_scene::spec::ValueType;
+use yee_scene::{Scene, Units};
 
-use crate::balance::{BalanceMode, BalanceOptions, make_plan, write_history, write_share_plot};
 use crate::error::{AppError, io_error};
-use crate::output::{csv, npy, png, vti};
-use crate::parallel::{Assembled, CommKind, process_rank, run_decomposed};
-use crate::profile::Profile;
 use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
-use crate::scene::spec::ValueType;
-use crate::scene::{Scene, Units};
+
+/// Backends this build has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The reference scalar CPU backend.
+    Scalar,
+    /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
+    #[cfg(feature = "rayon")]
+    Rayon,
+}
+
+impl Default for Backend {
+    /// The fastest backend built in: rayon when the feature is on (its fields are the scalar
+    /// oracle's, bit for bit), else scalar.
+    fn default() -> Self {
+        #[cfg(feature = "rayon")]
+        return Backend::Rayon;
+        #[cfg(not(feature = "rayon"))]
+        return Backend::Scalar;
+    }
+}
+
+impl Backend {
+    /// The name used on the command line and in run.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            #[cfg(feature = "rayon")]
+            Backend::Rayon => "rayon",
+        }
+    }
+}
 
 /// Options of one run besides the scene.
 #[derive(Clone, Debug)]
@@ -30,7 +63,7 @@ pub struct RunOptions {
     /// No progress and no summary.
     pub quiet: bool,
     /// The backend.
-    pub backend: crate::cli::Backend,
+    pub backend: Backend,
     /// The virtual topology (its product is the rank count).
     pub topology: Topology,
     /// The communicator.
@@ -63,9 +96,9 @@ pub fn prepare_output_dir(out: &Path) -> Result<(), AppError> {
 /// the process that writes the outputs, `None` on the other processes of an MPI job.
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
     match options.backend {
-        crate::cli::Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
+        Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
-        crate::cli::Backend::Rayon => run_on(scene, options, yee_rayon::RayonCurl::global()),
+        Backend::Rayon => run_on(scene, options, yee_rayon::RayonCurl::global()),
     }
 }
 
@@ -95,7 +128,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let setup = scene.setup();
     setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
     let steps = scene.steps;
-    let slice_due = |s: &crate::scene::Slice, step: u64| step % s.every == 0 || step == steps;
+    let slice_due = |s: &yee_scene::Slice, step: u64| step % s.every == 0 || step == steps;
     let snapshot_due = |step: u64| {
         scene
             .snapshots
@@ -133,7 +166,13 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     };
     let progress = Progress::new(scene, options.quiet || !writer);
     let started = Instant::now();
-    let mut plan = make_plan(scene, options.topology, &options.balance)?;
+    let mut plan = make_plan(
+        &setup,
+        &scene.costs,
+        scene.value_type.bytes(),
+        options.topology,
+        &options.balance,
+    )?;
     plan.overlap = options.overlap;
     let mut partition_report = None;
     let results = match options.partition {
@@ -156,14 +195,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                 None => vec![1.0; ranks],
                 Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
             };
-            let tiles = crate::tiled::plan_tiles(scene, &weights, method)?;
+            let tiles =
+                yee_runtime::tiled::plan_tiles(&setup, &scene.name, scene.tile, &weights, method)?;
             partition_report = Some(crate::report::PartitionSummary {
                 method: method.name().into(),
                 tile: scene.tile,
                 edge_cut: tiles.edge_cut,
                 imbalance: tiles.imbalance,
             });
-            crate::tiled::run_tiled::<T, K>(
+            yee_runtime::tiled::run_tiled::<T, K>(
                 &setup,
                 &tiles,
                 scene.costs,
@@ -220,19 +260,20 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     }
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
-        write_history(&out.join("balance_history.csv"), history)?;
-        write_share_plot(
-            &out.join("balance_shares.png"),
-            &plan.borders,
-            history,
-            options.topology,
-        )?;
+        let path = out.join("balance_history.csv");
+        yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
+        let path = out.join("balance_shares.png");
+        let columns = share_history(&plan.borders, history, options.topology);
+        yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
         outputs.extend([
             "balance_history.csv".to_string(),
             "balance_shares.png".to_string(),
         ]);
         if let Some(b) = &results[0].balancer {
-            Profile::from_balancer(b).save(&out.join("profile.json"))?;
+            let path = out.join("profile.json");
+            Profile::from_balancer(b)
+                .save(&path)
+                .map_err(|e| io_error(&path, e))?;
             outputs.push("profile.json".into());
         }
     }
@@ -266,7 +307,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         step_seconds: wall_seconds - writing,
         mcells_per_s: scene.cells() as f64 * steps as f64 / wall_seconds / 1e6,
         model_step_seconds: mean_step_time(&results),
-        peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        peak_rss_bytes: yee_runtime::memory::peak_rss_bytes(),
         rank_stats: results.iter().map(RankReport::from_output).collect(),
         balance: BalanceReport {
             mode: options.balance.mode,
@@ -351,7 +392,7 @@ fn plane<T: Scalar>(
 fn write_slice<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
-    slice: &crate::scene::Slice,
+    slice: &yee_scene::Slice,
     step: u64,
     out: &Path,
 ) -> Result<String, AppError> {
@@ -384,7 +425,7 @@ fn write_slice<T: Scalar>(
 fn write_snapshot<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
-    s: &crate::scene::Snapshots,
+    s: &yee_scene::Snapshots,
     step: u64,
     out: &Path,
 ) -> Result<Vec<String>, AppError> {
@@ -494,7 +535,7 @@ impl Progress {
 pub fn summary(report: &RunReport, out: &Path) -> String {
     let memory = report
         .peak_rss_bytes
-        .map_or("unknown".into(), crate::memory::human);
+        .map_or("unknown".into(), yee_runtime::memory::human);
     format!(
         "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend with {} rank(s) ({}, {:?}), peak memory {}. \
          Wrote {} files to {}/ (run.json describes them).",

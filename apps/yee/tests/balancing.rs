@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use yee::balance::{BalanceMode, BalanceOptions};
-use yee::parallel::CommKind;
 use yee::run::{RunOptions, run};
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
+use yee_runtime::balance::{BalanceMode, BalanceOptions};
+use yee_runtime::parallel::CommKind;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,7 +31,7 @@ fn options(
     RunOptions {
         out: out.to_path_buf(),
         quiet: true,
-        backend: yee::cli::Backend::Scalar,
+        backend: yee::run::Backend::Scalar,
         topology,
         comm,
         model,
@@ -112,7 +112,7 @@ fn memory_balancing_counts_fields_ids_and_psi() {
 
 #[test]
 fn dynamic_balancing_keeps_the_fields() {
-    let scene = yee::scene::load(&repo().join("examples/scenes/cylinder_tez.toml")).unwrap();
+    let scene = yee_scene::load(&repo().join("examples/scenes/cylinder_tez.toml")).unwrap();
     let mut scene = scene;
     scene.set_steps(40).unwrap();
     let reference = out_dir("bal_reference");
@@ -185,7 +185,7 @@ fn an_expensive_source_leaves_its_rank_fewer_cells() {
         [run]
         steps = 60
     "#;
-    let scene = yee::scene::parse(Path::new("point_source.toml"), text).unwrap();
+    let scene = yee_scene::parse(Path::new("point_source.toml"), text).unwrap();
     let out = out_dir("bal_point_source");
     let balance = BalanceOptions {
         mode: BalanceMode::Dynamic,
@@ -210,7 +210,7 @@ fn an_expensive_source_leaves_its_rank_fewer_cells() {
 
 #[test]
 fn a_saved_profile_balances_the_next_run_from_step_zero() {
-    let mut scene = yee::scene::load(&repo().join("examples/scenes/dipole2d.toml")).unwrap();
+    let mut scene = yee_scene::load(&repo().join("examples/scenes/dipole2d.toml")).unwrap();
     scene.set_steps(60).unwrap();
     // Speeds a row of ranks can equalise (a 2D layout balances per axis, so only speeds of a
     // product form could be equalised there, Franek 2016 §2.2).
@@ -265,7 +265,7 @@ fn a_saved_profile_balances_the_next_run_from_step_zero() {
 
 #[test]
 fn bad_profiles_refuse_to_start() {
-    let mut scene = yee::scene::load(&repo().join("examples/scenes/dipole2d.toml")).unwrap();
+    let mut scene = yee_scene::load(&repo().join("examples/scenes/dipole2d.toml")).unwrap();
     scene.set_steps(20).unwrap();
     let good = out_dir("bal_good_profile");
     let dynamic = BalanceOptions {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use yee::output::png::image_size;
+use yee_io::png::image_size;
 
 const STEPS: u64 = 24;
 

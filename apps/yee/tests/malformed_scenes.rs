@@ -36,7 +36,7 @@ fn each_malformed_scene_gives_its_message() {
     for path in files {
         let expected = format!("{}{}", path.display(), expectation(&path));
         let error =
-            yee::scene::load(&path).expect_err(&format!("{} should be rejected", path.display()));
+            yee_scene::load(&path).expect_err(&format!("{} should be rejected", path.display()));
         assert_eq!(error.to_string(), expected);
     }
 }

@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use yee::shapes;
 use yee_core::graph::{Graph, Method, PartitionQuality, TileGraph, partition, quality};
+use yee_scene::shapes;
 
 /// One partitioner's result.
 struct Outcome {
@@ -67,7 +67,7 @@ fn main() {
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"
     );
     for shape in shapes::all() {
-        for tile in [1, yee::scene::mask::DEFAULT_TILE] {
+        for tile in [1, yee_scene::mask::DEFAULT_TILE] {
             let tg = TileGraph::from_mask(shape.grid(), &shape.active, [tile, tile, 1], 1.0)
                 .expect("cells");
             let g = &tg.graph;

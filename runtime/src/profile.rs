@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use yee_core::balance::{Balancer, LinkSums, PerfSums};
 
-use crate::error::AppError;
+use crate::error::{RuntimeError, RuntimeErrorKind};
 
 /// The format name in every profile.
 pub const FORMAT: &str = "yee-balance-profile";
@@ -124,18 +124,23 @@ impl Profile {
     }
 
     /// Writes the profile.
-    pub fn save(&self, path: &Path) -> Result<(), AppError> {
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).expect("a profile serialises");
-        std::fs::write(path, text + "\n").map_err(|e| crate::error::io_error(path, e))
+        std::fs::write(path, text + "\n")
     }
 
-    /// Reads a profile and checks it belongs to this run: `grid` and `topology`.
-    pub fn load(path: &Path, grid: [usize; 3], topology: [usize; 3]) -> Result<Profile, AppError> {
+    /// Reads a profile and checks it belongs to this run: `grid` and `topology`. Errors are of
+    /// kind [`RuntimeErrorKind::Profile`] and name the file.
+    pub fn load(
+        path: &Path,
+        grid: [usize; 3],
+        topology: [usize; 3],
+    ) -> Result<Profile, RuntimeError> {
         let bad = |m: String| {
-            AppError::Usage(format!(
-                "profile {}: {m}; the run does not start",
-                path.display()
-            ))
+            RuntimeError::new(
+                RuntimeErrorKind::Profile,
+                format!("profile {}: {m}; the run does not start", path.display()),
+            )
         };
         let text =
             std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;

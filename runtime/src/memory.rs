@@ -1,6 +1,6 @@
 //! Memory: the peak resident set of this process, and the estimate `yee check` prints.
 
-use crate::scene::Scene;
+use yee_core::Setup;
 
 /// Peak resident set size in bytes (`VmHWM` of `/proc/self/status`), where the OS tells.
 pub fn peak_rss_bytes() -> Option<u64> {
@@ -10,21 +10,22 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Bytes the scalar backend allocates for `scene`: each component over the grid plus its
-/// ghost layers, a 2-byte material id per component node, and the CPML ψ arrays.
-pub fn estimate_bytes(scene: &Scene) -> u64 {
-    let active = scene.mode.active_axes();
+/// Bytes the scalar backend allocates for `setup` with values of `value_bytes` bytes: each
+/// component over the grid plus its ghost layers, a 2-byte material id per component node,
+/// and the CPML ψ arrays.
+pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
+    let active = setup.mode.active_axes();
     let storage: u64 = (0..3)
-        .map(|a| scene.grid[a] as u64 + if active[a] { 2 } else { 0 })
+        .map(|a| setup.grid[a] as u64 + if active[a] { 2 } else { 0 })
         .product();
-    let components = scene.mode.components().len() as u64;
-    let value = scene.value_type.bytes() as u64;
+    let components = setup.mode.components().len() as u64;
+    let value = value_bytes as u64;
     let mut psi = 0u64;
     for axis in yee_core::Axis::ALL {
         for side in yee_core::Side::BOTH {
-            if let Some(p) = scene.setup().cpml(axis, side) {
+            if let Some(p) = setup.cpml(axis, side) {
                 let slab =
-                    scene.cells() as u64 / scene.grid[axis.index()] as u64 * p.thickness as u64;
+                    setup.cells() as u64 / setup.grid[axis.index()] as u64 * p.thickness as u64;
                 // Four ψ arrays per layer in 3D (two E, two H), two in 2D, at most.
                 psi += slab * components.min(4) * value;
             }

@@ -1,8 +1,18 @@
-//! Scene files: TOML in, a validated [`Scene`] out.
+//! # yee-scene
+//!
+//! yee's scene files: TOML in, a validated [`Scene`] out ([`load`], [`parse`]). A scene
+//! resolves to a `yee_core::Setup` ([`Scene::setup`]) plus what a run writes (slices,
+//! snapshots, probes) and how it is laid out (cell costs, the mask of active cells and its
+//! tile size). Every error is a [`SceneError`] naming the file and the key, and the line and
+//! column where the TOML itself is at fault. The format is described in `docs/scene.md`.
+//!
+//! [`shapes`] holds the four irregular test areas on which partitions are compared.
+#![warn(missing_docs)]
 
 mod error;
 pub mod mask;
 mod resolve;
+pub mod shapes;
 pub mod spec;
 
 use std::path::Path;

@@ -2,17 +2,19 @@
 //! (Smyk & Tudruj 2011) instead of a box; tiles with no active cell are never computed. On the
 //! in-process communicators; whole fields are gathered at output steps as for boxes.
 
+use std::time::Instant;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
-use yee_core::graph::{Method, TileGraph, quality};
+
+use yee_core::graph::{Method, TileGraph, partition, quality};
 use yee_core::tile_map::TileMap;
 use yee_core::{Box3, Component, Scalar, Setup, Topology, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
 
-use crate::error::AppError;
-use crate::parallel::{Assembled, CommKind, OutputGather, finish_output, step_error_message};
-use crate::scene::Scene;
+use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::parallel::{CommKind, OutputGather};
+use crate::piece::{Assembled, finish_output};
 
 /// The tile map of a run and what it costs.
 #[derive(Clone, Debug)]
@@ -27,22 +29,66 @@ pub struct TilePlan {
     pub edge_cut: f64,
 }
 
-/// Partitions `scene`'s active cells into `weights.len()` tile sets by `method`.
-pub fn plan_tiles(scene: &Scene, weights: &[f64], method: Method) -> Result<TilePlan, AppError> {
-    let active = scene
+/// What to partition: a mask over a grid, with a name for messages and files.
+pub struct Area {
+    /// Name (scene or shape).
+    pub name: String,
+    /// Grid in cells.
+    pub grid: [usize; 3],
+    /// Active cells, x fastest.
+    pub active: Vec<bool>,
+}
+
+/// The tile graph of `area` at `tile`; errors name the area.
+pub fn tile_graph(area: &Area, tile: [usize; 3]) -> Result<TileGraph, RuntimeError> {
+    TileGraph::from_mask(area.grid, &area.active, tile, 1.0)
+        .map_err(|e| RuntimeError::new(RuntimeErrorKind::Layout, format!("{}: {e}", area.name)))
+}
+
+/// Partitions `graph` into `weights.len()` parts by `method`; the parts and the seconds it
+/// took.
+pub fn run_partition(
+    graph: &TileGraph,
+    weights: &[f64],
+    method: Method,
+) -> Result<(Vec<usize>, f64), RuntimeError> {
+    let mut part = vec![0; graph.len()];
+    let start = Instant::now();
+    partition(&graph.graph, weights, method, &mut part).map_err(|e| {
+        RuntimeError::new(
+            RuntimeErrorKind::Layout,
+            format!(
+                "--ranks {}: {e}; use fewer ranks or a smaller --tile",
+                weights.len()
+            ),
+        )
+    })?;
+    Ok((part, start.elapsed().as_secs_f64()))
+}
+
+/// Partitions the active cells of `setup` (all cells without a mask) into `weights.len()`
+/// tile sets of `tile` cells by `method`; `name` names the area in errors.
+pub fn plan_tiles(
+    setup: &Setup,
+    name: &str,
+    tile: [usize; 3],
+    weights: &[f64],
+    method: Method,
+) -> Result<TilePlan, RuntimeError> {
+    let active = setup
         .active
-        .clone()
-        .unwrap_or_else(|| vec![true; scene.cells()]);
-    let area = crate::partition::Area {
-        name: scene.name.clone(),
-        grid: scene.grid,
+        .map_or_else(|| vec![true; setup.cells()], <[bool]>::to_vec);
+    let area = Area {
+        name: name.into(),
+        grid: setup.grid,
         active,
     };
-    let graph: TileGraph = crate::partition::tile_graph(&area, scene.tile)?;
-    let (part, _) = crate::partition::run_partition(&graph, weights, method)?;
+    let graph: TileGraph = tile_graph(&area, tile)?;
+    let (part, _) = run_partition(&graph, weights, method)?;
     let q = quality(&graph.graph, &part, weights);
+    let layout = |message: String| RuntimeError::new(RuntimeErrorKind::Layout, message);
     if q.empty_parts > 0 {
-        return Err(AppError::Usage(format!(
+        return Err(layout(format!(
             "--partition {}: {} of {} ranks got no tile; use fewer ranks or a smaller [mask] tile",
             method.name(),
             q.empty_parts,
@@ -50,9 +96,8 @@ pub fn plan_tiles(scene: &Scene, weights: &[f64], method: Method) -> Result<Tile
         )));
     }
     let map = TileMap::new(&graph, &part, weights.len())
-        .map_err(|e| AppError::Usage(format!("--partition {}: {e}", method.name())))?;
-    check_tiled(&scene.setup(), &map)
-        .map_err(|e| AppError::Usage(format!("--partition {}: {e}", method.name())))?;
+        .map_err(|e| layout(format!("--partition {}: {e}", method.name())))?;
+    check_tiled(setup, &map).map_err(|e| layout(format!("--partition {}: {e}", method.name())))?;
     Ok(TilePlan {
         map,
         method,
@@ -81,7 +126,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<RankOutput<T>>, String> {
+) -> Result<Vec<RankOutput<T>>, RuntimeError> {
     let map = &plan.map;
     let ranks = map.ranks;
     let gather: OutputGather<Result<TilePiece<T>, String>> = OutputGather::new(ranks);
@@ -104,7 +149,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
         );
     };
     let topology = Topology([ranks, 1, 1]);
-    let results: Vec<Result<RankOutput<T>, String>> = match comm {
+    let results: Vec<Result<RankOutput<T>, RuntimeError>> = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
             one(setup, map, costs, &backend, &mut c, steps, overlap, &body)
         }),
@@ -115,7 +160,10 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
             })
         }
         CommKind::Mpi => {
-            return Err("--partition runs on --comm shm or sim; MPI runs use boxes".into());
+            return Err(RuntimeError::new(
+                RuntimeErrorKind::Unsupported,
+                "--partition runs on --comm shm or sim; MPI runs use boxes",
+            ));
         }
     };
     results.into_iter().collect()
@@ -156,7 +204,7 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
     steps: u64,
     overlap: bool,
     body: &TileAfterStep<'_, B::Chunk<'s>>,
-) -> Result<RankOutput<T>, String> {
+) -> Result<RankOutput<T>, RuntimeError> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
     let o = run_tiled_rank(
@@ -169,7 +217,7 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
         overlap,
         |s, chunk, tiles| body(rank, s, chunk, tiles),
     )
-    .map_err(|e| step_error_message(&e))?;
+    .map_err(|e| RuntimeError::from_step(&e))?;
     Ok(RankOutput {
         rank,
         owned: map.chunk_box(rank, ghost),

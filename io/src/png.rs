@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::font::{draw_text, text_width};
+use crate::font::{draw_text, text_width};
 
 /// Moreland's cool–warm map ("Diverging Color Maps for Scientific Visualization", 2009),
 /// sampled at nine points from −1 (blue) through 0 (grey) to +1 (red).
@@ -163,15 +163,9 @@ pub fn write_rgb(
 }
 
 /// [`write_rgb`] into a new file at `path`.
-pub fn save_rgb(
-    path: &std::path::Path,
-    w: usize,
-    h: usize,
-    rgb: &[u8],
-) -> Result<(), crate::error::AppError> {
-    let error = |e: &dyn std::fmt::Display| crate::error::io_error(path, e);
-    let file = std::fs::File::create(path).map_err(|e| error(&e))?;
-    write_rgb(std::io::BufWriter::new(file), w, h, rgb).map_err(|e| error(&e))
+pub fn save_rgb(path: &std::path::Path, w: usize, h: usize, rgb: &[u8]) -> std::io::Result<()> {
+    let file = std::fs::File::create(path)?;
+    write_rgb(std::io::BufWriter::new(file), w, h, rgb).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]

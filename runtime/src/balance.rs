@@ -1,22 +1,23 @@
 //! How a run is laid out: uniform, statically balanced (Franek's cost densities, rank speeds
-//! or a saved profile), or dynamically balanced (Balykov 2019); and the files balancing leaves:
-//! the history CSV, a plot of per-rank shares, and the profile.
+//! or a saved profile), or dynamically balanced (Balykov 2019); and the ranks' shares that
+//! the plot of a balanced run shows.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
+use yee_core::{Costs, Setup};
 use yee_scalar::chunk::{slice_densities, slice_memory_densities};
 use yee_scalar::decomposed::uniform_plan;
 
-use crate::error::{AppError, io_error};
+use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::profile::Profile;
-use crate::scene::Scene;
 
 /// `--balance`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum BalanceMode {
     /// Uniform chunks.
@@ -57,42 +58,45 @@ impl Default for BalanceOptions {
     }
 }
 
-/// The plan of a run of `scene` over `topology`.
+/// The plan of a run of `setup` over `topology`: `costs` weigh the cells when balancing time,
+/// `value_bytes` (bytes of one field value) when balancing memory.
 pub fn make_plan(
-    scene: &Scene,
+    setup: &Setup,
+    costs: &Costs,
+    value_bytes: usize,
     topology: Topology,
     options: &BalanceOptions,
-) -> Result<Plan, AppError> {
-    let setup = scene.setup();
-    let mut plan = uniform_plan(&setup, topology);
+) -> Result<Plan, RuntimeError> {
+    let usage = |message: String| RuntimeError::new(RuntimeErrorKind::Options, message);
+    let mut plan = uniform_plan(setup, topology);
     if options.mode == BalanceMode::Off {
         if options.profile.is_some() || options.speeds.is_some() {
-            return Err(AppError::Usage(
+            return Err(usage(
                 "--profile and --speeds need --balance static or dynamic".into(),
             ));
         }
         return Ok(plan);
     }
     if options.every == 0 {
-        return Err(AppError::Usage(
+        return Err(usage(
             "--rebalance-every 0: give the number of steps between rebalances (at least 1)".into(),
         ));
     }
     if !(options.epsilon.is_finite() && (0.0..1.0).contains(&options.epsilon)) {
-        return Err(AppError::Usage(format!(
+        return Err(usage(format!(
             "--epsilon {}: must be in [0, 1) (a fraction of the step time)",
             options.epsilon
         )));
     }
     if options.by_memory && options.mode != BalanceMode::Static {
-        return Err(AppError::Usage(
+        return Err(usage(
             "--balance-memory needs --balance static (memory does not change during a run)".into(),
         ));
     }
     let density = if options.by_memory {
-        slice_memory_densities(&setup, scene.value_type.bytes())
+        slice_memory_densities(setup, value_bytes)
     } else {
-        slice_densities(&setup, &scene.costs)
+        slice_densities(setup, costs)
     };
     let total_work: f64 = density[0].iter().sum();
     let params = BalanceParams {
@@ -100,23 +104,21 @@ pub fn make_plan(
         epsilon: options.epsilon,
         ..BalanceParams::default()
     };
-    let mut balancer = Balancer::new(topology, scene.mode.dims(), density, params);
+    let mut balancer = Balancer::new(topology, setup.mode.dims(), density, params);
     if let Some(path) = &options.profile {
-        let profile = Profile::load(path, scene.grid, topology.0)?;
+        let profile = Profile::load(path, setup.grid, topology.0)?;
         let (perf, links) = profile.sums();
         balancer = balancer.with_sums(perf, links);
     } else if let Some(speeds) = &options.speeds {
         if speeds.len() != topology.ranks() {
-            return Err(AppError::Usage(format!(
+            return Err(usage(format!(
                 "--speeds: {} values for {} ranks",
                 speeds.len(),
                 topology.ranks()
             )));
         }
         if let Some(bad) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-            return Err(AppError::Usage(format!(
-                "--speeds: {bad} is not a positive speed"
-            )));
+            return Err(usage(format!("--speeds: {bad} is not a positive speed")));
         }
         let perf = speeds
             .iter()
@@ -128,67 +130,16 @@ pub fn make_plan(
         balancer = balancer.with_sums(perf, vec![[LinkSums::default(); 6]; topology.ranks()]);
     }
     let decision = balancer.decide(total_work, 0.0).map_err(|e| {
-        AppError::Usage(format!(
-            "cannot balance {:?} over {:?}: {e}",
-            scene.grid, topology.0
-        ))
+        RuntimeError::new(
+            RuntimeErrorKind::Layout,
+            format!("cannot balance {:?} over {:?}: {e}", setup.grid, topology.0),
+        )
     })?;
     plan.borders = decision.borders;
     if options.mode == BalanceMode::Dynamic {
         plan.balancer = Some(balancer);
     }
     Ok(plan)
-}
-
-/// Parses `--speeds 1,1,0.5,…`.
-pub fn parse_speeds(text: &str) -> Result<Vec<f64>, AppError> {
-    parse_numbers("--speeds", text)
-}
-
-/// A comma-separated list of numbers given to `flag`.
-pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>, AppError> {
-    text.split(',')
-        .map(|s| {
-            s.trim()
-                .parse::<f64>()
-                .map_err(|_| AppError::Usage(format!("{flag} {text}: `{s}` is not a number")))
-        })
-        .collect()
-}
-
-/// Writes `balance_history.csv`: one row per rebalance.
-pub fn write_history(path: &Path, history: &[HistoryEntry]) -> Result<(), AppError> {
-    let mut text = String::from(
-        "step,action,predicted_seconds,measured_seconds,borders_x,borders_y,borders_z,disabled_x,disabled_y,disabled_z\n",
-    );
-    let join = |v: &[i64]| {
-        v.iter()
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let join_u = |v: &[usize]| {
-        v.iter()
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    for h in history {
-        text.push_str(&format!(
-            "{},{},{:e},{:e},{},{},{},{},{},{}\n",
-            h.step,
-            h.action,
-            h.predicted_seconds,
-            h.measured_seconds,
-            join(&h.borders[0]),
-            join(&h.borders[1]),
-            join(&h.borders[2]),
-            join_u(&h.disabled[0]),
-            join_u(&h.disabled[1]),
-            join_u(&h.disabled[2])
-        ));
-    }
-    std::fs::write(path, text).map_err(|e| io_error(path, e))
 }
 
 /// Each rank's share of the cells for a layout with `borders`.
@@ -207,71 +158,17 @@ pub fn shares(borders: &[Vec<i64>; 3], topology: Topology) -> Vec<f64> {
         .collect()
 }
 
-/// Ten well-separated colours (the "tab10" palette).
-const PALETTE: [[u8; 3]; 10] = [
-    [31, 119, 180],
-    [255, 127, 14],
-    [44, 160, 44],
-    [214, 39, 40],
-    [148, 103, 189],
-    [140, 86, 75],
-    [227, 119, 194],
-    [127, 127, 127],
-    [188, 189, 34],
-    [23, 190, 207],
-];
-
-/// Writes `balance_shares.png`: per-rank shares (stacked, rank 0 at the bottom, one colour per
-/// rank) at the start and after each rebalance, left to right, and a legend.
-pub fn write_share_plot(
-    path: &Path,
+/// Each rank's share of the cells at the start (`initial` borders) and after each rebalance
+/// of `history`: the columns of `balance_shares.png` (`yee_io::balance::write_share_plot`).
+pub fn share_history(
     initial: &[Vec<i64>; 3],
     history: &[HistoryEntry],
     topology: Topology,
-) -> Result<(), AppError> {
-    let columns: Vec<Vec<f64>> = std::iter::once(initial)
+) -> Vec<Vec<f64>> {
+    std::iter::once(initial)
         .chain(history.iter().map(|h| &h.borders))
         .map(|b| shares(b, topology))
-        .collect();
-    let (plot_w, plot_h) = (600usize, 300usize);
-    let (margin, legend) = (10usize, 16 * topology.ranks().min(16) + 20);
-    let (w, h) = (plot_w + 2 * margin, plot_h + 2 * margin + legend + 20);
-    let mut image = vec![255u8; 3 * w * h];
-    for x in 0..plot_w {
-        let column = &columns[(x * columns.len() / plot_w).min(columns.len() - 1)];
-        let mut y0 = 0.0;
-        for (r, share) in column.iter().enumerate() {
-            let (from, to) = (y0, y0 + share);
-            y0 = to;
-            let colour = PALETTE[r % PALETTE.len()];
-            for y in (from * plot_h as f64) as usize..((to * plot_h as f64) as usize).min(plot_h) {
-                let py = margin + plot_h - 1 - y;
-                let o = 3 * (py * w + margin + x);
-                image[o..o + 3].copy_from_slice(&colour);
-            }
-        }
-    }
-    let black = [0, 0, 0];
-    let base = margin + plot_h + 8;
-    for r in 0..topology.ranks().min(16) {
-        let y = base + 14 + 16 * r;
-        for dy in 0..10 {
-            for dx in 0..10 {
-                let o = 3 * ((y + dy) * w + margin + dx);
-                image[o..o + 3].copy_from_slice(&PALETTE[r % PALETTE.len()]);
-            }
-        }
-        crate::output::font::draw_text(
-            &mut image,
-            w,
-            margin + 16,
-            y + 1,
-            &format!("{r}"),
-            1,
-            black,
-        );
-    }
-    crate::output::png::save_rgb(path, w, h, &image)
+        .collect()
 }
 
 /// One box in `yee balance --json`.

@@ -1,4 +1,4 @@
-//! `yee run` as one rank of an MPI job (`mpirun -np N yee run scene.toml`): start-up checks
+//! A run as one rank of an MPI job (`mpirun -np N yee run scene.toml`): start-up checks
 //! that every process read the same scene with the same build, the run over [`MpiComm`], and
 //! rank 0 gathering output pieces and the ranks' outcomes to write the same files as a
 //! one-process run.
@@ -13,8 +13,8 @@ use yee_core::session::Plan;
 use yee_core::{Chunk, Comm, Costs, Scalar, Setup, YeeBackend};
 use yee_scalar::decomposed::{RankOutput, run_rank_on};
 
-use crate::error::AppError;
-use crate::parallel::{Assembled, assemble_pieces, piece_of, step_error_message};
+use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::piece::{Assembled, assemble_pieces, piece_of};
 use crate::wire;
 
 /// Whether this process was started by an MPI launcher (Open MPI, MPICH, PMIx).
@@ -31,9 +31,13 @@ pub fn world_rank() -> usize {
 
 /// Initialises MPI for this process; the returned universe finalises it when dropped. A
 /// panic on any rank from here on aborts the whole job.
-pub fn initialize() -> Result<mpi::environment::Universe, AppError> {
-    let universe = mpi::initialize()
-        .ok_or_else(|| AppError::Run("MPI was already initialised in this process".into()))?;
+pub fn initialize() -> Result<mpi::environment::Universe, RuntimeError> {
+    let universe = mpi::initialize().ok_or_else(|| {
+        RuntimeError::new(
+            RuntimeErrorKind::Mpi,
+            "MPI was already initialised in this process",
+        )
+    })?;
     yee_comm_mpi::abort_on_panic(universe.world().rank() as usize);
     Ok(universe)
 }
@@ -43,20 +47,25 @@ const MESSAGE_BYTES: usize = 2048;
 
 /// SHA-256 of a file's bytes (of nothing when it cannot be read: the rank reports that).
 pub fn file_sha256(path: &Path) -> [u8; 32] {
-    crate::scene::sha256(&std::fs::read(path).unwrap_or_default())
+    use sha2::Digest;
+    sha2::Sha256::digest(std::fs::read(path).unwrap_or_default()).into()
 }
 
 /// The first 8 bytes of a hash in hex: enough to tell two apart in a message.
 fn hex(bytes: &[u8]) -> String {
-    crate::scene::hex(&bytes[..8])
+    bytes[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The start-up check: every rank contributes whether it could prepare its run (`local`), the
 /// SHA-256 of the scene file it read and of its own executable; every rank learns the same
 /// verdict. A different build, a different scene, or an error on any rank ends every rank:
 /// rank 0 prints the one message, then all ranks meet at a barrier (so that no rank's exit lets
-/// mpirun kill rank 0 before it has printed) and return [`AppError::Reported`].
-pub fn agree<R>(scene_file: &Path, local: Result<R, AppError>) -> Result<R, AppError> {
+/// mpirun kill rank 0 before it has printed) and return an error of kind
+/// [`RuntimeErrorKind::Reported`].
+pub fn agree<R, E: std::fmt::Display>(
+    scene_file: &Path,
+    local: Result<R, E>,
+) -> Result<R, RuntimeError> {
     let world = SimpleCommunicator::world();
     let gather = RootGather::new(&world);
     let rank = world.rank() as usize;
@@ -79,15 +88,20 @@ pub fn agree<R>(scene_file: &Path, local: Result<R, AppError>) -> Result<R, AppE
     record[33..65].copy_from_slice(&build);
     let all = gather.all_gather_fixed(&record);
     let records: Vec<&[u8]> = all.chunks_exact(record.len()).collect();
-    let verdict = verdict(scene_file, &records);
-    let Some(message) = verdict else {
-        return local;
+    let message = match (verdict(scene_file, &records), local) {
+        (None, Ok(prepared)) => return Ok(prepared),
+        (Some(message), _) => message,
+        // Not reached: this rank's failure is in its record, so there is a verdict.
+        (None, Err(e)) => e.to_string(),
     };
     if rank == 0 {
         eprintln!("error: {message}");
     }
     world.barrier();
-    Err(AppError::Reported)
+    Err(RuntimeError::new(
+        RuntimeErrorKind::Reported,
+        "the error was reported by rank 0",
+    ))
 }
 
 /// The one message of a failed start-up check, from every rank's record (see [`agree`]).
@@ -137,10 +151,11 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Option<Vec<RankOutput<T>>>, String> {
+) -> Result<Option<Vec<RankOutput<T>>>, RuntimeError> {
     let world = SimpleCommunicator::world();
     let rank = world.rank() as usize;
-    let comm = MpiComm::new(&world, plan.topology, plan.periodic).map_err(|e| e.to_string())?;
+    let comm = MpiComm::new(&world, plan.topology, plan.periodic)
+        .map_err(|e| RuntimeError::new(RuntimeErrorKind::Mpi, e.to_string()))?;
     let mut comm = comm.with_slowdown(slowdown.get(rank).copied().unwrap_or_default());
     let gather = RootGather::new(&world);
     let mut bad_piece = None;
@@ -177,16 +192,22 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
             }
         },
     )
-    .map_err(|e| format!("rank {}: {}", comm.rank(), step_error_message(&e)))?;
+    .map_err(|e| {
+        let e = RuntimeError::from_step(&e);
+        RuntimeError::new(e.kind(), format!("rank {}: {}", comm.rank(), e.message()))
+    })?;
     let Some(all) = gather.gather(&wire::encode_outcome(&out)) else {
         return Ok(None);
     };
     if let Some(e) = bad_piece {
-        return Err(e);
+        return Err(RuntimeError::new(RuntimeErrorKind::Wire, e));
     }
     let mut results = vec![out];
     for (r, bytes) in all.iter().enumerate().skip(1) {
-        results.push(wire::decode_outcome(bytes).map_err(|e| format!("rank {r}: {e}"))?);
+        results
+            .push(wire::decode_outcome(bytes).map_err(|e| {
+                RuntimeError::new(RuntimeErrorKind::Wire, format!("rank {r}: {e}"))
+            })?);
     }
     Ok(Some(results))
 }

@@ -7,11 +7,15 @@ use std::sync::{Barrier, Mutex};
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::session::Plan;
-use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup, YeeBackend, YeeFields};
-use yee_scalar::decomposed::{RankOutput, assemble, owned_fields, run_rank_on};
+use yee_core::{Scalar, Setup, YeeBackend};
+use yee_scalar::decomposed::{RankOutput, run_rank_on};
+
+use crate::error::RuntimeError;
+use crate::piece::{Assembled, assemble_pieces, finish_output, piece_of};
 
 /// The communicators this build has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum CommKind {
     /// Threads with real clocks.
@@ -31,69 +35,8 @@ pub fn process_rank(comm: CommKind) -> usize {
     }
 }
 
-pub use yee_scalar::decomposed::Piece;
-
 /// What each rank does after a step: `(rank, step, chunk)`.
 type AfterStep<'a, C> = dyn Fn(usize, u64, &mut C) + Sync + 'a;
-
-/// Whole fields at one step, assembled from every rank's piece.
-#[derive(Clone, Debug)]
-pub struct Assembled<T> {
-    /// Grid extent.
-    pub grid: [usize; 3],
-    /// Mode.
-    pub mode: Mode,
-    /// Each component over the grid (x fastest), `None` where the mode lacks it.
-    pub fields: [Option<Vec<T>>; 6],
-}
-
-impl<T: Scalar> Assembled<T> {
-    /// The value of `c` at `cell` (zero for absent components).
-    pub fn value(&self, c: Component, cell: Index3) -> T {
-        self.fields[c.index()].as_ref().map_or(T::zero(), |f| {
-            f[Box3::from_extent(self.grid).linear_index(cell)]
-        })
-    }
-}
-
-/// This rank's owned box and its part of each component.
-pub fn piece_of<C: YeeFields<Error: std::fmt::Debug>>(
-    chunk: &mut C,
-) -> Result<Piece<C::Value>, String> {
-    owned_fields(chunk).map_err(|e| format!("reading the fields back: {e:?}"))
-}
-
-/// Rank 0's end of an output step: whole fields from the pieces, or the first rank's error
-/// reading its fields back (logged; that output is skipped and the run goes on).
-pub fn finish_output<P>(step: u64, pieces: Vec<Result<P, String>>, write: impl FnOnce(Vec<P>)) {
-    match pieces.into_iter().collect::<Result<Vec<P>, String>>() {
-        Ok(pieces) => write(pieces),
-        Err(e) => log::error!("the output of step {step} is skipped: {e}"),
-    }
-}
-
-/// Whole fields from every rank's piece.
-pub fn assemble_pieces<T: Scalar>(setup: &Setup, pieces: Vec<Piece<T>>) -> Assembled<T> {
-    let outputs: Vec<RankOutput<T>> = pieces
-        .into_iter()
-        .enumerate()
-        .map(|(rank, (owned, fields))| RankOutput {
-            rank,
-            owned,
-            fields,
-            probes: Vec::new(),
-            records: Vec::new(),
-            diverged: None,
-            history: Vec::new(),
-            balancer: None,
-        })
-        .collect();
-    Assembled {
-        grid: setup.grid,
-        mode: setup.mode,
-        fields: Component::ALL.map(|c| assemble(&outputs, setup.grid, c)),
-    }
-}
 
 /// The output step of in-process ranks: each deposits its piece, and rank 0 turns them all
 /// into whole fields and hands them on, while the others wait.
@@ -163,7 +106,7 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Option<Vec<RankOutput<T>>>, String> {
+) -> Result<Option<Vec<RankOutput<T>>>, RuntimeError> {
     let topology = plan.topology;
     let ranks = topology.ranks();
     let gather = OutputGather::new(ranks);
@@ -190,12 +133,12 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
         comm: &mut M,
         steps: u64,
         body: &AfterStep<'_, B::Chunk<'s>>,
-    ) -> Result<RankOutput<T>, String> {
+    ) -> Result<RankOutput<T>, RuntimeError> {
         let rank = comm.rank();
         run_rank_on(setup, plan, costs, backend, comm, steps, |s, chunk| {
             body(rank, s, chunk)
         })
-        .map_err(|e| step_error_message(&e))
+        .map_err(|e| RuntimeError::from_step(&e))
     }
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
@@ -222,18 +165,17 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
             );
         }
         #[cfg(not(feature = "mpi"))]
-        CommKind::Mpi => return Err(crate::error::MPI_MISSING.into()),
+        CommKind::Mpi => return Err(mpi_missing()),
     };
     results.into_iter().collect::<Result<_, _>>().map(Some)
 }
 
-/// A failed step as one line: the chunk's error (its kind and what failed) or the
-/// communicator's.
-pub fn step_error_message<CE: std::fmt::Debug, ME: std::fmt::Display>(
-    e: &yee_core::driver::StepError<CE, ME>,
-) -> String {
-    match e {
-        yee_core::driver::StepError::Chunk(e) => format!("the backend failed: {e:?}"),
-        yee_core::driver::StepError::Comm(e) => e.to_string(),
-    }
+/// What [`CommKind::Mpi`] gets in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+fn mpi_missing() -> RuntimeError {
+    RuntimeError::new(
+        crate::error::RuntimeErrorKind::Mpi,
+        "--comm mpi: this build was made without MPI (the `mpi` feature of yee-runtime; \
+         needs libopenmpi-dev)",
+    )
 }

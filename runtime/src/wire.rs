@@ -1,13 +1,20 @@
 //! Byte encodings of what ranks in other processes send to rank 0: a field piece at an output
 //! step, and a rank's run outcome (probe samples, step records, divergence). Little-endian,
-//! lengths first; decoding checks every length and reports a truncated message.
+//! lengths first; decoding checks every length and reports a truncated message (an error of
+//! kind [`RuntimeErrorKind::Wire`]).
 
 use yee_core::driver::StepRecord;
 use yee_core::{Box3, Component, Scalar};
 use yee_scalar::RunError;
 use yee_scalar::decomposed::RankOutput;
 
-use crate::parallel::Piece;
+use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::piece::Piece;
+
+/// A message that cannot be decoded, saying why.
+fn malformed(why: String) -> RuntimeError {
+    RuntimeError::new(RuntimeErrorKind::Wire, why)
+}
 
 /// Appends values to a message.
 #[derive(Default)]
@@ -39,58 +46,58 @@ impl Writer {
 struct Reader<'a>(&'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    fn take(&mut self, n: usize) -> Result<&[u8], RuntimeError> {
         if self.0.len() < n {
-            return Err(format!(
+            return Err(malformed(format!(
                 "a rank's message ends early ({} bytes left, {n} needed)",
                 self.0.len()
-            ));
+            )));
         }
         let (head, rest) = self.0.split_at(n);
         self.0 = rest;
         Ok(head)
     }
-    fn u64(&mut self) -> Result<u64, String> {
+    fn u64(&mut self) -> Result<u64, RuntimeError> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
-    fn len(&mut self) -> Result<usize, String> {
+    fn len(&mut self) -> Result<usize, RuntimeError> {
         let n = self.u64()?;
         // No count can exceed the bytes that remain.
         if n as usize > self.0.len() {
-            return Err(format!(
+            return Err(malformed(format!(
                 "a rank's message claims {n} items in {} bytes",
                 self.0.len()
-            ));
+            )));
         }
         Ok(n as usize)
     }
-    fn i64(&mut self) -> Result<i64, String> {
+    fn i64(&mut self) -> Result<i64, RuntimeError> {
         Ok(i64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
-    fn f64(&mut self) -> Result<f64, String> {
+    fn f64(&mut self) -> Result<f64, RuntimeError> {
         Ok(f64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
-    fn value<T: Scalar>(&mut self) -> Result<T, String> {
+    fn value<T: Scalar>(&mut self) -> Result<T, RuntimeError> {
         Ok(T::read_le(self.take(T::BYTES)?))
     }
-    fn boxed(&mut self) -> Result<Box3, String> {
+    fn boxed(&mut self) -> Result<Box3, RuntimeError> {
         let mut v = [0i64; 6];
         for x in &mut v {
             *x = self.i64()?;
         }
         Ok(Box3::new([v[0], v[1], v[2]], [v[3], v[4], v[5]]))
     }
-    fn f64s(&mut self) -> Result<Vec<f64>, String> {
+    fn f64s(&mut self) -> Result<Vec<f64>, RuntimeError> {
         let n = self.len()?;
         (0..n).map(|_| self.f64()).collect()
     }
-    fn u64s(&mut self) -> Result<Vec<u64>, String> {
+    fn u64s(&mut self) -> Result<Vec<u64>, RuntimeError> {
         let n = self.len()?;
         (0..n).map(|_| self.u64()).collect()
     }
@@ -113,7 +120,7 @@ pub fn encode_piece<T: Scalar>(owned: Box3, fields: &[Option<Vec<T>>; 6]) -> Vec
 }
 
 /// Decodes a field piece.
-pub fn decode_piece<T: Scalar>(bytes: &[u8]) -> Result<Piece<T>, String> {
+pub fn decode_piece<T: Scalar>(bytes: &[u8]) -> Result<Piece<T>, RuntimeError> {
     let mut r = Reader(bytes);
     let owned = r.boxed()?;
     let mut fields: [Option<Vec<T>>; 6] = Default::default();
@@ -121,7 +128,10 @@ pub fn decode_piece<T: Scalar>(bytes: &[u8]) -> Result<Piece<T>, String> {
         let n = r.u64()?;
         if n != u64::MAX {
             if n as usize != owned.cells() {
-                return Err(format!("a piece of {n} values for {} cells", owned.cells()));
+                return Err(malformed(format!(
+                    "a piece of {n} values for {} cells",
+                    owned.cells()
+                )));
             }
             *f = Some((0..n).map(|_| r.value()).collect::<Result<_, _>>()?);
         }
@@ -179,7 +189,7 @@ pub fn encode_outcome<T: Scalar>(o: &RankOutput<T>) -> Vec<u8> {
 }
 
 /// Decodes a rank's outcome (no fields, history or balancer).
-pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, String> {
+pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, RuntimeError> {
     let mut r = Reader(bytes);
     let rank = r.u64()? as usize;
     let owned = r.boxed()?;
@@ -190,7 +200,7 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, String> 
         let m = r.len()?;
         let samples = (0..m)
             .map(|_| Ok((r.u64()?, r.value()?)))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, RuntimeError>>()?;
         probes.push((index, samples));
     }
     let n = r.len()?;
@@ -223,7 +233,7 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, String> 
             let c = r.u64()? as usize;
             let component = *Component::ALL
                 .get(c)
-                .ok_or_else(|| format!("component index {c} out of range"))?;
+                .ok_or_else(|| malformed(format!("component index {c} out of range")))?;
             let cell = [r.i64()?, r.i64()?, r.i64()?];
             Some(RunError::Diverged {
                 step,
@@ -231,10 +241,17 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, String> 
                 cell,
             })
         }
-        tag => return Err(format!("unknown stop reason {tag} in a rank's message")),
+        tag => {
+            return Err(malformed(format!(
+                "unknown stop reason {tag} in a rank's message"
+            )));
+        }
     };
     if !r.0.is_empty() {
-        return Err(format!("{} bytes left over in a rank's message", r.0.len()));
+        return Err(malformed(format!(
+            "{} bytes left over in a rank's message",
+            r.0.len()
+        )));
     }
     Ok(RankOutput {
         rank,

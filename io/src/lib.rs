@@ -1,0 +1,18 @@
+//! # yee-io
+//!
+//! Writers of the files a yee run leaves behind, each a pure function of a writer (or a path)
+//! and the data: PNG images of field slices and plots ([`png`], with the bitmap [`font`] of
+//! their labels), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`]), probe
+//! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
+//! CSV and a plot of the ranks' shares).
+//!
+//! Errors are [`std::io::Error`]s (PNG encoding errors arrive as [`std::io::ErrorKind::Other`]);
+//! the caller names the file.
+#![warn(missing_docs)]
+
+pub mod balance;
+pub mod csv;
+pub mod font;
+pub mod npy;
+pub mod png;
+pub mod vti;
