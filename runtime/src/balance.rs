@@ -8,8 +8,8 @@ use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
-use yee_core::{Costs, Setup};
-use yee_scalar::chunk::{slice_densities, slice_memory_densities};
+use yee_em::load::{slice_densities, slice_memory_densities};
+use yee_em::{Costs, Setup};
 use yee_scalar::decomposed::uniform_plan;
 
 use crate::error::{RuntimeError, RuntimeErrorKind};

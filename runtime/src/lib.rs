@@ -8,7 +8,7 @@
 //! plans ([`balance::make_plan`]) and tile plans ([`tiled::plan_tiles`]), balancing profiles
 //! ([`profile`]) and the memory a run takes ([`memory`]).
 //!
-//! Everything takes a `yee_core::Setup` and plain values, not a scene file: the `yee` command
+//! Everything takes a `yee_em::Setup` and plain values, not a scene file: the `yee` command
 //! loads scenes with `yee-scene` and hands their setup here. Errors are [`RuntimeError`]s,
 //! with a [`RuntimeErrorKind`] and a message naming what and where.
 //!

@@ -1,6 +1,6 @@
 //! Memory: the peak resident set of this process, and the estimate `yee check` prints.
 
-use yee_core::Setup;
+use yee_em::Setup;
 
 /// Peak resident set size in bytes (`VmHWM` of `/proc/self/status`), where the OS tells.
 pub fn peak_rss_bytes() -> Option<u64> {

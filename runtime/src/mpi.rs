@@ -10,7 +10,8 @@ use mpi::traits::CommunicatorCollectives;
 use yee_comm_mpi::{MpiComm, RootGather};
 use yee_comm_shm::Slowdown;
 use yee_core::session::Plan;
-use yee_core::{Chunk, Comm, Costs, Scalar, Setup, YeeBackend};
+use yee_core::{Chunk, Comm, Scalar};
+use yee_em::{Costs, Setup, YeeBackend};
 use yee_scalar::decomposed::{RankOutput, run_rank_on};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};

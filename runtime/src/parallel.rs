@@ -6,8 +6,9 @@ use std::sync::{Barrier, Mutex};
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
+use yee_core::Scalar;
 use yee_core::session::Plan;
-use yee_core::{Scalar, Setup, YeeBackend};
+use yee_em::{Setup, YeeBackend};
 use yee_scalar::decomposed::{RankOutput, run_rank_on};
 
 use crate::error::RuntimeError;
@@ -97,7 +98,7 @@ impl<P> OutputGather<P> {
 pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &Plan,
-    costs: yee_core::Costs,
+    costs: yee_em::Costs,
     backend: B,
     comm: CommKind,
     model: Option<MachineModel>,
@@ -128,7 +129,7 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
     fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
         setup: &Setup<'s>,
         plan: &Plan,
-        costs: yee_core::Costs,
+        costs: yee_em::Costs,
         backend: &B,
         comm: &mut M,
         steps: u64,

@@ -1,7 +1,8 @@
 //! What ranks hand over at an output step: each rank's [`Piece`] (its owned box and its part of
 //! each component), and the whole fields [`Assembled`] from every rank's piece.
 
-use yee_core::{Box3, Component, Index3, Mode, Scalar, Setup, YeeFields};
+use yee_core::{Box3, Index3, Scalar};
+use yee_em::{Component, Mode, Setup, YeeFields};
 pub use yee_scalar::decomposed::Piece;
 use yee_scalar::decomposed::{RankOutput, assemble, owned_fields};
 

@@ -8,7 +8,8 @@ use yee_comm_sim::MachineModel;
 
 use yee_core::graph::{Method, TileGraph, partition, quality};
 use yee_core::tile_map::TileMap;
-use yee_core::{Box3, Component, Scalar, Setup, Topology, YeeBackend};
+use yee_core::{Box3, Scalar, Topology};
+use yee_em::{Component, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
 
@@ -116,7 +117,7 @@ type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &TilePlan,
-    costs: yee_core::Costs,
+    costs: yee_em::Costs,
     backend: B,
     comm: CommKind,
     model: Option<MachineModel>,
@@ -198,7 +199,7 @@ type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + Sync + 'a;
 fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
     setup: &Setup<'s>,
     map: &TileMap,
-    costs: yee_core::Costs,
+    costs: yee_em::Costs,
     backend: &B,
     comm: &mut M,
     steps: u64,

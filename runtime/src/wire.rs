@@ -4,7 +4,8 @@
 //! kind [`RuntimeErrorKind::Wire`]).
 
 use yee_core::driver::StepRecord;
-use yee_core::{Box3, Component, Scalar};
+use yee_core::{Box3, Scalar};
+use yee_em::Component;
 use yee_scalar::RunError;
 use yee_scalar::decomposed::RankOutput;
 

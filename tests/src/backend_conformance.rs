@@ -6,10 +6,8 @@
 //! names the backend, the scene and the property.
 
 use yee_core::driver::shell_and_interior;
-use yee_core::{
-    Axis, Box3, Chunk, Component, Costs, Scalar, Setup, Side, Topology, YeeBackend, YeeFields,
-    share_directions,
-};
+use yee_core::{Axis, Box3, Chunk, Scalar, Side, Topology, share_directions};
+use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 use yee_scalar::ScalarCurl;
 use yee_scalar::decomposed::{ComponentValues, owned_fields};
 

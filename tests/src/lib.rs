@@ -8,7 +8,7 @@ pub mod comm_conformance;
 pub mod mpirun;
 
 use num_complex::Complex;
-use yee_core::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};
+use yee_em::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};
 
 /// PEC on every face.
 pub const PEC: Boundaries = [[Boundary::Pec; 2]; 3];
@@ -84,7 +84,7 @@ pub struct Outcome<T> {
 pub fn single_chunk<T: yee_core::Scalar>(setup: &Setup, steps: u64) -> Outcome<T> {
     let mut sim = yee_scalar::Simulation::<T>::new(setup).expect("valid setup");
     sim.run(steps).expect("no divergence");
-    let fields = yee_core::Component::ALL.map(|c| {
+    let fields = yee_em::Component::ALL.map(|c| {
         let mut out = vec![T::zero(); setup.cells()];
         sim.read_component(c, &mut out).then_some(out)
     });
@@ -129,7 +129,7 @@ pub fn planned_on<T: yee_core::Scalar>(
         c: &mut M,
         steps: u64,
     ) -> yee_scalar::decomposed::RankOutput<T> {
-        run_rank::<T, _>(setup, plan, yee_core::Costs::default(), c, steps, |_, _| {})
+        run_rank::<T, _>(setup, plan, yee_em::Costs::default(), c, steps, |_, _| {})
             .expect("the rank runs")
     }
     let outputs = match comm {
@@ -143,7 +143,7 @@ pub fn planned_on<T: yee_core::Scalar>(
             yee_comm_shm::launch_slowed(topology, s, |mut c| one(setup, plan, &mut c, steps))
         }
     };
-    let fields = yee_core::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
+    let fields = yee_em::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
     let probes = (0..setup.probes.len())
         .map(|i| probe_series(&outputs, i).expect("owned"))
         .collect();

@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
-use yee_core::{
+use yee_core::Topology;
+use yee_em::{
     Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape, SourceKind,
-    Topology, Waveform,
+    Waveform,
 };
 use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,

@@ -1,8 +1,9 @@
 //! Bad input to the simulation API returns a typed error whose message names the value.
 
-use yee_core::{
-    Axis, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
-    SetupError, Shape, Side, SourceKind, Waveform,
+use yee_core::{Axis, Side};
+use yee_em::{
+    Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, SetupError,
+    Shape, SourceKind, Waveform,
 };
 use yee_scalar::{RunError, Simulation};
 use yee_tests::{PEC, vacuum};

@@ -2,11 +2,12 @@
 //! on sim and on shm) ends with the same fields and probe records as one chunk, bit for bit.
 
 use yee_comm_sim::MachineModel;
+use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::Plan;
-use yee_core::{
+use yee_em::{
     Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, Shape,
-    SourceKind, Topology, Waveform,
+    SourceKind, Waveform,
 };
 use yee_scalar::decomposed::uniform_plan;
 use yee_tests::{CommKind, planned_on, single_chunk};

@@ -2,7 +2,7 @@
 //! by about four (Yee's scheme is second order in space and time).
 
 use std::f64::consts::{PI, TAU};
-use yee_core::{Component, Material, Mode, PointSource, Probe, Setup, SourceKind, Waveform};
+use yee_em::{Component, Material, Mode, PointSource, Probe, Setup, SourceKind, Waveform};
 use yee_scalar::Simulation;
 use yee_tests::{PEC, dtft};
 

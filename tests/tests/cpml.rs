@@ -1,7 +1,7 @@
 //! CPML reflection: a probe two cells in front of a 10-cell layer, against a reference run in
 //! a domain large enough that nothing returns within the measured window.
 
-use yee_core::{Component, Material, Mode, PointSource, Probe, Setup, SourceKind, Waveform};
+use yee_em::{Component, Material, Mode, PointSource, Probe, Setup, SourceKind, Waveform};
 use yee_scalar::Simulation;
 use yee_tests::cpml_everywhere;
 

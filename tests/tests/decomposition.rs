@@ -5,7 +5,7 @@
 //! with the exchange overlapped with the interior update and after the whole update.
 
 use yee_core::topology::for_each_candidate;
-use yee_core::{
+use yee_em::{
     Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, Shape,
     SourceKind, Waveform,
 };

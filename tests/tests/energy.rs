@@ -1,7 +1,8 @@
 //! The discrete energy of a closed lossless PEC box is an exact invariant of the Yee scheme:
 //! W = ½Σ εEⁿ·Eⁿ + ½Σ μH^{n−½}·H^{n+½}.
 
-use yee_core::{Component, Field, Mode};
+use yee_core::Field;
+use yee_em::{Component, Mode};
 use yee_scalar::Simulation;
 use yee_tests::{PEC, vacuum};
 

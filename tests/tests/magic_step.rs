@@ -1,6 +1,6 @@
 //! At Courant number 1 the 1D Yee scheme is exact: a pulse moves one cell per step.
 
-use yee_core::{Component, Mode};
+use yee_em::{Component, Mode};
 use yee_scalar::Simulation;
 use yee_tests::{PERIODIC, vacuum};
 

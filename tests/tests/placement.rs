@@ -14,7 +14,7 @@
 
 use num_complex::Complex;
 use std::f64::consts::PI;
-use yee_core::{
+use yee_em::{
     Component, Material, Mode, PointSource, Probe, Region, Setup, Shape, SourceKind, Waveform,
 };
 use yee_scalar::Simulation;

@@ -3,9 +3,8 @@
 
 use std::path::Path;
 
-use yee_core::{
-    Component, Costs, Mode, PointSource, Scalar, Setup, SourceKind, Topology, Waveform, YeeBackend,
-};
+use yee_core::{Scalar, Topology};
+use yee_em::{Component, Costs, Mode, PointSource, Setup, SourceKind, Waveform, YeeBackend};
 use yee_rayon::{ComponentPasses, RayonCurl};
 use yee_scalar::chunk::ScalarCurl;
 use yee_scalar::decomposed::{RankOutput, assemble, probe_series, run_rank_on, uniform_plan};

@@ -1,7 +1,8 @@
 //! Every value type runs the same 1D case; a complex run started real stays real.
 
 use num_complex::Complex;
-use yee_core::{Component, Mode, Real, Scalar};
+use yee_core::{Real, Scalar};
+use yee_em::{Component, Mode};
 use yee_scalar::Simulation;
 use yee_tests::{PEC, vacuum};
 

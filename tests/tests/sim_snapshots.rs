@@ -5,9 +5,10 @@
 use std::fmt::Write;
 
 use yee_comm_sim::MachineModel;
+use yee_core::Topology;
 use yee_core::decomposition::Layout;
 use yee_core::driver::Schedule;
-use yee_core::{Component, Material, Mode, PointSource, Setup, SourceKind, Topology, Waveform};
+use yee_em::{Component, Material, Mode, PointSource, Setup, SourceKind, Waveform};
 use yee_scalar::decomposed::{run_rank, uniform_plan};
 use yee_tests::cpml_everywhere;
 
@@ -45,7 +46,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         run_rank::<f32, _>(
             &setup,
             &plan,
-            yee_core::Costs::default(),
+            yee_em::Costs::default(),
             &mut c,
             steps,
             |_, _| {},

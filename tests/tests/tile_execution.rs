@@ -5,11 +5,12 @@
 
 use yee_comm_shm::launch as shm_launch;
 use yee_comm_sim::{MachineModel, launch as sim_launch};
+use yee_core::Topology;
 use yee_core::graph::{RcdcParams, TileGraph, rcdc};
 use yee_core::tile_map::TileMap;
-use yee_core::{
+use yee_em::{
     Boundary, Component, Costs, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
-    Shape, SourceKind, Topology, Waveform,
+    Shape, SourceKind, Waveform,
 };
 use yee_scalar::chunk::ScalarCurl;
 use yee_scalar::tiled::{TiledRankOutput, assemble_tiles, run_tiled_rank, tiled_probe_series};

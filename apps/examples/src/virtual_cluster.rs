@@ -5,7 +5,8 @@
 use yee_comm_sim::{LinkChange, MachineModel};
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::{HistoryEntry, Plan, run_steps};
-use yee_core::{Comm, Mode, Topology};
+use yee_core::{Comm, Topology};
+use yee_em::Mode;
 use yee_noop::NoopChunk;
 
 /// Cells per second of a normal node: with a 0.02 s delay a slow node runs at 80 % of a

@@ -1,7 +1,7 @@
 //! # yee-scene
 //!
 //! yee's scene files: TOML in, a validated [`Scene`] out ([`load`], [`parse`]). A scene
-//! resolves to a `yee_core::Setup` ([`Scene::setup`]) plus what a run writes (slices,
+//! resolves to a `yee_em::Setup` ([`Scene::setup`]) plus what a run writes (slices,
 //! snapshots, probes) and how it is laid out (cell costs, the mask of active cells and its
 //! tile size). Every error is a [`SceneError`] naming the file and the key, and the line and
 //! column where the TOML itself is at fault. The format is described in `docs/scene.md`.

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use yee_core::Shape;
+use yee_em::Shape;
 
 use super::SceneError;
 

@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use yee_core::{
-    Axis, Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region,
-    Setup, SetupError, Shape, Side, SourceKind, Waveform,
+use yee_core::{Axis, Side};
+use yee_em::{
+    Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
+    SetupError, Shape, SourceKind, Waveform,
 };
 
 use super::error::SceneError;
@@ -164,7 +165,7 @@ pub struct Scene {
     /// Whole-field snapshots.
     pub snapshots: Option<Snapshots>,
     /// Relative cell costs for load balancing.
-    pub costs: yee_core::Costs,
+    pub costs: yee_em::Costs,
     /// The active cells (x fastest), `None` when every cell is.
     pub active: Option<Vec<bool>>,
     /// The images the mask was read from.
@@ -620,7 +621,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             return Err(r.err(key, format!("{v} must be at least {min}")));
         }
     }
-    let costs = yee_core::Costs {
+    let costs = yee_em::Costs {
         cpml: c.cpml,
         source: c.source,
         probe: c.probe,

@@ -14,7 +14,8 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use yee_core::{Boundary, Material, Mode, Scalar, Setup};
+use yee_core::Scalar;
+use yee_em::{Boundary, Material, Mode, Setup};
 use yee_scalar::YeeChunk;
 use yee_scalar::chunk::CurlExecutor;
 

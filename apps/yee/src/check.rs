@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use yee_core::{Axis, Boundary, Component, Index3, Side};
+use yee_core::{Axis, Index3, Side};
+use yee_em::{Boundary, Component};
 use yee_runtime::memory::{estimate_bytes, human};
 use yee_scene::Scene;
 
@@ -184,7 +185,7 @@ pub struct MaterialVolume {
     /// on a shape's face counts by its share (docs/scene.md, "Where geometry lands"); nodes of
     /// inactive cells do not count. In cells (lengths in 1D, areas in 2D).
     pub grid: Vec<(Component, f64)>,
-    /// The sum of its shapes' analytic measures ([`yee_core::Shape::measure`]), or `None` when
+    /// The sum of its shapes' analytic measures ([`yee_em::Shape::measure`]), or `None` when
     /// one of them has no simple one.
     pub analytic: Option<f64>,
     /// A shape reaches a face of the grid or beyond: the grid holds only part of it.
@@ -239,7 +240,7 @@ fn figure(x: f64) -> String {
 
 /// The volume the grid gives each material of the geometry (in order of first use), per
 /// component, beside its shapes' analytic measure: the nodes counted exactly as the backends
-/// place materials ([`yee_core::Setup::node_placement`]).
+/// place materials ([`yee_em::Setup::node_placement`]).
 pub fn material_volumes(scene: &Scene) -> Vec<MaterialVolume> {
     let setup = scene.setup();
     let used = scene.mode.active_axes();
@@ -277,7 +278,7 @@ pub fn material_volumes(scene: &Scene) -> Vec<MaterialVolume> {
             }
         }
     }
-    let inside = |shape: &yee_core::Shape| {
+    let inside = |shape: &yee_em::Shape| {
         let (lo, hi) = shape.bounds();
         (0..3).all(|a| !used[a] || (lo[a] > 0.0 && hi[a] < scene.grid[a] as f64))
     };

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
-use yee_core::{Axis, Component, Real, Scalar, Topology, YeeBackend};
+use yee_core::{Axis, Real, Scalar, Topology};
+use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, png, vti};
 use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
 use yee_runtime::parallel::{CommKind, process_rank, run_decomposed};

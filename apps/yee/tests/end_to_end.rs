@@ -188,7 +188,7 @@ fn every_example_scene_runs_and_writes_readable_outputs() {
 
 #[test]
 fn cavity_scene_rings_at_the_lowest_resonance() {
-    use yee_core::spectrum::resonances;
+    use yee_em::spectrum::resonances;
     let out = out_dir("e2e_cavity_resonance");
     let report = run_scene(&repo().join("examples/scenes/cavity3d.toml"), &out, 8000);
     let dt = report["dt"].as_f64().unwrap();

@@ -2,7 +2,8 @@
 //! nothing when migrating, so balancing runs on large virtual machines (Balykov 2019's 100³ on
 //! 8 nodes for 20 000 steps) take seconds. Its work is one unit per cell.
 
-use yee_core::{Box3, Capabilities, Chunk, Direction, HostBuffer, HostChunkError, Mode};
+use yee_core::{Box3, Capabilities, Chunk, Direction, HostBuffer, HostChunkError};
+use yee_em::Mode;
 
 /// A stand-in for a Yee chunk of `mode` over `owned`.
 #[derive(Clone, Debug)]

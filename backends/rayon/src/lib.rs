@@ -18,7 +18,8 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use yee_core::{Box3, Component, Field, Real, Scalar};
+use yee_core::{Box3, Field, Real, Scalar};
+use yee_em::Component;
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::cpml::with_cpml_planes;
 use yee_scalar::field::HostField;
@@ -667,7 +668,7 @@ fn cpml_component<T: Scalar>(
     });
 }
 
-impl<T: Scalar> yee_core::YeeBackend<T> for RayonCurl {
+impl<T: Scalar> yee_em::YeeBackend<T> for RayonCurl {
     type Chunk<'s> = yee_scalar::YeeChunk<'s, T, RayonCurl>;
 
     fn name(&self) -> &'static str {
@@ -676,9 +677,9 @@ impl<T: Scalar> yee_core::YeeBackend<T> for RayonCurl {
 
     fn build<'s>(
         &self,
-        setup: &yee_core::Setup<'s>,
+        setup: &yee_em::Setup<'s>,
         owned: Box3,
-        costs: yee_core::Costs,
+        costs: yee_em::Costs,
     ) -> Result<Self::Chunk<'s>, yee_core::HostChunkError> {
         yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone())
             .with_costs(costs)

@@ -4,9 +4,9 @@
 
 use core::f64::consts::PI;
 
-use yee_core::dispersion::{cavity_wavevector, discrete_omega, lowest_cavity_modes};
-use yee_core::spectrum::resonances;
-use yee_core::{
+use yee_em::dispersion::{cavity_wavevector, discrete_omega, lowest_cavity_modes};
+use yee_em::spectrum::resonances;
+use yee_em::{
     Boundary, Component, Material, Mode, PointSource, Probe, Setup, SourceKind, Waveform,
 };
 

@@ -1,89 +1,16 @@
 //! A Yee chunk on the scalar backend: the two phases (H, then E) and the halos between them.
 
 use yee_core::{
-    Box3, Capabilities, Chunk, ChunkErrorKind, Component, Costs, Direction, Field, HostBuffer,
-    HostChunkError, Index3, Scalar, Setup, Side, Stencil, YeeBackend, YeeFields,
+    Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Field, HostBuffer, HostChunkError,
+    Index3, Scalar, Side, Stencil,
 };
+use yee_em::load::work_of;
+use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
-
-/// The work of updating `region` for one step (Franek's load): one per cell, `costs.cpml − 1`
-/// more per cell for each CPML layer it lies in, and the extra cost of each source and probe
-/// cell inside it. `YeeChunk::work` and the static balancer's densities both use it.
-pub fn work_of(
-    region: Box3,
-    cpml_layers: impl Iterator<Item = Box3>,
-    sources: impl Iterator<Item = yee_core::Index3>,
-    probes: impl Iterator<Item = yee_core::Index3>,
-    costs: &Costs,
-) -> f64 {
-    let mut work = region.cells() as f64;
-    for layer in cpml_layers {
-        work += (costs.cpml - 1.0) * layer.intersect(&region).cells() as f64;
-    }
-    work += costs.source * sources.filter(|&c| region.contains(c)).count() as f64;
-    work += costs.probe * probes.filter(|&c| region.contains(c)).count() as f64;
-    work
-}
-
-/// Per-axis load densities of a whole grid (the work of each one-cell slice), for Franek's
-/// static balancing; computed from the layer boxes, never from a mesh.
-pub fn slice_densities(setup: &Setup, costs: &Costs) -> [alloc::vec::Vec<f64>; 3] {
-    let layers: alloc::vec::Vec<Box3> = crate::state::cpml_layers(setup).collect();
-    per_slice(setup, |slice| {
-        work_of(
-            slice,
-            layers.iter().copied(),
-            setup.sources.iter().map(|s| s.cell),
-            setup.probes.iter().map(|p| p.cell),
-            costs,
-        )
-    })
-}
-
-/// Per-axis memory densities (bytes of each one-cell slice on the scalar backend): per cell,
-/// each component's value and its 2-byte material id; per cell of a CPML layer, the ψ value
-/// of each component that differentiates along the layer's axis. For balancing memory instead
-/// of time (Franek 2016, §4).
-pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [alloc::vec::Vec<f64>; 3] {
-    let components = setup.mode.components();
-    let per_cell = (components.len() * (value_bytes + 2)) as f64;
-    let layers: alloc::vec::Vec<(yee_core::Axis, Box3)> =
-        crate::state::cpml_layers_with_axes(setup).collect();
-    per_slice(setup, |slice| {
-        let psi: f64 = layers
-            .iter()
-            .map(|&(axis, layer)| {
-                let differentiating = components
-                    .iter()
-                    .filter(|c| c.curl_terms().iter().any(|t| t.axis == axis))
-                    .count();
-                (differentiating * value_bytes * layer.intersect(&slice).cells()) as f64
-            })
-            .sum();
-        per_cell * slice.cells() as f64 + psi
-    })
-}
-
-/// `load(slice)` for every one-cell slice of every axis.
-fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [alloc::vec::Vec<f64>; 3] {
-    let whole = Box3::from_extent(setup.grid);
-    core::array::from_fn(|a| {
-        let axis = yee_core::Axis::from_index(a);
-        (0..setup.grid[a] as i64)
-            .map(|i| {
-                load(
-                    whole
-                        .with_bound(axis, Side::Low, i)
-                        .with_bound(axis, Side::High, i + 1),
-                )
-            })
-            .collect()
-    })
-}
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
 const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {

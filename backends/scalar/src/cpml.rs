@@ -2,7 +2,8 @@
 //! `± coefficient · ψ` (Roden & Gedney 2000). Applied after [`crate::curl::CurlUpdate`] on the
 //! same region; outside every layer it does nothing.
 
-use yee_core::{Box3, Component, FieldId, Scalar, Stencil};
+use yee_core::{Box3, FieldId, Scalar, Stencil};
+use yee_em::Component;
 
 use crate::state::{ALL_IDS, YeeState, written_ids};
 

@@ -1,7 +1,8 @@
 //! The Yee curl updates: `E ← Ca E + Cb ∇×H` and `H ← Da H − Db ∇×E` (Yee 1966), with the
 //! derivatives scaled by the CPML stretch 1/κ (1 outside every layer).
 
-use yee_core::{Box3, Component, FieldId, Scalar, Stencil};
+use yee_core::{Box3, FieldId, Scalar, Stencil};
+use yee_em::Component;
 
 use crate::field::HostField;
 use crate::state::{ALL_IDS, YeeState, written_ids};

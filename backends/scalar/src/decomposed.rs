@@ -6,10 +6,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::{HistoryEntry, Plan, run_steps};
-use yee_core::{
-    Box3, Chunk, Comm, Component, Costs, HostChunkError, Scalar, Setup, Topology, YeeBackend,
-    YeeFields,
-};
+use yee_core::{Box3, Chunk, Comm, HostChunkError, Scalar, Topology};
+use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
 use crate::chunk::{ScalarCurl, YeeChunk};
 use crate::error::RunError;

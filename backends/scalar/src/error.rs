@@ -1,7 +1,8 @@
 //! Errors raised while a simulation runs.
 
 use core::fmt;
-use yee_core::{Component, Index3};
+use yee_core::Index3;
+use yee_em::Component;
 
 /// A run that cannot go on.
 #[derive(Clone, Copy, Debug, PartialEq)]

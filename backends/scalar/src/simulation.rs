@@ -2,9 +2,8 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::{
-    Axis, Chunk, Component, Direction, Field, Index3, Mode, Probe, Scalar, Setup, SetupError,
-};
+use yee_core::{Axis, Chunk, Direction, Field, Index3, Scalar};
+use yee_em::{Component, Mode, Probe, Setup, SetupError};
 
 use crate::chunk::{ELECTRIC_PHASE, MAGNETIC_PHASE, YeeChunk};
 use crate::error::RunError;
@@ -190,7 +189,7 @@ impl<'s, T: Scalar> Simulation<'s, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yee_core::{Boundary, Material};
+    use yee_em::{Boundary, Material};
 
     #[test]
     fn a_grid_with_too_many_materials_refuses_to_step() {

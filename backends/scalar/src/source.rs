@@ -1,8 +1,10 @@
 //! Point sources: soft sources add an impressed current after the update, hard sources
 //! overwrite the field (Taflove & Hagness, 3rd ed., ch. 5, hard and soft sources).
 
-use yee_core::{Box3, FieldId, Scalar, SourceKind, Stencil};
-use yee_core::{PointSource, Real};
+use yee_core::Real;
+use yee_core::{Box3, FieldId, Scalar, Stencil};
+use yee_em::PointSource;
+use yee_em::SourceKind;
 
 use crate::state::{YeeState, written_ids};
 

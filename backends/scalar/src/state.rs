@@ -4,11 +4,11 @@ use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::Field;
-use yee_core::cpml::cpml_coefficients;
-use yee_core::material::{electric_coefficients, magnetic_coefficients};
-use yee_core::{
-    Axis, Boundary, Box3, Component, CpmlCoefficients, Material, Mode, PointSource, Real, Scalar,
-    Setup, Side, UpdateCoefficients,
+use yee_core::{Axis, Box3, Real, Scalar, Side};
+use yee_em::cpml::cpml_coefficients;
+use yee_em::material::{electric_coefficients, magnetic_coefficients};
+use yee_em::{
+    Boundary, Component, CpmlCoefficients, Material, Mode, PointSource, Setup, UpdateCoefficients,
 };
 
 use crate::field::HostField;
@@ -389,32 +389,9 @@ fn axis_stretch<R: Real>(setup: &Setup, axis: Axis) -> AxisStretch<R> {
     }
 }
 
-/// The CPML layers of a setup as `(axis, box)`, in axis then side order.
-pub fn cpml_layers_with_axes<'a>(setup: &'a Setup) -> impl Iterator<Item = (Axis, Box3)> + 'a {
-    Axis::ALL.into_iter().flat_map(move |axis| {
-        Side::BOTH.into_iter().filter_map(move |side| {
-            let p = setup.cpml(axis, side)?;
-            let (n, t) = (setup.grid[axis.index()] as i64, p.thickness as i64);
-            let whole = Box3::from_extent(setup.grid);
-            Some((
-                axis,
-                match side {
-                    Side::Low => whole.with_bound(axis, Side::High, t),
-                    Side::High => whole.with_bound(axis, Side::Low, n - t),
-                },
-            ))
-        })
-    })
-}
-
-/// The CPML layer boxes of a setup.
-pub fn cpml_layers<'a>(setup: &'a Setup) -> impl Iterator<Item = Box3> + 'a {
-    cpml_layers_with_axes(setup).map(|(_, b)| b)
-}
-
 fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
     let mut slabs = Vec::new();
-    for (axis, layer) in cpml_layers_with_axes(setup) {
+    for (axis, layer) in setup.cpml_layers_with_axes() {
         let region = layer.intersect(&owned);
         let psi = Component::ALL.map(|c| {
             let differentiates = c.curl_terms().iter().any(|t| t.axis == axis);
@@ -454,8 +431,8 @@ mod tests {
 
     #[test]
     fn mixed_nodes_get_their_mean_and_the_inactive_id_zero_coefficients() {
-        let regions = [yee_core::Region {
-            shape: yee_core::Shape::Block {
+        let regions = [yee_em::Region {
+            shape: yee_em::Shape::Block {
                 lo: [2.0, f64::NEG_INFINITY, f64::NEG_INFINITY],
                 hi: [5.0, f64::INFINITY, f64::INFINITY],
             },

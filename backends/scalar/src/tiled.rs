@@ -9,7 +9,8 @@ use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::STOP_CHECK_STEPS;
 use yee_core::tile_driver::TileDriver;
 use yee_core::tile_map::TileMap;
-use yee_core::{Axis, Box3, Comm, Component, Costs, Scalar, Setup, YeeBackend, YeeFields};
+use yee_core::{Axis, Box3, Comm, Scalar};
+use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
 use crate::decomposed::ComponentValues;
 use crate::error::RunError;
@@ -91,7 +92,7 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
     let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
     driver.set_overlap(overlap);
     let tiles: Vec<Box3> = driver.tiles().copied().collect();
-    let mine: Vec<(usize, yee_core::Probe)> = setup
+    let mine: Vec<(usize, yee_em::Probe)> = setup
         .probes
         .iter()
         .copied()

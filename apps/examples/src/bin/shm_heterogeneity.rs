@@ -7,11 +7,12 @@
 use std::time::Instant;
 
 use yee_comm_shm::Slowdown;
+use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer};
-use yee_core::{
-    Boundary, Component, Costs, Material, Mode, PointSource, Setup, SourceKind, Topology, Waveform,
+use yee_em::load::slice_densities;
+use yee_em::{
+    Boundary, Component, Costs, Material, Mode, PointSource, Setup, SourceKind, Waveform,
 };
-use yee_scalar::chunk::slice_densities;
 use yee_scalar::decomposed::{run_rank, uniform_plan};
 
 fn main() {

@@ -27,10 +27,10 @@
 //! The mask of inactive cells does not come through here: it asks [`Shape::contains`] at cell
 //! centres.
 
-use crate::geometry::{Axis, Index3};
 use crate::material::Material;
 use crate::setup::Setup;
 use crate::yee::Component;
+use yee_core::geometry::{Axis, Index3};
 
 #[cfg(doc)]
 use crate::shape::Shape;

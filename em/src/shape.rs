@@ -13,7 +13,7 @@ use core::f64::consts::PI;
 #[allow(unused_imports)]
 use num_traits::Float;
 
-use crate::geometry::Axis;
+use yee_core::geometry::Axis;
 
 /// A solid region of space.
 #[derive(Clone, Copy, Debug, PartialEq)]

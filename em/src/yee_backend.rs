@@ -9,12 +9,12 @@
 
 use core::fmt::Debug;
 
-use crate::chunk::Chunk;
 use crate::cost::Costs;
-use crate::geometry::{Box3, Index3};
-use crate::scalar::Scalar;
 use crate::setup::Setup;
 use crate::yee::Component;
+use yee_core::chunk::Chunk;
+use yee_core::geometry::{Box3, Index3};
+use yee_core::scalar::Scalar;
 
 /// A chunk of a Yee grid whose fields can be read back.
 pub trait YeeFields: Chunk {

@@ -5,7 +5,7 @@
 //! half a cell along its own axis `a`, `H_a` by half a cell along the two other axes. E lives at
 //! integer times `nΔt`, H at half-integer times `(n + ½)Δt`.
 
-use crate::geometry::{Axis, Index3};
+use yee_core::geometry::{Axis, Index3};
 
 /// Dimensionality and polarisation of a simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -6,11 +6,11 @@
 
 use crate::cpml::CpmlParams;
 use crate::error::SetupError;
-use crate::geometry::{Axis, Index3, Side};
 use crate::material::Material;
 use crate::shape::Shape;
 use crate::waveform::Waveform;
 use crate::yee::{Component, Mode};
+use yee_core::geometry::{Axis, Box3, Index3, Side};
 
 /// The largest extent accepted along one axis: coordinates and products stay far from overflow.
 pub const MAX_EXTENT: usize = 1 << 24;
@@ -146,6 +146,29 @@ impl Setup<'_> {
             Boundary::Cpml(p) => Some(p),
             _ => None,
         }
+    }
+
+    /// The CPML layers as `(axis, box)`, in axis then side order.
+    pub fn cpml_layers_with_axes(&self) -> impl Iterator<Item = (Axis, Box3)> + '_ {
+        Axis::ALL.into_iter().flat_map(move |axis| {
+            Side::BOTH.into_iter().filter_map(move |side| {
+                let p = self.cpml(axis, side)?;
+                let (n, t) = (self.grid[axis.index()] as i64, p.thickness as i64);
+                let whole = Box3::from_extent(self.grid);
+                Some((
+                    axis,
+                    match side {
+                        Side::Low => whole.with_bound(axis, Side::High, t),
+                        Side::High => whole.with_bound(axis, Side::Low, n - t),
+                    },
+                ))
+            })
+        })
+    }
+
+    /// The CPML layer boxes.
+    pub fn cpml_layers(&self) -> impl Iterator<Item = Box3> + '_ {
+        self.cpml_layers_with_axes().map(|(_, b)| b)
     }
 
     /// True when `axis` is active and periodic.

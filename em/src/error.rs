@@ -2,8 +2,8 @@
 
 use core::fmt;
 
-use crate::geometry::{Axis, Index3, Side};
 use crate::yee::{Component, Mode};
+use yee_core::geometry::{Axis, Index3, Side};
 
 /// A simulation description that cannot run.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,0 +1,36 @@
+//! # yee-em
+//!
+//! The Yee physics as data, `no_std` like the core it stands on: the Yee lattice and its
+//! staggering (Yee 1966), materials and where geometry places them, CPML coefficients
+//! (Roden & Gedney 2000), source waveforms, the description of a simulation ([`Setup`]) with
+//! its validation, dispersion and spectra for the tests, the cell costs the balancer weighs,
+//! and the seam a backend implements to run the Yee apps ([`YeeBackend`]).
+#![no_std]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod cost;
+pub mod cpml;
+pub mod dispersion;
+pub mod error;
+pub mod load;
+pub mod material;
+pub mod placement;
+pub mod setup;
+pub mod shape;
+pub mod spectrum;
+pub mod waveform;
+pub mod yee;
+pub mod yee_backend;
+
+pub use cost::Costs;
+pub use cpml::{CpmlCoefficients, CpmlParams};
+pub use error::SetupError;
+pub use material::{Material, UpdateCoefficients};
+pub use placement::Placement;
+pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
+pub use shape::Shape;
+pub use waveform::Waveform;
+pub use yee::{Component, CurlTerm, Mode};
+pub use yee_backend::{YeeBackend, YeeFields};
