@@ -4,13 +4,11 @@
 #![cfg(feature = "mpi")]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+
+use yee_tests::mpirun::{finish, mpirun};
 
 use serde_json::Value;
-
-/// Every MPI job here must end within this (a hang is a failure, not a stuck CI).
-const DEADLINE: Duration = Duration::from_secs(180);
 
 fn scene() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/mpi3d.toml")
@@ -22,46 +20,11 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `command` to completion or kills it at [`DEADLINE`].
-fn finish(mut command: Command) -> Output {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun starts (install openmpi-bin)");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "the MPI job hung for {DEADLINE:?}; stderr:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn mpirun(np: usize) -> Command {
-    let mut c = Command::new("mpirun");
-    c.args([
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-np",
-        &np.to_string(),
-    ]);
-    // One rayon thread per process: the processes share this machine's cores.
-    c.env("RAYON_NUM_THREADS", "1");
-    c
-}
+/// The yee binary under test.
+const YEE: &str = env!("CARGO_BIN_EXE_yee");
 
 fn yee_run(command: &mut Command, out: &Path, extra: &[&str]) {
     command
-        .arg(env!("CARGO_BIN_EXE_yee"))
         .args([
             "run",
             scene().to_str().unwrap(),
@@ -87,7 +50,7 @@ fn succeed(out: Output) -> Output {
 /// A one-process shared-memory run: the reference (in a directory of the test's own).
 fn reference(test: &str) -> PathBuf {
     let out = out_dir(&format!("mpi_reference_{test}"));
-    let mut c = Command::new("env");
+    let mut c = Command::new(YEE);
     yee_run(&mut c, &out, &["--comm", "shm", "--ranks", "1"]);
     succeed(finish(c));
     out
@@ -126,7 +89,7 @@ fn one_two_and_four_processes_give_the_one_process_fields_bit_for_bit() {
     for np in [1, 2, 4] {
         for overlap in [true, false] {
             let out = out_dir(&format!("mpi_np{np}_{overlap}"));
-            let mut c = mpirun(np);
+            let mut c = mpirun(np, YEE);
             let extra: &[&str] = if overlap { &[] } else { &["--no-overlap"] };
             yee_run(&mut c, &out, extra);
             succeed(finish(c));
@@ -145,7 +108,7 @@ fn one_two_and_four_processes_give_the_one_process_fields_bit_for_bit() {
 fn dynamic_balancing_moves_borders_between_processes_and_keeps_the_fields() {
     let reference = reference("dynamic");
     let out = out_dir("mpi_dynamic");
-    let mut c = mpirun(2);
+    let mut c = mpirun(2, YEE);
     yee_run(
         &mut c,
         &out,
@@ -193,8 +156,8 @@ fn a_rank_that_read_another_scene_stops_every_rank_with_one_message() {
         env!("CARGO_BIN_EXE_yee"),
         out.display()
     );
-    let mut c = mpirun(2);
-    c.args(["sh", "-c", &script]);
+    let mut c = mpirun(2, "sh");
+    c.args(["-c", &script]);
     let got = finish(c);
     assert!(!got.status.success());
     let stderr = String::from_utf8_lossy(&got.stderr);
@@ -213,9 +176,8 @@ fn a_rank_count_the_grid_cannot_take_is_one_clear_error() {
         "[grid]\nmode = \"1d\"\nsize = [2]\n[[sources]]\ncomponent = \"ez\"\nposition = [0]\nwaveform = \"ricker\"\nfrequency = 0.1\n[run]\nsteps = 3\n",
     )
     .unwrap();
-    let mut c = mpirun(3);
-    c.arg(env!("CARGO_BIN_EXE_yee"))
-        .args(["run", tiny.to_str().unwrap(), "--quiet", "--out"])
+    let mut c = mpirun(3, YEE);
+    c.args(["run", tiny.to_str().unwrap(), "--quiet", "--out"])
         .arg(dir.join("out"));
     let got = finish(c);
     assert!(!got.status.success());
@@ -226,16 +188,15 @@ fn a_rank_count_the_grid_cannot_take_is_one_clear_error() {
 
 /// `yee mpi-calibrate` of a 64 × 48 × 32 grid at 100 Mcells/s on `np` processes.
 fn calibrate(np: usize, extra: &[&str]) -> Command {
-    let mut c = mpirun(np);
-    c.arg(env!("CARGO_BIN_EXE_yee"))
-        .args([
-            "mpi-calibrate",
-            "--grid",
-            "64x48x32",
-            "--mcells-per-s",
-            "100",
-        ])
-        .args(extra);
+    let mut c = mpirun(np, YEE);
+    c.args([
+        "mpi-calibrate",
+        "--grid",
+        "64x48x32",
+        "--mcells-per-s",
+        "100",
+    ])
+    .args(extra);
     c
 }
 

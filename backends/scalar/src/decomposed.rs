@@ -149,22 +149,26 @@ pub fn assemble<T: Scalar>(
     grid: [usize; 3],
     c: Component,
 ) -> Option<Vec<T>> {
-    let whole = Box3::from_extent(grid);
-    let mut out = vec![T::zero(); whole.cells()];
+    let mut out = vec![T::zero(); grid.iter().product()];
     for o in outputs {
         let piece = o.fields[c.index()].as_ref()?;
-        for (n, v) in piece.iter().enumerate() {
-            out[whole.linear_index(o.owned.index_at(n))] = *v;
-        }
+        crate::tiled::scatter_tiles(grid, core::slice::from_ref(&o.owned), piece, &mut out);
     }
     Some(out)
 }
 
 /// The whole record of probe `i`, stitched in step order from the ranks that held it.
 pub fn probe_series<T: Scalar>(outputs: &[RankOutput<T>], i: usize) -> Option<Vec<T>> {
-    let mut samples: Vec<(u64, T)> = outputs
-        .iter()
-        .flat_map(|o| &o.probes)
+    series_of(outputs.iter().flat_map(|o| &o.probes), i)
+}
+
+/// The record of probe `i` in step order from every rank's `(probe index, [(step, value)])`
+/// lists (a probe moves between ranks when borders do); `None` where no rank recorded it.
+pub fn series_of<'a, T: Scalar>(
+    probes: impl Iterator<Item = &'a (usize, Vec<(u64, T)>)>,
+    i: usize,
+) -> Option<Vec<T>> {
+    let mut samples: Vec<(u64, T)> = probes
         .filter(|(k, _)| *k == i)
         .flat_map(|(_, s)| s.iter().copied())
         .collect();

@@ -194,9 +194,5 @@ pub fn assemble_tiles<T: Scalar>(
 
 /// The record of probe `i` from the rank whose tile holds it.
 pub fn tiled_probe_series<T: Scalar>(outputs: &[TiledRankOutput<T>], i: usize) -> Option<Vec<T>> {
-    outputs
-        .iter()
-        .flat_map(|o| &o.probes)
-        .find(|(k, _)| *k == i)
-        .map(|(_, s)| s.iter().map(|(_, v)| *v).collect())
+    crate::decomposed::series_of(outputs.iter().flat_map(|o| &o.probes), i)
 }
