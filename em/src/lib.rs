@@ -14,6 +14,7 @@ pub mod cost;
 pub mod cpml;
 pub mod dispersion;
 pub mod error;
+pub mod halo;
 pub mod load;
 pub mod material;
 pub mod placement;

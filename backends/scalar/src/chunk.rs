@@ -2,8 +2,9 @@
 
 use yee_core::{
     Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Field, HostBuffer, HostChunkError,
-    Index3, Scalar, Side, Stencil,
+    Index3, Scalar, Stencil,
 };
+use yee_em::halo;
 use yee_em::load::work_of;
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
@@ -29,10 +30,7 @@ fn probe_cells(setup: &Setup, owned: Box3) -> alloc::vec::Vec<yee_core::Index3> 
         .collect()
 }
 
-/// Phase 0 of a step updates H, phase 1 updates E.
-pub const MAGNETIC_PHASE: usize = 0;
-/// See [`MAGNETIC_PHASE`].
-pub const ELECTRIC_PHASE: usize = 1;
+pub use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
 
 /// Executes the curl update of a [`YeeState`]: the one part of a step other backends
 /// replace (CPML corrections, sources and halos stay shared). Implementations must give the
@@ -120,56 +118,6 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     fn slab_components(&self) -> impl Iterator<Item = Component> + '_ {
         self.state.mode.components().iter().copied()
     }
-
-    /// The components exchanged after `phase`.
-    fn phase_components(&self, phase: usize) -> impl Iterator<Item = Component> + '_ {
-        let electric = phase == ELECTRIC_PHASE;
-        self.state
-            .mode
-            .components()
-            .iter()
-            .copied()
-            .filter(move |c| c.is_electric() == electric)
-    }
-
-    /// The face a halo crosses, if `phase` sends anything toward `toward`. The E update reads H
-    /// half a cell below (so H goes up, toward +axis) and the H update reads E half a cell
-    /// above (so E goes down); edges and corners carry nothing for the Yee stencil.
-    fn halo_face(&self, phase: usize, toward: Direction) -> Option<(yee_core::Axis, Side)> {
-        let axis = toward.face_axis()?;
-        if !self.state.mode.active_axes()[axis.index()] {
-            return None;
-        }
-        let up = toward.0[axis.index()] > 0;
-        let wanted = if phase == MAGNETIC_PHASE { up } else { !up };
-        wanted.then_some((axis, if up { Side::High } else { Side::Low }))
-    }
-
-    /// Owned cells next to `side` of `axis`, one layer thick.
-    fn border_layer(&self, axis: yee_core::Axis, side: Side) -> Box3 {
-        let o = self.state.owned;
-        let a = axis.index();
-        match side {
-            Side::Low => o.with_bound(axis, Side::High, o.lo[a] + 1),
-            Side::High => o.with_bound(axis, Side::Low, o.hi[a] - 1),
-        }
-    }
-
-    /// Ghost cells beyond `side` of `axis`, one layer thick.
-    fn ghost_layer(&self, axis: yee_core::Axis, side: Side) -> Box3 {
-        let o = self.state.owned;
-        let a = axis.index();
-        match side {
-            Side::Low => {
-                o.with_bound(axis, Side::Low, o.lo[a] - 1)
-                    .with_bound(axis, Side::High, o.lo[a])
-            }
-            Side::High => {
-                o.with_bound(axis, Side::High, o.hi[a] + 1)
-                    .with_bound(axis, Side::Low, o.hi[a])
-            }
-        }
-    }
 }
 
 impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
@@ -203,26 +151,13 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        match self.halo_face(phase, toward) {
-            Some((axis, side)) => {
-                self.phase_components(phase).count() * self.border_layer(axis, side).cells()
-            }
-            None => 0,
-        }
+        halo::halo(self.state.mode, self.state.owned, phase, toward)
+            .map_or(0, |(l, n)| n * l.cells())
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        match self.halo_face(phase, from.opposite()) {
-            Some((axis, _)) => {
-                let side = if from.0[axis.index()] > 0 {
-                    Side::High
-                } else {
-                    Side::Low
-                };
-                self.phase_components(phase).count() * self.ghost_layer(axis, side).cells()
-            }
-            None => 0,
-        }
+        halo::ghosts(self.state.mode, self.state.owned, phase, from)
+            .map_or(0, |(l, n)| n * l.cells())
     }
 
     fn pack_halos(
@@ -424,12 +359,11 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
 
     /// Packs the halo of `phase` toward `toward` into `out`.
     pub fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [T]) {
-        let Some((axis, side)) = self.halo_face(phase, toward) else {
+        let Some((layer, _)) = halo::halo(self.state.mode, self.state.owned, phase, toward) else {
             return;
         };
-        let layer = self.border_layer(axis, side);
         let n = layer.cells();
-        for (k, c) in self.phase_components(phase).enumerate() {
+        for (k, c) in halo::phase_components(self.state.mode, phase).enumerate() {
             let field = self.state.field(c).expect("phase components are carried");
             field.read_box(layer, &mut out[k * n..(k + 1) * n]);
         }
@@ -437,19 +371,11 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
 
     /// Unpacks the halo of `phase` that arrived from the `from` side.
     pub fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[T]) {
-        // Data from the `from` side was sent toward the opposite direction.
-        let Some((axis, _)) = self.halo_face(phase, from.opposite()) else {
+        let Some((layer, _)) = halo::ghosts(self.state.mode, self.state.owned, phase, from) else {
             return;
         };
-        let side = if from.0[axis.index()] > 0 {
-            Side::High
-        } else {
-            Side::Low
-        };
-        let layer = self.ghost_layer(axis, side);
         let n = layer.cells();
-        let components: alloc::vec::Vec<Component> = self.phase_components(phase).collect();
-        for (k, c) in components.into_iter().enumerate() {
+        for (k, c) in halo::phase_components(self.state.mode, phase).enumerate() {
             let field = self.state.fields[c.index()]
                 .as_mut()
                 .expect("phase components are carried");

@@ -1,0 +1,120 @@
+//! The Yee halo: which components cross which face after each phase of a step, and the
+//! layers of cells they come from and go to. Every Yee backend's chunk (and the no-op
+//! backend's cost-only one) exchanges exactly this, so it is written once here.
+//!
+//! A step is two phases: H (the magnetic half step), then E. The E update reads H half a cell
+//! below (so H travels up, toward +axis, after the H phase) and the H update reads E half a
+//! cell above (so E travels down after the E phase); edges and corners carry nothing for the
+//! Yee stencil (Yee 1966; Taflove & Hagness, ch. 3).
+
+use yee_core::{Axis, Box3, Direction, Side};
+
+use crate::yee::{Component, Mode};
+
+/// Phase 0 of a step updates H.
+pub const MAGNETIC_PHASE: usize = 0;
+/// Phase 1 of a step updates E.
+pub const ELECTRIC_PHASE: usize = 1;
+
+/// The components of `mode` updated, and exchanged, in `phase`.
+pub fn phase_components(mode: Mode, phase: usize) -> impl Iterator<Item = Component> {
+    let electric = phase == ELECTRIC_PHASE;
+    mode.components()
+        .iter()
+        .copied()
+        .filter(move |c| c.is_electric() == electric)
+}
+
+/// The face (axis, side of the sender) a halo sent toward `toward` after `phase` crosses, if
+/// that phase sends anything that way.
+pub fn halo_face(mode: Mode, phase: usize, toward: Direction) -> Option<(Axis, Side)> {
+    let axis = toward.face_axis()?;
+    if !mode.active_axes()[axis.index()] {
+        return None;
+    }
+    let up = toward.0[axis.index()] > 0;
+    let wanted = if phase == MAGNETIC_PHASE { up } else { !up };
+    wanted.then_some((axis, if up { Side::High } else { Side::Low }))
+}
+
+/// The owned cells of `owned` next to `side` of `axis`, one layer thick: what is sent.
+pub fn border_layer(owned: Box3, axis: Axis, side: Side) -> Box3 {
+    let a = axis.index();
+    match side {
+        Side::Low => owned.with_bound(axis, Side::High, owned.lo[a] + 1),
+        Side::High => owned.with_bound(axis, Side::Low, owned.hi[a] - 1),
+    }
+}
+
+/// The ghost cells beyond `side` of `axis` of `owned`, one layer thick: where it arrives.
+pub fn ghost_layer(owned: Box3, axis: Axis, side: Side) -> Box3 {
+    let a = axis.index();
+    match side {
+        Side::Low => owned
+            .with_bound(axis, Side::Low, owned.lo[a] - 1)
+            .with_bound(axis, Side::High, owned.lo[a]),
+        Side::High => owned
+            .with_bound(axis, Side::High, owned.hi[a] + 1)
+            .with_bound(axis, Side::Low, owned.hi[a]),
+    }
+}
+
+/// The halo toward `toward` after `phase` as (the layer it is read from, the number of
+/// components), if any.
+pub fn halo(mode: Mode, owned: Box3, phase: usize, toward: Direction) -> Option<(Box3, usize)> {
+    let (axis, side) = halo_face(mode, phase, toward)?;
+    Some((
+        border_layer(owned, axis, side),
+        phase_components(mode, phase).count(),
+    ))
+}
+
+/// The ghosts filled from the `from` side after `phase` as (the layer, the number of
+/// components), if anything arrives from there.
+pub fn ghosts(mode: Mode, owned: Box3, phase: usize, from: Direction) -> Option<(Box3, usize)> {
+    // What arrives from `from` was sent toward the opposite direction.
+    let (axis, _) = halo_face(mode, phase, from.opposite())?;
+    let side = if from.0[axis.index()] > 0 {
+        Side::High
+    } else {
+        Side::Low
+    };
+    Some((
+        ghost_layer(owned, axis, side),
+        phase_components(mode, phase).count(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_core::share_directions;
+
+    #[test]
+    fn each_face_carries_one_way_per_phase_and_the_ghosts_match() {
+        let owned = Box3::new([2, 3, 4], [6, 8, 9]);
+        for mode in [Mode::OneD, Mode::Tmz, Mode::Tez, Mode::ThreeD] {
+            for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                for &d in share_directions(mode.active_axes()).iter() {
+                    let sent = halo(mode, owned, phase, d);
+                    let back = halo(mode, owned, phase, d.opposite());
+                    if d.face_axis().is_none() {
+                        assert!(sent.is_none(), "{mode:?} sends toward an edge");
+                        continue;
+                    }
+                    // Exactly one of the two ways of a face carries the phase's components.
+                    assert!(sent.is_some() != back.is_some(), "{mode:?} {phase} {d:?}");
+                    // The neighbour beyond `d` receives it from its `d.opposite()` side, into a
+                    // layer the size of the one sent (a chunk of the same box shows it).
+                    if let Some((layer, n)) = sent {
+                        let (ghost, m) =
+                            ghosts(mode, owned, phase, d.opposite()).expect("a ghost layer");
+                        assert_eq!((layer.cells(), n), (ghost.cells(), m));
+                        assert!(owned.contains_box(&layer) && owned.intersect(&ghost).is_empty());
+                        assert!(ghosts(mode, owned, phase, d).is_none());
+                    }
+                }
+            }
+        }
+    }
+}
