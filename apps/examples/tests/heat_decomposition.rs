@@ -85,3 +85,41 @@ fn balanced_borders_move_and_the_bits_stay() {
         "rebalancing changed the answer"
     );
 }
+
+#[test]
+fn balanced_on_threads_with_a_slow_rank_the_bits_stay() {
+    let topology = Topology([2, 1, 1]);
+    let steps = 100;
+    let one = plan(GRID, Topology([1, 1, 1]), [false; 3], None);
+    let reference = yee_comm_shm::launch(Topology([1, 1, 1]), |mut c| {
+        run_rank(&one, GRID, &mut c, steps, 0.2).unwrap()
+    });
+    let density = std::array::from_fn(|a| vec![1.0; [GRID[0], GRID[1], 1][a]]);
+    let params = BalanceParams {
+        every: 10,
+        min_width: 1,
+        ..BalanceParams::default()
+    };
+    let p = plan(
+        GRID,
+        topology,
+        [false; 3],
+        Some(Balancer::new(topology, 2, density, params)),
+    );
+    // Rank 0 sleeps 20 µs per cell it updates.
+    let slow = [yee_comm_shm::Slowdown {
+        per_cell: 2e-5,
+        ..yee_comm_shm::Slowdown::default()
+    }];
+    let pieces = yee_comm_shm::launch_slowed(topology, &slow, |mut c| {
+        run_rank(&p, GRID, &mut c, steps, 0.2).unwrap()
+    });
+    let history = &pieces[0].2.history;
+    assert!(
+        history
+            .iter()
+            .any(|h| h.borders[0][1] < (GRID[0] / 2) as i64),
+        "the slow rank gave columns away: {history:#?}"
+    );
+    assert!(assemble(GRID, &pieces) == assemble(GRID, &reference));
+}

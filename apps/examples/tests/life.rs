@@ -100,3 +100,31 @@ fn balanced_borders_move_under_the_glider() {
     );
     assert_eq!(assemble([N, N], &pieces), pattern(glider(3, 4)));
 }
+
+#[test]
+fn balanced_on_threads_with_a_slow_rank_the_cells_stay() {
+    let topology = Topology([2, 1, 1]);
+    let density = std::array::from_fn(|a| vec![1.25; [N, N, 1][a]]);
+    let params = BalanceParams {
+        every: 10,
+        min_width: 1,
+        ..BalanceParams::default()
+    };
+    let p = plan(topology, Some(Balancer::new(topology, 2, density, params)));
+    // Rank 0 sleeps 20 µs per cell it updates: real clocks measure it as far slower.
+    let slow = [yee_comm_shm::Slowdown {
+        per_cell: 2e-5,
+        ..yee_comm_shm::Slowdown::default()
+    }];
+    let pieces = yee_comm_shm::launch_slowed(topology, &slow, |mut c| {
+        run_rank(&p, &mut c, 4 * N as u64, glider(3, 4)).unwrap()
+    });
+    let history = &pieces[0].2.history;
+    let moved = history.iter().find(|h| h.borders != p.borders);
+    let widths = moved.map(|h| h.borders[0][1] - h.borders[0][0]);
+    assert!(
+        widths.is_some_and(|w| w < (N / 2) as i64),
+        "the slow rank gave columns away: {history:#?}"
+    );
+    assert_eq!(assemble([N, N], &pieces), pattern(glider(3, 4)));
+}

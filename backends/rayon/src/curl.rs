@@ -1,0 +1,364 @@
+//! The curl phase: each component's rows split into batches over the pool, the fast row
+//! kernels where they apply and the general per-cell loop elsewhere.
+
+use rayon::prelude::*;
+use yee_core::{Box3, Field, Real, Scalar};
+use yee_em::Component;
+use yee_scalar::field::HostField;
+use yee_scalar::state::YeeState;
+
+use crate::executor::ComponentPasses;
+use crate::kernels::*;
+
+/// Cells per rayon task (whole rows of at least this many cells). Larger batches switch the
+/// memory streams less often: at 256³ f32 on one thread 256 Ki cells measured ≈ 1.2× the rate
+/// of 16 Ki (docs/performance.md), and a 100³ grid still splits into four tasks.
+pub(crate) const ROW_BATCH_CELLS: usize = 256 * 1024;
+
+/// Field arrays at least this large (bytes) have their components updated together.
+pub(crate) const TOGETHER_ABOVE_BYTES: usize = 8 << 20;
+
+/// One curl term of a component: the source field, its stride along the derivative axis, the
+/// sign, the axis and the stretch table along it.
+pub(crate) struct Term<'a, T: Scalar> {
+    pub(crate) source: &'a [T],
+    pub(crate) stride: usize,
+    pub(crate) positive: bool,
+    pub(crate) axis: usize,
+    pub(crate) table: &'a [[T::Real; 3]],
+}
+
+/// Everything the row kernel of one component needs, borrowed from the state (the sources are
+/// the other phase's fields, so the targets can be written meanwhile).
+pub(crate) struct ComponentRows<'a, T: Scalar> {
+    /// The cells to update: the region within the component's free box.
+    pub(crate) r: Box3,
+    pub(crate) storage: Box3,
+    pub(crate) extent: [usize; 3],
+    pub(crate) electric: bool,
+    pub(crate) terms: Vec<Term<'a, T>>,
+    pub(crate) ids: &'a [u16],
+    pub(crate) table: &'a [[T::Real; 2]],
+    pub(crate) uniform: Option<[T::Real; 2]>,
+    pub(crate) plain: (i64, i64),
+    pub(crate) x_stretches: bool,
+}
+
+impl<'a, T: Scalar> ComponentRows<'a, T> {
+    fn new(st: &'a YeeState<T>, c: Component, storage: Box3, region: Box3) -> Self {
+        let strides = storage.strides();
+        let electric = c.is_electric();
+        let active = st.mode.active_axes();
+        let terms: Vec<Term<T>> = c
+            .curl_terms()
+            .into_iter()
+            .filter(|t| active[t.axis.index()] && st.mode.has(t.source))
+            .map(|t| Term {
+                source: st
+                    .field(t.source)
+                    .expect("the mode carries the source")
+                    .as_slice(),
+                stride: strides[t.axis.index()],
+                positive: t.sign > 0,
+                axis: t.axis.index(),
+                table: st.stretch[t.axis.index()].table(c, t.axis),
+            })
+            .collect();
+        let table = if electric {
+            &st.electric[..]
+        } else {
+            &st.magnetic[..]
+        };
+        ComponentRows {
+            r: region.intersect(&st.free[c.index()]),
+            storage,
+            extent: storage.extent(),
+            electric,
+            x_stretches: terms.iter().any(|t| t.axis == 0),
+            terms,
+            ids: &st.material_ids[c.index()][..],
+            table,
+            uniform: st.uniform_material[c.index()].map(|id| table[id as usize]),
+            plain: st.unstretched[0],
+        }
+    }
+
+    /// The first and last storage rows (rows run y, then z) holding cells to update.
+    fn rows(&self) -> (usize, usize) {
+        let row_of = |y: i64, z: i64| {
+            (z - self.storage.lo[2]) as usize * self.extent[1] + (y - self.storage.lo[1]) as usize
+        };
+        let r = self.r;
+        (row_of(r.lo[1], r.lo[2]), row_of(r.hi[1] - 1, r.hi[2] - 1))
+    }
+
+    /// Whether no y or z stretch applies on row (`y`, `z`).
+    fn row_plain(&self, [y, z]: [i64; 2]) -> bool {
+        let one = T::Real::from_f64(1.0);
+        self.terms
+            .iter()
+            .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one)
+    }
+
+    /// Whether row (`y`, `z`) holds cells to update and all of them take the uniform fast loop,
+    /// so that a run of such rows is swept by one call ([`ComponentRows::update_span`]).
+    fn spans(&self, [y, z]: [i64; 2]) -> bool {
+        let r = self.r;
+        self.uniform.is_some()
+            && y >= r.lo[1]
+            && y < r.hi[1]
+            && z >= r.lo[2]
+            && z < r.hi[2]
+            && (!self.x_stretches || (self.plain.0 <= r.lo[0] && self.plain.1 >= r.hi[0]))
+            && self.row_plain([y, z])
+    }
+
+    /// Updates `count` consecutive storage rows from row `n` (`rows` holds them) that all
+    /// [`ComponentRows::spans`], in one call of the fast loop: short rows (100 cells) cost no
+    /// per-row setup or dispatch. Returns whether the updated cells all stayed finite.
+    fn update_span(&self, rows: &mut [T], n: usize, count: usize) -> bool {
+        let width = self.extent[0];
+        let local = |x: i64| (x - self.storage.lo[0]) as usize;
+        let (a, b) = (local(self.r.lo[0]), local(self.r.hi[0]));
+        let coef = self.uniform.expect("spans need one material");
+        let cells = RowSpan { a, b, width, count };
+        fast_uniform(rows, &self.terms, n * width, cells, coef, self.electric)
+    }
+
+    /// Updates the cells of storage row `n` at (`y`, `z`) (`row` is that row of the target);
+    /// returns whether they all stayed finite.
+    fn update(&self, row: &mut [T], n: usize, [y, z]: [i64; 2]) -> bool {
+        let (r, storage) = (self.r, self.storage);
+        if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
+            return true;
+        }
+        let base = n * self.extent[0];
+        let local = |x: i64| (x - storage.lo[0]) as usize;
+        // Rows inside a y or z stretch take the per-cell path throughout.
+        let (fast_lo, fast_hi) = if !self.row_plain([y, z]) {
+            (r.lo[0], r.lo[0])
+        } else if self.x_stretches {
+            let lo = r.lo[0].max(self.plain.0).min(r.hi[0]);
+            (lo, r.hi[0].min(self.plain.1).max(lo))
+        } else {
+            (r.lo[0], r.hi[0])
+        };
+        let (terms, ids, table, electric) = (&self.terms[..], self.ids, self.table, self.electric);
+        let mut ok = general(
+            row,
+            terms,
+            ids,
+            table,
+            base,
+            local(r.lo[0]),
+            local(fast_lo),
+            [y, z],
+            storage.lo[0],
+            electric,
+        );
+        ok &= match self.uniform {
+            Some(coef) => {
+                let cells = RowSpan {
+                    a: local(fast_lo),
+                    b: local(fast_hi),
+                    width: row.len(),
+                    count: 1,
+                };
+                fast_uniform(row, terms, base, cells, coef, electric)
+            }
+            None => fast_materials(
+                row,
+                terms,
+                ids,
+                table,
+                base,
+                local(fast_lo),
+                local(fast_hi),
+                electric,
+            ),
+        };
+        ok &= general(
+            row,
+            terms,
+            ids,
+            table,
+            base,
+            local(fast_hi),
+            local(r.hi[0]),
+            [y, z],
+            storage.lo[0],
+            electric,
+        );
+        ok
+    }
+}
+
+/// One phase of the curl update over `region`. Unless `passes` says apart (or, by default,
+/// the arrays are small enough to stay in cache), the phase's components (up to three) are
+/// updated together, batch of rows by batch of rows, so a source row read for one component is
+/// still in cache for the other that needs it (one pass per component reads every source twice
+/// from memory: 96 B per 3D cell and step instead of 72). Every cell's arithmetic is the same
+/// either way, so are the bits.
+pub(crate) fn curl_phase<T: Scalar>(
+    state: &mut YeeState<T>,
+    electric: bool,
+    region: Box3,
+    passes: ComponentPasses,
+    batch_cells: usize,
+) {
+    let components: Vec<Component> = state
+        .mode
+        .components()
+        .iter()
+        .copied()
+        .filter(|c| {
+            c.is_electric() == electric && !region.intersect(&state.free[c.index()]).is_empty()
+        })
+        .collect();
+    let mut targets: Vec<(Component, HostField<T>)> = components
+        .iter()
+        .filter_map(|&c| Some((c, state.fields[c.index()].take()?)))
+        .collect();
+    let Some(storage) = targets.first().map(|(_, f)| f.storage()) else {
+        return;
+    };
+    // Fields of one chunk share their storage box; anything else goes one at a time. Arrays
+    // that fit in the last-level cache lose nothing by a second read, and there one pass per
+    // component measured faster (docs/performance.md).
+    let large = storage.cells() * std::mem::size_of::<T>() >= TOGETHER_ABOVE_BYTES;
+    let together = match passes {
+        ComponentPasses::Auto => large,
+        ComponentPasses::Together => true,
+        ComponentPasses::Apart => false,
+    } && targets.iter().all(|(_, f)| f.storage() == storage);
+    let groups: Vec<Vec<usize>> = if together {
+        vec![(0..targets.len()).collect()]
+    } else {
+        (0..targets.len()).map(|k| vec![k]).collect()
+    };
+    let mut finite = true;
+    for group in groups {
+        let st = &*state;
+        let kernels: Vec<ComponentRows<T>> = group
+            .iter()
+            .map(|&k| ComponentRows::new(st, targets[k].0, storage, region))
+            .collect();
+        let extent = storage.extent();
+        let first = kernels.iter().map(|k| k.rows().0).min().unwrap_or(0);
+        let last = kernels.iter().map(|k| k.rows().1).max().unwrap_or(0);
+        // Tasks of several rows: rayon's per-task cost would dominate 100-cell rows.
+        let rows_per_task = (batch_cells / extent[0]).max(1);
+        let batch = extent[0] * rows_per_task;
+        // Batch-major: for each batch of rows, that batch of every target in the group.
+        let mut batches: Vec<Vec<&mut [T]>> = Vec::new();
+        for (k, (_, field)) in targets.iter_mut().enumerate() {
+            if !group.contains(&k) {
+                continue;
+            }
+            let span = &mut field.as_mut_slice()[first * extent[0]..(last + 1) * extent[0]];
+            for (b, chunk) in span.chunks_mut(batch).enumerate() {
+                if batches.len() <= b {
+                    batches.push(Vec::with_capacity(kernels.len()));
+                }
+                batches[b].push(chunk);
+            }
+        }
+        finite &= batches
+            .into_par_iter()
+            .enumerate()
+            .map(|(task, mut rows)| {
+                let mut ok = true;
+                let n0 = first + task * rows_per_task;
+                // One component over the whole batch, then the next: each loop streams as few
+                // arrays as a separate pass would, and the sources it shares with the previous
+                // component come from cache (a batch's rows of all arrays fit in the L3).
+                for (kernel, target) in kernels.iter().zip(rows.iter_mut()) {
+                    ok &= sweep_batch(kernel, target, n0);
+                }
+                ok
+            })
+            .reduce(|| true, |a, b| a & b);
+    }
+    state.non_finite |= !finite;
+    for (c, field) in targets {
+        state.fields[c.index()] = Some(field);
+    }
+}
+
+/// Updates one component over `target`, whole storage rows from row `n0`: runs of rows that
+/// take the uniform fast loop within one z plane as one span, the others row by row. Returns
+/// whether the updated cells all stayed finite.
+pub(crate) fn sweep_batch<T: Scalar>(
+    kernel: &ComponentRows<T>,
+    target: &mut [T],
+    n0: usize,
+) -> bool {
+    let (storage, width) = (kernel.storage, kernel.extent[0]);
+    let count = target.len() / width;
+    // (y, z) of the batch's first row, then stepped: no division per row.
+    let mut y = storage.lo[1] + (n0 % kernel.extent[1]) as i64;
+    let mut z = storage.lo[2] + (n0 / kernel.extent[1]) as i64;
+    let mut ok = true;
+    let mut j = 0;
+    while j < count {
+        let mut run = 0;
+        while j + run < count
+            && y + (run as i64) < storage.hi[1]
+            && kernel.spans([y + run as i64, z])
+        {
+            run += 1;
+        }
+        let step = run.max(1);
+        let rows = &mut target[j * width..(j + step) * width];
+        if run > 1 {
+            ok &= kernel.update_span(rows, n0 + j, run);
+        } else {
+            ok &= kernel.update(rows, n0 + j, [y, z]);
+        }
+        j += step;
+        y += step as i64;
+        if y == storage.hi[1] {
+            y = storage.lo[1];
+            z += 1;
+        }
+    }
+    ok
+}
+
+/// The difference approximating the derivative at offset `o`: backward for E, forward for H.
+#[inline(always)]
+pub(crate) fn diff<T: Scalar>(s: &[T], o: usize, stride: usize, electric: bool) -> T {
+    if electric {
+        s[o] - s[o - stride]
+    } else {
+        s[o + stride] - s[o]
+    }
+}
+
+/// The curl without stretching, in the oracle's order: `((0 ± d₁) ∓ d₂)`.
+#[inline(always)]
+pub(crate) fn plain_curl<T: Scalar>(terms: &[Term<T>], o: usize, electric: bool) -> T {
+    let mut curl = T::zero();
+    for t in terms {
+        let d = diff(t.source, o, t.stride, electric);
+        curl = if t.positive { curl + d } else { curl - d };
+    }
+    curl
+}
+
+/// The two operands of a term's difference over cells `o..o + n`: (upper, lower) for
+/// `upper − lower`, backward for E, forward for H.
+#[inline(always)]
+pub(crate) fn operands<'a, T: Scalar>(
+    t: &Term<'a, T>,
+    o: usize,
+    n: usize,
+    electric: bool,
+) -> (&'a [T], &'a [T]) {
+    let (hi, lo) = if electric {
+        (o, o - t.stride)
+    } else {
+        (o + t.stride, o)
+    };
+    (&t.source[hi..hi + n], &t.source[lo..lo + n])
+}

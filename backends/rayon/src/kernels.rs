@@ -1,0 +1,189 @@
+//! The row kernels: equal-length slices zipped so the compiler vectorises them, in the scalar
+//! oracle's arithmetic (no fused multiply-add, the same order).
+
+use yee_core::Scalar;
+
+use crate::curl::*;
+
+/// Cells `a..b` of each of `count` consecutive storage rows of `width` cells.
+#[derive(Clone, Copy)]
+pub(crate) struct RowSpan {
+    pub(crate) a: usize,
+    pub(crate) b: usize,
+    pub(crate) width: usize,
+    pub(crate) count: usize,
+}
+
+/// The cells of `rows` that `span` names, with one material and no stretching: equal-length
+/// slices zipped, so the compiler drops the bounds checks and vectorises — compiled for AVX-512
+/// and AVX2 as well as the baseline, picked at run time (no FMA: fusing would change the bits).
+/// Returns whether every new value is finite.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
+    "x86_64+avx2+avx"
+))]
+pub(crate) fn fast_uniform<T: Scalar>(
+    rows: &mut [T],
+    terms: &[Term<T>],
+    base: usize,
+    span: RowSpan,
+    coef: [T::Real; 2],
+    electric: bool,
+) -> bool {
+    let [decay, gain] = coef;
+    let RowSpan { a, b, width, count } = span;
+    let n = b - a;
+    // The sign pattern is fixed per component: one branch-free loop for each, chosen once for
+    // all rows. Each loop folds the finiteness of what it writes as it goes (a non-short-circuit
+    // `&` vectorises; `all` would branch per element), so the check costs no second pass.
+    let mut ok = true;
+    match terms {
+        [t1, t2] => {
+            let (t, cells) = ([t1, t2], (base, span));
+            ok = match (t1.positive, t2.positive) {
+                (true, false) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
+                    (T::zero() + d1) - d2
+                }),
+                (false, true) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
+                    (T::zero() - d1) + d2
+                }),
+                (true, true) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
+                    (T::zero() + d1) + d2
+                }),
+                (false, false) => two_term_rows(rows, t, cells, coef, electric, |d1, d2| {
+                    (T::zero() - d1) - d2
+                }),
+            };
+        }
+        [t1] => {
+            let p1 = t1.positive;
+            for k in 0..count {
+                let (h1, l1) = operands(t1, base + k * width + a, n, electric);
+                let out = &mut rows[k * width + a..k * width + b];
+                ok &= out
+                    .iter_mut()
+                    .zip(h1)
+                    .zip(l1)
+                    .fold(true, |ok, ((v, &x1), &y1)| {
+                        let d1 = x1 - y1;
+                        let curl = if p1 { T::zero() + d1 } else { T::zero() - d1 };
+                        *v = v.scale(decay) + curl.scale(gain);
+                        ok & v.is_finite()
+                    });
+            }
+        }
+        _ => {
+            for k in 0..count {
+                let o = base + k * width + a;
+                let out = &mut rows[k * width + a..k * width + b];
+                ok &= out.iter_mut().enumerate().fold(true, |ok, (i, v)| {
+                    *v = v.scale(decay) + plain_curl(terms, o + i, electric).scale(gain);
+                    ok & v.is_finite()
+                });
+            }
+        }
+    }
+    ok
+}
+
+/// The two-term update over the rows of `span` (from storage offset `base`), the curl's
+/// signs fixed in `curl`; whether every new value is finite.
+#[inline(always)]
+pub(crate) fn two_term_rows<T: Scalar>(
+    rows: &mut [T],
+    [t1, t2]: [&Term<T>; 2],
+    (base, span): (usize, RowSpan),
+    [decay, gain]: [T::Real; 2],
+    electric: bool,
+    curl: impl Fn(T, T) -> T + Copy,
+) -> bool {
+    let RowSpan { a, b, width, count } = span;
+    let mut ok = true;
+    for k in 0..count {
+        let o = base + k * width + a;
+        let (h1, l1) = operands(t1, o, b - a, electric);
+        let (h2, l2) = operands(t2, o, b - a, electric);
+        let out = &mut rows[k * width + a..k * width + b];
+        ok &= zip_update(out, h1, l1, h2, l2, decay, gain, curl);
+    }
+    ok
+}
+
+/// `v ← v·decay + curl(x₁ − y₁, x₂ − y₂)·gain` over equal-length slices; whether every new
+/// value is finite.
+#[inline(always)]
+pub(crate) fn zip_update<T: Scalar>(
+    out: &mut [T],
+    h1: &[T],
+    l1: &[T],
+    h2: &[T],
+    l2: &[T],
+    decay: T::Real,
+    gain: T::Real,
+    curl: impl Fn(T, T) -> T,
+) -> bool {
+    out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2).fold(
+        true,
+        |ok, ((((v, &x1), &y1), &x2), &y2)| {
+            *v = v.scale(decay) + curl(x1 - y1, x2 - y2).scale(gain);
+            ok & v.is_finite()
+        },
+    )
+}
+
+/// Cells `a..b` of a row without stretching, coefficients looked up per cell.
+#[inline(always)]
+pub(crate) fn fast_materials<T: Scalar>(
+    row: &mut [T],
+    terms: &[Term<T>],
+    ids: &[u16],
+    table: &[[T::Real; 2]],
+    base: usize,
+    a: usize,
+    b: usize,
+    electric: bool,
+) -> bool {
+    let mut ok = true;
+    for i in a..b {
+        let [decay, gain] = table[ids[base + i] as usize];
+        let v = row[i].scale(decay) + plain_curl(terms, base + i, electric).scale(gain);
+        ok &= v.is_finite();
+        row[i] = v;
+    }
+    ok
+}
+
+/// Cells `a..b` of a row on the oracle's per-cell path: stretch factors and lookups.
+pub(crate) fn general<T: Scalar>(
+    row: &mut [T],
+    terms: &[Term<T>],
+    ids: &[u16],
+    table: &[[T::Real; 2]],
+    base: usize,
+    a: usize,
+    b: usize,
+    yz: [i64; 2],
+    x_origin: i64,
+    electric: bool,
+) -> bool {
+    let mut ok = true;
+    for i in a..b {
+        let o = base + i;
+        let p = [x_origin + i as i64, yz[0], yz[1]];
+        let mut curl = T::zero();
+        for t in terms {
+            let scaled =
+                diff(t.source, o, t.stride, electric).scale(t.table[p[t.axis] as usize][2]);
+            curl = if t.positive {
+                curl + scaled
+            } else {
+                curl - scaled
+            };
+        }
+        let [decay, gain] = table[ids[o] as usize];
+        let v = row[i].scale(decay) + curl.scale(gain);
+        ok &= v.is_finite();
+        row[i] = v;
+    }
+    ok
+}
