@@ -24,6 +24,17 @@ fn plan(topology: Topology, balancer: Option<Balancer>) -> Plan {
     }
 }
 
+/// A plan with the library's dynamic balancer, every 10 generations.
+fn balanced_plan(topology: Topology) -> Plan {
+    let density = std::array::from_fn(|a| vec![1.25; [N, N, 1][a]]);
+    let params = BalanceParams {
+        every: 10,
+        min_width: 1,
+        ..BalanceParams::default()
+    };
+    plan(topology, Some(Balancer::new(topology, 2, density, params)))
+}
+
 fn pattern(cells: impl Fn(i64, i64) -> bool) -> Vec<f32> {
     (0..(N * N) as i64)
         .map(|k| f32::from(u8::from(cells(k % N as i64, k / N as i64))))
@@ -80,13 +91,7 @@ fn every_decomposition_gives_the_same_cells() {
 #[test]
 fn balanced_borders_move_under_the_glider() {
     let topology = Topology([2, 2, 1]);
-    let density = std::array::from_fn(|a| vec![1.25; [N, N, 1][a]]);
-    let params = BalanceParams {
-        every: 10,
-        min_width: 1,
-        ..BalanceParams::default()
-    };
-    let p = plan(topology, Some(Balancer::new(topology, 2, density, params)));
+    let p = balanced_plan(topology);
     // Rank 0 computes five times slower than the others.
     let mut model = MachineModel::default_for(4);
     model.speeds[0] /= 5.0;
@@ -104,13 +109,7 @@ fn balanced_borders_move_under_the_glider() {
 #[test]
 fn balanced_on_threads_with_a_slow_rank_the_cells_stay() {
     let topology = Topology([2, 1, 1]);
-    let density = std::array::from_fn(|a| vec![1.25; [N, N, 1][a]]);
-    let params = BalanceParams {
-        every: 10,
-        min_width: 1,
-        ..BalanceParams::default()
-    };
-    let p = plan(topology, Some(Balancer::new(topology, 2, density, params)));
+    let p = balanced_plan(topology);
     // Rank 0 sleeps 20 µs per cell it updates: real clocks measure it as far slower.
     let slow = [yee_comm_shm::Slowdown {
         per_cell: 2e-5,
