@@ -60,8 +60,11 @@ pub fn ghost_layer(owned: Box3, axis: Axis, side: Side) -> Box3 {
 }
 
 /// The halo toward `toward` after `phase` as (the layer it is read from, the number of
-/// components), if any.
+/// components), if any. An empty box (a disabled rank) sends nothing.
 pub fn halo(mode: Mode, owned: Box3, phase: usize, toward: Direction) -> Option<(Box3, usize)> {
+    if owned.is_empty() {
+        return None;
+    }
     let (axis, side) = halo_face(mode, phase, toward)?;
     Some((
         border_layer(owned, axis, side),
@@ -70,8 +73,11 @@ pub fn halo(mode: Mode, owned: Box3, phase: usize, toward: Direction) -> Option<
 }
 
 /// The ghosts filled from the `from` side after `phase` as (the layer, the number of
-/// components), if anything arrives from there.
+/// components), if anything arrives from there. An empty box receives nothing.
 pub fn ghosts(mode: Mode, owned: Box3, phase: usize, from: Direction) -> Option<(Box3, usize)> {
+    if owned.is_empty() {
+        return None;
+    }
     // What arrives from `from` was sent toward the opposite direction.
     let (axis, _) = halo_face(mode, phase, from.opposite())?;
     let side = if from.0[axis.index()] > 0 {
@@ -113,6 +119,10 @@ mod tests {
                         assert!(owned.contains_box(&layer) && owned.intersect(&ghost).is_empty());
                         assert!(ghosts(mode, owned, phase, d).is_none());
                     }
+                    // A disabled rank's empty box neither sends nor receives.
+                    let empty = owned.with_bound(Axis::X, Side::High, owned.lo[0]);
+                    assert!(halo(mode, empty, phase, d).is_none());
+                    assert!(ghosts(mode, empty, phase, d).is_none());
                 }
             }
         }

@@ -55,10 +55,7 @@ impl Shape {
             Shape::Everywhere => true,
             Shape::Block { lo, hi } => (0..3).all(|a| lo[a] <= p[a] && p[a] <= hi[a]),
             Shape::Sphere { center, radius } => {
-                let d2: f64 = (0..3)
-                    .map(|a| (p[a] - center[a]) * (p[a] - center[a]))
-                    .sum();
-                d2 <= radius * radius
+                distance_squared(p, center, None) <= radius * radius
             }
             Shape::Cylinder {
                 center,
@@ -67,11 +64,8 @@ impl Shape {
                 length,
             } => {
                 let a = axis.index();
-                let d2: f64 = (0..3)
-                    .filter(|&b| b != a)
-                    .map(|b| (p[b] - center[b]) * (p[b] - center[b]))
-                    .sum();
-                d2 <= radius * radius && (p[a] - center[a]).abs() <= length / 2.0
+                distance_squared(p, center, Some(a)) <= radius * radius
+                    && (p[a] - center[a]).abs() <= length / 2.0
             }
         }
     }
