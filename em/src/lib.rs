@@ -3,7 +3,8 @@
 //! The Yee physics as data, `no_std` like the core it stands on: the Yee lattice and its
 //! staggering (Yee 1966), materials and where geometry places them, CPML coefficients
 //! (Roden & Gedney 2000), source waveforms, the description of a simulation ([`Setup`]) with
-//! its validation, dispersion and spectra for the tests, the cell costs the balancer weighs,
+//! its validation, dispersion and spectra for the tests, the near-to-far-field transformation
+//! (surface equivalence, Taflove & Hagness §8.5), the cell costs the balancer weighs,
 //! and the seam a backend implements to run the Yee apps ([`YeeBackend`]).
 #![no_std]
 #![warn(missing_docs)]
@@ -17,6 +18,7 @@ pub mod error;
 pub mod halo;
 pub mod load;
 pub mod material;
+pub mod near_to_far;
 pub mod placement;
 pub mod setup;
 pub mod shape;
