@@ -153,6 +153,32 @@ pub enum SetupError {
         /// Its cell.
         cell: Index3,
     },
+    /// A plane wave's parameter is out of range.
+    InvalidPlaneWave {
+        /// Plane wave index.
+        wave: usize,
+        /// What is wrong.
+        parameter: &'static str,
+    },
+    /// A node next to a plane wave's total-field surface is not plain background (a region,
+    /// a CPML layer or a masked cell): the incident wave would not solve the update there.
+    PlaneWaveSurface {
+        /// Plane wave index.
+        wave: usize,
+        /// The component of the node.
+        component: Component,
+        /// Its cell.
+        cell: Index3,
+        /// "a material region", "a CPML layer" or "an inactive cell".
+        what: &'static str,
+    },
+    /// A DFT monitor's parameter is out of range.
+    InvalidMonitor {
+        /// Monitor index.
+        monitor: usize,
+        /// What is wrong.
+        parameter: &'static str,
+    },
 }
 
 impl fmt::Display for SetupError {
@@ -282,6 +308,24 @@ impl fmt::Display for SetupError {
                 f,
                 "source {source}: cell {cell:?} is inactive (masked out), so it is never computed"
             ),
+            InvalidPlaneWave { wave, parameter } => {
+                write!(f, "plane wave {wave}: invalid {parameter}")
+            }
+            PlaneWaveSurface {
+                wave,
+                component,
+                cell,
+                what,
+            } => write!(
+                f,
+                "plane wave {wave}: the {} node of cell {cell:?} next to the total-field \
+                 surface lies in {what}; the surface must run through the background \
+                 material, clear of CPML and masks (move the box or the object)",
+                component.name()
+            ),
+            InvalidMonitor { monitor, parameter } => {
+                write!(f, "DFT monitor {monitor}: invalid {parameter}")
+            }
         }
     }
 }

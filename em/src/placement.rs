@@ -201,6 +201,9 @@ mod tests {
             boundaries: [[Boundary::Pec; 2]; 3],
             sources: &[],
             probes: &[],
+            plane_waves: &[],
+            monitors: &[],
+            frequencies: &[],
             active: None,
         }
     }

@@ -5,8 +5,10 @@
 //! it from a file.
 
 use crate::cpml::CpmlParams;
+use crate::dft::DftMonitor;
 use crate::error::SetupError;
 use crate::material::Material;
+use crate::plane_wave::PlaneWave;
 use crate::shape::Shape;
 use crate::waveform::Waveform;
 use crate::yee::{Component, Mode};
@@ -105,6 +107,12 @@ pub struct Setup<'a> {
     pub sources: &'a [PointSource],
     /// Probes.
     pub probes: &'a [Probe],
+    /// TF/SF plane waves.
+    pub plane_waves: &'a [PlaneWave],
+    /// DFT monitors.
+    pub monitors: &'a [DftMonitor],
+    /// The monitors' frequencies (each monitor names its part).
+    pub frequencies: &'a [f64],
     /// The active cells (one value per cell, x fastest), or `None` when all are. Inactive
     /// cells are not computed: every field component they index stays exactly zero, so
     /// they act as perfect conductors (Smyk & Tudruj 2011's irregular computational areas).
@@ -232,7 +240,79 @@ impl Setup<'_> {
         for (index, p) in self.probes.iter().enumerate() {
             self.validate_node("probe", index, p.component, p.cell)?;
         }
+        for (index, w) in self.plane_waves.iter().enumerate() {
+            self.validate_plane_wave(index, w)?;
+        }
+        for (index, m) in self.monitors.iter().enumerate() {
+            self.validate_monitor(index, m)?;
+        }
         Ok(())
+    }
+
+    /// The plane wave's own parameters, then every node its surface corrections touch: they
+    /// must be background, outside CPML and active.
+    fn validate_plane_wave(&self, wave: usize, w: &PlaneWave) -> Result<(), SetupError> {
+        let periodic = Axis::ALL.map(|a| self.is_periodic(a));
+        if let Some(parameter) = w.invalid_parameter(self.mode, self.grid, periodic) {
+            return Err(SetupError::InvalidPlaneWave { wave, parameter });
+        }
+        let layers: alloc::vec::Vec<Box3> = self.cpml_layers().collect();
+        let mut problem = None;
+        for &c in self.mode.components() {
+            let whole = Box3::from_extent(self.grid);
+            crate::plane_wave::crossings(w, self.mode, c, whole, |cell, _, _| {
+                if problem.is_some() {
+                    return;
+                }
+                let what = if layers.iter().any(|l| l.contains(cell)) {
+                    "a CPML layer"
+                } else if !self.is_active(cell) {
+                    "an inactive cell"
+                } else if self.node_material(c, cell) != self.background {
+                    "a material region"
+                } else {
+                    return;
+                };
+                problem = Some(SetupError::PlaneWaveSurface {
+                    wave,
+                    component: c,
+                    cell,
+                    what,
+                });
+            });
+        }
+        problem.map_or(Ok(()), Err)
+    }
+
+    fn validate_monitor(&self, monitor: usize, m: &DftMonitor) -> Result<(), SetupError> {
+        let bad = |parameter| Err(SetupError::InvalidMonitor { monitor, parameter });
+        if m.region.is_empty() || !Box3::from_extent(self.grid).contains_box(&m.region) {
+            return bad("region (empty or outside the grid)");
+        }
+        let Some(frequencies) = self
+            .frequencies
+            .get(m.first..m.first.saturating_add(m.count))
+        else {
+            return bad("frequencies (beyond the setup's table)");
+        };
+        if frequencies.is_empty() {
+            return bad("frequencies (none)");
+        }
+        if frequencies.iter().any(|f| !(f.is_finite() && *f >= 0.0)) {
+            return bad("frequencies (negative or not finite)");
+        }
+        if m.component_list().any(|c| !self.mode.has(c)) {
+            return bad("components (one the mode does not carry)");
+        }
+        if !m.components.contains(&true) {
+            return bad("components (none)");
+        }
+        Ok(())
+    }
+
+    /// The frequencies of monitor `m` (validated).
+    pub fn frequencies_of(&self, m: &DftMonitor) -> &[f64] {
+        &self.frequencies[m.first..m.first + m.count]
     }
 
     fn validate_grid(&self) -> Result<(), SetupError> {

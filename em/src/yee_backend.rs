@@ -30,6 +30,19 @@ pub trait YeeFields: Chunk {
     /// The value of component `c` at `cell` (owned): what a probe records.
     fn value(&mut self, c: Component, cell: Index3) -> Result<Self::Value, Self::Error>;
 
+    /// Copies the running DFT sums of component `c` of monitor `monitor` (an index into
+    /// [`Setup::monitors`]) over `region` (inside the monitor's box and the owned box) into
+    /// `out`: per node (x fastest), per frequency, the sums `Σ F Δt cos(2πft)` and
+    /// `Σ F Δt sin(2πft)` ([`crate::dft`]), `2 · frequencies · region.cells()` values. Returns
+    /// `Ok(false)` when the monitor does not transform `c`.
+    fn read_dft(
+        &mut self,
+        monitor: usize,
+        c: Component,
+        region: Box3,
+        out: &mut [Self::Value],
+    ) -> Result<bool, Self::Error>;
+
     /// The first node (component order E then H, then x fastest) among `regions` whose value
     /// is NaN or infinite, if an update since the last call stored one; clears the chunk's
     /// flag. A diverging run stops with the step and this node.

@@ -53,6 +53,7 @@ pub fn assemble_pieces<T: Scalar>(setup: &Setup, pieces: Vec<Piece<T>>) -> Assem
             fields,
             probes: Vec::new(),
             records: Vec::new(),
+            dft: Vec::new(),
             diverged: None,
             history: Vec::new(),
             balancer: None,

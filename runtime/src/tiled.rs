@@ -225,6 +225,7 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
         fields: [None, None, None, None, None, None],
         probes: o.probes,
         records: o.records,
+        dft: o.dft,
         diverged: o.diverged,
         history: Vec::new(),
         balancer: None,

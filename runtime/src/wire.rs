@@ -7,7 +7,7 @@ use yee_core::driver::StepRecord;
 use yee_core::{Box3, Scalar};
 use yee_em::Component;
 use yee_scalar::RunError;
-use yee_scalar::decomposed::RankOutput;
+use yee_scalar::decomposed::{ComponentValues, DftPiece, RankOutput};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::piece::Piece;
@@ -104,19 +104,43 @@ impl Reader<'_> {
     }
 }
 
-/// Encodes a field piece.
-pub fn encode_piece<T: Scalar>(owned: Box3, fields: &[Option<Vec<T>>; 6]) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.boxed(owned);
-    for f in fields {
-        match f {
-            None => w.u64(u64::MAX),
-            Some(values) => {
-                w.u64(values.len() as u64);
-                values.iter().for_each(|&v| w.value(v));
+impl Writer {
+    /// Each component's values, or a marker for an absent one.
+    fn components<T: Scalar>(&mut self, fields: &ComponentValues<T>) {
+        for f in fields {
+            match f {
+                None => self.u64(u64::MAX),
+                Some(values) => {
+                    self.u64(values.len() as u64);
+                    values.iter().for_each(|&v| self.value(v));
+                }
             }
         }
     }
+}
+
+impl Reader<'_> {
+    /// What [`Writer::components`] wrote, each present component `len` values long.
+    fn components<T: Scalar>(&mut self, len: usize) -> Result<ComponentValues<T>, RuntimeError> {
+        let mut fields: ComponentValues<T> = Default::default();
+        for f in &mut fields {
+            let n = self.u64()?;
+            if n != u64::MAX {
+                if n as usize != len {
+                    return Err(malformed(format!("{n} values where {len} belong")));
+                }
+                *f = Some((0..n).map(|_| self.value()).collect::<Result<_, _>>()?);
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// Encodes a field piece.
+pub fn encode_piece<T: Scalar>(owned: Box3, fields: &ComponentValues<T>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.boxed(owned);
+    w.components(fields);
     w.0
 }
 
@@ -124,19 +148,7 @@ pub fn encode_piece<T: Scalar>(owned: Box3, fields: &[Option<Vec<T>>; 6]) -> Vec
 pub fn decode_piece<T: Scalar>(bytes: &[u8]) -> Result<Piece<T>, RuntimeError> {
     let mut r = Reader(bytes);
     let owned = r.boxed()?;
-    let mut fields: [Option<Vec<T>>; 6] = Default::default();
-    for f in &mut fields {
-        let n = r.u64()?;
-        if n != u64::MAX {
-            if n as usize != owned.cells() {
-                return Err(malformed(format!(
-                    "a piece of {n} values for {} cells",
-                    owned.cells()
-                )));
-            }
-            *f = Some((0..n).map(|_| r.value()).collect::<Result<_, _>>()?);
-        }
-    }
+    let fields = r.components(owned.cells())?;
     Ok((owned, fields))
 }
 
@@ -168,6 +180,13 @@ pub fn encode_outcome<T: Scalar>(o: &RankOutput<T>) -> Vec<u8> {
             w.u64(v.len() as u64);
             v.iter().for_each(|&x| w.u64(x));
         }
+    }
+    w.u64(o.dft.len() as u64);
+    for d in &o.dft {
+        w.u64(d.monitor as u64);
+        w.u64(d.per_node as u64);
+        w.boxed(d.part);
+        w.components(&d.sums);
     }
     match o.diverged {
         None => w.u64(0),
@@ -224,6 +243,20 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, RuntimeE
             transfer_seconds,
         });
     }
+    let n = r.len()?;
+    let mut dft = Vec::with_capacity(n);
+    for _ in 0..n {
+        let monitor = r.u64()? as usize;
+        let per_node = r.len()?;
+        let part = r.boxed()?;
+        let sums = r.components(part.cells() * per_node)?;
+        dft.push(DftPiece {
+            monitor,
+            per_node,
+            part,
+            sums,
+        });
+    }
     let diverged = match r.u64()? {
         0 => None,
         2 => Some(RunError::TooManyMaterials {
@@ -260,6 +293,7 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, RuntimeE
         fields: Default::default(),
         probes,
         records,
+        dft,
         diverged,
         history: Vec::new(),
         balancer: None,
@@ -291,6 +325,14 @@ mod tests {
                 vec![(1, Complex::new(0.5, -2.0)), (2, Complex::new(1e-300, 3.0))],
             )],
             records: vec![record.clone(), record],
+            dft: vec![DftPiece {
+                monitor: 2,
+                per_node: 4,
+                part: owned,
+                sums: std::array::from_fn(|c| {
+                    (c == 4).then(|| vec![Complex::new(1.5, -0.25); 4 * owned.cells()])
+                }),
+            }],
             diverged: Some(RunError::Diverged {
                 step: 7,
                 component: Component::Hy,
@@ -303,6 +345,7 @@ mod tests {
         assert_eq!(back.rank, 3);
         assert_eq!(back.owned, owned);
         assert_eq!(back.probes, out.probes);
+        assert_eq!(back.dft, out.dft);
         assert_eq!(back.diverged, out.diverged);
         assert_eq!(back.records.len(), 2);
         assert_eq!(back.records[0].share_seconds, out.records[0].share_seconds);
@@ -322,6 +365,7 @@ mod tests {
             fields: Default::default(),
             probes: Vec::new(),
             records: Vec::new(),
+            dft: Vec::new(),
             diverged: Some(RunError::TooManyMaterials { limit: 65536 }),
             history: Vec::new(),
             balancer: None,

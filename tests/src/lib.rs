@@ -37,6 +37,9 @@ pub fn vacuum(
         boundaries,
         sources: &[],
         probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     }
 }

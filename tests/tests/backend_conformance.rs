@@ -87,6 +87,9 @@ fn physics(mode: Mode) -> Setup<'static> {
         ],
         sources,
         probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     }
 }

@@ -170,6 +170,9 @@ fn probe_outside_grid() {
     }];
     let e = error_of(&Setup {
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         ..base()
     });
     assert_eq!(
@@ -186,6 +189,9 @@ fn component_not_in_mode() {
     }];
     let e = error_of(&Setup {
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         ..base()
     });
     assert_eq!(

@@ -30,6 +30,9 @@ fn setup_3d<'a>(
         ],
         sources,
         probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     }
 }

@@ -36,6 +36,9 @@ fn phase_error(refinement: usize) -> f64 {
         boundaries: PEC,
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();

@@ -37,6 +37,9 @@ fn run(mode: Mode, size: usize, probe_offset: [i64; 3], steps: u64) -> Vec<f64> 
         boundaries: cpml_everywhere(THICKNESS),
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();

@@ -133,6 +133,9 @@ fn one_d() {
         ],
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     check(&setup, 60, &[2, 3, 4, 6, 8]);
@@ -186,6 +189,9 @@ fn two_d_tmz() {
         ],
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
@@ -229,6 +235,9 @@ fn two_d_tez() {
         ],
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
@@ -277,6 +286,9 @@ fn three_d() {
         ],
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     check(&setup, 20, &[2, 3, 4, 6, 8]);
@@ -306,6 +318,9 @@ fn three_d_grid_that_no_rank_count_divides() {
         boundaries: [[cpml(4); 2]; 3],
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     check(&setup, 14, &[6]);

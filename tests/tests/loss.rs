@@ -51,6 +51,9 @@ fn wave_in_conductor_decays_at_the_analytic_rate() {
         boundaries: cpml_everywhere(20),
         sources: &sources,
         probes: &probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();

@@ -32,6 +32,9 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         boundaries: cpml_everywhere(3),
         sources: &sources,
         probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     let plan = uniform_plan(&setup, topology);

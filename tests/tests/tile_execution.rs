@@ -107,6 +107,9 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
         boundaries,
         sources,
         probes,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: Some(&active),
     };
     setup.validate().expect("valid setup");

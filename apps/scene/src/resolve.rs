@@ -158,6 +158,12 @@ pub struct Scene {
     pub probes: Vec<Probe>,
     /// Probe names (file-name safe, unique).
     pub probe_names: Vec<String>,
+    /// TF/SF plane waves (normalised).
+    pub plane_waves: Vec<yee_em::PlaneWave>,
+    /// DFT monitors: those of each flux region, in [`Scene::fluxes`] order.
+    pub monitors: Vec<yee_em::DftMonitor>,
+    /// The monitors' frequencies (normalised).
+    pub frequencies: Vec<f64>,
     /// Steps to run.
     pub steps: u64,
     /// PNG slices.
@@ -186,6 +192,9 @@ impl Scene {
             boundaries: self.boundaries,
             sources: &self.sources,
             probes: &self.probes,
+            plane_waves: &self.plane_waves,
+            monitors: &self.monitors,
+            frequencies: &self.frequencies,
             active: self.active.as_deref(),
         }
     }
@@ -646,6 +655,9 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         sources,
         probes,
         probe_names,
+        plane_waves: Vec::new(),
+        monitors: Vec::new(),
+        frequencies: Vec::new(),
         steps,
         slices,
         snapshots,

@@ -129,6 +129,9 @@ fn setup(mode: Mode, grid: [usize; 3]) -> Setup<'static> {
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &[],
         probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     }
 }

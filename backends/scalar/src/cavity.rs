@@ -45,6 +45,9 @@ pub fn setup() -> Setup<'static> {
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &SOURCES,
         probes: &PROBES,
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     }
 }

@@ -10,8 +10,10 @@ use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
+use crate::dft::accumulate;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
+use crate::tfsf::apply_plane_waves;
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
 const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
@@ -105,7 +107,9 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         let electric = phase == ELECTRIC_PHASE;
         self.kernel.curl(&mut self.state, electric, region);
         self.kernel.cpml(&mut self.state, electric, region);
+        apply_plane_waves(&mut self.state, electric, region, step);
         SourceUpdate { electric }.apply(&mut self.state, region, step);
+        accumulate(&mut self.state, electric, region, step);
     }
 
     /// The same chunk with other cell costs.
@@ -204,7 +208,8 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
             .iter()
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
-        fields + psi
+        let dft: usize = self.state.dft.iter().map(|d| d.slab_len(region)).sum();
+        fields + psi + dft
     }
 
     fn pack_slabs(
@@ -265,6 +270,20 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeFields for YeeChunk<'_, T, K> {
             what: "the mode does not carry the component read",
         })?;
         Ok(field.get(cell))
+    }
+
+    fn read_dft(
+        &mut self,
+        monitor: usize,
+        c: Component,
+        region: Box3,
+        out: &mut [T],
+    ) -> Result<bool, HostChunkError> {
+        let part = self.state.dft.get(monitor).ok_or(HostChunkError {
+            kind: ChunkErrorKind::InvalidArgument,
+            what: "no DFT monitor with that index",
+        })?;
+        Ok(part.read(c, region, out))
     }
 
     fn first_non_finite(
@@ -334,6 +353,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
                 }
             }
         }
+        for d in &self.state.dft {
+            at += d.pack(region, &mut out[at..]);
+        }
     }
 
     /// Unpacks what [`YeeChunk::pack_slab`] wrote for `region`.
@@ -354,6 +376,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
                     at += 1;
                 }
             }
+        }
+        for d in &mut self.state.dft {
+            at += d.unpack(region, &data[at..]);
         }
     }
 

@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::{HistoryEntry, Plan, run_steps};
-use yee_core::{Box3, Chunk, Comm, HostChunkError, Scalar, Topology};
+use yee_core::{Box3, Chunk, Comm, HostChunkError, Real, Scalar, Topology};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
 use crate::chunk::{ScalarCurl, YeeChunk};
@@ -25,6 +25,8 @@ pub struct RankOutput<T> {
     pub probes: Vec<(usize, Vec<(u64, T)>)>,
     /// One record per step.
     pub records: Vec<StepRecord>,
+    /// Its part of each DFT monitor at the end of the run.
+    pub dft: Vec<DftPiece<T>>,
     /// The first divergence seen on this rank, if any.
     pub diverged: Option<RunError>,
     /// The balancing history (identical on every rank).
@@ -107,6 +109,7 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         return Err(StepError::Chunk(e));
     }
     let (owned, fields) = owned_fields(&mut chunk).map_err(StepError::Chunk)?;
+    let dft = dft_pieces(setup, &mut chunk, &[owned]).map_err(StepError::Chunk)?;
     let probes = series
         .into_iter()
         .enumerate()
@@ -118,6 +121,7 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         fields,
         probes,
         records: log.records,
+        dft,
         diverged,
         history: log.history,
         balancer: log.balancer,
@@ -135,6 +139,91 @@ pub fn owned_fields<C: YeeFields>(chunk: &mut C) -> Result<Piece<C::Value>, C::E
         }
     }
     Ok((owned, fields))
+}
+
+/// One rank's part of one DFT monitor: the running sums over the monitor's nodes it owns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DftPiece<T> {
+    /// The monitor's index in the setup.
+    pub monitor: usize,
+    /// Values per node and component (two per frequency).
+    pub per_node: usize,
+    /// The nodes.
+    pub part: Box3,
+    /// Per component, `per_node` values per node of `part` (x fastest).
+    pub sums: ComponentValues<T>,
+}
+
+/// The chunk's part of every DFT monitor of `setup` inside each of `regions` (the owned box,
+/// or the tiles of a tile-set rank).
+pub fn dft_pieces<C: YeeFields>(
+    setup: &Setup,
+    chunk: &mut C,
+    regions: &[Box3],
+) -> Result<Vec<DftPiece<C::Value>>, C::Error> {
+    let mut pieces = Vec::new();
+    for (index, m) in setup.monitors.iter().enumerate() {
+        for part in regions.iter().map(|r| m.region.intersect(r)) {
+            if part.is_empty() {
+                continue;
+            }
+            let per_node = m.values_per_node();
+            let mut sums: ComponentValues<C::Value> = Default::default();
+            for c in m.component_list() {
+                let mut out =
+                    vec![<C::Value as bytemuck::Zeroable>::zeroed(); part.cells() * per_node];
+                if chunk.read_dft(index, c, part, &mut out)? {
+                    sums[c.index()] = Some(out);
+                }
+            }
+            pieces.push(DftPiece {
+                monitor: index,
+                per_node,
+                part,
+                sums,
+            });
+        }
+    }
+    Ok(pieces)
+}
+
+/// The whole transforms of monitor `index` of `setup` from every rank's pieces, as complex
+/// values per node and frequency ([`yee_em::DftFields`]).
+pub fn assemble_dft<'a, T: Scalar>(
+    setup: &Setup,
+    index: usize,
+    pieces: impl Iterator<Item = &'a DftPiece<T>>,
+) -> yee_em::DftFields {
+    let m = &setup.monitors[index];
+    let frequencies = setup.frequencies_of(m).to_vec();
+    let f = frequencies.len();
+    let mut values: [Option<Vec<num_complex::Complex64>>; 6] = core::array::from_fn(|c| {
+        m.components[c].then(|| vec![num_complex::Complex64::new(0.0, 0.0); m.region.cells() * f])
+    });
+    for piece in pieces.filter(|p| p.monitor == index) {
+        for (c, sums) in piece.sums.iter().enumerate() {
+            let (Some(sums), Some(out)) = (sums, &mut values[c]) else {
+                continue;
+            };
+            for n in 0..piece.part.cells() {
+                let o = m.region.linear_index(piece.part.index_at(n)) * f;
+                for k in 0..f {
+                    // F = A + iB with A = Σ F cos, B = Σ F sin (A and B complex for complex fields).
+                    let (a, b) = (sums[(n * f + k) * 2], sums[(n * f + k) * 2 + 1]);
+                    let (a, b) = (
+                        num_complex::Complex64::new(a.re().to_f64(), a.im().to_f64()),
+                        num_complex::Complex64::new(b.re().to_f64(), b.im().to_f64()),
+                    );
+                    out[o + k] = a + num_complex::Complex64::i() * b;
+                }
+            }
+        }
+    }
+    yee_em::DftFields {
+        region: m.region,
+        frequencies,
+        values,
+    }
 }
 
 /// Values of each component (x fastest over some cells), `None` for those the mode lacks.

@@ -16,12 +16,14 @@ pub mod chunk;
 pub mod cpml;
 pub mod curl;
 pub mod decomposed;
+pub mod dft;
 pub mod error;
 pub mod field;
 pub mod simulation;
 pub mod source;
 pub mod state;
 pub mod stencil_chunk;
+pub mod tfsf;
 pub mod tiled;
 
 pub use chunk::{ScalarCurl, YeeChunk};

@@ -202,6 +202,9 @@ mod tests {
             boundaries: [[Boundary::Pec; 2]; 3],
             sources: &[],
             probes: &[],
+            plane_waves: &[],
+            monitors: &[],
+            frequencies: &[],
             active: None,
         };
         let mut sim = Simulation::<f64>::new(&setup).unwrap();

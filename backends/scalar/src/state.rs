@@ -11,7 +11,9 @@ use yee_em::{
     Boundary, Component, CpmlCoefficients, Material, Mode, PointSource, Setup, UpdateCoefficients,
 };
 
+use crate::dft::DftPart;
 use crate::field::HostField;
+use yee_em::IncidentLine;
 
 /// Field ids of the six components, E first ([`Component::index`] order).
 pub const ALL_IDS: [yee_core::FieldId; 6] = [
@@ -99,6 +101,10 @@ pub struct YeeState<T: Scalar> {
     pub slabs: Vec<CpmlSlab<T>>,
     /// Sources whose node lies in the owned box.
     pub sources: Vec<PointSource>,
+    /// The auxiliary grid of each plane wave (every chunk steps its own copy, identically).
+    pub lines: Vec<IncidentLine>,
+    /// The DFT accumulators of each monitor over the owned box.
+    pub dft: Vec<DftPart<T>>,
     /// Set when an update wrote a NaN or infinity; cleared by whoever reports it.
     pub non_finite: bool,
     /// Set when the nodes of the chunk need more than [`MAX_MATERIAL_IDS`] distinct materials
@@ -151,8 +157,14 @@ impl<T: Scalar> YeeState<T> {
         self.slabs.clear();
         self.material_ids = Default::default();
         let non_finite = self.non_finite;
+        let lines = core::mem::take(&mut self.lines);
+        let dft = core::mem::take(&mut self.dft);
         *self = Self::assemble(setup, owned, fields, slabs);
         self.non_finite = non_finite;
+        self.lines = lines;
+        for (old, new) in dft.iter().zip(&mut self.dft) {
+            old.keep_into(new);
+        }
     }
 
     /// The state over `owned` with these fields and CPML slabs: everything else is derived
@@ -222,6 +234,12 @@ impl<T: Scalar> YeeState<T> {
             stretch,
             slabs,
             sources,
+            lines: setup
+                .plane_waves
+                .iter()
+                .map(|w| IncidentLine::new(w, &setup.background, dt))
+                .collect(),
+            dft: DftPart::all(setup, owned),
             non_finite: false,
             too_many_materials: table.overflow,
             uniform_material: [None; 6],
@@ -449,6 +467,9 @@ mod tests {
             boundaries: [[Boundary::Pec; 2]; 3],
             sources: &[],
             probes: &[],
+            plane_waves: &[],
+            monitors: &[],
+            frequencies: &[],
             active: Some(&active),
         };
         let state = YeeState::<f64>::new(&setup, Box3::from_extent(setup.grid));

@@ -55,6 +55,8 @@ pub struct TiledRankOutput<T> {
     pub probes: Vec<(usize, Vec<(u64, T)>)>,
     /// One record per step (per peer entries, see [`TileDriver::step`]).
     pub records: Vec<StepRecord>,
+    /// Its part of each DFT monitor (per tile) at the end of the run.
+    pub dft: Vec<crate::decomposed::DftPiece<T>>,
     /// The first divergence seen in its tiles, if any (the run then stops on every rank).
     pub diverged: Option<RunError>,
 }
@@ -130,10 +132,12 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         }
     }
     let fields = tile_values(&mut chunk, &tiles).map_err(StepError::Chunk)?;
+    let dft = crate::decomposed::dft_pieces(setup, &mut chunk, &tiles).map_err(StepError::Chunk)?;
     Ok(TiledRankOutput {
         rank,
         tiles,
         fields,
+        dft,
         probes: mine.iter().map(|(i, _)| *i).zip(series).collect(),
         records,
         diverged,

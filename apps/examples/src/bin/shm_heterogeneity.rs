@@ -35,6 +35,9 @@ fn main() {
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &sources,
         probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
         active: None,
     };
     let steps = 600;

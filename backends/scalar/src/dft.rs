@@ -1,0 +1,163 @@
+//! The DFT accumulators of a chunk: for each monitor, the part of its box the chunk owns, and
+//! per component, node and frequency the running real and imaginary sums
+//! ([`yee_em::dft`]). They are updated once per node per step, in step order, and move with
+//! their nodes when borders move, so the sums are the same bits for every decomposition.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use yee_core::{Box3, Real, Scalar};
+use yee_em::{Component, DftMonitor, Setup};
+
+use crate::state::YeeState;
+
+/// One monitor's accumulators inside one chunk.
+#[derive(Clone, Debug)]
+pub struct DftPart<T> {
+    /// The monitor.
+    pub monitor: DftMonitor,
+    /// Its frequencies.
+    pub frequencies: Vec<f64>,
+    /// The monitor's nodes inside the chunk's owned box.
+    pub part: Box3,
+    /// Per component ([`Component::index`]): `[re, im]` per frequency per node of `part`
+    /// (x fastest, frequency fastest of all).
+    pub sums: [Option<Vec<T>>; 6],
+}
+
+impl<T: Scalar> DftPart<T> {
+    /// The accumulators of every monitor of `setup` over `owned`, at zero.
+    pub fn all(setup: &Setup, owned: Box3) -> Vec<Self> {
+        setup
+            .monitors
+            .iter()
+            .map(|m| {
+                let part = m.region.intersect(&owned);
+                let len = part.cells() * m.values_per_node();
+                DftPart {
+                    monitor: *m,
+                    frequencies: setup.frequencies_of(m).to_vec(),
+                    part,
+                    sums: core::array::from_fn(|c| m.components[c].then(|| vec![T::zero(); len])),
+                }
+            })
+            .collect()
+    }
+
+    /// Values per node per component.
+    fn per_node(&self) -> usize {
+        self.monitor.values_per_node()
+    }
+
+    /// Copies the sums of nodes in both `self.part` and `to.part` into `to`.
+    pub fn keep_into(&self, to: &mut DftPart<T>) {
+        let kept = self.part.intersect(&to.part);
+        let k = self.per_node();
+        for (from, into) in self.sums.iter().zip(&mut to.sums) {
+            if let (Some(from), Some(into)) = (from, into) {
+                for n in 0..kept.cells() {
+                    let p = kept.index_at(n);
+                    let (a, b) = (self.part.linear_index(p) * k, to.part.linear_index(p) * k);
+                    into[b..b + k].copy_from_slice(&from[a..a + k]);
+                }
+            }
+        }
+    }
+
+    /// Values [`DftPart::pack`] writes for the nodes of `region`.
+    pub fn slab_len(&self, region: Box3) -> usize {
+        let nodes = self.part.intersect(&region).cells();
+        self.sums.iter().flatten().count() * nodes * self.per_node()
+    }
+
+    /// Writes the sums of the nodes of `region` to `out` (component, node, value order).
+    pub fn pack(&self, region: Box3, out: &mut [T]) -> usize {
+        let part = self.part.intersect(&region);
+        let k = self.per_node();
+        let mut at = 0;
+        for sums in self.sums.iter().flatten() {
+            for n in 0..part.cells() {
+                let o = self.part.linear_index(part.index_at(n)) * k;
+                out[at..at + k].copy_from_slice(&sums[o..o + k]);
+                at += k;
+            }
+        }
+        at
+    }
+
+    /// Reads what [`DftPart::pack`] wrote for `region`.
+    pub fn unpack(&mut self, region: Box3, data: &[T]) -> usize {
+        let part = self.part.intersect(&region);
+        let k = self.per_node();
+        let mut at = 0;
+        let whole = self.part;
+        for sums in self.sums.iter_mut().flatten() {
+            for n in 0..part.cells() {
+                let o = whole.linear_index(part.index_at(n)) * k;
+                sums[o..o + k].copy_from_slice(&data[at..at + k]);
+                at += k;
+            }
+        }
+        at
+    }
+
+    /// The sums of component `c` over `region` (inside `part`) into `out`, or false when the
+    /// monitor does not transform `c`.
+    pub fn read(&self, c: Component, region: Box3, out: &mut [T]) -> bool {
+        let Some(sums) = &self.sums[c.index()] else {
+            return false;
+        };
+        let k = self.per_node();
+        for n in 0..region.cells() {
+            let o = self.part.linear_index(region.index_at(n)) * k;
+            out[n * k..(n + 1) * k].copy_from_slice(&sums[o..o + k]);
+        }
+        true
+    }
+}
+
+/// Adds the values the electric (`true`) or magnetic components have after step `step` over
+/// `region` to every monitor's sums.
+pub fn accumulate<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
+    let dt = state.dt;
+    let mut parts = core::mem::take(&mut state.dft);
+    let mut weights = Vec::new();
+    for part in &mut parts {
+        let nodes = part.part.intersect(&region);
+        if nodes.is_empty() {
+            continue;
+        }
+        let k = part.per_node();
+        let whole = part.part;
+        for c in Component::ALL {
+            if c.is_electric() != electric {
+                continue;
+            }
+            let Some(sums) = &mut part.sums[c.index()] else {
+                continue;
+            };
+            let field = state.field(c).expect("validated: the mode carries it");
+            weights.clear();
+            weights.resize(part.frequencies.len(), [0.0; 2]);
+            DftMonitor::weights(
+                &part.frequencies,
+                DftMonitor::time(c, step, dt),
+                dt,
+                &mut weights,
+            );
+            let w: Vec<[T::Real; 2]> = weights
+                .iter()
+                .map(|&[re, im]| [T::Real::from_f64(re), T::Real::from_f64(im)])
+                .collect();
+            for n in 0..nodes.cells() {
+                let p = nodes.index_at(n);
+                let v = field.get(p);
+                let o = whole.linear_index(p) * k;
+                for (f, [re, im]) in w.iter().enumerate() {
+                    sums[o + 2 * f] = sums[o + 2 * f] + v.scale(*re);
+                    sums[o + 2 * f + 1] = sums[o + 2 * f + 1] + v.scale(*im);
+                }
+            }
+        }
+    }
+    state.dft = parts;
+}
