@@ -81,6 +81,8 @@ pub struct Outcome<T> {
     pub fields: [Option<Vec<T>>; 6],
     /// One record per probe.
     pub probes: Vec<Vec<T>>,
+    /// The transforms of each DFT monitor.
+    pub dft: Vec<yee_em::DftFields>,
 }
 
 /// `steps` steps of `setup` on one chunk (the single-chunk `Simulation`, no driver).
@@ -95,6 +97,9 @@ pub fn single_chunk<T: yee_core::Scalar>(setup: &Setup, steps: u64) -> Outcome<T
         fields,
         probes: (0..setup.probes.len())
             .map(|i| sim.probe_series(i).to_vec())
+            .collect(),
+        dft: (0..setup.monitors.len())
+            .map(|i| sim.dft(i).expect("the monitor exists"))
             .collect(),
     }
 }
@@ -150,7 +155,19 @@ pub fn planned_on<T: yee_core::Scalar>(
     let probes = (0..setup.probes.len())
         .map(|i| probe_series(&outputs, i).expect("owned"))
         .collect();
-    (Outcome { fields, probes }, outputs)
+    let dft = (0..setup.monitors.len())
+        .map(|i| {
+            yee_scalar::decomposed::assemble_dft(setup, i, outputs.iter().flat_map(|o| &o.dft))
+        })
+        .collect();
+    (
+        Outcome {
+            fields,
+            probes,
+            dft,
+        },
+        outputs,
+    )
 }
 
 /// [`planned_on`] with the default machine model.

@@ -77,6 +77,16 @@ impl<'s, T: Scalar> Simulation<'s, T> {
         Ok(())
     }
 
+    /// The running transforms of DFT monitor `index` of the setup (`None` without one).
+    pub fn dft(&mut self, index: usize) -> Option<yee_em::DftFields> {
+        let setup = self.chunk.setup;
+        setup.monitors.get(index)?;
+        let owned = self.chunk.owned();
+        let pieces = crate::decomposed::dft_pieces(&setup, &mut self.chunk, &[owned])
+            .expect("host chunks read their own sums");
+        Some(crate::decomposed::assemble_dft(&setup, index, pieces.iter()))
+    }
+
     /// Steps completed.
     pub fn steps(&self) -> u64 {
         self.steps
