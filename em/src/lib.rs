@@ -11,6 +11,7 @@
 
 extern crate alloc;
 
+pub mod airy;
 pub mod cost;
 pub mod cpml;
 pub mod dft;

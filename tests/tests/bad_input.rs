@@ -170,9 +170,6 @@ fn probe_outside_grid() {
     }];
     let e = error_of(&Setup {
         probes: &probes,
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
         ..base()
     });
     assert_eq!(
@@ -189,9 +186,6 @@ fn component_not_in_mode() {
     }];
     let e = error_of(&Setup {
         probes: &probes,
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
         ..base()
     });
     assert_eq!(

@@ -61,9 +61,6 @@ fn probe_record(slab: Option<(f64, f64)>) -> Vec<f64> {
         regions: &regions,
         sources: &sources,
         probes: &probes,
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
         ..vacuum(Mode::OneD, [600, 1, 1], COURANT, cpml_everywhere(20))
     };
     let mut sim = Simulation::<f64>::new(&setup).expect("valid setup");

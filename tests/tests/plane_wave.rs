@@ -6,9 +6,7 @@ use yee_comm_sim::MachineModel;
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::Plan;
 use yee_core::{Axis, Box3, Side, Topology};
-use yee_em::{
-    Component, DftMonitor, Material, Mode, PlaneWave, Region, Setup, Shape, Waveform,
-};
+use yee_em::{Component, DftMonitor, Material, Mode, PlaneWave, Region, Setup, Shape, Waveform};
 use yee_scalar::decomposed::uniform_plan;
 use yee_tests::{CommKind, cpml_everywhere, planned_on, single_chunk, vacuum};
 
@@ -37,7 +35,9 @@ fn largest(setup: &Setup, fields: &[Option<Vec<f64>>; 6], w: &PlaneWave, total: 
     let whole = Box3::from_extent(setup.grid);
     let mut m: f64 = 0.0;
     for c in Component::ALL {
-        let Some(f) = &fields[c.index()] else { continue };
+        let Some(f) = &fields[c.index()] else {
+            continue;
+        };
         for n in 0..whole.cells() {
             let p = whole.index_at(n);
             if w.is_total(setup.mode, c.position(p)) == total {
@@ -99,7 +99,10 @@ fn the_surface_must_run_through_the_background() {
         ..vacuum(Mode::ThreeD, [36, 36, 36], 0.5, cpml_everywhere(8))
     };
     let e = setup.validate().unwrap_err().to_string();
-    assert!(e.contains("plane wave 0") && e.contains("a material region"), "{e}");
+    assert!(
+        e.contains("plane wave 0") && e.contains("a material region"),
+        "{e}"
+    );
     // A box reaching into the CPML is named too.
     let mut w = waves[0];
     w.region.lo[0] = 6;
@@ -162,7 +165,10 @@ fn scattering_runs_and_transforms_are_the_same_bits_for_every_decomposition() {
         .iter()
         .map(|v| v.norm())
         .fold(0.0, f64::max);
-    assert!(scattered > 1e-3, "the monitor in the scattered field sees the sphere");
+    assert!(
+        scattered > 1e-3,
+        "the monitor in the scattered field sees the sphere"
+    );
     // A 2×2×1 split with the borders crossing the box, the sphere and both monitors.
     for topology in [Topology([2, 2, 1]), Topology([1, 1, 3])] {
         for comm in [CommKind::Sim, CommKind::Shm] {
@@ -190,10 +196,7 @@ fn scattering_runs_and_transforms_are_the_same_bits_for_every_decomposition() {
     let mut model = MachineModel::default_for(3);
     model.speeds = vec![2e7, 1e8, 6e7];
     let (got, outputs) = planned_on::<f64>(&setup, &plan, CommKind::Sim, Some(model), steps);
-    let moved = outputs[0]
-        .history
-        .iter()
-        .any(|h| h.borders != plan.borders);
+    let moved = outputs[0].history.iter().any(|h| h.borders != plan.borders);
     assert!(moved, "the borders moved");
     assert!(got == reference, "rebalanced run differs");
     // The rayon backend on two ranks.
@@ -212,7 +215,8 @@ fn scattering_runs_and_transforms_are_the_same_bits_for_every_decomposition() {
         .unwrap()
     });
     for i in 0..monitors.len() {
-        let got = yee_scalar::decomposed::assemble_dft(&setup, i, outputs.iter().flat_map(|o| &o.dft));
+        let got =
+            yee_scalar::decomposed::assemble_dft(&setup, i, outputs.iter().flat_map(|o| &o.dft));
         assert!(got == reference.dft[i], "rayon: monitor {i} differs");
     }
     for c in Component::ALL {

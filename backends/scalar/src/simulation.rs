@@ -84,7 +84,11 @@ impl<'s, T: Scalar> Simulation<'s, T> {
         let owned = self.chunk.owned();
         let pieces = crate::decomposed::dft_pieces(&setup, &mut self.chunk, &[owned])
             .expect("host chunks read their own sums");
-        Some(crate::decomposed::assemble_dft(&setup, index, pieces.iter()))
+        Some(crate::decomposed::assemble_dft(
+            &setup,
+            index,
+            pieces.iter(),
+        ))
     }
 
     /// Steps completed.
