@@ -11,7 +11,6 @@
 
 extern crate alloc;
 
-pub mod airy;
 pub mod cost;
 pub mod cpml;
 pub mod dft;

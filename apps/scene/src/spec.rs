@@ -33,6 +33,12 @@ pub struct SceneSpec {
     /// Probes.
     #[serde(default)]
     pub probes: Vec<ProbeSpec>,
+    /// TF/SF plane waves.
+    #[serde(default)]
+    pub plane_waves: Vec<PlaneWaveSpec>,
+    /// Flux regions (DFT monitors).
+    #[serde(default)]
+    pub flux: Vec<FluxSpec>,
     /// What to write.
     #[serde(default)]
     pub output: OutputSpec,
@@ -374,6 +380,63 @@ pub struct SourceSpec {
     /// "soft" (default) or "hard".
     #[serde(default)]
     pub kind: SourceKindName,
+}
+
+/// `[[plane_waves]]`: a plane wave along an axis, injected on the surface of a total-field box.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaneWaveSpec {
+    /// Low corner of the total-field box (scene units).
+    pub lo: Vec<f64>,
+    /// High corner of the total-field box (scene units).
+    pub hi: Vec<f64>,
+    /// "+x", "-x", "+y", "-y", "+z" or "-z".
+    pub direction: String,
+    /// The direction of E: three numbers, perpendicular to the direction of travel.
+    pub polarization: Vec<f64>,
+    /// "gaussian", "ricker" or "sinusoid".
+    pub waveform: WaveformKind,
+    /// Frequency (carrier for gaussian, peak for ricker).
+    pub frequency: Option<f64>,
+    /// Centre time (gaussian, ricker), where the wave enters the box.
+    pub delay: Option<f64>,
+    /// Envelope standard deviation in time (gaussian).
+    pub width: Option<f64>,
+    /// Phase in radians (sinusoid, default 0).
+    pub phase: Option<f64>,
+    /// Ramp duration (sinusoid, default 0).
+    pub ramp: Option<f64>,
+    /// Peak incident E (default 1).
+    #[serde(default = "one")]
+    pub amplitude: f64,
+}
+
+/// `[[flux]]`: Poynting flux spectra through a plane (`axis` and `position`) or out of a closed
+/// box (`lo` and `hi` without `axis`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FluxSpec {
+    /// Name used in file names.
+    pub name: String,
+    /// A plane: its normal axis (flux counted along increasing coordinates).
+    pub axis: Option<AxisName>,
+    /// A plane: its coordinate along `axis` (scene units; rounded to the nearest node plane).
+    pub position: Option<f64>,
+    /// Low corner of the box, or of the plane's extent (default the grid's).
+    pub lo: Option<Vec<f64>>,
+    /// High corner of the box, or of the plane's extent.
+    pub hi: Option<Vec<f64>>,
+    /// Listed frequencies (scene units)...
+    pub frequencies: Option<Vec<f64>>,
+    /// ...or a band: lowest,
+    pub fmin: Option<f64>,
+    /// highest,
+    pub fmax: Option<f64>,
+    /// and how many (default 100).
+    pub count: Option<usize>,
+    /// The `flux_<name>_dft.npy` of an earlier run (relative to the scene file) whose fields
+    /// are subtracted before the flux is taken: the incident run of a reflection measurement.
+    pub minus: Option<String>,
 }
 
 /// Waveform names.
