@@ -3,13 +3,15 @@
 //! The Yee physics as data, `no_std` like the core it stands on: the Yee lattice and its
 //! staggering (Yee 1966), materials and where geometry places them, CPML coefficients
 //! (Roden & Gedney 2000), source waveforms, the description of a simulation ([`Setup`]) with
-//! its validation, dispersion and spectra for the tests, the cell costs the balancer weighs,
+//! its validation, dispersion and spectra for the tests, the analytic slab (Airy) and sphere
+//! (Mie) responses they compare against, the cell costs the balancer weighs,
 //! and the seam a backend implements to run the Yee apps ([`YeeBackend`]).
 #![no_std]
 #![warn(missing_docs)]
 
 extern crate alloc;
 
+pub mod airy;
 pub mod cost;
 pub mod cpml;
 pub mod dispersion;
@@ -17,6 +19,7 @@ pub mod error;
 pub mod halo;
 pub mod load;
 pub mod material;
+pub mod mie;
 pub mod placement;
 pub mod setup;
 pub mod shape;
