@@ -3,14 +3,17 @@
 //! The Yee physics as data, `no_std` like the core it stands on: the Yee lattice and its
 //! staggering (Yee 1966), materials and where geometry places them, CPML coefficients
 //! (Roden & Gedney 2000), source waveforms, the description of a simulation ([`Setup`]) with
-//! its validation, dispersion and spectra for the tests, the near-to-far-field transformation
-//! (surface equivalence, Taflove & Hagness §8.5), the cell costs the balancer weighs,
+//! its validation, TF/SF plane waves, DFT monitors and flux, the near-to-far-field
+//! transformation (surface equivalence, Taflove & Hagness §8.5), dispersion and spectra for the
+//! tests, the analytic slab (Airy) and sphere (Mie) responses they compare against, the cell
+//! costs the balancer weighs,
 //! and the seam a backend implements to run the Yee apps ([`YeeBackend`]).
 #![no_std]
 #![warn(missing_docs)]
 
 extern crate alloc;
 
+pub mod airy;
 pub mod cost;
 pub mod cpml;
 pub mod dft;
@@ -20,6 +23,7 @@ pub mod flux;
 pub mod halo;
 pub mod load;
 pub mod material;
+pub mod mie;
 pub mod near_to_far;
 pub mod placement;
 pub mod plane_wave;
