@@ -14,5 +14,6 @@ pub mod balance;
 pub mod csv;
 pub mod font;
 pub mod npy;
+pub mod plot;
 pub mod png;
 pub mod vti;

@@ -3,17 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
+use yee_core::Box3;
 use yee_core::{Axis, Side};
 use yee_em::{
-    Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
-    SetupError, Shape, SourceKind, Waveform,
+    Boundaries, Boundary, Component, CpmlParams, DftMonitor, FluxPlane, Material, Mode, PlaneWave,
+    PointSource, Probe, Region, Setup, SetupError, Shape, SourceKind, Waveform,
 };
 
 use super::error::SceneError;
 use super::mask;
 use super::spec::{
-    AxisName, BoundaryKind, ComponentName, GeometrySpec, ModeSpec, SceneSpec, ShapeKind,
-    SnapshotFormat, SourceSpec, UnitSystem, ValueType, WaveformKind,
+    AxisName, BoundaryKind, ComponentName, FluxSpec, GeometrySpec, ModeSpec, PlaneWaveSpec,
+    SceneSpec, ShapeKind, SnapshotFormat, SourceSpec, UnitSystem, ValueType, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -112,6 +113,19 @@ pub struct Slice {
     pub index: i64,
 }
 
+/// A flux region: a plane or the faces of a closed box, each face with its DFT monitor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flux {
+    /// File-name safe name.
+    pub name: String,
+    /// The faces (one for a plane), outward normals for a box.
+    pub planes: Vec<FluxPlane>,
+    /// The index of the first face's monitor in [`Scene::monitors`] (the others follow).
+    pub first_monitor: usize,
+    /// The transforms of an earlier run to subtract (resolved against the scene's folder).
+    pub minus: Option<PathBuf>,
+}
+
 /// A whole-field snapshot request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshots {
@@ -160,6 +174,8 @@ pub struct Scene {
     pub probe_names: Vec<String>,
     /// TF/SF plane waves (normalised).
     pub plane_waves: Vec<yee_em::PlaneWave>,
+    /// Flux regions.
+    pub fluxes: Vec<Flux>,
     /// DFT monitors: those of each flux region, in [`Scene::fluxes`] order.
     pub monitors: Vec<yee_em::DftMonitor>,
     /// The monitors' frequencies (normalised).
@@ -482,7 +498,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     for (i, s) in spec.sources.iter().enumerate() {
         let component = r.component(&format!("sources[{i}].component"), s.component)?;
         let cell = r.cell(&format!("sources[{i}].position"), &s.position)?;
-        let waveform = waveform(&r, i, s)?;
+        let waveform = waveform(&r, &format!("sources[{i}]"), &s.into())?;
         if !s.amplitude.is_finite() {
             return Err(r.err(
                 format!("sources[{i}].amplitude"),
@@ -527,6 +543,26 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         }
         probes.push(Probe { component, cell });
         probe_names.push(name);
+    }
+
+    let plane_waves = spec
+        .plane_waves
+        .iter()
+        .enumerate()
+        .map(|(i, w)| plane_wave(&r, i, w))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut fluxes = Vec::new();
+    let mut monitors = Vec::new();
+    let mut frequencies = Vec::new();
+    for (i, f) in spec.flux.iter().enumerate() {
+        let flux = flux_region(&r, i, f, &mut monitors, &mut frequencies)?;
+        if fluxes.iter().any(|g: &Flux| g.name == flux.name) {
+            return Err(r.err(
+                format!("flux[{i}].name"),
+                format!("`{}` is used by an earlier flux region", flux.name),
+            ));
+        }
+        fluxes.push(flux);
     }
 
     // Outputs.
@@ -655,9 +691,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         sources,
         probes,
         probe_names,
-        plane_waves: Vec::new(),
-        monitors: Vec::new(),
-        frequencies: Vec::new(),
+        plane_waves,
+        fluxes,
+        monitors,
+        frequencies,
         steps,
         slices,
         snapshots,
@@ -764,6 +801,10 @@ fn setup_error_key(e: &SetupError) -> String {
         SetupError::HalfPeriodic { axis } => format!("boundaries.{}", axis.name()),
         SetupError::SourceInactive { source, .. } => format!("sources[{source}].position"),
         SetupError::MaskEmpty | SetupError::MaskLength { .. } => "mask".into(),
+        SetupError::InvalidPlaneWave { wave, .. } | SetupError::PlaneWaveSurface { wave, .. } => {
+            format!("plane_waves[{wave}]")
+        }
+        SetupError::InvalidMonitor { .. } => "flux".into(),
         _ => "grid".into(),
     }
 }
@@ -968,8 +1009,44 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
     Ok(out)
 }
 
-fn waveform(r: &Resolver, i: usize, s: &SourceSpec) -> Result<Waveform, SceneError> {
-    let key = |k: &str| format!("sources[{i}].{k}");
+/// The waveform keys a source or a plane wave carries.
+struct WaveformKeys {
+    waveform: WaveformKind,
+    frequency: Option<f64>,
+    delay: Option<f64>,
+    width: Option<f64>,
+    phase: Option<f64>,
+    ramp: Option<f64>,
+}
+
+impl From<&SourceSpec> for WaveformKeys {
+    fn from(s: &SourceSpec) -> Self {
+        WaveformKeys {
+            waveform: s.waveform,
+            frequency: s.frequency,
+            delay: s.delay,
+            width: s.width,
+            phase: s.phase,
+            ramp: s.ramp,
+        }
+    }
+}
+
+impl From<&PlaneWaveSpec> for WaveformKeys {
+    fn from(s: &PlaneWaveSpec) -> Self {
+        WaveformKeys {
+            waveform: s.waveform,
+            frequency: s.frequency,
+            delay: s.delay,
+            width: s.width,
+            phase: s.phase,
+            ramp: s.ramp,
+        }
+    }
+}
+
+fn waveform(r: &Resolver, table: &str, s: &WaveformKeys) -> Result<Waveform, SceneError> {
+    let key = |k: &str| format!("{table}.{k}");
     let name = match s.waveform {
         WaveformKind::Gaussian => "gaussian",
         WaveformKind::Ricker => "ricker",
@@ -1048,4 +1125,217 @@ fn waveform(r: &Resolver, i: usize, s: &SourceSpec) -> Result<Waveform, SceneErr
         }
     };
     Ok(w)
+}
+
+/// A file-name safe name: letters, digits, `_` and `-`.
+fn safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A box of whole cells from two corners in scene units: each coordinate must land on a node
+/// plane (an integer number of cells, within 1e-9).
+fn cell_box(r: &Resolver, key: &str, lo: &[f64], hi: &[f64]) -> Result<Box3, SceneError> {
+    let on_node = |which: &str, v: &[f64]| -> Result<[i64; 3], SceneError> {
+        let p = r.point(&format!("{key}.{which}"), v, 0.0)?;
+        let mut out = [0i64; 3];
+        for a in 0..r.dims() {
+            let n = p[a].round();
+            if (p[a] - n).abs() > 1e-9 * n.abs().max(1.0) {
+                return Err(r.err(
+                    format!("{key}.{which}"),
+                    format!("{v:?} is not on a cell boundary (cells of the grid: whole numbers)"),
+                ));
+            }
+            out[a] = n as i64;
+        }
+        Ok(out)
+    };
+    let (lo, hi) = (on_node("lo", lo)?, on_node("hi", hi)?);
+    let hi: [i64; 3] = std::array::from_fn(|a| if a < r.dims() { hi[a] } else { 1 });
+    if (0..r.dims()).any(|a| hi[a] <= lo[a]) {
+        return Err(r.err(
+            key.to_string(),
+            format!("hi {hi:?} must exceed lo {lo:?} on every axis"),
+        ));
+    }
+    Ok(Box3::new(lo, hi))
+}
+
+fn plane_wave(r: &Resolver, i: usize, w: &PlaneWaveSpec) -> Result<PlaneWave, SceneError> {
+    let table = format!("plane_waves[{i}]");
+    let region = cell_box(r, &table, &w.lo, &w.hi)?;
+    let (toward, axis) = match w.direction.as_str() {
+        "+x" => (Side::High, Axis::X),
+        "-x" => (Side::Low, Axis::X),
+        "+y" => (Side::High, Axis::Y),
+        "-y" => (Side::Low, Axis::Y),
+        "+z" => (Side::High, Axis::Z),
+        "-z" => (Side::Low, Axis::Z),
+        other => {
+            return Err(r.err(
+                format!("{table}.direction"),
+                format!("`{other}` is not one of +x, -x, +y, -y, +z, -z"),
+            ));
+        }
+    };
+    let [px, py, pz] = w.polarization[..] else {
+        return Err(r.err(
+            format!("{table}.polarization"),
+            format!(
+                "has {} numbers; the direction of E takes 3",
+                w.polarization.len()
+            ),
+        ));
+    };
+    if !w.amplitude.is_finite() {
+        return Err(r.err(
+            format!("{table}.amplitude"),
+            format!("{} is not a finite number", w.amplitude),
+        ));
+    }
+    Ok(PlaneWave {
+        region,
+        axis,
+        toward,
+        polarization: [px, py, pz],
+        waveform: waveform(r, &table, &w.into())?,
+        amplitude: w.amplitude,
+    })
+}
+
+/// A flux region's faces, with a DFT monitor per face appended to `monitors` and its
+/// frequencies (normalised) to `frequencies`.
+fn flux_region(
+    r: &Resolver,
+    i: usize,
+    f: &FluxSpec,
+    monitors: &mut Vec<DftMonitor>,
+    frequencies: &mut Vec<f64>,
+) -> Result<Flux, SceneError> {
+    let table = format!("flux[{i}]");
+    let key = |k: &str| format!("{table}.{k}");
+    if !safe_name(&f.name) {
+        return Err(r.err(
+            key("name"),
+            format!(
+                "`{}` must be letters, digits, _ or - (it names a file)",
+                f.name
+            ),
+        ));
+    }
+    let whole = Box3::from_extent(r.grid);
+    let planes = match (f.axis, f.position) {
+        (Some(axis), Some(position)) => {
+            let axis = to_axis(axis);
+            if axis.index() >= r.dims() {
+                return Err(r.err(
+                    key("axis"),
+                    format!("{} is not an axis of this mode", axis.name()),
+                ));
+            }
+            let x = r.units.length(position);
+            let k = x.round() as i64;
+            if !(x.is_finite() && k >= 1 && k < r.grid[axis.index()] as i64) {
+                return Err(r.err(
+                    key("position"),
+                    format!("{position} must lie inside the grid, a cell or more from its faces"),
+                ));
+            }
+            let extent = match (&f.lo, &f.hi) {
+                (Some(lo), Some(hi)) => cell_box(r, &table, lo, hi)?,
+                (None, None) => whole,
+                _ => return Err(r.err(table.clone(), "give both lo and hi, or neither")),
+            };
+            vec![FluxPlane {
+                cells: extent
+                    .with_bound(axis, Side::Low, k)
+                    .with_bound(axis, Side::High, k + 1),
+                axis,
+                normal: Side::High,
+            }]
+        }
+        (None, None) => {
+            let (Some(lo), Some(hi)) = (&f.lo, &f.hi) else {
+                return Err(r.err(
+                    table.clone(),
+                    "give a plane (axis and position) or a closed box (lo and hi)",
+                ));
+            };
+            FluxPlane::faces_of_box(cell_box(r, &table, lo, hi)?, r.mode)
+        }
+        _ => return Err(r.err(table.clone(), "a plane needs both axis and position")),
+    };
+    for p in &planes {
+        if !whole.contains_box(&p.cells) {
+            return Err(r.err(
+                table.clone(),
+                format!("the face {:?} leaves the grid", p.cells),
+            ));
+        }
+    }
+    let listed = match (&f.frequencies, f.fmin, f.fmax) {
+        (Some(list), None, None) => list.clone(),
+        (None, Some(lo), Some(hi)) => {
+            let n = f.count.unwrap_or(100);
+            if n == 0 || !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi) {
+                return Err(r.err(
+                    table.clone(),
+                    format!("fmin {lo}, fmax {hi}, count {n}: need 0 ≤ fmin ≤ fmax and count ≥ 1"),
+                ));
+            }
+            (0..n)
+                .map(|k| {
+                    if n == 1 {
+                        lo
+                    } else {
+                        lo + (hi - lo) * k as f64 / (n - 1) as f64
+                    }
+                })
+                .collect()
+        }
+        _ => {
+            return Err(r.err(
+                table.clone(),
+                "give the frequencies as a list (frequencies) or a band (fmin, fmax, count)",
+            ));
+        }
+    };
+    if listed.is_empty() || listed.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
+        return Err(r.err(
+            key("frequencies"),
+            "need one or more finite, non-negative frequencies",
+        ));
+    }
+    let first = frequencies.len();
+    frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
+    let first_monitor = monitors.len();
+    for p in &planes {
+        let mut components = [false; 6];
+        for c in p.components(r.mode) {
+            components[c.index()] = true;
+        }
+        monitors.push(DftMonitor {
+            region: p.monitor_box(r.mode, r.grid),
+            components,
+            first,
+            count: listed.len(),
+        });
+    }
+    let minus = f.minus.as_ref().map(|m| {
+        let path = PathBuf::from(m);
+        if path.is_absolute() {
+            path
+        } else {
+            r.file.parent().unwrap_or(Path::new(".")).join(path)
+        }
+    });
+    Ok(Flux {
+        name: f.name.clone(),
+        planes,
+        first_monitor,
+        minus,
+    })
 }

@@ -75,6 +75,8 @@ pub struct RunReport {
     pub outputs: Vec<String>,
     /// Probes and their files.
     pub probes: Vec<ProbeReport>,
+    /// Flux regions: spectra and files.
+    pub fluxes: Vec<crate::flux_output::FluxReport>,
 }
 
 /// One rank's entry in `run.json`.

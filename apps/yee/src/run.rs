@@ -259,6 +259,8 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
+    let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, &out)?;
+    outputs.extend(flux_files);
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
@@ -320,6 +322,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         },
         outputs,
         probes,
+        fluxes,
         partition: partition_report,
     };
     let json = serde_json::to_string_pretty(&report).expect("the report serialises");

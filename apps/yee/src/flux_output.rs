@@ -1,0 +1,164 @@
+//! The flux outputs of a run: for each `[[flux]]` region the spectrum as CSV and PNG, and its
+//! DFT fields as `.npy` so a later run can subtract them (`minus`, Meep's
+//! `load_minus_flux_data`).
+
+use std::path::Path;
+
+use num_complex::Complex64;
+use serde::Serialize;
+use yee_em::DftFields;
+use yee_em::flux::flux_spectrum;
+use yee_scalar::decomposed::{RankOutput, assemble_dft};
+use yee_scene::{Flux, Scene};
+
+use crate::error::{AppError, io_error};
+
+/// One flux region's entry in `run.json`.
+#[derive(Debug, Serialize)]
+pub struct FluxReport {
+    /// Region name.
+    pub name: String,
+    /// `flux_<name>.csv`: frequency, flux.
+    pub csv: String,
+    /// `flux_<name>.png`: the spectrum.
+    pub png: String,
+    /// `flux_<name>_dft.npy`: the DFT fields, complex128 of shape (nodes, frequencies, 6).
+    pub dft: String,
+    /// The file subtracted, if any.
+    pub minus: Option<String>,
+    /// Frequencies (scene units).
+    pub frequencies: Vec<f64>,
+    /// Flux ½ Re ∮ E × H* · n̂ dA of the transforms (normalised units).
+    pub flux: Vec<f64>,
+}
+
+/// The values of one face's transforms in the `.npy` layout: per node, per frequency, the six
+/// components (zero where not transformed).
+fn flatten(d: &DftFields) -> Vec<Complex64> {
+    let f = d.frequencies.len();
+    let mut out = vec![Complex64::new(0.0, 0.0); d.region.cells() * f * 6];
+    for (c, values) in d.values.iter().enumerate() {
+        if let Some(values) = values {
+            for (k, v) in values.iter().enumerate() {
+                out[k * 6 + c] = *v;
+            }
+        }
+    }
+    out
+}
+
+/// Reads the transforms an earlier run wrote for `flux`'s faces (same nodes and frequencies).
+fn read_minus(path: &Path, faces: &[DftFields]) -> Result<Vec<DftFields>, AppError> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let bad = |why: String| AppError::Run(format!("{}: {why}", path.display()));
+    let (shape, values) = yee_io::npy::read_array::<Complex64>(&bytes).map_err(bad)?;
+    let f = faces[0].frequencies.len();
+    let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
+    if shape != [nodes, f, 6] {
+        return Err(bad(format!(
+            "holds shape {shape:?}, but this flux region needs ({nodes}, {f}, 6): the minus \
+             run must have the same region, grid and frequencies"
+        )));
+    }
+    let mut at = 0;
+    Ok(faces
+        .iter()
+        .map(|d| {
+            let n = d.region.cells() * f;
+            let values = std::array::from_fn(|c| {
+                d.values[c]
+                    .as_ref()
+                    .map(|_| (0..n).map(|k| values[(at + k) * 6 + c]).collect())
+            });
+            at += n;
+            DftFields {
+                region: d.region,
+                frequencies: d.frequencies.clone(),
+                values,
+            }
+        })
+        .collect())
+}
+
+/// Writes the outputs of every flux region of `scene` into `out`, returning their reports and
+/// the files written.
+pub fn write_fluxes<T: yee_core::Scalar>(
+    scene: &Scene,
+    results: &[RankOutput<T>],
+    out: &Path,
+) -> Result<(Vec<FluxReport>, Vec<String>), AppError> {
+    let setup = scene.setup();
+    let periodic = yee_core::Axis::ALL.map(|a| setup.is_periodic(a));
+    let mut reports = Vec::new();
+    let mut files = Vec::new();
+    for flux in &scene.fluxes {
+        let Flux {
+            name,
+            planes,
+            first_monitor,
+            minus,
+        } = flux;
+        let faces: Vec<DftFields> = (0..planes.len())
+            .map(|k| {
+                assemble_dft(
+                    &setup,
+                    first_monitor + k,
+                    results.iter().flat_map(|o| &o.dft),
+                )
+            })
+            .collect();
+        let subtracted = minus
+            .as_deref()
+            .map(|m| read_minus(m, &faces))
+            .transpose()?;
+        let frequencies = faces[0].frequencies.clone();
+        let mut total = vec![0.0; frequencies.len()];
+        for (k, (plane, face)) in planes.iter().zip(&faces).enumerate() {
+            let minus = subtracted.as_ref().map(|s| &s[k]);
+            let spectrum = flux_spectrum(
+                plane,
+                face,
+                minus,
+                setup.mode,
+                setup.grid,
+                periodic,
+                setup.dt(),
+            );
+            total.iter_mut().zip(&spectrum).for_each(|(t, s)| *t += s);
+        }
+        let scene_frequencies: Vec<f64> = frequencies
+            .iter()
+            .map(|&f| scene.units.to_scene_frequency(f))
+            .collect();
+        let csv = format!("flux_{name}.csv");
+        let path = out.join(&csv);
+        let mut text = String::from("frequency,flux\n");
+        for (f, v) in scene_frequencies.iter().zip(&total) {
+            text.push_str(&format!("{f:e},{v:e}\n"));
+        }
+        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+        let dft = format!("flux_{name}_dft.npy");
+        let path = out.join(&dft);
+        let values: Vec<Complex64> = faces.iter().flat_map(flatten).collect();
+        let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
+        let mut bytes = Vec::new();
+        yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
+            .and_then(|()| std::fs::write(&path, bytes))
+            .map_err(|e| io_error(&path, e))?;
+        let png = format!("flux_{name}.png");
+        let path = out.join(&png);
+        yee_io::plot::write_line_plot(&path, &scene_frequencies, &[&total])
+            .map_err(|e| io_error(&path, e))?;
+        files.extend([csv.clone(), png.clone(), dft.clone()]);
+        reports.push(FluxReport {
+            name: name.clone(),
+            csv,
+            png,
+            dft,
+            minus: minus.as_ref().map(|m| m.display().to_string()),
+            frequencies: scene_frequencies,
+            flux: total,
+        });
+    }
+    Ok((reports, files))
+}
