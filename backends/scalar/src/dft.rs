@@ -153,8 +153,8 @@ pub fn accumulate<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Bo
                 let v = field.get(p);
                 let o = whole.linear_index(p) * k;
                 for (f, [re, im]) in w.iter().enumerate() {
-                    sums[o + 2 * f] = sums[o + 2 * f] + v.scale(*re);
-                    sums[o + 2 * f + 1] = sums[o + 2 * f + 1] + v.scale(*im);
+                    sums[o + 2 * f] += v.scale(*re);
+                    sums[o + 2 * f + 1] += v.scale(*im);
                 }
             }
         }

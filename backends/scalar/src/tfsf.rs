@@ -31,7 +31,7 @@ pub fn apply_plane_waves<T: Scalar>(
                 let [_, gain] = state.coefficients(c, o);
                 let v = T::from_real(T::Real::from_f64(value)).scale(gain);
                 let slot = &mut field.as_mut_slice()[o];
-                *slot = *slot + v;
+                *slot += v;
             });
             state.fields[c.index()] = Some(field);
         }
