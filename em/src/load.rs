@@ -10,10 +10,13 @@ use crate::{Costs, Setup};
 
 /// The work of updating `region` for one step (Franek's load): one per cell, `costs.cpml − 1`
 /// more per cell for each CPML layer it lies in, and the extra cost of each source and probe
-/// cell inside it. A backend's `Chunk::work` and the static balancer's densities both use it.
+/// cell inside it; the cells of a plane wave's TF/SF surface (`surfaces`, see
+/// [`crate::PlaneWave::surface_slabs`]) are source cells. A backend's `Chunk::work` and the
+/// static balancer's densities both use it.
 pub fn work_of(
     region: Box3,
     cpml_layers: impl Iterator<Item = Box3>,
+    surfaces: impl Iterator<Item = Box3>,
     sources: impl Iterator<Item = Index3>,
     probes: impl Iterator<Item = Index3>,
     costs: &Costs,
@@ -21,6 +24,9 @@ pub fn work_of(
     let mut work = region.cells() as f64;
     for layer in cpml_layers {
         work += (costs.cpml - 1.0) * layer.intersect(&region).cells() as f64;
+    }
+    for slab in surfaces {
+        work += costs.source * slab.intersect(&region).cells() as f64;
     }
     work += costs.source * sources.filter(|&c| region.contains(c)).count() as f64;
     work += costs.probe * probes.filter(|&c| region.contains(c)).count() as f64;
@@ -31,10 +37,16 @@ pub fn work_of(
 /// static balancing; computed from the layer boxes, never from a mesh.
 pub fn slice_densities(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
     let layers: Vec<Box3> = setup.cpml_layers().collect();
+    let surfaces: Vec<Box3> = setup
+        .plane_waves
+        .iter()
+        .flat_map(|w| w.surface_slabs(setup.mode))
+        .collect();
     per_slice(setup, |slice| {
         work_of(
             slice,
             layers.iter().copied(),
+            surfaces.iter().copied(),
             setup.sources.iter().map(|s| s.cell),
             setup.probes.iter().map(|p| p.cell),
             costs,

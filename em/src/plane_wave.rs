@@ -97,6 +97,33 @@ impl PlaneWave {
         self.region.lo[a] <= 0
     }
 
+    /// The cells whose nodes the TF/SF surface corrects, as slabs two cells thick around each
+    /// face the box has (edges counted once per face): the wave's share of the load.
+    pub fn surface_slabs(&self, mode: Mode) -> impl Iterator<Item = Box3> + '_ {
+        let active = mode.active_axes();
+        let outer = Box3::new(
+            core::array::from_fn(|a| if active[a] { self.region.lo[a] - 1 } else { 0 }),
+            core::array::from_fn(|a| {
+                if active[a] {
+                    self.region.hi[a] + 1
+                } else {
+                    1
+                }
+            }),
+        );
+        Axis::ALL
+            .into_iter()
+            .filter(move |a| active[a.index()] && !self.spans(a.index()))
+            .flat_map(move |axis| {
+                let a = axis.index();
+                [self.region.lo[a], self.region.hi[a]].map(|face| {
+                    outer
+                        .with_bound(axis, Side::Low, face - 1)
+                        .with_bound(axis, Side::High, face + 1)
+                })
+            })
+    }
+
     /// The first reason the wave cannot run on a `mode` grid of `grid` cells with `periodic`
     /// axes, if any.
     pub fn invalid_parameter(

@@ -91,6 +91,32 @@ impl Units {
         }
     }
 
+    /// A source amplitude → the normalised value each of its nodes gets. In SI scenes a soft
+    /// E source is a current: a current moment I·l in A·m at a point, a current I in A along a
+    /// line, a surface current in A/m on a plane, a current density in A/m² in a box (`extended`
+    /// counts the axes it spans, the axes a 2D or 1D mode does not use included); the node's
+    /// current density `J` maps to `η₀ Δ J` (Maxwell's curl equation with c t and x/Δ as the
+    /// variables). A soft H source is the magnetic current (V·m, V, V/m, V/m²) and maps to
+    /// `Δ M`. Hard sources set the field: V/m for E, A/m for H (× η₀).
+    pub fn source_amplitude(
+        self,
+        amplitude: f64,
+        component: Component,
+        kind: SourceKind,
+        extended: usize,
+    ) -> f64 {
+        let Units::Si { cell_size } = self else {
+            return amplitude;
+        };
+        let impedance = if component.is_electric() { ETA0 } else { 1.0 };
+        match kind {
+            SourceKind::Hard if component.is_electric() => amplitude,
+            SourceKind::Hard => amplitude * ETA0,
+            // J = amplitude / Δ^{3 − extended}, scaled by η₀Δ (E) or Δ (H).
+            SourceKind::Soft => impedance * amplitude * cell_size.powi(extended as i32 - 2),
+        }
+    }
+
     /// Name for reports: "normalised" or "si".
     pub fn name(self) -> &'static str {
         match self {
@@ -124,6 +150,8 @@ pub struct Flux {
     pub first_monitor: usize,
     /// The transforms of an earlier run to subtract (resolved against the scene's folder).
     pub minus: Option<PathBuf>,
+    /// Far-field directions `[n_theta, n_phi]` (a closed box in a 3D vacuum scene).
+    pub far_field: Option<[usize; 2]>,
 }
 
 /// A whole-field snapshot request.
@@ -166,8 +194,10 @@ pub struct Scene {
     pub region_materials: Vec<String>,
     /// Face boundaries.
     pub boundaries: Boundaries,
-    /// Sources (normalised).
+    /// Sources (normalised), one per node driven.
     pub sources: Vec<PointSource>,
+    /// The `[[sources]]` entry each source node comes from.
+    pub source_origin: Vec<usize>,
     /// Probes.
     pub probes: Vec<Probe>,
     /// Probe names (file-name safe, unique).
@@ -495,9 +525,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
 
     // Sources.
     let mut sources = Vec::new();
+    let mut source_origin = Vec::new();
     for (i, s) in spec.sources.iter().enumerate() {
         let component = r.component(&format!("sources[{i}].component"), s.component)?;
-        let cell = r.cell(&format!("sources[{i}].position"), &s.position)?;
+        let (cells, extended) = source_nodes(&r, i, component, s)?;
         let waveform = waveform(&r, &format!("sources[{i}]"), &s.into())?;
         if !s.amplitude.is_finite() {
             return Err(r.err(
@@ -509,13 +540,19 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             super::spec::SourceKindName::Soft => SourceKind::Soft,
             super::spec::SourceKindName::Hard => SourceKind::Hard,
         };
-        sources.push(PointSource {
-            component,
-            cell,
-            waveform,
-            amplitude: s.amplitude,
-            kind,
-        });
+        let amplitude = r
+            .units
+            .source_amplitude(s.amplitude, component, kind, extended);
+        for cell in cells {
+            sources.push(PointSource {
+                component,
+                cell,
+                waveform,
+                amplitude,
+                kind,
+            });
+            source_origin.push(i);
+        }
     }
 
     // Probes.
@@ -560,6 +597,14 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             return Err(r.err(
                 format!("flux[{i}].name"),
                 format!("`{}` is used by an earlier flux region", flux.name),
+            ));
+        }
+        if flux.far_field.is_some() && background != Material::VACUUM {
+            return Err(r.err(
+                format!("flux[{i}].far_field"),
+                format!(
+                    "the far field is taken in vacuum, but the background is `{background_name}`"
+                ),
             ));
         }
         fluxes.push(flux);
@@ -689,6 +734,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         region_materials,
         boundaries,
         sources,
+        source_origin,
         probes,
         probe_names,
         plane_waves,
@@ -707,7 +753,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     scene
         .setup()
         .validate()
-        .map_err(|e| r.err(setup_error_key(&e), e.to_string()))?;
+        .map_err(|e| {
+            let origin = |n: usize| scene.source_origin.get(n).copied().unwrap_or(n);
+            r.err(setup_error_key(&e, origin), e.to_string())
+        })?;
     Ok(scene)
 }
 
@@ -777,16 +826,20 @@ fn resolve_mask(
     Ok((active, paths, tile))
 }
 
-/// The scene key a core setup error refers to.
-fn setup_error_key(e: &SetupError) -> String {
+/// The scene key a core setup error refers to; `origin(n)` is the `[[sources]]` entry of the
+/// setup's source node `n`.
+fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
     match *e {
         SetupError::CourantAboveLimit { .. } | SetupError::CourantNotPositive { .. } => {
             "grid.courant".into()
         }
+        SetupError::OutsideGrid { what, index, .. } if what == "source" => {
+            format!("sources[{}]", origin(index))
+        }
         SetupError::OutsideGrid { what, index, .. } => format!("{what}s[{index}].position"),
         SetupError::ComponentNotInMode { what, index, .. } => format!("{what}s[{index}].component"),
         SetupError::InvalidWaveform { source, .. }
-        | SetupError::InvalidAmplitude { source, .. } => format!("sources[{source}]"),
+        | SetupError::InvalidAmplitude { source, .. } => format!("sources[{}]", origin(source)),
         SetupError::InvalidShape { region, .. }
         | SetupError::InvalidMaterial {
             region: Some(region),
@@ -799,7 +852,9 @@ fn setup_error_key(e: &SetupError) -> String {
         | SetupError::CpmlOverlap { .. }
         | SetupError::InvalidCpml { .. } => "boundaries.cpml".into(),
         SetupError::HalfPeriodic { axis } => format!("boundaries.{}", axis.name()),
-        SetupError::SourceInactive { source, .. } => format!("sources[{source}].position"),
+        SetupError::SourceInactive { source, .. } => {
+            format!("sources[{}].position", origin(source))
+        }
         SetupError::MaskEmpty | SetupError::MaskLength { .. } => "mask".into(),
         SetupError::InvalidPlaneWave { wave, .. } | SetupError::PlaneWaveSurface { wave, .. } => {
             format!("plane_waves[{wave}]")
@@ -1079,10 +1134,19 @@ fn waveform(r: &Resolver, table: &str, s: &WaveformKeys) -> Result<Waveform, Sce
             forbid("phase", s.phase.is_some())?;
             forbid("ramp", s.ramp.is_some())?;
             let width = u.time(positive("width", s.width)?);
+            // A Gaussian without a carrier has a DC part: a soft source driven by it leaves a
+            // static charge behind, and a plane wave a static field.
             let frequency = match s.frequency {
-                None => 0.0,
-                Some(f) if f.is_finite() && f >= 0.0 => u.frequency(f),
-                Some(f) => return Err(r.err(key("frequency"), format!("{f} must be non-negative"))),
+                None => {
+                    return Err(r.err(
+                        key("frequency"),
+                        "is required by the gaussian waveform (its carrier; a baseband \
+                         Gaussian leaves a static charge behind — for a broad band take a \
+                         carrier at the band's centre and a short width)",
+                    ));
+                }
+                Some(f) if f.is_finite() && f > 0.0 => u.frequency(f),
+                Some(f) => return Err(r.err(key("frequency"), format!("{f} must be positive"))),
             };
             let delay = match s.delay {
                 Some(d) => u.time(finite("delay", d)?),
@@ -1136,8 +1200,15 @@ fn safe_name(name: &str) -> bool {
 }
 
 /// A box of whole cells from two corners in scene units: each coordinate must land on a node
-/// plane (an integer number of cells, within 1e-9).
-fn cell_box(r: &Resolver, key: &str, lo: &[f64], hi: &[f64]) -> Result<Box3, SceneError> {
+/// plane (an integer number of cells, within 1e-9). Along `flat` (a plane's normal) the
+/// corners may coincide: the box is then one cell thick there.
+fn cell_box(
+    r: &Resolver,
+    key: &str,
+    lo: &[f64],
+    hi: &[f64],
+    flat: Option<Axis>,
+) -> Result<Box3, SceneError> {
     let on_node = |which: &str, v: &[f64]| -> Result<[i64; 3], SceneError> {
         let p = r.point(&format!("{key}.{which}"), v, 0.0)?;
         let mut out = [0i64; 3];
@@ -1154,7 +1225,16 @@ fn cell_box(r: &Resolver, key: &str, lo: &[f64], hi: &[f64]) -> Result<Box3, Sce
         Ok(out)
     };
     let (lo, hi) = (on_node("lo", lo)?, on_node("hi", hi)?);
-    let hi: [i64; 3] = std::array::from_fn(|a| if a < r.dims() { hi[a] } else { 1 });
+    let flat = flat.map(Axis::index);
+    let hi: [i64; 3] = std::array::from_fn(|a| {
+        if a >= r.dims() {
+            1
+        } else if Some(a) == flat {
+            lo[a] + 1
+        } else {
+            hi[a]
+        }
+    });
     if (0..r.dims()).any(|a| hi[a] <= lo[a]) {
         return Err(r.err(
             key.to_string(),
@@ -1166,7 +1246,7 @@ fn cell_box(r: &Resolver, key: &str, lo: &[f64], hi: &[f64]) -> Result<Box3, Sce
 
 fn plane_wave(r: &Resolver, i: usize, w: &PlaneWaveSpec) -> Result<PlaneWave, SceneError> {
     let table = format!("plane_waves[{i}]");
-    let region = cell_box(r, &table, &w.lo, &w.hi)?;
+    let region = cell_box(r, &table, &w.lo, &w.hi, None)?;
     let (toward, axis) = match w.direction.as_str() {
         "+x" => (Side::High, Axis::X),
         "-x" => (Side::Low, Axis::X),
@@ -1245,7 +1325,7 @@ fn flux_region(
                 ));
             }
             let extent = match (&f.lo, &f.hi) {
-                (Some(lo), Some(hi)) => cell_box(r, &table, lo, hi)?,
+                (Some(lo), Some(hi)) => cell_box(r, &table, lo, hi, Some(axis))?,
                 (None, None) => whole,
                 _ => return Err(r.err(table.clone(), "give both lo and hi, or neither")),
             };
@@ -1264,7 +1344,7 @@ fn flux_region(
                     "give a plane (axis and position) or a closed box (lo and hi)",
                 ));
             };
-            FluxPlane::faces_of_box(cell_box(r, &table, lo, hi)?, r.mode)
+            FluxPlane::faces_of_box(cell_box(r, &table, lo, hi, None)?, r.mode)
         }
         _ => return Err(r.err(table.clone(), "a plane needs both axis and position")),
     };
@@ -1332,10 +1412,92 @@ fn flux_region(
             r.file.parent().unwrap_or(Path::new(".")).join(path)
         }
     });
+    let far_field = match &f.far_field {
+        None => None,
+        Some(n) => {
+            let closed = f.axis.is_none();
+            let [n_theta, n_phi] = n[..] else {
+                return Err(r.err(key("far_field"), "takes two counts: [n_theta, n_phi]"));
+            };
+            if !(closed && r.dims() == 3) {
+                return Err(r.err(
+                    key("far_field"),
+                    "needs a closed box (lo and hi, no axis) in a 3D scene",
+                ));
+            }
+            if n_theta == 0 || n_phi == 0 {
+                return Err(r.err(key("far_field"), "counts must be at least 1"));
+            }
+            Some([n_theta, n_phi])
+        }
+    };
     Ok(Flux {
         name: f.name.clone(),
         planes,
         first_monitor,
         minus,
+        far_field,
     })
+}
+
+/// The nodes of `component` a source drives, and how many axes it extends along (the unused
+/// axes of the mode included): the cell containing `position`, or the cells whose node lies in
+/// `[lo, hi)` on each axis where `hi > lo` and in the cell containing `lo` where `hi = lo`.
+fn source_nodes(
+    r: &Resolver,
+    i: usize,
+    component: Component,
+    s: &SourceSpec,
+) -> Result<(Vec<[i64; 3]>, usize), SceneError> {
+    let key = |k: &str| format!("sources[{i}].{k}");
+    let unused = 3 - r.dims();
+    match (&s.position, &s.lo, &s.hi) {
+        (Some(p), None, None) => Ok((vec![r.cell(&key("position"), p)?], unused)),
+        (None, Some(lo), Some(hi)) => {
+            let (a, b) = (r.point(&key("lo"), lo, 0.0)?, r.point(&key("hi"), hi, 0.0)?);
+            let stagger = component.stagger();
+            let mut ranges = [(0i64, 1i64); 3];
+            let mut extended = unused;
+            for axis in 0..r.dims() {
+                let n = r.grid[axis] as i64;
+                if b[axis] < a[axis] {
+                    return Err(r.err(key("hi"), format!("{hi:?} lies below lo {lo:?}")));
+                }
+                ranges[axis] = if b[axis] == a[axis] {
+                    let c = a[axis].floor() as i64;
+                    (c, c + 1)
+                } else {
+                    extended += 1;
+                    // Cells whose node x + stagger lies in [a, b).
+                    let first = (a[axis] - stagger[axis]).ceil() as i64;
+                    let end = (b[axis] - stagger[axis]).ceil() as i64;
+                    (first, end)
+                };
+                let (first, end) = ranges[axis];
+                if first < 0 || end > n || end <= first {
+                    return Err(r.err(
+                        key("lo"),
+                        format!(
+                            "[{lo:?}, {hi:?}] holds no {} node inside the grid along {}, or leaves it",
+                            component.name(),
+                            ["x", "y", "z"][axis]
+                        ),
+                    ));
+                }
+            }
+            let mut cells = Vec::new();
+            for z in ranges[2].0..ranges[2].1 {
+                for y in ranges[1].0..ranges[1].1 {
+                    for x in ranges[0].0..ranges[0].1 {
+                        cells.push([x, y, z]);
+                    }
+                }
+            }
+            Ok((cells, extended))
+        }
+        _ => Err(r.err(
+            format!("sources[{i}]"),
+            "give a point (position) or a line, plane or box (lo and hi)",
+        )),
+    }
 }

@@ -361,7 +361,11 @@ pub struct SourceSpec {
     /// The component driven.
     pub component: ComponentName,
     /// Position (1, 2 or 3 numbers); the node of the cell containing it is driven.
-    pub position: Vec<f64>,
+    pub position: Option<Vec<f64>>,
+    /// A line, plane or box of nodes instead of a point: low corner...
+    pub lo: Option<Vec<f64>>,
+    /// ...and high corner (equal to `lo` on the axes the source does not extend along).
+    pub hi: Option<Vec<f64>>,
     /// "gaussian", "ricker" or "sinusoid".
     pub waveform: WaveformKind,
     /// Frequency (carrier for gaussian, peak for ricker).
@@ -437,6 +441,9 @@ pub struct FluxSpec {
     /// The `flux_<name>_dft.npy` of an earlier run (relative to the scene file) whose fields
     /// are subtracted before the flux is taken: the incident run of a reflection measurement.
     pub minus: Option<String>,
+    /// A closed box in a 3D vacuum scene: the far field by surface equivalence, on this many
+    /// polar and azimuthal directions `[n_theta, n_phi]`.
+    pub far_field: Option<Vec<usize>>,
 }
 
 /// Waveform names.

@@ -30,6 +30,13 @@ pub struct FluxReport {
     pub frequencies: Vec<f64>,
     /// Flux ½ Re ∮ E × H* · n̂ dA of the transforms (normalised units).
     pub flux: Vec<f64>,
+    /// With a plane wave in the scene: the flux over the incident intensity, an area (cells²
+    /// in normalised scenes, m² in SI ones): around an object in the scattered-field region,
+    /// its scattering cross-section; around it inside the total-field box, minus its
+    /// absorption cross-section.
+    pub cross_section: Option<Vec<f64>>,
+    /// The far field of a closed box, when asked for.
+    pub far_field: Option<crate::far_field_output::FarFieldReport>,
 }
 
 /// The values of one face's transforms in the `.npy` layout: per node, per frequency, the six
@@ -85,6 +92,7 @@ fn read_minus(path: &Path, faces: &[DftFields]) -> Result<Vec<DftFields>, AppErr
 pub fn write_fluxes<T: yee_core::Scalar>(
     scene: &Scene,
     results: &[RankOutput<T>],
+    steps: u64,
     out: &Path,
 ) -> Result<(Vec<FluxReport>, Vec<String>), AppError> {
     let setup = scene.setup();
@@ -97,6 +105,7 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             planes,
             first_monitor,
             minus,
+            far_field,
         } = flux;
         let faces: Vec<DftFields> = (0..planes.len())
             .map(|k| {
@@ -130,11 +139,29 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             .iter()
             .map(|&f| scene.units.to_scene_frequency(f))
             .collect();
+        let area = match scene.units {
+            yee_scene::Units::Normalised => 1.0,
+            yee_scene::Units::Si { cell_size } => cell_size * cell_size,
+        };
+        let cross_section: Option<Vec<f64>> =
+            crate::far_field_output::incident_intensity(scene, &frequencies, steps).map(|s| {
+                total
+                    .iter()
+                    .zip(&s)
+                    .map(|(p, i)| p / i * area)
+                    .collect()
+            });
         let csv = format!("flux_{name}.csv");
         let path = out.join(&csv);
-        let mut text = String::from("frequency,flux\n");
-        for (f, v) in scene_frequencies.iter().zip(&total) {
-            text.push_str(&format!("{f:e},{v:e}\n"));
+        let mut text = String::from(match cross_section {
+            Some(_) => "frequency,flux,cross_section\n",
+            None => "frequency,flux\n",
+        });
+        for (k, (f, v)) in scene_frequencies.iter().zip(&total).enumerate() {
+            match &cross_section {
+                Some(c) => text.push_str(&format!("{f:e},{v:e},{:e}\n", c[k])),
+                None => text.push_str(&format!("{f:e},{v:e}\n")),
+            }
         }
         std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
         let dft = format!("flux_{name}_dft.npy");
@@ -150,6 +177,16 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         yee_io::plot::write_line_plot(&path, &scene_frequencies, &[&total])
             .map_err(|e| io_error(&path, e))?;
         files.extend([csv.clone(), png.clone(), dft.clone()]);
+        let far_field = match far_field {
+            Some(n) => {
+                let (report, written) = crate::far_field_output::write_far_field(
+                    scene, name, planes, &faces, *n, steps, out,
+                )?;
+                files.extend(written);
+                Some(report)
+            }
+            None => None,
+        };
         reports.push(FluxReport {
             name: name.clone(),
             csv,
@@ -158,6 +195,8 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             minus: minus.as_ref().map(|m| m.display().to_string()),
             frequencies: scene_frequencies,
             flux: total,
+            cross_section,
+            far_field,
         });
     }
     Ok((reports, files))

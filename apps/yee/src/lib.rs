@@ -13,6 +13,7 @@ pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod error;
+pub mod far_field_output;
 pub mod flux_output;
 pub mod parse;
 pub mod partition;

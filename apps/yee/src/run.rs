@@ -259,7 +259,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, out)?;
+    let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
     outputs.extend(flux_files);
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;

@@ -162,7 +162,7 @@ fn check_outputs(report: &Value, out: &Path) {
     for flux in report["fluxes"].as_array().unwrap() {
         let csv = std::fs::read_to_string(out.join(flux["csv"].as_str().unwrap())).unwrap();
         let count = flux["frequencies"].as_array().unwrap().len();
-        assert!(csv.starts_with("frequency,flux\n") && csv.lines().count() == count + 1);
+        assert!(csv.starts_with("frequency,flux") && csv.lines().count() == count + 1);
         let dft = out.join(flux["dft"].as_str().unwrap());
         assert_eq!(npy_shape(&dft)[1..], [count, 6]);
     }

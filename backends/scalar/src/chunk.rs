@@ -194,6 +194,10 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
         work_of(
             region,
             self.state.slabs.iter().map(|s| s.layer),
+            self.setup
+                .plane_waves
+                .iter()
+                .flat_map(|w| w.surface_slabs(self.state.mode)),
             self.state.sources.iter().map(|s| s.cell),
             self.probe_cells.iter().copied(),
             &self.costs,

@@ -1,0 +1,143 @@
+//! The far field of a closed flux box (`far_field = [n_theta, n_phi]`): by surface
+//! equivalence from the box's DFT fields ([`yee_em::near_to_far`]), per frequency the field on
+//! a sphere of directions, the radiated power, and with a plane wave in the scene the
+//! bistatic radar cross-section σ = 4πU / S_inc.
+
+use std::path::Path;
+
+use serde::Serialize;
+use yee_em::flux::surface_points;
+use yee_em::near_to_far::{
+    SurfaceSample, cross_section, far_field, plane_wave_intensity, radiated_power,
+    sphere_directions,
+};
+use yee_em::{DftFields, DftMonitor, FluxPlane};
+use yee_scene::Scene;
+
+use crate::error::{AppError, io_error};
+
+/// A far field's entry in `run.json`.
+#[derive(Debug, Serialize)]
+pub struct FarFieldReport {
+    /// `farfield_<name>.csv`: one row per frequency and direction.
+    pub csv: String,
+    /// `farfield_<name>.png`: radiation intensity against θ at φ = 0, one curve per frequency
+    /// (up to four).
+    pub png: String,
+    /// Radiated power per frequency (normalised units, the DFT's spectral density).
+    pub radiated_power: Vec<f64>,
+}
+
+/// The incident intensity at each frequency of the scene's first plane wave as a flux plane
+/// would measure it (`None` without a plane wave): `|A W(f)|² / 2η` with `W` the sum the
+/// monitors take over E's sample times, times the two averages the flux applies to H — over
+/// its half steps, `cos(πfΔt)`, and over the half cells either side of the plane,
+/// `cos(k/2)` with the grid's wavenumber along an axis `sin(k/2) = sin(πfΔt)/S` (Taflove &
+/// Hagness, 3rd ed., eq. (4.12)). A ratio of a measured flux to it is then free of both.
+pub fn incident_intensity(scene: &Scene, frequencies: &[f64], steps: u64) -> Option<Vec<f64>> {
+    let wave = scene.plane_waves.first()?;
+    let dt = scene.dt();
+    let mut sums = vec![[0.0f64; 2]; frequencies.len()];
+    let mut weights = vec![[0.0f64; 2]; frequencies.len()];
+    for step in 0..steps {
+        let t = DftMonitor::time(yee_em::Component::Ex, step, dt);
+        DftMonitor::weights(frequencies, t, dt, &mut weights);
+        let v = wave.amplitude * wave.waveform.value(t);
+        for (s, w) in sums.iter_mut().zip(&weights) {
+            s[0] += v * w[0];
+            s[1] += v * w[1];
+        }
+    }
+    let background = scene.background.1;
+    let n = (background.eps * background.mu).sqrt();
+    let impedance = (background.mu / background.eps).sqrt();
+    Some(
+        sums.iter()
+            .zip(frequencies)
+            .map(|([re, im], &f)| {
+                let half_step = (std::f64::consts::PI * f * dt).cos();
+                let k = 2.0 * ((n * (std::f64::consts::PI * f * dt).sin() / dt).min(1.0)).asin();
+                plane_wave_intensity((re * re + im * im).sqrt()) / impedance
+                    * half_step
+                    * (k / 2.0).cos()
+            })
+            .collect(),
+    )
+}
+
+/// Writes the far field of the box `planes` with transforms `faces`, returning its report and
+/// the files written.
+pub fn write_far_field(
+    scene: &Scene,
+    name: &str,
+    planes: &[FluxPlane],
+    faces: &[DftFields],
+    [n_theta, n_phi]: [usize; 2],
+    steps: u64,
+    out: &Path,
+) -> Result<(FarFieldReport, Vec<String>), AppError> {
+    let setup = scene.setup();
+    let periodic = yee_core::Axis::ALL.map(|a| setup.is_periodic(a));
+    let frequencies = &faces[0].frequencies;
+    let incident = incident_intensity(scene, frequencies, steps);
+    let mut text = String::from(
+        "frequency,theta_deg,phi_deg,e_theta_re,e_theta_im,e_phi_re,e_phi_im,intensity",
+    );
+    text.push_str(if incident.is_some() { ",rcs\n" } else { "\n" });
+    let mut power = Vec::with_capacity(frequencies.len());
+    let mut curves: Vec<Vec<f64>> = Vec::new();
+    let mut thetas: Vec<f64> = Vec::new();
+    for (k, &f) in frequencies.iter().enumerate() {
+        let samples: Vec<SurfaceSample> = planes
+            .iter()
+            .zip(faces)
+            .flat_map(|(p, d)| {
+                surface_points(p, d, k, setup.mode, setup.grid, periodic, setup.dt())
+            })
+            .collect();
+        power.push(radiated_power(&samples, f, n_theta, n_phi));
+        let scene_f = scene.units.to_scene_frequency(f);
+        let mut curve = Vec::new();
+        for d in sphere_directions(n_theta, n_phi) {
+            let ff = far_field(&samples, f, d.direction);
+            text.push_str(&format!(
+                "{scene_f:e},{:.6},{:.6},{:e},{:e},{:e},{:e},{:e}",
+                d.theta.to_degrees(),
+                d.phi.to_degrees(),
+                ff.e_theta.re,
+                ff.e_theta.im,
+                ff.e_phi.re,
+                ff.e_phi.im,
+                ff.intensity
+            ));
+            if let Some(s) = &incident {
+                text.push_str(&format!(",{:e}", cross_section(ff.intensity, s[k])));
+            }
+            text.push('\n');
+            if d.phi == 0.0 && k < 4 {
+                curve.push(ff.intensity);
+                if k == 0 {
+                    thetas.push(d.theta.to_degrees());
+                }
+            }
+        }
+        if k < 4 {
+            curves.push(curve);
+        }
+    }
+    let csv = format!("farfield_{name}.csv");
+    let path = out.join(&csv);
+    std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+    let png = format!("farfield_{name}.png");
+    let path = out.join(&png);
+    let refs: Vec<&[f64]> = curves.iter().map(Vec::as_slice).collect();
+    yee_io::plot::write_line_plot(&path, &thetas, &refs).map_err(|e| io_error(&path, e))?;
+    Ok((
+        FarFieldReport {
+            csv: csv.clone(),
+            png: png.clone(),
+            radiated_power: power,
+        },
+        vec![csv, png],
+    ))
+}
