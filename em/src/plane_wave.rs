@@ -103,13 +103,7 @@ impl PlaneWave {
         let active = mode.active_axes();
         let outer = Box3::new(
             core::array::from_fn(|a| if active[a] { self.region.lo[a] - 1 } else { 0 }),
-            core::array::from_fn(|a| {
-                if active[a] {
-                    self.region.hi[a] + 1
-                } else {
-                    1
-                }
-            }),
+            core::array::from_fn(|a| if active[a] { self.region.hi[a] + 1 } else { 1 }),
         );
         Axis::ALL
             .into_iter()
@@ -117,9 +111,11 @@ impl PlaneWave {
             .flat_map(move |axis| {
                 let a = axis.index();
                 [self.region.lo[a], self.region.hi[a]].map(|face| {
-                    outer
-                        .with_bound(axis, Side::Low, face - 1)
-                        .with_bound(axis, Side::High, face + 1)
+                    outer.with_bound(axis, Side::Low, face - 1).with_bound(
+                        axis,
+                        Side::High,
+                        face + 1,
+                    )
                 })
             })
     }

@@ -750,13 +750,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         tile,
     };
     // Anything the checks above missed, reported through the core's own message.
-    scene
-        .setup()
-        .validate()
-        .map_err(|e| {
-            let origin = |n: usize| scene.source_origin.get(n).copied().unwrap_or(n);
-            r.err(setup_error_key(&e, origin), e.to_string())
-        })?;
+    scene.setup().validate().map_err(|e| {
+        let origin = |n: usize| scene.source_origin.get(n).copied().unwrap_or(n);
+        r.err(setup_error_key(&e, origin), e.to_string())
+    })?;
     Ok(scene)
 }
 

@@ -144,13 +144,8 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             yee_scene::Units::Si { cell_size } => cell_size * cell_size,
         };
         let cross_section: Option<Vec<f64>> =
-            crate::far_field_output::incident_intensity(scene, &frequencies, steps).map(|s| {
-                total
-                    .iter()
-                    .zip(&s)
-                    .map(|(p, i)| p / i * area)
-                    .collect()
-            });
+            crate::far_field_output::incident_intensity(scene, &frequencies, steps)
+                .map(|s| total.iter().zip(&s).map(|(p, i)| p / i * area).collect());
         let csv = format!("flux_{name}.csv");
         let path = out.join(&csv);
         let mut text = String::from(match cross_section {

@@ -250,6 +250,54 @@ fn slab_spectrum_pair_conserves_power() {
     assert!(out.join("flux_refl.png").exists() && out.join("flux_refl_dft.npy").exists());
 }
 
+/// The sphere example's scattering cross-section (the flux box's `cross_section`: scattered
+/// power over the plane wave's intensity) against the Mie series at the nominal radius, and
+/// the power of its far field against the flux through the same box.
+#[test]
+fn sphere_example_scatters_like_mie() {
+    let out = out_dir("sphere_scattering");
+    let report = run_scene(
+        &repo().join("examples/scenes/sphere_scattering.toml"),
+        &out,
+        350,
+    );
+    let flux = &report["fluxes"][0];
+    let numbers = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let frequencies = numbers(&flux["frequencies"]);
+    let sigma = numbers(&flux["cross_section"]);
+    let power = numbers(&flux["flux"]);
+    let far = numbers(&flux["far_field"]["radiated_power"]);
+    let mut worst = 0.0f64;
+    for (k, &f) in frequencies.iter().enumerate() {
+        let mie =
+            yee_em::mie::scattering_cross_section(num_complex::Complex64::new(2.0, 0.0), 8.0, f)
+                .unwrap();
+        worst = worst.max((sigma[k] / mie - 1.0).abs());
+        let far_error = (far[k] / power[k] - 1.0).abs();
+        assert!(
+            far_error < 0.01,
+            "far-field power off the box flux by {far_error} at f = {f}"
+        );
+    }
+    eprintln!(
+        "sphere example: σ_sca within {:.2} % of Mie at the nominal radius",
+        100.0 * worst
+    );
+    assert!(worst < 0.04, "σ_sca misses Mie by {worst}");
+    let csv = std::fs::read_to_string(out.join("farfield_scattered.csv")).unwrap();
+    assert!(
+        csv.starts_with("frequency,theta_deg,phi_deg,")
+            && csv.lines().next().unwrap().ends_with(",rcs")
+    );
+    assert_eq!(csv.lines().count(), 1 + 21 * 12 * 24);
+}
+
 #[test]
 fn cavity_scene_rings_at_the_lowest_resonance() {
     use yee_em::spectrum::resonances;
