@@ -56,7 +56,7 @@ fn reference(test: &str) -> PathBuf {
     out
 }
 
-const OUTPUTS: [&str; 8] = [
+const OUTPUTS: [&str; 11] = [
     "ex_000060.npy",
     "ey_000060.npy",
     "ez_000060.npy",
@@ -65,6 +65,9 @@ const OUTPUTS: [&str; 8] = [
     "hz_000060.npy",
     "probe_near.csv",
     "probe_far.csv",
+    "flux_around.csv",
+    "flux_around_dft.npy",
+    "farfield_around.csv",
 ];
 
 fn assert_same_outputs(reference: &Path, got: &Path, what: &str) {
