@@ -26,50 +26,69 @@ use num_traits::Float;
 
 /// Cells of CPML at each end of the auxiliary grid.
 const LINE_CPML: usize = 20;
-/// Cells between a CPML of the auxiliary grid and the box's surface (the injection point sits
-/// two cells outside the surface, in the gap).
-const LINE_GAP: i64 = 6;
+/// Cells between a CPML of the auxiliary grid and the nodes the surface reads.
+const LINE_GAP: i64 = 8;
+/// Where the auxiliary grid launches its wave, along the travel from the corner where the
+/// wave enters the box: far enough back that every node next to the surface (within √3 of the
+/// corner) and its interpolation neighbours lie on the total side.
+const LAUNCH: i64 = -5;
 
-/// A plane wave travelling along a grid axis, injected on the surface of a total-field box.
+/// A plane wave injected on the surface of a total-field box.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlaneWave {
     /// The total-field box in cells: nodes whose position lies in the closed box
-    /// `[lo, hi]` (on the axes the mode uses) carry the total field. On a periodic axis other
-    /// than the axis of travel the box may span the whole grid (`lo = 0`, `hi = cells`): it
-    /// then has no surface across that axis.
+    /// `[lo, hi]` (on the axes the mode uses) carry the total field. On a periodic axis the
+    /// wave does not travel along, the box may span the whole grid (`lo = 0`, `hi = cells`):
+    /// it then has no surface across that axis.
     pub region: Box3,
-    /// The axis the wave travels along.
-    pub axis: Axis,
-    /// `High`: towards increasing coordinates; `Low`: towards decreasing ones.
-    pub toward: Side,
-    /// The direction of the electric field (normalised when used; perpendicular to `axis`).
+    /// The direction of travel k (normalised when used; zero on axes the mode does not use).
+    /// Along a grid axis the incident field is exact; oblique, it is interpolated from the
+    /// auxiliary grid, whose dispersion is matched to the main grid's along k.
+    pub direction: [f64; 3],
+    /// The direction of the electric field (normalised when used; perpendicular to k).
     pub polarization: [f64; 3],
-    /// Time dependence of the incident E where the wave enters the box.
+    /// Time dependence of the incident E at the corner where the wave enters the box.
     pub waveform: Waveform,
     /// Peak incident E.
     pub amplitude: f64,
 }
 
+fn unit(v: [f64; 3]) -> [f64; 3] {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    v.map(|x| x / n)
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
 impl PlaneWave {
-    /// The unit electric direction ê.
-    pub fn e_direction(&self) -> [f64; 3] {
-        let p = self.polarization;
-        let n = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
-        p.map(|x| x / n)
+    /// The unit direction of travel k̂.
+    pub fn k_direction(&self) -> [f64; 3] {
+        unit(self.direction)
     }
 
-    /// The magnetic direction ĥ = â × ê (â the unit vector of increasing `axis`): the
-    /// incident H is `h ĥ` with `h` the auxiliary grid's magnetic value, whichever way the
-    /// wave goes.
+    /// The axis the wave travels along, when it travels along one.
+    pub fn aligned_axis(&self) -> Option<usize> {
+        let nonzero: heapless::Vec<usize, 3> =
+            (0..3).filter(|&a| self.direction[a] != 0.0).collect();
+        (nonzero.len() == 1).then(|| nonzero[0])
+    }
+
+    /// The unit electric direction ê.
+    pub fn e_direction(&self) -> [f64; 3] {
+        unit(self.polarization)
+    }
+
+    /// The magnetic direction ĥ = k̂ × ê: the incident H is `h ĥ` with `h` the auxiliary
+    /// grid's magnetic value.
     pub fn h_direction(&self) -> [f64; 3] {
-        let e = self.e_direction();
-        let a = self.axis.index();
-        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-        let mut h = [0.0; 3];
-        // â × ê: component b gets −e_c, component c gets e_b.
-        h[b] = -e[c];
-        h[c] = e[b];
-        h
+        let (k, e) = (self.k_direction(), self.e_direction());
+        [
+            k[1] * e[2] - k[2] * e[1],
+            k[2] * e[0] - k[0] * e[2],
+            k[0] * e[1] - k[1] * e[0],
+        ]
     }
 
     /// The incident part of component `c` per unit of the auxiliary value.
@@ -80,6 +99,47 @@ impl PlaneWave {
             self.h_direction()
         };
         d[c.axis().index()]
+    }
+
+    /// The corner of the box the wave reaches first: the origin of the distance along k̂.
+    fn entry_corner(&self) -> [f64; 3] {
+        core::array::from_fn(|a| {
+            if self.direction[a] >= 0.0 {
+                self.region.lo[a] as f64
+            } else {
+                self.region.hi[a] as f64
+            }
+        })
+    }
+
+    /// The distance along k̂ of position `x` from the entry corner (axes where k̂ is zero do
+    /// not count, so the unused and spanned axes drop out).
+    pub fn distance(&self, x: [f64; 3]) -> f64 {
+        let (k, corner) = (self.k_direction(), self.entry_corner());
+        (0..3)
+            .filter(|&a| k[a] != 0.0)
+            .map(|a| k[a] * (x[a] - corner[a]))
+            .sum()
+    }
+
+    /// The range of [`PlaneWave::distance`] over the box grown by one cell.
+    fn distance_range(&self, mode: Mode) -> (f64, f64) {
+        let active = mode.active_axes();
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for corner in 0..8 {
+            let x: [f64; 3] = core::array::from_fn(|a| {
+                let high = corner >> a & 1 == 1;
+                match (active[a], high) {
+                    (false, _) => 0.0,
+                    (true, false) => self.region.lo[a] as f64 - 1.0,
+                    (true, true) => self.region.hi[a] as f64 + 1.0,
+                }
+            });
+            let d = self.distance(x);
+            lo = lo.min(d);
+            hi = hi.max(d);
+        }
+        (lo, hi)
     }
 
     /// True when the node at continuous position `x` carries the total field.
@@ -129,24 +189,27 @@ impl PlaneWave {
         periodic: [bool; 3],
     ) -> Option<&'static str> {
         let active = mode.active_axes();
-        if !active[self.axis.index()] {
-            return Some("axis (not an axis the mode uses)");
-        }
-        if !(self.amplitude.is_finite()) {
+        if !self.amplitude.is_finite() {
             return Some("amplitude");
         }
         if self.waveform.invalid_parameter().is_some() {
             return Some("waveform");
         }
-        let p = self.polarization;
+        let (k, p) = (self.direction, self.polarization);
+        if k.iter().any(|x| !x.is_finite()) || k.iter().all(|&x| x == 0.0) {
+            return Some("direction (zero or not finite)");
+        }
+        if (0..3).any(|a| !active[a] && k[a] != 0.0) {
+            return Some("direction (along an axis the mode does not use)");
+        }
         if p.iter().any(|x| !x.is_finite()) || p.iter().all(|&x| x == 0.0) {
             return Some("polarization (zero or not finite)");
         }
-        if p[self.axis.index()] != 0.0 {
-            return Some("polarization (has a part along the axis of travel)");
+        if dot(self.k_direction(), self.e_direction()).abs() > 1e-9 {
+            return Some("polarization (not perpendicular to the direction of travel)");
         }
         for c in Component::ALL {
-            if self.weight(c) != 0.0 && !mode.has(c) {
+            if self.weight(c).abs() > 1e-12 && !mode.has(c) {
                 return Some("polarization (needs a component the mode does not carry)");
             }
         }
@@ -156,33 +219,51 @@ impl PlaneWave {
             }
             let (lo, hi) = (self.region.lo[a], self.region.hi[a]);
             let spanning = lo == 0 && hi == grid[a] as i64;
-            if spanning && periodic[a] && a != self.axis.index() {
+            if spanning && periodic[a] && k[a] == 0.0 {
                 continue;
             }
             if !(lo >= 1 && hi > lo && hi < grid[a] as i64) {
                 return Some(
                     "box (needs 1 ≤ lo < hi ≤ cells − 1 on each axis in use, or the whole of \
-                     a periodic axis across the travel)",
+                     a periodic axis the wave does not travel along)",
                 );
             }
         }
         None
     }
-
-    /// The continuous coordinate along the axis where the wave enters the box.
-    fn entry(&self) -> i64 {
-        match self.toward {
-            Side::High => self.region.lo[self.axis.index()],
-            Side::Low => self.region.hi[self.axis.index()],
-        }
-    }
 }
 
-/// The one-dimensional auxiliary grid of a [`PlaneWave`]: `e[m]` at coordinate `origin + m`
-/// and `h[m]` at `origin + m + ½` along the axis of travel, in the background material, with
-/// CPML at both ends. The wave is launched into it by a TF/SF point two cells before the box,
-/// from the analytic `amplitude · w(t − s/v)`; the grid then carries its own discrete wave to
-/// every node the box's surface needs.
+/// The wavenumber of a plane wave of angular frequency `omega` travelling along the unit
+/// vector `k` in a medium of index `n` on the Yee grid (Δ = 1, time step `dt`): the root of
+/// `Σₐ sin²(k kₐ/2) = (n sin(ω Δt/2) / Δt)²` (Taflove & Hagness, 3rd ed., eq. (4.12)) by
+/// Newton's method from the continuous `nω`; `None` beyond the grid's cut-off.
+pub fn grid_wavenumber(omega: f64, n: f64, k: [f64; 3], dt: f64) -> Option<f64> {
+    let target = (n * (omega * dt / 2.0).sin() / dt).powi(2);
+    let mut x = n * omega;
+    for _ in 0..50 {
+        let f: f64 = k.iter().map(|&c| (x * c / 2.0).sin().powi(2)).sum::<f64>() - target;
+        let df: f64 = k.iter().map(|&c| c / 2.0 * (x * c).sin()).sum();
+        if df == 0.0 || !f.is_finite() {
+            return None;
+        }
+        let step = f / df;
+        x -= step;
+        if step.abs() <= 1e-15 * x.abs() {
+            return (x.is_finite() && x > 0.0).then_some(x);
+        }
+    }
+    None
+}
+
+/// The one-dimensional auxiliary grid of a [`PlaneWave`], along its direction of travel:
+/// `e[m]` at distance `origin + m` from the entry corner and `h[m]` at `origin + m + ½`, with
+/// CPML at both ends. Its medium is the background with ε and μ both scaled by `n₁/n`, so that
+/// its impedance is the background's and its phase velocity at the waveform's centre frequency
+/// is the main grid's along k̂ (the matched numerical dispersion of Taflove & Hagness, 3rd ed.,
+/// §5.9; along a grid axis the two grids' equations agree and nothing is scaled). The wave is
+/// launched into it at a one-point TF/SF from the analytic `amplitude · w(t − s/v)`; the grid
+/// then carries its own discrete wave, and a node of the main grid takes the value at its
+/// distance along k̂ (cubic Lagrange interpolation; exact along an axis).
 #[derive(Clone, Debug)]
 pub struct IncidentLine {
     wave: PlaneWave,
@@ -194,12 +275,12 @@ pub struct IncidentLine {
     /// `[b, c, 1/κ]` per e and per h node.
     stretch_e: Vec<[f64; 3]>,
     stretch_h: Vec<[f64; 3]>,
-    /// `[Ca, Cb]`, `[Da, Db]` of the background.
+    /// `[Ca, Cb]`, `[Da, Db]` of the line's medium.
     electric: [f64; 2],
     magnetic: [f64; 2],
     /// Index of the injection e node.
     inject: usize,
-    /// Phase velocity and impedance of the background.
+    /// Phase velocity and impedance of the line's medium.
     speed: f64,
     impedance: f64,
     dt: f64,
@@ -208,12 +289,30 @@ pub struct IncidentLine {
 }
 
 impl IncidentLine {
-    /// The auxiliary grid of `wave` in `background` with time step `dt`, at rest.
-    pub fn new(wave: &PlaneWave, background: &Material, dt: f64) -> Self {
-        let a = wave.axis.index();
+    /// The auxiliary grid of `wave` on a `mode` grid in `background` with time step `dt`, at
+    /// rest.
+    pub fn new(wave: &PlaneWave, mode: Mode, background: &Material, dt: f64) -> Self {
+        let n = (background.eps * background.mu).sqrt();
+        let scale = match wave.aligned_axis() {
+            Some(_) => 1.0,
+            None => {
+                let omega = 2.0 * core::f64::consts::PI * wave.waveform.centre_frequency();
+                grid_wavenumber(omega, n, wave.k_direction(), dt)
+                    .map(|k| dt * (k / 2.0).sin() / (omega * dt / 2.0).sin() / n)
+                    .filter(|r| r.is_finite() && *r > 0.0)
+                    .unwrap_or(1.0)
+            }
+        };
+        let medium = Material {
+            eps: background.eps * scale,
+            mu: background.mu * scale,
+            sigma: background.sigma * scale,
+            sigma_m: background.sigma_m * scale,
+        };
         let pad = LINE_CPML as i64 + LINE_GAP;
-        let origin = wave.region.lo[a] - pad;
-        let len = (wave.region.hi[a] - wave.region.lo[a] + 2 * pad) as usize + 1;
+        let (near, far) = wave.distance_range(mode);
+        let origin = (near.floor() as i64).min(LAUNCH) - pad;
+        let len = (far.ceil() as i64 - origin + pad) as usize + 1;
         let params = CpmlParams::with_thickness(LINE_CPML);
         let depth = |x: f64| {
             let t = LINE_CPML as f64;
@@ -229,13 +328,8 @@ impl IncidentLine {
                 })
                 .collect()
         };
-        let ke = electric_coefficients(background, dt);
-        let kh = magnetic_coefficients(background, dt);
-        let entry = wave.entry();
-        let inject = match wave.toward {
-            Side::High => entry - 2,
-            Side::Low => entry + 2,
-        };
+        let ke = electric_coefficients(&medium, dt);
+        let kh = magnetic_coefficients(&medium, dt);
         IncidentLine {
             wave: *wave,
             origin,
@@ -247,30 +341,22 @@ impl IncidentLine {
             stretch_h: table(0.5),
             electric: [ke.decay, ke.curl],
             magnetic: [kh.decay, kh.curl],
-            inject: (inject - origin) as usize,
-            speed: 1.0 / (background.eps * background.mu).sqrt(),
-            impedance: (background.mu / background.eps).sqrt(),
+            inject: (LAUNCH - origin) as usize,
+            speed: 1.0 / (medium.eps * medium.mu).sqrt(),
+            impedance: (medium.mu / medium.eps).sqrt(),
             dt,
             half: 0,
         }
     }
 
-    /// The analytic incident E at coordinate `x` and time `t`.
-    fn analytic_e(&self, x: f64, t: f64) -> f64 {
-        let s = match self.wave.toward {
-            Side::High => x - self.wave.entry() as f64,
-            Side::Low => self.wave.entry() as f64 - x,
-        };
+    /// The analytic incident E at distance `s` along the travel and time `t`.
+    fn analytic_e(&self, s: f64, t: f64) -> f64 {
         self.wave.amplitude * self.wave.waveform.value(t - s / self.speed)
     }
 
-    /// The analytic incident h (along ĥ) at coordinate `x` and time `t`.
-    fn analytic_h(&self, x: f64, t: f64) -> f64 {
-        let sign = match self.wave.toward {
-            Side::High => 1.0,
-            Side::Low => -1.0,
-        };
-        sign * self.analytic_e(x, t) / self.impedance
+    /// The analytic incident h (along ĥ) at distance `s` and time `t`.
+    fn analytic_h(&self, s: f64, t: f64) -> f64 {
+        self.analytic_e(s, t) / self.impedance
     }
 
     /// Advances the line so that it holds E at time `step·Δt` (`magnetic = true`, what the H
@@ -301,12 +387,8 @@ impl IncidentLine {
         }
         // The launching TF/SF point: the h node on the scattered side of the injection node
         // reads the total e there, so its incident part is taken out.
-        let x = (self.origin + self.inject as i64) as f64;
-        let inc = self.analytic_e(x, n * self.dt);
-        match self.wave.toward {
-            Side::High => self.h[self.inject - 1] += db * inc,
-            Side::Low => self.h[self.inject] -= db * inc,
-        }
+        let s = (self.origin + self.inject as i64) as f64;
+        self.h[self.inject - 1] += db * self.analytic_e(s, n * self.dt);
     }
 
     /// `E^n → E^{n+1}` with `n = half / 2`.
@@ -320,12 +402,9 @@ impl IncidentLine {
             self.psi_e[m] = b * self.psi_e[m] + c * d;
             self.e[m] = ca * self.e[m] - cb * (k * d + self.psi_e[m]);
         }
-        let x = (self.origin + self.inject as i64) as f64;
+        let s = (self.origin + self.inject as i64) as f64;
         let t = (n + 0.5) * self.dt;
-        match self.wave.toward {
-            Side::High => self.e[self.inject] += cb * self.analytic_h(x - 0.5, t),
-            Side::Low => self.e[self.inject] -= cb * self.analytic_h(x + 0.5, t),
-        }
+        self.e[self.inject] += cb * self.analytic_h(s - 0.5, t);
     }
 
     /// The incident value of component `c` at `cell` at the time the line holds for it
@@ -335,12 +414,34 @@ impl IncidentLine {
         if w == 0.0 {
             return 0.0;
         }
-        let m = cell[self.wave.axis.index()] - self.origin;
+        // E nodes of the line sit at origin + m, H nodes half a cell further.
+        let shift = if c.is_electric() { 0.0 } else { 0.5 };
+        let m = self.wave.distance(c.position(cell)) - self.origin as f64 - shift;
         let values = if c.is_electric() { &self.e } else { &self.h };
-        usize::try_from(m)
-            .ok()
-            .and_then(|m| values.get(m))
-            .map_or(0.0, |v| w * v)
+        let below = m.floor();
+        let t = m - below;
+        let at = |i: f64| {
+            usize::try_from(i as i64)
+                .ok()
+                .and_then(|i| values.get(i))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        let v = if t == 0.0 {
+            at(below)
+        } else {
+            // Cubic Lagrange interpolation through the nodes below − 1 … below + 2.
+            let weights = [
+                -t * (t - 1.0) * (t - 2.0) / 6.0,
+                (t + 1.0) * (t - 1.0) * (t - 2.0) / 2.0,
+                -(t + 1.0) * t * (t - 2.0) / 2.0,
+                (t + 1.0) * t * (t - 1.0) / 6.0,
+            ];
+            (0..4)
+                .map(|j| weights[j] * at(below - 1.0 + j as f64))
+                .sum()
+        };
+        w * v
     }
 
     /// The plane wave.
@@ -442,11 +543,10 @@ fn step(p: Index3, axis: usize, by: i64) -> Index3 {
 mod tests {
     use super::*;
 
-    fn wave(toward: Side) -> PlaneWave {
+    fn wave(direction: [f64; 3]) -> PlaneWave {
         PlaneWave {
             region: Box3::new([20, 0, 0], [60, 1, 1]),
-            axis: Axis::X,
-            toward,
+            direction,
             polarization: [0.0, 0.0, 1.0],
             waveform: Waveform::Gaussian {
                 delay: 50.0,
@@ -459,41 +559,65 @@ mod tests {
 
     #[test]
     fn directions_follow_the_right_hand() {
-        // Ez along +x: H along −y (k × E).
-        assert_eq!(wave(Side::High).h_direction(), [0.0, -1.0, 0.0]);
-        let mut w = wave(Side::High);
-        w.axis = Axis::Z;
+        // Ez along +x: H along −y (k × E); along −x, +y.
+        assert_eq!(wave([1.0, 0.0, 0.0]).h_direction(), [0.0, -1.0, 0.0]);
+        assert_eq!(wave([-2.0, 0.0, 0.0]).h_direction(), [0.0, 1.0, 0.0]);
+        let mut w = wave([0.0, 0.0, 1.0]);
         w.polarization = [2.0, 0.0, 0.0];
         assert_eq!(w.e_direction(), [1.0, 0.0, 0.0]);
         assert_eq!(w.h_direction(), [0.0, 1.0, 0.0]);
+        assert_eq!(w.aligned_axis(), Some(2));
+        w.direction = [1.0, 1.0, 0.0];
+        assert_eq!(w.aligned_axis(), None);
     }
 
     #[test]
     fn the_line_carries_the_pulse_one_way() {
-        for toward in [Side::High, Side::Low] {
-            let w = wave(toward);
-            let mut line = IncidentLine::new(&w, &Material::VACUUM, 1.0);
+        for direction in [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]] {
+            let w = wave(direction);
+            let mut line = IncidentLine::new(&w, Mode::OneD, &Material::VACUUM, 1.0);
             // Courant 1 in 1D: the discrete wave is exact; 25 steps after the peak enters,
             // the pulse sits 25 cells further on with its amplitude, and nothing went back.
             line.advance_for(75, true);
-            let x_entry = w.entry();
-            let ahead = match toward {
-                Side::High => x_entry + 25,
-                Side::Low => x_entry - 25,
-            };
-            let at = |x: i64| line.e[(x - line.origin) as usize];
-            assert!((at(ahead) - 1.0).abs() < 1e-12, "{toward:?}: {}", at(ahead));
-            let behind = match toward {
-                Side::High => x_entry - 4,
-                Side::Low => x_entry + 4,
-            };
-            assert!(at(behind).abs() < 1e-12, "{toward:?} leaked {}", at(behind));
+            let ahead = if direction[0] > 0.0 { 45 } else { 35 };
+            let at = |x: i64| line.incident(Component::Ez, [x, 0, 0]);
+            assert!(
+                (at(ahead) - 1.0).abs() < 1e-12,
+                "{direction:?}: {}",
+                at(ahead)
+            );
+            // The line launches 5 cells before the entry: behind that, nothing.
+            let behind = if direction[0] > 0.0 { 12 } else { 68 };
+            assert!(
+                at(behind).abs() < 1e-12,
+                "{direction:?} leaked {}",
+                at(behind)
+            );
         }
     }
 
     #[test]
+    fn the_grid_wavenumber_solves_the_dispersion_relation() {
+        // Along an axis the relation is 1D's: sin(k/2) = (n/Δt) sin(ωΔt/2).
+        let (omega, dt) = (0.3, 0.5);
+        let k = grid_wavenumber(omega, 1.0, [1.0, 0.0, 0.0], dt).unwrap();
+        assert!((k - 2.0 * ((omega * dt / 2.0).sin() / dt).asin()).abs() < 1e-14);
+        // Along the diagonal the grid is faster than along an axis (Taflove & Hagness,
+        // 3rd ed., Fig. 4.5): a smaller wavenumber, still above the continuous one.
+        let s = 1.0 / 3f64.sqrt();
+        let diagonal = grid_wavenumber(omega, 1.0, [s, s, s], dt).unwrap();
+        assert!(
+            omega < diagonal && diagonal < k,
+            "{omega} < {diagonal} < {k}"
+        );
+        let residual: f64 =
+            3.0 * (diagonal * s / 2.0).sin().powi(2) - ((omega * dt / 2.0).sin() / dt).powi(2);
+        assert!(residual.abs() < 1e-15);
+    }
+
+    #[test]
     fn validation_names_the_problem() {
-        let mut w = wave(Side::High);
+        let mut w = wave([1.0, 0.0, 0.0]);
         let periodic_y = [false, true, false];
         assert_eq!(
             w.invalid_parameter(Mode::OneD, [80, 1, 1], [false; 3]),
@@ -520,8 +644,21 @@ mod tests {
             w.invalid_parameter(Mode::Tmz, [80, 10, 1], periodic_y)
                 .is_some()
         );
+        // Oblique across a spanned axis: no.
+        let mut w = wave([1.0, 1.0, 0.0]);
+        w.region.hi[1] = 10;
+        assert!(
+            w.invalid_parameter(Mode::Tmz, [80, 10, 1], periodic_y)
+                .is_some()
+        );
+        // Along z in TMz: no.
+        assert!(
+            wave([0.0, 0.0, 1.0])
+                .invalid_parameter(Mode::Tmz, [80, 10, 1], periodic_y)
+                .is_some()
+        );
         // The box must end inside the grid along the travel.
-        let w = wave(Side::High);
+        let w = wave([1.0, 0.0, 0.0]);
         assert!(
             w.invalid_parameter(Mode::OneD, [60, 1, 1], [false; 3])
                 .is_some()

@@ -78,6 +78,16 @@ impl Waveform {
         }
     }
 
+    /// The frequency the waveform is centred on: the carrier of a Gaussian (half its
+    /// [`Waveform::max_frequency`] for a baseband one), the Ricker's peak, the sinusoid's tone.
+    pub fn centre_frequency(&self) -> f64 {
+        match *self {
+            Waveform::Gaussian { frequency, .. } if frequency > 0.0 => frequency,
+            Waveform::Gaussian { .. } => self.max_frequency() / 2.0,
+            Waveform::Ricker { frequency, .. } | Waveform::Sinusoid { frequency, .. } => frequency,
+        }
+    }
+
     /// The highest frequency with significant energy: where the amplitude spectrum has fallen
     /// to about 1 % of its peak (used to check cells per wavelength).
     pub fn max_frequency(&self) -> f64 {

@@ -55,8 +55,7 @@ fn transforms(with_slab: bool, frequencies: &[f64]) -> (Vec<yee_em::DftFields>, 
     let width = 1.0 / (2.0 * PI * SIGMA_F);
     let waves = [PlaneWave {
         region: Box3::new([40, 0, 0], [460, 1, 1]),
-        axis: Axis::X,
-        toward: Side::High,
+        direction: [1.0, 0.0, 0.0],
         polarization: [0.0, 0.0, 1.0],
         waveform: Waveform::Gaussian {
             delay: 5.0 * width,

@@ -70,8 +70,7 @@ fn wave(region: Box3) -> PlaneWave {
     let width = 1.0 / (2.0 * PI * SIGMA_F);
     PlaneWave {
         region,
-        axis: Axis::X,
-        toward: Side::High,
+        direction: [1.0, 0.0, 0.0],
         polarization: [0.0, 0.0, 1.0],
         waveform: Waveform::Gaussian {
             delay: 4.0 * width,

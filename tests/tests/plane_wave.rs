@@ -5,7 +5,7 @@
 use yee_comm_sim::MachineModel;
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::Plan;
-use yee_core::{Axis, Box3, Side, Topology};
+use yee_core::{Box3, Topology};
 use yee_em::{Component, DftMonitor, Material, Mode, PlaneWave, Region, Setup, Shape, Waveform};
 use yee_scalar::decomposed::uniform_plan;
 use yee_tests::{CommKind, cpml_everywhere, planned_on, single_chunk, vacuum};
@@ -15,11 +15,10 @@ const TF_BOX: Box3 = Box3 {
     hi: [24, 24, 24],
 };
 
-fn wave(axis: Axis, toward: Side, polarization: [f64; 3]) -> PlaneWave {
+fn wave(direction: [f64; 3], polarization: [f64; 3]) -> PlaneWave {
     PlaneWave {
         region: TF_BOX,
-        axis,
-        toward,
+        direction,
         polarization,
         waveform: Waveform::Gaussian {
             delay: 30.0,
@@ -51,9 +50,9 @@ fn largest(setup: &Setup, fields: &[Option<Vec<f64>>; 6], w: &PlaneWave, total: 
 #[test]
 fn nothing_leaks_out_of_the_total_field_box_in_3d() {
     let cases = [
-        wave(Axis::X, Side::High, [0.0, 1.0, 0.0]),
-        wave(Axis::Z, Side::Low, [1.0, -2.0, 0.0]),
-        wave(Axis::Y, Side::High, [0.6, 0.0, 0.8]),
+        wave([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+        wave([0.0, 0.0, -1.0], [1.0, -2.0, 0.0]),
+        wave([0.0, 1.0, 0.0], [0.6, 0.0, 0.8]),
     ];
     for w in cases {
         let waves = [w];
@@ -67,17 +66,77 @@ fn nothing_leaks_out_of_the_total_field_box_in_3d() {
         let inside = largest(&setup, &out.fields, &w, true);
         let outside = largest(&setup, &out.fields, &w, false);
         eprintln!(
-            "{:?} {:?}: inside {inside:.3}, leakage {:.2e}",
-            w.axis,
-            w.toward,
+            "{:?}: inside {inside:.3}, leakage {:.2e}",
+            w.direction,
             outside / inside
         );
         assert!(inside > 0.5, "the wave runs through the box: {inside}");
         assert!(
             outside <= 1e-12 * inside,
-            "{:?} {:?}: leakage {:e} of the incident peak",
-            w.axis,
-            w.toward,
+            "{:?}: leakage {:e} of the incident peak",
+            w.direction,
+            outside / inside
+        );
+    }
+}
+
+/// Oblique incidence: the incident field is interpolated from the auxiliary grid, whose
+/// dispersion matches the main grid's along k only at the centre frequency, so some leaks;
+/// reported, and held below a bound.
+#[test]
+fn oblique_incidence_leaks_little() {
+    let cases: [(Mode, [usize; 3], [f64; 3], [f64; 3], Box3); 3] = [
+        (
+            Mode::Tmz,
+            [80, 80, 1],
+            [3f64.sqrt() / 2.0, 0.5, 0.0],
+            [0.0, 0.0, 1.0],
+            Box3::new([20, 20, 0], [60, 60, 1]),
+        ),
+        (
+            Mode::Tez,
+            [80, 80, 1],
+            [0.6, -0.8, 0.0],
+            [0.8, 0.6, 0.0],
+            Box3::new([20, 20, 0], [60, 60, 1]),
+        ),
+        (
+            Mode::ThreeD,
+            [36, 36, 36],
+            [1.0, 0.5, 0.3],
+            [0.5, -1.0, 0.0],
+            TF_BOX,
+        ),
+    ];
+    for (mode, grid, direction, polarization, region) in cases {
+        let waves = [PlaneWave {
+            region,
+            direction,
+            polarization,
+            // 20 cells per wavelength at the carrier.
+            waveform: Waveform::Gaussian {
+                delay: 40.0,
+                width: 8.0,
+                frequency: 0.05,
+            },
+            amplitude: 1.0,
+        }];
+        let setup = Setup {
+            plane_waves: &waves,
+            ..vacuum(mode, grid, 0.5, cpml_everywhere(8))
+        };
+        setup.validate().unwrap();
+        let out = single_chunk::<f64>(&setup, 120);
+        let inside = largest(&setup, &out.fields, &waves[0], true);
+        let outside = largest(&setup, &out.fields, &waves[0], false);
+        eprintln!(
+            "{mode:?} oblique {direction:?}: inside {inside:.3}, leakage {:.2e} of it",
+            outside / inside
+        );
+        assert!(inside > 0.5, "the wave runs through the box: {inside}");
+        assert!(
+            outside <= 2e-2 * inside,
+            "{mode:?} {direction:?}: leakage {:e}",
             outside / inside
         );
     }
@@ -92,7 +151,7 @@ fn the_surface_must_run_through_the_background() {
         },
         material: Material::dielectric(2.0),
     }];
-    let waves = [wave(Axis::X, Side::High, [0.0, 0.0, 1.0])];
+    let waves = [wave([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
     let setup = Setup {
         plane_waves: &waves,
         regions: &regions,
@@ -130,7 +189,7 @@ fn scattering_runs_and_transforms_are_the_same_bits_for_every_decomposition() {
             ..Material::VACUUM
         },
     }];
-    let waves = [wave(Axis::X, Side::High, [0.0, 1.0, 1.0])];
+    let waves = [wave([1.0, 0.0, 0.0], [0.0, 1.0, 1.0])];
     let frequencies = [0.05, 0.08, 0.11];
     let mut components = [false; 6];
     components[Component::Ey.index()] = true;

@@ -13,8 +13,9 @@ use yee_em::{
 use super::error::SceneError;
 use super::mask;
 use super::spec::{
-    AxisName, BoundaryKind, ComponentName, FluxSpec, GeometrySpec, ModeSpec, PlaneWaveSpec,
-    SceneSpec, ShapeKind, SnapshotFormat, SourceSpec, UnitSystem, ValueType, WaveformKind,
+    AxisName, BoundaryKind, ComponentName, DirectionSpec, FluxSpec, GeometrySpec, ModeSpec,
+    PlaneWaveSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec, UnitSystem, ValueType,
+    WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -1244,19 +1245,22 @@ fn cell_box(
 fn plane_wave(r: &Resolver, i: usize, w: &PlaneWaveSpec) -> Result<PlaneWave, SceneError> {
     let table = format!("plane_waves[{i}]");
     let region = cell_box(r, &table, &w.lo, &w.hi, None)?;
-    let (toward, axis) = match w.direction.as_str() {
-        "+x" => (Side::High, Axis::X),
-        "-x" => (Side::Low, Axis::X),
-        "+y" => (Side::High, Axis::Y),
-        "-y" => (Side::Low, Axis::Y),
-        "+z" => (Side::High, Axis::Z),
-        "-z" => (Side::Low, Axis::Z),
-        other => {
-            return Err(r.err(
-                format!("{table}.direction"),
-                format!("`{other}` is not one of +x, -x, +y, -y, +z, -z"),
-            ));
-        }
+    let direction = match &w.direction {
+        DirectionSpec::Axis(name) => match name.as_str() {
+            "+x" => [1.0, 0.0, 0.0],
+            "-x" => [-1.0, 0.0, 0.0],
+            "+y" => [0.0, 1.0, 0.0],
+            "-y" => [0.0, -1.0, 0.0],
+            "+z" => [0.0, 0.0, 1.0],
+            "-z" => [0.0, 0.0, -1.0],
+            other => {
+                return Err(r.err(
+                    format!("{table}.direction"),
+                    format!("`{other}` is not one of +x, -x, +y, -y, +z, -z (or give a vector)"),
+                ));
+            }
+        },
+        DirectionSpec::Vector(v) => r.point(&format!("{table}.direction"), v, 0.0)?,
     };
     let [px, py, pz] = w.polarization[..] else {
         return Err(r.err(
@@ -1275,8 +1279,7 @@ fn plane_wave(r: &Resolver, i: usize, w: &PlaneWaveSpec) -> Result<PlaneWave, Sc
     }
     Ok(PlaneWave {
         region,
-        axis,
-        toward,
+        direction,
         polarization: [px, py, pz],
         waveform: waveform(r, &table, &w.into())?,
         amplitude: w.amplitude,

@@ -394,8 +394,8 @@ pub struct PlaneWaveSpec {
     pub lo: Vec<f64>,
     /// High corner of the total-field box (scene units).
     pub hi: Vec<f64>,
-    /// "+x", "-x", "+y", "-y", "+z" or "-z".
-    pub direction: String,
+    /// "+x", "-x", "+y", "-y", "+z" or "-z", or a vector (oblique incidence).
+    pub direction: DirectionSpec,
     /// The direction of E: three numbers, perpendicular to the direction of travel.
     pub polarization: Vec<f64>,
     /// "gaussian", "ricker" or "sinusoid".
@@ -413,6 +413,16 @@ pub struct PlaneWaveSpec {
     /// Peak incident E (default 1).
     #[serde(default = "one")]
     pub amplitude: f64,
+}
+
+/// A direction of travel: an axis and sense, or a vector.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum DirectionSpec {
+    /// "+x" … "-z".
+    Axis(String),
+    /// Components along x, y, z (those the mode uses).
+    Vector(Vec<f64>),
 }
 
 /// `[[flux]]`: Poynting flux spectra through a plane (`axis` and `position`) or out of a closed

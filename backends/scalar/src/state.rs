@@ -237,7 +237,7 @@ impl<T: Scalar> YeeState<T> {
             lines: setup
                 .plane_waves
                 .iter()
-                .map(|w| IncidentLine::new(w, &setup.background, dt))
+                .map(|w| IncidentLine::new(w, setup.mode, &setup.background, dt))
                 .collect(),
             dft: DftPart::all(setup, owned),
             non_finite: false,
