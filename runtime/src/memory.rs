@@ -12,7 +12,8 @@ pub fn peak_rss_bytes() -> Option<u64> {
 
 /// Bytes the scalar backend allocates for `setup` with values of `value_bytes` bytes: each
 /// component over the grid plus its ghost layers, a 2-byte material id per component node,
-/// and the CPML ψ arrays.
+/// the CPML ψ arrays, and the DFT monitors' sums (a real and an imaginary value per frequency,
+/// component and node).
 pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
     let active = setup.mode.active_axes();
     let storage: u64 = (0..3)
@@ -31,7 +32,17 @@ pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
             }
         }
     }
-    storage * components * (value + 2) + psi
+    let dft: u64 = setup
+        .monitors
+        .iter()
+        .map(|m| {
+            m.region.cells() as u64
+                * m.component_list().count() as u64
+                * m.values_per_node() as u64
+                * value
+        })
+        .sum();
+    storage * components * (value + 2) + psi + dft
 }
 
 /// `bytes` as a human-readable size.

@@ -18,7 +18,7 @@ pub mod spec;
 use std::path::Path;
 
 pub use error::SceneError;
-pub use resolve::{Flux, Scene, Slice, Snapshots, Units};
+pub use resolve::{DftOutput, Flux, Scene, Slice, Snapshots, Units};
 
 /// Reads, parses and resolves the scene at `path`.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {

@@ -13,9 +13,9 @@ use yee_em::{
 use super::error::SceneError;
 use super::mask;
 use super::spec::{
-    AxisName, BoundaryKind, ComponentName, DirectionSpec, FluxSpec, GeometrySpec, ModeSpec,
-    PlaneWaveSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec, UnitSystem, ValueType,
-    WaveformKind,
+    AxisName, BoundaryKind, ComponentName, DftSpec, DirectionSpec, FluxSpec, GeometrySpec,
+    ModeSpec, PlaneWaveSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec, UnitSystem,
+    ValueType, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -155,6 +155,15 @@ pub struct Flux {
     pub far_field: Option<[usize; 2]>,
 }
 
+/// A `[[dft]]` output: the transforms of chosen components over a box, written whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DftOutput {
+    /// File-name safe name.
+    pub name: String,
+    /// Its monitor's index in [`Scene::monitors`].
+    pub monitor: usize,
+}
+
 /// A whole-field snapshot request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshots {
@@ -207,7 +216,10 @@ pub struct Scene {
     pub plane_waves: Vec<yee_em::PlaneWave>,
     /// Flux regions.
     pub fluxes: Vec<Flux>,
-    /// DFT monitors: those of each flux region, in [`Scene::fluxes`] order.
+    /// DFT field outputs.
+    pub dfts: Vec<DftOutput>,
+    /// DFT monitors: those of each flux region, in [`Scene::fluxes`] order, then those of
+    /// [`Scene::dfts`].
     pub monitors: Vec<yee_em::DftMonitor>,
     /// The monitors' frequencies (normalised).
     pub frequencies: Vec<f64>,
@@ -610,6 +622,17 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         }
         fluxes.push(flux);
     }
+    let mut dfts: Vec<DftOutput> = Vec::new();
+    for (i, d) in spec.dft.iter().enumerate() {
+        let out = dft_output(&r, i, d, &mut monitors, &mut frequencies)?;
+        if dfts.iter().any(|e| e.name == out.name) {
+            return Err(r.err(
+                format!("dft[{i}].name"),
+                format!("`{}` is used by an earlier dft output", out.name),
+            ));
+        }
+        dfts.push(out);
+    }
 
     // Outputs.
     let mut slices = Vec::new();
@@ -740,6 +763,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         probe_names,
         plane_waves,
         fluxes,
+        dfts,
         monitors,
         frequencies,
         steps,
@@ -1356,39 +1380,13 @@ fn flux_region(
             ));
         }
     }
-    let listed = match (&f.frequencies, f.fmin, f.fmax) {
-        (Some(list), None, None) => list.clone(),
-        (None, Some(lo), Some(hi)) => {
-            let n = f.count.unwrap_or(100);
-            if n == 0 || !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi) {
-                return Err(r.err(
-                    table.clone(),
-                    format!("fmin {lo}, fmax {hi}, count {n}: need 0 ≤ fmin ≤ fmax and count ≥ 1"),
-                ));
-            }
-            (0..n)
-                .map(|k| {
-                    if n == 1 {
-                        lo
-                    } else {
-                        lo + (hi - lo) * k as f64 / (n - 1) as f64
-                    }
-                })
-                .collect()
-        }
-        _ => {
-            return Err(r.err(
-                table.clone(),
-                "give the frequencies as a list (frequencies) or a band (fmin, fmax, count)",
-            ));
-        }
+    let band = Band {
+        frequencies: f.frequencies.as_deref(),
+        fmin: f.fmin,
+        fmax: f.fmax,
+        count: f.count,
     };
-    if listed.is_empty() || listed.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
-        return Err(r.err(
-            key("frequencies"),
-            "need one or more finite, non-negative frequencies",
-        ));
-    }
+    let listed = band.resolve(r, &table)?;
     let first = frequencies.len();
     frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
     let first_monitor = monitors.len();
@@ -1500,4 +1498,105 @@ fn source_nodes(
             "give a point (position) or a line, plane or box (lo and hi)",
         )),
     }
+}
+
+/// The frequency keys of a `[[flux]]` or `[[dft]]` table: a list, or a band and a count.
+struct Band<'a> {
+    frequencies: Option<&'a [f64]>,
+    fmin: Option<f64>,
+    fmax: Option<f64>,
+    count: Option<usize>,
+}
+
+impl Band<'_> {
+    /// The frequencies in scene units, checked.
+    fn resolve(&self, r: &Resolver, table: &str) -> Result<Vec<f64>, SceneError> {
+        let listed: Vec<f64> = match (self.frequencies, self.fmin, self.fmax) {
+            (Some(list), None, None) => list.to_vec(),
+            (None, Some(lo), Some(hi)) => {
+                let n = self.count.unwrap_or(100);
+                if n == 0 || !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi) {
+                    return Err(r.err(
+                        table.to_string(),
+                        format!(
+                            "fmin {lo}, fmax {hi}, count {n}: need 0 ≤ fmin ≤ fmax and count ≥ 1"
+                        ),
+                    ));
+                }
+                (0..n)
+                    .map(|k| {
+                        if n == 1 {
+                            lo
+                        } else {
+                            lo + (hi - lo) * k as f64 / (n - 1) as f64
+                        }
+                    })
+                    .collect()
+            }
+            _ => {
+                return Err(r.err(
+                    table.to_string(),
+                    "give the frequencies as a list (frequencies) or a band (fmin, fmax, count)",
+                ));
+            }
+        };
+        if listed.is_empty() || listed.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
+            return Err(r.err(
+                format!("{table}.frequencies"),
+                "need one or more finite, non-negative frequencies",
+            ));
+        }
+        Ok(listed)
+    }
+}
+
+/// A `[[dft]]` table: its monitor appended to `monitors`, its frequencies (normalised) to
+/// `frequencies`.
+fn dft_output(
+    r: &Resolver,
+    i: usize,
+    d: &DftSpec,
+    monitors: &mut Vec<DftMonitor>,
+    frequencies: &mut Vec<f64>,
+) -> Result<DftOutput, SceneError> {
+    let table = format!("dft[{i}]");
+    if !safe_name(&d.name) {
+        return Err(r.err(
+            format!("{table}.name"),
+            format!(
+                "`{}` must be letters, digits, _ or - (it names a file)",
+                d.name
+            ),
+        ));
+    }
+    let region = cell_box(r, &table, &d.lo, &d.hi, None)?;
+    if !Box3::from_extent(r.grid).contains_box(&region) {
+        return Err(r.err(table.clone(), format!("the box {region:?} leaves the grid")));
+    }
+    if d.components.is_empty() {
+        return Err(r.err(format!("{table}.components"), "name at least one component"));
+    }
+    let mut components = [false; 6];
+    for &c in &d.components {
+        components[r.component(&format!("{table}.components"), c)?.index()] = true;
+    }
+    let band = Band {
+        frequencies: d.frequencies.as_deref(),
+        fmin: d.fmin,
+        fmax: d.fmax,
+        count: d.count,
+    };
+    let listed = band.resolve(r, &table)?;
+    let first = frequencies.len();
+    frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
+    monitors.push(DftMonitor {
+        region,
+        components,
+        first,
+        count: listed.len(),
+    });
+    Ok(DftOutput {
+        name: d.name.clone(),
+        monitor: monitors.len() - 1,
+    })
 }

@@ -39,6 +39,9 @@ pub struct SceneSpec {
     /// Flux regions (DFT monitors).
     #[serde(default)]
     pub flux: Vec<FluxSpec>,
+    /// DFT field outputs.
+    #[serde(default)]
+    pub dft: Vec<DftSpec>,
     /// What to write.
     #[serde(default)]
     pub output: OutputSpec,
@@ -413,6 +416,28 @@ pub struct PlaneWaveSpec {
     /// Peak incident E (default 1).
     #[serde(default = "one")]
     pub amplitude: f64,
+}
+
+/// `[[dft]]`: running Fourier transforms of components over a box, written at the end.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DftSpec {
+    /// Name used in the file name.
+    pub name: String,
+    /// Components transformed.
+    pub components: Vec<ComponentName>,
+    /// Low corner (scene units, on cell boundaries).
+    pub lo: Vec<f64>,
+    /// High corner.
+    pub hi: Vec<f64>,
+    /// Listed frequencies (scene units)...
+    pub frequencies: Option<Vec<f64>>,
+    /// ...or a band: lowest,
+    pub fmin: Option<f64>,
+    /// highest,
+    pub fmax: Option<f64>,
+    /// and how many (default 100).
+    pub count: Option<usize>,
 }
 
 /// A direction of travel: an axis and sense, or a vector.

@@ -10,13 +10,15 @@ use yee_scene::Scene;
 /// Below this many cells per wavelength, numerical dispersion is worth a warning.
 pub const MIN_CELLS_PER_WAVELENGTH: f64 = 10.0;
 
-/// The smallest number of cells per wavelength over the sources' highest significant
-/// frequency and the densest material, with that frequency; `None` without sources.
+/// The smallest number of cells per wavelength over the sources' and plane waves' highest
+/// significant frequency and the densest material, with that frequency; `None` without either.
 pub fn cells_per_wavelength(scene: &Scene) -> Option<(f64, f64)> {
     let f_max = scene
         .sources
         .iter()
-        .map(|s| s.waveform.max_frequency())
+        .map(|s| s.waveform)
+        .chain(scene.plane_waves.iter().map(|w| w.waveform))
+        .map(|w| w.max_frequency())
         .fold(0.0, f64::max);
     if f_max <= 0.0 {
         return None;
@@ -83,16 +85,66 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     for v in material_volumes(scene) {
         let _ = writeln!(s, "volume      {}", v.describe());
     }
-    for (i, src) in scene.sources.iter().enumerate() {
+    let mut next = 0;
+    while next < scene.sources.len() {
+        let origin = scene.source_origin[next];
+        let nodes = scene.source_origin[next..]
+            .iter()
+            .take_while(|&&o| o == origin)
+            .count();
+        let (src, last) = (&scene.sources[next], &scene.sources[next + nodes - 1]);
+        let place = if nodes == 1 {
+            format!("at cell {:?}", src.cell)
+        } else {
+            format!(
+                "on {nodes} nodes from cell {:?} to {:?}",
+                src.cell, last.cell
+            )
+        };
         let _ = writeln!(
             s,
-            "source {i}    {} {:?} at cell {:?}, amplitude {}, {:?}, significant up to f = {:.6e}",
+            "source {origin}    {} {:?} {place}, amplitude {} per node (normalised), {:?}, \
+             significant up to f = {:.6e}",
             src.component.name(),
             src.kind,
-            src.cell,
             src.amplitude,
             src.waveform,
             scene.units.to_scene_frequency(src.waveform.max_frequency())
+        );
+        next += nodes;
+    }
+    for (i, w) in scene.plane_waves.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "plane wave {i}  along {:?}, E along {:?}, total-field box {:?}..{:?}, amplitude {}, \
+             {:?}",
+            w.k_direction(),
+            w.e_direction(),
+            w.region.lo,
+            w.region.hi,
+            w.amplitude,
+            w.waveform
+        );
+    }
+    for f in &scene.fluxes {
+        let m = &scene.monitors[f.first_monitor];
+        let frequencies = &scene.frequencies[m.first..m.first + m.count];
+        let _ = writeln!(
+            s,
+            "flux {}  {} face(s), {} frequencies from {:.6e} to {:.6e}{}{}",
+            f.name,
+            f.planes.len(),
+            frequencies.len(),
+            scene.units.to_scene_frequency(frequencies[0]),
+            scene
+                .units
+                .to_scene_frequency(frequencies[frequencies.len() - 1]),
+            f.minus
+                .as_ref()
+                .map_or(String::new(), |p| format!(", minus {}", p.display())),
+            f.far_field.map_or(String::new(), |[t, p]| format!(
+                ", far field on {t} × {p} directions"
+            ))
         );
     }
     match cells_per_wavelength(scene) {
@@ -109,7 +161,7 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             }
         }
         None => {
-            let _ = writeln!(s, "resolution  no sources");
+            let _ = writeln!(s, "resolution  no sources or plane waves");
         }
     }
     for axis in Axis::ALL.into_iter().take(dims) {

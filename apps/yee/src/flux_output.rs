@@ -54,19 +54,45 @@ fn flatten(d: &DftFields) -> Vec<Complex64> {
     out
 }
 
-/// Reads the transforms an earlier run wrote for `flux`'s faces (same nodes and frequencies).
-fn read_minus(path: &Path, faces: &[DftFields]) -> Result<Vec<DftFields>, AppError> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+/// The values of the `minus` file of a flux region whose faces have `nodes` nodes in all and
+/// `frequencies` frequencies, or an error naming the file and what does not fit.
+fn minus_values(path: &Path, nodes: usize, frequencies: usize) -> Result<Vec<Complex64>, AppError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        AppError::Run(format!(
+            "cannot read {}, the `minus` fields of a flux region: {e} (run the normalisation \
+             scene first)",
+            path.display()
+        ))
+    })?;
     let bad = |why: String| AppError::Run(format!("{}: {why}", path.display()));
     let (shape, values) = yee_io::npy::read_array::<Complex64>(&bytes).map_err(bad)?;
-    let f = faces[0].frequencies.len();
-    let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
-    if shape != [nodes, f, 6] {
+    if shape != [nodes, frequencies, 6] {
         return Err(bad(format!(
-            "holds shape {shape:?}, but this flux region needs ({nodes}, {f}, 6): the minus \
-             run must have the same region, grid and frequencies"
+            "holds shape {shape:?}, but this flux region needs ({nodes}, {frequencies}, 6): the \
+             minus run must have the same region, grid and frequencies"
         )));
     }
+    Ok(values)
+}
+
+/// Before a run: every flux region's `minus` file exists and fits, so a long run does not end
+/// in an error.
+pub fn check_minus_files(scene: &Scene) -> Result<(), AppError> {
+    for f in &scene.fluxes {
+        if let Some(path) = &f.minus {
+            let monitors = &scene.monitors[f.first_monitor..f.first_monitor + f.planes.len()];
+            let nodes = monitors.iter().map(|m| m.region.cells()).sum();
+            minus_values(path, nodes, monitors[0].count)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the transforms an earlier run wrote for `flux`'s faces (same nodes and frequencies).
+fn read_minus(path: &Path, faces: &[DftFields]) -> Result<Vec<DftFields>, AppError> {
+    let f = faces[0].frequencies.len();
+    let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
+    let values = minus_values(path, nodes, f)?;
     let mut at = 0;
     Ok(faces
         .iter()

@@ -12,6 +12,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod cli;
+pub mod dft_output;
 pub mod error;
 pub mod far_field_output;
 pub mod flux_output;

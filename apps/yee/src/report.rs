@@ -77,6 +77,8 @@ pub struct RunReport {
     pub probes: Vec<ProbeReport>,
     /// Flux regions: spectra and files.
     pub fluxes: Vec<crate::flux_output::FluxReport>,
+    /// DFT field outputs.
+    pub dfts: Vec<crate::dft_output::DftReport>,
 }
 
 /// One rank's entry in `run.json`.

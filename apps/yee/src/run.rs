@@ -96,6 +96,7 @@ pub fn prepare_output_dir(out: &Path) -> Result<(), AppError> {
 /// Runs `scene` with the element type it asks for on the chosen backend. Returns the report on
 /// the process that writes the outputs, `None` on the other processes of an MPI job.
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
+    crate::flux_output::check_minus_files(scene)?;
     match options.backend {
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
@@ -261,6 +262,8 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     }
     let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
     outputs.extend(flux_files);
+    let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
+    outputs.extend(dft_files);
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
@@ -323,6 +326,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         outputs,
         probes,
         fluxes,
+        dfts,
         partition: partition_report,
     };
     let json = serde_json::to_string_pretty(&report).expect("the report serialises");

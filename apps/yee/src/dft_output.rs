@@ -1,0 +1,81 @@
+//! The `[[dft]]` outputs of a run: the running Fourier transforms of chosen components over a
+//! box, written whole as `dft_<name>.npy` (Meep's `get_dft_array`, gprMax has none): complex128
+//! of shape `(frequencies, components, nz, ny, nx)` (the box's axes in use, C order).
+
+use std::path::Path;
+
+use num_complex::Complex64;
+use serde::Serialize;
+use yee_scalar::decomposed::{RankOutput, assemble_dft};
+use yee_scene::Scene;
+
+use crate::error::{AppError, io_error};
+
+/// One `[[dft]]` output's entry in `run.json`.
+#[derive(Debug, Serialize)]
+pub struct DftReport {
+    /// Output name.
+    pub name: String,
+    /// `dft_<name>.npy`.
+    pub file: String,
+    /// The components, in the array's order.
+    pub components: Vec<String>,
+    /// Frequencies (scene units), in the array's order.
+    pub frequencies: Vec<f64>,
+    /// The box's low and high corner in cells.
+    pub lo: [i64; 3],
+    /// High corner.
+    pub hi: [i64; 3],
+}
+
+/// Writes every `[[dft]]` output of `scene` into `out`, returning the reports and the files.
+pub fn write_dfts<T: yee_core::Scalar>(
+    scene: &Scene,
+    results: &[RankOutput<T>],
+    out: &Path,
+) -> Result<(Vec<DftReport>, Vec<String>), AppError> {
+    let setup = scene.setup();
+    let dims = setup.mode.dims();
+    let mut reports = Vec::new();
+    let mut files = Vec::new();
+    for d in &scene.dfts {
+        let fields = assemble_dft(&setup, d.monitor, results.iter().flat_map(|o| &o.dft));
+        let components: Vec<yee_em::Component> =
+            setup.monitors[d.monitor].component_list().collect();
+        let nodes = fields.region.cells();
+        let f = fields.frequencies.len();
+        let mut values = vec![Complex64::new(0.0, 0.0); f * components.len() * nodes];
+        for (ci, c) in components.iter().enumerate() {
+            let sums = fields.values[c.index()]
+                .as_ref()
+                .expect("the monitor transforms its components");
+            for node in 0..nodes {
+                for k in 0..f {
+                    values[(k * components.len() + ci) * nodes + node] = sums[node * f + k];
+                }
+            }
+        }
+        let mut shape = vec![f, components.len()];
+        shape.extend(yee_io::npy::shape(fields.region.extent(), dims));
+        let file = format!("dft_{}.npy", d.name);
+        let path = out.join(&file);
+        let mut bytes = Vec::new();
+        yee_io::npy::write_array(&mut bytes, &shape, &values)
+            .and_then(|()| std::fs::write(&path, bytes))
+            .map_err(|e| io_error(&path, e))?;
+        files.push(file.clone());
+        reports.push(DftReport {
+            name: d.name.clone(),
+            file,
+            components: components.iter().map(|c| c.name().to_string()).collect(),
+            frequencies: fields
+                .frequencies
+                .iter()
+                .map(|&x| scene.units.to_scene_frequency(x))
+                .collect(),
+            lo: fields.region.lo,
+            hi: fields.region.hi,
+        });
+    }
+    Ok((reports, files))
+}
