@@ -85,7 +85,9 @@ fn nothing_leaks_out_of_the_total_field_box_in_3d() {
 /// reported, and held below a bound.
 #[test]
 fn oblique_incidence_leaks_little() {
-    let cases: [(Mode, [usize; 3], [f64; 3], [f64; 3], Box3); 3] = [
+    /// Mode, grid, direction, polarisation, total-field box.
+    type Case = (Mode, [usize; 3], [f64; 3], [f64; 3], Box3);
+    let cases: [Case; 3] = [
         (
             Mode::Tmz,
             [80, 80, 1],

@@ -855,7 +855,11 @@ fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
         SetupError::CourantAboveLimit { .. } | SetupError::CourantNotPositive { .. } => {
             "grid.courant".into()
         }
-        SetupError::OutsideGrid { what, index, .. } if what == "source" => {
+        SetupError::OutsideGrid {
+            what: "source",
+            index,
+            ..
+        } => {
             format!("sources[{}]", origin(index))
         }
         SetupError::OutsideGrid { what, index, .. } => format!("{what}s[{index}].position"),
