@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use yee_core::{Axis, Index3, Side};
 use yee_em::{Boundary, Component};
-use yee_runtime::memory::{estimate_bytes, human};
+use yee_runtime::memory::{available_bytes, estimate_bytes, human};
 use yee_scene::Scene;
 
 /// Below this many cells per wavelength, numerical dispersion is worth a warning.
@@ -30,6 +30,70 @@ pub fn cells_per_wavelength(scene: &Scene) -> Option<(f64, f64)> {
     Some((1.0 / (f_max * index), f_max))
 }
 
+/// The processes of this MPI job on this machine (Open MPI's and MPICH's local size), else 1.
+fn processes_on_this_node() -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+        .unwrap_or(1)
+}
+
+/// The bytes `scene` needs on this machine when `ranks` ranks run it (MPI: one per process,
+/// each holding its share, as many on this machine as it has local processes; otherwise all
+/// in this process), and the bytes the machine has, with where that figure comes from.
+pub fn memory_need(scene: &Scene, ranks: usize, mpi: bool) -> (u64, Option<(u64, &'static str)>) {
+    let whole = estimate_bytes(&scene.setup(), scene.value_type.bytes());
+    let need = if mpi {
+        whole.div_ceil(ranks as u64) * processes_on_this_node() as u64
+    } else {
+        whole
+    };
+    (need, available_bytes())
+}
+
+/// The message of a scene that does not fit in memory, or `None` when it fits (or the OS does
+/// not say what is available).
+pub fn memory_shortfall(scene: &Scene, ranks: usize, mpi: bool) -> Option<String> {
+    let (need, available) = memory_need(scene, ranks, mpi);
+    let (have, source) = available?;
+    if need <= have {
+        return None;
+    }
+    let extent: Vec<String> = scene.grid[..scene.mode.dims()]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let share = if mpi {
+        format!(", this machine's share of {ranks} MPI ranks")
+    } else {
+        String::new()
+    };
+    let smaller = if scene.value_type.bytes() > 4 {
+        " `value_type = \"f32\"` (half the bytes),"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{}: the grid {} ({} cells, {}) needs about {}{share}, but {} is available ({source}): \
+         spread it over machines (`mpirun -np N` across nodes),{smaller} or use a smaller or \
+         coarser grid",
+        scene.file.display(),
+        extent.join(" × "),
+        scene.cells(),
+        scene.value_type.name(),
+        human(need),
+        human(have),
+    ))
+}
+
+/// Stops a run whose scene does not fit in memory before anything is allocated.
+pub fn memory_fits(scene: &Scene, ranks: usize, mpi: bool) -> Result<(), crate::error::AppError> {
+    match memory_shortfall(scene, ranks, mpi) {
+        Some(message) => Err(crate::error::AppError::Run(message)),
+        None => Ok(()),
+    }
+}
+
 /// The report `yee check` prints, and the warnings in it.
 pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     let mut s = String::new();
@@ -51,6 +115,9 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         scene.cells(),
         human(estimate_bytes(&scene.setup(), scene.value_type.bytes()))
     );
+    if let Some(message) = memory_shortfall(scene, 1, false) {
+        warnings.push(message);
+    }
     let limit = scene.mode.courant_limit();
     let _ = writeln!(
         s,

@@ -374,6 +374,7 @@ pub fn prepare_run(
             ));
         }
     }
+    crate::check::memory_fits(&scene, topology.ranks(), comm == CommKind::Mpi)?;
     let options = RunOptions {
         out,
         partition: args.partition.map(MethodArg::method),

@@ -81,13 +81,34 @@ pub struct RunOptions {
     pub partition: Option<yee_core::graph::Method>,
 }
 
-/// Creates the output directory and removes a `run.json` left by an earlier run (which would
-/// make the directory look finished).
+/// Creates the output directory and clears what an earlier run of yee wrote there: the files
+/// its `run.json` lists (nothing else in the folder is touched), then the `run.json` itself
+/// (which would make the directory look finished).
 pub fn prepare_output_dir(out: &Path) -> Result<(), AppError> {
     fs::create_dir_all(out)
         .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
     let report_path = out.join("run.json");
     if report_path.exists() {
+        let earlier: Vec<String> = fs::read_to_string(&report_path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|doc| {
+                doc["outputs"].as_array().map(|files| {
+                    files
+                        .iter()
+                        .filter_map(|f| f.as_str().map(str::to_string))
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        for file in earlier {
+            // Only plain names yee writes: never a path that leaves the folder.
+            let plain = !file.is_empty() && !file.contains(['/', '\\']) && file != "..";
+            let path = out.join(&file);
+            if plain && path.is_file() {
+                fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
+            }
+        }
         fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
     }
     Ok(())

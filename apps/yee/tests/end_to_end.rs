@@ -444,6 +444,39 @@ fn bad_command_lines_name_what_is_available() {
     );
 }
 
+/// A run into a folder an earlier run wrote clears the earlier run's files (those its run.json
+/// lists) and nothing else: afterwards the folder holds this run's files and the user's own.
+#[test]
+fn a_second_run_clears_the_first_runs_files_only() {
+    let scene = repo().join("examples/scenes/dipole2d.toml");
+    let out = out_dir("rerun");
+    let first = run_scene(&scene, &out, 40);
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let second = run_scene(&scene, &out, 20);
+    let listed = |r: &Value| -> Vec<String> {
+        r["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (before, after) = (listed(&first), listed(&second));
+    assert!(
+        before.iter().any(|f| !after.contains(f)),
+        "the runs write different files"
+    );
+    let mut present: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    present.sort();
+    let mut expected = after.clone();
+    expected.extend(["notes.txt".to_string(), "run.json".to_string()]);
+    expected.sort();
+    assert_eq!(present, expected);
+}
+
 #[test]
 fn an_output_directory_that_cannot_be_created_is_an_error() {
     let blocker = out_dir("e2e_blocker");

@@ -60,3 +60,56 @@ fn running_a_malformed_scene_exits_non_zero_without_output() {
         assert!(!out_dir.join("run.json").exists());
     }
 }
+
+/// A grid no machine holds (20000³ cells, about 480 TB) stops before anything is allocated,
+/// with the bytes needed and available and what to change; `yee check` warns the same.
+#[test]
+fn a_grid_too_big_for_memory_stops_before_allocating() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("too_big");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("too_big.toml");
+    std::fs::write(
+        &scene,
+        "[grid]\nmode = \"3d\"\nsize = [20000, 20000, 20000]\n\n[run]\nsteps = 1\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .arg("run")
+        .arg(&scene)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for expected in [
+        "error: ",
+        "the grid 20000 × 20000 × 20000",
+        "needs about",
+        "is available",
+        "mpirun -np N",
+        "f32",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "`{expected}` missing in: {stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("memory allocation"),
+        "{stderr}"
+    );
+    assert!(!out_dir.join("run.json").exists());
+    let check = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .arg("check")
+        .arg(&scene)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        stdout.contains("warning: ") && stdout.contains("needs about"),
+        "{stdout}"
+    );
+}
