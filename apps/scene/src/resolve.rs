@@ -792,6 +792,20 @@ fn resolve_mask(
     layers: &[(Shape, bool)],
 ) -> Result<MaskParts, SceneError> {
     let m = &spec.mask;
+    let needs_mask = background_inactive
+        || layers.iter().any(|(_, inactive)| *inactive)
+        || m.image.is_some()
+        || m.images.is_some();
+    let cells = r.grid.iter().try_fold(1usize, |n, &e| n.checked_mul(e));
+    if needs_mask && cells.is_none_or(|c| c > MAX_MASK_CELLS) {
+        return Err(r.err(
+            "mask",
+            format!(
+                "a grid of {:?} cells is too large for a mask of active cells (at most {MAX_MASK_CELLS} cells)",
+                &r.grid[..r.dims()]
+            ),
+        ));
+    }
     let mut active = mask::from_geometry(r.grid, background_inactive, layers);
     let (key, files) = match (&m.image, &m.images) {
         (Some(_), Some(_)) => return Err(r.err("mask", "give image (2D) or images (3D), not both")),
@@ -1246,6 +1260,14 @@ fn cell_box(
                     format!("{v:?} is not on a cell boundary (cells of the grid: whole numbers)"),
                 ));
             }
+            // Far outside any grid: refused before it can overflow arithmetic on cells.
+            let limit = 2.0 * yee_em::setup::MAX_EXTENT as f64;
+            if !(-limit..=limit).contains(&n) {
+                return Err(r.err(
+                    format!("{key}.{which}"),
+                    format!("{v:?} lies far outside the grid"),
+                ));
+            }
             out[a] = n as i64;
         }
         Ok(out)
@@ -1465,6 +1487,11 @@ fn source_nodes(
                 if b[axis] < a[axis] {
                     return Err(r.err(key("hi"), format!("{hi:?} lies below lo {lo:?}")));
                 }
+                if !(-1.0..=n as f64 + 1.0).contains(&a[axis])
+                    || !(-1.0..=n as f64 + 1.0).contains(&b[axis])
+                {
+                    return Err(r.err(key("lo"), format!("[{lo:?}, {hi:?}] leaves the grid")));
+                }
                 ranges[axis] = if b[axis] == a[axis] {
                     let c = a[axis].floor() as i64;
                     (c, c + 1)
@@ -1487,6 +1514,16 @@ fn source_nodes(
                     ));
                 }
             }
+            let nodes: u64 = ranges.iter().map(|(a, b)| (b - a) as u64).product();
+            if nodes > MAX_SOURCE_NODES {
+                return Err(r.err(
+                    format!("sources[{i}]"),
+                    format!(
+                        "drives {nodes} nodes, more than the {MAX_SOURCE_NODES} one source \
+                         takes: a smaller region, or a plane wave for a wide front"
+                    ),
+                ));
+            }
             let mut cells = Vec::new();
             for z in ranges[2].0..ranges[2].1 {
                 for y in ranges[1].0..ranges[1].1 {
@@ -1504,6 +1541,16 @@ fn source_nodes(
     }
 }
 
+/// The most frequencies one `[[flux]]` or `[[dft]]` table takes (each costs two values per
+/// node of its monitor).
+const MAX_FREQUENCIES: usize = 100_000;
+
+/// The most cells a mask of active cells holds (one byte each).
+const MAX_MASK_CELLS: usize = 1 << 31;
+
+/// The most nodes one `[[sources]]` entry drives (each is a source record of its own).
+const MAX_SOURCE_NODES: u64 = 10_000_000;
+
 /// The frequency keys of a `[[flux]]` or `[[dft]]` table: a list, or a band and a count.
 struct Band<'a> {
     frequencies: Option<&'a [f64]>,
@@ -1519,11 +1566,15 @@ impl Band<'_> {
             (Some(list), None, None) => list.to_vec(),
             (None, Some(lo), Some(hi)) => {
                 let n = self.count.unwrap_or(100);
-                if n == 0 || !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi) {
+                if n == 0
+                    || n > MAX_FREQUENCIES
+                    || !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi)
+                {
                     return Err(r.err(
                         table.to_string(),
                         format!(
-                            "fmin {lo}, fmax {hi}, count {n}: need 0 ≤ fmin ≤ fmax and count ≥ 1"
+                            "fmin {lo}, fmax {hi}, count {n}: need 0 ≤ fmin ≤ fmax and \
+                             1 ≤ count ≤ {MAX_FREQUENCIES}"
                         ),
                     ));
                 }
@@ -1544,6 +1595,12 @@ impl Band<'_> {
                 ));
             }
         };
+        if listed.len() > MAX_FREQUENCIES {
+            return Err(r.err(
+                format!("{table}.frequencies"),
+                format!("{} frequencies, more than {MAX_FREQUENCIES}", listed.len()),
+            ));
+        }
         if listed.is_empty() || listed.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
             return Err(r.err(
                 format!("{table}.frequencies"),
