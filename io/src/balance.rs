@@ -37,7 +37,7 @@ pub fn write_history(path: &Path, history: &[HistoryEntry]) -> std::io::Result<(
             join_u(&h.disabled[2])
         ));
     }
-    std::fs::write(path, text)
+    crate::atomic::write(path, text)
 }
 
 /// Ten well-separated colours (the "tab10" palette).

@@ -10,6 +10,7 @@
 //! the caller names the file.
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod balance;
 pub mod csv;
 pub mod font;

@@ -162,10 +162,9 @@ pub fn write_rgb(
     writer.finish()
 }
 
-/// [`write_rgb`] into a new file at `path`.
+/// [`write_rgb`] into a new file at `path` ([`crate::atomic`]).
 pub fn save_rgb(path: &std::path::Path, w: usize, h: usize, rgb: &[u8]) -> std::io::Result<()> {
-    let file = std::fs::File::create(path)?;
-    write_rgb(std::io::BufWriter::new(file), w, h, rgb).map_err(std::io::Error::other)
+    crate::atomic::write_with(path, |out| write_rgb(out, w, h, rgb))
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ pub fn write_dfts<T: yee_core::Scalar>(
         let path = out.join(&file);
         let mut bytes = Vec::new();
         yee_io::npy::write_array(&mut bytes, &shape, &values)
-            .and_then(|()| std::fs::write(&path, bytes))
+            .and_then(|()| yee_io::atomic::write(&path, bytes))
             .map_err(|e| io_error(&path, e))?;
         files.push(file.clone());
         reports.push(DftReport {

@@ -127,7 +127,7 @@ pub fn write_far_field(
     }
     let csv = format!("farfield_{name}.csv");
     let path = out.join(&csv);
-    std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+    yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e))?;
     let png = format!("farfield_{name}.png");
     let path = out.join(&png);
     let refs: Vec<&[f64]> = curves.iter().map(Vec::as_slice).collect();

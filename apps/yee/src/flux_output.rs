@@ -184,14 +184,14 @@ pub fn write_fluxes<T: yee_core::Scalar>(
                 None => text.push_str(&format!("{f:e},{v:e}\n")),
             }
         }
-        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+        yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e))?;
         let dft = format!("flux_{name}_dft.npy");
         let path = out.join(&dft);
         let values: Vec<Complex64> = faces.iter().flat_map(flatten).collect();
         let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
         let mut bytes = Vec::new();
         yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
-            .and_then(|()| std::fs::write(&path, bytes))
+            .and_then(|()| yee_io::atomic::write(&path, bytes))
             .map_err(|e| io_error(&path, e))?;
         let png = format!("flux_{name}.png");
         let path = out.join(&png);

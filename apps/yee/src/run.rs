@@ -379,15 +379,12 @@ pub fn mean_step_time<T>(results: &[RankOutput<T>]) -> f64 {
     total / steps as f64
 }
 
-/// Creates `path` and writes it through a buffer.
+/// Creates `path` and writes it through a buffer, atomically ([`yee_io::atomic`]).
 fn write_file<E: std::fmt::Display>(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
 ) -> Result<(), AppError> {
-    let file = File::create(path).map_err(|e| io_error(path, e))?;
-    let mut w = BufWriter::new(file);
-    write(&mut w).map_err(|e| io_error(path, e))?;
-    w.flush().map_err(|e| io_error(path, e))
+    yee_io::atomic::write_with(path, write).map_err(|e| io_error(path, e))
 }
 
 /// The real parts of a plane of `c`: the whole grid in 1D and 2D, the plane normal to
