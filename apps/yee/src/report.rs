@@ -19,6 +19,11 @@ pub struct ProbeReport {
 /// The contents of `run.json`.
 #[derive(Debug, Serialize)]
 pub struct RunReport {
+    /// "complete", or "diverged" (the fields went non-finite: `error` names the step and
+    /// node; probes hold the steps before, spectra are not written).
+    pub status: &'static str,
+    /// What stopped the run, if anything did.
+    pub error: Option<String>,
     /// Scene name.
     pub scene: String,
     /// Scene file as given.

@@ -249,9 +249,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         return Ok(None);
     };
     let wall_seconds = started.elapsed().as_secs_f64();
-    if let Some(e) = first_divergence(&results) {
-        return Err(AppError::Run(format!("{}: {e}", scene.file.display())));
-    }
+    // A diverged run still writes its probes (up to the step it stopped at) and a run.json
+    // that says so; the spectra of non-finite fields are not written.
+    let diverged = first_divergence(&results).map(|e| format!("{}: {e}", scene.file.display()));
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
@@ -281,10 +281,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
-    outputs.extend(flux_files);
-    let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
-    outputs.extend(dft_files);
+    let (fluxes, dfts) = if diverged.is_none() {
+        let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
+        outputs.extend(flux_files);
+        let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
+        outputs.extend(dft_files);
+        (fluxes, dfts)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
@@ -313,6 +318,12 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .unwrap_or_else(|p| p.into_inner())
         .as_secs_f64();
     let report = RunReport {
+        status: if diverged.is_some() {
+            "diverged"
+        } else {
+            "complete"
+        },
+        error: diverged.clone(),
         scene: scene.name.clone(),
         scene_file: scene.file.display().to_string(),
         scene_sha256: scene.sha256.clone(),
@@ -352,6 +363,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     };
     let json = serde_json::to_string_pretty(&report).expect("the report serialises");
     write_file(&report_path, |w| writeln!(w, "{json}"))?;
+    if let Some(message) = diverged {
+        return Err(AppError::Run(message));
+    }
     Ok(Some(report))
 }
 

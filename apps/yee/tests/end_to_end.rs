@@ -477,6 +477,47 @@ fn a_second_run_clears_the_first_runs_files_only() {
     assert_eq!(present, expected);
 }
 
+/// A diverging run exits non-zero naming the step and node, and still leaves a run.json with
+/// `"status": "diverged"`, the error, and the probe records it has; a finished run says
+/// `"complete"`.
+#[test]
+fn a_diverged_run_says_so_in_its_run_json() {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/diverging.toml");
+    let out = out_dir("diverging");
+    let run = yee()
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("diverged") && stderr.contains("step"),
+        "{stderr}"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(report["status"], "diverged");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains("non-finite at step")
+    );
+    assert!(out.join("probe_near.csv").exists());
+    assert!(
+        !out.join("flux_through.csv").exists(),
+        "no spectra of non-finite fields"
+    );
+    let fine = run_scene(
+        &repo().join("examples/scenes/dipole2d.toml"),
+        &out_dir("complete"),
+        10,
+    );
+    assert_eq!(fine["status"], "complete");
+    assert!(fine["error"].is_null());
+}
+
 #[test]
 fn an_output_directory_that_cannot_be_created_is_an_error() {
     let blocker = out_dir("e2e_blocker");
