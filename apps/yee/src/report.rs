@@ -19,8 +19,9 @@ pub struct ProbeReport {
 /// The contents of `run.json`.
 #[derive(Debug, Serialize)]
 pub struct RunReport {
-    /// "complete", or "diverged" (the fields went non-finite: `error` names the step and
-    /// node; probes hold the steps before, spectra are not written).
+    /// "complete"; "diverged" (the fields went non-finite: `error` names the step and node;
+    /// probes hold the steps before, spectra are not written); or "failed" (an output could
+    /// not be written: `error` says which and why, `outputs` lists the files written whole).
     pub status: &'static str,
     /// What stopped the run, if anything did.
     pub error: Option<String>,

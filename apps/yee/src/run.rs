@@ -252,9 +252,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     // A diverged run still writes its probes (up to the step it stopped at) and a run.json
     // that says so; the spectra of non-finite fields are not written.
     let diverged = first_divergence(&results).map(|e| format!("{}: {e}", scene.file.display()));
-    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
-    }
+    // An output that could not be written (the rest of the run went on) fails the run, and
+    // run.json lists the files that were written whole.
+    let failed = failure.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut outputs = written.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut probes = Vec::new();
     for (i, (probe, name)) in scene.probes.iter().zip(&scene.probe_names).enumerate() {
@@ -281,7 +281,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    let (fluxes, dfts) = if diverged.is_none() {
+    let (fluxes, dfts) = if diverged.is_none() && failed.is_none() {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
         outputs.extend(flux_files);
         let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
@@ -318,12 +318,14 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .unwrap_or_else(|p| p.into_inner())
         .as_secs_f64();
     let report = RunReport {
-        status: if diverged.is_some() {
-            "diverged"
-        } else {
-            "complete"
+        status: match (&diverged, &failed) {
+            (Some(_), _) => "diverged",
+            (None, Some(_)) => "failed",
+            (None, None) => "complete",
         },
-        error: diverged.clone(),
+        error: diverged
+            .clone()
+            .or_else(|| failed.as_ref().map(|e| e.to_string())),
         scene: scene.name.clone(),
         scene_file: scene.file.display().to_string(),
         scene_sha256: scene.sha256.clone(),
@@ -365,6 +367,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     write_file(&report_path, |w| writeln!(w, "{json}"))?;
     if let Some(message) = diverged {
         return Err(AppError::Run(message));
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     Ok(Some(report))
 }

@@ -518,6 +518,56 @@ fn a_diverged_run_says_so_in_its_run_json() {
     assert!(fine["error"].is_null());
 }
 
+/// An output that cannot be written (here a folder stands where a slice goes) fails the run:
+/// it exits non-zero, and its run.json says `"failed"`, why, and lists only the files written
+/// whole; no temporary file is left behind.
+#[test]
+fn a_failed_output_leaves_a_run_json_of_the_valid_files() {
+    let out = out_dir("failed_output");
+    std::fs::create_dir_all(out.join("slice_ez_000050.png")).unwrap();
+    let run = yee()
+        .args([
+            "run",
+            repo()
+                .join("examples/scenes/dipole2d.toml")
+                .to_str()
+                .unwrap(),
+            "--quiet",
+            "--steps",
+            "120",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(report["status"], "failed");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains("slice_ez_000050.png")
+    );
+    let outputs: Vec<&str> = report["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    // The slices after the blocked one are written: the run went on.
+    assert!(!outputs.contains(&"slice_ez_000050.png"));
+    assert!(outputs.contains(&"slice_ez_000100.png") && outputs.contains(&"slice_ez_000120.png"));
+    for file in &outputs {
+        assert!(out.join(file).is_file(), "{file} listed but missing");
+    }
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".part"), "{name} left behind");
+    }
+}
+
 #[test]
 fn an_output_directory_that_cannot_be_created_is_an_error() {
     let blocker = out_dir("e2e_blocker");
