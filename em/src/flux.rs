@@ -56,12 +56,22 @@ impl FluxPlane {
     }
 
     /// The components a flux through the plane needs (tangential E and H the mode carries).
-    pub fn components(&self, mode: Mode) -> Vec<Component> {
-        mode.components()
-            .iter()
-            .copied()
-            .filter(|c| c.axis() != self.axis)
-            .collect()
+    pub fn components(&self, mode: Mode) -> [bool; 6] {
+        core::array::from_fn(|c| {
+            let c = Component::ALL[c];
+            mode.has(c) && c.axis() != self.axis
+        })
+    }
+
+    /// The DFT monitor a flux through the plane needs on a `mode` grid of `grid` cells, at
+    /// `count` frequencies of the setup's table from `first`.
+    pub fn monitor(&self, mode: Mode, grid: [usize; 3], first: usize, count: usize) -> DftMonitor {
+        DftMonitor {
+            region: self.monitor_box(mode, grid),
+            components: self.components(mode),
+            first,
+            count,
+        }
     }
 
     /// The outward unit normal.

@@ -115,11 +115,7 @@ impl PlaneWave {
     /// The distance along k̂ of position `x` from the entry corner (axes where k̂ is zero do
     /// not count, so the unused and spanned axes drop out).
     pub fn distance(&self, x: [f64; 3]) -> f64 {
-        let (k, corner) = (self.k_direction(), self.entry_corner());
-        (0..3)
-            .filter(|&a| k[a] != 0.0)
-            .map(|a| k[a] * (x[a] - corner[a]))
-            .sum()
+        distance_along(self.k_direction(), self.entry_corner(), x)
     }
 
     /// The range of [`PlaneWave::distance`] over the box grown by one cell.
@@ -233,12 +229,26 @@ impl PlaneWave {
     }
 }
 
+/// `k · (x − corner)` over the axes where `k` is not zero.
+fn distance_along(k: [f64; 3], corner: [f64; 3], x: [f64; 3]) -> f64 {
+    (0..3)
+        .filter(|&a| k[a] != 0.0)
+        .map(|a| k[a] * (x[a] - corner[a]))
+        .sum()
+}
+
 /// The wavenumber of a plane wave of angular frequency `omega` travelling along the unit
 /// vector `k` in a medium of index `n` on the Yee grid (Δ = 1, time step `dt`): the root of
 /// `Σₐ sin²(k kₐ/2) = (n sin(ω Δt/2) / Δt)²` (Taflove & Hagness, 3rd ed., eq. (4.12)) by
-/// Newton's method from the continuous `nω`; `None` beyond the grid's cut-off.
+/// Newton's method from the continuous `nω` (along an axis, the closed form
+/// `2 asin((n/Δt) sin(ωΔt/2))`); `None` beyond the grid's cut-off or at `ω = 0`.
 pub fn grid_wavenumber(omega: f64, n: f64, k: [f64; 3], dt: f64) -> Option<f64> {
-    let target = (n * (omega * dt / 2.0).sin() / dt).powi(2);
+    let sine = n * (omega * dt / 2.0).sin() / dt;
+    if k.iter().filter(|&&c| c != 0.0).count() == 1 {
+        let x = 2.0 * sine.asin();
+        return (sine < 1.0 && x > 0.0).then_some(x);
+    }
+    let target = sine.powi(2);
     let mut x = n * omega;
     for _ in 0..50 {
         let f: f64 = k.iter().map(|&c| (x * c / 2.0).sin().powi(2)).sum::<f64>() - target;
@@ -263,14 +273,10 @@ pub fn grid_wavenumber(omega: f64, n: f64, k: [f64; 3], dt: f64) -> Option<f64> 
 fn launch_speed(wave: &PlaneWave, medium: &Material, dt: f64) -> f64 {
     let n = (medium.eps * medium.mu).sqrt();
     let omega = 2.0 * core::f64::consts::PI * wave.waveform.centre_frequency();
-    let sine = n * (omega * dt / 2.0).sin() / dt;
-    let k = 2.0 * sine.asin();
-    let v = omega / k;
-    if v.is_finite() && v > 0.0 && sine < 1.0 {
-        v
-    } else {
-        1.0 / n
-    }
+    grid_wavenumber(omega, n, [1.0, 0.0, 0.0], dt)
+        .map(|k| omega / k)
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .unwrap_or(1.0 / n)
 }
 
 /// The one-dimensional auxiliary grid of a [`PlaneWave`], along its direction of travel:
@@ -285,6 +291,10 @@ fn launch_speed(wave: &PlaneWave, medium: &Material, dt: f64) -> f64 {
 #[derive(Clone, Debug)]
 pub struct IncidentLine {
     wave: PlaneWave,
+    /// The wave's k̂, entry corner and [`PlaneWave::weight`] per component, computed once.
+    k: [f64; 3],
+    corner: [f64; 3],
+    weights: [f64; 6],
     origin: i64,
     e: Vec<f64>,
     h: Vec<f64>,
@@ -350,6 +360,9 @@ impl IncidentLine {
         let kh = magnetic_coefficients(&medium, dt);
         IncidentLine {
             wave: *wave,
+            k: wave.k_direction(),
+            corner: wave.entry_corner(),
+            weights: Component::ALL.map(|c| wave.weight(c)),
             origin,
             e: vec![0.0; len],
             h: vec![0.0; len],
@@ -428,13 +441,14 @@ impl IncidentLine {
     /// The incident value of component `c` at `cell` at the time the line holds for it
     /// (E: `n`, H: `n + ½`); zero off the line's span.
     pub fn incident(&self, c: Component, cell: Index3) -> f64 {
-        let w = self.wave.weight(c);
+        let w = self.weights[c.index()];
         if w == 0.0 {
             return 0.0;
         }
         // E nodes of the line sit at origin + m, H nodes half a cell further.
         let shift = if c.is_electric() { 0.0 } else { 0.5 };
-        let m = self.wave.distance(c.position(cell)) - self.origin as f64 - shift;
+        let distance = distance_along(self.k, self.corner, c.position(cell));
+        let m = distance - self.origin as f64 - shift;
         let values = if c.is_electric() { &self.e } else { &self.h };
         let below = m.floor();
         let t = m - below;
@@ -619,7 +633,13 @@ mod tests {
         // Along an axis the relation is 1D's: sin(k/2) = (n/Δt) sin(ωΔt/2).
         let (omega, dt) = (0.3, 0.5);
         let k = grid_wavenumber(omega, 1.0, [1.0, 0.0, 0.0], dt).unwrap();
-        assert!((k - 2.0 * ((omega * dt / 2.0).sin() / dt).asin()).abs() < 1e-14);
+        let axis_residual = (k / 2.0).sin().powi(2) - ((omega * dt / 2.0).sin() / dt).powi(2);
+        assert!(axis_residual.abs() < 1e-15, "{axis_residual}");
+        // Newton's method off the axis meets the closed form as the direction nears the axis.
+        let near = unit([1.0, 1e-4, 0.0]);
+        let newton = grid_wavenumber(omega, 1.0, near, dt).unwrap();
+        assert!((newton - k).abs() < 1e-8 * k, "{newton} against {k}");
+        assert!(grid_wavenumber(0.0, 1.0, [0.0, 1.0, 0.0], dt).is_none());
         // Along the diagonal the grid is faster than along an axis (Taflove & Hagness,
         // 3rd ed., Fig. 4.5): a smaller wavenumber, still above the continuous one.
         let s = 1.0 / 3f64.sqrt();

@@ -63,18 +63,7 @@ fn run() -> (Vec<FluxPlane>, Vec<DftFields>) {
     let faces = FluxPlane::faces_of_box(FLUX_BOX, MODE);
     let monitors: Vec<DftMonitor> = faces
         .iter()
-        .map(|p| {
-            let mut components = [false; 6];
-            for c in p.components(MODE) {
-                components[c.index()] = true;
-            }
-            DftMonitor {
-                region: p.monitor_box(MODE, GRID),
-                components,
-                first: 0,
-                count: FREQUENCIES.len(),
-            }
-        })
+        .map(|p| p.monitor(MODE, GRID, 0, FREQUENCIES.len()))
         .collect();
     let sources = [PointSource {
         component: Component::Ez,

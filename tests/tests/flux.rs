@@ -15,9 +15,7 @@ use std::f64::consts::PI;
 use num_complex::Complex64;
 use yee_core::{Axis, Box3, Side};
 use yee_em::flux::flux_spectrum;
-use yee_em::{
-    Component, DftMonitor, FluxPlane, Material, Mode, PlaneWave, Region, Setup, Shape, Waveform,
-};
+use yee_em::{Component, FluxPlane, Material, Mode, PlaneWave, Region, Setup, Shape, Waveform};
 use yee_tests::{cpml_everywhere, single_chunk, vacuum};
 
 const COURANT: f64 = 0.5;
@@ -73,16 +71,7 @@ fn transforms(
         amplitude: 1.0,
     }];
     let planes = [plane(at(120)), plane(at(380))];
-    let mut components = [false; 6];
-    for c in planes[0].components(Mode::OneD) {
-        components[c.index()] = true;
-    }
-    let monitors = planes.map(|p| DftMonitor {
-        region: p.monitor_box(Mode::OneD, grid),
-        components,
-        first: 0,
-        count: frequencies.len(),
-    });
+    let monitors = planes.map(|p| p.monitor(Mode::OneD, grid, 0, frequencies.len()));
     let setup = Setup {
         regions: &regions,
         plane_waves: &waves,

@@ -81,20 +81,6 @@ fn wave(region: Box3) -> PlaneWave {
     }
 }
 
-/// The DFT monitor a flux through `plane` needs.
-fn monitor(plane: &FluxPlane, mode: Mode, grid: [usize; 3], count: usize) -> DftMonitor {
-    let mut components = [false; 6];
-    for c in plane.components(mode) {
-        components[c.index()] = true;
-    }
-    DftMonitor {
-        region: plane.monitor_box(mode, grid),
-        components,
-        first: 0,
-        count,
-    }
-}
-
 /// The volume of the sphere as the grid holds it: every E node weighted by its share of the
 /// sphere's permittivity, averaged over the three components.
 fn discretised_volume(setup: &Setup) -> f64 {
@@ -128,7 +114,7 @@ fn scattered_power(frequencies: &[f64]) -> (Vec<f64>, f64) {
     );
     let monitors: Vec<DftMonitor> = faces
         .iter()
-        .map(|p| monitor(p, Mode::ThreeD, grid, frequencies.len()))
+        .map(|p| p.monitor(Mode::ThreeD, grid, 0, frequencies.len()))
         .collect();
     let setup = Setup {
         regions: &regions,
@@ -162,7 +148,7 @@ fn incident_intensity(frequencies: &[f64]) -> Vec<f64> {
         axis: Axis::X,
         normal: Side::High,
     };
-    let monitors = [monitor(&plane, Mode::OneD, grid, frequencies.len())];
+    let monitors = [plane.monitor(Mode::OneD, grid, 0, frequencies.len())];
     let setup = Setup {
         plane_waves: &waves,
         monitors: &monitors,

@@ -1416,18 +1416,11 @@ fn flux_region(
     let first = frequencies.len();
     frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
     let first_monitor = monitors.len();
-    for p in &planes {
-        let mut components = [false; 6];
-        for c in p.components(r.mode) {
-            components[c.index()] = true;
-        }
-        monitors.push(DftMonitor {
-            region: p.monitor_box(r.mode, r.grid),
-            components,
-            first,
-            count: listed.len(),
-        });
-    }
+    monitors.extend(
+        planes
+            .iter()
+            .map(|p| p.monitor(r.mode, r.grid, first, listed.len())),
+    );
     let minus = f.minus.as_ref().map(|m| {
         let path = PathBuf::from(m);
         if path.is_absolute() {

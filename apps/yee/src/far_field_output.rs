@@ -11,6 +11,7 @@ use yee_em::near_to_far::{
     SurfaceSample, cross_section, far_field, plane_wave_intensity, radiated_power,
     sphere_directions,
 };
+use yee_em::plane_wave::grid_wavenumber;
 use yee_em::{DftFields, DftMonitor, FluxPlane};
 use yee_scene::Scene;
 
@@ -56,7 +57,13 @@ pub fn incident_intensity(scene: &Scene, frequencies: &[f64], steps: u64) -> Opt
             .zip(frequencies)
             .map(|([re, im], &f)| {
                 let half_step = (std::f64::consts::PI * f * dt).cos();
-                let k = 2.0 * ((n * (std::f64::consts::PI * f * dt).sin() / dt).min(1.0)).asin();
+                let omega = 2.0 * std::f64::consts::PI * f;
+                // At f = 0, k = 0; beyond the grid's cut-off nothing propagates: cos(k/2) = 0.
+                let k = grid_wavenumber(omega, n, [1.0, 0.0, 0.0], dt).unwrap_or(if omega > 0.0 {
+                    std::f64::consts::PI
+                } else {
+                    0.0
+                });
                 plane_wave_intensity((re * re + im * im).sqrt()) / impedance
                     * half_step
                     * (k / 2.0).cos()

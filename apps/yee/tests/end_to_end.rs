@@ -477,6 +477,23 @@ fn a_second_run_clears_the_first_runs_files_only() {
     assert_eq!(present, expected);
 }
 
+/// `yee run` of `scene` into `out` with `extra` arguments, which must fail: its stderr and the
+/// run.json it still leaves.
+fn run_failing(scene: &Path, out: &Path, extra: &[&str]) -> (String, Value) {
+    let run = yee()
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(!run.status.success(), "{} should fail", scene.display());
+    let report = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap());
+    (
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+        report.unwrap(),
+    )
+}
+
 /// A diverging run exits non-zero naming the step and node, and still leaves a run.json with
 /// `"status": "diverged"`, the error, and the probe records it has; a finished run says
 /// `"complete"`.
@@ -484,19 +501,11 @@ fn a_second_run_clears_the_first_runs_files_only() {
 fn a_diverged_run_says_so_in_its_run_json() {
     let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/diverging.toml");
     let out = out_dir("diverging");
-    let run = yee()
-        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(!run.status.success());
-    let stderr = String::from_utf8_lossy(&run.stderr);
+    let (stderr, report) = run_failing(&scene, &out, &[]);
     assert!(
         stderr.contains("diverged") && stderr.contains("step"),
         "{stderr}"
     );
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(report["status"], "diverged");
     assert!(
         report["error"]
@@ -525,24 +534,8 @@ fn a_diverged_run_says_so_in_its_run_json() {
 fn a_failed_output_leaves_a_run_json_of_the_valid_files() {
     let out = out_dir("failed_output");
     std::fs::create_dir_all(out.join("slice_ez_000050.png")).unwrap();
-    let run = yee()
-        .args([
-            "run",
-            repo()
-                .join("examples/scenes/dipole2d.toml")
-                .to_str()
-                .unwrap(),
-            "--quiet",
-            "--steps",
-            "120",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(!run.status.success());
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let scene = repo().join("examples/scenes/dipole2d.toml");
+    let (_, report) = run_failing(&scene, &out, &["--steps", "120"]);
     assert_eq!(report["status"], "failed");
     assert!(
         report["error"]

@@ -12,7 +12,7 @@ use crate::state::YeeState;
 
 /// One monitor's accumulators inside one chunk.
 #[derive(Clone, Debug)]
-pub struct DftPart<T> {
+pub struct DftPart<T: Scalar> {
     /// The monitor.
     pub monitor: DftMonitor,
     /// Its frequencies.
@@ -22,6 +22,10 @@ pub struct DftPart<T> {
     /// Per component ([`Component::index`]): `[re, im]` per frequency per node of `part`
     /// (x fastest, frequency fastest of all).
     pub sums: [Option<Vec<T>>; 6],
+    /// Scratch for the step's DFT weights per frequency (in f64, then in the field's real
+    /// type), kept so that a step allocates nothing.
+    weights: Vec<[f64; 2]>,
+    real_weights: Vec<[T::Real; 2]>,
 }
 
 impl<T: Scalar> DftPart<T> {
@@ -38,6 +42,8 @@ impl<T: Scalar> DftPart<T> {
                     frequencies: setup.frequencies_of(m).to_vec(),
                     part,
                     sums: core::array::from_fn(|c| m.components[c].then(|| vec![T::zero(); len])),
+                    weights: vec![[0.0; 2]; m.count],
+                    real_weights: vec![[T::Real::from_f64(0.0); 2]; m.count],
                 }
             })
             .collect()
@@ -119,12 +125,17 @@ impl<T: Scalar> DftPart<T> {
 /// `region` to every monitor's sums.
 pub fn accumulate<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
     let dt = state.dt;
+    // Every component of a phase is sampled at the same time.
+    let t = DftMonitor::time(Component::along(yee_core::Axis::X, electric), step, dt);
     let mut parts = core::mem::take(&mut state.dft);
-    let mut weights = Vec::new();
     for part in &mut parts {
         let nodes = part.part.intersect(&region);
         if nodes.is_empty() {
             continue;
+        }
+        DftMonitor::weights(&part.frequencies, t, dt, &mut part.weights);
+        for (w, &[re, im]) in part.real_weights.iter_mut().zip(&part.weights) {
+            *w = [T::Real::from_f64(re), T::Real::from_f64(im)];
         }
         let k = part.per_node();
         let whole = part.part;
@@ -136,23 +147,11 @@ pub fn accumulate<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Bo
                 continue;
             };
             let field = state.field(c).expect("validated: the mode carries it");
-            weights.clear();
-            weights.resize(part.frequencies.len(), [0.0; 2]);
-            DftMonitor::weights(
-                &part.frequencies,
-                DftMonitor::time(c, step, dt),
-                dt,
-                &mut weights,
-            );
-            let w: Vec<[T::Real; 2]> = weights
-                .iter()
-                .map(|&[re, im]| [T::Real::from_f64(re), T::Real::from_f64(im)])
-                .collect();
             for n in 0..nodes.cells() {
                 let p = nodes.index_at(n);
                 let v = field.get(p);
                 let o = whole.linear_index(p) * k;
-                for (f, [re, im]) in w.iter().enumerate() {
+                for (f, [re, im]) in part.real_weights.iter().enumerate() {
                     sums[o + 2 * f] += v.scale(*re);
                     sums[o + 2 * f + 1] += v.scale(*im);
                 }
