@@ -163,6 +163,23 @@ pub struct Decision {
     pub action: alloc::string::String,
 }
 
+/// The learnt part of a [`Balancer`] ([`Balancer::state`]), as plain values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BalancerState {
+    /// Q/P sums per rank.
+    pub perf: Vec<PerfSums>,
+    /// Link sums per rank and face.
+    pub links: Vec<[LinkSums; 6]>,
+    /// Per axis, whether each line of ranks is enabled.
+    pub enabled: [Vec<bool>; 3],
+    /// Per axis, the sets of lines disabled together (eq. (19) re-enables a whole set).
+    pub disabled_sets: [Vec<Vec<usize>>; 3],
+    /// Bytes of the last message per rank and face.
+    pub last_bytes: Vec<[f64; 6]>,
+    /// Messages per step per rank and face.
+    pub messages_per_step: Vec<[f64; 6]>,
+}
+
 /// The balancer's state, identical on every rank (each feeds it the same gathered data).
 #[derive(Clone, Debug)]
 pub struct Balancer {
@@ -202,6 +219,42 @@ impl Balancer {
             last_bytes: vec![[0.0; 6]; ranks],
             messages_per_step: vec![[0.0; 6]; ranks],
         }
+    }
+
+    /// What the balancer has learnt and decided so far, to save in a checkpoint: its sums,
+    /// which lines are enabled, the disabled sets eq. (19) may bring back, and the last
+    /// message sizes and counts. The grid's densities and the parameters are not in it: a
+    /// resumed run rebuilds them from its scene and options.
+    pub fn state(&self) -> BalancerState {
+        BalancerState {
+            perf: self.perf.clone(),
+            links: self.links.clone(),
+            enabled: self.enabled.clone(),
+            disabled_sets: self.disabled_sets.clone(),
+            last_bytes: self.last_bytes.clone(),
+            messages_per_step: self.messages_per_step.clone(),
+        }
+    }
+
+    /// Continues from a saved [`Balancer::state`]; `None` (and the balancer unchanged) when
+    /// the state is for another topology.
+    pub fn with_state(mut self, state: BalancerState) -> Option<Self> {
+        let ranks = self.perf.len();
+        let lines_match = (0..3).all(|a| state.enabled[a].len() == self.enabled[a].len());
+        let ok = state.perf.len() == ranks
+            && state.links.len() == ranks
+            && state.last_bytes.len() == ranks
+            && state.messages_per_step.len() == ranks
+            && lines_match;
+        ok.then(|| {
+            self.perf = state.perf;
+            self.links = state.links;
+            self.enabled = state.enabled;
+            self.disabled_sets = state.disabled_sets;
+            self.last_bytes = state.last_bytes;
+            self.messages_per_step = state.messages_per_step;
+            self
+        })
     }
 
     /// Starts from saved sums (a profile; eqs. (28)–(29)).

@@ -74,10 +74,53 @@ pub struct RunLog {
     pub records: Vec<StepRecord>,
     /// The balancing history (identical on every rank).
     pub history: Vec<HistoryEntry>,
-    /// Steps actually run (fewer than asked when a rank asked to stop).
+    /// The step reached (fewer than asked when a rank asked to stop): the steps run, counted
+    /// from step 0 even when the run started later ([`Start::step`]).
     pub steps: u64,
     /// The balancer as it ended, with every measurement (for saving a profile).
     pub balancer: Option<Balancer>,
+    /// The borders per axis as the run ended.
+    pub borders: [Vec<i64>; 3],
+}
+
+/// Where a run starts: a step, the borders and the balancer at that step. A fresh run starts
+/// at step 0 with the plan's own ([`Start::of`]); a run resumed from a checkpoint, or the next
+/// segment of a run cut at a checkpoint, starts where the last one ended ([`RunLog::end`]).
+#[derive(Clone, Debug)]
+pub struct Start {
+    /// Steps already done.
+    pub step: u64,
+    /// Borders per axis at that step.
+    pub borders: [Vec<i64>; 3],
+    /// The balancer's state at that step, with its measurements and disabled sets.
+    pub balancer: Option<Balancer>,
+}
+
+impl Start {
+    /// Step 0 of `plan`.
+    pub fn of(plan: &Plan) -> Start {
+        Start {
+            step: 0,
+            borders: plan.borders.clone(),
+            balancer: plan.balancer.clone(),
+        }
+    }
+
+    /// The box rank `rank` owns at this start.
+    pub fn owned_box(&self, plan: &Plan, rank: usize) -> Box3 {
+        plan.layout(&self.borders).chunk_box(rank)
+    }
+}
+
+impl RunLog {
+    /// Where a run that continues this one starts.
+    pub fn end(&self) -> Start {
+        Start {
+            step: self.steps,
+            borders: self.borders.clone(),
+            balancer: self.balancer.clone(),
+        }
+    }
 }
 
 /// Steps between the collective checks of `after_step`'s stop requests.
@@ -97,31 +140,63 @@ pub fn run_steps<C: Chunk, M: Comm>(
     plan: &Plan,
     comm: &mut M,
     steps: u64,
+    chunk: C,
+    after_step: impl FnMut(u64, &mut C) -> bool,
+) -> Result<(C, RunLog), StepErrorOf<C, M>> {
+    run_steps_from(plan, Start::of(plan), steps, steps, comm, chunk, after_step)
+}
+
+/// [`run_steps`] from `start` up to step `until` of a run of `total` steps: `chunk` owns this
+/// rank's box of `start`'s borders and holds the fields after `start.step` steps in its owned
+/// cells (after step 0 the halos of every phase are exchanged first, so its ghosts need not). Steps are
+/// numbered as in the whole run (sources and balancing intervals see the same step numbers),
+/// and the last step of a segment ends with a stop check and the rebalance due there, so a
+/// run cut into segments ([`RunLog::end`] starts the next) steps exactly as the whole run
+/// would (a stop asked for by `after_step` skips the rebalance of the step it stops at). Only
+/// the measurements of a balancing interval that spans a cut are those taken after it.
+pub fn run_steps_from<C: Chunk, M: Comm>(
+    plan: &Plan,
+    start: Start,
+    until: u64,
+    total: u64,
+    comm: &mut M,
     mut chunk: C,
     mut after_step: impl FnMut(u64, &mut C) -> bool,
 ) -> Result<(C, RunLog), StepErrorOf<C, M>> {
     let rank = comm.rank();
-    let mut borders = plan.borders.clone();
-    let mut balancer = plan.balancer.clone();
+    let Start {
+        step: first,
+        mut borders,
+        mut balancer,
+    } = start;
     if balancer.is_some() && !C::CAPABILITIES.migration {
         return Err(StepError::Chunk(C::Error::unsupported(
             "dynamic balancing (migration)",
         )));
     }
-    debug_assert_eq!(chunk.owned(), plan.initial_box(rank));
+    debug_assert_eq!(chunk.owned(), plan.layout(&borders).chunk_box(rank));
     let mut driver = Driver::new(Schedule::new(&plan.layout(&borders), rank, plan.active));
     driver.set_overlap(plan.overlap);
+    if first > 0 {
+        // The ghosts of a chunk restored from a checkpoint hold nothing yet.
+        for phase in 0..chunk.phases() {
+            driver.exchange(&mut chunk, comm, phase)?;
+        }
+    }
     let original = plan.layout(&plan.borders);
-    let mut log = RunLog::default();
+    let mut log = RunLog {
+        steps: first,
+        ..RunLog::default()
+    };
     let mut stop = false;
     let mut flags = vec![0.0; comm.size()];
     let mut gathered = vec![0.0; comm.size() * GATHER_LEN];
     let mut interval_start = 0usize;
-    for step in 0..steps {
+    for step in first..until.min(total) {
         log.records.push(driver.step(&mut chunk, comm, step)?);
         log.steps = step + 1;
         stop |= after_step(step + 1, &mut chunk);
-        if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
+        if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == until {
             comm.all_gather(&[f64::from(u8::from(stop))], &mut flags)
                 .map_err(StepError::Comm)?;
             if flags.iter().any(|&f| f > 0.0) {
@@ -129,7 +204,7 @@ pub fn run_steps<C: Chunk, M: Comm>(
             }
         }
         let Some(b) = balancer.as_mut() else { continue };
-        if (step + 1) % b.params().every != 0 || step + 1 == steps {
+        if (step + 1) % b.params().every != 0 || step + 1 == total {
             continue;
         }
         let mut mine = interval_summary(&log.records[interval_start..], driver.schedule());
@@ -168,9 +243,9 @@ pub fn run_steps<C: Chunk, M: Comm>(
         }
     }
     log.balancer = balancer;
+    log.borders = borders;
     Ok((chunk, log))
 }
-
 /// The face index of a face direction: 2·axis, +1 on the high side.
 fn face_of(dir: Direction) -> Option<usize> {
     let axis = dir.face_axis()?;

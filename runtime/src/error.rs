@@ -23,6 +23,9 @@ pub enum RuntimeErrorKind {
     Mpi,
     /// The communicator cannot run this kind of layout (tile sets under MPI).
     Unsupported,
+    /// A checkpoint cannot be written, found, read or resumed from (another scene, a damaged
+    /// file).
+    Checkpoint,
     /// The MPI start-up check failed and rank 0 has printed why; exit quietly with failure.
     Reported,
 }

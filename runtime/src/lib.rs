@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod balance;
+pub mod checkpoint;
 mod error;
 pub mod memory;
 #[cfg(feature = "mpi")]

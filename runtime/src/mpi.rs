@@ -10,11 +10,12 @@ use mpi::traits::CommunicatorCollectives;
 use yee_comm_mpi::{MpiComm, RootGather};
 use yee_comm_shm::Slowdown;
 use yee_core::session::Plan;
-use yee_core::{Chunk, Comm, Scalar};
+use yee_core::{Chunk, Scalar};
 use yee_em::{Costs, Setup, YeeBackend};
-use yee_scalar::decomposed::{RankOutput, run_rank_on};
+use yee_scalar::decomposed::RankOutput;
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::parallel::{Continuity, run_rank_continued};
 use crate::piece::{Assembled, assemble_pieces, piece_of};
 use crate::wire;
 
@@ -142,6 +143,7 @@ fn verdict(scene_file: &Path, records: &[&[u8]]) -> Option<String> {
 /// This process's rank of `setup` over MPI (see [`crate::parallel::run_decomposed`]): the
 /// fields at output steps and every rank's outcome are gathered on rank 0, which alone calls
 /// `on_output` and `progress` and gets `Some` outputs.
+#[allow(clippy::too_many_arguments)]
 pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &Plan,
@@ -149,6 +151,7 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
     backend: B,
     slowdown: &[Slowdown],
     steps: u64,
+    continuity: &Continuity<'_>,
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
@@ -160,13 +163,14 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
     let mut comm = comm.with_slowdown(slowdown.get(rank).copied().unwrap_or_default());
     let gather = RootGather::new(&world);
     let mut bad_piece = None;
-    let out = run_rank_on(
+    let out = run_rank_continued(
         setup,
         plan,
         costs,
         &backend,
         &mut comm,
         steps,
+        continuity,
         |step, chunk| {
             if rank == 0 {
                 progress(step);
@@ -193,10 +197,7 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
             }
         },
     )
-    .map_err(|e| {
-        let e = RuntimeError::from_step(&e);
-        RuntimeError::new(e.kind(), format!("rank {}: {}", comm.rank(), e.message()))
-    })?;
+    .map_err(|e| RuntimeError::new(e.kind(), format!("rank {rank}: {}", e.message())))?;
     let Some(all) = gather.gather(&wire::encode_outcome(&out)) else {
         return Ok(None);
     };

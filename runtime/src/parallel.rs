@@ -9,7 +9,11 @@ use yee_comm_sim::MachineModel;
 use yee_core::Scalar;
 use yee_core::session::Plan;
 use yee_em::{Setup, YeeBackend};
-use yee_scalar::decomposed::{RankOutput, run_rank_on};
+use yee_core::session::Start;
+use yee_scalar::checkpoints::NoCheckpoints;
+use yee_scalar::decomposed::{RankOutput, run_rank_with};
+
+use crate::checkpoint::{CheckpointConfig, Loaded, RankCheckpoints, StopFlag};
 
 use crate::error::RuntimeError;
 use crate::piece::{Assembled, assemble_pieces, finish_output, piece_of};
@@ -91,10 +95,12 @@ impl<P> OutputGather<P> {
 }
 
 /// Runs `setup` for `steps` steps laid out by `plan` on `comm` (with `model` for sim, and
-/// `slowdown[r]` making rank `r` sleep on shm and MPI), calling `on_output(step, fields)` on
+/// `slowdown[r]` making rank `r` sleep on shm and MPI), from the checkpoint and with the
+/// checkpoints `continuity` names, calling `on_output(step, fields)` on
 /// the writing rank at every step `wants_output` selects and `progress(step)` after each step.
 /// Returns the ranks' outputs in rank order on the writing rank, `None` on the other processes
 /// of an MPI job.
+#[allow(clippy::too_many_arguments)]
 pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     plan: &Plan,
@@ -104,6 +110,7 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
     model: Option<MachineModel>,
     slowdown: &[Slowdown],
     steps: u64,
+    continuity: &Continuity<'_>,
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
@@ -133,22 +140,22 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
         backend: &B,
         comm: &mut M,
         steps: u64,
+        continuity: &Continuity<'_>,
         body: &AfterStep<'_, B::Chunk<'s>>,
     ) -> Result<RankOutput<T>, RuntimeError> {
         let rank = comm.rank();
-        run_rank_on(setup, plan, costs, backend, comm, steps, |s, chunk| {
+        run_rank_continued(setup, plan, costs, backend, comm, steps, continuity, |s, chunk| {
             body(rank, s, chunk)
         })
-        .map_err(|e| RuntimeError::from_step(&e))
     }
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(setup, plan, costs, &backend, &mut c, steps, &body)
+            one(setup, plan, costs, &backend, &mut c, steps, continuity, &body)
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                one(setup, plan, costs, &backend, &mut c, steps, &body)
+                one(setup, plan, costs, &backend, &mut c, steps, continuity, &body)
             })
         }
         #[cfg(feature = "mpi")]
@@ -160,6 +167,7 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
                 backend,
                 slowdown,
                 steps,
+                continuity,
                 wants_output,
                 on_output,
                 progress,
@@ -179,4 +187,92 @@ fn mpi_missing() -> RuntimeError {
         "--comm mpi: this build was made without MPI (the `mpi` feature of yee-runtime; \
          needs libopenmpi-dev)",
     )
+}
+
+/// How a decomposed run continues an earlier one and keeps checkpoints of its own; the
+/// default is a fresh run with none.
+#[derive(Clone, Copy, Default)]
+pub struct Continuity<'a> {
+    /// The checkpoint it resumes from.
+    pub resume: Option<&'a Loaded>,
+    /// Its own checkpoints (without them a signal is not watched).
+    pub checkpoints: Option<&'a CheckpointConfig>,
+    /// Set by a signal: every rank stops at an agreed step and a checkpoint is written.
+    pub stop: Option<&'a StopFlag>,
+    /// What the writing rank keeps in each checkpoint's index.
+    pub app: Option<&'a (dyn Fn() -> serde_json::Value + Sync)>,
+}
+
+/// One rank of a decomposed run: its chunk built for its box of where the run starts, the
+/// checkpoint restored into it (every rank learns whether every rank could), the probe samples
+/// before it on rank 0, then the steps, cut at the checkpoints `continuity` asks for.
+#[allow(clippy::too_many_arguments)]
+pub fn run_rank_continued<'s, T, B, M>(
+    setup: &Setup<'s>,
+    plan: &Plan,
+    costs: yee_em::Costs,
+    backend: &B,
+    comm: &mut M,
+    steps: u64,
+    continuity: &Continuity<'_>,
+    after_step: impl FnMut(u64, &mut B::Chunk<'s>),
+) -> Result<RankOutput<T>, RuntimeError>
+where
+    T: Scalar,
+    B: YeeBackend<T>,
+    M: yee_core::Comm<Error: std::fmt::Display>,
+{
+    let rank = comm.rank();
+    let start = continuity
+        .resume
+        .map_or_else(|| Start::of(plan), |l| l.start(plan));
+    let owned = start.owned_box(plan, rank);
+    let mut chunk = backend
+        .build(setup, owned, costs)
+        .map_err(|e| RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e)))?;
+    let mut prior = vec![Vec::new(); setup.probes.len()];
+    if let Some(loaded) = continuity.resume {
+        let restored = loaded
+            .restore(backend, setup, costs, &mut chunk)
+            .and_then(|()| match rank {
+                0 => loaded.probe_samples(setup.probes.len()),
+                _ => Ok(prior.clone()),
+            });
+        let mut all = vec![0.0; comm.size()];
+        comm.all_gather(&[f64::from(u8::from(restored.is_ok()))], &mut all)
+            .map_err(|e| RuntimeError::new(crate::RuntimeErrorKind::Rank, e.to_string()))?;
+        prior = restored?;
+        if let Some(r) = all.iter().position(|&ok| ok == 0.0) {
+            return Err(RuntimeError::new(
+                crate::RuntimeErrorKind::Checkpoint,
+                format!("rank {r} could not restore its part of the checkpoint"),
+            ));
+        }
+    }
+    let no_app = || serde_json::Value::Null;
+    let result = match continuity.checkpoints {
+        Some(config) => {
+            let mut hooks = RankCheckpoints::new(
+                config,
+                rank,
+                plan,
+                setup,
+                continuity.stop.cloned(),
+                continuity.app.unwrap_or(&no_app),
+            );
+            run_rank_with(setup, plan, start, chunk, prior, comm, steps, &mut hooks, after_step)
+        }
+        None => run_rank_with(
+            setup,
+            plan,
+            start,
+            chunk,
+            prior,
+            comm,
+            steps,
+            &mut NoCheckpoints,
+            after_step,
+        ),
+    };
+    result.map_err(|e| RuntimeError::from_step(&e))
 }

@@ -48,15 +48,8 @@ pub fn assemble_pieces<T: Scalar>(setup: &Setup, pieces: Vec<Piece<T>>) -> Assem
         .into_iter()
         .enumerate()
         .map(|(rank, (owned, fields))| RankOutput {
-            rank,
-            owned,
             fields,
-            probes: Vec::new(),
-            records: Vec::new(),
-            dft: Vec::new(),
-            diverged: None,
-            history: Vec::new(),
-            balancer: None,
+            ..RankOutput::empty(rank, owned)
         })
         .collect();
     Assembled {

@@ -47,6 +47,48 @@ pub struct LinkJson {
     pub sum_xt: f64,
 }
 
+impl From<&PerfSums> for PerfJson {
+    fn from(p: &PerfSums) -> Self {
+        PerfJson {
+            work: p.work,
+            seconds: p.seconds,
+        }
+    }
+}
+
+impl From<&PerfJson> for PerfSums {
+    fn from(p: &PerfJson) -> Self {
+        PerfSums {
+            work: p.work,
+            seconds: p.seconds,
+        }
+    }
+}
+
+impl From<&LinkSums> for LinkJson {
+    fn from(l: &LinkSums) -> Self {
+        LinkJson {
+            count: l.count,
+            sum_x: l.sum_x,
+            sum_t: l.sum_t,
+            sum_xx: l.sum_xx,
+            sum_xt: l.sum_xt,
+        }
+    }
+}
+
+impl From<&LinkJson> for LinkSums {
+    fn from(l: &LinkJson) -> Self {
+        LinkSums {
+            count: l.count,
+            sum_x: l.sum_x,
+            sum_t: l.sum_t,
+            sum_xx: l.sum_xx,
+            sum_xt: l.sum_xt,
+        }
+    }
+}
+
 /// A whole profile file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -73,52 +115,22 @@ impl Profile {
             version: VERSION,
             grid: b.grid(),
             topology: b.topology().0,
-            perf: b
-                .perf
-                .iter()
-                .map(|p| PerfJson {
-                    work: p.work,
-                    seconds: p.seconds,
-                })
-                .collect(),
+            perf: b.perf.iter().map(PerfJson::from).collect(),
             links: b
                 .links
                 .iter()
-                .map(|faces| {
-                    faces.map(|l| LinkJson {
-                        count: l.count,
-                        sum_x: l.sum_x,
-                        sum_t: l.sum_t,
-                        sum_xx: l.sum_xx,
-                        sum_xt: l.sum_xt,
-                    })
-                })
+                .map(|faces| faces.map(|l| LinkJson::from(&l)))
                 .collect(),
         }
     }
 
     /// The sums as the balancer takes them.
     pub fn sums(&self) -> (Vec<PerfSums>, Vec<[LinkSums; 6]>) {
-        let perf = self
-            .perf
-            .iter()
-            .map(|p| PerfSums {
-                work: p.work,
-                seconds: p.seconds,
-            })
-            .collect();
+        let perf = self.perf.iter().map(PerfSums::from).collect();
         let links = self
             .links
             .iter()
-            .map(|faces| {
-                faces.map(|l| LinkSums {
-                    count: l.count,
-                    sum_x: l.sum_x,
-                    sum_t: l.sum_t,
-                    sum_xx: l.sum_xx,
-                    sum_xt: l.sum_xt,
-                })
-            })
+            .map(|faces| faces.map(|l| LinkSums::from(&l)))
             .collect();
         (perf, links)
     }

@@ -220,14 +220,11 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
     )
     .map_err(|e| RuntimeError::from_step(&e))?;
     Ok(RankOutput {
-        rank,
-        owned: map.chunk_box(rank, ghost),
-        fields: [None, None, None, None, None, None],
         probes: o.probes,
+        last_step: o.records.len() as u64,
         records: o.records,
         dft: o.dft,
         diverged: o.diverged,
-        history: Vec::new(),
-        balancer: None,
+        ..RankOutput::empty(rank, map.chunk_box(rank, ghost))
     })
 }

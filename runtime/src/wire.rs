@@ -288,15 +288,11 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, RuntimeE
         )));
     }
     Ok(RankOutput {
-        rank,
-        owned,
-        fields: Default::default(),
         probes,
         records,
         dft,
         diverged,
-        history: Vec::new(),
-        balancer: None,
+        ..RankOutput::empty(rank, owned)
     })
 }
 
@@ -317,9 +313,6 @@ mod tests {
         record.cells = 4;
         record.work = 4.5;
         let out = RankOutput {
-            rank: 3,
-            owned,
-            fields: Default::default(),
             probes: vec![(
                 1,
                 vec![(1, Complex::new(0.5, -2.0)), (2, Complex::new(1e-300, 3.0))],
@@ -338,8 +331,7 @@ mod tests {
                 component: Component::Hy,
                 cell: [1, 2, 3],
             }),
-            history: Vec::new(),
-            balancer: None,
+            ..RankOutput::empty(3, owned)
         };
         let back: RankOutput<Complex<f64>> = decode_outcome(&encode_outcome(&out)).unwrap();
         assert_eq!(back.rank, 3);
@@ -360,15 +352,8 @@ mod tests {
         assert!(decode_outcome::<f32>(&[1, 2, 3]).is_err());
 
         let refused = RankOutput::<f32> {
-            rank: 0,
-            owned,
-            fields: Default::default(),
-            probes: Vec::new(),
-            records: Vec::new(),
-            dft: Vec::new(),
             diverged: Some(RunError::TooManyMaterials { limit: 65536 }),
-            history: Vec::new(),
-            balancer: None,
+            ..RankOutput::empty(0, owned)
         };
         let back: RankOutput<f32> = decode_outcome(&encode_outcome(&refused)).unwrap();
         assert_eq!(back.diverged, refused.diverged);

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use yee_runtime::checkpoint::StopFlag;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use yee_core::Topology;
@@ -126,6 +127,53 @@ pub struct RunArgs {
     /// An artificially slow node, for seeing the balancer work.
     #[arg(long, value_name = "R=S")]
     pub slowdown: Vec<String>,
+    /// Write a checkpoint every N steps (`500`) or every so much wall time (`90s`, `30m`,
+    /// `2h`), replacing the one before. SIGINT and SIGTERM always write one and stop.
+    #[arg(long, value_name = "N|TIME")]
+    pub checkpoint_every: Option<String>,
+    /// Where checkpoints go (default: the output folder's `checkpoint/`).
+    #[arg(long)]
+    pub checkpoint_dir: Option<PathBuf>,
+    /// Resume from the newest checkpoint in DIR (an output folder, its `checkpoint/`, or one
+    /// checkpoint): same scene file, any ranks, layout and backend; outputs go on into DIR
+    /// when it is an output folder and --out is not given. The fields, probes and outputs are
+    /// those of a run that was never stopped, bit for bit.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+}
+
+/// Parses `--checkpoint-every`: a whole number of steps, or a time with the unit `s`, `m` or
+/// `h`. Returns (steps, seconds).
+pub fn parse_checkpoint_every(text: &str) -> Result<(Option<u64>, Option<f64>), AppError> {
+    let bad = |why: &str| AppError::Usage(format!("--checkpoint-every {text}: {why}"));
+    let t = text.trim();
+    let unit = match t.chars().last() {
+        Some('s') => Some(1.0),
+        Some('m') => Some(60.0),
+        Some('h') => Some(3600.0),
+        _ => None,
+    };
+    match unit {
+        Some(scale) => {
+            let value: f64 = t[..t.len() - 1]
+                .trim()
+                .parse()
+                .map_err(|_| bad("expected a number before the unit (e.g. 30m)"))?;
+            if !(value.is_finite() && value > 0.0) {
+                return Err(bad("the time must be positive"));
+            }
+            Ok((None, Some(value * scale)))
+        }
+        None => {
+            let steps: u64 = t.parse().map_err(|_| {
+                bad("expected a whole number of steps, or a time such as 90s, 30m or 2h")
+            })?;
+            if steps == 0 {
+                return Err(bad("the number of steps must be at least 1"));
+            }
+            Ok((Some(steps), None))
+        }
+    }
 }
 
 /// `yee check`.
@@ -344,9 +392,49 @@ pub fn prepare_run(
         (None, r) => r,
     };
     let topology = resolve_topology(&args.topology, ranks, scene.grid, scene.mode.dims())?;
+    let resume = match &args.resume {
+        None => None,
+        Some(dir) => {
+            let loaded = yee_runtime::checkpoint::find(dir)?.ok_or_else(|| {
+                AppError::Usage(format!(
+                    "--resume {}: no complete checkpoint there (looked for checkpoint.json in \
+                     it, in its step-* folders and in its checkpoint/ folder)",
+                    dir.display()
+                ))
+            })?;
+            loaded.check_scene(&scene.sha256, scene.value_type.name(), scene.grid)?;
+            if loaded.index.step >= scene.steps {
+                return Err(AppError::Usage(format!(
+                    "--resume {}: the checkpoint is of step {}, and the run has {} steps (give \
+                     --steps to run longer)",
+                    dir.display(),
+                    loaded.index.step,
+                    scene.steps
+                )));
+            }
+            Some(loaded)
+        }
+    };
+    if (resume.is_some() || args.checkpoint_every.is_some()) && args.partition.is_some() {
+        return Err(AppError::Usage(
+            "--partition runs (tile sets) have no checkpoints yet: leave out \
+             --checkpoint-every and --resume, or run without --partition"
+                .into(),
+        ));
+    }
+    let (every_steps, every_seconds) = match &args.checkpoint_every {
+        Some(text) => parse_checkpoint_every(text)?,
+        None => (None, None),
+    };
+    // Resuming an output folder writes on into it.
+    let resumed_folder = args
+        .resume
+        .as_ref()
+        .filter(|d| d.join("run.json").is_file() || d.join("checkpoint").is_dir());
     let out = args
         .out
         .clone()
+        .or_else(|| resumed_folder.cloned())
         .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
     let balance = BalanceOptions {
         mode: args.balance,
@@ -386,6 +474,13 @@ pub fn prepare_run(
         balance,
         overlap: !args.no_overlap,
         slowdown,
+        checkpoint: crate::run::CheckpointOptions {
+            every_steps,
+            every_seconds,
+            dir: args.checkpoint_dir.clone(),
+        },
+        resume,
+        stop: None,
     };
     Ok((scene, options))
 }
@@ -448,11 +543,12 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     init_logging(args.quiet, Some(rank));
     let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|prepared| {
         if rank == 0 {
-            crate::run::prepare_output_dir(&prepared.1.out)?;
+            crate::run::prepare_output_dir(&prepared.1.out, prepared.1.resume.is_some())?;
         }
         Ok(prepared)
     });
-    let (scene, options) = yee_runtime::mpi::agree(&args.scene, local)?;
+    let (scene, mut options) = yee_runtime::mpi::agree(&args.scene, local)?;
+    options.stop = watch_signals(&options)?;
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
@@ -467,6 +563,25 @@ fn run_mpi(_: RunArgs) -> Result<(), AppError> {
     Err(AppError::Usage(crate::error::MPI_MISSING.into()))
 }
 
+/// From here on SIGINT and SIGTERM set the returned flag: the run stops at a step every rank
+/// agrees on, writes a checkpoint and a run.json saying "interrupted", and exits with
+/// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status. Tile-set
+/// runs (`--partition`) have no checkpoints, so there the signals keep their default (the
+/// process ends).
+fn watch_signals(options: &RunOptions) -> Result<Option<StopFlag>, AppError> {
+    if options.partition.is_some() {
+        return Ok(None);
+    }
+    let flag = StopFlag::default();
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let exit = i32::from(crate::error::INTERRUPTED_EXIT);
+        signal_hook::flag::register_conditional_shutdown(signal, exit, flag.clone())
+            .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
+            .map_err(|e| AppError::Usage(format!("cannot watch signal {signal}: {e}")))?;
+    }
+    Ok(Some(flag))
+}
+
 /// Runs a parsed command line.
 pub fn execute(cli: Cli) -> Result<(), AppError> {
     if !matches!(cli.command, Command::Run(_)) {
@@ -479,7 +594,8 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 return run_mpi(args);
             }
             init_logging(args.quiet, None);
-            let (scene, options) = prepare_run(&args, comm, None)?;
+            let (scene, mut options) = prepare_run(&args, comm, None)?;
+            options.stop = watch_signals(&options)?;
             log_start(&scene, &options);
             if let Some(report) = run(&scene, &options)? {
                 if !args.quiet {

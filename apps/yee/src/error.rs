@@ -20,6 +20,8 @@ pub enum AppError {
     Run(String),
     /// The error was already printed (by rank 0 of an MPI job); exit with failure quietly.
     Reported,
+    /// SIGINT or SIGTERM stopped the run; the message says after which step and how to resume.
+    Interrupted(String),
     /// A file or directory could not be written.
     Io {
         /// What was being written.
@@ -34,7 +36,7 @@ impl fmt::Display for AppError {
         match self {
             AppError::Scene(e) => write!(f, "{e}"),
             AppError::Runtime(e) => write!(f, "{e}"),
-            AppError::Usage(m) | AppError::Run(m) => write!(f, "{m}"),
+            AppError::Usage(m) | AppError::Run(m) | AppError::Interrupted(m) => write!(f, "{m}"),
             AppError::Io { path, error } => write!(f, "cannot write {}: {error}", path.display()),
             AppError::Reported => write!(f, "the error was reported by rank 0"),
         }
@@ -42,6 +44,10 @@ impl fmt::Display for AppError {
 }
 
 impl std::error::Error for AppError {}
+
+/// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report an
+/// interrupted command).
+pub const INTERRUPTED_EXIT: u8 = 130;
 
 /// What `--comm mpi` says in a build without MPI.
 pub const MPI_MISSING: &str = "--comm mpi: this yee was built without MPI; rebuild with \

@@ -16,15 +16,43 @@ pub struct ProbeReport {
     pub file: String,
 }
 
+/// A checkpoint in `run.json`.
+#[derive(Debug, Serialize)]
+pub struct CheckpointReport {
+    /// Steps done when it was taken.
+    pub step: u64,
+    /// Why it is not usable, if it is not (a rank could not write its part).
+    pub error: Option<String>,
+}
+
+/// Where a resumed run started.
+#[derive(Debug, Serialize)]
+pub struct ResumeReport {
+    /// The checkpoint folder.
+    pub checkpoint: String,
+    /// Its step.
+    pub step: u64,
+}
+
 /// The contents of `run.json`.
 #[derive(Debug, Serialize)]
 pub struct RunReport {
-    /// "complete"; "diverged" (the fields went non-finite: `error` names the step and node;
+    /// "complete"; "interrupted" (SIGINT or SIGTERM: `error` says after which step, and a
+    /// checkpoint of that step is in `checkpoint_dir`, to resume with `--resume`); "diverged" (the fields went non-finite: `error` names the step and node;
     /// probes hold the steps before, spectra are not written); or "failed" (an output could
     /// not be written: `error` says which and why, `outputs` lists the files written whole).
     pub status: &'static str,
     /// What stopped the run, if anything did.
     pub error: Option<String>,
+    /// The last step done: `steps` unless the run stopped early.
+    pub steps_completed: u64,
+    /// The checkpoint this run resumed from, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_from: Option<ResumeReport>,
+    /// Where checkpoints are written.
+    pub checkpoint_dir: String,
+    /// The checkpoints this run took (periodic, and the one at an interruption).
+    pub checkpoints: Vec<CheckpointReport>,
     /// Scene name.
     pub scene: String,
     /// Scene file as given.

@@ -14,7 +14,7 @@ use yee_core::{Axis, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, png, vti};
 use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
-use yee_runtime::parallel::{CommKind, process_rank, run_decomposed};
+use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
@@ -22,7 +22,9 @@ use yee_scene::spec::ValueType;
 use yee_scene::{Scene, Units};
 
 use crate::error::{AppError, io_error};
-use crate::report::{BalanceReport, ProbeReport, RankReport, RunReport};
+use crate::report::{
+    BalanceReport, CheckpointReport, ProbeReport, RankReport, ResumeReport, RunReport,
+};
 
 /// Backends this build has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -79,15 +81,60 @@ pub struct RunOptions {
     pub slowdown: Vec<Slowdown>,
     /// Tile sets partitioned by this method instead of boxes.
     pub partition: Option<yee_core::graph::Method>,
+    /// Checkpoints: when, and where.
+    pub checkpoint: CheckpointOptions,
+    /// The checkpoint this run resumes from.
+    pub resume: Option<yee_runtime::checkpoint::Loaded>,
+    /// Set by SIGINT or SIGTERM: stop at an agreed step, write a checkpoint and a run.json
+    /// saying "interrupted".
+    pub stop: Option<yee_runtime::checkpoint::StopFlag>,
+}
+
+/// When a run writes checkpoints, and where.
+#[derive(Clone, Debug, Default)]
+pub struct CheckpointOptions {
+    /// Every this many steps.
+    pub every_steps: Option<u64>,
+    /// Every this many seconds of wall time.
+    pub every_seconds: Option<f64>,
+    /// The folder (default: `checkpoint` in the output folder).
+    pub dir: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// The checkpoint folder.
+    pub fn checkpoint_dir(&self) -> PathBuf {
+        self.checkpoint
+            .dir
+            .clone()
+            .unwrap_or_else(|| self.out.join("checkpoint"))
+    }
 }
 
 /// Creates the output directory and clears what an earlier run of yee wrote there: the files
-/// its `run.json` lists (nothing else in the folder is touched), then the `run.json` itself
-/// (which would make the directory look finished).
-pub fn prepare_output_dir(out: &Path) -> Result<(), AppError> {
+/// its `run.json` lists (nothing else in the folder is touched), its checkpoints in
+/// `checkpoint/`, then the `run.json` itself (which would make the directory look finished).
+/// A run that `resumes` keeps the files (it goes on writing beside them) and the checkpoints,
+/// and only takes the `run.json` away.
+pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
     fs::create_dir_all(out)
         .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
     let report_path = out.join("run.json");
+    if resumes {
+        if report_path.exists() {
+            fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
+        }
+        return Ok(());
+    }
+    let checkpoints = out.join("checkpoint");
+    if let Ok(entries) = fs::read_dir(&checkpoints) {
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with("step-") && path.is_dir() {
+                fs::remove_dir_all(&path).map_err(|e| io_error(&path, e))?;
+            }
+        }
+    }
     if report_path.exists() {
         let earlier: Vec<String> = fs::read_to_string(&report_path)
             .ok()
@@ -145,7 +192,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let out = &options.out;
     let writer = process_rank(options.comm) == 0;
     if writer {
-        prepare_output_dir(out)?;
+        prepare_output_dir(out, options.resume.is_some())?;
     }
     let report_path = out.join("run.json");
     let setup = scene.setup();
@@ -160,7 +207,18 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     };
     let wants_output =
         |step: u64| scene.slices.iter().any(|s| slice_due(s, step)) || snapshot_due(step);
-    let written: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    // A resumed run goes on from the files the checkpoint's run had written (those in this
+    // output folder).
+    let earlier: Vec<String> = options
+        .resume
+        .as_ref()
+        .and_then(|l| l.index.app["outputs"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_string))
+        .filter(|f| out.join(f).is_file())
+        .collect();
+    let written: Mutex<Vec<String>> = Mutex::new(earlier);
     let failure: Mutex<Option<AppError>> = Mutex::new(None);
     let writing = Mutex::new(Duration::ZERO);
     let on_output = |step: u64, fields: &Assembled<T>| {
@@ -197,6 +255,24 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         &options.balance,
     )?;
     plan.overlap = options.overlap;
+    let checkpoint_config = yee_runtime::checkpoint::CheckpointConfig {
+        dir: options.checkpoint_dir(),
+        every_steps: options.checkpoint.every_steps,
+        every_seconds: options.checkpoint.every_seconds,
+        scene_sha256: scene.sha256.clone(),
+        value_type: scene.value_type.name().into(),
+        steps,
+    };
+    let app = || {
+        let files = written.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        serde_json::json!({ "outputs": files, "scene_file": scene.file.display().to_string() })
+    };
+    let continuity = Continuity {
+        resume: options.resume.as_ref(),
+        checkpoints: Some(&checkpoint_config),
+        stop: options.stop.as_ref(),
+        app: Some(&app),
+    };
     let mut partition_report = None;
     let results = match options.partition {
         None => run_decomposed::<T, K>(
@@ -208,6 +284,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             options.model.clone(),
             &options.slowdown,
             steps,
+            &continuity,
             &wants_output,
             &on_output,
             &|step| progress.update(step),
@@ -249,6 +326,8 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         return Ok(None);
     };
     let wall_seconds = started.elapsed().as_secs_f64();
+    let (first_step, last_step) = (results[0].first_step, results[0].last_step);
+    let interrupted = results[0].interrupted;
     // A diverged run still writes its probes (up to the step it stopped at) and a run.json
     // that says so; the spectra of non-finite fields are not written.
     let diverged = first_divergence(&results).map(|e| format!("{}: {e}", scene.file.display()));
@@ -281,7 +360,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    let (fluxes, dfts) = if diverged.is_none() && failed.is_none() {
+    let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
         outputs.extend(flux_files);
         let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
@@ -317,15 +396,49 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .as_secs_f64();
+    let checkpoints: Vec<CheckpointReport> = results[0]
+        .checkpoints
+        .iter()
+        .map(|c| CheckpointReport {
+            step: c.step,
+            error: c.error.clone(),
+        })
+        .collect();
+    let last_checkpoint = checkpoints.iter().rev().find(|c| c.error.is_none());
+    let interruption = interrupted.then(|| match last_checkpoint {
+        Some(c) if c.step == last_step => format!(
+            "interrupted by a signal after step {last_step}: resume with `yee run {} --resume {}`",
+            scene.file.display(),
+            out.display()
+        ),
+        _ => format!(
+            "interrupted by a signal after step {last_step}, and the checkpoint could not be \
+             written: {}",
+            checkpoints
+                .last()
+                .and_then(|c| c.error.clone())
+                .unwrap_or_default()
+        ),
+    });
+    let run_steps = last_step - first_step;
     let report = RunReport {
-        status: match (&diverged, &failed) {
-            (Some(_), _) => "diverged",
-            (None, Some(_)) => "failed",
-            (None, None) => "complete",
+        status: match (&diverged, &failed, interrupted) {
+            (Some(_), _, _) => "diverged",
+            (None, Some(_), _) => "failed",
+            (None, None, true) => "interrupted",
+            (None, None, false) => "complete",
         },
         error: diverged
             .clone()
-            .or_else(|| failed.as_ref().map(|e| e.to_string())),
+            .or_else(|| failed.as_ref().map(|e| e.to_string()))
+            .or_else(|| interruption.clone()),
+        steps_completed: last_step,
+        resumed_from: options.resume.as_ref().map(|l| ResumeReport {
+            checkpoint: l.dir.display().to_string(),
+            step: l.index.step,
+        }),
+        checkpoint_dir: checkpoint_config.dir.display().to_string(),
+        checkpoints,
         scene: scene.name.clone(),
         scene_file: scene.file.display().to_string(),
         scene_sha256: scene.sha256.clone(),
@@ -345,7 +458,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         comm: options.comm,
         wall_seconds,
         step_seconds: wall_seconds - writing,
-        mcells_per_s: scene.cells() as f64 * steps as f64 / wall_seconds / 1e6,
+        mcells_per_s: scene.cells() as f64 * run_steps as f64 / wall_seconds / 1e6,
         model_step_seconds: mean_step_time(&results),
         peak_rss_bytes: yee_runtime::memory::peak_rss_bytes(),
         rank_stats: results.iter().map(RankReport::from_output).collect(),
@@ -370,6 +483,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     }
     if let Some(e) = failed {
         return Err(e);
+    }
+    if let Some(message) = interruption {
+        return Err(AppError::Interrupted(message));
     }
     Ok(Some(report))
 }

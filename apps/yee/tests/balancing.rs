@@ -39,6 +39,9 @@ fn options(
         overlap: true,
         slowdown: Vec::new(),
         partition: None,
+        checkpoint: Default::default(),
+        resume: None,
+        stop: None,
     }
 }
 

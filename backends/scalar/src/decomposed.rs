@@ -5,10 +5,11 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
-use yee_core::session::{HistoryEntry, Plan, run_steps};
-use yee_core::{Box3, Chunk, Comm, HostChunkError, Real, Scalar, Topology};
+use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
+use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
+use crate::checkpoints::{CheckpointRecord, Checkpoints, NoCheckpoints, SavedPart};
 use crate::chunk::{ScalarCurl, YeeChunk};
 use crate::error::RunError;
 
@@ -33,6 +34,35 @@ pub struct RankOutput<T> {
     pub history: Vec<HistoryEntry>,
     /// The balancer as it ended (identical on every rank), if the run balanced.
     pub balancer: Option<yee_core::balance::Balancer>,
+    /// Steps done when this run started (0 unless resumed from a checkpoint).
+    pub first_step: u64,
+    /// Steps done when it ended.
+    pub last_step: u64,
+    /// A signal stopped the run at `last_step` (identical on every rank).
+    pub interrupted: bool,
+    /// The checkpoints taken, in order (as the writing rank completed them).
+    pub checkpoints: Vec<CheckpointRecord>,
+}
+
+impl<T> RankOutput<T> {
+    /// Rank `rank` owning `owned` with nothing recorded: no fields, probes, steps or history.
+    pub fn empty(rank: usize, owned: Box3) -> Self {
+        RankOutput {
+            rank,
+            owned,
+            fields: Default::default(),
+            probes: Vec::new(),
+            records: Vec::new(),
+            dft: Vec::new(),
+            diverged: None,
+            history: Vec::new(),
+            balancer: None,
+            first_step: 0,
+            last_step: 0,
+            interrupted: false,
+            checkpoints: Vec::new(),
+        }
+    }
 }
 
 /// A plan with uniform borders and no balancing.
@@ -70,43 +100,107 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
     backend: &B,
     comm: &mut M,
     steps: u64,
-    mut after_step: impl FnMut(u64, &mut B::Chunk<'s>),
+    after_step: impl FnMut(u64, &mut B::Chunk<'s>),
 ) -> Result<RankOutput<T>, StepErrorOf<B::Chunk<'s>, M>> {
+    let chunk = backend
+        .build(setup, plan.initial_box(comm.rank()), costs)
+        .map_err(StepError::Chunk)?;
+    let prior = vec![Vec::new(); setup.probes.len()];
+    let mut none = NoCheckpoints;
+    run_rank_with(
+        setup,
+        plan,
+        Start::of(plan),
+        chunk,
+        prior,
+        comm,
+        steps,
+        &mut none,
+        after_step,
+    )
+}
+
+/// [`run_rank_on`] from `start`, with `chunk` already holding this rank's box of it (a
+/// checkpoint restored into it) and `prior` the probe samples before it (per probe index),
+/// cut at the checkpoints `hooks` asks for. After a cut every rank saves its part, the ranks
+/// gather what each saved, and the checkpoint is committed; the run then goes on from where
+/// it was cut, or ends there when a signal interrupted it.
+#[allow(clippy::too_many_arguments)]
+pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpoints<C>>(
+    setup: &Setup<'s>,
+    plan: &Plan,
+    start: Start,
+    mut chunk: C,
+    prior: Vec<Vec<(u64, T)>>,
+    comm: &mut M,
+    steps: u64,
+    hooks: &mut H,
+    mut after_step: impl FnMut(u64, &mut C),
+) -> Result<RankOutput<T>, StepErrorOf<C, M>> {
     let rank = comm.rank();
-    let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
+    let first_step = start.step;
+    let mut series = prior;
+    series.resize(setup.probes.len(), Vec::new());
     let mut diverged = None;
     let mut failure = None;
-    let chunk = backend
-        .build(setup, plan.initial_box(rank), costs)
-        .map_err(StepError::Chunk)?;
-    let (mut chunk, log) = run_steps(plan, comm, steps, chunk, |step, chunk| {
-        let owned = chunk.owned();
-        let read = (|| {
-            if diverged.is_none() {
-                diverged =
-                    chunk
-                        .first_non_finite(&[owned])?
-                        .map(|(component, cell)| RunError::Diverged {
+    let mut records = Vec::new();
+    let mut history = Vec::new();
+    let mut checkpoints = Vec::new();
+    let mut interrupted = false;
+    let mut at = start;
+    while at.step < steps {
+        let until = hooks.next_due(at.step).map_or(steps, |s| s.min(steps));
+        let (c, log) = run_steps_from(plan, at, until, steps, comm, chunk, |step, chunk| {
+            let owned = chunk.owned();
+            let read = (|| {
+                if diverged.is_none() {
+                    diverged = chunk.first_non_finite(&[owned])?.map(|(component, cell)| {
+                        RunError::Diverged {
                             step,
                             component,
                             cell,
-                        });
-            }
-            for (i, p) in setup.probes.iter().enumerate() {
-                if owned.contains(p.cell) {
-                    series[i].push((step, chunk.value(p.component, p.cell)?));
+                        }
+                    });
                 }
+                for (i, p) in setup.probes.iter().enumerate() {
+                    if owned.contains(p.cell) {
+                        series[i].push((step, chunk.value(p.component, p.cell)?));
+                    }
+                }
+                Ok(())
+            })();
+            if let Err(e) = read {
+                failure.get_or_insert(e);
             }
-            Ok(())
-        })();
-        if let Err(e) = read {
-            failure.get_or_insert(e);
+            after_step(step, chunk);
+            let wants = hooks.wants_stop();
+            diverged.is_some() || failure.is_some() || wants
+        })?;
+        chunk = c;
+        records.extend(log.records.iter().cloned());
+        history.extend(log.history.iter().cloned());
+        at = log.end();
+        if let Some(e) = failure.take() {
+            return Err(StepError::Chunk(e));
         }
-        after_step(step, chunk);
-        diverged.is_some() || failure.is_some()
-    })?;
-    if let Some(e) = failure {
-        return Err(StepError::Chunk(e));
+        if at.step == steps {
+            break;
+        }
+        // Cut before the end: every rank learns why, and a run that went wrong ends here.
+        let mine = [
+            f64::from(u8::from(diverged.is_some())),
+            f64::from(u8::from(hooks.interrupted())),
+        ];
+        let mut why = vec![0.0; 2 * comm.size()];
+        comm.all_gather(&mine, &mut why).map_err(StepError::Comm)?;
+        if why.chunks(2).any(|w| w[0] > 0.0) {
+            break;
+        }
+        checkpoints.push(checkpoint(&mut chunk, comm, hooks, &series, &at)?);
+        if why.chunks(2).any(|w| w[1] > 0.0) {
+            interrupted = true;
+            break;
+        }
     }
     let (owned, fields) = owned_fields(&mut chunk).map_err(StepError::Chunk)?;
     let dft = dft_pieces(setup, &mut chunk, &[owned]).map_err(StepError::Chunk)?;
@@ -120,11 +214,53 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         owned,
         fields,
         probes,
-        records: log.records,
+        records,
         dft,
         diverged,
-        history: log.history,
-        balancer: log.balancer,
+        history,
+        balancer: at.balancer,
+        first_step,
+        last_step: at.step,
+        interrupted,
+        checkpoints,
+    })
+}
+
+/// Every rank saves its part of the checkpoint at `at`; what each saved is gathered, and the
+/// checkpoint committed. A rank that could not save (a full disk) does not stop the run: the
+/// checkpoint is recorded as failed on every rank.
+fn checkpoint<T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpoints<C>>(
+    chunk: &mut C,
+    comm: &mut M,
+    hooks: &mut H,
+    series: &[Vec<(u64, T)>],
+    at: &Start,
+) -> Result<CheckpointRecord, StepErrorOf<C, M>> {
+    let saved = hooks.save(chunk, series, at);
+    let mine = match &saved {
+        Ok(p) => [1.0, p.bytes as f64, f64::from(p.checksum)],
+        Err(_) => [0.0; 3],
+    };
+    let mut all = vec![0.0; 3 * comm.size()];
+    comm.all_gather(&mine, &mut all).map_err(StepError::Comm)?;
+    let parts: Vec<Option<SavedPart>> = all
+        .chunks(3)
+        .map(|p| {
+            (p[0] > 0.0).then(|| SavedPart {
+                bytes: p[1] as u64,
+                checksum: p[2] as u32,
+            })
+        })
+        .collect();
+    let error = match (saved, hooks.commit(at, &parts)) {
+        (Err(e), _) | (Ok(_), Err(e)) => Some(e),
+        (Ok(_), Ok(())) => parts.iter().position(Option::is_none).map(|r| {
+            alloc::format!("rank {r} could not write its part of the checkpoint")
+        }),
+    };
+    Ok(CheckpointRecord {
+        step: at.step,
+        error,
     })
 }
 

@@ -12,6 +12,7 @@
 extern crate alloc;
 
 pub mod cavity;
+pub mod checkpoints;
 pub mod chunk;
 pub mod cpml;
 pub mod curl;

@@ -1,0 +1,91 @@
+//! The seam a run's checkpoints plug into: when to cut the run, what a rank saves, and how
+//! the ranks agree that a checkpoint is whole. The files themselves are the caller's
+//! (`yee_runtime::checkpoint` writes them); this crate only calls the hooks at the right
+//! steps, on every rank alike.
+//!
+//! A checkpoint is everything the chunks hold ([`yee_core::Chunk::pack_slabs`] over the owned
+//! box: fields, CPML ψ, DFT sums and every other auxiliary array), the probe samples so far,
+//! the borders and the balancer ([`Start`]). The plane waves' incident lines are not in it:
+//! they are a function of the step alone, and a chunk built at a later step replays them.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use yee_core::session::Start;
+use yee_em::YeeFields;
+
+/// Per probe index, `(step, value)` samples.
+pub type ProbeSamples<T> = [Vec<(u64, T)>];
+
+/// What a rank wrote of a checkpoint: the bytes and a checksum of them, gathered on every
+/// rank and handed to [`Checkpoints::commit`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SavedPart {
+    /// Bytes written.
+    pub bytes: u64,
+    /// CRC-32 of what was written.
+    pub checksum: u32,
+}
+
+/// One checkpoint of a run: its step, and why it is not usable if it is not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointRecord {
+    /// Steps done when it was taken.
+    pub step: u64,
+    /// `None` when every rank saved its part and the checkpoint was completed.
+    pub error: Option<String>,
+}
+
+/// The hooks of one rank's checkpoints.
+pub trait Checkpoints<C: YeeFields> {
+    /// The first step after `step` at which a checkpoint is due by step count; the run is cut
+    /// there. `None` when none is.
+    fn next_due(&self, step: u64) -> Option<u64>;
+
+    /// Polled after every step: true asks every rank to stop at the next collective check
+    /// (`yee_core::session::STOP_CHECK_STEPS`), for a checkpoint when a wall-clock interval
+    /// has passed, or for good when [`Checkpoints::interrupted`].
+    fn wants_stop(&mut self) -> bool;
+
+    /// A signal asked this process to stop: the run ends at the agreed step with a checkpoint.
+    fn interrupted(&self) -> bool;
+
+    /// Writes this rank's part of the checkpoint at `at.step`: `chunk`'s slabs and this rank's
+    /// probe samples.
+    fn save(
+        &mut self,
+        chunk: &mut C,
+        probes: &ProbeSamples<C::Value>,
+        at: &Start,
+    ) -> Result<SavedPart, String>;
+
+    /// Runs on every rank once every rank has saved (`parts[r]`, `None` where rank `r`
+    /// failed): completes the checkpoint where every part is there (the writing rank writes
+    /// its index), and drops the one it replaces.
+    fn commit(&mut self, at: &Start, parts: &[Option<SavedPart>]) -> Result<(), String>;
+}
+
+/// No checkpoints: a run that is never cut.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoCheckpoints;
+
+impl<C: YeeFields> Checkpoints<C> for NoCheckpoints {
+    fn next_due(&self, _: u64) -> Option<u64> {
+        None
+    }
+
+    fn wants_stop(&mut self) -> bool {
+        false
+    }
+
+    fn interrupted(&self) -> bool {
+        false
+    }
+
+    fn save(&mut self, _: &mut C, _: &ProbeSamples<C::Value>, _: &Start) -> Result<SavedPart, String> {
+        Ok(SavedPart::default())
+    }
+
+    fn commit(&mut self, _: &Start, _: &[Option<SavedPart>]) -> Result<(), String> {
+        Ok(())
+    }
+}
