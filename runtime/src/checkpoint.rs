@@ -103,7 +103,11 @@ impl From<&BalancerState> for BalancerJson {
     fn from(s: &BalancerState) -> Self {
         BalancerJson {
             perf: s.perf.iter().map(PerfJson::from).collect(),
-            links: s.links.iter().map(|f| f.map(|l| LinkJson::from(&l))).collect(),
+            links: s
+                .links
+                .iter()
+                .map(|f| f.map(|l| LinkJson::from(&l)))
+                .collect(),
             enabled: s.enabled.clone(),
             disabled_sets: s.disabled_sets.clone(),
             last_bytes: s.last_bytes.clone(),
@@ -116,7 +120,11 @@ impl From<&BalancerJson> for BalancerState {
     fn from(j: &BalancerJson) -> Self {
         BalancerState {
             perf: j.perf.iter().map(PerfSums::from).collect(),
-            links: j.links.iter().map(|f| f.map(|l| LinkSums::from(&l))).collect(),
+            links: j
+                .links
+                .iter()
+                .map(|f| f.map(|l| LinkSums::from(&l)))
+                .collect(),
             enabled: j.enabled.clone(),
             disabled_sets: j.disabled_sets.clone(),
             last_bytes: j.last_bytes.clone(),
@@ -476,8 +484,12 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
         let path = folder.join(INDEX);
         let text = fs::read_to_string(&path)
             .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?;
-        let index: Index = serde_json::from_str(&text)
-            .map_err(|e| error(format!("{} is not a yee checkpoint index: {e}", path.display())))?;
+        let index: Index = serde_json::from_str(&text).map_err(|e| {
+            error(format!(
+                "{} is not a yee checkpoint index: {e}",
+                path.display()
+            ))
+        })?;
         if index.format != FORMAT || index.version != VERSION {
             return Err(error(format!(
                 "{} is format {:?} version {}; this build reads {FORMAT:?} version {VERSION}",
@@ -621,7 +633,8 @@ impl Loaded {
         for (plane, &bytes) in planes(saved, axis).zip(&header.planes) {
             let bytes = bytes as usize;
             let data = &mut buffer.bytes_mut()[..bytes];
-            r.read_exact(data).map_err(|e| format!("cannot read: {e}"))?;
+            r.read_exact(data)
+                .map_err(|e| format!("cannot read: {e}"))?;
             let inside = plane.intersect(&owned);
             if inside.cells() == 0 {
                 continue;
@@ -673,29 +686,33 @@ impl Loaded {
         let mut out = vec![Vec::new(); probes];
         for entry in &self.index.ranks {
             let path = self.dir.join(&entry.file);
-            let mut read = || -> Result<(), String> {
-                let (mut r, header) = open_rank(&path, entry)?;
-                let skip: u64 = header.planes.iter().sum();
-                std::io::copy(&mut (&mut r).take(skip), &mut std::io::sink())
-                    .map_err(|e| format!("cannot read: {e}"))?;
-                for p in &header.probes {
-                    let samples = out.get_mut(p.index).ok_or_else(|| {
-                        format!("probe {} is not in the scene ({probes} probes)", p.index)
-                    })?;
-                    let mut steps = vec![0u8; 8 * p.count];
-                    r.read_exact(&mut steps)
+            let mut read =
+                || -> Result<(), String> {
+                    let (mut r, header) = open_rank(&path, entry)?;
+                    let skip: u64 = header.planes.iter().sum();
+                    std::io::copy(&mut (&mut r).take(skip), &mut std::io::sink())
                         .map_err(|e| format!("cannot read: {e}"))?;
-                    let mut values = vec![T::zero(); p.count];
-                    r.read_exact(bytemuck::cast_slice_mut(&mut values))
-                        .map_err(|e| format!("cannot read: {e}"))?;
-                    samples.extend(steps.chunks(8).zip(values).map(|(s, v)| {
-                        (u64::from_le_bytes(s.try_into().expect("eight bytes")), v)
-                    }));
-                }
-                finish_read(r, entry)
-            };
+                    for p in &header.probes {
+                        let samples = out.get_mut(p.index).ok_or_else(|| {
+                            format!("probe {} is not in the scene ({probes} probes)", p.index)
+                        })?;
+                        let mut steps = vec![0u8; 8 * p.count];
+                        r.read_exact(&mut steps)
+                            .map_err(|e| format!("cannot read: {e}"))?;
+                        let mut values = vec![T::zero(); p.count];
+                        r.read_exact(bytemuck::cast_slice_mut(&mut values))
+                            .map_err(|e| format!("cannot read: {e}"))?;
+                        samples.extend(steps.chunks(8).zip(values).map(|(s, v)| {
+                            (u64::from_le_bytes(s.try_into().expect("eight bytes")), v)
+                        }));
+                    }
+                    finish_read(r, entry)
+                };
             read().map_err(|e| {
-                RuntimeError::new(RuntimeErrorKind::Checkpoint, format!("{}: {e}", path.display()))
+                RuntimeError::new(
+                    RuntimeErrorKind::Checkpoint,
+                    format!("{}: {e}", path.display()),
+                )
             })?;
         }
         Ok(out)

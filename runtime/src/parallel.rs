@@ -8,8 +8,8 @@ use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::Scalar;
 use yee_core::session::Plan;
-use yee_em::{Setup, YeeBackend};
 use yee_core::session::Start;
+use yee_em::{Setup, YeeBackend};
 use yee_scalar::checkpoints::NoCheckpoints;
 use yee_scalar::decomposed::{RankOutput, run_rank_with};
 
@@ -144,18 +144,29 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
         body: &AfterStep<'_, B::Chunk<'s>>,
     ) -> Result<RankOutput<T>, RuntimeError> {
         let rank = comm.rank();
-        run_rank_continued(setup, plan, costs, backend, comm, steps, continuity, |s, chunk| {
-            body(rank, s, chunk)
-        })
+        run_rank_continued(
+            setup,
+            plan,
+            costs,
+            backend,
+            comm,
+            steps,
+            continuity,
+            |s, chunk| body(rank, s, chunk),
+        )
     }
     let results = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(setup, plan, costs, &backend, &mut c, steps, continuity, &body)
+            one(
+                setup, plan, costs, &backend, &mut c, steps, continuity, &body,
+            )
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                one(setup, plan, costs, &backend, &mut c, steps, continuity, &body)
+                one(
+                    setup, plan, costs, &backend, &mut c, steps, continuity, &body,
+                )
             })
         }
         #[cfg(feature = "mpi")]
@@ -227,17 +238,18 @@ where
         .resume
         .map_or_else(|| Start::of(plan), |l| l.start(plan));
     let owned = start.owned_box(plan, rank);
-    let mut chunk = backend
-        .build(setup, owned, costs)
-        .map_err(|e| RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e)))?;
+    let mut chunk = backend.build(setup, owned, costs).map_err(|e| {
+        RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e))
+    })?;
     let mut prior = vec![Vec::new(); setup.probes.len()];
     if let Some(loaded) = continuity.resume {
-        let restored = loaded
-            .restore(backend, setup, costs, &mut chunk)
-            .and_then(|()| match rank {
-                0 => loaded.probe_samples(setup.probes.len()),
-                _ => Ok(prior.clone()),
-            });
+        let restored =
+            loaded
+                .restore(backend, setup, costs, &mut chunk)
+                .and_then(|()| match rank {
+                    0 => loaded.probe_samples(setup.probes.len()),
+                    _ => Ok(prior.clone()),
+                });
         let mut all = vec![0.0; comm.size()];
         comm.all_gather(&[f64::from(u8::from(restored.is_ok()))], &mut all)
             .map_err(|e| RuntimeError::new(crate::RuntimeErrorKind::Rank, e.to_string()))?;
@@ -260,7 +272,9 @@ where
                 continuity.stop.cloned(),
                 continuity.app.unwrap_or(&no_app),
             );
-            run_rank_with(setup, plan, start, chunk, prior, comm, steps, &mut hooks, after_step)
+            run_rank_with(
+                setup, plan, start, chunk, prior, comm, steps, &mut hooks, after_step,
+            )
         }
         None => run_rank_with(
             setup,

@@ -179,3 +179,30 @@ pub fn planned<T: yee_core::Scalar>(
 ) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {
     planned_on(setup, plan, comm, None, steps)
 }
+
+/// Waits (up to two minutes) until the run writing into `out` has completed a checkpoint
+/// (`out/checkpoint/step-…` without `.part`): by then it is stepping, with its signal handlers
+/// in place. Panics at the deadline.
+pub fn wait_for_checkpoint(out: &std::path::Path) {
+    let start = std::time::Instant::now();
+    loop {
+        let done = std::fs::read_dir(out.join("checkpoint"))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .any(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("step-") && !name.ends_with(".part")
+            });
+        if done {
+            return;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no checkpoint appeared in {} within two minutes",
+            out.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use yee_runtime::checkpoint::StopFlag;
 use clap::{Parser, Subcommand, ValueEnum};
+use yee_runtime::checkpoint::StopFlag;
 
 use yee_core::Topology;
 use yee_core::topology::{check_topology, choose_topology};
@@ -563,7 +563,8 @@ fn run_mpi(_: RunArgs) -> Result<(), AppError> {
     Err(AppError::Usage(crate::error::MPI_MISSING.into()))
 }
 
-/// From here on SIGINT and SIGTERM set the returned flag: the run stops at a step every rank
+/// From here on SIGINT, SIGTERM and SIGUSR1 (which `mpirun` forwards to every process at
+/// once, where it delays SIGTERM) set the returned flag: the run stops at a step every rank
 /// agrees on, writes a checkpoint and a run.json saying "interrupted", and exits with
 /// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status. Tile-set
 /// runs (`--partition`) have no checkpoints, so there the signals keep their default (the
@@ -573,7 +574,8 @@ fn watch_signals(options: &RunOptions) -> Result<Option<StopFlag>, AppError> {
         return Ok(None);
     }
     let flag = StopFlag::default();
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+    for signal in [SIGINT, SIGTERM, SIGUSR1] {
         let exit = i32::from(crate::error::INTERRUPTED_EXIT);
         signal_hook::flag::register_conditional_shutdown(signal, exit, flag.clone())
             .and_then(|_| signal_hook::flag::register(signal, flag.clone()))

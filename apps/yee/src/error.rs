@@ -20,7 +20,7 @@ pub enum AppError {
     Run(String),
     /// The error was already printed (by rank 0 of an MPI job); exit with failure quietly.
     Reported,
-    /// SIGINT or SIGTERM stopped the run; the message says after which step and how to resume.
+    /// SIGINT, SIGTERM or SIGUSR1 stopped the run; the message says after which step and how to resume.
     Interrupted(String),
     /// A file or directory could not be written.
     Io {
@@ -45,7 +45,7 @@ impl fmt::Display for AppError {
 
 impl std::error::Error for AppError {}
 
-/// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report an
+/// The exit status of a run stopped by SIGINT, SIGTERM or SIGUSR1 (128 + SIGINT, as shells report an
 /// interrupted command).
 pub const INTERRUPTED_EXIT: u8 = 130;
 

@@ -37,7 +37,7 @@ pub struct ResumeReport {
 /// The contents of `run.json`.
 #[derive(Debug, Serialize)]
 pub struct RunReport {
-    /// "complete"; "interrupted" (SIGINT or SIGTERM: `error` says after which step, and a
+    /// "complete"; "interrupted" (SIGINT, SIGTERM or SIGUSR1: `error` says after which step, and a
     /// checkpoint of that step is in `checkpoint_dir`, to resume with `--resume`); "diverged" (the fields went non-finite: `error` names the step and node;
     /// probes hold the steps before, spectra are not written); or "failed" (an output could
     /// not be written: `error` says which and why, `outputs` lists the files written whole).

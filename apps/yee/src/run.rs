@@ -85,7 +85,7 @@ pub struct RunOptions {
     pub checkpoint: CheckpointOptions,
     /// The checkpoint this run resumes from.
     pub resume: Option<yee_runtime::checkpoint::Loaded>,
-    /// Set by SIGINT or SIGTERM: stop at an agreed step, write a checkpoint and a run.json
+    /// Set by SIGINT, SIGTERM or SIGUSR1: stop at an agreed step, write a checkpoint and a run.json
     /// saying "interrupted".
     pub stop: Option<yee_runtime::checkpoint::StopFlag>,
 }

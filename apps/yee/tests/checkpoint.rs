@@ -90,7 +90,11 @@ fn a_run_cut_at_a_checkpoint_resumes_bit_for_bit_on_any_layout() {
     // Checkpoints at steps 25 and 50; the newest (50) is kept. Cutting the run there changes
     // nothing.
     let cut = out_dir("cut");
-    let r = run(&scene, &cut, &["--backend", "scalar", "--checkpoint-every", "25"]);
+    let r = run(
+        &scene,
+        &cut,
+        &["--backend", "scalar", "--checkpoint-every", "25"],
+    );
     assert_eq!(r["status"], "complete");
     let steps: Vec<u64> = r["checkpoints"]
         .as_array()
@@ -99,7 +103,10 @@ fn a_run_cut_at_a_checkpoint_resumes_bit_for_bit_on_any_layout() {
         .map(|c| c["step"].as_u64().unwrap())
         .collect();
     assert_eq!(steps, [25, 50]);
-    assert!(cut.join("checkpoint/step-0000000050/checkpoint.json").is_file());
+    assert!(
+        cut.join("checkpoint/step-0000000050/checkpoint.json")
+            .is_file()
+    );
     assert!(!cut.join("checkpoint/step-0000000025").exists());
     assert_same_outputs(&straight, &cut);
 
@@ -141,12 +148,14 @@ fn a_checkpoint_of_many_ranks_resumes_on_fewer_with_dynamic_balancing() {
     args.extend(["--checkpoint-every", "30"]);
     run(&scene, &cut, &args);
     let index: Value = serde_json::from_str(
-        &std::fs::read_to_string(cut.join("checkpoint/step-0000000030/checkpoint.json"))
-            .unwrap(),
+        &std::fs::read_to_string(cut.join("checkpoint/step-0000000030/checkpoint.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(index["ranks"].as_array().unwrap().len(), 4);
-    assert!(index["balancer"].is_object(), "the balancer's state is kept");
+    assert!(
+        index["balancer"].is_object(),
+        "the balancer's state is kept"
+    );
 
     // The same layout picks up the saved borders and balancer; two ranks start afresh.
     for (name, ranks) in [("balanced_four", "4"), ("balanced_two", "2")] {
@@ -164,18 +173,36 @@ fn a_plane_wave_and_its_dft_resume_bit_for_bit() {
     // The incident line is replayed to the checkpoint's step; the DFT sums are restored.
     let scene = repo().join("apps/yee/tests/scenes/dft_plane_wave.toml");
     let straight = out_dir("wave_straight");
-    run(&scene, &straight, &["--steps", "300", "--backend", "scalar"]);
+    run(
+        &scene,
+        &straight,
+        &["--steps", "300", "--backend", "scalar"],
+    );
     let cut = out_dir("wave_cut");
     run(
         &scene,
         &cut,
-        &["--steps", "300", "--backend", "scalar", "--checkpoint-every", "170"],
+        &[
+            "--steps",
+            "300",
+            "--backend",
+            "scalar",
+            "--checkpoint-every",
+            "170",
+        ],
     );
     let resumed = out_dir("wave_resumed");
     run(
         &scene,
         &resumed,
-        &["--steps", "300", "--ranks", "3", "--resume", cut.to_str().unwrap()],
+        &[
+            "--steps",
+            "300",
+            "--ranks",
+            "3",
+            "--resume",
+            cut.to_str().unwrap(),
+        ],
     );
     // The scene's one output: the DFT of every node of the line.
     assert_same_files(&straight, &resumed, 1);
@@ -185,7 +212,11 @@ fn a_plane_wave_and_its_dft_resume_bit_for_bit() {
 fn a_damaged_or_foreign_checkpoint_is_refused_with_the_reason() {
     let scene = mpi3d();
     let cut = out_dir("damaged");
-    run(&scene, &cut, &["--backend", "scalar", "--checkpoint-every", "40"]);
+    run(
+        &scene,
+        &cut,
+        &["--backend", "scalar", "--checkpoint-every", "40"],
+    );
     let rank_file = cut.join("checkpoint/step-0000000040/rank-00000.bin");
     let mut bytes = std::fs::read(&rank_file).unwrap();
     let last = bytes.len() - 1;
@@ -233,15 +264,24 @@ fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
     let scene = mpi3d();
     let out = out_dir("signalled");
     // Far more steps than the test waits for.
-    let mut child = yee()
+    let child = yee()
         .args(["run", scene.to_str().unwrap(), "--quiet", "--ranks", "2"])
-        .args(["--backend", "scalar", "--steps", "100000000", "--out"])
+        .args([
+            "--backend",
+            "scalar",
+            "--steps",
+            "100000000",
+            "--checkpoint-every",
+            "40",
+        ])
+        .arg("--out")
         .arg(&out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Once the run steps (its first checkpoint is there), its signal handlers are in place.
+    yee_tests::wait_for_checkpoint(&out);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -250,14 +290,21 @@ fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
     let started = Instant::now();
     let output = child.wait_with_output().unwrap();
     assert!(started.elapsed() < Duration::from_secs(60));
-    assert_eq!(output.status.code(), Some(130), "exit status of an interrupted run");
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "exit status of an interrupted run"
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--resume"), "{stderr}");
     let r = report(&out);
     assert_eq!(r["status"], "interrupted");
     let step = r["steps_completed"].as_u64().unwrap();
     assert!(step > 0 && step < 100000000);
-    assert_eq!(r["checkpoints"].as_array().unwrap().last().unwrap()["step"], step);
+    assert_eq!(
+        r["checkpoints"].as_array().unwrap().last().unwrap()["step"],
+        step
+    );
     assert!(
         out.join(format!("checkpoint/step-{step:010}/checkpoint.json"))
             .is_file()
@@ -269,7 +316,11 @@ fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
     // straight run of that length does.
     let total = (step + 40).to_string();
     let straight = out_dir("signalled_straight");
-    run(&scene, &straight, &["--backend", "scalar", "--steps", &total]);
+    run(
+        &scene,
+        &straight,
+        &["--backend", "scalar", "--steps", &total],
+    );
     let r = run(
         &scene,
         &out,

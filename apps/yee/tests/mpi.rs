@@ -234,3 +234,112 @@ fn mpi_calibrate_wants_two_processes() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_checkpoint_of_mpi_ranks_resumes_on_other_layouts_bit_for_bit() {
+    let reference = reference("checkpoint");
+    // Four processes, each writing its rank file; the checkpoint at step 30 is kept.
+    let cut = out_dir("mpi_checkpoint_cut");
+    let mut c = mpirun(4, YEE);
+    yee_run(&mut c, &cut, &["--checkpoint-every", "30"]);
+    succeed(finish(c));
+    let index = cut.join("checkpoint/step-0000000030");
+    for rank in 0..4 {
+        assert!(index.join(format!("rank-{rank:05}.bin")).is_file());
+    }
+    // Resumed in one process with two shared-memory ranks, and under MPI on two processes.
+    let shm = out_dir("mpi_checkpoint_shm");
+    let mut c = Command::new(YEE);
+    yee_run(
+        &mut c,
+        &shm,
+        &[
+            "--comm",
+            "shm",
+            "--ranks",
+            "2",
+            "--resume",
+            cut.to_str().unwrap(),
+        ],
+    );
+    succeed(finish(c));
+    assert_same_outputs(&reference, &shm, "4 MPI ranks resumed on 2 shm ranks");
+    let mpi = out_dir("mpi_checkpoint_mpi2");
+    let mut c = mpirun(2, YEE);
+    yee_run(&mut c, &mpi, &["--resume", cut.to_str().unwrap()]);
+    succeed(finish(c));
+    assert_same_outputs(&reference, &mpi, "4 MPI ranks resumed on 2 MPI ranks");
+}
+
+#[test]
+fn sigusr1_to_mpirun_leaves_every_ranks_checkpoint_and_resumes() {
+    let out = out_dir("mpi_signalled");
+    // Open MPI forwards SIGUSR1 to every process at once (SIGTERM only after
+    // `odls_base_sigkill_timeout` seconds, with SIGKILL as long again after it).
+    let mut c = mpirun(2, YEE);
+    yee_run(
+        &mut c,
+        &out,
+        &["--steps", "100000000", "--checkpoint-every", "40"],
+    );
+    let child = c
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the run steps (its first checkpoint is there), its signal handlers are in place.
+    yee_tests::wait_for_checkpoint(&out);
+    assert!(
+        Command::new("kill")
+            .args(["-USR1", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let started = std::time::Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("run.json")).unwrap_or_else(|e| {
+            panic!(
+                "no run.json: {e}; {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        }),
+    )
+    .unwrap();
+    assert_eq!(report["status"], "interrupted");
+    let step = report["steps_completed"].as_u64().unwrap();
+    let folder = out.join(format!("checkpoint/step-{step:010}"));
+    assert!(folder.join("rank-00000.bin").is_file() && folder.join("rank-00001.bin").is_file());
+    // Resumed in one process to 40 steps past the interruption: the bits of one process
+    // that ran those steps without a stop.
+    let total = (step + 40).to_string();
+    let reference = out_dir("mpi_signalled_reference");
+    let mut c = Command::new(YEE);
+    yee_run(&mut c, &reference, &["--comm", "shm", "--steps", &total]);
+    succeed(finish(c));
+    let mut c = Command::new(YEE);
+    yee_run(
+        &mut c,
+        &out,
+        &[
+            "--comm",
+            "shm",
+            "--steps",
+            &total,
+            "--resume",
+            out.to_str().unwrap(),
+        ],
+    );
+    succeed(finish(c));
+    let snapshot = format!("ez_{total:0>6}.npy");
+    for file in OUTPUTS[6..].iter().copied().chain([snapshot.as_str()]) {
+        let a = std::fs::read(reference.join(file)).unwrap();
+        let b = std::fs::read(out.join(file)).unwrap_or_else(|e| panic!("{file} missing: {e}"));
+        assert!(
+            a == b,
+            "{file} of the resumed MPI run differs from one process's"
+        );
+    }
+}

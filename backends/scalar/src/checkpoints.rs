@@ -81,7 +81,12 @@ impl<C: YeeFields> Checkpoints<C> for NoCheckpoints {
         false
     }
 
-    fn save(&mut self, _: &mut C, _: &ProbeSamples<C::Value>, _: &Start) -> Result<SavedPart, String> {
+    fn save(
+        &mut self,
+        _: &mut C,
+        _: &ProbeSamples<C::Value>,
+        _: &Start,
+    ) -> Result<SavedPart, String> {
         Ok(SavedPart::default())
     }
 

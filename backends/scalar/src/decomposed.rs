@@ -254,9 +254,10 @@ fn checkpoint<T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpoints<C>>(
         .collect();
     let error = match (saved, hooks.commit(at, &parts)) {
         (Err(e), _) | (Ok(_), Err(e)) => Some(e),
-        (Ok(_), Ok(())) => parts.iter().position(Option::is_none).map(|r| {
-            alloc::format!("rank {r} could not write its part of the checkpoint")
-        }),
+        (Ok(_), Ok(())) => parts
+            .iter()
+            .position(Option::is_none)
+            .map(|r| alloc::format!("rank {r} could not write its part of the checkpoint")),
     };
     Ok(CheckpointRecord {
         step: at.step,
