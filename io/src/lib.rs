@@ -2,7 +2,8 @@
 //!
 //! Writers of the files a yee run leaves behind, each a pure function of a writer (or a path)
 //! and the data: PNG images of field slices and plots ([`png`], with the bitmap [`font`] of
-//! their labels), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`]), probe
+//! their labels), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
+//! collection of a run's snapshots in time ([`pvd`]), probe
 //! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
 //! CSV and a plot of the ranks' shares).
 //!
@@ -16,5 +17,6 @@ pub mod csv;
 pub mod font;
 pub mod npy;
 pub mod plot;
+pub mod pvd;
 pub mod png;
 pub mod vti;

@@ -360,6 +360,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
+    if let Some(file) = write_collection(scene, &outputs, out)? {
+        outputs.push(file);
+    }
     let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
         outputs.extend(flux_files);
@@ -624,6 +627,35 @@ fn write_snapshot<T: Scalar>(
         files.push(file);
     }
     Ok(files)
+}
+
+/// `fields.pvd`: the run's `.vti` snapshots (among `outputs`, those of a resumed run's first
+/// part included) with their times in scene units, for ParaView to step through. `None` when
+/// the run wrote no `.vti`.
+fn write_collection(
+    scene: &Scene,
+    outputs: &[String],
+    out: &Path,
+) -> Result<Option<String>, AppError> {
+    let mut series: Vec<(u64, String)> = outputs
+        .iter()
+        .filter_map(|f| {
+            let step = f.strip_prefix("fields_")?.strip_suffix(".vti")?;
+            Some((step.parse().ok()?, f.clone()))
+        })
+        .collect();
+    if series.is_empty() {
+        return Ok(None);
+    }
+    series.sort();
+    series.dedup();
+    let files: Vec<(f64, String)> = series
+        .into_iter()
+        .map(|(step, f)| (scene.units.to_scene_time(step as f64 * scene.dt()), f))
+        .collect();
+    let file = "fields.pvd".to_string();
+    write_file(&out.join(&file), |w| yee_io::pvd::write(w, &files))?;
+    Ok(Some(file))
 }
 
 /// Progress: an indicatif bar on a terminal, periodic log lines otherwise.

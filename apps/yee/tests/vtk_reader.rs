@@ -1,0 +1,158 @@
+//! The `.vti` snapshots read by VTK itself (`vtkXMLImageDataReader` from its Python package,
+//! `pip install vtk`): every array equals the `.npy` of the same component bit for bit; the
+//! `.pvd` collection (read as XML: VTK's Python package has no reader of it) lists every
+//! snapshot in time order. Without VTK for Python the test says so and
+//! passes, except under CI (`CI` set), where `.ci/run` installs it and its absence fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("vtk")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// True when `python3` can import VTK and NumPy; panics under CI when it cannot.
+fn have_vtk() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import vtk, numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs VTK for Python: python3 -m pip install vtk numpy"
+        );
+        eprintln!("skipped: python3 cannot import vtk and numpy (pip install vtk numpy)");
+    }
+    ok
+}
+
+/// Compares every array of every `.vti` in `out` with the `.npy` files of the same step and
+/// checks `fields.pvd`; prints the read time of each file.
+const CHECK: &str = r#"
+import glob, os, re, sys, time
+import numpy as np
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+
+out = sys.argv[1]
+vtis = sorted(glob.glob(os.path.join(out, "fields_*.vti")))
+assert vtis, "no .vti written"
+for path in vtis:
+    step = re.search(r"fields_(\d+)\.vti", path).group(1)
+    t = time.perf_counter()
+    reader = vtk.vtkXMLImageDataReader()
+    reader.SetFileName(path)
+    reader.Update()
+    image = reader.GetOutput()
+    seconds = time.perf_counter() - t
+    dims = image.GetDimensions()
+    cells = image.GetCellData()
+    assert cells.GetNumberOfArrays() > 0, path
+    for i in range(cells.GetNumberOfArrays()):
+        name = cells.GetArrayName(i)
+        values = vtk_to_numpy(cells.GetArray(i))
+        expected = np.load(os.path.join(out, f"{name}_{step}.npy"))
+        # .npy is (z, y, x) over the active axes, VTK's cell order is x fastest: the same order.
+        assert values.dtype == expected.dtype, (name, values.dtype, expected.dtype)
+        assert np.array_equal(values, expected.reshape(-1)), name
+    print(f"{os.path.basename(path)}: {cells.GetNumberOfArrays()} arrays {dims} read in {seconds:.4f} s, {os.path.getsize(path)} bytes")
+# VTK's Python package has no .pvd reader (ParaView's is vtkPVDReader): an XML parser reads
+# the collection, whose every file VTK has read above.
+import xml.etree.ElementTree as ET
+root = ET.parse(os.path.join(out, "fields.pvd")).getroot()
+assert root.get("type") == "Collection", root.attrib
+sets = list(root.iter("DataSet"))
+listed = [d.get("file") for d in sets]
+assert listed == [os.path.basename(v) for v in vtis], (listed, vtis)
+times = [float(d.get("timestep")) for d in sets]
+assert times == sorted(times) and len(set(times)) == len(times), times
+print("pvd ok:", len(listed), "datasets")
+"#;
+
+fn check_with_vtk(out: &Path) -> String {
+    let output = Command::new("python3")
+        .args(["-c", CHECK])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "VTK's reader disagrees:\n{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn yee_run(scene: &Path, out: &Path, extra: &[&str]) {
+    let status = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(out)
+        .args(extra)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn vtk_reads_every_snapshot_as_the_npy_holds_it() {
+    if !have_vtk() {
+        return;
+    }
+    // f64, six components, CPML, snapshots every 5 steps and at the end.
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/mpi3d.toml");
+    let dir = out_dir("mpi3d");
+    let text = std::fs::read_to_string(&scene)
+        .unwrap()
+        .replace("[output.snapshots]", "[output.snapshots]\nevery = 5");
+    let copy = dir.join("mpi3d.toml");
+    std::fs::write(&copy, text).unwrap();
+    let out = dir.join("out");
+    yee_run(&copy, &out, &["--steps", "12"]);
+    let report = check_with_vtk(&out);
+    assert!(report.contains("pvd ok: 3 datasets"), "{report}");
+}
+
+#[test]
+fn a_96_cubed_f32_snapshot_is_its_raw_size_and_vtk_reads_it() {
+    let dir = out_dir("cube96");
+    let scene = dir.join("cube96.toml");
+    std::fs::write(
+        &scene,
+        r#"name = "cube96"
+[grid]
+mode = "3d"
+size = [96, 96, 96]
+value_type = "f32"
+[[sources]]
+component = "ez"
+position = [48, 48, 48]
+waveform = "ricker"
+frequency = 0.1
+delay = 0
+[output.snapshots]
+components = ["ex", "ey", "ez"]
+[run]
+steps = 3
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    yee_run(&scene, &out, &[]);
+    let raw = 3 * 96usize.pow(3) * 4;
+    let size = std::fs::metadata(out.join("fields_000003.vti")).unwrap().len() as usize;
+    assert!(
+        size as f64 <= 1.1 * raw as f64,
+        "a .vti of {raw} bytes of values takes {size}"
+    );
+    if have_vtk() {
+        let report = check_with_vtk(&out);
+        eprintln!("{report}");
+    }
+}
