@@ -33,6 +33,7 @@ pub fn vacuum(
         grid,
         courant,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries,
         sources: &[],

@@ -28,6 +28,7 @@ const REGIONS: [Region; 1] = [Region {
         mu: 1.0,
         sigma: 0.05,
         sigma_m: 0.0,
+        poles: yee_em::PoleSet::NONE,
     },
 }];
 
@@ -79,6 +80,7 @@ fn physics(mode: Mode) -> Setup<'static> {
         grid,
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &[],
         regions: &REGIONS,
         boundaries: [
             [cpml, Boundary::Pec],

@@ -22,6 +22,7 @@ fn setup_3d<'a>(
         grid: [30, 14, 12],
         courant: 0.55,
         background: Material::VACUUM,
+        poles: &[],
         regions,
         boundaries: [
             [Boundary::Cpml(CpmlParams::with_thickness(3)); 2],

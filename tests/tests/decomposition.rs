@@ -125,6 +125,7 @@ fn one_d() {
         grid: [61, 1, 1],
         courant: 0.9,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [
             [cpml(6), Boundary::Pmc],
@@ -181,6 +182,7 @@ fn two_d_tmz() {
         grid: [30, 26, 1],
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [
             [Boundary::Periodic; 2],
@@ -227,6 +229,7 @@ fn two_d_tez() {
         grid: [28, 30, 1],
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [
             [cpml(4); 2],
@@ -278,6 +281,7 @@ fn three_d() {
         grid: [16, 14, 12],
         courant: 0.55,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [
             [cpml(3); 2],
@@ -314,6 +318,7 @@ fn three_d_grid_that_no_rank_count_divides() {
         grid: [37, 29, 23],
         courant: 0.55,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [[cpml(4); 2]; 3],
         sources: &sources,

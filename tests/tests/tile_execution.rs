@@ -103,6 +103,7 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
         grid,
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries,
         sources,

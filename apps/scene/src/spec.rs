@@ -291,6 +291,44 @@ pub struct MaterialSpec {
     /// Magnetic conductivity (default 0; Ω/m in SI scenes).
     #[serde(default)]
     pub sigma_m: f64,
+    /// Dispersive poles; `eps` is then ε∞ (default none).
+    #[serde(default)]
+    pub poles: Vec<PoleSpec>,
+}
+
+/// One entry of `poles` in `[materials.NAME]`, by `kind` (docs/scene.md, "Dispersive
+/// materials"). Frequencies are ordinary frequencies (Hz in SI scenes), τ a time.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum PoleSpec {
+    /// `ε += σ ω₀² / (−ω² − iωγ)`, ω₀ = 2π·frequency, γ = 2π·gamma.
+    Drude {
+        /// ω₀/2π.
+        frequency: f64,
+        /// γ/2π (default 0).
+        #[serde(default)]
+        gamma: f64,
+        /// Strength σ (default 1: then ω₀ is the plasma frequency).
+        #[serde(default = "one")]
+        sigma: f64,
+    },
+    /// `ε += σ ω₀² / (ω₀² − ω² − iωγ)`.
+    Lorentz {
+        /// ω₀/2π, the resonance.
+        frequency: f64,
+        /// γ/2π (default 0).
+        #[serde(default)]
+        gamma: f64,
+        /// Strength σ (the static Δε).
+        sigma: f64,
+    },
+    /// `ε += Δε / (1 − iωτ)`.
+    Debye {
+        /// Δε.
+        delta_eps: f64,
+        /// Relaxation time τ.
+        tau: f64,
+    },
 }
 
 /// `[[geometry]]`: a shape filled with a material.

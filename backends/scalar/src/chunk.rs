@@ -11,6 +11,7 @@ use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
 use crate::dft::accumulate;
+use crate::dispersive;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
@@ -105,10 +106,19 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// Applies phase `phase` of step `step` to `region` (host work: done on return).
     pub fn apply(&mut self, step: u64, phase: usize, region: Box3) {
         let electric = phase == ELECTRIC_PHASE;
+        if electric {
+            dispersive::polarise(&mut self.state, region, step);
+        }
         self.kernel.curl(&mut self.state, electric, region);
         self.kernel.cpml(&mut self.state, electric, region);
+        if electric {
+            dispersive::correct(&mut self.state, region);
+        }
         apply_plane_waves(&mut self.state, electric, region, step);
         SourceUpdate { electric }.apply(&mut self.state, region, step);
+        if electric {
+            dispersive::complete(&mut self.state, region, step);
+        }
         accumulate(&mut self.state, electric, region, step);
     }
 
@@ -213,7 +223,14 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
         let dft: usize = self.state.dft.iter().map(|d| d.slab_len(region)).sum();
-        fields + psi + dft
+        let polarisation: usize = self
+            .state
+            .dispersive
+            .iter()
+            .flatten()
+            .map(|d| d.slab_len(region))
+            .sum();
+        fields + psi + dft + polarisation
     }
 
     fn pack_slabs(
@@ -337,7 +354,8 @@ impl<T: Scalar> YeeBackend<T> for ScalarCurl {
 }
 
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
-    /// Packs everything the cells of `region` hold: each component, then each CPML ψ.
+    /// Packs everything the cells of `region` hold: each component, each CPML ψ, the DFT sums,
+    /// then the polarisations of dispersive nodes.
     fn pack_slab(&self, region: Box3, out: &mut [T]) {
         let mut at = 0;
         for c in self.slab_components() {
@@ -358,6 +376,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             }
         }
         for d in &self.state.dft {
+            at += d.pack(region, &mut out[at..]);
+        }
+        for d in self.state.dispersive.iter().flatten() {
             at += d.pack(region, &mut out[at..]);
         }
     }
@@ -382,6 +403,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             }
         }
         for d in &mut self.state.dft {
+            at += d.unpack(region, &data[at..]);
+        }
+        for d in self.state.dispersive.iter_mut().flatten() {
             at += d.unpack(region, &data[at..]);
         }
     }
