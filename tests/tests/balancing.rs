@@ -54,16 +54,26 @@ fn balanced_plan(setup: &Setup, topology: Topology, every: u64) -> Plan {
 
 #[test]
 fn moving_borders_keep_every_bit() {
+    borders_move_and_keep_every_bit(Material {
+        eps: 2.5,
+        sigma: 0.02,
+        ..Material::VACUUM
+    });
+}
+
+/// The same with a Drude, Lorentz and Debye sphere: its polarisations migrate with its cells.
+#[test]
+fn moving_borders_keep_every_bit_of_dispersive_media() {
+    borders_move_and_keep_every_bit(yee_tests::dispersive(2.5, 0, 3));
+}
+
+fn borders_move_and_keep_every_bit(material: Material) {
     let regions = [Region {
         shape: Shape::Sphere {
             center: [15.0, 7.0, 6.0],
             radius: 4.0,
         },
-        material: Material {
-            eps: 2.5,
-            sigma: 0.02,
-            ..Material::VACUUM
-        },
+        material,
     }];
     let sources = [PointSource {
         component: Component::Ez,
@@ -86,7 +96,10 @@ fn moving_borders_keep_every_bit() {
             cell: [20, 3, 9],
         },
     ];
-    let setup = setup_3d(&regions, &sources, &probes);
+    let setup = Setup {
+        poles: &yee_tests::TEST_POLES,
+        ..setup_3d(&regions, &sources, &probes)
+    };
     let steps = 100;
     let reference = single_chunk::<f64>(&setup, steps);
     let topology = Topology([3, 1, 1]);
