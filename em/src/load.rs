@@ -1,15 +1,16 @@
 //! The Yee load model: the work of a region (Franek 2016's load density: CPML cells cost
-//! [`Costs::cpml`] times a plain cell, sources and probes their extra) and per-axis densities
-//! of work and memory for static balancing.
+//! [`Costs::cpml`] times a plain cell, dispersive cells [`Costs::dispersive`] more, sources and
+//! probes their extra) and per-axis densities of work and memory for static balancing.
 
 use alloc::vec::Vec;
 
 use yee_core::{Box3, Index3, Side};
 
-use crate::{Costs, Setup};
+use crate::{Costs, Setup, Shape};
 
 /// The work of updating `region` for one step (Franek's load): one per cell, `costs.cpml − 1`
-/// more per cell for each CPML layer it lies in, and the extra cost of each source and probe
+/// more per cell for each CPML layer it lies in, `dispersive` for its dispersive cells (in cell
+/// units: [`Costs::dispersive`] per cell), and the extra cost of each source and probe
 /// cell inside it; the cells of a plane wave's TF/SF surface (`surfaces`, see
 /// [`crate::PlaneWave::surface_slabs`]) are source cells. A backend's `Chunk::work` and the
 /// static balancer's densities both use it.
@@ -19,9 +20,10 @@ pub fn work_of(
     surfaces: impl Iterator<Item = Box3>,
     sources: impl Iterator<Item = Index3>,
     probes: impl Iterator<Item = Index3>,
+    dispersive: f64,
     costs: &Costs,
 ) -> f64 {
-    let mut work = region.cells() as f64;
+    let mut work = region.cells() as f64 + dispersive;
     for layer in cpml_layers {
         work += (costs.cpml - 1.0) * layer.intersect(&region).cells() as f64;
     }
@@ -49,9 +51,54 @@ pub fn slice_densities(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
             surfaces.iter().copied(),
             setup.sources.iter().map(|s| s.cell),
             setup.probes.iter().map(|p| p.cell),
+            dispersive_work(setup, slice, costs),
             costs,
         )
     })
+}
+
+/// The extra work of the dispersive cells of `b` (an estimate from the shapes, never a mesh):
+/// each region of a dispersive material adds [`Costs::dispersive`] of its pole count for each
+/// cell of `b` whose centre it holds, and a dispersive background for the cells no region
+/// holds. Overlaps count once per region, so a later region over a dispersive one counts both.
+pub fn dispersive_work(setup: &Setup, b: Box3, costs: &Costs) -> f64 {
+    let active = setup.mode.active_axes();
+    let mut covered = 0.0;
+    let mut work = 0.0;
+    for r in setup.regions {
+        let cells = cells_in(&r.shape, b, active);
+        covered += cells;
+        work += costs.dispersive(r.material.poles.count) * cells;
+    }
+    let background = (b.cells() as f64 - covered).max(0.0);
+    work + costs.dispersive(setup.background.poles.count) * background
+}
+
+/// The cells of `b` whose centre (0 on the axes the mode does not use) `shape` holds.
+pub fn cells_in(shape: &Shape, b: Box3, active: [bool; 3]) -> f64 {
+    let centre = |a: usize, i: i64| if active[a] { i as f64 + 0.5 } else { 0.0 };
+    let (lo, hi) = shape.bounds();
+    // The index range of cells whose centre lies in [lo, hi] along each axis.
+    let mut clip = b;
+    for a in 0..3 {
+        if active[a] {
+            let first = (lo[a] - 0.5).ceil().clamp(b.lo[a] as f64, b.hi[a] as f64);
+            let last = ((hi[a] - 0.5).floor() + 1.0).clamp(b.lo[a] as f64, b.hi[a] as f64);
+            clip.lo[a] = first as i64;
+            clip.hi[a] = (last as i64).max(clip.lo[a]);
+        } else if !(lo[a] <= 0.0 && 0.0 <= hi[a]) {
+            return 0.0;
+        }
+    }
+    match shape {
+        Shape::Everywhere | Shape::Block { .. } => clip.cells() as f64,
+        _ => (0..clip.cells())
+            .filter(|&n| {
+                let p = clip.index_at(n);
+                shape.contains(core::array::from_fn(|a| centre(a, p[a])))
+            })
+            .count() as f64,
+    }
 }
 
 /// Per-axis memory densities (bytes of each one-cell slice on the host backends): per cell,

@@ -758,6 +758,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         ("costs.cpml", c.cpml, 1.0),
         ("costs.source", c.source, 0.0),
         ("costs.probe", c.probe, 0.0),
+        ("costs.dispersive_cell", c.dispersive_cell, 0.0),
+        ("costs.dispersive_pole", c.dispersive_pole, 0.0),
     ] {
         if !(v.is_finite() && v >= min) {
             return Err(r.err(key, format!("{v} must be at least {min}")));
@@ -767,6 +769,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         cpml: c.cpml,
         source: c.source,
         probe: c.probe,
+        dispersive_cell: c.dispersive_cell,
+        dispersive_pole: c.dispersive_pole,
     };
     let name = spec.name.clone().unwrap_or_else(|| {
         file.file_stem()

@@ -80,6 +80,12 @@ pub struct CostsSpec {
     /// Extra work of a probe cell (default 1).
     #[serde(default = "one")]
     pub probe: f64,
+    /// Extra work of a dispersive cell, whatever its poles (default 0.6, measured).
+    #[serde(default = "default_dispersive_cell")]
+    pub dispersive_cell: f64,
+    /// Extra work per pole of a dispersive cell (default 0.45, measured).
+    #[serde(default = "default_dispersive_pole")]
+    pub dispersive_pole: f64,
 }
 
 impl Default for CostsSpec {
@@ -88,8 +94,18 @@ impl Default for CostsSpec {
             cpml: default_cpml_cost(),
             source: 1.0,
             probe: 1.0,
+            dispersive_cell: default_dispersive_cell(),
+            dispersive_pole: default_dispersive_pole(),
         }
     }
+}
+
+fn default_dispersive_cell() -> f64 {
+    yee_em::Costs::default().dispersive_cell
+}
+
+fn default_dispersive_pole() -> f64 {
+    yee_em::Costs::default().dispersive_pole
 }
 
 fn default_cpml_cost() -> f64 {

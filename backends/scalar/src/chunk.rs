@@ -128,6 +128,27 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         self
     }
 
+    /// The extra work of the dispersive nodes in `region` ([`Costs::dispersive`] per cell,
+    /// shared among the cell's electric components).
+    fn dispersive_work(&self, region: Box3) -> f64 {
+        let electric = self
+            .state
+            .mode
+            .components()
+            .iter()
+            .filter(|c| c.is_electric())
+            .count()
+            .max(1) as f64;
+        let per_node: f64 = self
+            .state
+            .dispersive
+            .iter()
+            .flatten()
+            .map(|d| d.work(region, &self.costs))
+            .sum();
+        per_node / electric
+    }
+
     /// Components in slab order: every component the mode carries.
     fn slab_components(&self) -> impl Iterator<Item = Component> + '_ {
         self.state.mode.components().iter().copied()
@@ -210,6 +231,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
                 .flat_map(|w| w.surface_slabs(self.state.mode)),
             self.state.sources.iter().map(|s| s.cell),
             self.probe_cells.iter().copied(),
+            self.dispersive_work(region),
             &self.costs,
         )
     }

@@ -127,6 +127,13 @@ impl<T: Scalar> DispersiveNodes<T> {
         (0..self.cells.len()).filter(move |&n| region.contains(self.cells[n]))
     }
 
+    /// `costs.dispersive(poles)` summed over the nodes in `region`.
+    pub fn work(&self, region: Box3, costs: &yee_em::Costs) -> f64 {
+        self.within(region)
+            .map(|n| costs.dispersive(self.poles(n).len()))
+            .sum()
+    }
+
     /// Values [`DispersiveNodes::pack`] writes for `region`: two per pole of each node in it.
     pub fn slab_len(&self, region: Box3) -> usize {
         self.within(region).map(|n| 2 * self.poles(n).len()).sum()
