@@ -3,6 +3,9 @@
 //! probes their extra) and per-axis densities of work and memory for static balancing.
 
 use alloc::vec::Vec;
+// Float gives f64 its math in a pure no_std build.
+#[allow(unused_imports)]
+use num_traits::Float;
 
 use yee_core::{Box3, Index3, Side};
 

@@ -303,3 +303,80 @@ fn debye_attenuation_and_phase_velocity() {
     assert!(attenuation <= 0.01, "attenuation misses by {attenuation}");
     assert!(velocity <= 0.01, "phase velocity misses by {velocity}");
 }
+
+/// The load-time bound `ε∞ + Σχₚ(Nyquist) ≥ d S²` ([`yee_em::setup::check_poles`]) is where
+/// the update turns unstable: a lossless Drude medium filling a 1D grid at S = 0.99 grows
+/// without bound just past it and stays bounded just inside it.
+#[test]
+fn the_nyquist_bound_is_the_stability_limit() {
+    let courant = 0.99;
+    let growth = |nyquist: f64| {
+        // ε∞ − ωₚ²Δt²/4 = nyquist with ε∞ = 1.
+        let wp = 2.0 * (1.0 - nyquist).sqrt() / courant;
+        let poles = [Pole::Drude {
+            frequency: wp / (2.0 * PI),
+            gamma: 0.0,
+            sigma: 1.0,
+        }];
+        let background = Material {
+            poles: PoleSet { first: 0, count: 1 },
+            ..Material::VACUUM
+        };
+        let sources = [PointSource {
+            waveform: Waveform::Ricker {
+                frequency: 0.3,
+                delay: 5.0,
+            },
+            ..pulse(50, 1.0)
+        }];
+        let setup = Setup {
+            background,
+            poles: &poles,
+            sources: &sources,
+            ..vacuum(
+                Mode::OneD,
+                [100, 1, 1],
+                courant,
+                [[yee_em::Boundary::Periodic; 2]; 3],
+            )
+        };
+        let whole = Box3::from_extent(setup.grid);
+        let mut chunk = yee_scalar::YeeChunk::<f64>::new(&setup, whole);
+        let peak = |c: &yee_scalar::YeeChunk<f64>| {
+            let f = c.state.field(Component::Ez).unwrap();
+            (0..100).fold(0.0f64, |m, x| m.max(f.get([x, 0, 0]).abs()))
+        };
+        let mut at_200 = 0.0;
+        for step in 0..2000 {
+            chunk.apply(step, yee_scalar::chunk::MAGNETIC_PHASE, whole);
+            wrap(&mut chunk, yee_scalar::chunk::MAGNETIC_PHASE);
+            chunk.apply(step, yee_scalar::chunk::ELECTRIC_PHASE, whole);
+            wrap(&mut chunk, yee_scalar::chunk::ELECTRIC_PHASE);
+            if step == 200 {
+                at_200 = peak(&chunk);
+            }
+        }
+        peak(&chunk) / at_200
+    };
+    let needed = courant * courant;
+    let (inside, outside) = (growth(needed + 0.01), growth(needed - 0.01));
+    eprintln!(
+        "peak growth from step 200 to 2000: {inside:.3} inside the bound, {outside:.3e} past it"
+    );
+    assert!(inside < 2.0, "inside the bound the fields grow {inside}×");
+    assert!(
+        outside > 1e3,
+        "past the bound the fields grow only {outside}×"
+    );
+}
+
+/// Copies the periodic halo of `phase` across x (the chunk is its own neighbour).
+fn wrap(chunk: &mut yee_scalar::YeeChunk<f64>, phase: usize) {
+    use yee_core::Chunk;
+    for positive in [true, false] {
+        let toward = yee_core::Direction::face(Axis::X, positive);
+        let mut buffer = vec![0.0; chunk.halo_len(phase, toward)];
+        chunk.pack_halo(phase, toward, &mut buffer);
+        chunk.unpack_halo(phase, toward.opposite(), &buffer);
+    }
+}
