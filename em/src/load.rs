@@ -106,8 +106,9 @@ pub fn cells_in(shape: &Shape, b: Box3, active: [bool; 3]) -> f64 {
 
 /// Per-axis memory densities (bytes of each one-cell slice on the host backends): per cell,
 /// each component's value and its 2-byte material id; per cell of a CPML layer, the ψ value
-/// of each component that differentiates along the layer's axis. For balancing memory instead
-/// of time (Franek 2016, §4).
+/// of each component that differentiates along the layer's axis; per dispersive cell and
+/// electric component, two polarisations per pole, a scratch value and 40 bytes of node index
+/// (cell, offset, first pole). For balancing memory instead of time (Franek 2016, §4).
 pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [Vec<f64>; 3] {
     let components = setup.mode.components();
     let per_cell = (components.len() * (value_bytes + 2)) as f64;
@@ -123,7 +124,13 @@ pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [Vec<f64>; 3
                 (differentiating * value_bytes * layer.intersect(&slice).cells()) as f64
             })
             .sum();
-        per_cell * slice.cells() as f64 + psi
+        let electric = components.iter().filter(|c| c.is_electric()).count() as f64;
+        let node = Costs {
+            dispersive_cell: value_bytes as f64 + 40.0,
+            dispersive_pole: 2.0 * value_bytes as f64,
+            ..Costs::default()
+        };
+        per_cell * slice.cells() as f64 + psi + electric * dispersive_work(setup, slice, &node)
     })
 }
 
@@ -142,4 +149,46 @@ fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [Vec<f64>; 3] {
             })
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_core::Axis;
+
+    #[test]
+    fn cells_in_counts_the_centres_a_shape_holds() {
+        let all = [true; 3];
+        let b = Box3::from_extent([20, 20, 20]);
+        let block = Shape::Block {
+            lo: [2.0, 3.0, 4.5],
+            hi: [6.0, 30.0, 5.5],
+        };
+        // x: centres 2.5..5.5 (4), y: 3.5..19.5 (17), z: 4.5 and 5.5 (2).
+        assert_eq!(cells_in(&block, b, all), (4 * 17 * 2) as f64);
+        let sphere = Shape::Sphere {
+            center: [10.0; 3],
+            radius: 6.0,
+        };
+        let counted = cells_in(&sphere, b, all);
+        let volume = 4.0 / 3.0 * core::f64::consts::PI * 216.0;
+        assert!(
+            (counted / volume - 1.0).abs() < 0.05,
+            "{counted} vs {volume}"
+        );
+        // One slice of it, and nothing outside.
+        let slice = b
+            .with_bound(Axis::X, Side::Low, 10)
+            .with_bound(Axis::X, Side::High, 11);
+        assert!(cells_in(&sphere, slice, all) > 100.0);
+        let far = b.with_bound(Axis::X, Side::Low, 17);
+        assert_eq!(cells_in(&sphere, far, all), 0.0);
+        // A 1D box must hold the unused axes' 0.
+        let line = [true, false, false];
+        let above = Shape::Block {
+            lo: [0.0, 1.0, -1.0],
+            hi: [5.0, 2.0, 1.0],
+        };
+        assert_eq!(cells_in(&above, Box3::from_extent([10, 1, 1]), line), 0.0);
+    }
 }

@@ -58,6 +58,8 @@ pub struct DispersiveNodes<T> {
     pub slots: [Vec<T>; 2],
     /// Each node's `Σ kₚ` between the first and the second pass of a phase.
     pub scratch: Vec<T>,
+    /// The smallest box holding every node: a region holding it needs no test per node.
+    pub bounds: Box3,
 }
 
 impl<T: Scalar> DispersiveNodes<T> {
@@ -76,6 +78,7 @@ impl<T: Scalar> DispersiveNodes<T> {
             first: vec![0],
             slots: [Vec::new(), Vec::new()],
             scratch: Vec::new(),
+            bounds: Box3::new([0; 3], [0; 3]),
         };
         let mut poles = 0;
         for n in 0..region.cells() {
@@ -92,6 +95,11 @@ impl<T: Scalar> DispersiveNodes<T> {
         if nodes.cells.is_empty() {
             return None;
         }
+        let (first, last) = (nodes.cells[0], nodes.cells[nodes.cells.len() - 1]);
+        nodes.bounds = Box3::new(
+            [region.lo[0], region.lo[1], first[2]],
+            [region.hi[0], region.hi[1], last[2] + 1],
+        );
         nodes.slots = [vec![T::zero(); poles], vec![T::zero(); poles]];
         nodes.scratch = vec![T::zero(); nodes.cells.len()];
         Some(nodes)
@@ -200,10 +208,13 @@ pub fn polarise<T: Scalar>(state: &mut YeeState<T>, region: Box3, step: u64) {
             first,
             slots: pair,
             scratch,
+            bounds,
         } = &mut nodes;
+        let all = region.contains_box(bounds);
+        let inside = |n: usize| all || region.contains(cells[n]);
         let (now, next) = slots(pair, step);
         for n in 0..cells.len() {
-            if !region.contains(cells[n]) {
+            if !inside(n) {
                 continue;
             }
             let o = offsets[n];
@@ -239,8 +250,9 @@ pub fn correct<T: Scalar>(state: &mut YeeState<T>, region: Box3) {
         let mut field = state.fields[c.index()].take().expect("carried");
         let values = field.as_mut_slice();
         let ids = &state.material_ids[c.index()];
+        let all = region.contains_box(&nodes.bounds);
         for n in 0..nodes.cells.len() {
-            if !region.contains(nodes.cells[n]) {
+            if !(all || region.contains(nodes.cells[n])) {
                 continue;
             }
             let o = nodes.offsets[n];
@@ -273,11 +285,13 @@ pub fn complete<T: Scalar>(state: &mut YeeState<T>, region: Box3, step: u64) {
             offsets,
             first,
             slots: pair,
+            bounds,
             ..
         } = &mut nodes;
+        let all = region.contains_box(bounds);
         let (_, next) = slots(pair, step);
         for n in 0..cells.len() {
-            if !region.contains(cells[n]) {
+            if !(all || region.contains(cells[n])) {
                 continue;
             }
             let o = offsets[n];
