@@ -172,7 +172,12 @@ fn dispersive_media_match_the_scalar_oracle_bit_for_bit() {
         regions: &regions,
         poles: &yee_tests::TEST_POLES,
         sources: &sources,
-        ..yee_tests::vacuum(Mode::ThreeD, [18, 16, 14], 0.5, yee_tests::cpml_everywhere(3))
+        ..yee_tests::vacuum(
+            Mode::ThreeD,
+            [18, 16, 14],
+            0.5,
+            yee_tests::cpml_everywhere(3),
+        )
     };
     setup.validate().unwrap();
     check::<f64>(&setup, "dispersive", 40);
