@@ -917,10 +917,25 @@ fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
         | SetupError::InvalidMaterial {
             region: Some(region),
             ..
+        }
+        | SetupError::InvalidPole {
+            region: Some(region),
+            ..
+        }
+        | SetupError::PolesOutOfRange {
+            region: Some(region),
+            ..
+        }
+        | SetupError::DispersiveCourant {
+            region: Some(region),
+            ..
         } => {
             format!("geometry[{region}]")
         }
-        SetupError::InvalidMaterial { region: None, .. } => "background".into(),
+        SetupError::InvalidMaterial { region: None, .. }
+        | SetupError::InvalidPole { region: None, .. }
+        | SetupError::PolesOutOfRange { region: None, .. }
+        | SetupError::DispersiveCourant { region: None, .. } => "background".into(),
         SetupError::CpmlTooThick { .. }
         | SetupError::CpmlOverlap { .. }
         | SetupError::InvalidCpml { .. } => "boundaries.cpml".into(),
