@@ -30,15 +30,15 @@ impl Costs {
 impl Default for Costs {
     /// CPML 1.86 × a regular cell (Franek 2016, §2.1); sources and probes cost about one cell
     /// update each on the scalar backend, negligible beside a chunk, so 1. A dispersive cell
-    /// costs 0.3 + 0.4 per pole more than a vacuum one on the scalar backend (measured as
-    /// CPML's: `tests/tests/dispersive_cost.rs`, 64³ in 3D, 1 pole 1.68×, 3 poles 2.43×;
+    /// costs 0.6 + 0.4 per pole more than a vacuum one on the scalar backend (measured as
+    /// CPML's, with `yee run` in release: 64³ in 3D, 1 pole 2.02×, 3 poles 2.80×;
     /// docs/balancing.md).
     fn default() -> Self {
         Costs {
             cpml: 1.86,
             source: 1.0,
             probe: 1.0,
-            dispersive_cell: 0.3,
+            dispersive_cell: 0.6,
             dispersive_pole: 0.4,
         }
     }

@@ -80,7 +80,7 @@ pub struct CostsSpec {
     /// Extra work of a probe cell (default 1).
     #[serde(default = "one")]
     pub probe: f64,
-    /// Extra work of a dispersive cell, whatever its poles (default 0.3, measured).
+    /// Extra work of a dispersive cell, whatever its poles (default 0.6, measured).
     #[serde(default = "default_dispersive_cell")]
     pub dispersive_cell: f64,
     /// Extra work per pole of a dispersive cell (default 0.4, measured).
