@@ -1,7 +1,8 @@
-//! The cost of a dispersive cell, measured as the 1.86 of CPML was (docs/balancing.md): a 3D
-//! grid whose every cell holds poles against the same grid in vacuum, same steps, runs
-//! alternated, the best of each kept. Prints the extra cost per pole per cell in units of a
-//! vacuum cell, the figure `Costs::dispersive_pole` carries. Timing, so not run by default:
+//! The cost of a dispersive cell on both host backends (docs/balancing.md): a 3D grid whose
+//! every cell holds poles against the same grid in vacuum, same steps, runs alternated, the
+//! best of each kept. Prints the extra cost per pole per cell in units of a vacuum cell, in the
+//! test profile (the `Costs` defaults come from the release binary on
+//! `bench/scenes/dispersive_cost_*.toml`). Timing, so not run by default:
 //!
 //! `cargo test --release -p yee-tests --test dispersive_cost -- --ignored --nocapture`
 
