@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::pole::{PoleProblem, PoleRule};
 use crate::yee::{Component, Mode};
 use yee_core::geometry::{Axis, Index3, Side};
 
@@ -59,6 +60,38 @@ pub enum SetupError {
         parameter: &'static str,
         /// The value.
         value: f64,
+    },
+    /// A material's pole set reaches past the setup's table of poles.
+    PolesOutOfRange {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+        /// The set's first index.
+        first: usize,
+        /// Its length.
+        count: usize,
+        /// The table's length.
+        table: usize,
+    },
+    /// A pole of a material has a parameter out of range or past its stability limit.
+    InvalidPole {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+        /// The pole's index within the material's poles.
+        pole: usize,
+        /// "drude", "lorentz" or "debye".
+        kind: &'static str,
+        /// The parameter, its value and the rule it breaks.
+        problem: PoleProblem,
+    },
+    /// A dispersive material's permittivity at the Nyquist frequency is too small for the
+    /// Courant number (the poles take too much at the grid's highest frequency).
+    DispersiveCourant {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+        /// `ε∞ + Σχₚ` at the Nyquist frequency.
+        nyquist: f64,
+        /// The least it may be: `d S² / μ`.
+        needed: f64,
     },
     /// A shape parameter is invalid.
     InvalidShape {
@@ -230,6 +263,53 @@ impl fmt::Display for SetupError {
                     None => write!(f, "background material {parameter} = {value} {rule}"),
                 }
             }
+            PolesOutOfRange {
+                region,
+                first,
+                count,
+                table,
+            } => {
+                material(f, region)?;
+                write!(
+                    f,
+                    " names poles {first}..{} of a table of {table}",
+                    first.saturating_add(count)
+                )
+            }
+            InvalidPole {
+                region,
+                pole,
+                kind,
+                problem,
+            } => {
+                material(f, region)?;
+                let PoleProblem {
+                    parameter, value, ..
+                } = problem;
+                write!(f, ": pole {pole} ({kind}) {parameter} = {value} ")?;
+                match problem.rule {
+                    PoleRule::Positive => write!(f, "must be positive and finite"),
+                    PoleRule::NonNegative => write!(f, "must be non-negative and finite"),
+                    PoleRule::OmegaDt { omega_dt } => write!(
+                        f,
+                        "gives ω₀Δt = 2π·frequency·Δt = {omega_dt:.4}, at or above the limit 2 \
+                         of the explicit Lorentz update: lower the frequency or the time step"
+                    ),
+                }
+            }
+            DispersiveCourant {
+                region,
+                nyquist,
+                needed,
+            } => {
+                material(f, region)?;
+                write!(
+                    f,
+                    ": its poles leave a permittivity ε∞ + Σχ = {nyquist:.4} at the Nyquist \
+                     frequency 1/(2Δt), below the limit {needed:.4} (dimensions × Courant² / μ) \
+                     the update needs to stay stable: lower the pole strengths or the time step"
+                )
+            }
             InvalidShape { region, parameter } => {
                 write!(f, "region {region}: shape parameter {parameter} is invalid")
             }
@@ -331,3 +411,11 @@ impl fmt::Display for SetupError {
 }
 
 impl core::error::Error for SetupError {}
+
+/// "region r: material" or "background material".
+fn material(f: &mut fmt::Formatter<'_>, region: Option<usize>) -> fmt::Result {
+    match region {
+        Some(r) => write!(f, "region {r}: material"),
+        None => write!(f, "background material"),
+    }
+}

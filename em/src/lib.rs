@@ -1,7 +1,8 @@
 //! # yee-em
 //!
 //! The Yee physics as data, `no_std` like the core it stands on: the Yee lattice and its
-//! staggering (Yee 1966), materials and where geometry places them, CPML coefficients
+//! staggering (Yee 1966), materials, their dispersive poles (Drude, Lorentz, Debye by auxiliary
+//! differential equations) and where geometry places them, CPML coefficients
 //! (Roden & Gedney 2000), source waveforms, the description of a simulation ([`Setup`]) with
 //! its validation, TF/SF plane waves, DFT monitors and flux, the near-to-far-field
 //! transformation (surface equivalence, Taflove & Hagness §8.5), dispersion and spectra for the
@@ -23,10 +24,12 @@ pub mod flux;
 pub mod halo;
 pub mod load;
 pub mod material;
+pub mod medium;
 pub mod mie;
 pub mod near_to_far;
 pub mod placement;
 pub mod plane_wave;
+pub mod pole;
 pub mod setup;
 pub mod shape;
 pub mod spectrum;
@@ -39,9 +42,11 @@ pub use cpml::{CpmlCoefficients, CpmlParams};
 pub use dft::DftMonitor;
 pub use error::SetupError;
 pub use flux::{DftFields, FluxPlane};
-pub use material::{Material, UpdateCoefficients};
+pub use material::{Material, PoleSet, UpdateCoefficients};
+pub use medium::NodeMedium;
 pub use placement::Placement;
 pub use plane_wave::{IncidentLine, PlaneWave};
+pub use pole::Pole;
 pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
 pub use shape::Shape;
 pub use waveform::Waveform;

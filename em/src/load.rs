@@ -1,15 +1,19 @@
 //! The Yee load model: the work of a region (Franek 2016's load density: CPML cells cost
-//! [`Costs::cpml`] times a plain cell, sources and probes their extra) and per-axis densities
-//! of work and memory for static balancing.
+//! [`Costs::cpml`] times a plain cell, dispersive cells [`Costs::dispersive`] more, sources and
+//! probes their extra) and per-axis densities of work and memory for static balancing.
 
 use alloc::vec::Vec;
+// Float gives f64 its math in a pure no_std build.
+#[allow(unused_imports)]
+use num_traits::Float;
 
 use yee_core::{Box3, Index3, Side};
 
-use crate::{Costs, Setup};
+use crate::{Costs, Setup, Shape};
 
 /// The work of updating `region` for one step (Franek's load): one per cell, `costs.cpml − 1`
-/// more per cell for each CPML layer it lies in, and the extra cost of each source and probe
+/// more per cell for each CPML layer it lies in, `dispersive` for its dispersive cells (in cell
+/// units: [`Costs::dispersive`] per cell), and the extra cost of each source and probe
 /// cell inside it; the cells of a plane wave's TF/SF surface (`surfaces`, see
 /// [`crate::PlaneWave::surface_slabs`]) are source cells. A backend's `Chunk::work` and the
 /// static balancer's densities both use it.
@@ -19,9 +23,10 @@ pub fn work_of(
     surfaces: impl Iterator<Item = Box3>,
     sources: impl Iterator<Item = Index3>,
     probes: impl Iterator<Item = Index3>,
+    dispersive: f64,
     costs: &Costs,
 ) -> f64 {
-    let mut work = region.cells() as f64;
+    let mut work = region.cells() as f64 + dispersive;
     for layer in cpml_layers {
         work += (costs.cpml - 1.0) * layer.intersect(&region).cells() as f64;
     }
@@ -49,15 +54,61 @@ pub fn slice_densities(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
             surfaces.iter().copied(),
             setup.sources.iter().map(|s| s.cell),
             setup.probes.iter().map(|p| p.cell),
+            dispersive_work(setup, slice, costs),
             costs,
         )
     })
 }
 
+/// The extra work of the dispersive cells of `b` (an estimate from the shapes, never a mesh):
+/// each region of a dispersive material adds [`Costs::dispersive`] of its pole count for each
+/// cell of `b` whose centre it holds, and a dispersive background for the cells no region
+/// holds. Overlaps count once per region, so a later region over a dispersive one counts both.
+pub fn dispersive_work(setup: &Setup, b: Box3, costs: &Costs) -> f64 {
+    let active = setup.mode.active_axes();
+    let mut covered = 0.0;
+    let mut work = 0.0;
+    for r in setup.regions {
+        let cells = cells_in(&r.shape, b, active);
+        covered += cells;
+        work += costs.dispersive(r.material.poles.count) * cells;
+    }
+    let background = (b.cells() as f64 - covered).max(0.0);
+    work + costs.dispersive(setup.background.poles.count) * background
+}
+
+/// The cells of `b` whose centre (0 on the axes the mode does not use) `shape` holds.
+pub fn cells_in(shape: &Shape, b: Box3, active: [bool; 3]) -> f64 {
+    let centre = |a: usize, i: i64| if active[a] { i as f64 + 0.5 } else { 0.0 };
+    let (lo, hi) = shape.bounds();
+    // The index range of cells whose centre lies in [lo, hi] along each axis.
+    let mut clip = b;
+    for a in 0..3 {
+        if active[a] {
+            let first = (lo[a] - 0.5).ceil().clamp(b.lo[a] as f64, b.hi[a] as f64);
+            let last = ((hi[a] - 0.5).floor() + 1.0).clamp(b.lo[a] as f64, b.hi[a] as f64);
+            clip.lo[a] = first as i64;
+            clip.hi[a] = (last as i64).max(clip.lo[a]);
+        } else if !(lo[a] <= 0.0 && 0.0 <= hi[a]) {
+            return 0.0;
+        }
+    }
+    match shape {
+        Shape::Everywhere | Shape::Block { .. } => clip.cells() as f64,
+        _ => (0..clip.cells())
+            .filter(|&n| {
+                let p = clip.index_at(n);
+                shape.contains(core::array::from_fn(|a| centre(a, p[a])))
+            })
+            .count() as f64,
+    }
+}
+
 /// Per-axis memory densities (bytes of each one-cell slice on the host backends): per cell,
 /// each component's value and its 2-byte material id; per cell of a CPML layer, the ψ value
-/// of each component that differentiates along the layer's axis. For balancing memory instead
-/// of time (Franek 2016, §4).
+/// of each component that differentiates along the layer's axis; per dispersive cell and
+/// electric component, two polarisations per pole, a scratch value and 40 bytes of node index
+/// (cell, offset, first pole). For balancing memory instead of time (Franek 2016, §4).
 pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [Vec<f64>; 3] {
     let components = setup.mode.components();
     let per_cell = (components.len() * (value_bytes + 2)) as f64;
@@ -73,7 +124,13 @@ pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [Vec<f64>; 3
                 (differentiating * value_bytes * layer.intersect(&slice).cells()) as f64
             })
             .sum();
-        per_cell * slice.cells() as f64 + psi
+        let electric = components.iter().filter(|c| c.is_electric()).count() as f64;
+        let node = Costs {
+            dispersive_cell: value_bytes as f64 + 40.0,
+            dispersive_pole: 2.0 * value_bytes as f64,
+            ..Costs::default()
+        };
+        per_cell * slice.cells() as f64 + psi + electric * dispersive_work(setup, slice, &node)
     })
 }
 
@@ -92,4 +149,46 @@ fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [Vec<f64>; 3] {
             })
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_core::Axis;
+
+    #[test]
+    fn cells_in_counts_the_centres_a_shape_holds() {
+        let all = [true; 3];
+        let b = Box3::from_extent([20, 20, 20]);
+        let block = Shape::Block {
+            lo: [2.0, 3.0, 4.5],
+            hi: [6.0, 30.0, 5.5],
+        };
+        // x: centres 2.5..5.5 (4), y: 3.5..19.5 (17), z: 4.5 and 5.5 (2).
+        assert_eq!(cells_in(&block, b, all), (4 * 17 * 2) as f64);
+        let sphere = Shape::Sphere {
+            center: [10.0; 3],
+            radius: 6.0,
+        };
+        let counted = cells_in(&sphere, b, all);
+        let volume = 4.0 / 3.0 * core::f64::consts::PI * 216.0;
+        assert!(
+            (counted / volume - 1.0).abs() < 0.05,
+            "{counted} vs {volume}"
+        );
+        // One slice of it, and nothing outside.
+        let slice = b
+            .with_bound(Axis::X, Side::Low, 10)
+            .with_bound(Axis::X, Side::High, 11);
+        assert!(cells_in(&sphere, slice, all) > 100.0);
+        let far = b.with_bound(Axis::X, Side::Low, 17);
+        assert_eq!(cells_in(&sphere, far, all), 0.0);
+        // A 1D box must hold the unused axes' 0.
+        let line = [true, false, false];
+        let above = Shape::Block {
+            lo: [0.0, 1.0, -1.0],
+            hi: [5.0, 2.0, 1.0],
+        };
+        assert_eq!(cells_in(&above, Box3::from_extent([10, 1, 1]), line), 0.0);
+    }
 }

@@ -6,6 +6,9 @@
 //! and dually for H with μ and the magnetic conductivity σ*
 //! (Taflove & Hagness, *Computational Electrodynamics*, 3rd ed., ch. 3, the lossy Yee algorithm). Units are normalised: c = ε₀ = μ₀ = 1
 //! and the cell size is 1, so ε and μ are relative and the spatial step drops out.
+//!
+//! A dispersive material adds poles ([`crate::pole`]); its `eps` is then ε∞, and the update of
+//! a node that holds poles is [`crate::medium`]'s.
 
 /// An isotropic, non-dispersive material.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,6 +21,33 @@ pub struct Material {
     pub sigma: f64,
     /// Magnetic conductivity σ* (≥ 0).
     pub sigma_m: f64,
+    /// Dispersive poles (none for a plain material): entries of [`crate::Setup::poles`].
+    pub poles: PoleSet,
+}
+
+/// A material's dispersive poles: `count` entries of [`crate::Setup::poles`] from `first`
+/// (as a DFT monitor names its frequencies).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PoleSet {
+    /// The first pole's index.
+    pub first: usize,
+    /// How many.
+    pub count: usize,
+}
+
+impl PoleSet {
+    /// No poles: a non-dispersive material.
+    pub const NONE: PoleSet = PoleSet { first: 0, count: 0 };
+
+    /// True without poles.
+    pub const fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The poles of `table` this set names (`None` when it reaches past the table).
+    pub fn of<'a>(&self, table: &'a [crate::Pole]) -> Option<&'a [crate::Pole]> {
+        table.get(self.first..self.first.checked_add(self.count)?)
+    }
 }
 
 impl Material {
@@ -27,6 +57,7 @@ impl Material {
         mu: 1.0,
         sigma: 0.0,
         sigma_m: 0.0,
+        poles: PoleSet::NONE,
     };
 
     /// A lossless dielectric of relative permittivity `eps`.
@@ -43,7 +74,9 @@ impl Material {
     /// arithmetically, as cell-based codes average the cells around an edge (gprMax: Warren,
     /// Giannopoulos & Giannakis 2016, *Comput. Phys. Commun.* 209, 163–170). Summed in the
     /// order given, so equal parts in equal order give equal bits; a single part comes back
-    /// unchanged. `None` when the counts add up to zero.
+    /// unchanged. The poles are the parts' when they all share one set, else none: a mix of
+    /// pole sets is weighed per set ([`crate::medium::NodeMedium`]). `None` when the counts
+    /// add up to zero.
     pub fn mean(parts: &[(Material, u32)]) -> Option<Material> {
         let total: u32 = parts.iter().map(|&(_, n)| n).sum();
         if total == 0 {
@@ -61,12 +94,31 @@ impl Material {
             mu: average(|m| m.mu),
             sigma: average(|m| m.sigma),
             sigma_m: average(|m| m.sigma_m),
+            poles: match parts.iter().all(|(m, _)| m.poles == parts[0].0.poles) {
+                true => parts[0].0.poles,
+                false => PoleSet::NONE,
+            },
         })
     }
 
-    /// The four parameters' bit patterns: a total order and an exact identity for interning.
-    pub fn to_bits(&self) -> [u64; 4] {
-        [self.eps, self.mu, self.sigma, self.sigma_m].map(f64::to_bits)
+    /// The parameters' bit patterns (and the pole set's indices): a total order and an exact
+    /// identity for interning.
+    pub fn to_bits(&self) -> [u64; 6] {
+        let [eps, mu, sigma, sigma_m] =
+            [self.eps, self.mu, self.sigma, self.sigma_m].map(f64::to_bits);
+        [
+            eps,
+            mu,
+            sigma,
+            sigma_m,
+            self.poles.first as u64,
+            self.poles.count as u64,
+        ]
+    }
+
+    /// True when the material has poles.
+    pub fn is_dispersive(&self) -> bool {
+        !self.poles.is_empty()
     }
 }
 
@@ -95,7 +147,11 @@ pub fn magnetic_coefficients(m: &Material, dt: f64) -> UpdateCoefficients {
     lossy_coefficients(m.mu, m.sigma_m, dt)
 }
 
-fn lossy_coefficients(permittivity: f64, conductivity: f64, dt: f64) -> UpdateCoefficients {
+pub(crate) fn lossy_coefficients(
+    permittivity: f64,
+    conductivity: f64,
+    dt: f64,
+) -> UpdateCoefficients {
     let loss = conductivity * dt / (2.0 * permittivity);
     UpdateCoefficients {
         decay: (1.0 - loss) / (1.0 + loss),
@@ -132,7 +188,8 @@ mod tests {
                 eps: 1.75,
                 mu: 1.0,
                 sigma: 0.125,
-                sigma_m: 0.0
+                sigma_m: 0.0,
+                poles: PoleSet::NONE,
             }
         );
         // Eight equal samples give the material back bit for bit.

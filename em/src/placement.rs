@@ -27,7 +27,8 @@
 //! The mask of inactive cells does not come through here: it asks [`Shape::contains`] at cell
 //! centres.
 
-use crate::material::Material;
+use crate::material::{Material, PoleSet};
+use crate::medium::NodeMedium;
 use crate::setup::Setup;
 use crate::yee::Component;
 use yee_core::geometry::{Axis, Index3};
@@ -97,6 +98,36 @@ impl Placement {
         let parts = &mut parts[..distinct];
         parts.sort_unstable_by_key(|(m, _)| m.to_bits());
         Material::mean(parts).unwrap_or(setup.background)
+    }
+
+    /// The node's electric medium in `setup`: its [`Placement::material`] and the pole set of
+    /// each side's material, weighed by the fraction of the node it holds (equal sets merged,
+    /// in ascending order), so the node's ε(ω) is the mean of its sides'.
+    pub fn medium(&self, setup: &Setup) -> NodeMedium {
+        let material = self.material(setup);
+        let mut sets = [(PoleSet::NONE, 0u32); MAX_SIDES];
+        let mut distinct = 0;
+        for &side in self.sides() {
+            let set = side
+                .and_then(|r| setup.regions.get(r))
+                .map_or(setup.background, |r| r.material)
+                .poles;
+            match sets[..distinct].iter_mut().find(|(s, _)| *s == set) {
+                Some((_, n)) => *n += 1,
+                None => {
+                    sets[distinct] = (set, 1);
+                    distinct += 1;
+                }
+            }
+        }
+        let sets = &mut sets[..distinct];
+        sets.sort_unstable();
+        let total = self.sides().len() as f64;
+        let mut weighed = [(PoleSet::NONE, 0.0); MAX_SIDES];
+        for (w, &(set, n)) in weighed.iter_mut().zip(sets.iter()) {
+            *w = (set, f64::from(n) / total);
+        }
+        NodeMedium::from_sets(material, &weighed[..distinct])
     }
 }
 
@@ -170,6 +201,11 @@ impl Setup<'_> {
         self.node_placement(c, cell).material(self)
     }
 
+    /// The electric medium (material and weighed poles) of the node of `c` in `cell`.
+    pub fn node_medium(&self, c: Component, cell: Index3) -> NodeMedium {
+        self.node_placement(c, cell).medium(self)
+    }
+
     /// `p` moved from the low to the high face along the axes whose bit `image` sets.
     fn image(&self, p: [f64; 3], image: u8) -> [f64; 3] {
         core::array::from_fn(|a| {
@@ -197,6 +233,7 @@ mod tests {
             grid,
             courant: 0.5,
             background: Material::VACUUM,
+            poles: &[],
             regions,
             boundaries: [[Boundary::Pec; 2]; 3],
             sources: &[],

@@ -336,6 +336,7 @@ impl IncidentLine {
             mu: background.mu * scale,
             sigma: background.sigma * scale,
             sigma_m: background.sigma_m * scale,
+            poles: crate::material::PoleSet::NONE,
         };
         let pad = LINE_CPML as i64 + LINE_GAP;
         let (near, far) = wave.distance_range(mode);

@@ -9,6 +9,7 @@ use crate::dft::DftMonitor;
 use crate::error::SetupError;
 use crate::material::Material;
 use crate::plane_wave::PlaneWave;
+use crate::pole::Pole;
 use crate::shape::Shape;
 use crate::waveform::Waveform;
 use crate::yee::{Component, Mode};
@@ -99,6 +100,9 @@ pub struct Setup<'a> {
     pub courant: f64,
     /// The material where no region applies.
     pub background: Material,
+    /// The dispersive poles materials name ([`Material::poles`]); empty when none is
+    /// dispersive.
+    pub poles: &'a [Pole],
     /// Material regions, later ones on top.
     pub regions: &'a [Region],
     /// Face boundaries `[axis][side]`; ignored on unused axes.
@@ -190,6 +194,7 @@ impl Setup<'_> {
         self.validate_grid()?;
         self.validate_courant()?;
         validate_material(&self.background, None)?;
+        check_poles(&self.background, None, self.poles, self.mode, self.courant)?;
         for (index, region) in self.regions.iter().enumerate() {
             if let Some(parameter) = region.shape.invalid_parameter() {
                 return Err(SetupError::InvalidShape {
@@ -198,6 +203,13 @@ impl Setup<'_> {
                 });
             }
             validate_material(&region.material, Some(index))?;
+            check_poles(
+                &region.material,
+                Some(index),
+                self.poles,
+                self.mode,
+                self.courant,
+            )?;
         }
         self.validate_boundaries()?;
         for (index, s) in self.sources.iter().enumerate() {
@@ -256,6 +268,13 @@ impl Setup<'_> {
         if let Some(parameter) = w.invalid_parameter(self.mode, self.grid, periodic) {
             return Err(SetupError::InvalidPlaneWave { wave, parameter });
         }
+        if self.background.is_dispersive() {
+            return Err(SetupError::InvalidPlaneWave {
+                wave,
+                parameter: "background (dispersive: the incident line carries plain media only)",
+            });
+        }
+        let background = crate::medium::NodeMedium::whole(self.background);
         let layers: alloc::vec::Vec<Box3> = self.cpml_layers().collect();
         let mut problem = None;
         for &c in self.mode.components() {
@@ -268,7 +287,7 @@ impl Setup<'_> {
                     "a CPML layer"
                 } else if !self.is_active(cell) {
                     "an inactive cell"
-                } else if self.node_material(c, cell) != self.background {
+                } else if self.node_medium(c, cell) != background {
                     "a material region"
                 } else {
                     return;
@@ -467,6 +486,58 @@ fn validate_material(m: &Material, region: Option<usize>) -> Result<(), SetupErr
     }
     if !(m.sigma_m.is_finite() && m.sigma_m >= 0.0) {
         return Err(bad("sigma_m", m.sigma_m));
+    }
+    Ok(())
+}
+
+/// The poles of `m` (of region `region`, `None`: the background) in `table` on a `mode`
+/// grid at Courant number `courant` (Δt): in the table, each in
+/// range and stable at the time step, and the material's permittivity at the Nyquist
+/// frequency, `ε∞ + Σχₚ(1/2Δt)`, still large enough for the Courant number: a mode of the
+/// grid's highest frequency travels at `1/√(εμ)`, so `εμ ≥ d S²` in d dimensions (the
+/// lossless Drude bound `ε∞ − ωₚ²Δt²/4 ≥ d S²` of the explicit ADE).
+pub fn check_poles(
+    m: &Material,
+    region: Option<usize>,
+    table: &[Pole],
+    mode: Mode,
+    courant: f64,
+) -> Result<(), SetupError> {
+    if m.poles.is_empty() {
+        return Ok(());
+    }
+    let Some(poles) = m.poles.of(table) else {
+        return Err(SetupError::PolesOutOfRange {
+            region,
+            first: m.poles.first,
+            count: m.poles.count,
+            table: table.len(),
+        });
+    };
+    let dt = courant;
+    for (pole, p) in poles.iter().enumerate() {
+        if let Err(problem) = p.check(dt) {
+            return Err(SetupError::InvalidPole {
+                region,
+                pole,
+                kind: p.name(),
+                problem,
+            });
+        }
+    }
+    let nyquist = m.eps
+        + poles
+            .iter()
+            .map(|p| p.nyquist_susceptibility(dt))
+            .sum::<f64>();
+    let dims = mode.dims() as f64;
+    let needed = dims * courant * courant;
+    if nyquist * m.mu < needed {
+        return Err(SetupError::DispersiveCourant {
+            region,
+            nyquist,
+            needed: needed / m.mu,
+        });
     }
     Ok(())
 }

@@ -162,7 +162,7 @@ where
 /// Slabs round-trip and chunks resize in place, as migration uses them: a chunk of the left
 /// half of the grid receives the left half of a stepped chunk's cells, grows in place to the
 /// whole grid and receives the right half; it then holds every field and auxiliary variable
-/// (CPML ψ) of the stepped chunk, so both step on identically.
+/// (CPML ψ, the polarisations of dispersive nodes) of the stepped chunk, so both step on identically.
 pub fn slabs_round_trip<T: Scalar, B: YeeBackend<T>>(
     backend: &B,
     setup: &Setup,

@@ -21,6 +21,33 @@ pub fn cpml_everywhere(thickness: usize) -> Boundaries {
     [[Boundary::Cpml(CpmlParams::with_thickness(thickness)); 2]; 3]
 }
 
+/// One pole of each kind, stable at Courant numbers up to the 3D limit, for the decomposition
+/// and backend tests: [`dispersive`] materials name them.
+pub const TEST_POLES: [yee_em::Pole; 3] = [
+    yee_em::Pole::Drude {
+        frequency: 0.05,
+        gamma: 0.01,
+        sigma: 1.0,
+    },
+    yee_em::Pole::Lorentz {
+        frequency: 0.08,
+        gamma: 0.005,
+        sigma: 0.5,
+    },
+    yee_em::Pole::Debye {
+        delta_eps: 2.0,
+        tau: 3.0,
+    },
+];
+
+/// A material of ε∞ `eps` with `count` of [`TEST_POLES`] from `first`.
+pub const fn dispersive(eps: f64, first: usize, count: usize) -> Material {
+    Material {
+        poles: yee_em::PoleSet { first, count },
+        ..Material::dielectric(eps)
+    }
+}
+
 /// A vacuum setup with no regions, sources or probes.
 pub fn vacuum(
     mode: Mode,
@@ -33,6 +60,7 @@ pub fn vacuum(
         grid,
         courant,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries,
         sources: &[],

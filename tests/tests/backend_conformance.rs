@@ -18,18 +18,37 @@ const SOURCES: [PointSource; 2] = [
     source(Component::Ez, [7, 6, 5]),
     source(Component::Hz, [9, 8, 6]),
 ];
-const REGIONS: [Region; 1] = [Region {
-    shape: Shape::Block {
-        lo: [3.0, 3.0, 2.0],
-        hi: [8.0, 12.0, 9.0],
+const REGIONS: [Region; 3] = [
+    Region {
+        shape: Shape::Block {
+            lo: [3.0, 3.0, 2.0],
+            hi: [8.0, 12.0, 9.0],
+        },
+        material: Material {
+            eps: 3.0,
+            mu: 1.0,
+            sigma: 0.05,
+            sigma_m: 0.0,
+            poles: yee_em::PoleSet::NONE,
+        },
     },
-    material: Material {
-        eps: 3.0,
-        mu: 1.0,
-        sigma: 0.05,
-        sigma_m: 0.0,
+    // Drude, Lorentz and Debye poles over the first source, meeting the lossy block, then a
+    // Debye-only medium: nodes of one, of two pole sets and of a pole set and none.
+    Region {
+        shape: Shape::Block {
+            lo: [6.0, -1.0, -1.0],
+            hi: [11.0, 11.0, 10.0],
+        },
+        material: yee_tests::dispersive(1.5, 0, 3),
     },
-}];
+    Region {
+        shape: Shape::Block {
+            lo: [11.0, -1.0, -1.0],
+            hi: [14.0, 11.0, 10.0],
+        },
+        material: yee_tests::dispersive(2.0, 2, 1),
+    },
+];
 
 const fn source(component: Component, cell: [i64; 3]) -> PointSource {
     PointSource {
@@ -45,7 +64,7 @@ const fn source(component: Component, cell: [i64; 3]) -> PointSource {
 }
 
 /// A small grid of `mode` with CPML on the low faces, PEC and PMC above, a lossy dielectric
-/// block and soft sources (those of the mode's components): every code path of a step.
+/// block, dispersive blocks (Drude, Lorentz and Debye poles) and soft sources (those of the mode's components): every code path of a step.
 fn physics(mode: Mode) -> Setup<'static> {
     let grid = match mode {
         Mode::OneD => [24, 1, 1],
@@ -79,6 +98,7 @@ fn physics(mode: Mode) -> Setup<'static> {
         grid,
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &yee_tests::TEST_POLES,
         regions: &REGIONS,
         boundaries: [
             [cpml, Boundary::Pec],

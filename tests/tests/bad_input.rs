@@ -287,3 +287,96 @@ fn divergence_names_step_and_cell() {
     );
     assert_eq!(sim.steps(), step, "the run stops at the diverging step");
 }
+
+#[test]
+fn poles_out_of_range_unstable_or_beyond_the_table() {
+    let poles = [
+        yee_em::Pole::Lorentz {
+            frequency: 0.7,
+            gamma: 0.0,
+            sigma: 1.0,
+        },
+        yee_em::Pole::Debye {
+            delta_eps: 1.0,
+            tau: -2.0,
+        },
+    ];
+    let region = |first, count| {
+        [Region {
+            shape: Shape::Everywhere,
+            material: Material {
+                poles: yee_em::PoleSet { first, count },
+                ..Material::VACUUM
+            },
+        }]
+    };
+    // ω₀Δt = 2π · 0.7 · 0.5 ≈ 2.2.
+    let regions = region(0, 1);
+    let e = error_of(&Setup {
+        regions: &regions,
+        poles: &poles,
+        ..base()
+    });
+    assert!(
+        matches!(
+            e,
+            SetupError::InvalidPole {
+                region: Some(0),
+                pole: 0,
+                kind: "lorentz",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("ω₀Δt = 2π·frequency·Δt = 2.1991"),
+        "{e}"
+    );
+    let regions = region(1, 1);
+    let e = error_of(&Setup {
+        regions: &regions,
+        poles: &poles,
+        ..base()
+    });
+    assert_eq!(
+        e.to_string(),
+        "region 0: material: pole 0 (debye) tau = -2 must be positive and finite"
+    );
+    let regions = region(1, 2);
+    let e = error_of(&Setup {
+        regions: &regions,
+        poles: &poles,
+        ..base()
+    });
+    assert_eq!(
+        e.to_string(),
+        "region 0: material names poles 1..3 of a table of 2"
+    );
+    // A plane wave needs a plain background.
+    let waves = [yee_em::PlaneWave {
+        region: yee_core::Box3::new([5, 5, 0], [30, 20, 1]),
+        direction: [1.0, 0.0, 0.0],
+        polarization: [0.0, 0.0, 1.0],
+        waveform: Waveform::Ricker {
+            frequency: 0.05,
+            delay: 30.0,
+        },
+        amplitude: 1.0,
+    }];
+    let drude = [yee_em::Pole::Drude {
+        frequency: 0.01,
+        gamma: 0.0,
+        sigma: 1.0,
+    }];
+    let e = error_of(&Setup {
+        background: Material {
+            poles: yee_em::PoleSet { first: 0, count: 1 },
+            ..Material::VACUUM
+        },
+        poles: &drude,
+        plane_waves: &waves,
+        ..base()
+    });
+    assert!(e.to_string().contains("dispersive"), "{e}");
+}

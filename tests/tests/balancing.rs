@@ -22,6 +22,7 @@ fn setup_3d<'a>(
         grid: [30, 14, 12],
         courant: 0.55,
         background: Material::VACUUM,
+        poles: &[],
         regions,
         boundaries: [
             [Boundary::Cpml(CpmlParams::with_thickness(3)); 2],
@@ -53,16 +54,26 @@ fn balanced_plan(setup: &Setup, topology: Topology, every: u64) -> Plan {
 
 #[test]
 fn moving_borders_keep_every_bit() {
+    borders_move_and_keep_every_bit(Material {
+        eps: 2.5,
+        sigma: 0.02,
+        ..Material::VACUUM
+    });
+}
+
+/// The same with a Drude, Lorentz and Debye sphere: its polarisations migrate with its cells.
+#[test]
+fn moving_borders_keep_every_bit_of_dispersive_media() {
+    borders_move_and_keep_every_bit(yee_tests::dispersive(2.5, 0, 3));
+}
+
+fn borders_move_and_keep_every_bit(material: Material) {
     let regions = [Region {
         shape: Shape::Sphere {
             center: [15.0, 7.0, 6.0],
             radius: 4.0,
         },
-        material: Material {
-            eps: 2.5,
-            sigma: 0.02,
-            ..Material::VACUUM
-        },
+        material,
     }];
     let sources = [PointSource {
         component: Component::Ez,
@@ -85,7 +96,10 @@ fn moving_borders_keep_every_bit() {
             cell: [20, 3, 9],
         },
     ];
-    let setup = setup_3d(&regions, &sources, &probes);
+    let setup = Setup {
+        poles: &yee_tests::TEST_POLES,
+        ..setup_3d(&regions, &sources, &probes)
+    };
     let steps = 100;
     let reference = single_chunk::<f64>(&setup, steps);
     let topology = Topology([3, 1, 1]);
@@ -171,4 +185,59 @@ fn costs_steer_the_static_split() {
     // ideal widths 16.67, 7.78, 5.56. Borders 17, 25 miss them by at most 0.56 cells (17, 24
     // would miss by 0.78).
     assert_eq!(d.borders[0], vec![0, 17, 25, 30]);
+}
+
+/// A grid half Drude, half vacuum: the static densities weigh a dispersive cell
+/// `1 + Costs::dispersive(poles)`, the chunks' own work agrees with them to the interface
+/// nodes, and two ranks split the load, not the cells, evenly.
+#[test]
+fn dispersive_cells_weigh_their_cost() {
+    let regions = [Region {
+        shape: Shape::Block {
+            lo: [15.0, f64::NEG_INFINITY, f64::NEG_INFINITY],
+            hi: [f64::INFINITY; 3],
+        },
+        material: yee_tests::dispersive(1.0, 0, 1),
+    }];
+    let setup = Setup {
+        poles: &yee_tests::TEST_POLES,
+        ..setup_3d(&regions, &[], &[])
+    };
+    let costs = yee_em::Costs::default();
+    let density = yee_em::load::slice_densities(&setup, &costs);
+    let plane = (setup.grid[1] * setup.grid[2]) as f64;
+    let heavy = 1.0 + costs.dispersive(1);
+    assert_eq!(density[0][14], plane);
+    assert!((density[0][15] - heavy * plane).abs() < 1e-9);
+    // The chunks count their own dispersive nodes: the same work but at the interface nodes.
+    use yee_core::Chunk;
+    let whole = yee_core::Box3::from_extent(setup.grid);
+    for half in [
+        whole.with_bound(yee_core::Axis::X, yee_core::Side::High, 15),
+        whole.with_bound(yee_core::Axis::X, yee_core::Side::Low, 15),
+    ] {
+        let chunk = yee_scalar::YeeChunk::<f64>::new(&setup, half).with_costs(costs);
+        let from_density: f64 = (half.lo[0]..half.hi[0])
+            .map(|x| density[0][x as usize])
+            .sum();
+        let work = chunk.work(half);
+        assert!(
+            (work - from_density).abs() <= plane * costs.dispersive(1),
+            "{half:?}: chunk work {work}, densities {from_density}"
+        );
+    }
+    let topology = Topology([2, 1, 1]);
+    let mut b = Balancer::new(topology, 3, density, BalanceParams::default());
+    let d = b.decide(0.0, 0.0).unwrap();
+    // Loads: 15 vacuum slices (the first 3 CPML) and 15 Drude ones (the last 3 CPML).
+    let load = |x: f64| x + (costs.cpml - 1.0) * x.min(3.0);
+    let total = load(15.0) + heavy * 15.0 + (costs.cpml - 1.0) * 3.0;
+    let border = d.borders[0][1] as f64;
+    let left = load(border.min(15.0)) + heavy * (border - 15.0).max(0.0);
+    assert!(
+        (left - total / 2.0).abs() <= heavy,
+        "border {border}: left load {left} of {total}"
+    );
+    // The Drude half is the heavier: the vacuum rank takes more cells (19 of 30).
+    assert!(border > 15.0, "border {border}");
 }

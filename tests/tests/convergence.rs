@@ -32,6 +32,7 @@ fn phase_error(refinement: usize) -> f64 {
         grid: [1000 * refinement, 1, 1],
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries: PEC,
         sources: &sources,

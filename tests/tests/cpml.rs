@@ -33,6 +33,7 @@ fn run(mode: Mode, size: usize, probe_offset: [i64; 3], steps: u64) -> Vec<f64> 
         grid,
         courant: 0.99 * mode.courant_limit(),
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries: cpml_everywhere(THICKNESS),
         sources: &sources,

@@ -1,7 +1,8 @@
 //! Decomposition never changes the answer: after T steps every component and every probe
 //! record on 2, 3, 4, 6 and 8 ranks, in every topology, on the simulated and the shared-memory
 //! communicator, equals bit for bit the single-chunk run — in 1D, 2D TMz, 2D TEz and 3D, with
-//! CPML, PEC, PMC and periodic faces, materials, sources and probes across chunk borders;
+//! CPML, PEC, PMC and periodic faces, materials (dispersive ones too), sources and probes
+//! across chunk borders;
 //! with the exchange overlapped with the interior update and after the whole update.
 
 use yee_core::topology::for_each_candidate;
@@ -90,7 +91,8 @@ fn one_d() {
                 lo: [25.0, -1.0, -1.0],
                 hi: [40.0, 1.0, 1.0],
             },
-            material: Material::dielectric(3.0),
+            // Drude, Lorentz and Debye poles: their polarisations cross chunk borders too.
+            material: yee_tests::dispersive(3.0, 0, 3),
         },
         Region {
             shape: Shape::Block {
@@ -125,6 +127,7 @@ fn one_d() {
         grid: [61, 1, 1],
         courant: 0.9,
         background: Material::VACUUM,
+        poles: &yee_tests::TEST_POLES,
         regions: &regions,
         boundaries: [
             [cpml(6), Boundary::Pmc],
@@ -151,7 +154,7 @@ fn two_d_tmz() {
                 axis: yee_core::Axis::Z,
                 length: f64::INFINITY,
             },
-            material: Material::dielectric(3.0),
+            material: yee_tests::dispersive(3.0, 0, 3),
         },
         Region {
             shape: Shape::Block {
@@ -181,6 +184,7 @@ fn two_d_tmz() {
         grid: [30, 26, 1],
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &yee_tests::TEST_POLES,
         regions: &regions,
         boundaries: [
             [Boundary::Periodic; 2],
@@ -227,6 +231,7 @@ fn two_d_tez() {
         grid: [28, 30, 1],
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [
             [cpml(4); 2],
@@ -278,6 +283,7 @@ fn three_d() {
         grid: [16, 14, 12],
         courant: 0.55,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [
             [cpml(3); 2],
@@ -314,6 +320,7 @@ fn three_d_grid_that_no_rank_count_divides() {
         grid: [37, 29, 23],
         courant: 0.55,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         boundaries: [[cpml(4); 2]; 3],
         sources: &sources,

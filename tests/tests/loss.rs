@@ -46,6 +46,7 @@ fn wave_in_conductor_decays_at_the_analytic_rate() {
         grid: [3000, 1, 1],
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &[],
         regions: &regions,
         // Absorbing ends: no echo from the vacuum side or the far end builds a standing wave.
         boundaries: cpml_everywhere(20),

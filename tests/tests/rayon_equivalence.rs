@@ -136,3 +136,50 @@ fn every_example_scene_matches_the_scalar_oracle_bit_for_bit() {
         check::<f32>(&scene.setup(), &name, steps);
     }
 }
+
+/// A Drude–Lorentz–Debye sphere beside a Debye block (nodes of one, two and no pole sets, CPML
+/// over part of them): the polarisation passes are shared, the curl rows are rayon's, and the
+/// bits are the oracle's on one and two ranks, in every sweep.
+#[test]
+fn dispersive_media_match_the_scalar_oracle_bit_for_bit() {
+    let regions = [
+        yee_em::Region {
+            shape: yee_em::Shape::Sphere {
+                center: [9.0, 8.0, 7.0],
+                radius: 5.0,
+            },
+            material: yee_tests::dispersive(2.0, 0, 3),
+        },
+        yee_em::Region {
+            shape: yee_em::Shape::Block {
+                lo: [13.0, 0.0, 0.0],
+                hi: [18.0, 16.0, 4.0],
+            },
+            material: yee_tests::dispersive(1.5, 2, 1),
+        },
+    ];
+    let sources = [PointSource {
+        component: Component::Ez,
+        cell: [9, 8, 7],
+        waveform: Waveform::Ricker {
+            frequency: 0.1,
+            delay: 10.0,
+        },
+        amplitude: 1.0,
+        kind: SourceKind::Soft,
+    }];
+    let setup = Setup {
+        regions: &regions,
+        poles: &yee_tests::TEST_POLES,
+        sources: &sources,
+        ..yee_tests::vacuum(
+            Mode::ThreeD,
+            [18, 16, 14],
+            0.5,
+            yee_tests::cpml_everywhere(3),
+        )
+    };
+    setup.validate().unwrap();
+    check::<f64>(&setup, "dispersive", 40);
+    check::<f32>(&setup, "dispersive (f32)", 40);
+}

@@ -28,6 +28,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         grid,
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries: cpml_everywhere(3),
         sources: &sources,

@@ -87,22 +87,33 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
     let active = mask(grid);
     let mut boundaries = [[Boundary::Pec; 2]; 3];
     boundaries[0][1] = Boundary::Cpml(CpmlParams::with_thickness(6));
-    let regions = [Region {
-        shape: Shape::Block {
-            lo: [14.0, 20.0, -1.0],
-            hi: [24.0, 40.0, 1.0],
+    let regions = [
+        Region {
+            shape: Shape::Block {
+                lo: [14.0, 20.0, -1.0],
+                hi: [24.0, 40.0, 1.0],
+            },
+            material: Material {
+                eps: 2.5,
+                sigma: 0.02,
+                ..Material::VACUUM
+            },
         },
-        material: Material {
-            eps: 2.5,
-            sigma: 0.02,
-            ..Material::VACUUM
+        // Drude, Lorentz and Debye poles across tiles of several ranks.
+        Region {
+            shape: Shape::Block {
+                lo: [26.0, 8.0, -1.0],
+                hi: [50.0, 30.0, 1.0],
+            },
+            material: yee_tests::dispersive(2.0, 0, 3),
         },
-    }];
+    ];
     let setup = Setup {
         mode,
         grid,
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &yee_tests::TEST_POLES,
         regions: &regions,
         boundaries,
         sources,

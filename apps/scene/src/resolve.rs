@@ -14,8 +14,8 @@ use super::error::SceneError;
 use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, DirectionSpec, FluxSpec, GeometrySpec,
-    ModeSpec, PlaneWaveSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec, UnitSystem,
-    ValueType, WaveformKind,
+    ModeSpec, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec,
+    UnitSystem, ValueType, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -198,6 +198,8 @@ pub struct Scene {
     pub courant: f64,
     /// Background material (normalised) and its name.
     pub background: (String, Material),
+    /// The dispersive poles (normalised) the materials name.
+    pub poles: Vec<yee_em::Pole>,
     /// Regions (normalised) with their material names.
     pub regions: Vec<Region>,
     /// Material name of each region.
@@ -247,6 +249,7 @@ impl Scene {
             grid: self.grid,
             courant: self.courant,
             background: self.background.1,
+            poles: &self.poles,
             regions: &self.regions,
             boundaries: self.boundaries,
             sources: &self.sources,
@@ -464,6 +467,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
 
     // Materials.
     let mut materials = vec![("vacuum".to_string(), Material::VACUUM)];
+    let mut poles = Vec::new();
     for (name, m) in &spec.materials {
         let key = |p: &str| format!("materials.{name}.{p}");
         if name == "vacuum" || name == mask::INACTIVE {
@@ -488,12 +492,36 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 return Err(r.err(key(p), format!("{v} {rule}")));
             }
         }
+        let first = poles.len();
+        for (k, p) in m.poles.iter().enumerate() {
+            poles.push(pole(&r, name, k, p)?);
+        }
         let material = Material {
             eps: m.eps,
             mu: m.mu,
             sigma: units.sigma(m.sigma),
             sigma_m: units.sigma_m(m.sigma_m),
+            poles: yee_em::PoleSet {
+                first,
+                count: m.poles.len(),
+            },
         };
+        yee_em::setup::check_poles(&material, None, &poles, mode, courant).map_err(|e| {
+            let at = match e {
+                SetupError::InvalidPole {
+                    pole,
+                    problem: yee_em::pole::PoleProblem { parameter, .. },
+                    ..
+                } => format!("materials.{name}.poles[{pole}].{parameter}"),
+                _ => format!("materials.{name}.poles"),
+            };
+            // The core names the background; here the material has a name.
+            let message = e.to_string();
+            let message = message
+                .strip_prefix("background material")
+                .map_or(message.clone(), |rest| format!("material {name}{rest}"));
+            r.err(at, message)
+        })?;
         materials.push((name.clone(), material));
     }
     let lookup = |key: &str, name: &str| -> Result<Material, SceneError> {
@@ -730,6 +758,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         ("costs.cpml", c.cpml, 1.0),
         ("costs.source", c.source, 0.0),
         ("costs.probe", c.probe, 0.0),
+        ("costs.dispersive_cell", c.dispersive_cell, 0.0),
+        ("costs.dispersive_pole", c.dispersive_pole, 0.0),
     ] {
         if !(v.is_finite() && v >= min) {
             return Err(r.err(key, format!("{v} must be at least {min}")));
@@ -739,6 +769,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         cpml: c.cpml,
         source: c.source,
         probe: c.probe,
+        dispersive_cell: c.dispersive_cell,
+        dispersive_pole: c.dispersive_pole,
     };
     let name = spec.name.clone().unwrap_or_else(|| {
         file.file_stem()
@@ -754,6 +786,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         value_type: spec.grid.value_type,
         courant,
         background: (background_name, background),
+        poles,
         regions,
         region_materials,
         boundaries,
@@ -884,10 +917,25 @@ fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
         | SetupError::InvalidMaterial {
             region: Some(region),
             ..
+        }
+        | SetupError::InvalidPole {
+            region: Some(region),
+            ..
+        }
+        | SetupError::PolesOutOfRange {
+            region: Some(region),
+            ..
+        }
+        | SetupError::DispersiveCourant {
+            region: Some(region),
+            ..
         } => {
             format!("geometry[{region}]")
         }
-        SetupError::InvalidMaterial { region: None, .. } => "background".into(),
+        SetupError::InvalidMaterial { region: None, .. }
+        | SetupError::InvalidPole { region: None, .. }
+        | SetupError::PolesOutOfRange { region: None, .. }
+        | SetupError::DispersiveCourant { region: None, .. } => "background".into(),
         SetupError::CpmlTooThick { .. }
         | SetupError::CpmlOverlap { .. }
         | SetupError::InvalidCpml { .. } => "boundaries.cpml".into(),
@@ -902,6 +950,44 @@ fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
         SetupError::InvalidMonitor { .. } => "flux".into(),
         _ => "grid".into(),
     }
+}
+
+/// Pole `k` of material `name` in normalised units: frequencies (Hz in SI) and τ (s) converted,
+/// strengths as given.
+fn pole(r: &Resolver, name: &str, k: usize, p: &PoleSpec) -> Result<yee_em::Pole, SceneError> {
+    let u = r.units;
+    Ok(match *p {
+        PoleSpec::Drude {
+            frequency,
+            gamma,
+            sigma,
+        } => yee_em::Pole::Drude {
+            frequency: u.frequency(frequency),
+            gamma: u.frequency(gamma),
+            sigma,
+        },
+        PoleSpec::Lorentz {
+            frequency,
+            gamma,
+            sigma,
+        } => yee_em::Pole::Lorentz {
+            frequency: u.frequency(frequency),
+            gamma: u.frequency(gamma),
+            sigma,
+        },
+        PoleSpec::Debye { delta_eps, tau } => {
+            if !(tau.is_finite() && tau > 0.0) {
+                return Err(r.err(
+                    format!("materials.{name}.poles[{k}].tau"),
+                    format!("{tau} must be a positive time"),
+                ));
+            }
+            yee_em::Pole::Debye {
+                delta_eps,
+                tau: u.time(tau),
+            }
+        }
+    })
 }
 
 fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> {

@@ -80,6 +80,12 @@ pub struct CostsSpec {
     /// Extra work of a probe cell (default 1).
     #[serde(default = "one")]
     pub probe: f64,
+    /// Extra work of a dispersive cell, whatever its poles (default 0.6, measured).
+    #[serde(default = "default_dispersive_cell")]
+    pub dispersive_cell: f64,
+    /// Extra work per pole of a dispersive cell (default 0.4, measured).
+    #[serde(default = "default_dispersive_pole")]
+    pub dispersive_pole: f64,
 }
 
 impl Default for CostsSpec {
@@ -88,8 +94,18 @@ impl Default for CostsSpec {
             cpml: default_cpml_cost(),
             source: 1.0,
             probe: 1.0,
+            dispersive_cell: default_dispersive_cell(),
+            dispersive_pole: default_dispersive_pole(),
         }
     }
+}
+
+fn default_dispersive_cell() -> f64 {
+    yee_em::Costs::default().dispersive_cell
+}
+
+fn default_dispersive_pole() -> f64 {
+    yee_em::Costs::default().dispersive_pole
 }
 
 fn default_cpml_cost() -> f64 {
@@ -291,6 +307,44 @@ pub struct MaterialSpec {
     /// Magnetic conductivity (default 0; Ω/m in SI scenes).
     #[serde(default)]
     pub sigma_m: f64,
+    /// Dispersive poles; `eps` is then ε∞ (default none).
+    #[serde(default)]
+    pub poles: Vec<PoleSpec>,
+}
+
+/// One entry of `poles` in `[materials.NAME]`, by `kind` (docs/scene.md, "Dispersive
+/// materials"). Frequencies are ordinary frequencies (Hz in SI scenes), τ a time.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum PoleSpec {
+    /// `ε += σ ω₀² / (−ω² − iωγ)`, ω₀ = 2π·frequency, γ = 2π·gamma.
+    Drude {
+        /// ω₀/2π.
+        frequency: f64,
+        /// γ/2π (default 0).
+        #[serde(default)]
+        gamma: f64,
+        /// Strength σ (default 1: then ω₀ is the plasma frequency).
+        #[serde(default = "one")]
+        sigma: f64,
+    },
+    /// `ε += σ ω₀² / (ω₀² − ω² − iωγ)`.
+    Lorentz {
+        /// ω₀/2π, the resonance.
+        frequency: f64,
+        /// γ/2π (default 0).
+        #[serde(default)]
+        gamma: f64,
+        /// Strength σ (the static Δε).
+        sigma: f64,
+    },
+    /// `ε += Δε / (1 − iωτ)`.
+    Debye {
+        /// Δε.
+        delta_eps: f64,
+        /// Relaxation time τ.
+        tau: f64,
+    },
 }
 
 /// `[[geometry]]`: a shape filled with a material.

@@ -125,6 +125,7 @@ fn setup(mode: Mode, grid: [usize; 3]) -> Setup<'static> {
         grid,
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &[],

@@ -149,6 +149,23 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     {
         let _ = writeln!(s, "region {i}    {name}: {:?}", r.shape);
     }
+    // Each dispersive material's poles once, normalised (ε above is then ε∞).
+    let mut shown: Vec<&str> = Vec::new();
+    let named = std::iter::once((bg_name, bg)).chain(
+        scene
+            .region_materials
+            .iter()
+            .zip(scene.regions.iter().map(|r| &r.material)),
+    );
+    for (name, m) in named {
+        if shown.contains(&name.as_str()) {
+            continue;
+        }
+        shown.push(name);
+        for p in m.poles.of(&scene.poles).unwrap_or(&[]) {
+            let _ = writeln!(s, "pole        {name} (eps∞ {}): {p:?} (normalised)", m.eps);
+        }
+    }
     for v in material_volumes(scene) {
         let _ = writeln!(s, "volume      {}", v.describe());
     }

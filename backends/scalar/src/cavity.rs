@@ -41,6 +41,7 @@ pub fn setup() -> Setup<'static> {
         grid: SIZE,
         courant: 0.5,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &SOURCES,

@@ -11,6 +11,7 @@ use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
 use crate::dft::accumulate;
+use crate::dispersive;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
@@ -105,10 +106,19 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// Applies phase `phase` of step `step` to `region` (host work: done on return).
     pub fn apply(&mut self, step: u64, phase: usize, region: Box3) {
         let electric = phase == ELECTRIC_PHASE;
+        if electric {
+            dispersive::polarise(&mut self.state, region, step);
+        }
         self.kernel.curl(&mut self.state, electric, region);
         self.kernel.cpml(&mut self.state, electric, region);
+        if electric {
+            dispersive::correct(&mut self.state, region);
+        }
         apply_plane_waves(&mut self.state, electric, region, step);
         SourceUpdate { electric }.apply(&mut self.state, region, step);
+        if electric {
+            dispersive::complete(&mut self.state, region, step);
+        }
         accumulate(&mut self.state, electric, region, step);
     }
 
@@ -116,6 +126,27 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     pub fn with_costs(mut self, costs: Costs) -> Self {
         self.costs = costs;
         self
+    }
+
+    /// The extra work of the dispersive nodes in `region` ([`Costs::dispersive`] per cell,
+    /// shared among the cell's electric components).
+    fn dispersive_work(&self, region: Box3) -> f64 {
+        let electric = self
+            .state
+            .mode
+            .components()
+            .iter()
+            .filter(|c| c.is_electric())
+            .count()
+            .max(1) as f64;
+        let per_node: f64 = self
+            .state
+            .dispersive
+            .iter()
+            .flatten()
+            .map(|d| d.work(region, &self.costs))
+            .sum();
+        per_node / electric
     }
 
     /// Components in slab order: every component the mode carries.
@@ -200,6 +231,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
                 .flat_map(|w| w.surface_slabs(self.state.mode)),
             self.state.sources.iter().map(|s| s.cell),
             self.probe_cells.iter().copied(),
+            self.dispersive_work(region),
             &self.costs,
         )
     }
@@ -213,7 +245,14 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
         let dft: usize = self.state.dft.iter().map(|d| d.slab_len(region)).sum();
-        fields + psi + dft
+        let polarisation: usize = self
+            .state
+            .dispersive
+            .iter()
+            .flatten()
+            .map(|d| d.slab_len(region))
+            .sum();
+        fields + psi + dft + polarisation
     }
 
     fn pack_slabs(
@@ -337,7 +376,8 @@ impl<T: Scalar> YeeBackend<T> for ScalarCurl {
 }
 
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
-    /// Packs everything the cells of `region` hold: each component, then each CPML ψ.
+    /// Packs everything the cells of `region` hold: each component, each CPML ψ, the DFT sums,
+    /// then the polarisations of dispersive nodes.
     fn pack_slab(&self, region: Box3, out: &mut [T]) {
         let mut at = 0;
         for c in self.slab_components() {
@@ -358,6 +398,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             }
         }
         for d in &self.state.dft {
+            at += d.pack(region, &mut out[at..]);
+        }
+        for d in self.state.dispersive.iter().flatten() {
             at += d.pack(region, &mut out[at..]);
         }
     }
@@ -382,6 +425,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             }
         }
         for d in &mut self.state.dft {
+            at += d.unpack(region, &data[at..]);
+        }
+        for d in self.state.dispersive.iter_mut().flatten() {
             at += d.unpack(region, &data[at..]);
         }
     }

@@ -18,6 +18,7 @@ pub mod cpml;
 pub mod curl;
 pub mod decomposed;
 pub mod dft;
+pub mod dispersive;
 pub mod error;
 pub mod field;
 pub mod simulation;

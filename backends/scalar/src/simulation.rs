@@ -212,6 +212,7 @@ mod tests {
             grid: [8, 1, 1],
             courant: 0.5,
             background: Material::VACUUM,
+            poles: &[],
             regions: &[],
             boundaries: [[Boundary::Pec; 2]; 3],
             sources: &[],

@@ -6,12 +6,14 @@ use alloc::vec::Vec;
 use yee_core::Field;
 use yee_core::{Axis, Box3, Real, Scalar, Side};
 use yee_em::cpml::cpml_coefficients;
-use yee_em::material::{electric_coefficients, magnetic_coefficients};
+use yee_em::material::magnetic_coefficients;
+use yee_em::medium::MediumBits;
 use yee_em::{
-    Boundary, Component, CpmlCoefficients, Material, Mode, PointSource, Setup, UpdateCoefficients,
+    Boundary, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource, Setup,
 };
 
 use crate::dft::DftPart;
+use crate::dispersive::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
 use yee_em::IncidentLine;
 
@@ -93,6 +95,14 @@ pub struct YeeState<T: Scalar> {
     pub electric: Vec<[T::Real; 2]>,
     /// `[Da, Db]` per material id; all zero for the inactive id.
     pub magnetic: Vec<[T::Real; 2]>,
+    /// The update of each pole per material id (empty for plain media), in the node's pole
+    /// order ([`NodeMedium::poles`]).
+    pub ade: Vec<Vec<AdeStep<T::Real>>>,
+    /// `Cb/Δt` per material id: the weight of the polarisation change in the E update.
+    pub drive: Vec<T::Real>,
+    /// Per component ([`Component::index`]; electric only), the polarisations of its
+    /// dispersive nodes, if the chunk has any.
+    pub dispersive: [Option<DispersiveNodes<T>>; 3],
     /// Per component, the global box of nodes it updates: walls (PEC, PMC) hold the rest at 0.
     pub free: [Box3; 6],
     /// CPML coefficients per axis.
@@ -133,8 +143,8 @@ impl<T: Scalar> YeeState<T> {
         Self::assemble(setup, owned, fields, cpml_slabs(setup, owned))
     }
 
-    /// Moves the state to own `owned` in place: fields and ψ keep the values of cells in both
-    /// boxes and start at zero elsewhere; materials, walls, CPML tables and sources are
+    /// Moves the state to own `owned` in place: fields, ψ and polarisations keep the values
+    /// of cells in both boxes and start at zero elsewhere; materials, walls, CPML tables and sources are
     /// rebuilt for the new box. No second set of fields is allocated (one array at a time).
     pub fn resize(&mut self, setup: &Setup, owned: Box3) {
         let mut fields = core::mem::take(&mut self.fields);
@@ -159,7 +169,13 @@ impl<T: Scalar> YeeState<T> {
         let non_finite = self.non_finite;
         let lines = core::mem::take(&mut self.lines);
         let dft = core::mem::take(&mut self.dft);
+        let dispersive = core::mem::take(&mut self.dispersive);
         *self = Self::assemble(setup, owned, fields, slabs);
+        for (old, new) in dispersive.iter().zip(&mut self.dispersive) {
+            if let (Some(old), Some(new)) = (old, new) {
+                old.keep_into(new);
+            }
+        }
         self.non_finite = non_finite;
         self.lines = lines;
         for (old, new) in dft.iter().zip(&mut self.dft) {
@@ -191,28 +207,39 @@ impl<T: Scalar> YeeState<T> {
                 let cell = storage.index_at(n);
                 *id = if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
                     table.id(None)
+                } else if component.is_electric() {
+                    table.id(Some(setup.node_medium(component, cell)))
                 } else {
-                    table.id(Some(setup.node_material(component, cell)))
+                    // H sees μ and σ* only: its nodes need no poles.
+                    let material = setup.node_material(component, cell);
+                    table.id(Some(NodeMedium::from_sets(material, &[])))
                 };
             }
             ids
         });
         let real = |x: f64| T::Real::from_f64(x);
-        let coefficients = |f: fn(&Material, f64) -> UpdateCoefficients| -> Vec<[T::Real; 2]> {
-            table
-                .materials
-                .iter()
-                .map(|m| match m {
-                    Some(m) => {
-                        let k = f(m, dt);
-                        [real(k.decay), real(k.curl)]
-                    }
-                    None => [real(0.0), real(0.0)],
-                })
-                .collect()
-        };
-        let electric = coefficients(electric_coefficients);
-        let magnetic = coefficients(magnetic_coefficients);
+        let zero = [real(0.0), real(0.0)];
+        let (mut electric, mut magnetic, mut ade, mut drive) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for medium in &table.materials {
+            let Some(m) = medium else {
+                electric.push(zero);
+                magnetic.push(zero);
+                ade.push(Vec::new());
+                drive.push(real(0.0));
+                continue;
+            };
+            let e = m.electric_coefficients(setup.poles, dt);
+            let h = magnetic_coefficients(&m.material, dt);
+            electric.push([real(e.decay), real(e.curl)]);
+            magnetic.push([real(h.decay), real(h.curl)]);
+            ade.push(
+                m.poles(setup.poles)
+                    .map(|p| AdeStep::new(p.ade(dt)))
+                    .collect(),
+            );
+            drive.push(real(e.curl / dt));
+        }
         let free = Component::ALL.map(|c| free_box(setup, c));
         let stretch = Axis::ALL.map(|axis| axis_stretch(setup, axis));
         let sources = setup
@@ -230,6 +257,9 @@ impl<T: Scalar> YeeState<T> {
             material_ids,
             electric,
             magnetic,
+            ade,
+            drive,
+            dispersive: [None, None, None],
             free,
             stretch,
             slabs,
@@ -246,6 +276,12 @@ impl<T: Scalar> YeeState<T> {
             unstretched: [(0, 0); 3],
         }
         .with_fast_path_facts()
+        .with_dispersive_nodes()
+    }
+
+    fn with_dispersive_nodes(mut self) -> Self {
+        self.dispersive = core::array::from_fn(|c| DispersiveNodes::of(&self, Component::ALL[c]));
+        self
     }
 
     fn with_fast_path_facts(mut self) -> Self {
@@ -310,9 +346,9 @@ pub const MAX_MATERIAL_IDS: usize = 1 << 16;
 /// different regions share an id, and a grid of one material keeps one id (the fast kernels'
 /// uniform case).
 struct MaterialTable {
-    materials: Vec<Option<Material>>,
-    ids: BTreeMap<Option<[u64; 4]>, u16>,
-    last: Option<(Option<[u64; 4]>, u16)>,
+    materials: Vec<Option<NodeMedium>>,
+    ids: BTreeMap<Option<MediumBits>, u16>,
+    last: Option<(Option<MediumBits>, u16)>,
     overflow: bool,
 }
 
@@ -324,13 +360,13 @@ impl MaterialTable {
             last: None,
             overflow: false,
         };
-        table.id(Some(background));
+        table.id(Some(NodeMedium::whole(background)));
         table
     }
 
     /// The id of `material` (`None`: inactive), given now if it is new. Past
     /// [`MAX_MATERIAL_IDS`] the table sets `overflow` and answers 0.
-    fn id(&mut self, material: Option<Material>) -> u16 {
+    fn id(&mut self, material: Option<NodeMedium>) -> u16 {
         let key = material.map(|m| m.to_bits());
         // Neighbouring nodes mostly share a material: skip the map for a repeat.
         if let Some((last, id)) = self.last {
@@ -433,17 +469,19 @@ mod tests {
     fn the_table_names_each_material_once_and_stops_at_the_limit() {
         let mut table = MaterialTable::new(Material::VACUUM);
         let glass = Material::dielectric(4.0);
-        assert_eq!(table.id(Some(Material::VACUUM)), 0);
-        assert_eq!(table.id(Some(glass)), 1);
+        assert_eq!(table.id(Some(NodeMedium::whole(Material::VACUUM))), 0);
+        assert_eq!(table.id(Some(NodeMedium::whole(glass))), 1);
         assert_eq!(table.id(None), 2);
-        assert_eq!(table.id(Some(Material::VACUUM)), 0);
-        assert_eq!(table.id(Some(glass)), 1);
+        assert_eq!(table.id(Some(NodeMedium::whole(Material::VACUUM))), 0);
+        assert_eq!(table.id(Some(NodeMedium::whole(glass))), 1);
         for n in 3..MAX_MATERIAL_IDS {
-            let id = table.id(Some(Material::dielectric(10.0 + n as f64)));
+            let id = table.id(Some(NodeMedium::whole(Material::dielectric(
+                10.0 + n as f64,
+            ))));
             assert_eq!(usize::from(id), n);
         }
         assert!(!table.overflow, "{MAX_MATERIAL_IDS} materials fit");
-        table.id(Some(Material::dielectric(0.5)));
+        table.id(Some(NodeMedium::whole(Material::dielectric(0.5))));
         assert!(table.overflow);
     }
 
@@ -463,6 +501,7 @@ mod tests {
             grid: [8, 1, 1],
             courant: 0.5,
             background: Material::VACUUM,
+            poles: &[],
             regions: &regions,
             boundaries: [[Boundary::Pec; 2]; 3],
             sources: &[],

@@ -31,6 +31,7 @@ fn main() {
         grid: [400, 300, 1],
         courant: 0.7,
         background: Material::VACUUM,
+        poles: &[],
         regions: &[],
         boundaries: [[Boundary::Pec; 2]; 3],
         sources: &sources,
