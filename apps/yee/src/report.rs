@@ -79,6 +79,11 @@ pub struct RunReport {
     pub courant: f64,
     /// "normalised" or "si".
     pub units: String,
+    /// The cell size Δ in metres (SI scenes; `null` in normalised ones, whose unit of length is
+    /// the cell).
+    pub cell_size: Option<f64>,
+    /// The command line of this run.
+    pub command_line: Vec<String>,
     /// Backend name.
     pub backend: String,
     /// Number of ranks.

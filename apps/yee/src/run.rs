@@ -455,6 +455,11 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         dt_scene: scene.units.to_scene_time(scene.dt()),
         courant: scene.courant,
         units: scene.units.name().into(),
+        cell_size: match scene.units {
+            Units::Si { cell_size } => Some(cell_size),
+            Units::Normalised => None,
+        },
+        command_line: std::env::args().collect(),
         backend: options.backend.name().into(),
         ranks: options.topology.ranks(),
         topology: options.topology.0,
