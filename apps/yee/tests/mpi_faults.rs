@@ -183,6 +183,7 @@ fn a_killed_rank_ends_the_job_within_seconds_naming_it() {
     job.signal(2, "KILL");
     let (status, took) = job.end_within(Duration::from_secs(60));
     let stderr = job.stderr();
+    eprintln!("killed rank 2 of 4: the job ended {took:?} later, {status}");
     assert!(!status.success(), "{stderr}");
     // mpirun notices a process that exits and ends the job (Open MPI 4.1: about 2 s).
     assert!(took < Duration::from_secs(20), "took {took:?}:\n{stderr}");
@@ -201,6 +202,7 @@ fn stopped_rank_ends_the_job(name: &str, np: usize, rank: usize) {
     job.signal(rank, "STOP");
     let (status, took) = job.end_within(Duration::from_secs(60));
     let stderr = job.stderr();
+    eprintln!("stopped rank {rank} of {np}: the job ended {took:?} later, {status}");
     // The timeout (2 s), the ping window (2 s), the stagger and mpirun's abort; a loaded
     // machine may add some.
     assert!(
