@@ -4,7 +4,7 @@
 //! communicator shaped like yee's virtual topology: each exchange posts every receive and every
 //! send as a non-blocking request (`MPI_Irecv`, `MPI_Isend`), runs the overlapped interior
 //! update, then waits (the kernel split of Kim & Park 2012); its variable-size gathers are
-//! `MPI_Gatherv` and `MPI_Allgatherv`. [`RootGather`] collects
+//! `MPI_Igatherv` and `MPI_Iallgatherv`. [`RootGather`] collects
 //! variable-size byte messages at rank 0 on a communicator of its own (output pieces, the ranks'
 //! records), and [`abort_on_panic`] turns a panicking rank into `MPI_Abort`, so a failure on
 //! one process never leaves the others waiting. No wait blocks for ever: each polls under a
@@ -34,8 +34,8 @@ pub use watchdog::{Awaited, Watchdog};
 /// balancer's timings) sends every rank's values to every other rank point to point; beyond, it
 /// is one `MPI_Iallgather`. Open MPI progresses non-blocking collectives (libnbc) on one
 /// progress call in eight and yields the core on the others when ranks outnumber cores, which
-/// made 4 processes on 2 cores 20 % slower than the blocking `MPI_Allgather`; point-to-point
-/// messages progress on every call.
+/// made 4 processes on 2 cores 22 % slower than the blocking `MPI_Allgather` (docs/mpi.md);
+/// point-to-point messages progress on every call.
 const P2P_ALL_GATHER_RANKS: usize = 64;
 
 /// One process's end of the MPI communicator.
@@ -270,7 +270,7 @@ impl Comm for MpiComm {
         Ok(())
     }
 
-    /// `MPI_Allgather` of the lengths.
+    /// `MPI_Iallgather` of the lengths.
     fn gather_lens(&mut self, mine: usize, lens: &mut [usize]) -> Result<(), MpiError> {
         if lens.len() != self.size() {
             let what = "gather_lens: lens.len() vs ranks";
@@ -285,7 +285,7 @@ impl Comm for MpiComm {
         Ok(())
     }
 
-    /// `MPI_Gatherv`, or the point-to-point default where a length or offset exceeds MPI's
+    /// `MPI_Igatherv`, or the point-to-point default where a length or offset exceeds MPI's
     /// 32-bit counts (every rank has the same `lens`, so every rank takes the same path).
     fn gather_bytes(
         &mut self,
@@ -321,7 +321,7 @@ impl Comm for MpiComm {
         Ok(())
     }
 
-    /// `MPI_Allgatherv`, or the point-to-point default as in [`MpiComm::gather_bytes`].
+    /// `MPI_Iallgatherv`, or the point-to-point default as in [`MpiComm::gather_bytes`].
     fn all_gather_bytes(
         &mut self,
         mine: &[u8],

@@ -347,7 +347,10 @@ mod tests {
             MAX_PING_WINDOW,
         );
         assert!(
-            m.starts_with("rank 3 has gone silent: rank 0 waited 60 s for a halo message and it did not answer a ping within 10 s"),
+            m.starts_with(
+                "rank 3 has gone silent: rank 0 waited 60 s for a halo message and it did not \
+                 answer a ping within 10 s"
+            ),
             "{m}"
         );
         let m = silent_message(
