@@ -17,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
     match yee_scene::parse(file, text) {
         Err(e) => {
             let message = e.to_string();
-            assert!(message.starts_with("fuzz.toml"), "the error names the file: {message}");
+            assert!(
+                message.starts_with("fuzz.toml"),
+                "the error names the file: {message}"
+            );
         }
         Ok(scene) => {
             if let Err(e) = scene.setup().validate() {
