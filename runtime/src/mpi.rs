@@ -75,6 +75,12 @@ pub fn agree<R, E: std::fmt::Display>(
         .map(|p| file_sha256(&p))
         .unwrap_or_default();
     let scene = file_sha256(scene_file);
+    // A bad YEE_MPI_TIMEOUT is the same on every rank: rank 0 says so once, before the run.
+    let local = local.map_err(|e| e.to_string()).and_then(|prepared| {
+        yee_comm_mpi::Watchdog::from_env()
+            .map(|_| prepared)
+            .map_err(|e| e.to_string())
+    });
     let mut record = vec![0u8; 1 + 32 + 32 + 2 + MESSAGE_BYTES];
     if let Err(e) = &local {
         let text = e.to_string();

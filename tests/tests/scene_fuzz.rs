@@ -1,7 +1,8 @@
 //! The scene loader never panics: every example scene, mutated at random — bytes replaced,
 //! inserted or deleted, numbers swapped for extreme values, lines dropped or repeated — loads
 //! to a valid scene or fails with an error naming the file (issue 23's fuzzing, as a property
-//! test; the cargo-fuzz targets cover the partitioners).
+//! test; the cargo-fuzz target `scene` feeds the loader any bytes for longer, see
+//! docs/testing.md).
 
 use std::path::{Path, PathBuf};
 

@@ -4,18 +4,21 @@
 //! communicator shaped like yee's virtual topology: each exchange posts every receive and every
 //! send as a non-blocking request (`MPI_Irecv`, `MPI_Isend`), runs the overlapped interior
 //! update, then waits (the kernel split of Kim & Park 2012); its variable-size gathers are
-//! `MPI_Gatherv` and `MPI_Allgatherv`. [`RootGather`] collects
+//! `MPI_Igatherv` and `MPI_Iallgatherv`. [`RootGather`] collects
 //! variable-size byte messages at rank 0 on a communicator of its own (output pieces, the ranks'
 //! records), and [`abort_on_panic`] turns a panicking rank into `MPI_Abort`, so a failure on
-//! one process never leaves the others waiting.
+//! one process never leaves the others waiting. No wait blocks for ever: each polls under a
+//! [`Watchdog`], which ends the job with one message when a rank stops answering.
 #![warn(missing_docs)]
 
 pub mod calibrate;
 pub mod error;
+pub mod watchdog;
 
 use std::time::Instant;
 
 use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::{CartesianCommunicator, Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Destination, Root, Source};
 use mpi::{Count, Rank};
@@ -25,13 +28,25 @@ use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, CommErrorKind, Incoming, Outgoing, Topology};
 
 pub use error::MpiError;
+pub use watchdog::{Awaited, Watchdog};
+
+/// Up to this many ranks [`MpiComm::all_gather`] (the stop check every few steps, the
+/// balancer's timings) sends every rank's values to every other rank point to point; beyond, it
+/// is one `MPI_Iallgather`. Open MPI progresses non-blocking collectives (libnbc) on one
+/// progress call in eight and yields the core on the others when ranks outnumber cores, which
+/// made 4 processes on 2 cores 22 % slower than the blocking `MPI_Allgather` (docs/mpi.md);
+/// point-to-point messages progress on every call.
+const P2P_ALL_GATHER_RANKS: usize = 64;
 
 /// One process's end of the MPI communicator.
 pub struct MpiComm {
     cart: CartesianCommunicator,
+    /// A duplicate of the world (same ranks as `cart`) for [`MpiComm::all_gather`]'s messages.
+    all_gather_comm: SimpleCommunicator,
     topology: Topology,
     origin: Instant,
     sleeper: Sleeper,
+    watchdog: Watchdog,
 }
 
 impl std::fmt::Debug for MpiComm {
@@ -47,12 +62,13 @@ impl MpiComm {
     /// The Cartesian communicator of `topology` over `world` (no reordering: yee's rank `r` is
     /// world rank `r`, x fastest). MPI orders Cartesian coordinates with the last one fastest,
     /// so the dimensions are given as (z, y, x). Fails when the process count differs from the
-    /// topology's rank count.
+    /// topology's rank count, or when [`watchdog::TIMEOUT_VAR`] is not a number of seconds.
     pub fn new(
         world: &SimpleCommunicator,
         topology: Topology,
         periodic: [bool; 3],
     ) -> Result<MpiComm, MpiError> {
+        let watchdog = Watchdog::from_env()?;
         let size = world.size() as usize;
         if size != topology.ranks() {
             return Err(MpiError::new(
@@ -76,9 +92,11 @@ impl MpiComm {
             })?;
         let comm = MpiComm {
             cart,
+            all_gather_comm: world.duplicate(),
             topology,
             origin: Instant::now(),
             sleeper: Sleeper::new(Slowdown::default()),
+            watchdog,
         };
         let mpi_coords = comm.cart.rank_to_coordinates(comm.cart.rank());
         let ours = comm.coords();
@@ -99,6 +117,13 @@ impl MpiComm {
     /// Makes this process sleep as `slowdown` says while it computes (a slow node, on demand).
     pub fn with_slowdown(mut self, slowdown: Slowdown) -> Self {
         self.sleeper = Sleeper::new(slowdown);
+        self
+    }
+
+    /// Bounds this communicator's waits by `watchdog` instead of the one [`MpiComm::new`] read
+    /// from the environment.
+    pub fn with_watchdog(mut self, watchdog: Watchdog) -> Self {
+        self.watchdog = watchdog;
         self
     }
 }
@@ -160,7 +185,9 @@ impl Comm for MpiComm {
             overlap(self);
             for (request, waited, expected, peer, route) in receives {
                 let t = self.now_seconds();
-                let status = request.wait();
+                let status = self
+                    .watchdog
+                    .wait(Awaited::Rank(peer), "its halo message", request);
                 *waited = self.now_seconds() - t;
                 let got = status.count(u8::equivalent_datatype()) as usize;
                 if got != expected && mismatch.is_none() {
@@ -170,8 +197,9 @@ impl Comm for MpiComm {
                     ));
                 }
             }
-            for s in sends {
-                s.wait_without_status();
+            for (s, o) in sends.into_iter().zip(outgoing) {
+                let to = Awaited::Rank(o.peer);
+                self.watchdog.wait(to, "it to take a halo message", s);
             }
         });
         match mismatch {
@@ -192,21 +220,72 @@ impl Comm for MpiComm {
                 ),
             ));
         }
-        self.cart.all_gather_into(mine, all);
+        if self.size() > P2P_ALL_GATHER_RANKS {
+            let cart = &self.cart;
+            mpi::request::scope(|scope| {
+                let request = cart.immediate_all_gather_into(scope, mine, all);
+                self.watchdog
+                    .wait(Awaited::Everyone, "an all-gather", request);
+            });
+            return Ok(());
+        }
+        let (me, n) = (self.rank(), mine.len());
+        if n == 0 {
+            return Ok(());
+        }
+        all[me * n..(me + 1) * n].copy_from_slice(mine);
+        let (comm, watchdog) = (&self.all_gather_comm, self.watchdog);
+        mpi::request::scope(|scope| {
+            let receives: Vec<_> = all
+                .chunks_mut(n)
+                .enumerate()
+                .filter(|&(r, _)| r != me)
+                .map(|(r, theirs)| {
+                    let request = comm
+                        .process_at_rank(r as Rank)
+                        .immediate_receive_into(scope, theirs);
+                    (r, request)
+                })
+                .collect();
+            let sends: Vec<_> = (0..comm.size() as usize)
+                .filter(|&r| r != me)
+                .map(|r| {
+                    (
+                        r,
+                        comm.process_at_rank(r as Rank).immediate_send(scope, mine),
+                    )
+                })
+                .collect();
+            for (r, request) in receives {
+                watchdog.wait(Awaited::Rank(r), "its part of an all-gather", request);
+            }
+            for (r, request) in sends {
+                watchdog.wait(
+                    Awaited::Rank(r),
+                    "it to take its part of an all-gather",
+                    request,
+                );
+            }
+        });
         Ok(())
     }
 
-    /// `MPI_Allgather` of the lengths.
+    /// `MPI_Iallgather` of the lengths.
     fn gather_lens(&mut self, mine: usize, lens: &mut [usize]) -> Result<(), MpiError> {
         if lens.len() != self.size() {
             let what = "gather_lens: lens.len() vs ranks";
             return Err(ArgumentError::size_mismatch(what, self.size(), lens.len()).into());
         }
-        self.cart.all_gather_into(&mine, lens);
+        let cart = &self.cart;
+        mpi::request::scope(|scope| {
+            let request = cart.immediate_all_gather_into(scope, &mine, lens);
+            self.watchdog
+                .wait(Awaited::Everyone, "an all-gather", request);
+        });
         Ok(())
     }
 
-    /// `MPI_Gatherv`, or the point-to-point default where a length or offset exceeds MPI's
+    /// `MPI_Igatherv`, or the point-to-point default where a length or offset exceeds MPI's
     /// 32-bit counts (every rank has the same `lens`, so every rank takes the same path).
     fn gather_bytes(
         &mut self,
@@ -225,16 +304,24 @@ impl Comm for MpiComm {
         };
         let mine = send_buffer(mine);
         let root_process = self.cart.process_at_rank(root as Rank);
-        if rank == root {
-            let mut partition = PartitionMut::new(all, counts, displs);
-            root_process.gather_varcount_into_root(mine, &mut partition);
-        } else {
-            root_process.gather_varcount_into(mine);
-        }
+        let watchdog = self.watchdog;
+        // Only the root has a buffer the counts fit in (the others' `all` is empty).
+        let mut partition = (rank == root).then(|| PartitionMut::new(all, counts, displs));
+        mpi::request::scope(|scope| match partition.as_mut() {
+            Some(partition) => {
+                let request =
+                    root_process.immediate_gather_varcount_into_root(scope, mine, partition);
+                watchdog.wait(Awaited::Everyone, "a gather", request);
+            }
+            None => {
+                let request = root_process.immediate_gather_varcount_into(scope, mine);
+                watchdog.wait(Awaited::Everyone, "a gather", request);
+            }
+        });
         Ok(())
     }
 
-    /// `MPI_Allgatherv`, or the point-to-point default as in [`MpiComm::gather_bytes`].
+    /// `MPI_Iallgatherv`, or the point-to-point default as in [`MpiComm::gather_bytes`].
     fn all_gather_bytes(
         &mut self,
         mine: &[u8],
@@ -249,8 +336,13 @@ impl Comm for MpiComm {
             return gather_by_exchange(self, None, mine, lens, all);
         };
         let partition = &mut PartitionMut::new(all, counts, displs);
-        self.cart
-            .all_gather_varcount_into(send_buffer(mine), partition);
+        let cart = &self.cart;
+        mpi::request::scope(|scope| {
+            let request =
+                cart.immediate_all_gather_varcount_into(scope, send_buffer(mine), partition);
+            self.watchdog
+                .wait(Awaited::Everyone, "an all-gather", request);
+        });
         Ok(())
     }
 
@@ -311,13 +403,17 @@ fn partition(lens: &[usize]) -> Option<(Vec<Count>, Vec<Count>)> {
 /// same messages in the same order.
 pub struct RootGather {
     comm: SimpleCommunicator,
+    watchdog: Watchdog,
 }
 
 impl RootGather {
-    /// A gatherer over a duplicate of `world`.
+    /// A gatherer over a duplicate of `world`, its waits bounded by the [`Watchdog`] of the
+    /// environment (the default one when [`watchdog::TIMEOUT_VAR`] is not a number: the run's
+    /// start-up check reports that).
     pub fn new(world: &SimpleCommunicator) -> RootGather {
         RootGather {
             comm: world.duplicate(),
+            watchdog: Watchdog::from_env().unwrap_or_default(),
         }
     }
 
@@ -325,12 +421,22 @@ impl RootGather {
     /// `None`. Collective: every rank must call it the same number of times.
     pub fn gather(&self, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
         if self.comm.rank() != 0 {
-            self.comm.process_at_rank(0).send(mine);
+            mpi::request::scope(|scope| {
+                let request = self.comm.process_at_rank(0).immediate_send(scope, mine);
+                self.watchdog
+                    .wait(Awaited::Rank(0), "it to gather the output", request);
+            });
             return None;
         }
         let mut all = vec![mine.to_vec()];
         for r in 1..self.comm.size() {
-            let (bytes, _) = self.comm.process_at_rank(r).receive_vec::<u8>();
+            let from = self.comm.process_at_rank(r);
+            let message =
+                self.watchdog
+                    .poll(Awaited::Rank(r as usize), "its part of the output", || {
+                        from.immediate_matched_probe()
+                    });
+            let (bytes, _) = message.matched_receive_vec::<u8>();
             all.push(bytes);
         }
         Some(all)
@@ -340,7 +446,13 @@ impl RootGather {
     /// concatenated in rank order.
     pub fn all_gather_fixed(&self, mine: &[u8]) -> Vec<u8> {
         let mut all = vec![0u8; mine.len() * self.comm.size() as usize];
-        self.comm.all_gather_into(mine, &mut all[..]);
+        mpi::request::scope(|scope| {
+            let request = self
+                .comm
+                .immediate_all_gather_into(scope, mine, &mut all[..]);
+            self.watchdog
+                .wait(Awaited::Everyone, "an all-gather", request);
+        });
         all
     }
 }
