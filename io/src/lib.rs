@@ -17,6 +17,6 @@ pub mod csv;
 pub mod font;
 pub mod npy;
 pub mod plot;
-pub mod pvd;
 pub mod png;
+pub mod pvd;
 pub mod vti;

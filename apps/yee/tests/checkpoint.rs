@@ -213,18 +213,36 @@ fn dispersive_media_resume_bit_for_bit() {
     // Drude, Lorentz and Debye polarisations travel in the rank files with their cells.
     let scene = repo().join("examples/scenes/dispersive1d.toml");
     let straight = out_dir("poles_straight");
-    run(&scene, &straight, &["--steps", "400", "--backend", "scalar"]);
+    run(
+        &scene,
+        &straight,
+        &["--steps", "400", "--backend", "scalar"],
+    );
     let cut = out_dir("poles_cut");
     run(
         &scene,
         &cut,
-        &["--steps", "400", "--ranks", "2", "--checkpoint-every", "250"],
+        &[
+            "--steps",
+            "400",
+            "--ranks",
+            "2",
+            "--checkpoint-every",
+            "250",
+        ],
     );
     let resumed = out_dir("poles_resumed");
     run(
         &scene,
         &resumed,
-        &["--steps", "400", "--ranks", "3", "--resume", cut.to_str().unwrap()],
+        &[
+            "--steps",
+            "400",
+            "--ranks",
+            "3",
+            "--resume",
+            cut.to_str().unwrap(),
+        ],
     );
     assert_same_files(&straight, &resumed, 2);
 }

@@ -145,7 +145,10 @@ fn check_outputs(report: &Value, out: &Path) {
             for (name, kind, at, count) in arrays {
                 let width = if kind == "Float32" { 4 } else { 8 };
                 assert_eq!(count, cells * width, "{file}: {name}");
-                assert!(at + count <= bytes.len(), "{file}: {name} runs past the end");
+                assert!(
+                    at + count <= bytes.len(),
+                    "{file}: {name} runs past the end"
+                );
             }
             vtis += 1;
         }

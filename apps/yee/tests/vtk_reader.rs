@@ -146,7 +146,9 @@ steps = 3
     let out = dir.join("out");
     yee_run(&scene, &out, &[]);
     let raw = 3 * 96usize.pow(3) * 4;
-    let size = std::fs::metadata(out.join("fields_000003.vti")).unwrap().len() as usize;
+    let size = std::fs::metadata(out.join("fields_000003.vti"))
+        .unwrap()
+        .len() as usize;
     assert!(
         size as f64 <= 1.1 * raw as f64,
         "a .vti of {raw} bytes of values takes {size}"
