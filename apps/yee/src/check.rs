@@ -474,6 +474,49 @@ fn node_range(scene: &Scene) -> (Index3, Index3) {
     (lo, hi)
 }
 
+/// " Hz" in SI scenes; nothing in normalised ones (frequencies in c/Δx).
+fn frequency_unit(units: &yee_scene::Units) -> &'static str {
+    match units {
+        yee_scene::Units::Si { .. } => " Hz",
+        yee_scene::Units::Normalised => "",
+    }
+}
+
+/// A waveform in the scene's units: frequencies in Hz and times in seconds in SI scenes, in
+/// c/Δx and Δx/c in normalised ones.
+fn describe_waveform(w: &yee_em::Waveform, units: &yee_scene::Units) -> String {
+    let (hz, s) = match units {
+        yee_scene::Units::Si { .. } => (" Hz", " s"),
+        yee_scene::Units::Normalised => ("", ""),
+    };
+    let f = |x: f64| format!("{:.6e}{hz}", units.to_scene_frequency(x));
+    let t = |x: f64| format!("{:.6e}{s}", units.to_scene_time(x));
+    match *w {
+        yee_em::Waveform::Gaussian {
+            delay,
+            width,
+            frequency,
+        } => format!(
+            "gaussian: frequency {}, width {}, delay {}",
+            f(frequency),
+            t(width),
+            t(delay)
+        ),
+        yee_em::Waveform::Ricker { frequency, delay } => {
+            format!("ricker: frequency {}, delay {}", f(frequency), t(delay))
+        }
+        yee_em::Waveform::Sinusoid {
+            frequency,
+            phase,
+            ramp,
+        } => format!(
+            "sinusoid: frequency {}, phase {phase} rad, ramp {}",
+            f(frequency),
+            t(ramp)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -544,48 +587,5 @@ steps = 1
         );
         assert_eq!(figure(1963.4954084936207), "1963.495");
         assert_eq!(figure(-0.0001), "0");
-    }
-}
-
-/// " Hz" in SI scenes; nothing in normalised ones (frequencies in c/Δx).
-fn frequency_unit(units: &yee_scene::Units) -> &'static str {
-    match units {
-        yee_scene::Units::Si { .. } => " Hz",
-        yee_scene::Units::Normalised => "",
-    }
-}
-
-/// A waveform in the scene's units: frequencies in Hz and times in seconds in SI scenes, in
-/// c/Δx and Δx/c in normalised ones.
-fn describe_waveform(w: &yee_em::Waveform, units: &yee_scene::Units) -> String {
-    let (hz, s) = match units {
-        yee_scene::Units::Si { .. } => (" Hz", " s"),
-        yee_scene::Units::Normalised => ("", ""),
-    };
-    let f = |x: f64| format!("{:.6e}{hz}", units.to_scene_frequency(x));
-    let t = |x: f64| format!("{:.6e}{s}", units.to_scene_time(x));
-    match *w {
-        yee_em::Waveform::Gaussian {
-            delay,
-            width,
-            frequency,
-        } => format!(
-            "gaussian: frequency {}, width {}, delay {}",
-            f(frequency),
-            t(width),
-            t(delay)
-        ),
-        yee_em::Waveform::Ricker { frequency, delay } => {
-            format!("ricker: frequency {}, delay {}", f(frequency), t(delay))
-        }
-        yee_em::Waveform::Sinusoid {
-            frequency,
-            phase,
-            ramp,
-        } => format!(
-            "sinusoid: frequency {}, phase {phase} rad, ramp {}",
-            f(frequency),
-            t(ramp)
-        ),
     }
 }
