@@ -435,12 +435,14 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
     ) -> Result<SavedPart, String> {
         let t = Instant::now();
         let saved = self.write_part(chunk, probes, at).map_err(|e| {
-            format!(
+            let message = format!(
                 "rank {} cannot write its part of the checkpoint at step {} in {}: {e}",
                 self.rank,
                 at.step,
                 self.config.dir.display()
-            )
+            );
+            log::warn!("{message}; the run goes on, and the earlier checkpoint is kept");
+            message
         })?;
         log::info!(
             "rank {}: checkpoint part at step {}: {} bytes in {:.3} s",

@@ -370,6 +370,33 @@ fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
 }
 
 #[test]
+fn a_checkpoint_that_cannot_be_written_is_reported_and_the_run_goes_on() {
+    // A folder that cannot be made (a full disk fails the same way, at the write).
+    let scene = mpi3d();
+    let out = out_dir("unwritable");
+    let r = run(
+        &scene,
+        &out,
+        &[
+            "--checkpoint-every",
+            "20",
+            "--checkpoint-dir",
+            "/dev/null/checkpoints",
+        ],
+    );
+    assert_eq!(r["status"], "complete");
+    let checkpoints = r["checkpoints"].as_array().unwrap();
+    assert_eq!(checkpoints.len(), 2);
+    for c in checkpoints {
+        let error = c["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("/dev/null/checkpoints") && error.contains("rank 0"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
 fn checkpoint_options_that_cannot_work_are_refused() {
     let scene = mpi3d();
     for (args, expected) in [
