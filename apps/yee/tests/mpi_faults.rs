@@ -210,11 +210,16 @@ fn stopped_rank_ends_the_job(name: &str, np: usize, rank: usize) {
         "took {took:?}:\n{stderr}"
     );
     assert_eq!(status.code(), Some(75), "{stderr}");
+    // One message as a rule (the ranks stagger theirs and the first abort ends the job); on a
+    // loaded machine a second neighbour may print the same finding before the abort reaches
+    // it. Every message names the stopped rank.
     let errors = errors(&stderr);
-    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(!errors.is_empty(), "{stderr}");
     let silent = format!("error: rank {rank} has gone silent: rank ");
-    assert!(errors[0].starts_with(&silent), "{stderr}");
-    assert!(errors[0].contains("YEE_MPI_TIMEOUT"), "{stderr}");
+    for e in &errors {
+        assert!(e.starts_with(&silent), "{stderr}");
+        assert!(e.contains("YEE_MPI_TIMEOUT"), "{stderr}");
+    }
     assert_eq!(job.alive(), Vec::<usize>::new(), "{stderr}");
 }
 

@@ -131,7 +131,7 @@ impl Watchdog {
         let world = SimpleCommunicator::world();
         let start = Instant::now();
         let mut deadline = self.timeout.map(|t| start + t);
-        let mut answered_once = false;
+        let mut answered = 0;
         let mut polls = 0u32;
         loop {
             if let Some(t) = ready() {
@@ -158,12 +158,12 @@ impl Watchdog {
             if !silent.is_empty() {
                 give_up(&world, &silent_message(me, &silent, what, waited, window));
             }
-            if answered_once {
+            if answered >= DEADLOCK_ROUNDS {
                 give_up(&world, &deadlock_message(me, awaited, what, waited));
             }
             // Those we wait for are alive and waiting themselves: the ranks next to the silent
-            // one time out first and name it; give them one more timeout to do so.
-            answered_once = true;
+            // one time out first and name it (and end the job); give them time to do so.
+            answered += 1;
             deadline = Some(Instant::now() + timeout);
         }
     }
@@ -260,8 +260,14 @@ fn send_byte(world: &SimpleCommunicator, to: usize, tag: Tag) {
 }
 
 /// Between two ranks' messages: the ranks next to a silent one find it at about the same time,
-/// and the first message's `MPI_Abort` should end the others before they print theirs.
-const STAGGER: Duration = Duration::from_millis(200);
+/// and the first message's `MPI_Abort` should end the others before they print theirs (on a
+/// loaded machine that can take most of a second).
+const STAGGER: Duration = Duration::from_millis(1000);
+
+/// Timeouts in which every awaited rank answers pings before the ranks are said to wait for
+/// each other: a rank that waits on a neighbour of a silent one must not speak before that
+/// neighbour has named it.
+const DEADLOCK_ROUNDS: u32 = 3;
 
 /// Prints the message and ends every process of the job. Rank r waits `r` staggers (at most
 /// ten) before printing, so that one message is printed, the lowest rank's.
