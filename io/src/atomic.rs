@@ -1,8 +1,9 @@
 //! Files that appear whole or not at all: each is written under a temporary name beside its
 //! target (`.<name>.part`) and renamed when complete — a rename within one directory replaces
 //! the target atomically (POSIX `rename(2)`). A write that fails (a full disk, an encoder
-//! error) removes its temporary file and leaves no file of the final name behind. The files
-//! are not synced to the disk: this guards against the run failing, not the machine.
+//! error) removes its temporary file and leaves no file of the final name behind. The outputs
+//! are not synced to the disk: this guards against the run failing, not the machine; what must
+//! survive the machine (a checkpoint's index) goes through [`write_synced`].
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -21,12 +22,29 @@ pub fn write_with<E: std::fmt::Display>(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
 ) -> std::io::Result<()> {
+    write_through(path, false, write)
+}
+
+/// [`write`], with the file synced to the disk before it takes its name: after a crash of the
+/// machine the name holds the whole file or the one before.
+pub fn write_synced(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    write_through(path, true, |w| w.write_all(bytes.as_ref()))
+}
+
+fn write_through<E: std::fmt::Display>(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
+) -> std::io::Result<()> {
     let temporary = temporary_name(path);
     let result = (|| {
         let mut w = BufWriter::new(File::create(&temporary)?);
         write(&mut w).map_err(|e| std::io::Error::other(e.to_string()))?;
-        w.flush()?;
-        drop(w);
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        if sync {
+            file.sync_all()?;
+        }
+        drop(file);
         fs::rename(&temporary, path)
     })();
     if result.is_err() {

@@ -374,7 +374,7 @@ impl<'a> RankCheckpoints<'a> {
             app: (self.app)(),
         };
         let text = serde_json::to_string_pretty(&index).expect("an index serialises");
-        write_atomically(&folder.join(INDEX), text.as_bytes())?;
+        yee_io::atomic::write_synced(&folder.join(INDEX), text)?;
         let done = step_dir(&self.config.dir, at.step, false);
         if done.exists() {
             fs::remove_dir_all(&done)?;
@@ -390,15 +390,6 @@ impl<'a> RankCheckpoints<'a> {
         }
         Ok(())
     }
-}
-
-/// Writes `bytes` to `path` through a temporary name and a rename.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.part");
-    let mut f = File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    fs::rename(tmp, path)
 }
 
 fn rank_file(rank: usize) -> String {
@@ -655,24 +646,15 @@ impl Loaded {
                 .build(setup, plane, costs)
                 .map_err(|e| backend_error(&e))?;
             check_len(&whole, plane, bytes)?;
-            let mut tmp = whole.buffer(bytes).map_err(|e| backend_error(&e))?;
-            tmp.bytes_mut()[..bytes].copy_from_slice(&buffer.bytes()[..bytes]);
-            whole
-                .unpack_slabs(&[plane], &tmp)
-                .and_then(|()| whole.wait())
-                .map_err(|e| backend_error(&e))?;
             let n = whole.slab_len(inside) * std::mem::size_of::<T>();
             if part.bytes().len() < n {
                 part = chunk.buffer(n).map_err(|e| backend_error(&e))?;
             }
-            let mut out = whole.buffer(n).map_err(|e| backend_error(&e))?;
             whole
-                .pack_slabs(&[inside], &mut out)
+                .unpack_slabs(&[plane], &buffer)
+                .and_then(|()| whole.pack_slabs(&[inside], &mut part))
                 .and_then(|()| whole.wait())
-                .map_err(|e| backend_error(&e))?;
-            part.bytes_mut()[..n].copy_from_slice(&out.bytes()[..n]);
-            chunk
-                .unpack_slabs(&[inside], &part)
+                .and_then(|()| chunk.unpack_slabs(&[inside], &part))
                 .and_then(|()| chunk.wait())
                 .map_err(|e| backend_error(&e))?;
         }

@@ -177,9 +177,9 @@ pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpo
             diverged.is_some() || failure.is_some() || wants
         })?;
         chunk = c;
-        records.extend(log.records.iter().cloned());
-        history.extend(log.history.iter().cloned());
         at = log.end();
+        records.extend(log.records);
+        history.extend(log.history);
         if let Some(e) = failure.take() {
             return Err(StepError::Chunk(e));
         }
