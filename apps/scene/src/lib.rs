@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod geometry_output;
 pub mod mask;
 mod resolve;
 pub mod shapes;
@@ -18,6 +19,7 @@ pub mod spec;
 use std::path::Path;
 
 pub use error::SceneError;
+pub use geometry_output::GeometryOutput;
 pub use resolve::{DftOutput, Flux, Scene, Slice, Snapshots, Units};
 
 /// Reads, parses and resolves the scene at `path`.

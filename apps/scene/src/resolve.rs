@@ -11,11 +11,12 @@ use yee_em::{
 };
 
 use super::error::SceneError;
+use super::geometry_output::GeometryOutput;
 use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, DirectionSpec, FluxSpec, GeometrySpec,
-    ModeSpec, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind, SnapshotFormat, SourceSpec,
-    UnitSystem, ValueType, WaveformKind,
+    ModeSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind, SnapshotFormat,
+    SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -169,12 +170,16 @@ pub struct DftOutput {
 pub struct Snapshots {
     /// Components written.
     pub components: Vec<Component>,
+    /// Geometry quantities written (once as `.npy`, in every `.vti`).
+    pub geometry: Vec<GeometryOutput>,
     /// Steps between snapshots (0: only the last step).
     pub every: u64,
     /// Write `.npy` files.
     pub npy: bool,
     /// Write `.vti` files.
     pub vti: bool,
+    /// Compress the `.vti` arrays with zlib.
+    pub zlib: bool,
 }
 
 /// A validated scene: everything needed to build a [`Setup`] and write the outputs.
@@ -371,6 +376,26 @@ impl Resolver<'_> {
             ));
         }
         Ok(component)
+    }
+}
+
+/// A snapshot's name as a field component or a geometry quantity.
+fn output_name(n: OutputName) -> (Option<ComponentName>, Option<GeometryOutput>) {
+    let field = |c| (Some(c), None);
+    let geometry = |q| (None, Some(q));
+    match n {
+        OutputName::Ex => field(ComponentName::Ex),
+        OutputName::Ey => field(ComponentName::Ey),
+        OutputName::Ez => field(ComponentName::Ez),
+        OutputName::Hx => field(ComponentName::Hx),
+        OutputName::Hy => field(ComponentName::Hy),
+        OutputName::Hz => field(ComponentName::Hz),
+        OutputName::Eps => geometry(GeometryOutput::Eps),
+        OutputName::Mu => geometry(GeometryOutput::Mu),
+        OutputName::Sigma => geometry(GeometryOutput::Sigma),
+        OutputName::SigmaM => geometry(GeometryOutput::SigmaM),
+        OutputName::Material => geometry(GeometryOutput::Material),
+        OutputName::Mask => geometry(GeometryOutput::Mask),
     }
 }
 
@@ -717,8 +742,19 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 ));
             }
             let mut components = Vec::new();
+            let mut geometry = Vec::new();
             for (i, &c) in s.components.iter().enumerate() {
-                components.push(r.component(&format!("output.snapshots.components[{i}]"), c)?);
+                let key = format!("output.snapshots.components[{i}]");
+                let (field, quantity) = output_name(c);
+                if let Some(c) = field {
+                    components.push(r.component(&key, c)?);
+                }
+                if let Some(q) = quantity {
+                    if geometry.contains(&q) {
+                        return Err(r.err(key, format!("names {} twice", q.name())));
+                    }
+                    geometry.push(q);
+                }
             }
             let formats = s
                 .formats
@@ -730,11 +766,19 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                     "is empty; use \"npy\", \"vti\" or both",
                 ));
             }
+            if s.compression == VtiCompression::Zlib && !formats.contains(&SnapshotFormat::Vti) {
+                return Err(r.err(
+                    "output.snapshots.compression",
+                    "applies to .vti files, and formats does not include \"vti\"",
+                ));
+            }
             Some(Snapshots {
                 components,
+                geometry,
                 every: s.every,
                 npy: formats.contains(&SnapshotFormat::Npy),
                 vti: formats.contains(&SnapshotFormat::Vti),
+                zlib: s.compression == VtiCompression::Zlib,
             })
         }
     };

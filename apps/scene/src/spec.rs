@@ -411,6 +411,36 @@ pub enum ComponentName {
     Hz,
 }
 
+/// What a snapshot can hold: a field component or one of the geometry's quantities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputName {
+    /// Ex.
+    Ex,
+    /// Ey.
+    Ey,
+    /// Ez.
+    Ez,
+    /// Hx.
+    Hx,
+    /// Hy.
+    Hy,
+    /// Hz.
+    Hz,
+    /// Relative permittivity at cell centres.
+    Eps,
+    /// Relative permeability at cell centres.
+    Mu,
+    /// Electric conductivity at cell centres.
+    Sigma,
+    /// Magnetic conductivity at cell centres.
+    SigmaM,
+    /// Material number at cell centres.
+    Material,
+    /// 1 for computed cells, 0 for masked ones.
+    Mask,
+}
+
 /// `[[sources]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -599,13 +629,27 @@ pub struct SliceSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotSpec {
-    /// Components written.
-    pub components: Vec<ComponentName>,
+    /// Components and geometry quantities written.
+    pub components: Vec<OutputName>,
     /// Write one every this many steps (0: only at the last step).
     #[serde(default)]
     pub every: u64,
     /// Formats: "npy", "vti" (default both).
     pub formats: Option<Vec<SnapshotFormat>>,
+    /// How `.vti` arrays are stored: "none" (default) or "zlib".
+    #[serde(default)]
+    pub compression: VtiCompression,
+}
+
+/// `.vti` storage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VtiCompression {
+    /// Raw bytes.
+    #[default]
+    None,
+    /// zlib blocks.
+    Zlib,
 }
 
 /// Whole-field formats.

@@ -296,7 +296,9 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         );
     }
     if let Some(snap) = &scene.snapshots {
-        let names: Vec<&str> = snap.components.iter().map(|c| c.name()).collect();
+        let names: Vec<&str> = (snap.components.iter().map(|c| c.name()))
+            .chain(snap.geometry.iter().map(|q| q.name()))
+            .collect();
         let when = if snap.every == 0 {
             "at the last step".to_string()
         } else {
@@ -307,7 +309,11 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             "snapshots   {} {when}{}{}",
             names.join(", "),
             if snap.npy { ", npy" } else { "" },
-            if snap.vti { ", vti" } else { "" }
+            match (snap.vti, snap.zlib) {
+                (true, true) => ", vti (zlib)",
+                (true, false) => ", vti",
+                _ => "",
+            }
         );
     }
     (s, warnings)

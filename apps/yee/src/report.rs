@@ -82,6 +82,8 @@ pub struct RunReport {
     /// The cell size Δ in metres (SI scenes; `null` in normalised ones, whose unit of length is
     /// the cell).
     pub cell_size: Option<f64>,
+    /// The material names, numbered as the `material` geometry output numbers them.
+    pub materials: Vec<String>,
     /// The command line of this run.
     pub command_line: Vec<String>,
     /// Backend name.

@@ -19,7 +19,7 @@ use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
 use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
 use yee_scene::spec::ValueType;
-use yee_scene::{Scene, Units};
+use yee_scene::{GeometryOutput, Scene, Units};
 
 use crate::error::{AppError, io_error};
 use crate::report::{
@@ -218,6 +218,16 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .filter_map(|f| f.as_str().map(str::to_string))
         .filter(|f| out.join(f).is_file())
         .collect();
+    // The geometry the snapshots carry: once as .npy (here, unless the run resumes), in
+    // every .vti.
+    let geometry = match (&scene.snapshots, writer) {
+        (Some(s), true) => write_geometry(scene, s, out, options.resume.is_none())?,
+        _ => Vec::new(),
+    };
+    let mut earlier = earlier;
+    for (q, _) in geometry.iter().filter(|_| options.resume.is_none()) {
+        earlier.push(format!("{}.npy", q.name()));
+    }
     let written: Mutex<Vec<String>> = Mutex::new(earlier);
     let failure: Mutex<Option<AppError>> = Mutex::new(None);
     let writing = Mutex::new(Duration::ZERO);
@@ -229,7 +239,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                 files.push(write_slice(fields, scene, slice, step, out)?);
             }
             if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
-                files.extend(write_snapshot(fields, scene, s, step, out)?);
+                files.extend(write_snapshot(fields, scene, s, &geometry, step, out)?);
             }
             Ok(())
         })();
@@ -459,6 +469,11 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             Units::Si { cell_size } => Some(cell_size),
             Units::Normalised => None,
         },
+        materials: scene
+            .material_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect(),
         command_line: std::env::args().collect(),
         backend: options.backend.name().into(),
         ranks: options.topology.ranks(),
@@ -591,10 +606,33 @@ fn write_slice<T: Scalar>(
     Ok(file)
 }
 
+/// The geometry quantities `s` asks for, computed once; written as `.npy` when `npy` (and the
+/// snapshots include `.npy`).
+fn write_geometry(
+    scene: &Scene,
+    s: &yee_scene::Snapshots,
+    out: &Path,
+    npy: bool,
+) -> Result<Vec<(GeometryOutput, Vec<f64>)>, AppError> {
+    let mut geometry = Vec::new();
+    for &q in &s.geometry {
+        let values = scene.geometry_values(q);
+        if npy && s.npy {
+            let path = out.join(format!("{}.npy", q.name()));
+            write_file(&path, |w| {
+                npy::write(w, scene.grid, scene.mode.dims(), &values)
+            })?;
+        }
+        geometry.push((q, values));
+    }
+    Ok(geometry)
+}
+
 fn write_snapshot<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
     s: &yee_scene::Snapshots,
+    geometry: &[(GeometryOutput, Vec<f64>)],
     step: u64,
     out: &Path,
 ) -> Result<Vec<String>, AppError> {
@@ -611,7 +649,10 @@ fn write_snapshot<T: Scalar>(
             })?;
             files.push(file);
         }
-        arrays.push((c, values));
+        arrays.push(vti::CellArray {
+            name: c.name(),
+            values: vti::Values::Field(values),
+        });
     }
     if s.vti {
         let file = format!("fields_{step:06}.vti");
@@ -619,15 +660,16 @@ fn write_snapshot<T: Scalar>(
             Units::Normalised => 1.0,
             Units::Si { cell_size } => cell_size,
         };
-        let cell_arrays: Vec<vti::CellArray<T>> = arrays
-            .iter()
-            .map(|&(c, values)| vti::CellArray {
-                name: c.name(),
-                values,
-            })
-            .collect();
+        arrays.extend(geometry.iter().map(|(q, values)| vti::CellArray {
+            name: q.name(),
+            values: vti::Values::Real(values),
+        }));
+        let compression = match s.zlib {
+            true => vti::Compression::Zlib,
+            false => vti::Compression::None,
+        };
         write_file(&out.join(&file), |w| {
-            vti::write(w, scene.grid, spacing, &cell_arrays)
+            vti::write(w, scene.grid, spacing, &arrays, compression)
         })?;
         files.push(file);
     }

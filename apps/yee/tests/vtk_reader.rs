@@ -57,7 +57,11 @@ for path in vtis:
     for i in range(cells.GetNumberOfArrays()):
         name = cells.GetArrayName(i)
         values = vtk_to_numpy(cells.GetArray(i))
-        expected = np.load(os.path.join(out, f"{name}_{step}.npy"))
+        # A field's .npy is per step; the geometry's, written once, has the bare name.
+        npy = os.path.join(out, f"{name}_{step}.npy")
+        if not os.path.exists(npy):
+            npy = os.path.join(out, f"{name}.npy")
+        expected = np.load(npy)
         # .npy is (z, y, x) over the active axes, VTK's cell order is x fastest: the same order.
         assert values.dtype == expected.dtype, (name, values.dtype, expected.dtype)
         assert np.array_equal(values, expected.reshape(-1)), name
@@ -117,6 +121,102 @@ fn vtk_reads_every_snapshot_as_the_npy_holds_it() {
     yee_run(&copy, &out, &["--steps", "12"]);
     let report = check_with_vtk(&out);
     assert!(report.contains("pvd ok: 3 datasets"), "{report}");
+}
+
+/// The geometry as a reader sees it: ε and material numbers of a box and a disc in a 2D
+/// scene, from the `.npy` files (checked against the shapes' bounds by NumPy) and inside a
+/// zlib-compressed `.vti` (checked against the `.npy` by [`CHECK`]).
+const GEOMETRY: &str = r#"
+import os, sys
+import numpy as np
+out = sys.argv[1]
+eps = np.load(os.path.join(out, "eps.npy"))
+material = np.load(os.path.join(out, "material.npy"))
+sigma = np.load(os.path.join(out, "sigma.npy"))
+assert eps.shape == (30, 40), eps.shape
+y, x = np.mgrid[0:30, 0:40] + 0.5
+box = (x > 5) & (x < 15) & (y > 10) & (y < 20)
+disc = (x - 28) ** 2 + (y - 15) ** 2 <= 6 ** 2
+expected = np.where(disc, 2.25, np.where(box, 4.0, 1.0))
+assert np.array_equal(eps, expected), np.argwhere(eps != expected)[:5]
+assert np.array_equal(material, np.where(disc, 2, np.where(box, 1, 0)))
+assert np.array_equal(sigma, np.where(box & ~disc, 0.01, 0.0))
+print("geometry ok")
+"#;
+
+#[test]
+fn geometry_is_written_once_as_npy_and_in_every_zlib_vti() {
+    if !have_vtk() {
+        return;
+    }
+    let dir = out_dir("geometry");
+    let scene = dir.join("geometry.toml");
+    std::fs::write(
+        &scene,
+        r#"name = "geometry"
+[grid]
+mode = "tmz"
+size = [40, 30]
+[materials.glass]
+eps = 4.0
+sigma = 0.01
+[materials.water]
+eps = 2.25
+[[geometry]]
+shape = "box"
+material = "glass"
+lo = [5, 10]
+hi = [15, 20]
+[[geometry]]
+shape = "cylinder"
+material = "water"
+center = [28, 15]
+radius = 6
+[[sources]]
+component = "ez"
+position = [20, 5]
+waveform = "ricker"
+frequency = 0.1
+[output.snapshots]
+components = ["ez", "eps", "material", "sigma"]
+every = 4
+compression = "zlib"
+[run]
+steps = 8
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    yee_run(&scene, &out, &[]);
+    let report = check_with_vtk(&out);
+    assert!(report.contains("fields_000008.vti: 4 arrays"), "{report}");
+    assert!(report.contains("pvd ok: 2 datasets"), "{report}");
+    let output = Command::new("python3")
+        .args(["-c", GEOMETRY])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let outputs: Vec<&str> = run["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    assert_eq!(
+        run["materials"],
+        serde_json::json!(["vacuum", "glass", "water"])
+    );
+    for file in ["eps.npy", "material.npy", "sigma.npy", "fields.pvd"] {
+        assert_eq!(outputs.iter().filter(|&&f| f == file).count(), 1, "{file}");
+    }
 }
 
 #[test]

@@ -1,0 +1,104 @@
+//! The geometry as outputs show it: ε, μ, σ, σ*, material numbers and the mask, one value per
+//! cell at its centre ([`yee_em::geometry_map`]), conductivities in the scene's units.
+
+use yee_em::CellQuantity;
+
+use crate::resolve::{Scene, Units};
+
+/// A geometry quantity written beside the fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeometryOutput {
+    /// Relative permittivity (ε∞ for a dispersive material).
+    Eps,
+    /// Relative permeability.
+    Mu,
+    /// Electric conductivity (S/m in SI scenes).
+    Sigma,
+    /// Magnetic conductivity (Ω/m in SI scenes).
+    SigmaM,
+    /// The material's number in [`Scene::material_names`].
+    Material,
+    /// 1 for a computed cell, 0 for one the mask leaves out.
+    Mask,
+}
+
+impl GeometryOutput {
+    /// The name in scene files and output file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            GeometryOutput::Eps => "eps",
+            GeometryOutput::Mu => "mu",
+            GeometryOutput::Sigma => "sigma",
+            GeometryOutput::SigmaM => "sigma_m",
+            GeometryOutput::Material => "material",
+            GeometryOutput::Mask => "mask",
+        }
+    }
+
+    /// True for the quantities that take whole numbers (drawn with a qualitative colour map).
+    pub fn is_label(self) -> bool {
+        matches!(self, GeometryOutput::Material | GeometryOutput::Mask)
+    }
+}
+
+impl Units {
+    /// Normalised electric conductivity → scene units (S/m in SI).
+    pub fn to_scene_sigma(self, s: f64) -> f64 {
+        s / self.sigma(1.0)
+    }
+
+    /// Normalised magnetic conductivity → scene units (Ω/m in SI).
+    pub fn to_scene_sigma_m(self, s: f64) -> f64 {
+        s / self.sigma_m(1.0)
+    }
+}
+
+impl Scene {
+    /// The material names, numbered as [`GeometryOutput::Material`] numbers them: the
+    /// background's first, then each other name in the order the geometry first uses it.
+    pub fn material_names(&self) -> Vec<&str> {
+        let mut names = vec![self.background.0.as_str()];
+        for name in &self.region_materials {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    /// `q` for every cell of the grid (x fastest).
+    pub fn geometry_values(&self, q: GeometryOutput) -> Vec<f64> {
+        let setup = self.setup();
+        let mut values = vec![0.0; setup.cells()];
+        let cell_quantity = match q {
+            GeometryOutput::Eps => CellQuantity::Eps,
+            GeometryOutput::Mu => CellQuantity::Mu,
+            GeometryOutput::Sigma => CellQuantity::Sigma,
+            GeometryOutput::SigmaM => CellQuantity::SigmaM,
+            GeometryOutput::Material => CellQuantity::Region,
+            GeometryOutput::Mask => CellQuantity::Active,
+        };
+        setup.cell_values(cell_quantity, &mut values);
+        match q {
+            GeometryOutput::Sigma => values
+                .iter_mut()
+                .for_each(|v| *v = self.units.to_scene_sigma(*v)),
+            GeometryOutput::SigmaM => values
+                .iter_mut()
+                .for_each(|v| *v = self.units.to_scene_sigma_m(*v)),
+            GeometryOutput::Material => {
+                let names = self.material_names();
+                let number = |region: usize| {
+                    let name = match region {
+                        0 => self.background.0.as_str(),
+                        r => self.region_materials[r - 1].as_str(),
+                    };
+                    names.iter().position(|&n| n == name).unwrap_or(0) as f64
+                };
+                values.iter_mut().for_each(|v| *v = number(*v as usize));
+            }
+            _ => {}
+        }
+        values
+    }
+}
