@@ -25,14 +25,21 @@ pub enum CellQuantity {
 }
 
 impl Setup<'_> {
-    /// The centre of `cell` (x fastest among the grid's cells).
-    fn cell_centre(&self, cell: usize) -> [f64; 3] {
-        let [nx, ny, _] = self.grid;
-        [
-            (cell % nx) as f64 + 0.5,
-            ((cell / nx) % ny) as f64 + 0.5,
-            (cell / (nx * ny)) as f64 + 0.5,
-        ]
+    /// `q` at the centre of `cell`.
+    pub fn cell_value(&self, q: CellQuantity, cell: [usize; 3]) -> f64 {
+        let p = cell.map(|c| c as f64 + 0.5);
+        match q {
+            CellQuantity::Eps => self.material_at(p).eps,
+            CellQuantity::Mu => self.material_at(p).mu,
+            CellQuantity::Sigma => self.material_at(p).sigma,
+            CellQuantity::SigmaM => self.material_at(p).sigma_m,
+            CellQuantity::Region => self
+                .regions
+                .iter()
+                .rposition(|r| r.shape.contains(p))
+                .map_or(0.0, |r| (r + 1) as f64),
+            CellQuantity::Active => f64::from(u8::from(self.is_active(cell.map(|c| c as i64)))),
+        }
     }
 
     /// Fills `out`, one value per cell of the grid (x fastest), with `q` at each cell's centre.
@@ -43,22 +50,7 @@ impl Setup<'_> {
         assert_eq!(out.len(), self.cells(), "one value per cell of the grid");
         let [nx, ny, _] = self.grid;
         for (cell, value) in out.iter_mut().enumerate() {
-            let p = self.cell_centre(cell);
-            *value = match q {
-                CellQuantity::Eps => self.material_at(p).eps,
-                CellQuantity::Mu => self.material_at(p).mu,
-                CellQuantity::Sigma => self.material_at(p).sigma,
-                CellQuantity::SigmaM => self.material_at(p).sigma_m,
-                CellQuantity::Region => self
-                    .regions
-                    .iter()
-                    .rposition(|r| r.shape.contains(p))
-                    .map_or(0.0, |r| (r + 1) as f64),
-                CellQuantity::Active => {
-                    let at = [cell % nx, (cell / nx) % ny, cell / (nx * ny)];
-                    f64::from(u8::from(self.is_active(at.map(|c| c as i64))))
-                }
-            };
+            *value = self.cell_value(q, [cell % nx, (cell / nx) % ny, cell / (nx * ny)]);
         }
     }
 }

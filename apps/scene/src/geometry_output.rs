@@ -68,8 +68,19 @@ impl Scene {
 
     /// `q` for every cell of the grid (x fastest).
     pub fn geometry_values(&self, q: GeometryOutput) -> Vec<f64> {
+        let [nx, ny, nz] = self.grid;
+        let cells =
+            (0..nz).flat_map(|z| (0..ny).flat_map(move |y| (0..nx).map(move |x| [x, y, z])));
+        self.geometry_at(q, cells)
+    }
+
+    /// `q` at each of `cells`, in the scene's units.
+    pub fn geometry_at(
+        &self,
+        q: GeometryOutput,
+        cells: impl Iterator<Item = [usize; 3]>,
+    ) -> Vec<f64> {
         let setup = self.setup();
-        let mut values = vec![0.0; setup.cells()];
         let cell_quantity = match q {
             GeometryOutput::Eps => CellQuantity::Eps,
             GeometryOutput::Mu => CellQuantity::Mu,
@@ -78,27 +89,24 @@ impl Scene {
             GeometryOutput::Material => CellQuantity::Region,
             GeometryOutput::Mask => CellQuantity::Active,
         };
-        setup.cell_values(cell_quantity, &mut values);
-        match q {
-            GeometryOutput::Sigma => values
-                .iter_mut()
-                .for_each(|v| *v = self.units.to_scene_sigma(*v)),
-            GeometryOutput::SigmaM => values
-                .iter_mut()
-                .for_each(|v| *v = self.units.to_scene_sigma_m(*v)),
-            GeometryOutput::Material => {
-                let names = self.material_names();
-                let number = |region: usize| {
-                    let name = match region {
-                        0 => self.background.0.as_str(),
-                        r => self.region_materials[r - 1].as_str(),
-                    };
-                    names.iter().position(|&n| n == name).unwrap_or(0) as f64
-                };
-                values.iter_mut().for_each(|v| *v = number(*v as usize));
-            }
-            _ => {}
-        }
-        values
+        let names = self.material_names();
+        let number = |region: usize| {
+            let name = match region {
+                0 => self.background.0.as_str(),
+                r => self.region_materials[r - 1].as_str(),
+            };
+            names.iter().position(|&n| n == name).unwrap_or(0) as f64
+        };
+        cells
+            .map(|cell| {
+                let v = setup.cell_value(cell_quantity, cell);
+                match q {
+                    GeometryOutput::Sigma => self.units.to_scene_sigma(v),
+                    GeometryOutput::SigmaM => self.units.to_scene_sigma_m(v),
+                    GeometryOutput::Material => number(v as usize),
+                    _ => v,
+                }
+            })
+            .collect()
     }
 }
