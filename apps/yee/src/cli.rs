@@ -96,6 +96,9 @@ pub struct RunArgs {
     /// No progress bar, no log lines, no summary.
     #[arg(long)]
     pub quiet: bool,
+    /// Make each series of slice PNGs into slice_<name>.mp4 with ffmpeg at the end.
+    #[arg(long)]
+    pub movie: bool,
     /// Load balancing: off (uniform), static (by cost density, speeds or profile), dynamic.
     #[arg(long, value_enum, default_value_t = BalanceMode::Off)]
     pub balance: BalanceMode,
@@ -463,8 +466,12 @@ pub fn prepare_run(
         }
     }
     crate::check::memory_fits(&scene, topology.ranks(), comm == CommKind::Mpi)?;
+    if args.movie {
+        crate::movie::check_ffmpeg()?;
+    }
     let options = RunOptions {
         out,
+        movie: args.movie,
         partition: args.partition.map(MethodArg::method),
         quiet: args.quiet,
         backend: args.backend,

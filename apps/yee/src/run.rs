@@ -88,6 +88,8 @@ pub struct RunOptions {
     /// Set by SIGINT, SIGTERM or SIGUSR1: stop at an agreed step, write a checkpoint and a run.json
     /// saying "interrupted".
     pub stop: Option<yee_runtime::checkpoint::StopFlag>,
+    /// Make the slice series into movies at the end ([`crate::movie`]).
+    pub movie: bool,
 }
 
 /// When a run writes checkpoints, and where.
@@ -372,6 +374,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     }
     if let Some(file) = write_collection(scene, &outputs, out)? {
         outputs.push(file);
+    }
+    if options.movie {
+        let movies = crate::movie::write_movies(out, &outputs)?;
+        outputs.extend(movies);
     }
     let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;

@@ -42,6 +42,7 @@ fn options(
         checkpoint: Default::default(),
         resume: None,
         stop: None,
+        movie: false,
     }
 }
 
