@@ -1,8 +1,9 @@
 //! # yee-io
 //!
 //! Writers of the files a yee run leaves behind, each a pure function of a writer (or a path)
-//! and the data: PNG images of field slices and plots ([`png`], with the bitmap [`font`] of
-//! their labels), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
+//! and the data: field slices as plots with axes ([`slice_plot`]) and line plots ([`plot`]),
+//! drawn by plotters in an embedded font ([`style`]), PNG basics ([`png`]; the balance chart's
+//! labels still use the bitmap [`font`]), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
 //! collection of a run's snapshots in time ([`pvd`]), probe
 //! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
 //! CSV and a plot of the ranks' shares).
@@ -19,4 +20,6 @@ pub mod npy;
 pub mod plot;
 pub mod png;
 pub mod pvd;
+pub mod slice_plot;
+pub mod style;
 pub mod vti;

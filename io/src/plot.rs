@@ -1,107 +1,108 @@
-//! Line plots as PNG: curves over a shared x axis, with a frame, grid and tick values in the
-//! built-in bitmap font. The font has digits and a few letters only, so names and units stay in
-//! the file name and the CSV beside the plot.
+//! Line plots as PNG (plotters): curves over a shared x axis with a title, axis names with
+//! units, a grid, and a legend when there are several curves. Non-finite points break a
+//! curve.
 
 use std::path::Path;
 
-use crate::font::{draw_text, text_width};
+use plotters::prelude::*;
 
-/// One colour per curve, in order.
-const COLOURS: [[u8; 3]; 4] = [
-    [31, 119, 180],
-    [214, 39, 40],
-    [44, 160, 44],
-    [148, 103, 189],
+use crate::style::{self, FONT};
+
+/// One colour per curve, in order (Tableau's first four).
+const COLOURS: [RGBColor; 4] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
 ];
 
-/// A short decimal for a tick: 3 significant digits.
-fn tick_label(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let magnitude = v.abs().log10().floor();
-    if !(-3.0..4.0).contains(&magnitude) {
-        return format!("{v:.2e}");
-    }
-    let decimals = (2.0 - magnitude).max(0.0) as usize;
-    format!("{v:.decimals$}")
+/// A line plot: `curves` (name, y values as long as `xs`) against `xs`.
+pub struct LinePlot<'a> {
+    /// The title.
+    pub title: &'a str,
+    /// The x axis's name with its unit, e.g. "frequency (Hz)".
+    pub x_label: &'a str,
+    /// The y axis's name with its unit.
+    pub y_label: &'a str,
+    /// The x values.
+    pub xs: &'a [f64],
+    /// The curves; a legend names them when there are several.
+    pub curves: &'a [(&'a str, &'a [f64])],
 }
 
-/// Writes a line plot of `curves` (y values as long as `xs`, one colour each) against `xs`.
-/// Non-finite points are skipped.
-pub fn write_line_plot(path: &Path, xs: &[f64], curves: &[&[f64]]) -> std::io::Result<()> {
-    let (w, h) = (720usize, 440usize);
-    let (left, right, top, bottom) = (80usize, 20usize, 20usize, 30usize);
-    let (pw, ph) = (w - left - right, h - top - bottom);
-    let mut image = vec![255u8; 3 * w * h];
+/// The plot's size in pixels.
+pub const SIZE: (u32, u32) = (760, 460);
+
+/// Writes `plot` as an RGB PNG at `path`.
+pub fn write_line_plot(path: &Path, plot: &LinePlot) -> std::io::Result<()> {
+    let (w, h) = SIZE;
+    let mut rgb = vec![255u8; 3 * (w * h) as usize];
+    draw(&mut rgb, plot).map_err(style::error)?;
+    crate::png::save_rgb(path, w as usize, h as usize, &rgb)
+}
+
+fn draw(rgb: &mut [u8], plot: &LinePlot) -> Result<(), Box<dyn std::error::Error>> {
+    style::register_font();
+    let root = BitMapBackend::with_buffer(rgb, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
     let finite = |v: &&f64| v.is_finite();
-    let (x0, x1) = bounds(xs.iter().filter(finite));
-    let (y0, y1) = bounds(curves.iter().flat_map(|ys| ys.iter()).filter(finite));
-    let black = [0, 0, 0];
-    let grey = [200, 200, 200];
-    let mut set = |x: usize, y: usize, c: [u8; 3]| {
-        if x < w && y < h {
-            let o = 3 * (y * w + x);
-            image[o..o + 3].copy_from_slice(&c);
-        }
-    };
-    let px = |x: f64| left + ((x - x0) / (x1 - x0) * (pw - 1) as f64).round() as usize;
-    let py = |y: f64| top + ph - 1 - ((y - y0) / (y1 - y0) * (ph - 1) as f64).round() as usize;
-    // Grid lines at five ticks per axis.
-    for k in 0..=4 {
-        let gx = left + k * (pw - 1) / 4;
-        let gy = top + k * (ph - 1) / 4;
-        for y in top..top + ph {
-            set(gx, y, grey);
-        }
-        for x in left..left + pw {
-            set(x, gy, grey);
-        }
-    }
-    for x in left..left + pw {
-        set(x, top, black);
-        set(x, top + ph - 1, black);
-    }
-    for y in top..top + ph {
-        set(left, y, black);
-        set(left + pw - 1, y, black);
-    }
-    for (n, ys) in curves.iter().enumerate() {
+    let (x0, x1) = bounds(plot.xs.iter().filter(finite));
+    let (y0, y1) = bounds(
+        plot.curves
+            .iter()
+            .flat_map(|(_, ys)| ys.iter())
+            .filter(finite),
+    );
+    let pad = 0.05 * (y1 - y0);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(plot.title, (FONT, 17))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x0..x1, y0 - pad..y1 + pad)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_desc(plot.x_label)
+        .y_desc(plot.y_label)
+        .x_label_formatter(&|v| style::tick_in(*v, x1 - x0))
+        .y_label_formatter(&|v| format!("{} ", style::tick_in(*v, y1 - y0)))
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .draw()?;
+    for (n, (name, ys)) in plot.curves.iter().enumerate() {
         let colour = COLOURS[n % COLOURS.len()];
-        let mut previous: Option<(usize, usize)> = None;
-        for (&x, &y) in xs.iter().zip(ys.iter()) {
-            if !(x.is_finite() && y.is_finite()) {
-                previous = None;
-                continue;
+        // Runs of finite points, each its own line.
+        let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        for (&x, &y) in plot.xs.iter().zip(ys.iter()) {
+            match x.is_finite() && y.is_finite() {
+                true => runs.last_mut().expect("never empty").push((x, y)),
+                false => runs.push(Vec::new()),
             }
-            let p = (px(x), py(y));
-            if let Some(q) = previous {
-                // A straight segment, one pixel per step of its longer side.
-                let steps = p.0.abs_diff(q.0).max(p.1.abs_diff(q.1)).max(1);
-                for s in 0..=steps {
-                    let t = s as f64 / steps as f64;
-                    let x = q.0 as f64 + (p.0 as f64 - q.0 as f64) * t;
-                    let y = q.1 as f64 + (p.1 as f64 - q.1 as f64) * t;
-                    set(x.round() as usize, y.round() as usize, colour);
-                    set(x.round() as usize, y.round() as usize + 1, colour);
-                }
+        }
+        let mut first = true;
+        for run in runs.into_iter().filter(|r| !r.is_empty()) {
+            let series = chart.draw_series(LineSeries::new(run, colour.stroke_width(2)))?;
+            if first && plot.curves.len() > 1 {
+                series.label(*name).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
             }
-            previous = Some(p);
+            first = false;
         }
     }
-    for k in 0..=4 {
-        let xv = x0 + (x1 - x0) * k as f64 / 4.0;
-        let label = tick_label(xv);
-        let gx = left + k * (pw - 1) / 4;
-        let tx = gx.saturating_sub(text_width(&label, 1) / 2);
-        draw_text(&mut image, w, tx, top + ph + 6, &label, 1, black);
-        let yv = y0 + (y1 - y0) * k as f64 / 4.0;
-        let label = tick_label(yv);
-        let gy = top + ph - 1 - k * (ph - 1) / 4;
-        let tx = left.saturating_sub(text_width(&label, 1) + 6);
-        draw_text(&mut image, w, tx, gy.saturating_sub(4), &label, 1, black);
+    if plot.curves.len() > 1 {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((FONT, 13))
+            .draw()?;
     }
-    crate::png::save_rgb(path, w, h, &image)
+    root.present()?;
+    Ok(())
 }
 
 /// The range of `values`, widened when empty or flat.
@@ -123,23 +124,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ticks_are_short() {
-        assert_eq!(tick_label(0.0), "0");
-        assert_eq!(tick_label(0.0125), "0.0125");
-        assert_eq!(tick_label(12.5), "12.5");
-        assert_eq!(tick_label(2.5e9), "2.50e9");
-    }
-
-    #[test]
-    fn a_plot_is_written() {
+    fn a_plot_decodes_with_its_curves_drawn() {
         let dir = std::env::temp_dir().join(format!("yee-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("p.png");
-        let xs: Vec<f64> = (0..50).map(|i| i as f64 * 0.01).collect();
+        let xs: Vec<f64> = (0..200).map(|i| i as f64 * 0.01).collect();
         let ys: Vec<f64> = xs.iter().map(|x| (10.0 * x).sin()).collect();
-        write_line_plot(&path, &xs, &[&ys]).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(&bytes[1..4], b"PNG");
+        let zs: Vec<f64> = xs
+            .iter()
+            .map(|x| if *x < 1.0 { x.cos() } else { f64::NAN })
+            .collect();
+        let plot = LinePlot {
+            title: "probe a",
+            x_label: "time (s)",
+            y_label: "ez (V/m)",
+            xs: &xs,
+            curves: &[("sin", &ys), ("cos", &zs)],
+        };
+        write_line_plot(&path, &plot).unwrap();
+        let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), SIZE);
+        let count = |c: RGBColor| {
+            buf.chunks(3)
+                .filter(|p| p[0] == c.0 && p[1] == c.1 && p[2] == c.2)
+                .count()
+        };
+        assert!(count(COLOURS[0]) > 500, "the first curve is drawn");
+        assert!(count(COLOURS[1]) > 200, "the second curve is drawn");
+        let white = buf.chunks(3).filter(|p| p == &[255, 255, 255]).count();
+        assert!(white > buf.len() / 3 / 2, "mostly background");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

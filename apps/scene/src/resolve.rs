@@ -139,6 +139,10 @@ pub struct Slice {
     pub axis: Axis,
     /// Cell index of the plane along `axis`.
     pub index: i64,
+    /// Fixed colour limits (lo < hi), the same for every image.
+    pub limits: Option<(f64, f64)>,
+    /// Draw material outlines and masked cells over the field.
+    pub outlines: bool,
 }
 
 /// A flux region: a plane or the faces of a closed box, each face with its DFT monitor.
@@ -725,11 +729,23 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 i as i64
             }
         };
+        let limits = match s.limits {
+            None => None,
+            Some([lo, hi]) if lo.is_finite() && hi.is_finite() && lo < hi => Some((lo, hi)),
+            Some([lo, hi]) => {
+                return Err(r.err(
+                    key("limits"),
+                    format!("[{lo}, {hi}] is not a range: give finite [lo, hi] with lo < hi"),
+                ));
+            }
+        };
         slices.push(Slice {
             component,
             every: s.every,
             axis,
             index,
+            limits,
+            outlines: s.outlines.unwrap_or(true),
         });
     }
     let snapshots = match &spec.output.snapshots {

@@ -623,6 +623,10 @@ pub struct SliceSpec {
     pub axis: Option<AxisName>,
     /// 3D only: the slice's coordinate along `axis` (default the middle).
     pub position: Option<f64>,
+    /// Fixed colour limits `[lo, hi]` for every image (default: each image's own).
+    pub limits: Option<[f64; 2]>,
+    /// Draw the material outlines and masked cells over the field (default true).
+    pub outlines: Option<bool>,
 }
 
 /// `[output.snapshots]`.

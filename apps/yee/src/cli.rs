@@ -31,6 +31,9 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a scene and print the resolved setup without running it.
     Check(CheckArgs),
+    /// Draw planes of a scene's geometry (ε, material outlines, mask) with its CPML, sources,
+    /// plane waves, probes, flux planes and DFT boxes marked, without running it.
+    Geometry(GeometryArgs),
     /// Print each rank's box after static balancing, without allocating the mesh.
     Balance(BalanceArgs),
     /// Measure the update's throughput against the memory-bandwidth roofline.
@@ -209,6 +212,44 @@ pub struct BenchArgs {
     /// Leave out the scalar backend's reference rows.
     #[arg(long)]
     pub no_scalar: bool,
+}
+
+/// `yee geometry`.
+#[derive(Debug, clap::Args)]
+pub struct GeometryArgs {
+    /// The scene file (TOML).
+    pub scene: PathBuf,
+    /// Output directory (default: out/<scene name>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// 3D: the plane's normal (default: one plane normal to each axis).
+    #[arg(long, value_enum)]
+    pub axis: Option<AxisArg>,
+    /// 3D: the plane's coordinate along --axis, in scene units (default: the middle).
+    #[arg(long)]
+    pub position: Option<f64>,
+}
+
+/// An axis on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AxisArg {
+    /// x.
+    X,
+    /// y.
+    Y,
+    /// z.
+    Z,
+}
+
+impl AxisArg {
+    /// The core's axis.
+    pub fn axis(self) -> yee_core::Axis {
+        match self {
+            AxisArg::X => yee_core::Axis::X,
+            AxisArg::Y => yee_core::Axis::Y,
+            AxisArg::Z => yee_core::Axis::Z,
+        }
+    }
 }
 
 /// `yee balance`.
@@ -621,6 +662,27 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 println!("warning: {w}");
             }
             println!("ok: {} is valid", args.scene.display());
+            Ok(())
+        }
+        Command::Geometry(args) => {
+            let scene = yee_scene::load(&args.scene)?;
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+            let planes = crate::geometry_preview::planes_of(
+                &scene,
+                args.axis.map(AxisArg::axis),
+                args.position,
+            )?;
+            std::fs::create_dir_all(&out).map_err(|e| {
+                crate::error::io_error(&out, format!("cannot create the output directory: {e}"))
+            })?;
+            for plane in &planes {
+                let path = crate::geometry_preview::write_preview(&scene, plane, &out)?;
+                println!("{}", path.display());
+            }
+            print!("{}", crate::geometry_preview::legend(&scene));
             Ok(())
         }
         Command::Balance(args) => {

@@ -137,8 +137,30 @@ pub fn write_far_field(
     yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e))?;
     let png = format!("farfield_{name}.png");
     let path = out.join(&png);
-    let refs: Vec<&[f64]> = curves.iter().map(Vec::as_slice).collect();
-    yee_io::plot::write_line_plot(&path, &thetas, &refs).map_err(|e| io_error(&path, e))?;
+    let unit = match scene.units {
+        yee_scene::Units::Si { .. } => " Hz",
+        yee_scene::Units::Normalised => "",
+    };
+    let names: Vec<String> = (frequencies.iter().take(curves.len()))
+        .map(|&f| {
+            format!(
+                "f = {}{unit}",
+                yee_io::style::tick(scene.units.to_scene_frequency(f))
+            )
+        })
+        .collect();
+    let named: Vec<(&str, &[f64])> = (names.iter().map(String::as_str))
+        .zip(curves.iter().map(Vec::as_slice))
+        .collect();
+    let title = format!("{}: far field of {name}, φ = 0", scene.name);
+    let plot = yee_io::plot::LinePlot {
+        title: &title,
+        x_label: "θ (degrees)",
+        y_label: "radiation intensity",
+        xs: &thetas,
+        curves: &named,
+    };
+    yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
     Ok((
         FarFieldReport {
             csv: csv.clone(),

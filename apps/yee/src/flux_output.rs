@@ -195,8 +195,27 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             .map_err(|e| io_error(&path, e))?;
         let png = format!("flux_{name}.png");
         let path = out.join(&png);
-        yee_io::plot::write_line_plot(&path, &scene_frequencies, &[&total])
-            .map_err(|e| io_error(&path, e))?;
+        let title = format!("{}: flux through {name}", scene.name);
+        let (x_label, xs) = match scene.units {
+            yee_scene::Units::Si { .. } => {
+                let top = scene_frequencies.last().copied().unwrap_or(1.0);
+                let (prefix, factor) = yee_io::style::si_prefix(top);
+                let xs: Vec<f64> = scene_frequencies.iter().map(|f| f / factor).collect();
+                (format!("frequency ({prefix}Hz)"), xs)
+            }
+            yee_scene::Units::Normalised => (
+                "frequency (c / cell)".to_string(),
+                scene_frequencies.clone(),
+            ),
+        };
+        let plot = yee_io::plot::LinePlot {
+            title: &title,
+            x_label: &x_label,
+            y_label: "flux",
+            xs: &xs,
+            curves: &[("flux", &total)],
+        };
+        yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
         files.extend([csv.clone(), png.clone(), dft.clone()]);
         let far_field = match far_field {
             Some(n) => {

@@ -2,8 +2,15 @@
 //! `#geometry_view`): a plane of the scene's ε with its material outlines and masked cells,
 //! and where the CPML, sources, plane waves, probes, flux planes and DFT boxes lie in it.
 
+use std::fmt::Write as _;
+
 use yee_core::{Axis, Box3};
 use yee_scene::{GeometryOutput, Scene};
+
+use yee_io::slice_plot::{ColourMap, PlotMark, SlicePlot, write_slice_plot};
+
+use crate::error::AppError;
+use crate::plane_plot::{length_unit, plane_cells, plane_position};
 
 /// What a [`Mark`] shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,15 +63,6 @@ pub struct PreviewPlane {
     pub marks: Vec<Mark>,
 }
 
-/// The axes across and up a plane normal to `axis`.
-pub fn plane_axes(axis: Axis) -> [Axis; 2] {
-    match axis {
-        Axis::X => [Axis::Y, Axis::Z],
-        Axis::Y => [Axis::X, Axis::Z],
-        Axis::Z => [Axis::X, Axis::Y],
-    }
-}
-
 /// The preview of the plane of `scene` normal to `axis` at cell `index` (any plane in 1D and
 /// 2D: the grid has one).
 pub fn preview_plane(scene: &Scene, axis: Axis, index: usize) -> PreviewPlane {
@@ -72,33 +70,175 @@ pub fn preview_plane(scene: &Scene, axis: Axis, index: usize) -> PreviewPlane {
         3 => (axis, index),
         _ => (Axis::Z, 0),
     };
-    let axes = plane_axes(axis);
-    let size = axes.map(|a| scene.grid[a.index()]);
-    let cells = || {
-        (0..size[1]).flat_map(move |v| {
-            (0..size[0]).map(move |u| {
-                let mut cell = [0; 3];
-                cell[axes[0].index()] = u;
-                cell[axes[1].index()] = v;
-                cell[axis.index()] = index;
-                cell
-            })
-        })
-    };
+    let (axes, cells) = plane_cells(scene, axis, index);
     PreviewPlane {
         axis,
         index,
         axes,
-        size,
-        eps: scene.geometry_at(GeometryOutput::Eps, cells()),
-        material: scene.geometry_at(GeometryOutput::Material, cells()),
-        mask: scene.geometry_at(GeometryOutput::Mask, cells()),
-        marks: marks(scene, axis, index),
+        size: axes.map(|a| scene.grid[a.index()]),
+        eps: scene.geometry_at(GeometryOutput::Eps, cells.iter().copied()),
+        material: scene.geometry_at(GeometryOutput::Material, cells.iter().copied()),
+        mask: scene.geometry_at(GeometryOutput::Mask, cells.iter().copied()),
+        marks: marks(scene, axis, index, axes),
     }
 }
 
+/// The colour and legend name of each kind of mark.
+fn style_of(kind: MarkKind) -> ([u8; 3], &'static str, bool) {
+    match kind {
+        MarkKind::Cpml => ([120, 120, 120], "CPML", true),
+        MarkKind::Source => ([214, 39, 40], "source", false),
+        MarkKind::PlaneWave => ([255, 127, 14], "plane wave (TF/SF)", false),
+        MarkKind::Probe => ([44, 160, 44], "probe", false),
+        MarkKind::Flux => ([148, 103, 189], "flux plane", false),
+        MarkKind::Dft => ([23, 190, 207], "DFT box", false),
+    }
+}
+
+/// Draws `plane` of `scene` into `out`; returns the file's path.
+pub fn write_preview(
+    scene: &Scene,
+    plane: &PreviewPlane,
+    out: &std::path::Path,
+) -> Result<std::path::PathBuf, AppError> {
+    let mut seen = Vec::new();
+    let marks: Vec<PlotMark> = plane
+        .marks
+        .iter()
+        .map(|m| {
+            let (colour, name, filled) = style_of(m.kind);
+            let legend = (!seen.contains(&m.kind)).then(|| name.to_string());
+            seen.push(m.kind);
+            // A probe or a one-cell-thin box is widened to be seen.
+            let grow = |lo: usize, hi: usize| match hi - lo {
+                1 => (lo as f64 - 0.5, hi as f64 + 0.5),
+                _ => (lo as f64, hi as f64),
+            };
+            let (u, v) = (grow(m.lo[0], m.hi[0]), grow(m.lo[1], m.hi[1]));
+            PlotMark {
+                lo: [u.0, v.0],
+                hi: [u.1, v.1],
+                colour,
+                filled,
+                legend,
+            }
+        })
+        .collect();
+    let title = match scene.mode.dims() {
+        3 => format!(
+            "{}: ε at {}",
+            scene.name,
+            plane_position(scene, plane.axis, plane.index)
+        ),
+        _ => format!("{}: ε", scene.name),
+    };
+    let active = scene.active.is_some().then_some(plane.mask.as_slice());
+    let plot = SlicePlot {
+        size: plane.size,
+        values: &plane.eps,
+        title: &title,
+        axis_names: plane.axes.map(Axis::name),
+        unit: length_unit(scene),
+        map: ColourMap::Sequential,
+        limits: None,
+        bar_label: "relative permittivity ε",
+        outlines: Some(&plane.material),
+        active,
+        marks: &marks,
+    };
+    let path = out.join(file_name(scene, plane));
+    write_slice_plot(&path, &plot).map_err(|e| crate::error::io_error(&path, e))?;
+    Ok(path)
+}
+
+/// The planes `yee geometry` draws: the grid's one plane in 1D and 2D; in 3D the plane normal
+/// to `axis` at `position` (scene units; default the middle), or without an axis the middle
+/// plane normal to each axis.
+pub fn planes_of(
+    scene: &Scene,
+    axis: Option<Axis>,
+    position: Option<f64>,
+) -> Result<Vec<PreviewPlane>, AppError> {
+    if scene.mode.dims() < 3 {
+        if axis.is_some() || position.is_some() {
+            return Err(AppError::Usage(format!(
+                "{}: mode {} has a single plane; --axis and --position are for 3D scenes",
+                scene.file.display(),
+                scene.mode.name()
+            )));
+        }
+        return Ok(vec![preview_plane(scene, Axis::Z, 0)]);
+    }
+    let axes = match (axis, position) {
+        (Some(a), _) => vec![a],
+        (None, Some(_)) => {
+            return Err(AppError::Usage(
+                "--position needs --axis (the plane's normal)".into(),
+            ));
+        }
+        (None, None) => Axis::ALL.to_vec(),
+    };
+    axes.into_iter()
+        .map(|a| {
+            let n = scene.grid[a.index()];
+            let index = match position {
+                None => n / 2,
+                Some(x) => {
+                    let i = scene.units.length(x).floor();
+                    if !(i >= 0.0 && i < n as f64) {
+                        return Err(AppError::Usage(format!(
+                            "--position {x} lies outside the grid along {} (extent {n} cells)",
+                            a.name()
+                        )));
+                    }
+                    i as usize
+                }
+            };
+            Ok(preview_plane(scene, a, index))
+        })
+        .collect()
+}
+
+/// The file a plane is drawn into: `geometry.png` in 1D and 2D, `geometry_<axis><index>.png`.
+pub fn file_name(scene: &Scene, plane: &PreviewPlane) -> String {
+    match scene.mode.dims() {
+        3 => format!("geometry_{}{}.png", plane.axis.name(), plane.index),
+        _ => "geometry.png".into(),
+    }
+}
+
+/// The materials by number, with their parameters, as text.
+pub fn legend(scene: &Scene) -> String {
+    let mut text = String::from("materials (the numbers of the `material` output):\n");
+    for (n, name) in scene.material_names().iter().enumerate() {
+        let m = match n {
+            0 => Some(scene.background.1),
+            _ => (scene.region_materials.iter().zip(&scene.regions))
+                .find(|(r, _)| r.as_str() == *name)
+                .map(|(_, region)| region.material),
+        };
+        let _ = match m {
+            Some(m) => writeln!(
+                text,
+                "  {n:>3} {name}: eps {}, mu {}, sigma {}, sigma_m {}{}",
+                m.eps,
+                m.mu,
+                scene.units.to_scene_sigma(m.sigma),
+                scene.units.to_scene_sigma_m(m.sigma_m),
+                if m.is_dispersive() {
+                    ", dispersive"
+                } else {
+                    ""
+                }
+            ),
+            None => writeln!(text, "  {n:>3} {name}"),
+        };
+    }
+    text
+}
+
 /// Every box of the scene that crosses the plane, clipped to the grid.
-fn marks(scene: &Scene, axis: Axis, index: usize) -> Vec<Mark> {
+fn marks(scene: &Scene, axis: Axis, index: usize, axes: [Axis; 2]) -> Vec<Mark> {
     let setup = scene.setup();
     let mut boxes: Vec<(MarkKind, String, Box3)> = Vec::new();
     for (n, layer) in setup.cpml_layers().enumerate() {
@@ -139,7 +279,6 @@ fn marks(scene: &Scene, axis: Axis, index: usize) -> Vec<Mark> {
         ));
     }
     let grid = Box3::new([0; 3], scene.grid.map(|n| n as i64));
-    let axes = plane_axes(axis);
     let (a, k) = (axis.index(), index as i64);
     boxes
         .into_iter()

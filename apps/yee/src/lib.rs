@@ -20,6 +20,7 @@ pub mod geometry_preview;
 pub mod movie;
 pub mod parse;
 pub mod partition;
+pub mod plane_plot;
 pub mod report;
 pub mod run;
 pub mod topology;

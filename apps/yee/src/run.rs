@@ -12,7 +12,7 @@ use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
-use yee_io::{csv, npy, png, vti};
+use yee_io::{csv, npy, vti};
 use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
@@ -365,6 +365,16 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let series = probe_series(&results, i).expect("every probe lies in some rank's box");
         write_file(&path, |w| csv::write_probe(w, &series, time_of))?;
         outputs.push(file.clone());
+        let plot_file = format!("probe_{name}.png");
+        write_probe_plot(
+            scene,
+            name,
+            probe.component,
+            &series,
+            time_of,
+            &out.join(&plot_file),
+        )?;
+        outputs.push(plot_file);
         probes.push(ProbeReport {
             name: name.clone(),
             component: probe.component.name().into(),
@@ -551,34 +561,44 @@ fn write_file<E: std::fmt::Display>(
     yee_io::atomic::write_with(path, write).map_err(|e| io_error(path, e))
 }
 
-/// The real parts of a plane of `c`: the whole grid in 1D and 2D, the plane normal to
-/// `axis` at `index` in 3D. Returns (width, height, values) with the first remaining axis across.
-fn plane<T: Scalar>(
-    fields: &Assembled<T>,
-    c: Component,
-    axis: Axis,
-    index: i64,
-) -> (usize, usize, Vec<f64>) {
-    let grid = fields.grid;
-    let (u, v) = match axis {
-        Axis::X => (1, 2),
-        Axis::Y => (0, 2),
-        Axis::Z => (0, 1),
-    };
-    let (w, h) = (grid[u], grid[v]);
-    let mut values = Vec::with_capacity(w * h);
-    for j in 0..h {
-        for i in 0..w {
-            let mut p = [0i64; 3];
-            p[u] = i as i64;
-            p[v] = j as i64;
-            p[axis.index()] = if fields.mode.dims() == 3 { index } else { 0 };
-            values.push(fields.value(c, p).re().to_f64());
+/// `probe_<name>.png`: the probe's series against time (real and imaginary parts if complex).
+fn write_probe_plot<T: Scalar>(
+    scene: &Scene,
+    name: &str,
+    component: Component,
+    series: &[T],
+    time_of: impl Fn(u64) -> f64,
+    path: &Path,
+) -> Result<(), AppError> {
+    let mut times: Vec<f64> = (1..=series.len() as u64).map(time_of).collect();
+    let x_label = match scene.units {
+        Units::Si { .. } => {
+            let (prefix, factor) = yee_io::style::si_prefix(times.last().copied().unwrap_or(1.0));
+            times.iter_mut().for_each(|t| *t /= factor);
+            format!("time ({prefix}s)")
         }
-    }
-    (w, h, values)
+        Units::Normalised => "time (cell crossings of light)".into(),
+    };
+    let re: Vec<f64> = series.iter().map(|v| v.re().to_f64()).collect();
+    let im: Vec<f64> = series.iter().map(|v| v.im().to_f64()).collect();
+    let c = component.name();
+    let curves: Vec<(&str, &[f64])> = match T::NAME.starts_with('c') {
+        true => vec![("re", &re), ("im", &im)],
+        false => vec![(c, &re)],
+    };
+    let title = format!("{}: probe {name} ({c})", scene.name);
+    let plot = yee_io::plot::LinePlot {
+        title: &title,
+        x_label: &x_label,
+        y_label: c,
+        xs: &times,
+        curves: &curves,
+    };
+    yee_io::plot::write_line_plot(path, &plot).map_err(|e| io_error(path, e))
 }
 
+/// Draws the plane of `slice` at `step`: a coloured image with axes, the material outlines
+/// and masked cells over it; in 1D a line plot of the component along x.
 fn write_slice<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
@@ -586,29 +606,85 @@ fn write_slice<T: Scalar>(
     step: u64,
     out: &Path,
 ) -> Result<String, AppError> {
-    let (width, height, values) = plane(fields, slice.component, slice.axis, slice.index);
+    let index = if scene.mode.dims() == 3 {
+        slice.index as usize
+    } else {
+        0
+    };
+    let (axes, cells) = crate::plane_plot::plane_cells(scene, slice.axis, index);
+    let values: Vec<f64> = cells
+        .iter()
+        .map(|c| {
+            fields
+                .value(slice.component, c.map(|x| x as i64))
+                .re()
+                .to_f64()
+        })
+        .collect();
     let part = if T::NAME.starts_with('c') { "re " } else { "" };
     let name = slice.component.name();
+    let time = scene.units.to_scene_time(step as f64 * scene.dt());
+    let when = match scene.units {
+        Units::Si { .. } => {
+            let (prefix, factor) = yee_io::style::si_prefix(time);
+            format!(
+                "step {step}, t = {} {prefix}s",
+                yee_io::style::tick(time / factor)
+            )
+        }
+        Units::Normalised => format!("step {step}, t = {}", yee_io::style::tick(time)),
+    };
     let (file, title) = if scene.mode.dims() == 3 {
-        let axis = slice.axis.name();
+        let at = crate::plane_plot::plane_position(scene, slice.axis, index);
         (
-            format!("slice_{name}_{axis}{}_{step:06}.png", slice.index),
-            format!("{part}{name} {axis}={} step {step}", slice.index),
+            format!(
+                "slice_{name}_{}{}_{step:06}.png",
+                slice.axis.name(),
+                slice.index
+            ),
+            format!("{}: {part}{name} at {at}, {when}", scene.name),
         )
     } else {
         (
             format!("slice_{name}_{step:06}.png"),
-            format!("{part}{name} step {step}"),
+            format!("{}: {part}{name}, {when}", scene.name),
         )
     };
     let path = out.join(&file);
-    let image = png::SliceImage {
-        width,
-        height,
+    let unit = crate::plane_plot::length_unit(scene);
+    if scene.mode.dims() == 1 {
+        let xs: Vec<f64> = (0..values.len())
+            .map(|i| (i as f64 + 0.5) * unit.per_cell)
+            .collect();
+        let x_label = format!("x ({})", unit.name);
+        let plot = yee_io::plot::LinePlot {
+            title: &title,
+            x_label: &x_label,
+            y_label: name,
+            xs: &xs,
+            curves: &[(name, &values)],
+        };
+        yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
+        return Ok(file);
+    }
+    let outlines = slice
+        .outlines
+        .then(|| crate::plane_plot::outlines(scene, &cells))
+        .flatten();
+    let plot = yee_io::slice_plot::SlicePlot {
+        size: axes.map(|a| scene.grid[a.index()]),
         values: &values,
         title: &title,
+        axis_names: axes.map(Axis::name),
+        unit,
+        map: yee_io::slice_plot::ColourMap::Diverging,
+        limits: slice.limits,
+        bar_label: name,
+        outlines: outlines.as_ref().map(|(m, _)| m.as_slice()),
+        active: outlines.as_ref().and_then(|(_, a)| a.as_deref()),
+        marks: &[],
     };
-    write_file(&path, |w| png::write(w, &image))?;
+    yee_io::slice_plot::write_slice_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
     Ok(file)
 }
 

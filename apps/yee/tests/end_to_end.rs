@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use yee_io::png::image_size;
+use yee_io::slice_plot::image_size;
 
 const STEPS: u64 = 24;
 
@@ -117,6 +117,8 @@ fn check_outputs(report: &Value, out: &Path) {
             let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
             let reader = decoder.read_info().unwrap();
             let (w, h) = match dims {
+                // Probe plots and 1D slices are line plots.
+                _ if file.starts_with("probe_") || dims == 1 => yee_io::plot::SIZE,
                 3 => {
                     // Plane normal to the slice axis, named in the file: slice_<c>_<axis><i>_<step>.
                     let axis = file.split('_').nth(2).unwrap().chars().next().unwrap();
@@ -125,12 +127,12 @@ fn check_outputs(report: &Value, out: &Path) {
                         'y' => (0, 2),
                         _ => (0, 1),
                     };
-                    image_size(grid[u], grid[v])
+                    image_size([grid[u], grid[v]])
                 }
-                _ => image_size(grid[0], grid[1]),
+                _ => image_size([grid[0], grid[1]]),
             };
             assert_eq!(
-                (reader.info().width as usize, reader.info().height as usize),
+                (reader.info().width, reader.info().height),
                 (w, h),
                 "{file}"
             );
