@@ -59,27 +59,10 @@ impl Setup<'_> {
 mod tests {
     use super::*;
     use crate::material::Material;
-    use crate::setup::{Boundary, Region};
+    use crate::placement::tests::setup;
+    use crate::setup::Region;
     use crate::shape::Shape;
     use crate::yee::Mode;
-
-    fn setup<'a>(grid: [usize; 3], regions: &'a [Region], active: Option<&'a [bool]>) -> Setup<'a> {
-        Setup {
-            mode: Mode::Tmz,
-            grid,
-            courant: 0.5,
-            background: Material::VACUUM,
-            poles: &[],
-            regions,
-            boundaries: [[Boundary::Pec; 2]; 3],
-            sources: &[],
-            probes: &[],
-            plane_waves: &[],
-            monitors: &[],
-            frequencies: &[],
-            active,
-        }
-    }
 
     #[test]
     fn a_box_fills_the_cells_whose_centres_it_holds() {
@@ -93,7 +76,7 @@ mod tests {
                 ..Material::dielectric(4.0)
             },
         }];
-        let setup = setup([6, 4, 1], &regions, None);
+        let setup = setup(Mode::Tmz, [6, 4, 1], &regions);
         let mut eps = [0.0; 24];
         setup.cell_values(CellQuantity::Eps, &mut eps);
         let mut region = [0.0; 24];
@@ -112,7 +95,8 @@ mod tests {
     #[test]
     fn the_mask_marks_inactive_cells() {
         let active = [true, false, true];
-        let setup = setup([3, 1, 1], &[], Some(&active));
+        let mut setup = setup(Mode::Tmz, [3, 1, 1], &[]);
+        setup.active = Some(&active);
         let mut out = [9.0; 3];
         setup.cell_values(CellQuantity::Active, &mut out);
         assert_eq!(out, [1.0, 0.0, 1.0]);

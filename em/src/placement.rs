@@ -219,7 +219,7 @@ impl Setup<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::setup::{Boundary, Region};
     use crate::shape::Shape;
@@ -227,7 +227,8 @@ mod tests {
 
     const GLASS: Material = Material::dielectric(4.0);
 
-    fn setup<'a>(mode: Mode, grid: [usize; 3], regions: &'a [Region]) -> Setup<'a> {
+    /// PEC walls around `regions` in vacuum, every other list empty.
+    pub(crate) fn setup<'a>(mode: Mode, grid: [usize; 3], regions: &'a [Region]) -> Setup<'a> {
         Setup {
             mode,
             grid,

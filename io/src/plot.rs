@@ -142,11 +142,8 @@ mod tests {
             curves: &[("sin", &ys), ("cos", &zs)],
         };
         write_line_plot(&path, &plot).unwrap();
-        let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
-        let mut reader = decoder.read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        assert_eq!((info.width, info.height), SIZE);
+        let (w, h, buf) = crate::png::read_rgb(&path).unwrap();
+        assert_eq!((w, h), SIZE);
         let count = |c: RGBColor| {
             buf.chunks(3)
                 .filter(|p| p[0] == c.0 && p[1] == c.1 && p[2] == c.2)

@@ -66,6 +66,25 @@ pub fn save_rgb(path: &std::path::Path, w: usize, h: usize, rgb: &[u8]) -> std::
     crate::atomic::write_with(path, |out| write_rgb(out, w, h, rgb))
 }
 
+/// Reads an 8-bit RGB PNG: `(width, height, 3 bytes per pixel, top row first)`, by the `png`
+/// crate's decoder (what the tests read the plots back with).
+pub fn read_rgb(path: &std::path::Path) -> std::io::Result<(u32, u32, Vec<u8>)> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path)?));
+    let mut reader = decoder.read_info().map_err(std::io::Error::other)?;
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).map_err(std::io::Error::other)?;
+    if (info.color_type, info.bit_depth) != (png::ColorType::Rgb, png::BitDepth::Eight) {
+        return Err(std::io::Error::other(format!(
+            "{}: {:?} {:?}, not 8-bit RGB",
+            path.display(),
+            info.color_type,
+            info.bit_depth
+        )));
+    }
+    buf.truncate(info.buffer_size());
+    Ok((info.width, info.height, buf))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -344,13 +344,7 @@ mod tests {
     use super::*;
 
     fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
-        let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
-        let mut reader = decoder.read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        buf.truncate(info.buffer_size());
-        (info.width, info.height, buf)
+        crate::png::read_rgb(path).unwrap()
     }
 
     fn pixel(image: &(u32, u32, Vec<u8>), x: u32, y: u32) -> [u8; 3] {

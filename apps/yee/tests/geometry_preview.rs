@@ -26,15 +26,9 @@ fn yee_geometry(scene: &Path, out: &Path, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-/// (width, height, RGB bytes).
+/// (width, height, RGB bytes), by the `png` crate's decoder.
 fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb);
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
+    yee_io::png::read_rgb(path).unwrap()
 }
 
 fn count(image: &(u32, u32, Vec<u8>), colour: [u8; 3]) -> usize {
