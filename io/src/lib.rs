@@ -2,8 +2,7 @@
 //!
 //! Writers of the files a yee run leaves behind, each a pure function of a writer (or a path)
 //! and the data: field slices as plots with axes ([`slice_plot`]) and line plots ([`plot`]),
-//! drawn by plotters in an embedded font ([`style`]), PNG basics ([`png`]; the balance chart's
-//! labels still use the bitmap [`font`]), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
+//! drawn by plotters in an embedded font ([`style`]), PNG basics ([`png`]), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
 //! collection of a run's snapshots in time ([`pvd`]), probe
 //! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
 //! CSV and a plot of the ranks' shares).
@@ -15,7 +14,6 @@
 pub mod atomic;
 pub mod balance;
 pub mod csv;
-pub mod font;
 pub mod npy;
 pub mod plot;
 pub mod png;
