@@ -202,16 +202,21 @@ fn draw(
         .x_label_area_size(BOTTOM - 10)
         .y_label_area_size(LEFT - 10)
         .build_cartesian_2d(0.0..x1, 0.0..y1)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
+    let x_ticks = |v: &f64| style::tick_in(*v, x1);
+    let y_ticks = |v: &f64| format!("{} ", style::tick_in(*v, y1));
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_mesh()
         .x_desc(format!("{} ({})", plot.axis_names[0], plot.unit.name))
         .y_desc(format!("{} ({})", plot.axis_names[1], plot.unit.name))
-        .x_label_formatter(&|v| style::tick_in(*v, x1))
-        .y_label_formatter(&|v| format!("{} ", style::tick_in(*v, y1)))
+        .x_label_formatter(&x_ticks)
+        .y_label_formatter(&y_ticks)
         .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .draw()?;
+        .axis_desc_style((FONT, 14));
+    // A line of cells (a 1D grid) has no second axis to label.
+    if nv == 1 {
+        mesh.disable_y_axis().y_desc("");
+    }
+    mesh.draw()?;
     // The cells, nearest neighbour onto the plotting area's pixels.
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let (pw, ph) = ((xr.end - xr.start) as u32, (yr.end - yr.start) as u32);

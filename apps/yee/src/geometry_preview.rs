@@ -109,9 +109,11 @@ pub fn write_preview(
             let (colour, name, filled) = style_of(m.kind);
             let legend = (!seen.contains(&m.kind)).then(|| name.to_string());
             seen.push(m.kind);
-            // A probe or a one-cell-thin box is widened to be seen.
-            let grow = |lo: usize, hi: usize| match hi - lo {
-                1 => (lo as f64 - 0.5, hi as f64 + 0.5),
+            // A flux plane lies on its cells' low faces: a line there. A probe or another
+            // one-cell-thin box is widened to be seen.
+            let grow = |lo: usize, hi: usize| match (hi - lo, m.kind) {
+                (1, MarkKind::Flux) => (lo as f64, lo as f64),
+                (1, _) => (lo as f64 - 0.5, hi as f64 + 0.5),
                 _ => (lo as f64, hi as f64),
             };
             let (u, v) = (grow(m.lo[0], m.hi[0]), grow(m.lo[1], m.hi[1]));
