@@ -5,7 +5,8 @@
 //! their labels), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
 //! collection of a run's snapshots in time ([`pvd`]), probe
 //! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
-//! CSV and a plot of the ranks' shares).
+//! CSV and a plot of the ranks' shares), and with the `hdf5` feature one HDF5 file of a run's
+//! snapshots, probes and spectra ([`hdf5`]).
 //!
 //! Errors are [`std::io::Error`]s (PNG encoding errors arrive as [`std::io::ErrorKind::Other`]);
 //! the caller names the file.
@@ -15,6 +16,8 @@ pub mod atomic;
 pub mod balance;
 pub mod csv;
 pub mod font;
+#[cfg(feature = "hdf5")]
+pub mod hdf5;
 pub mod npy;
 pub mod plot;
 pub mod png;

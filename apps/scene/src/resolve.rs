@@ -175,6 +175,8 @@ pub struct Snapshots {
     pub npy: bool,
     /// Write `.vti` files.
     pub vti: bool,
+    /// Write the snapshots into the run's `fields.h5`.
+    pub hdf5: bool,
 }
 
 /// A validated scene: everything needed to build a [`Setup`] and write the outputs.
@@ -727,7 +729,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             if formats.is_empty() {
                 return Err(r.err(
                     "output.snapshots.formats",
-                    "is empty; use \"npy\", \"vti\" or both",
+                    "is empty; use \"npy\", \"vti\", \"hdf5\" or several",
                 ));
             }
             Some(Snapshots {
@@ -735,6 +737,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 every: s.every,
                 npy: formats.contains(&SnapshotFormat::Npy),
                 vti: formats.contains(&SnapshotFormat::Vti),
+                hdf5: formats.contains(&SnapshotFormat::Hdf5),
             })
         }
     };

@@ -304,10 +304,11 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         };
         let _ = writeln!(
             s,
-            "snapshots   {} {when}{}{}",
+            "snapshots   {} {when}{}{}{}",
             names.join(", "),
             if snap.npy { ", npy" } else { "" },
-            if snap.vti { ", vti" } else { "" }
+            if snap.vti { ", vti" } else { "" },
+            if snap.hdf5 { ", hdf5" } else { "" }
         );
     }
     (s, warnings)
