@@ -608,6 +608,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         Command::Check(args) => {
             let scene = yee_scene::load(&args.scene)?;
+            crate::hdf5_output::check_built(&scene)?;
             let (text, warnings) = crate::check::describe(&scene);
             print!("{text}");
             for w in warnings {

@@ -16,6 +16,7 @@ pub mod dft_output;
 pub mod error;
 pub mod far_field_output;
 pub mod flux_output;
+pub mod hdf5_output;
 pub mod parse;
 pub mod partition;
 pub mod report;

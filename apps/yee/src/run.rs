@@ -22,6 +22,7 @@ use yee_scene::spec::ValueType;
 use yee_scene::{Scene, Units};
 
 use crate::error::{AppError, io_error};
+use crate::hdf5_output::Hdf5Output;
 use crate::report::{
     BalanceReport, CheckpointReport, ProbeReport, RankReport, ResumeReport, RunReport,
 };
@@ -165,6 +166,7 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
 /// the process that writes the outputs, `None` on the other processes of an MPI job.
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
     crate::flux_output::check_minus_files(scene)?;
+    crate::hdf5_output::check_built(scene)?;
     match options.backend {
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
@@ -209,7 +211,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         |step: u64| scene.slices.iter().any(|s| slice_due(s, step)) || snapshot_due(step);
     // A resumed run goes on from the files the checkpoint's run had written (those in this
     // output folder).
-    let earlier: Vec<String> = options
+    let mut earlier: Vec<String> = options
         .resume
         .as_ref()
         .and_then(|l| l.index.app["outputs"].as_array().cloned())
@@ -218,6 +220,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .filter_map(|f| f.as_str().map(str::to_string))
         .filter(|f| out.join(f).is_file())
         .collect();
+    // `fields.h5` is listed once, whatever number of snapshots it holds.
+    let hdf5 = if writer {
+        Hdf5Output::start(scene, out, options.resume.as_ref().map(|l| l.index.step))?
+    } else {
+        None
+    };
+    if hdf5.is_some() && !earlier.iter().any(|f| f == crate::hdf5_output::FILE) {
+        earlier.push(crate::hdf5_output::FILE.into());
+    }
     let written: Mutex<Vec<String>> = Mutex::new(earlier);
     let failure: Mutex<Option<AppError>> = Mutex::new(None);
     let writing = Mutex::new(Duration::ZERO);
@@ -229,7 +240,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                 files.push(write_slice(fields, scene, slice, step, out)?);
             }
             if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
-                files.extend(write_snapshot(fields, scene, s, step, out)?);
+                files.extend(write_snapshot(fields, scene, s, step, out, hdf5.as_ref())?);
             }
             Ok(())
         })();
@@ -352,6 +363,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         let series = probe_series(&results, i).expect("every probe lies in some rank's box");
         write_file(&path, |w| csv::write_probe(w, &series, time_of))?;
+        if let Some(h) = &hdf5 {
+            h.write_probe(scene, name, probe.component, &series)?;
+        }
         outputs.push(file.clone());
         probes.push(ProbeReport {
             name: name.clone(),
@@ -366,6 +380,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
         outputs.extend(flux_files);
+        if let Some(h) = &hdf5 {
+            h.write_fluxes(&fluxes)?;
+        }
         let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
         outputs.extend(dft_files);
         (fluxes, dfts)
@@ -597,6 +614,7 @@ fn write_snapshot<T: Scalar>(
     s: &yee_scene::Snapshots,
     step: u64,
     out: &Path,
+    hdf5: Option<&Hdf5Output>,
 ) -> Result<Vec<String>, AppError> {
     let mut files = Vec::new();
     let mut arrays = Vec::new();
@@ -630,6 +648,9 @@ fn write_snapshot<T: Scalar>(
             vti::write(w, scene.grid, spacing, &cell_arrays)
         })?;
         files.push(file);
+    }
+    if let Some(h) = hdf5 {
+        h.write_snapshot(scene, step, &arrays)?;
     }
     Ok(files)
 }
