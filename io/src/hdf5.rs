@@ -236,6 +236,27 @@ impl H5File {
         .map_err(other)
     }
 
+    /// The steps of the field datasets in the file, in order, each with its components.
+    pub fn snapshots(&self) -> io::Result<Vec<(u64, Vec<String>)>> {
+        let mut steps = std::collections::BTreeMap::<u64, Vec<String>>::new();
+        (|| -> h5::Result<()> {
+            if !self.file.link_exists("fields") {
+                return Ok(());
+            }
+            let fields = self.file.group("fields")?;
+            for component in fields.member_names()? {
+                for name in fields.group(&component)?.member_names()? {
+                    if let Ok(step) = name.parse::<u64>() {
+                        steps.entry(step).or_default().push(component.clone());
+                    }
+                }
+            }
+            Ok(())
+        })()
+        .map_err(other)?;
+        Ok(steps.into_iter().collect())
+    }
+
     /// Flushes and closes the file.
     pub fn close(self) -> io::Result<()> {
         self.file.flush().map_err(other)?;

@@ -6,7 +6,7 @@
 //! collection of a run's snapshots in time ([`pvd`]), probe
 //! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
 //! CSV and a plot of the ranks' shares), and with the `hdf5` feature one HDF5 file of a run's
-//! snapshots, probes and spectra ([`hdf5`]).
+//! snapshots, probes and spectra ([`hdf5`]) with its XDMF index for ParaView ([`xdmf`]).
 //!
 //! Errors are [`std::io::Error`]s (PNG encoding errors arrive as [`std::io::ErrorKind::Other`]);
 //! the caller names the file.
@@ -23,3 +23,4 @@ pub mod plot;
 pub mod png;
 pub mod pvd;
 pub mod vti;
+pub mod xdmf;

@@ -379,6 +379,7 @@ pub fn prepare_run(
     processes: Option<usize>,
 ) -> Result<(yee_scene::Scene, RunOptions), AppError> {
     let mut scene = yee_scene::load(&args.scene)?;
+    crate::hdf5_output::check_built(&scene)?;
     if let Some(steps) = args.steps {
         scene.set_steps(steps)?;
     }

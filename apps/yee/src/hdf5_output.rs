@@ -14,6 +14,9 @@ use crate::flux_output::FluxReport;
 /// The file's name in the output folder.
 pub const FILE: &str = "fields.h5";
 
+/// The XDMF index of its snapshots, for ParaView.
+pub const INDEX: &str = "fields.xmf";
+
 /// What a scene asking for HDF5 gets from a yee built without it.
 pub const MISSING: &str = "output.snapshots.formats asks for \"hdf5\", but this yee was built \
      without the `hdf5` feature; rebuild with `cargo build --release -p yee --features hdf5` \
@@ -138,6 +141,45 @@ impl Hdf5Output {
         self.write(|file| file.write_table(&format!("probes/{name}"), columns, &rows))
     }
 
+    /// Writes `fields.xmf`, the XDMF index of the file's snapshots for ParaView, and returns
+    /// its name; `None` for 1D and complex runs, which XDMF's meshes and numbers do not hold.
+    pub fn write_index(&self, scene: &Scene, out: &Path) -> Result<Option<String>, AppError> {
+        let precision = match scene.value_type.name() {
+            "f32" => 4,
+            "f64" => 8,
+            _ => return Ok(None),
+        };
+        if scene.mode.dims() < 2 {
+            return Ok(None);
+        }
+        let io = |e| crate::error::io_error(&self.path, e);
+        let file = yee_io::hdf5::H5File::open(&self.path).map_err(io)?;
+        let snapshots = file.snapshots().map_err(io)?;
+        file.close().map_err(io)?;
+        let steps: Vec<(u64, f64, Vec<String>)> = snapshots
+            .into_iter()
+            .map(|(step, components)| {
+                let time = scene.units.to_scene_time(step as f64 * scene.dt());
+                (step, time, components)
+            })
+            .collect();
+        let index = yee_io::xdmf::Index {
+            file: FILE,
+            grid: scene.grid,
+            dims: scene.mode.dims(),
+            spacing: match scene.units {
+                yee_scene::Units::Normalised => 1.0,
+                yee_scene::Units::Si { cell_size } => cell_size,
+            },
+            precision,
+            steps: &steps,
+        };
+        let path = out.join(INDEX);
+        yee_io::atomic::write_with(&path, |w| yee_io::xdmf::write(w, &index))
+            .map_err(|e| crate::error::io_error(&path, e))?;
+        Ok(Some(INDEX.into()))
+    }
+
     /// Writes each flux spectrum as `/flux/<name>`, the rows of its CSV.
     pub fn write_fluxes(&self, fluxes: &[FluxReport]) -> Result<(), AppError> {
         self.write(|file| {
@@ -185,6 +227,11 @@ impl Hdf5Output {
         _: Component,
         _: &[T],
     ) -> Result<(), AppError> {
+        match self.never {}
+    }
+
+    /// Never called: there is no [`Hdf5Output`].
+    pub fn write_index(&self, _: &Scene, _: &Path) -> Result<Option<String>, AppError> {
         match self.never {}
     }
 

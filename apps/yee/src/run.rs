@@ -377,6 +377,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if let Some(file) = write_collection(scene, &outputs, out)? {
         outputs.push(file);
     }
+    let index = hdf5
+        .as_ref()
+        .map(|h| h.write_index(scene, out))
+        .transpose()?;
+    if let Some(file) = index.flatten() {
+        if !outputs.contains(&file) {
+            outputs.push(file);
+        }
+    }
     let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
         outputs.extend(flux_files);

@@ -45,6 +45,7 @@ import h5py
 out, spacing = sys.argv[1], float(sys.argv[2])
 run = json.load(open(os.path.join(out, "run.json")))
 assert run["outputs"].count("fields.h5") == 1, run["outputs"]
+assert run["outputs"].count("fields.xmf") == (run["dims"] > 1 and run["value_type"][0] == "f"), run["outputs"]
 f = h5py.File(os.path.join(out, "fields.h5"), "r")
 assert f.attrs["spacing"] == spacing, f.attrs["spacing"]
 assert f.attrs["time_step"] == run["dt_scene"], (f.attrs["time_step"], run["dt_scene"])
@@ -106,6 +107,71 @@ fn check_with_h5py(out: &Path, spacing: f64) -> String {
     stdout
 }
 
+/// Reads `fields.xmf` in `argv[1]` with VTK's XDMF reader (ParaView's): at every time step
+/// each cell array equals the `.npy` of its component and step.
+const CHECK_XDMF: &str = r#"
+import glob, os, re, sys
+import numpy as np
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+
+out = sys.argv[1]
+steps = sorted({re.search(r"_(\d{6})\.npy$", p).group(1)
+                for p in glob.glob(os.path.join(out, "*_*.npy"))
+                if re.fullmatch(r"(ex|ey|ez|hx|hy|hz)_\d{6}\.npy", os.path.basename(p))})
+reader = vtk.vtkXdmfReader()
+reader.SetFileName(os.path.join(out, "fields.xmf"))
+reader.UpdateInformation()
+info = reader.GetOutputInformation(0)
+times = info.Get(vtk.vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+assert times is not None and len(times) == len(steps), (times, steps)
+arrays = 0
+for t, step in zip(times, steps):
+    reader.UpdateTimeStep(t)
+    grid = reader.GetOutputDataObject(0)
+    cells = grid.GetCellData()
+    assert cells.GetNumberOfArrays() > 0, step
+    for i in range(cells.GetNumberOfArrays()):
+        name = cells.GetArrayName(i)
+        values = vtk_to_numpy(cells.GetArray(i))
+        expected = np.load(os.path.join(out, f"{name}_{step}.npy"))
+        assert values.dtype == expected.dtype, (name, step, values.dtype, expected.dtype)
+        assert np.array_equal(values, expected.reshape(-1)), (name, step)
+        arrays += 1
+print(f"xdmf ok: {len(times)} steps, {arrays} arrays")
+"#;
+
+/// True when `python3` can import VTK (whose XDMF reader is ParaView's).
+fn have_vtk() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import vtk; vtk.vtkXdmfReader"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs VTK for Python: python3 -m pip install vtk"
+        );
+        eprintln!("skipped: python3 cannot import vtk (pip install vtk)");
+    }
+    ok
+}
+
+fn check_xdmf(out: &Path) -> String {
+    let output = Command::new("python3")
+        .args(["-c", CHECK_XDMF])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "VTK's XDMF reader disagrees:\n{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
 fn yee_run(scene: &Path, out: &Path, extra: &[&str]) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_yee"))
         .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
@@ -146,6 +212,10 @@ fn h5py_reads_every_snapshot_probe_and_spectrum_as_the_other_files_hold_them() {
             report.contains("h5py ok: 18 datasets, steps 000005 000010 000012, 2 probes, 1 fluxes"),
             "{report}"
         );
+    }
+    if have_vtk() {
+        let report = check_xdmf(&out);
+        assert!(report.contains("xdmf ok: 3 steps, 18 arrays"), "{report}");
     }
 }
 
@@ -195,6 +265,8 @@ steps = 10
             "{report}"
         );
     }
+    // XDMF has no complex numbers: no index.
+    assert!(!out.join("fields.xmf").exists());
 }
 
 #[test]
@@ -230,6 +302,10 @@ fn a_resumed_run_writes_on_into_its_fields_h5() {
                 .contains("h5py ok: 36 datasets, steps 000005 000010 000015 000020 000025 000030"),
             "{report}"
         );
+        if have_vtk() {
+            let report = check_xdmf(&cut);
+            assert!(report.contains("xdmf ok: 6 steps, 36 arrays"), "{report}");
+        }
         for entry in std::fs::read_dir(&straight).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "npy") {

@@ -130,7 +130,10 @@ fn hdf5_snapshots_without_the_feature_are_refused_before_the_run() {
     )
     .unwrap();
     let out_dir = dir.join("out");
-    for args in [vec!["check"], vec!["run", "--out", out_dir.to_str().unwrap()]] {
+    for args in [
+        vec!["check"],
+        vec!["run", "--out", out_dir.to_str().unwrap()],
+    ] {
         let out = Command::new(env!("CARGO_BIN_EXE_yee"))
             .args(&args[..1])
             .arg(&scene)
