@@ -5,7 +5,8 @@
 //! drawn by plotters in an embedded font ([`style`]), PNG basics ([`png`]), NumPy `.npy` arrays ([`npy`]), VTK image data for ParaView ([`vti`], binary) and the
 //! collection of a run's snapshots in time ([`pvd`]), probe
 //! time series as CSV ([`csv`]), and the files balancing leaves ([`balance`]: its history as
-//! CSV and a plot of the ranks' shares).
+//! CSV and a plot of the ranks' shares), and with the `hdf5` feature one HDF5 file of a run's
+//! snapshots, probes and spectra ([`hdf5`]) with its XDMF index for ParaView ([`xdmf`]).
 //!
 //! Errors are [`std::io::Error`]s (PNG encoding errors arrive as [`std::io::ErrorKind::Other`]);
 //! the caller names the file.
@@ -14,6 +15,8 @@
 pub mod atomic;
 pub mod balance;
 pub mod csv;
+#[cfg(feature = "hdf5")]
+pub mod hdf5;
 pub mod npy;
 pub mod plot;
 pub mod png;
@@ -21,3 +24,4 @@ pub mod pvd;
 pub mod slice_plot;
 pub mod style;
 pub mod vti;
+pub mod xdmf;

@@ -184,6 +184,8 @@ pub struct Snapshots {
     pub vti: bool,
     /// Compress the `.vti` arrays with zlib.
     pub zlib: bool,
+    /// Write the snapshots into the run's `fields.h5`.
+    pub hdf5: bool,
 }
 
 /// A validated scene: everything needed to build a [`Setup`] and write the outputs.
@@ -779,7 +781,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             if formats.is_empty() {
                 return Err(r.err(
                     "output.snapshots.formats",
-                    "is empty; use \"npy\", \"vti\" or both",
+                    "is empty; use \"npy\", \"vti\", \"hdf5\" or several",
                 ));
             }
             if s.compression == VtiCompression::Zlib && !formats.contains(&SnapshotFormat::Vti) {
@@ -795,6 +797,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 npy: formats.contains(&SnapshotFormat::Npy),
                 vti: formats.contains(&SnapshotFormat::Vti),
                 zlib: s.compression == VtiCompression::Zlib,
+                hdf5: formats.contains(&SnapshotFormat::Hdf5),
             })
         }
     };

@@ -638,7 +638,7 @@ pub struct SnapshotSpec {
     /// Write one every this many steps (0: only at the last step).
     #[serde(default)]
     pub every: u64,
-    /// Formats: "npy", "vti" (default both).
+    /// Formats: "npy", "vti", "hdf5" (default npy and vti).
     pub formats: Option<Vec<SnapshotFormat>>,
     /// How `.vti` arrays are stored: "none" (default) or "zlib".
     #[serde(default)]
@@ -664,6 +664,9 @@ pub enum SnapshotFormat {
     Npy,
     /// VTK XML image data `.vti`.
     Vti,
+    /// HDF5: every snapshot, probe and flux spectrum of the run in one `fields.h5` (needs a yee
+    /// built with the `hdf5` feature).
+    Hdf5,
 }
 
 /// `[run]`: exactly one of `steps` or `time`.

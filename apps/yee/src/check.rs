@@ -306,14 +306,15 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         };
         let _ = writeln!(
             s,
-            "snapshots   {} {when}{}{}",
+            "snapshots   {} {when}{}{}{}",
             names.join(", "),
             if snap.npy { ", npy" } else { "" },
             match (snap.vti, snap.zlib) {
                 (true, true) => ", vti (zlib)",
                 (true, false) => ", vti",
                 _ => "",
-            }
+            },
+            if snap.hdf5 { ", hdf5" } else { "" }
         );
     }
     (s, warnings)

@@ -423,6 +423,7 @@ pub fn prepare_run(
     processes: Option<usize>,
 ) -> Result<(yee_scene::Scene, RunOptions), AppError> {
     let mut scene = yee_scene::load(&args.scene)?;
+    crate::hdf5_output::check_built(&scene)?;
     if let Some(steps) = args.steps {
         scene.set_steps(steps)?;
     }
@@ -656,6 +657,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         }
         Command::Check(args) => {
             let scene = yee_scene::load(&args.scene)?;
+            crate::hdf5_output::check_built(&scene)?;
             let (text, warnings) = crate::check::describe(&scene);
             print!("{text}");
             for w in warnings {

@@ -17,6 +17,7 @@ pub mod error;
 pub mod far_field_output;
 pub mod flux_output;
 pub mod geometry_preview;
+pub mod hdf5_output;
 pub mod movie;
 pub mod parse;
 pub mod partition;

@@ -22,6 +22,7 @@ use yee_scene::spec::ValueType;
 use yee_scene::{GeometryOutput, Scene, Units};
 
 use crate::error::{AppError, io_error};
+use crate::hdf5_output::Hdf5Output;
 use crate::report::{
     BalanceReport, CheckpointReport, ProbeReport, RankReport, ResumeReport, RunReport,
 };
@@ -167,6 +168,7 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
 /// the process that writes the outputs, `None` on the other processes of an MPI job.
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
     crate::flux_output::check_minus_files(scene)?;
+    crate::hdf5_output::check_built(scene)?;
     match options.backend {
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
@@ -211,7 +213,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         |step: u64| scene.slices.iter().any(|s| slice_due(s, step)) || snapshot_due(step);
     // A resumed run goes on from the files the checkpoint's run had written (those in this
     // output folder).
-    let earlier: Vec<String> = options
+    let mut earlier: Vec<String> = options
         .resume
         .as_ref()
         .and_then(|l| l.index.app["outputs"].as_array().cloned())
@@ -226,9 +228,18 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         (Some(s), true) => write_geometry(scene, s, out, options.resume.is_none())?,
         _ => Vec::new(),
     };
-    let mut earlier = earlier;
-    for (q, _) in geometry.iter().filter(|_| options.resume.is_none()) {
+    let npy = scene.snapshots.as_ref().is_some_and(|s| s.npy);
+    for (q, _) in geometry.iter().filter(|_| npy && options.resume.is_none()) {
         earlier.push(format!("{}.npy", q.name()));
+    }
+    // `fields.h5` is listed once, whatever number of snapshots it holds.
+    let hdf5 = if writer {
+        Hdf5Output::start(scene, out, options.resume.as_ref().map(|l| l.index.step))?
+    } else {
+        None
+    };
+    if hdf5.is_some() && !earlier.iter().any(|f| f == crate::hdf5_output::FILE) {
+        earlier.push(crate::hdf5_output::FILE.into());
     }
     let written: Mutex<Vec<String>> = Mutex::new(earlier);
     let failure: Mutex<Option<AppError>> = Mutex::new(None);
@@ -241,7 +252,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                 files.push(write_slice(fields, scene, slice, step, out)?);
             }
             if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
-                files.extend(write_snapshot(fields, scene, s, &geometry, step, out)?);
+                files.extend(write_snapshot(
+                    fields,
+                    scene,
+                    s,
+                    &geometry,
+                    step,
+                    out,
+                    hdf5.as_ref(),
+                )?);
             }
             Ok(())
         })();
@@ -364,6 +383,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         let series = probe_series(&results, i).expect("every probe lies in some rank's box");
         write_file(&path, |w| csv::write_probe(w, &series, time_of))?;
+        if let Some(h) = &hdf5 {
+            h.write_probe(scene, name, probe.component, &series)?;
+        }
         outputs.push(file.clone());
         let plot_file = format!("probe_{name}.png");
         write_probe_plot(
@@ -385,6 +407,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if let Some(file) = write_collection(scene, &outputs, out)? {
         outputs.push(file);
     }
+    let index = hdf5
+        .as_ref()
+        .map(|h| h.write_index(scene, out))
+        .transpose()?;
+    if let Some(file) = index.flatten() {
+        if !outputs.contains(&file) {
+            outputs.push(file);
+        }
+    }
     if options.movie {
         let movies = crate::movie::write_movies(out, &outputs)?;
         outputs.extend(movies);
@@ -392,6 +423,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
         let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
         outputs.extend(flux_files);
+        if let Some(h) = &hdf5 {
+            h.write_fluxes(&fluxes)?;
+        }
         let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
         outputs.extend(dft_files);
         (fluxes, dfts)
@@ -717,13 +751,16 @@ fn write_snapshot<T: Scalar>(
     geometry: &[(GeometryOutput, Vec<f64>)],
     step: u64,
     out: &Path,
+    hdf5: Option<&Hdf5Output>,
 ) -> Result<Vec<String>, AppError> {
     let mut files = Vec::new();
     let mut arrays = Vec::new();
+    let mut components = Vec::new();
     for &c in &s.components {
         let values = fields.fields[c.index()]
             .as_deref()
             .expect("validated: the mode carries it");
+        components.push((c, values));
         if s.npy {
             let file = format!("{}_{step:06}.npy", c.name());
             write_file(&out.join(&file), |w| {
@@ -754,6 +791,9 @@ fn write_snapshot<T: Scalar>(
             vti::write(w, scene.grid, spacing, &arrays, compression)
         })?;
         files.push(file);
+    }
+    if let Some(h) = hdf5 {
+        h.write_snapshot(scene, step, &components)?;
     }
     Ok(files)
 }

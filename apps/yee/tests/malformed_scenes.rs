@@ -113,3 +113,41 @@ fn a_grid_too_big_for_memory_stops_before_allocating() {
         "{stdout}"
     );
 }
+
+/// A scene asking for HDF5 snapshots, given to a yee built without the `hdf5` feature: `yee
+/// check` and `yee run` refuse it, saying how to build one that writes it, and nothing runs.
+#[cfg(not(feature = "hdf5"))]
+#[test]
+fn hdf5_snapshots_without_the_feature_are_refused_before_the_run() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no_hdf5");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("h5.toml");
+    std::fs::write(
+        &scene,
+        "[grid]\nmode = \"1d\"\nsize = [20]\n\n[output.snapshots]\ncomponents = [\"ez\"]\n\
+         formats = [\"npy\", \"hdf5\"]\n\n[run]\nsteps = 2\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    for args in [
+        vec!["check"],
+        vec!["run", "--out", out_dir.to_str().unwrap()],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+            .args(&args[..1])
+            .arg(&scene)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("error: ")
+                && stderr.contains("without the `hdf5` feature")
+                && stderr.contains("cargo build --release -p yee --features hdf5"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!out_dir.join("run.json").exists() && !out_dir.join("ez_000002.npy").exists());
+}
