@@ -404,25 +404,17 @@ impl Balancer {
                     action = change;
                 }
             }
-            let weights: Vec<f64> = lines
-                .iter()
-                .zip(&self.enabled[a])
-                .map(|(p, &e)| if e { *p } else { 0.0 })
+            let b = self.rounded_borders(a, &self.enabled[a], &lines)?;
+            // A line the rounding emptied is disabled as well, and recorded as a disabled set
+            // so that eq. (19) can bring it back when it pays.
+            let emptied: Vec<usize> = (0..n)
+                .filter(|&i| self.enabled[a][i] && b[i + 1] == b[i])
                 .collect();
-            let mut ideal = vec![0.0; n + 1];
-            ideal_borders(&self.density[a], &weights, &mut ideal)?;
-            let mut b = vec![0i64; n + 1];
-            let min = if a < self.dims {
-                self.params.min_width
-            } else {
-                1
-            };
-            round_borders(&ideal, min, &mut b)?;
-            // A line the rounding emptied is disabled as well.
-            for i in 0..n {
-                if b[i + 1] == b[i] {
+            if !emptied.is_empty() {
+                for &i in &emptied {
                     self.enabled[a][i] = false;
                 }
+                self.disabled_sets[a].push(emptied);
             }
             borders[a] = b;
             predicted = predicted.max(self.predict(a, &self.enabled[a], &lines, total_work));
@@ -441,6 +433,30 @@ impl Balancer {
         })
     }
 
+    /// The borders of axis `a` with `enabled` lines weighed by `lines` (eq. (21)), rounded to
+    /// whole cells (δ rounding, at least the minimum width on an active axis).
+    fn rounded_borders(
+        &self,
+        a: usize,
+        enabled: &[bool],
+        lines: &[f64],
+    ) -> Result<Vec<i64>, PartitionError> {
+        let n = self.topology.0[a];
+        let weights: Vec<f64> = (lines.iter().zip(enabled))
+            .map(|(p, &e)| if e { *p } else { 0.0 })
+            .collect();
+        let mut ideal = vec![0.0; n + 1];
+        ideal_borders(&self.density[a], &weights, &mut ideal)?;
+        let mut b = vec![0i64; n + 1];
+        let min = if a < self.dims {
+            self.params.min_width
+        } else {
+            1
+        };
+        round_borders(&ideal, min, &mut b)?;
+        Ok(b)
+    }
+
     /// Re-enables or disables lines of axis `a` when that wins by more than ε; returns what
     /// changed.
     fn change_states(
@@ -457,7 +473,12 @@ impl Balancer {
             for &i in &set {
                 with[i] = true;
             }
-            if self.predict(a, &with, lines, total_work) < current * (1.0 - eps) {
+            // Only if the rounding gives every line of the set cells again: a set the rounding
+            // would empty again does not pay.
+            let all_get_cells = self
+                .rounded_borders(a, &with, lines)
+                .is_ok_and(|b| set.iter().all(|&i| b[i + 1] > b[i]));
+            if all_get_cells && self.predict(a, &with, lines, total_work) < current * (1.0 - eps) {
                 self.enabled[a] = with;
                 self.disabled_sets[a].pop();
                 return Some(alloc::format!("enable {} {:?}", AXES[a], set));
@@ -561,5 +582,56 @@ mod tests {
         assert_eq!(measured, 0.02);
         let d = b.decide(100.0, measured).unwrap();
         assert_eq!(d.borders[0], vec![0, 67, 100]);
+    }
+
+    /// One interval's gathered data: `work` cell updates in `seconds` per rank, 100 steps.
+    fn gathered(ranks: &[(f64, f64)]) -> Vec<f64> {
+        let mut g = vec![0.0; ranks.len() * GATHER_LEN];
+        for (r, &(work, seconds)) in ranks.iter().enumerate() {
+            g[r * GATHER_LEN] = work;
+            g[r * GATHER_LEN + 1] = seconds;
+            g[r * GATHER_LEN + 2] = 100.0;
+        }
+        g
+    }
+
+    #[test]
+    fn a_line_the_rounding_empties_comes_back_when_it_pays() {
+        // 1D, three ranks over 100 cells; rank 2 is 500 times slower than the others, so its
+        // ideal share (0.25 cells) rounds to nothing.
+        let density = [vec![1.0; 100], vec![1.0], vec![1.0]];
+        let mut b = Balancer::new(Topology([3, 1, 1]), 1, density, BalanceParams::default());
+        let m = b.record(&gathered(&[(5000.0, 1.0), (5000.0, 1.0), (5000.0, 500.0)]));
+        let d = b.decide(100.0, m).unwrap();
+        assert_eq!(d.borders[0][2], 100, "{:?}", d.borders[0]);
+        assert_eq!(d.disabled[0], vec![2]);
+        assert_eq!(b.state().disabled_sets[0], vec![vec![2]]);
+        // Ranks 0 and 1 slow down 1000-fold for a long while: rank 2's remembered speed is
+        // now the best, and eq. (19) gives it cells again.
+        for _ in 0..20 {
+            b.record(&gathered(&[(50.0, 10.0), (50.0, 10.0), (0.0, 0.0)]));
+        }
+        let d = b.decide(100.0, m).unwrap();
+        assert!(d.action.starts_with("enable x [2]"), "{}", d.action);
+        assert!(d.disabled[0].is_empty());
+        assert!(d.borders[0][3] - d.borders[0][2] > 0, "{:?}", d.borders[0]);
+    }
+
+    #[test]
+    fn a_line_the_rounding_would_empty_again_is_not_enabled() {
+        // Three ranks over 4 cells, rank 2 at a fifth of the others' speed: enabling it would
+        // add 10 % of speed (more than ε) but its 0.36 cells round to none.
+        let density = [vec![1.0; 4], vec![1.0], vec![1.0]];
+        let mut b = Balancer::new(Topology([3, 1, 1]), 1, density, BalanceParams::default());
+        let m = b.record(&gathered(&[(500.0, 1.0), (500.0, 1.0), (100.0, 1.0)]));
+        let d = b.decide(4.0, m).unwrap();
+        assert_eq!(
+            (d.borders[0].as_slice(), &d.disabled[0]),
+            (&[0, 2, 4, 4][..], &vec![2])
+        );
+        for _ in 0..3 {
+            let d = b.decide(4.0, m).unwrap();
+            assert_eq!((d.action.as_str(), &d.disabled[0]), ("rebalance", &vec![2]));
+        }
     }
 }
