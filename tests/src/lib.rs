@@ -5,6 +5,7 @@
 
 pub mod backend_conformance;
 pub mod comm_conformance;
+pub mod external;
 pub mod mpirun;
 
 use num_complex::Complex;

@@ -89,21 +89,19 @@ impl Scene {
             GeometryOutput::Material => CellQuantity::Region,
             GeometryOutput::Mask => CellQuantity::Active,
         };
+        // The material number of each region value (0: the background), looked up once.
         let names = self.material_names();
-        let number = |region: usize| {
-            let name = match region {
-                0 => self.background.0.as_str(),
-                r => self.region_materials[r - 1].as_str(),
-            };
-            names.iter().position(|&n| n == name).unwrap_or(0) as f64
-        };
+        let numbers: Vec<f64> = std::iter::once(self.background.0.as_str())
+            .chain(self.region_materials.iter().map(String::as_str))
+            .map(|name| names.iter().position(|&n| n == name).unwrap_or(0) as f64)
+            .collect();
         cells
             .map(|cell| {
                 let v = setup.cell_value(cell_quantity, cell);
                 match q {
                     GeometryOutput::Sigma => self.units.to_scene_sigma(v),
                     GeometryOutput::SigmaM => self.units.to_scene_sigma_m(v),
-                    GeometryOutput::Material => number(v as usize),
+                    GeometryOutput::Material => numbers[v as usize],
                     _ => v,
                 }
             })

@@ -241,6 +241,20 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if hdf5.is_some() && !earlier.iter().any(|f| f == crate::hdf5_output::FILE) {
         earlier.push(crate::hdf5_output::FILE.into());
     }
+    // Each slice's material outlines and mask, drawn over every frame: the geometry does not
+    // change, so they are worked out once.
+    let slice_outlines: Vec<Option<Outlines>> = match writer {
+        true => (scene.slices.iter())
+            .map(|s| {
+                let (_, cells) =
+                    crate::plane_plot::plane_cells(scene, s.axis, slice_index(scene, s));
+                s.outlines
+                    .then(|| crate::plane_plot::outlines(scene, &cells))
+                    .flatten()
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     let written: Mutex<Vec<String>> = Mutex::new(earlier);
     let failure: Mutex<Option<AppError>> = Mutex::new(None);
     let writing = Mutex::new(Duration::ZERO);
@@ -248,8 +262,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let t = Instant::now();
         let mut files = Vec::new();
         let result = (|| -> Result<(), AppError> {
-            for slice in scene.slices.iter().filter(|s| slice_due(s, step)) {
-                files.push(write_slice(fields, scene, slice, step, out)?);
+            for (slice, outlines) in scene.slices.iter().zip(&slice_outlines) {
+                if slice_due(slice, step) {
+                    files.push(write_slice(fields, scene, slice, outlines, step, out)?);
+                }
             }
             if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
                 files.extend(write_snapshot(
@@ -633,18 +649,27 @@ fn write_probe_plot<T: Scalar>(
 
 /// Draws the plane of `slice` at `step`: a coloured image with axes, the material outlines
 /// and masked cells over it; in 1D a line plot of the component along x.
+/// Material numbers and the mask (if any) over a slice's plane, for its outlines.
+type Outlines = (Vec<f64>, Option<Vec<f64>>);
+
+/// The cell index of `slice`'s plane along its axis (0 in 1D and 2D).
+fn slice_index(scene: &Scene, slice: &yee_scene::Slice) -> usize {
+    if scene.mode.dims() == 3 {
+        slice.index as usize
+    } else {
+        0
+    }
+}
+
 fn write_slice<T: Scalar>(
     fields: &Assembled<T>,
     scene: &Scene,
     slice: &yee_scene::Slice,
+    outlines: &Option<Outlines>,
     step: u64,
     out: &Path,
 ) -> Result<String, AppError> {
-    let index = if scene.mode.dims() == 3 {
-        slice.index as usize
-    } else {
-        0
-    };
+    let index = slice_index(scene, slice);
     let (axes, cells) = crate::plane_plot::plane_cells(scene, slice.axis, index);
     let values: Vec<f64> = cells
         .iter()
@@ -701,10 +726,6 @@ fn write_slice<T: Scalar>(
         yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
         return Ok(file);
     }
-    let outlines = slice
-        .outlines
-        .then(|| crate::plane_plot::outlines(scene, &cells))
-        .flatten();
     let plot = yee_io::slice_plot::SlicePlot {
         size: axes.map(|a| scene.grid[a.index()]),
         values: &values,

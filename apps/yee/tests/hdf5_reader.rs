@@ -19,20 +19,9 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// True when `python3` can import h5py and NumPy; panics under CI when it cannot.
+/// True when `python3` can import h5py and NumPy ([`yee_tests::external`]).
 fn have_h5py() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import h5py, numpy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs h5py: python3 -m pip install h5py numpy"
-        );
-        eprintln!("skipped: python3 cannot import h5py and numpy (pip install h5py numpy)");
-    }
-    ok
+    yee_tests::external::python_runs("import h5py, numpy", "python3 -m pip install h5py numpy")
 }
 
 /// Checks `fields.h5` in `argv[1]` against the `.npy`, probe and flux files beside it and
@@ -92,19 +81,8 @@ print(f"h5py ok: {len(expected)} datasets, steps {' '.join(steps)}, {len(run['pr
 "#;
 
 fn check_with_h5py(out: &Path, spacing: f64) -> String {
-    let output = Command::new("python3")
-        .args(["-c", CHECK])
-        .arg(out)
-        .arg(spacing.to_string())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "h5py disagrees:\n{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
+    let spacing = spacing.to_string();
+    yee_tests::external::python_check(CHECK, &[out.as_os_str(), spacing.as_ref()], "h5py")
 }
 
 /// Reads `fields.xmf` in `argv[1]` with VTK's XDMF reader (ParaView's): at every time step
@@ -143,33 +121,14 @@ print(f"xdmf ok: {len(times)} steps, {arrays} arrays")
 
 /// True when `python3` can import VTK (whose XDMF reader is ParaView's).
 fn have_vtk() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import vtk; vtk.vtkXdmfReader"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs VTK for Python: python3 -m pip install vtk"
-        );
-        eprintln!("skipped: python3 cannot import vtk (pip install vtk)");
-    }
-    ok
+    yee_tests::external::python_runs(
+        "import vtk; vtk.vtkXdmfReader",
+        "python3 -m pip install vtk",
+    )
 }
 
 fn check_xdmf(out: &Path) -> String {
-    let output = Command::new("python3")
-        .args(["-c", CHECK_XDMF])
-        .arg(out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "VTK's XDMF reader disagrees:\n{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
+    yee_tests::external::python_check(CHECK_XDMF, &[out.as_os_str()], "VTK's XDMF reader")
 }
 
 fn yee_run(scene: &Path, out: &Path, extra: &[&str]) -> Value {

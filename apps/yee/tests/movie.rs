@@ -17,21 +17,24 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `yee run examples/scenes/dipole2d.toml --movie` into `out`.
+fn run_movie(out: &Path) -> Command {
+    let scene = repo().join("examples/scenes/dipole2d.toml");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_yee"));
+    command
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--quiet",
+            "--movie",
+            "--out",
+        ])
+        .arg(out);
+    command
+}
+
 fn have_ffmpeg() -> bool {
-    let ok = ["ffmpeg", "ffprobe"].iter().all(|tool| {
-        Command::new(tool)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs ffmpeg: apt-get install ffmpeg"
-        );
-        eprintln!("skipped: no ffmpeg/ffprobe on the PATH");
-    }
-    ok
+    yee_tests::external::programs_run(&["ffmpeg", "ffprobe"], "apt-get install ffmpeg")
 }
 
 #[test]
@@ -40,18 +43,7 @@ fn each_slice_series_becomes_a_movie_with_a_frame_per_slice() {
         return;
     }
     let out = out_dir("dipole2d");
-    let scene = repo().join("examples/scenes/dipole2d.toml");
-    let status = Command::new(env!("CARGO_BIN_EXE_yee"))
-        .args([
-            "run",
-            scene.to_str().unwrap(),
-            "--quiet",
-            "--movie",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .unwrap();
+    let status = run_movie(&out).status().unwrap();
     assert!(status.success());
     let slices = std::fs::read_dir(&out)
         .unwrap()
@@ -78,21 +70,9 @@ fn each_slice_series_becomes_a_movie_with_a_frame_per_slice() {
 #[test]
 fn a_movie_without_ffmpeg_is_refused_before_the_run() {
     let out = out_dir("no-ffmpeg");
-    let scene = repo().join("examples/scenes/dipole2d.toml");
     let empty = out_dir("empty-path");
     std::fs::create_dir_all(&empty).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_yee"))
-        .args([
-            "run",
-            scene.to_str().unwrap(),
-            "--quiet",
-            "--movie",
-            "--out",
-        ])
-        .arg(&out)
-        .env("PATH", &empty)
-        .output()
-        .unwrap();
+    let output = run_movie(&out).env("PATH", &empty).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--movie needs ffmpeg"), "{stderr}");

@@ -16,20 +16,9 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// True when `python3` can import VTK and NumPy; panics under CI when it cannot.
+/// True when `python3` can import VTK and NumPy ([`yee_tests::external`]).
 fn have_vtk() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import vtk, numpy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs VTK for Python: python3 -m pip install vtk numpy"
-        );
-        eprintln!("skipped: python3 cannot import vtk and numpy (pip install vtk numpy)");
-    }
-    ok
+    yee_tests::external::python_runs("import vtk, numpy", "python3 -m pip install vtk numpy")
 }
 
 /// Compares every array of every `.vti` in `out` with the `.npy` files of the same step and
@@ -80,18 +69,7 @@ print("pvd ok:", len(listed), "datasets")
 "#;
 
 fn check_with_vtk(out: &Path) -> String {
-    let output = Command::new("python3")
-        .args(["-c", CHECK])
-        .arg(out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "VTK's reader disagrees:\n{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
+    yee_tests::external::python_check(CHECK, &[out.as_os_str()], "VTK's reader")
 }
 
 fn yee_run(scene: &Path, out: &Path, extra: &[&str]) {
@@ -191,16 +169,10 @@ steps = 8
     let report = check_with_vtk(&out);
     assert!(report.contains("fields_000008.vti: 4 arrays"), "{report}");
     assert!(report.contains("pvd ok: 2 datasets"), "{report}");
-    let output = Command::new("python3")
-        .args(["-c", GEOMETRY])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    yee_tests::external::python_check(
+        GEOMETRY,
+        &[out.as_os_str()],
+        "NumPy's reading of the geometry",
     );
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
