@@ -1,43 +1,221 @@
-//! The CPML corrections in parallel over the planes of each layer.
+//! The CPML corrections fused into the row sweep: right after a row's curl update, while the
+//! row is in cache, each layer covering it updates its ψ row and corrects the field,
+//! `ψ ← b·ψ + c·∂`, then `v ← v ± Cb·ψ` (Roden & Gedney 2000, eqs. (8)–(10)).
+//!
+//! The oracle runs the corrections as a second pass after the whole curl update
+//! ([`yee_scalar::cpml::CpmlUpdate`]); each cell still sees its curl update, then the
+//! corrections of its layers in the order of `state.slabs`, so the bits are the same.
 
-use rayon::prelude::*;
 use yee_core::{Box3, Scalar};
-use yee_em::Component;
-use yee_scalar::cpml::with_cpml_planes;
-use yee_scalar::state::YeeState;
+use yee_scalar::state::CpmlSlab;
 
-/// The CPML corrections in parallel over the planes of each layer, in the oracle's arithmetic:
-/// `ψ ← b·ψ + c·∂`, then the field gains `± Cb·ψ`.
-pub(crate) fn cpml_phase<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3) {
-    let mut slabs = std::mem::take(&mut state.slabs);
-    let components: Vec<Component> = state
-        .mode
-        .components()
-        .iter()
-        .copied()
-        .filter(|c| c.is_electric() == electric)
-        .collect();
-    for slab in &mut slabs {
-        for &c in &components {
-            cpml_component(state, slab, c, region);
-        }
-    }
-    state.slabs = slabs;
+use crate::curl::{ComponentRows, Term};
+
+/// One CPML layer a component's rows cross: where it corrects and how its ψ is laid out.
+pub(crate) struct Layer {
+    /// Index of the layer's slab in `state.slabs`.
+    pub(crate) slab_index: usize,
+    /// Index into the component's terms: the one differentiating along the layer's axis.
+    pub(crate) term: usize,
+    /// Cells corrected: the sweep's region within the component's free box and the layer.
+    pub(crate) region: Box3,
+    /// The layer's cells in the chunk: the ψ array's box, x fastest.
+    pub(crate) slab: Box3,
 }
 
-pub(crate) fn cpml_component<T: Scalar>(
-    state: &mut YeeState<T>,
-    slab: &mut yee_scalar::state::CpmlSlab<T>,
-    c: Component,
-    region: Box3,
-) {
-    with_cpml_planes(state, slab, c, region, |ctx, fields, psi| {
-        fields
-            .par_chunks_mut(ctx.field_plane)
-            .zip(psi.par_chunks_mut(ctx.psi_plane))
+impl Layer {
+    /// The layers of `slabs` holding ψ for component `c`, over the cells `r`, in the order the
+    /// oracle applies them.
+    pub(crate) fn of<T: Scalar>(
+        slabs: &[CpmlSlab<T>],
+        c: usize,
+        r: Box3,
+        terms: &[Term<T>],
+    ) -> Vec<Layer> {
+        slabs
+            .iter()
             .enumerate()
-            .for_each(|(k, (f, p))| {
-                ctx.correct_plane(ctx.region.lo[2] + k as i64, f, p);
-            });
-    });
+            .filter(|(_, s)| s.psi[c].is_some())
+            .filter_map(|(slab_index, s)| {
+                let region = r.intersect(&s.region);
+                if region.is_empty() {
+                    return None;
+                }
+                let term = terms
+                    .iter()
+                    .position(|t| t.axis == s.axis.index())
+                    .expect("a slab holds ψ only for components differentiating along its axis");
+                Some(Layer {
+                    slab_index,
+                    term,
+                    region,
+                    slab: s.region,
+                })
+            })
+            .collect()
+    }
+
+    /// The ψ row of cells (`y`, `z`), counted from the start of the ψ array.
+    fn psi_row(&self, [y, z]: [i64; 2]) -> usize {
+        (z - self.slab.lo[2]) as usize * self.slab.extent()[1] + (y - self.slab.lo[1]) as usize
+    }
+
+    /// How many ψ rows lie before storage row `n` of a field stored over `storage` (rows run
+    /// y, then z): where a batch of storage rows starting at `n` begins in ψ.
+    pub(crate) fn psi_rows_before(&self, storage: Box3, n: usize) -> usize {
+        let ey = storage.extent()[1];
+        let (y, z) = (
+            storage.lo[1] + (n % ey) as i64,
+            storage.lo[2] + (n / ey) as i64,
+        );
+        let [_, py, pz] = self.slab.extent().map(|e| e as i64);
+        let planes = (z - self.slab.lo[2]).clamp(0, pz);
+        let rows = if z >= self.slab.lo[2] && z < self.slab.hi[2] {
+            (y - self.slab.lo[1]).clamp(0, py)
+        } else {
+            0
+        };
+        (planes * py + rows) as usize
+    }
+}
+
+/// A batch's share of one layer's ψ: its rows from row `first` of the array on.
+pub(crate) struct PsiRows<'a, T> {
+    pub(crate) values: &'a mut [T],
+    pub(crate) first: usize,
+}
+
+/// Corrects storage row `row` (cells `row_cells`, offset `base` in storage) at (`y`, `z`)
+/// for every layer of `kernel` that covers it, in order.
+pub(crate) fn correct_row<T: Scalar>(
+    kernel: &ComponentRows<T>,
+    row_cells: &mut [T],
+    base: usize,
+    [y, z]: [i64; 2],
+    psi: &mut [PsiRows<T>],
+) {
+    for (layer, rows) in kernel.layers.iter().zip(psi.iter_mut()) {
+        let r = layer.region;
+        if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
+            continue;
+        }
+        let t = &kernel.terms[layer.term];
+        let n = (r.hi[0] - r.lo[0]) as usize;
+        let a = (r.lo[0] - kernel.storage.lo[0]) as usize;
+        let q = (layer.psi_row([y, z]) - rows.first) * layer.slab.extent()[0]
+            + (r.lo[0] - layer.slab.lo[0]) as usize;
+        let g = base + a;
+        let (hi, lo) = if kernel.electric {
+            (g, g - t.stride)
+        } else {
+            (g + t.stride, g)
+        };
+        let cells = Cells {
+            values: &mut row_cells[a..a + n],
+            psi: &mut rows.values[q..q + n],
+            upper: &t.source[hi..hi + n],
+            lower: &t.source[lo..lo + n],
+        };
+        let factors = if t.axis == 0 {
+            Factors::Along(&t.table[r.lo[0] as usize..r.hi[0] as usize])
+        } else {
+            let [b, c, _] = t.table[[0, y, z][t.axis] as usize];
+            Factors::Same(b, c)
+        };
+        // The sign folded into the gain: `v − ψ·g` and `v + ψ·(−g)` round alike (rounding
+        // to nearest is symmetric in sign), so the bits are the oracle's.
+        let positive = t.positive;
+        let sign = move |g: T::Real| if positive { g } else { -g };
+        match kernel.uniform {
+            Some([_, gain]) => {
+                let gain = sign(gain);
+                correct_cells(cells, factors, move |_| gain);
+            }
+            None => {
+                let (ids, table) = (&kernel.ids[g..g + n], kernel.table);
+                correct_cells(cells, factors, move |i| sign(table[ids[i] as usize][1]));
+            }
+        }
+    }
+}
+
+/// One row's cells in a layer: the field, ψ, and the two operands of the difference
+/// (`upper − lower`).
+struct Cells<'a, T> {
+    values: &'a mut [T],
+    psi: &'a mut [T],
+    upper: &'a [T],
+    lower: &'a [T],
+}
+
+/// The ψ recursion's `b` and `c` along a row: the same for every cell (a layer across y or z)
+/// or one `[b, c, 1/κ]` per cell (a layer across x).
+enum Factors<'a, R> {
+    Same(R, R),
+    Along(&'a [[R; 3]]),
+}
+
+/// `ψ ← b·ψ + c·(upper − lower)`, then `v ← v + ψ·gain(i)` over a row's cells (the gain
+/// signed), in vector loops.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
+    "x86_64+avx2+avx"
+))]
+fn correct_cells<T: Scalar>(
+    cells: Cells<T>,
+    factors: Factors<T::Real>,
+    gain: impl Fn(usize) -> T::Real,
+) {
+    let Cells {
+        values,
+        psi,
+        upper,
+        lower,
+    } = cells;
+    let cells = values
+        .iter_mut()
+        .zip(psi.iter_mut())
+        .zip(upper.iter().zip(lower));
+    match factors {
+        Factors::Same(b, c) => {
+            for (i, ((v, p), (&h, &l))) in cells.enumerate() {
+                *p = p.scale(b) + (h - l).scale(c);
+                *v = *v + p.scale(gain(i));
+            }
+        }
+        Factors::Along(table) => {
+            for (i, (((v, p), (&h, &l)), &[b, c, _])) in cells.zip(table).enumerate() {
+                *p = p.scale(b) + (h - l).scale(c);
+                *v = *v + p.scale(gain(i));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn psi_rows_before_counts_the_layer_rows_ahead_of_a_storage_row() {
+        // Storage y, z in -1..5 (6 rows a plane); the layer holds y 1..3, z 2..4.
+        let storage = Box3::new([-1, -1, -1], [5, 5, 5]);
+        let layer = Layer {
+            slab_index: 0,
+            term: 0,
+            region: Box3::new([0, 1, 2], [4, 3, 4]),
+            slab: Box3::new([0, 1, 2], [4, 3, 4]),
+        };
+        let row = |y: i64, z: i64| ((z + 1) * 6 + y + 1) as usize;
+        assert_eq!(layer.psi_rows_before(storage, 0), 0);
+        assert_eq!(layer.psi_rows_before(storage, row(4, 1)), 0);
+        assert_eq!(layer.psi_rows_before(storage, row(1, 2)), 0);
+        assert_eq!(layer.psi_rows_before(storage, row(2, 2)), 1);
+        assert_eq!(layer.psi_rows_before(storage, row(4, 2)), 2);
+        assert_eq!(layer.psi_rows_before(storage, row(-1, 3)), 2);
+        assert_eq!(layer.psi_rows_before(storage, row(2, 3)), 3);
+        assert_eq!(layer.psi_rows_before(storage, row(0, 4)), 4);
+        assert_eq!(layer.psi_rows_before(storage, 6 * 6 * 6), 4);
+        assert_eq!(layer.psi_row([2, 3]), 3);
+    }
 }

@@ -5,8 +5,9 @@ use rayon::prelude::*;
 use yee_core::{Box3, Field, Real, Scalar};
 use yee_em::Component;
 use yee_scalar::field::HostField;
-use yee_scalar::state::YeeState;
+use yee_scalar::state::{CpmlSlab, YeeState};
 
+use crate::cpml::{Layer, PsiRows, correct_row};
 use crate::executor::ComponentPasses;
 use crate::kernels::*;
 
@@ -40,12 +41,22 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) ids: &'a [u16],
     pub(crate) table: &'a [[T::Real; 2]],
     pub(crate) uniform: Option<[T::Real; 2]>,
+    /// The x coordinates `[lo, hi)` where the x term's 1/κ is 1 (the whole grid when no
+    /// term differentiates along x): fast loops there skip the stretch factor.
     pub(crate) plain: (i64, i64),
     pub(crate) x_stretches: bool,
+    /// The CPML layers the rows cross, corrected right after each row's curl update.
+    pub(crate) layers: Vec<Layer>,
 }
 
 impl<'a, T: Scalar> ComponentRows<'a, T> {
-    fn new(st: &'a YeeState<T>, c: Component, storage: Box3, region: Box3) -> Self {
+    fn new(
+        st: &'a YeeState<T>,
+        slabs: &[CpmlSlab<T>],
+        c: Component,
+        storage: Box3,
+        region: Box3,
+    ) -> Self {
         let strides = storage.strides();
         let electric = c.is_electric();
         let active = st.mode.active_axes();
@@ -69,17 +80,29 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         } else {
             &st.magnetic[..]
         };
+        let r = region.intersect(&st.free[c.index()]);
+        let one = T::Real::from_f64(1.0);
+        let plain = match terms.iter().find(|t| t.axis == 0) {
+            Some(t) => {
+                let n = t.table.len();
+                let lo = (0..n).find(|&i| t.table[i][2] == one).unwrap_or(n);
+                let hi = (lo..n).find(|&i| t.table[i][2] != one).unwrap_or(n);
+                (lo as i64, hi as i64)
+            }
+            None => (i64::MIN, i64::MAX),
+        };
         ComponentRows {
-            r: region.intersect(&st.free[c.index()]),
+            r,
             storage,
             extent: storage.extent(),
             electric,
             x_stretches: terms.iter().any(|t| t.axis == 0),
+            layers: Layer::of(slabs, c.index(), r, &terms),
             terms,
             ids: &st.material_ids[c.index()][..],
             table,
             uniform: st.uniform_material[c.index()].map(|id| table[id as usize]),
-            plain: st.unstretched[0],
+            plain,
         }
     }
 
@@ -237,12 +260,15 @@ pub(crate) fn curl_phase<T: Scalar>(
         (0..targets.len()).map(|k| vec![k]).collect()
     };
     let mut finite = true;
+    // The ψ arrays leave the state while it is borrowed for the sources, as the targets do.
+    let mut slabs = std::mem::take(&mut state.slabs);
     for group in groups {
         let st = &*state;
         let kernels: Vec<ComponentRows<T>> = group
             .iter()
-            .map(|&k| ComponentRows::new(st, targets[k].0, storage, region))
+            .map(|&k| ComponentRows::new(st, &slabs, targets[k].0, storage, region))
             .collect();
+        let indices: Vec<usize> = group.iter().map(|&k| targets[k].0.index()).collect();
         let extent = storage.extent();
         let first = kernels.iter().map(|k| k.rows().0).min().unwrap_or(0);
         let last = kernels.iter().map(|k| k.rows().1).max().unwrap_or(0);
@@ -263,35 +289,91 @@ pub(crate) fn curl_phase<T: Scalar>(
                 batches[b].push(chunk);
             }
         }
+        let psi = psi_batches(&mut slabs, &kernels, &indices, (first, last), batch);
         finite &= batches
             .into_par_iter()
+            .zip(psi)
             .enumerate()
-            .map(|(task, mut rows)| {
+            .map(|(task, (mut rows, mut psi))| {
                 let mut ok = true;
                 let n0 = first + task * rows_per_task;
                 // One component over the whole batch, then the next: each loop streams as few
                 // arrays as a separate pass would, and the sources it shares with the previous
                 // component come from cache (a batch's rows of all arrays fit in the L3).
-                for (kernel, target) in kernels.iter().zip(rows.iter_mut()) {
-                    ok &= sweep_batch(kernel, target, n0);
+                for ((kernel, target), psi) in kernels.iter().zip(rows.iter_mut()).zip(&mut psi) {
+                    ok &= sweep_batch(kernel, target, n0, psi);
                 }
                 ok
             })
             .reduce(|| true, |a, b| a & b);
     }
+    state.slabs = slabs;
     state.non_finite |= !finite;
     for (c, field) in targets {
         state.fields[c.index()] = Some(field);
     }
 }
 
+/// The ψ rows of every batch (whole storage rows `rows.0..=rows.1`, `batch` cells a batch),
+/// per kernel of the group (of component index `components[k]`) and per layer of the kernel: `[batch][kernel][layer]`, each batch's
+/// share split off the layer's ψ array so the batches can run in parallel.
+fn psi_batches<'p, T: Scalar>(
+    slabs: &'p mut [CpmlSlab<T>],
+    kernels: &[ComponentRows<T>],
+    components: &[usize],
+    (first, last): (usize, usize),
+    batch: usize,
+) -> Vec<Vec<Vec<PsiRows<'p, T>>>> {
+    let Some(storage) = kernels.first().map(|k| k.storage) else {
+        return Vec::new();
+    };
+    let width = storage.extent()[0];
+    let rows_per_batch = (batch / width).max(1);
+    let count = (last + 1 - first).div_ceil(rows_per_batch);
+    let mut out: Vec<Vec<Vec<PsiRows<T>>>> = (0..count)
+        .map(|_| (0..kernels.len()).map(|_| Vec::new()).collect())
+        .collect();
+    // Every ψ array once, mutably; each kernel takes those of its own component's layers.
+    let mut arrays: Vec<Vec<Option<&'p mut Vec<T>>>> = slabs
+        .iter_mut()
+        .map(|s| s.psi.iter_mut().map(Option::as_mut).collect())
+        .collect();
+    for (k, kernel) in kernels.iter().enumerate() {
+        let c = components[k];
+        for layer in &kernel.layers {
+            let array = arrays[layer.slab_index][c]
+                .take()
+                .expect("a layer's ψ array is handed out once");
+            let px = layer.slab.extent()[0];
+            // Rows before the first batch are not swept this time.
+            let start = layer.psi_rows_before(storage, first);
+            let mut rest = &mut array[start * px..];
+            let mut row = start;
+            for (b, batch_psi) in out.iter_mut().enumerate() {
+                let end = (first + (b + 1) * rows_per_batch).min(last + 1);
+                let next = layer.psi_rows_before(storage, end);
+                let (share, tail) = std::mem::take(&mut rest).split_at_mut((next - row) * px);
+                batch_psi[k].push(PsiRows {
+                    values: share,
+                    first: row,
+                });
+                rest = tail;
+                row = next;
+            }
+        }
+    }
+    out
+}
+
 /// Updates one component over `target`, whole storage rows from row `n0`: runs of rows that
-/// take the uniform fast loop within one z plane as one span, the others row by row. Returns
-/// whether the updated cells all stayed finite.
+/// take the uniform fast loop within one z plane as one span, the others row by row, and the
+/// CPML corrections of each row right after its update. Returns whether the updated cells all
+/// stayed finite (before the correction, as the oracle checks).
 pub(crate) fn sweep_batch<T: Scalar>(
     kernel: &ComponentRows<T>,
     target: &mut [T],
     n0: usize,
+    psi: &mut [PsiRows<T>],
 ) -> bool {
     let (storage, width) = (kernel.storage, kernel.extent[0]);
     let count = target.len() / width;
@@ -314,6 +396,11 @@ pub(crate) fn sweep_batch<T: Scalar>(
             ok &= kernel.update_span(rows, n0 + j, run);
         } else {
             ok &= kernel.update(rows, n0 + j, [y, z]);
+        }
+        if !kernel.layers.is_empty() {
+            for (i, row) in rows.chunks_mut(width).enumerate() {
+                correct_row(kernel, row, (n0 + j + i) * width, [y + i as i64, z], psi);
+            }
         }
         j += step;
         y += step as i64;

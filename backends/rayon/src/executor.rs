@@ -6,7 +6,6 @@ use yee_core::{Box3, Scalar};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::state::YeeState;
 
-use crate::cpml::cpml_phase;
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
 
 /// The rayon curl executor: on a given pool, or on rayon's global pool.
@@ -66,12 +65,9 @@ impl RayonCurl {
 }
 
 impl<T: Scalar> CurlExecutor<T> for RayonCurl {
-    fn cpml(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        match &self.pool {
-            Some(pool) => pool.install(|| cpml_phase(state, electric, region)),
-            None => cpml_phase(state, electric, region),
-        }
-    }
+    /// Nothing: [`CurlExecutor::curl`] has applied the CPML corrections of the same region,
+    /// row by row right after each row's update (`crate::cpml`).
+    fn cpml(&self, _state: &mut YeeState<T>, _electric: bool, _region: Box3) {}
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         let (passes, batch) = (self.passes, self.batch_cells.unwrap_or(ROW_BATCH_CELLS));

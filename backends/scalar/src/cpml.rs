@@ -78,14 +78,22 @@ pub struct CpmlContext<'a, T: Scalar> {
     pub field_plane: usize,
     /// Values in one ψ plane.
     pub psi_plane: usize,
-    axis: usize,
-    source: &'a [T],
-    stride: usize,
-    table: &'a [[T::Real; 3]],
-    ids: &'a [u16],
-    coefficients: &'a [[T::Real; 2]],
-    positive: bool,
-    electric: bool,
+    /// The axis the layer absorbs along (0, 1, 2).
+    pub axis: usize,
+    /// The curl term's source field, in storage layout.
+    pub source: &'a [T],
+    /// The source's storage stride along `axis`.
+    pub stride: usize,
+    /// `[b, c, 1/κ]` along `axis`, indexed by global coordinate.
+    pub table: &'a [[T::Real; 3]],
+    /// The component's material id per storage cell.
+    pub ids: &'a [u16],
+    /// `[decay, gain]` per material id.
+    pub coefficients: &'a [[T::Real; 2]],
+    /// Whether the field gains `+Cb ψ` (else `−Cb ψ`).
+    pub positive: bool,
+    /// Electric (backward differences) or magnetic (forward).
+    pub electric: bool,
 }
 
 impl<T: Scalar> CpmlContext<'_, T> {

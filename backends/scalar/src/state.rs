@@ -125,9 +125,6 @@ pub struct YeeState<T: Scalar> {
     /// Per component, the material id shared by every node it updates, if they all share one
     /// (fast kernels then skip the per-cell lookup).
     pub uniform_material: [Option<u16>; 6],
-    /// Per axis, the coordinates `[lo, hi)` where neither CPML table stretches (1/κ = 1, ψ
-    /// unused): fast kernels run there without the stretch factors.
-    pub unstretched: [(i64, i64); 3],
 }
 
 impl<T: Scalar> YeeState<T> {
@@ -273,7 +270,6 @@ impl<T: Scalar> YeeState<T> {
             non_finite: false,
             too_many_materials: table.overflow,
             uniform_material: [None; 6],
-            unstretched: [(0, 0); 3],
         }
         .with_fast_path_facts()
         .with_dispersive_nodes()
@@ -303,20 +299,6 @@ impl<T: Scalar> YeeState<T> {
                 }
             }
             self.uniform_material[c.index()] = if uniform { shared } else { None };
-        }
-        for a in 0..3 {
-            let s = &self.stretch[a];
-            let (one, zero) = (T::Real::from_f64(1.0), T::Real::from_f64(0.0));
-            let plain = |i: usize| {
-                s.integer[i][2] == one
-                    && s.half[i][2] == one
-                    && s.integer[i][1] == zero
-                    && s.half[i][1] == zero
-            };
-            let n = s.integer.len();
-            let lo = (0..n).find(|&i| plain(i)).unwrap_or(n);
-            let hi = (lo..n).find(|&i| !plain(i)).unwrap_or(n);
-            self.unstretched[a] = (lo as i64, hi as i64);
         }
         self
     }
