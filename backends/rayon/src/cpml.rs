@@ -10,6 +10,7 @@ use yee_core::{Box3, Scalar};
 use yee_scalar::state::CpmlSlab;
 
 use crate::curl::{ComponentRows, Term};
+use crate::kernels::id_runs;
 
 /// One CPML layer a component's rows cross: where it corrects and how its ψ is laid out.
 pub(crate) struct Layer {
@@ -127,13 +128,25 @@ pub(crate) fn correct_row<T: Scalar>(
         let positive = t.positive;
         let sign = move |g: T::Real| if positive { g } else { -g };
         match kernel.uniform {
-            Some([_, gain]) => {
-                let gain = sign(gain);
-                correct_cells(cells, factors, move |_| gain);
-            }
+            Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
+            // Runs of one material, each with its own gain.
             None => {
-                let (ids, table) = (&kernel.ids[g..g + n], kernel.table);
-                correct_cells(cells, factors, move |i| sign(table[ids[i] as usize][1]));
+                let Cells {
+                    values,
+                    psi,
+                    upper,
+                    lower,
+                } = cells;
+                for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
+                    let run = Cells {
+                        values: &mut values[a..b],
+                        psi: &mut psi[a..b],
+                        upper: &upper[a..b],
+                        lower: &lower[a..b],
+                    };
+                    let gain = sign(kernel.table[id as usize][1]);
+                    correct_cells(run, factors.from(a), gain);
+                }
             }
         }
     }
@@ -150,13 +163,24 @@ struct Cells<'a, T> {
 
 /// The ψ recursion's `b` and `c` along a row: the same for every cell (a layer across y or z)
 /// or one `[b, c, 1/κ]` per cell (a layer across x).
+#[derive(Clone, Copy)]
 enum Factors<'a, R> {
     Same(R, R),
     Along(&'a [[R; 3]]),
 }
 
-/// `ψ ← b·ψ + c·(upper − lower)`, then `v ← v + ψ·gain(i)` over a row's cells (the gain
-/// signed), in vector loops.
+impl<R: Copy> Factors<'_, R> {
+    /// The factors from cell `a` of the row on.
+    fn from(self, a: usize) -> Self {
+        match self {
+            Factors::Same(..) => self,
+            Factors::Along(table) => Factors::Along(&table[a..]),
+        }
+    }
+}
+
+/// `ψ ← b·ψ + c·(upper − lower)`, then `v ← v + ψ·gain` over a row's cells of one material
+/// (the gain signed), in vector loops.
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
     "x86_64+avx2+avx"
@@ -164,7 +188,7 @@ enum Factors<'a, R> {
 fn correct_cells<T: Scalar>(
     cells: Cells<T>,
     factors: Factors<T::Real>,
-    gain: impl Fn(usize) -> T::Real,
+    gain: T::Real,
 ) {
     let Cells {
         values,
@@ -178,15 +202,15 @@ fn correct_cells<T: Scalar>(
         .zip(upper.iter().zip(lower));
     match factors {
         Factors::Same(b, c) => {
-            for (i, ((v, p), (&h, &l))) in cells.enumerate() {
+            for ((v, p), (&h, &l)) in cells {
                 *p = p.scale(b) + (h - l).scale(c);
-                *v = *v + p.scale(gain(i));
+                *v = *v + p.scale(gain);
             }
         }
         Factors::Along(table) => {
-            for (i, (((v, p), (&h, &l)), &[b, c, _])) in cells.zip(table).enumerate() {
+            for (((v, p), (&h, &l)), &[b, c, _]) in cells.zip(table) {
                 *p = p.scale(b) + (h - l).scale(c);
-                *v = *v + p.scale(gain(i));
+                *v = *v + p.scale(gain);
             }
         }
     }

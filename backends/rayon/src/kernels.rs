@@ -131,7 +131,10 @@ pub(crate) fn zip_update<T: Scalar>(
     )
 }
 
-/// Cells `a..b` of a row without stretching, coefficients looked up per cell.
+/// Cells `a..b` of a row without stretching, in runs of one material: each run of equal ids
+/// takes the uniform fast loop with that material's coefficients (a sphere or a half-space
+/// crosses a row in a few long runs), so only the ids are read per cell. Whether every new
+/// value is finite.
 #[inline(always)]
 pub(crate) fn fast_materials<T: Scalar>(
     row: &mut [T],
@@ -144,13 +147,47 @@ pub(crate) fn fast_materials<T: Scalar>(
     electric: bool,
 ) -> bool {
     let mut ok = true;
-    for i in a..b {
-        let [decay, gain] = table[ids[base + i] as usize];
-        let v = row[i].scale(decay) + plain_curl(terms, base + i, electric).scale(gain);
-        ok &= v.is_finite();
-        row[i] = v;
+    for (start, end, id) in id_runs(&ids[base..base + b], a) {
+        let cells = RowSpan {
+            a: start,
+            b: end,
+            width: row.len(),
+            count: 1,
+        };
+        ok &= fast_uniform(row, terms, base, cells, table[id as usize], electric);
     }
     ok
+}
+
+/// How many ids from the start of `ids` equal `id`: 16 at a time as a bit mask of the
+/// differing ones (vector compares; a sphere's rows hold runs of 10–100 cells), the first set
+/// bit giving the end, then the last few one by one.
+#[inline(always)]
+fn run_length(ids: &[u16], id: u16) -> usize {
+    let mut n = 0;
+    for block in ids.chunks_exact(16) {
+        let differing = block
+            .iter()
+            .enumerate()
+            .fold(0u32, |mask, (k, &i)| mask | (u32::from(i != id) << k));
+        if differing != 0 {
+            return n + differing.trailing_zeros() as usize;
+        }
+        n += 16;
+    }
+    n + ids[n..].iter().take_while(|&&i| i == id).count()
+}
+
+/// The runs of equal ids in `ids[a..]`: `(start, end, id)` with `ids[start..end]` all `id`.
+pub(crate) fn id_runs(ids: &[u16], a: usize) -> impl Iterator<Item = (usize, usize, u16)> + '_ {
+    let mut start = a;
+    std::iter::from_fn(move || {
+        let id = *ids.get(start)?;
+        let end = start + run_length(&ids[start..], id);
+        let item = (start, end, id);
+        start = end;
+        Some(item)
+    })
 }
 
 /// Cells `a..b` of a row on the oracle's per-cell path: stretch factors and lookups.
@@ -186,4 +223,25 @@ pub(crate) fn general<T: Scalar>(
         row[i] = v;
     }
     ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_runs_cover_the_row_in_maximal_runs_across_block_edges() {
+        // Runs ending inside, at and across the 16-id blocks, and a last short one.
+        let mut ids = vec![3u16; 15];
+        ids.extend([4; 17]);
+        ids.extend([3; 40]);
+        ids.extend([5; 3]);
+        let runs: Vec<_> = id_runs(&ids, 0).collect();
+        assert_eq!(runs, [(0, 15, 3), (15, 32, 4), (32, 72, 3), (72, 75, 5)]);
+        assert_eq!(id_runs(&ids, 20).next(), Some((20, 32, 4)));
+        assert_eq!(id_runs(&ids, 75).next(), None);
+        for (a, b, id) in runs {
+            assert!(ids[a..b].iter().all(|&i| i == id));
+        }
+    }
 }
