@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Meep against yee on the same problems, one core each.
 
-Runs Meep (Debian's python3-meep, double precision, OMP_NUM_THREADS=1) on vacuum grids of the
-given sizes for a fixed number of steps, then `yee bench --json --only ...` (rayon backend, one
-thread), alternating the two round by round (the machine's rate drifts), and prints the median
-rates in Mcells/s and the median of the rounds' ratios. Needs a release build of yee:
+Runs Meep (Debian's python3-meep, double precision, OMP_NUM_THREADS=1) on grids of the given
+sizes for a fixed number of steps — vacuum, and with `yee bench --scenes`'s realistic problems
+(PML 10 cells thick on every face, and a dielectric sphere of ε = 2.25 and radius 30 inside it)
+— then `yee bench --json --only ...` (rayon backend, one thread), alternating the two round by
+round (the machine's rate drifts), and prints the median stepping rates in Mcells/s and the
+median of the rounds' ratios. Needs a release build of yee:
     cargo build --release -p yee && python3 bench/meep_compare.py [--rounds N] ["3D 100^3" ...]
 Use /usr/bin/python3 (Debian's) if another python3 comes first on PATH.
 """
@@ -22,20 +24,27 @@ import meep as mp  # noqa: E402
 mp.verbosity(0)
 
 PROBLEMS = [
-    # (name in yee bench, meep dims, cell size, steps)
-    ("3D 100^3", 3, (100, 100, 100), 60),
-    ("2D 4096^2", 2, (4096, 4096, 0), 12),
-    ("1D 10^7", 1, (10_000_000, 0, 0), 40),
+    # (name in yee bench, meep dims, cell size, steps, what fills it)
+    ("3D 100^3", 3, (100, 100, 100), 60, "vacuum"),
+    ("2D 4096^2", 2, (4096, 4096, 0), 12, "vacuum"),
+    ("1D 10^7", 1, (10_000_000, 0, 0), 40, "vacuum"),
+    ("CPML 100^3", 3, (100, 100, 100), 60, "pml"),
+    ("sphere 100^3", 3, (100, 100, 100), 60, "sphere"),
 ]
 
 
-def meep_simulation(dims, size):
-    """Meep on a vacuum grid (resolution 1, no PML, one point source), initialised."""
+def meep_simulation(dims, size, fill):
+    """Meep on the grid (resolution 1, one point source), initialised: vacuum without PML, or
+    PML 10 cells thick on every face, or that and a sphere of ε = 2.25, radius 0.3 of the grid."""
     component = mp.Ex if dims == 1 else mp.Ez  # Meep's 1D grid carries Ex, Hy
     sources = [mp.Source(mp.GaussianSource(0.05, fwidth=0.05), component=component, center=mp.Vector3())]
     # Meep's 1D grid runs along z.
     cell = {1: mp.Vector3(0, 0, size[0]), 2: mp.Vector3(size[0], size[1]), 3: mp.Vector3(*size)}[dims]
-    sim = mp.Simulation(cell_size=cell, resolution=1, sources=sources, dimensions=dims)
+    pml = [mp.PML(10)] if fill in ("pml", "sphere") else []
+    geometry = [mp.Sphere(radius=0.3 * size[0], material=mp.Medium(epsilon=2.25))] if fill == "sphere" else []
+    sim = mp.Simulation(
+        cell_size=cell, resolution=1, sources=sources, dimensions=dims, boundary_layers=pml, geometry=geometry
+    )
     sim.init_sim()
     return sim
 
@@ -47,9 +56,11 @@ def meep_rate(sim, cells, steps):
     return cells * steps / (time.perf_counter() - start) / 1e6
 
 
-def yee_rates(yee, name):
+def yee_rates(yee, name, fill):
     """yee's rayon backend on one thread (`yee bench`: median of 5 runs) in f64 and f32."""
     args = [yee, "bench", "--json", "--only", name, "--threads", "1", "--no-scalar"]
+    if fill != "vacuum":
+        args.append("--scenes")
     rows = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
     return {r["value_type"]: r["mcells_per_s"] for r in rows if r["backend"] == "rayon"}
 
@@ -71,23 +82,23 @@ def main():
         sys.exit(f"unknown problem(s) {unknown}; expected some of {known}")
     only = args.problems or known
     print(f"Mcells/s on one core, medians of {args.rounds} alternating rounds; ratio = median of the rounds' ratios")
-    print(f"{'problem':<11} {'meep f64':>10} {'yee f64':>10} {'ratio':>7} {'yee f32':>10} {'ratio':>7}   f64 ratio range")
-    for name, dims, size, steps in PROBLEMS:
+    print(f"{'problem':<12} {'meep f64':>10} {'yee f64':>10} {'ratio':>7} {'yee f32':>10} {'ratio':>7}   f64 ratio range")
+    for name, dims, size, steps, fill in PROBLEMS:
         if name not in only:
             continue
-        sim = meep_simulation(dims, size)
+        sim = meep_simulation(dims, size, fill)
         cells = size[0] * max(size[1], 1) * max(size[2], 1)
         meep_rate(sim, cells, max(steps // 4, 1))  # warm-up: faults the arrays in
         meep, f64, f32 = [], [], []
         for _ in range(args.rounds):
             meep.append(meep_rate(sim, cells, steps))
-            rates = yee_rates(yee, name)
+            rates = yee_rates(yee, name, fill)
             f64.append(rates["f64"])
             f32.append(rates["f32"])
         r64 = [y / m for y, m in zip(f64, meep)]
         r32 = [y / m for y, m in zip(f32, meep)]
         print(
-            f"{name:<11} {median(meep):>10.1f} {median(f64):>10.1f} {median(r64):>6.2f}x"
+            f"{name:<12} {median(meep):>10.1f} {median(f64):>10.1f} {median(r64):>6.2f}x"
             f" {median(f32):>10.1f} {median(r32):>6.2f}x   {min(r64):.2f}-{max(r64):.2f}"
         )
         del sim

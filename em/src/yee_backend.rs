@@ -68,4 +68,12 @@ pub trait YeeBackend<T: Scalar>: Clone + Debug + Send + Sync {
         owned: Box3,
         costs: Costs,
     ) -> Result<Self::Chunk<'s>, <Self::Chunk<'s> as Chunk>::Error>;
+
+    /// The backend rank `rank` of `ranks` runs on, asked once by each rank before it builds
+    /// its chunk: by default this one; a threaded backend may give each rank of a process its
+    /// own share of the cores.
+    fn for_rank(&self, rank: usize, ranks: usize) -> Self {
+        let _ = (rank, ranks);
+        self.clone()
+    }
 }

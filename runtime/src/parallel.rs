@@ -238,6 +238,7 @@ where
         .resume
         .map_or_else(|| Start::of(plan), |l| l.start(plan));
     let owned = start.owned_box(plan, rank);
+    let backend = &backend.for_rank(rank, comm.size());
     let mut chunk = backend.build(setup, owned, costs).map_err(|e| {
         RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e))
     })?;

@@ -212,7 +212,7 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
         setup,
         map,
         costs,
-        backend,
+        &backend.for_rank(rank, comm.size()),
         comm,
         steps,
         overlap,

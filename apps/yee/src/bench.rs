@@ -10,12 +10,16 @@
 //! (read and written: 2 · size per stretched derivative), and non-uniform materials add a
 //! 2-byte id read per component. Grids whose arrays fit the last-level cache in part (1D 10⁷,
 //! 3D 100³) can run above this DRAM roofline.
+//!
+//! `--scenes` runs the realistic problems instead of vacuum: CPML on every face, a dielectric
+//! sphere in CPML and a lossy half-space in CPML, each against its own byte model, counted
+//! from the chunk as built ([`byte_model`]).
 
 use std::time::Instant;
 
 use serde::Serialize;
 use yee_core::Scalar;
-use yee_em::{Boundary, Material, Mode, Setup};
+use yee_em::{Boundary, CpmlParams, Material, Mode, Region, Setup, Shape};
 use yee_scalar::YeeChunk;
 use yee_scalar::chunk::CurlExecutor;
 
@@ -119,15 +123,79 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// ±25 % between runs).
 const RUNS: usize = 5;
 
-fn setup(mode: Mode, grid: [usize; 3]) -> Setup<'static> {
+/// What fills a bench grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scene {
+    /// Vacuum inside PEC walls.
+    Vacuum,
+    /// Vacuum inside CPML 10 cells thick on every face.
+    Cpml,
+    /// A sphere of ε = 2.25 (radius 0.3 of the grid) in vacuum, CPML on every face.
+    Sphere,
+    /// The lower half (z) ε = 4, σ = 0.01, the upper vacuum, CPML on every face.
+    LossyHalfSpace,
+}
+
+/// One bench problem.
+#[derive(Clone, Copy, Debug)]
+pub struct Problem {
+    /// Its name in the table and for `--only`.
+    pub name: &'static str,
+    /// What fills the grid.
+    pub scene: Scene,
+    /// Dimensionality.
+    pub mode: Mode,
+    /// Cells per axis.
+    pub grid: [usize; 3],
+    /// Steps per timed run.
+    pub steps: u64,
+}
+
+/// The material regions of `scene` on `grid`.
+fn regions(scene: Scene, grid: [usize; 3]) -> Vec<Region> {
+    let g = grid.map(|n| n as f64);
+    match scene {
+        Scene::Vacuum | Scene::Cpml => Vec::new(),
+        Scene::Sphere => vec![Region {
+            shape: Shape::Sphere {
+                center: g.map(|n| n / 2.0),
+                radius: 0.3 * g[0],
+            },
+            material: Material::dielectric(2.25),
+        }],
+        Scene::LossyHalfSpace => vec![Region {
+            shape: Shape::Block {
+                lo: [0.0; 3],
+                hi: [g[0], g[1], g[2] / 2.0],
+            },
+            material: Material {
+                sigma: 0.01,
+                ..Material::dielectric(4.0)
+            },
+        }],
+    }
+}
+
+fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
+    let walls = match problem.scene {
+        Scene::Vacuum => Boundary::Pec,
+        _ => Boundary::Cpml(CpmlParams::with_thickness(10)),
+    };
+    let active = problem.mode.active_axes();
     Setup {
-        mode,
-        grid,
+        mode: problem.mode,
+        grid: problem.grid,
         courant: 0.5,
         background: Material::VACUUM,
         poles: &[],
-        regions: &[],
-        boundaries: [[Boundary::Pec; 2]; 3],
+        regions,
+        boundaries: core::array::from_fn(|a| {
+            if active[a] {
+                [walls; 2]
+            } else {
+                [Boundary::Pec; 2]
+            }
+        }),
         sources: &[],
         probes: &[],
         plane_waves: &[],
@@ -137,23 +205,46 @@ fn setup(mode: Mode, grid: [usize; 3]) -> Setup<'static> {
     }
 }
 
-/// Medians over [`RUNS`] runs of `steps` steps of a vacuum `grid`, for each kernel (all on
-/// `threads` threads), after one untimed step that faults the arrays in. Each run is preceded by
-/// a triad on as many threads, and its fraction of the roofline (`bytes` per cell) is taken
-/// against that triad; the kernels' runs alternate, so a drifting machine weighs on all of them
-/// alike.
+/// Bytes a step moves per cell by the byte model, counted over the chunk as built: `3 · n ·
+/// size` for the n components, plus 2 · size per ψ value (read and written) and 2 B per cell of
+/// each component whose material is not uniform (its id).
+pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
+    let size = std::mem::size_of::<T>() as f64;
+    let cells = state.owned.cells() as f64;
+    let components = state.mode.components();
+    let psi: usize = state
+        .slabs
+        .iter()
+        .flat_map(|s| s.psi.iter().flatten())
+        .map(Vec::len)
+        .sum();
+    let ids = components
+        .iter()
+        .filter(|c| state.uniform_material[c.index()].is_none())
+        .count();
+    3.0 * components.len() as f64 * size + 2.0 * size * psi as f64 / cells + 2.0 * ids as f64
+}
+
+/// Medians over [`RUNS`] runs of `steps` steps of `problem`, for each kernel (all on `threads`
+/// threads), after one untimed step that faults the arrays in, with the problem's bytes per
+/// cell. Each run is preceded by a triad on as many threads, and its fraction of the roofline
+/// is taken against that triad; the kernels' runs alternate, so a drifting machine weighs on
+/// all of them alike.
 fn measure<T: Scalar, K: CurlExecutor<T>>(
-    (mode, grid, steps): (Mode, [usize; 3], u64),
+    problem: &Problem,
     kernels: Vec<K>,
-    (threads, bytes): (usize, f64),
+    threads: usize,
     triad: &mut Triad,
-) -> Vec<Measured> {
-    let s = setup(mode, grid);
+) -> (f64, Vec<Measured>) {
+    let regions = regions(problem.scene, problem.grid);
+    let s = setup(problem, &regions);
+    let (grid, steps) = (problem.grid, problem.steps);
     let owned = yee_core::Box3::from_extent(grid);
     let mut chunks: Vec<YeeChunk<T, K>> = kernels
         .into_iter()
         .map(|k| YeeChunk::<T, K>::with_kernel(&s, owned, k))
         .collect();
+    let bytes = chunks.first().map_or(0.0, |c| byte_model(&c.state));
     for chunk in &mut chunks {
         for phase in 0..2 {
             chunk.apply(0, phase, owned);
@@ -175,23 +266,42 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
             fractions.push(rate / (bandwidth / bytes / 1e6));
         }
     }
-    runs.into_iter()
+    let measured = runs
+        .into_iter()
         .map(|(rates, bandwidths, fractions)| Measured {
             mcells_per_s: median(rates),
             bandwidth: median(bandwidths),
             fraction: median(fractions),
         })
-        .collect()
+        .collect();
+    (bytes, measured)
 }
 
-/// The standard problems: (name, mode, grid, steps).
-pub fn problems(quick: bool) -> Vec<(&'static str, Mode, [usize; 3], u64)> {
+/// The problems: vacuum grids, or with `scenes` the realistic ones.
+pub fn problems(quick: bool, scenes: bool) -> Vec<Problem> {
     let s = if quick { 4 } else { 1 };
+    let p = |name, scene, mode, grid, steps: u64| Problem {
+        name,
+        scene,
+        mode,
+        grid,
+        steps: steps / s,
+    };
+    let (d3, d2, d1) = (Mode::ThreeD, Mode::Tmz, Mode::OneD);
+    if scenes {
+        return vec![
+            p("CPML 100^3", Scene::Cpml, d3, [100; 3], 60),
+            p("CPML 256^3", Scene::Cpml, d3, [256; 3], 12),
+            p("sphere 100^3", Scene::Sphere, d3, [100; 3], 60),
+            p("sphere 256^3", Scene::Sphere, d3, [256; 3], 12),
+            p("lossy half 256^3", Scene::LossyHalfSpace, d3, [256; 3], 12),
+        ];
+    }
     vec![
-        ("3D 100^3", Mode::ThreeD, [100, 100, 100], 60 / s),
-        ("3D 256^3", Mode::ThreeD, [256, 256, 256], 12 / s),
-        ("2D 4096^2", Mode::Tmz, [4096, 4096, 1], 12 / s),
-        ("1D 10^7", Mode::OneD, [10_000_000, 1, 1], 40 / s),
+        p("3D 100^3", Scene::Vacuum, d3, [100; 3], 60),
+        p("3D 256^3", Scene::Vacuum, d3, [256; 3], 12),
+        p("2D 4096^2", Scene::Vacuum, d2, [4096, 4096, 1], 12),
+        p("1D 10^7", Scene::Vacuum, d1, [10_000_000, 1, 1], 40),
     ]
 }
 
@@ -199,6 +309,8 @@ pub fn problems(quick: bool) -> Vec<(&'static str, Mode, [usize; 3], u64)> {
 pub struct Plan<'a> {
     /// Fewer steps (a smoke run).
     pub quick: bool,
+    /// The realistic problems (CPML, materials) instead of vacuum.
+    pub scenes: bool,
     /// Only the problems whose name contains this text.
     pub only: Option<&'a str>,
     /// Also run the rayon kernel with a phase's components forced together and apart.
@@ -223,14 +335,13 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
     counts.dedup();
     let mut triad = Triad::new(&counts);
     let mut rows = Vec::new();
-    for (name, mode, grid, steps) in problems(plan.quick)
+    for problem in problems(plan.quick, plan.scenes)
         .into_iter()
-        .filter(|p| plan.only.is_none_or(|o| p.0.contains(o)))
+        .filter(|p| plan.only.is_none_or(|o| p.name.contains(o)))
     {
-        for (value_type, size) in [("f32", 4.0), ("f64", 8.0)] {
-            let bytes = 3.0 * mode.components().len() as f64 * size;
-            let row = |backend: &str, threads: usize, m: Measured| BenchRow {
-                problem: name.into(),
+        for value_type in ["f32", "f64"] {
+            let row = |backend: &str, threads: usize, bytes: f64, m: Measured| BenchRow {
+                problem: problem.name.into(),
                 value_type: value_type.into(),
                 backend: backend.into(),
                 threads,
@@ -248,28 +359,30 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
                     kernels.push(kernel.clone().with_passes(Together));
                     kernels.push(kernel.with_passes(Apart));
                 }
-                let at = (threads, bytes);
-                let measured = if value_type == "f32" {
-                    measure::<f32, _>((mode, grid, steps), kernels, at, &mut triad)
+                let (bytes, measured) = if value_type == "f32" {
+                    measure::<f32, _>(&problem, kernels, threads, &mut triad)
                 } else {
-                    measure::<f64, _>((mode, grid, steps), kernels, at, &mut triad)
+                    measure::<f64, _>(&problem, kernels, threads, &mut triad)
                 };
                 for (m, backend) in measured
                     .into_iter()
                     .zip(["rayon", "rayon-tog", "rayon-apt"])
                 {
-                    rows.push(row(backend, threads, m));
+                    rows.push(row(backend, threads, bytes, m));
                 }
             }
-            if plan.scalar && name == "3D 100^3" {
+            if plan.scalar && problem.grid == [100; 3] {
                 let scalar = vec![yee_scalar::chunk::ScalarCurl];
-                let problem = (mode, grid, steps / 3);
-                let m = if value_type == "f32" {
-                    measure::<f32, _>(problem, scalar, (1, bytes), &mut triad)
-                } else {
-                    measure::<f64, _>(problem, scalar, (1, bytes), &mut triad)
+                let shorter = Problem {
+                    steps: problem.steps / 3,
+                    ..problem
                 };
-                rows.extend(m.into_iter().map(|m| row("scalar", 1, m)));
+                let (bytes, m) = if value_type == "f32" {
+                    measure::<f32, _>(&shorter, scalar, 1, &mut triad)
+                } else {
+                    measure::<f64, _>(&shorter, scalar, 1, &mut triad)
+                };
+                rows.extend(m.into_iter().map(|m| row("scalar", 1, bytes, m)));
             }
         }
     }

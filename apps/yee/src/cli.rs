@@ -212,6 +212,11 @@ pub struct BenchArgs {
     /// Leave out the scalar backend's reference rows.
     #[arg(long)]
     pub no_scalar: bool,
+    /// The realistic problems instead of vacuum: CPML on every face (100³, 256³), a dielectric
+    /// sphere in CPML (100³, 256³) and a lossy half-space in CPML (256³), each against its own
+    /// byte model.
+    #[arg(long)]
+    pub scenes: bool,
 }
 
 /// `yee geometry`.
@@ -722,6 +727,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             }
             let plan = crate::bench::Plan {
                 quick: args.quick,
+                scenes: args.scenes,
                 only: args.only.as_deref(),
                 separate: args.separate,
                 threads: &threads,

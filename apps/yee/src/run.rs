@@ -172,7 +172,15 @@ pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, App
     match options.backend {
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
-        Backend::Rayon => run_on(scene, options, yee_rayon::RayonCurl::global()),
+        Backend::Rayon => {
+            // Ranks that are threads of this process each take their share of the cores.
+            let kernel = yee_rayon::RayonCurl::global();
+            let kernel = match options.comm {
+                CommKind::Shm | CommKind::Sim => kernel.split_among(options.topology.ranks()),
+                CommKind::Mpi => kernel,
+            };
+            run_on(scene, options, kernel)
+        }
     }
 }
 

@@ -88,6 +88,7 @@ pub(crate) struct PsiRows<'a, T> {
 
 /// Corrects storage row `row` (cells `row_cells`, offset `base` in storage) at (`y`, `z`)
 /// for every layer of `kernel` that covers it, in order.
+#[inline(always)]
 pub(crate) fn correct_row<T: Scalar>(
     kernel: &ComponentRows<T>,
     row_cells: &mut [T],
@@ -180,11 +181,9 @@ impl<R: Copy> Factors<'_, R> {
 }
 
 /// `ψ ← b·ψ + c·(upper − lower)`, then `v ← v + ψ·gain` over a row's cells of one material
-/// (the gain signed), in vector loops.
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
-    "x86_64+avx2+avx"
-))]
+/// (the gain signed), in vector loops (inlined into the multiversioned
+/// [`crate::curl::sweep_batch`]).
+#[inline(always)]
 fn correct_cells<T: Scalar>(
     cells: Cells<T>,
     factors: Factors<T::Real>,

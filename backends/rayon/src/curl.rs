@@ -116,6 +116,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
     }
 
     /// Whether no y or z stretch applies on row (`y`, `z`).
+    #[inline(always)]
     fn row_plain(&self, [y, z]: [i64; 2]) -> bool {
         let one = T::Real::from_f64(1.0);
         self.terms
@@ -125,6 +126,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
 
     /// Whether row (`y`, `z`) holds cells to update and all of them take the uniform fast loop,
     /// so that a run of such rows is swept by one call ([`ComponentRows::update_span`]).
+    #[inline(always)]
     fn spans(&self, [y, z]: [i64; 2]) -> bool {
         let r = self.r;
         self.uniform.is_some()
@@ -139,6 +141,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
     /// Updates `count` consecutive storage rows from row `n` (`rows` holds them) that all
     /// [`ComponentRows::spans`], in one call of the fast loop: short rows (100 cells) cost no
     /// per-row setup or dispatch. Returns whether the updated cells all stayed finite.
+    #[inline(always)]
     fn update_span(&self, rows: &mut [T], n: usize, count: usize) -> bool {
         let width = self.extent[0];
         let local = |x: i64| (x - self.storage.lo[0]) as usize;
@@ -150,6 +153,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
 
     /// Updates the cells of storage row `n` at (`y`, `z`) (`row` is that row of the target);
     /// returns whether they all stayed finite.
+    #[inline(always)]
     fn update(&self, row: &mut [T], n: usize, [y, z]: [i64; 2]) -> bool {
         let (r, storage) = (self.r, self.storage);
         if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
@@ -369,6 +373,13 @@ fn psi_batches<'p, T: Scalar>(
 /// take the uniform fast loop within one z plane as one span, the others row by row, and the
 /// CPML corrections of each row right after its update. Returns whether the updated cells all
 /// stayed finite (before the correction, as the oracle checks).
+///
+/// Compiled for AVX-512 and AVX2 as well as the baseline, picked at run time, with the row
+/// kernels inlined: one dispatch per batch, not per row.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
+    "x86_64+avx2+avx"
+))]
 pub(crate) fn sweep_batch<T: Scalar>(
     kernel: &ComponentRows<T>,
     target: &mut [T],

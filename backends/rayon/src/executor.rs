@@ -14,6 +14,7 @@ pub struct RayonCurl {
     pool: Option<Arc<rayon::ThreadPool>>,
     passes: ComponentPasses,
     batch_cells: Option<usize>,
+    split_among: Option<usize>,
 }
 
 /// How the components of one phase are swept. Every choice gives the same bits.
@@ -36,6 +37,7 @@ impl RayonCurl {
             pool: None,
             passes: ComponentPasses::Auto,
             batch_cells: None,
+            split_among: None,
         }
     }
 
@@ -48,7 +50,23 @@ impl RayonCurl {
             pool: Some(Arc::new(pool)),
             passes: ComponentPasses::Auto,
             batch_cells: None,
+            split_among: None,
         })
+    }
+
+    /// For a run of `ranks` ranks in this process (threads, not MPI processes): each rank
+    /// gets a pool of its own with its share of the cores ([`RayonCurl::share`]), so the ranks'
+    /// threads neither contend for one pool nor cross to another rank's arrays.
+    pub fn split_among(mut self, ranks: usize) -> Self {
+        self.split_among = (ranks > 1).then_some(ranks);
+        self
+    }
+
+    /// The threads of rank `rank` when `cores` are shared among `ranks`: `cores / ranks`, one
+    /// more for the first `cores % ranks` ranks, at least one.
+    pub fn share(rank: usize, ranks: usize, cores: usize) -> usize {
+        let ranks = ranks.max(1);
+        (cores / ranks + usize::from(rank < cores % ranks)).max(1)
     }
 
     /// Sweeps a phase's components as `passes` says (the same bits; for measuring and testing).
@@ -85,6 +103,30 @@ impl<T: Scalar> yee_em::YeeBackend<T> for RayonCurl {
         "rayon"
     }
 
+    /// With [`RayonCurl::split_among`], a pool of the rank's share of the cores (the global
+    /// pool if one cannot be built); else this executor.
+    fn for_rank(&self, rank: usize, ranks: usize) -> Self {
+        let Some(split) = self.split_among else {
+            return self.clone();
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = Self::share(rank, split.max(ranks), cores);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(move |i| format!("yee-rank{rank}-{i}"))
+            .build();
+        match pool {
+            Ok(pool) => RayonCurl {
+                pool: Some(Arc::new(pool)),
+                ..self.clone()
+            },
+            Err(e) => {
+                log::warn!("rank {rank}: no pool of {threads} threads ({e}); on the global pool");
+                self.clone()
+            }
+        }
+    }
+
     fn build<'s>(
         &self,
         setup: &yee_em::Setup<'s>,
@@ -94,5 +136,22 @@ impl<T: Scalar> yee_em::YeeBackend<T> for RayonCurl {
         yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone())
             .with_costs(costs)
             .checked()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cores_are_shared_out_among_the_ranks_with_at_least_one_each() {
+        let shares = |ranks, cores| -> Vec<usize> {
+            (0..ranks).map(|r| RayonCurl::share(r, ranks, cores)).collect()
+        };
+        assert_eq!(shares(4, 16), [4, 4, 4, 4]);
+        assert_eq!(shares(3, 16), [6, 5, 5]);
+        assert_eq!(shares(3, 2), [1, 1, 1]);
+        assert_eq!(shares(1, 16), [16]);
+        assert_eq!(shares(16, 16).iter().sum::<usize>(), 16);
     }
 }

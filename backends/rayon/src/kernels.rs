@@ -15,13 +15,11 @@ pub(crate) struct RowSpan {
 }
 
 /// The cells of `rows` that `span` names, with one material and no stretching: equal-length
-/// slices zipped, so the compiler drops the bounds checks and vectorises — compiled for AVX-512
-/// and AVX2 as well as the baseline, picked at run time (no FMA: fusing would change the bits).
+/// slices zipped, so the compiler drops the bounds checks and vectorises — inlined into
+/// [`crate::curl::sweep_batch`], which is compiled for AVX-512 and AVX2 as well as the baseline
+/// and picked at run time (no FMA: fusing would change the bits).
 /// Returns whether every new value is finite.
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512vl+avx2+avx",
-    "x86_64+avx2+avx"
-))]
+#[inline(always)]
 pub(crate) fn fast_uniform<T: Scalar>(
     rows: &mut [T],
     terms: &[Term<T>],
@@ -179,6 +177,7 @@ fn run_length(ids: &[u16], id: u16) -> usize {
 }
 
 /// The runs of equal ids in `ids[a..]`: `(start, end, id)` with `ids[start..end]` all `id`.
+#[inline(always)]
 pub(crate) fn id_runs(ids: &[u16], a: usize) -> impl Iterator<Item = (usize, usize, u16)> + '_ {
     let mut start = a;
     std::iter::from_fn(move || {
@@ -191,6 +190,7 @@ pub(crate) fn id_runs(ids: &[u16], a: usize) -> impl Iterator<Item = (usize, usi
 }
 
 /// Cells `a..b` of a row on the oracle's per-cell path: stretch factors and lookups.
+#[inline(always)]
 pub(crate) fn general<T: Scalar>(
     row: &mut [T],
     terms: &[Term<T>],
