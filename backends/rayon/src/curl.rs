@@ -124,6 +124,23 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one)
     }
 
+    /// The signed stretch factors `±1/κ` of the terms on row (`y`, `z`) outside the x layers
+    /// (an x term's is ±1 there), for [`stretched_uniform`].
+    #[inline(always)]
+    fn row_factors(&self, [y, z]: [i64; 2]) -> [T::Real; 2] {
+        let one = T::Real::from_f64(1.0);
+        let mut factors = [one; 2];
+        for (f, t) in factors.iter_mut().zip(&self.terms) {
+            let k = if t.axis == 0 {
+                one
+            } else {
+                t.table[[0, y, z][t.axis] as usize][2]
+            };
+            *f = if t.positive { k } else { -k };
+        }
+        factors
+    }
+
     /// Whether row (`y`, `z`) holds cells to update and all of them take the uniform fast loop,
     /// so that a run of such rows is swept by one call ([`ComponentRows::update_span`]).
     #[inline(always)]
@@ -161,8 +178,11 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         }
         let base = n * self.extent[0];
         let local = |x: i64| (x - storage.lo[0]) as usize;
-        // Rows inside a y or z stretch take the per-cell path throughout.
-        let (fast_lo, fast_hi) = if !self.row_plain([y, z]) {
+        // Outside the x layers the row takes a vector loop: plain, or with the y and z terms'
+        // stretch factors of the row (constant along it).
+        let plain = self.row_plain([y, z]);
+        let vector = plain || self.terms.len() <= 2;
+        let (fast_lo, fast_hi) = if !vector {
             (r.lo[0], r.lo[0])
         } else if self.x_stretches {
             let lo = r.lo[0].max(self.plain.0).min(r.hi[0]);
@@ -183,26 +203,22 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             storage.lo[0],
             electric,
         );
+        let factors = self.row_factors([y, z]);
+        let sweep = |row: &mut [T], cells: RowSpan, coef: [T::Real; 2]| {
+            if plain {
+                fast_uniform(row, terms, base, cells, coef, electric)
+            } else {
+                stretched_uniform(row, terms, base, cells, coef, factors, electric)
+            }
+        };
+        let cells = (local(fast_lo), local(fast_hi));
         ok &= match self.uniform {
             Some(coef) => {
-                let cells = RowSpan {
-                    a: local(fast_lo),
-                    b: local(fast_hi),
-                    width: row.len(),
-                    count: 1,
-                };
-                fast_uniform(row, terms, base, cells, coef, electric)
+                let (a, b) = cells;
+                let width = row.len();
+                sweep(row, RowSpan { a, b, width, count: 1 }, coef)
             }
-            None => fast_materials(
-                row,
-                terms,
-                ids,
-                table,
-                base,
-                local(fast_lo),
-                local(fast_hi),
-                electric,
-            ),
+            None => in_material_runs(row, (ids, table), base, cells, sweep),
         };
         ok &= general(
             row,

@@ -129,20 +129,17 @@ pub(crate) fn zip_update<T: Scalar>(
     )
 }
 
-/// Cells `a..b` of a row without stretching, in runs of one material: each run of equal ids
-/// takes the uniform fast loop with that material's coefficients (a sphere or a half-space
-/// crosses a row in a few long runs), so only the ids are read per cell. Whether every new
-/// value is finite.
+/// Cells `a..b` of a row in runs of one material: each run of equal ids is handed to `sweep`
+/// (`row`, the run's cells, its material's coefficients), the uniform fast loop (a sphere or
+/// a half-space crosses a row in a few long runs), so only the ids are read per cell. Whether
+/// every new value is finite.
 #[inline(always)]
-pub(crate) fn fast_materials<T: Scalar>(
+pub(crate) fn in_material_runs<T: Scalar>(
     row: &mut [T],
-    terms: &[Term<T>],
-    ids: &[u16],
-    table: &[[T::Real; 2]],
+    (ids, table): (&[u16], &[[T::Real; 2]]),
     base: usize,
-    a: usize,
-    b: usize,
-    electric: bool,
+    (a, b): (usize, usize),
+    sweep: impl Fn(&mut [T], RowSpan, [T::Real; 2]) -> bool,
 ) -> bool {
     let mut ok = true;
     for (start, end, id) in id_runs(&ids[base..base + b], a) {
@@ -152,9 +149,45 @@ pub(crate) fn fast_materials<T: Scalar>(
             width: row.len(),
             count: 1,
         };
-        ok &= fast_uniform(row, terms, base, cells, table[id as usize], electric);
+        ok &= sweep(row, cells, table[id as usize]);
     }
     ok
+}
+
+/// Cells `a..b` of row `row` (storage offset `base`), one material, every term's stretch
+/// factor 1/κ the same along the row (a row inside a y or z layer, x outside the x layers):
+/// `v ← v·decay + ((0 + d₁·s₁) + d₂·s₂)·gain` with the signed factors `s` — the oracle's
+/// `(0 ± d₁k₁) ± d₂k₂` bit for bit, since `x − y·k` and `x + y·(−k)` round alike. At most two
+/// terms (a Yee component has two). Whether every new value is finite.
+#[inline(always)]
+pub(crate) fn stretched_uniform<T: Scalar>(
+    row: &mut [T],
+    terms: &[Term<T>],
+    base: usize,
+    span: RowSpan,
+    coef: [T::Real; 2],
+    [s1, s2]: [T::Real; 2],
+    electric: bool,
+) -> bool {
+    let [decay, gain] = coef;
+    let RowSpan { a, b, .. } = span;
+    match terms {
+        [t1, t2] => two_term_rows(row, [t1, t2], (base, span), coef, electric, |d1, d2| {
+            (T::zero() + d1.scale(s1)) + d2.scale(s2)
+        }),
+        [t1] => {
+            let (h1, l1) = operands(t1, base + a, b - a, electric);
+            row[a..b]
+                .iter_mut()
+                .zip(h1)
+                .zip(l1)
+                .fold(true, |ok, ((v, &x1), &y1)| {
+                    *v = v.scale(decay) + (T::zero() + (x1 - y1).scale(s1)).scale(gain);
+                    ok & v.is_finite()
+                })
+        }
+        _ => unreachable!("a Yee component's curl has one or two terms"),
+    }
 }
 
 /// How many ids from the start of `ids` equal `id`: 16 at a time as a bit mask of the
