@@ -206,8 +206,8 @@ fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
 }
 
 /// Bytes a step moves per cell by the byte model, counted over the chunk as built: `3 · n ·
-/// size` for the n components, plus 2 · size per ψ value (read and written) and 2 B per cell of
-/// each component whose material is not uniform (its id).
+/// size` for the n components, plus 2 · size per ψ value (read and written) and 2 B per node on
+/// a row of several materials (its id; rows of one material take their coefficients whole).
 pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
     let size = std::mem::size_of::<T>() as f64;
     let cells = state.owned.cells() as f64;
@@ -218,11 +218,21 @@ pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
         .flat_map(|s| s.psi.iter().flatten())
         .map(Vec::len)
         .sum();
-    let ids = components
-        .iter()
-        .filter(|c| state.uniform_material[c.index()].is_none())
-        .count();
-    3.0 * components.len() as f64 * size + 2.0 * size * psi as f64 / cells + 2.0 * ids as f64
+    let storage = state.owned.grow(state.mode.active_axes().map(i64::from));
+    let ey = storage.extent()[1];
+    let mut ids = 0;
+    for c in components {
+        let region = state.owned.intersect(&state.free[c.index()]);
+        for z in region.lo[2]..region.hi[2] {
+            for y in region.lo[1]..region.hi[1] {
+                let n = (z - storage.lo[2]) as usize * ey + (y - storage.lo[1]) as usize;
+                if state.row_material[c.index()][n] == yee_scalar::state::MIXED_ROW {
+                    ids += region.extent()[0];
+                }
+            }
+        }
+    }
+    3.0 * components.len() as f64 * size + (2.0 * size * psi as f64 + 2.0 * ids as f64) / cells
 }
 
 /// Medians over [`RUNS`] runs of `steps` steps of `problem`, for each kernel (all on `threads`

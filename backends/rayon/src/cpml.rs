@@ -86,7 +86,7 @@ pub(crate) struct PsiRows<'a, T> {
     pub(crate) first: usize,
 }
 
-/// Corrects storage row `row` (cells `row_cells`, offset `base` in storage) at (`y`, `z`)
+/// Corrects the storage row `row_cells` (offset `base` in storage) at (`y`, `z`)
 /// for every layer of `kernel` that covers it, in order.
 #[inline(always)]
 pub(crate) fn correct_row<T: Scalar>(
@@ -96,6 +96,7 @@ pub(crate) fn correct_row<T: Scalar>(
     [y, z]: [i64; 2],
     psi: &mut [PsiRows<T>],
 ) {
+    let row = base / row_cells.len();
     for (layer, rows) in kernel.layers.iter().zip(psi.iter_mut()) {
         let r = layer.region;
         if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
@@ -128,7 +129,7 @@ pub(crate) fn correct_row<T: Scalar>(
         // to nearest is symmetric in sign), so the bits are the oracle's.
         let positive = t.positive;
         let sign = move |g: T::Real| if positive { g } else { -g };
-        match kernel.uniform {
+        match kernel.row_coefficients(row) {
             Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
             // Runs of one material, each with its own gain.
             None => {

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use yee_core::{Box3, Field, Real, Scalar};
 use yee_em::Component;
 use yee_scalar::field::HostField;
-use yee_scalar::state::{CpmlSlab, YeeState};
+use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
 
 use crate::cpml::{Layer, PsiRows, correct_row};
 use crate::executor::ComponentPasses;
@@ -39,8 +39,12 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) electric: bool,
     pub(crate) terms: Vec<Term<'a, T>>,
     pub(crate) ids: &'a [u16],
+    /// Per storage row, the material all its updated nodes share, or [`MIXED_ROW`].
+    pub(crate) row_material: &'a [u32],
     pub(crate) table: &'a [[T::Real; 2]],
     pub(crate) uniform: Option<[T::Real; 2]>,
+    /// The id of the one material, if the chunk has one.
+    pub(crate) uniform_id: Option<u16>,
     /// The x coordinates `[lo, hi)` where the x term's 1/κ is 1 (the whole grid when no
     /// term differentiates along x): fast loops there skip the stretch factor.
     pub(crate) plain: (i64, i64),
@@ -100,8 +104,10 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             layers: Layer::of(slabs, c.index(), r, &terms),
             terms,
             ids: &st.material_ids[c.index()][..],
+            row_material: &st.row_material[c.index()][..],
             table,
             uniform: st.uniform_material[c.index()].map(|id| table[id as usize]),
+            uniform_id: st.uniform_material[c.index()],
             plain,
         }
     }
@@ -124,6 +130,15 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             .all(|t| t.axis == 0 || t.table[[0, y, z][t.axis] as usize][2] == one)
     }
 
+    /// The coefficients shared by every node of storage row `n`, if its nodes share a material.
+    #[inline(always)]
+    pub(crate) fn row_coefficients(&self, n: usize) -> Option<[T::Real; 2]> {
+        self.uniform.or_else(|| match self.row_material[n] {
+            MIXED_ROW => None,
+            id => Some(self.table[id as usize]),
+        })
+    }
+
     /// The signed stretch factors `±1/κ` of the terms on row (`y`, `z`) outside the x layers
     /// (an x term's is ±1 there), for [`stretched_uniform`].
     #[inline(always)]
@@ -141,29 +156,36 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         factors
     }
 
-    /// Whether row (`y`, `z`) holds cells to update and all of them take the uniform fast loop,
-    /// so that a run of such rows is swept by one call ([`ComponentRows::update_span`]).
+    /// The material of storage row `n` at (`y`, `z`) if the row holds cells to update and all
+    /// of them take the uniform fast loop with it: a run of rows of one such material is swept
+    /// by one call ([`ComponentRows::update_span`]).
     #[inline(always)]
-    fn spans(&self, [y, z]: [i64; 2]) -> bool {
+    fn span_material(&self, n: usize, [y, z]: [i64; 2]) -> Option<u32> {
         let r = self.r;
-        self.uniform.is_some()
+        let id = match self.uniform_id {
+            Some(id) => u32::from(id),
+            None => self.row_material[n],
+        };
+        let spans = id != MIXED_ROW
             && y >= r.lo[1]
             && y < r.hi[1]
             && z >= r.lo[2]
             && z < r.hi[2]
             && (!self.x_stretches || (self.plain.0 <= r.lo[0] && self.plain.1 >= r.hi[0]))
-            && self.row_plain([y, z])
+            && self.row_plain([y, z]);
+        spans.then_some(id)
     }
 
-    /// Updates `count` consecutive storage rows from row `n` (`rows` holds them) that all
-    /// [`ComponentRows::spans`], in one call of the fast loop: short rows (100 cells) cost no
-    /// per-row setup or dispatch. Returns whether the updated cells all stayed finite.
+    /// Updates `count` consecutive storage rows from row `n` (`rows` holds them) of one
+    /// [`ComponentRows::span_material`] `id`, in one call of the fast loop: short rows (100
+    /// cells) cost no per-row setup or dispatch. Returns whether the updated cells all stayed
+    /// finite.
     #[inline(always)]
-    fn update_span(&self, rows: &mut [T], n: usize, count: usize) -> bool {
+    fn update_span(&self, rows: &mut [T], n: usize, count: usize, id: u32) -> bool {
         let width = self.extent[0];
         let local = |x: i64| (x - self.storage.lo[0]) as usize;
         let (a, b) = (local(self.r.lo[0]), local(self.r.hi[0]));
-        let coef = self.uniform.expect("spans need one material");
+        let coef = self.table[id as usize];
         let cells = RowSpan { a, b, width, count };
         fast_uniform(rows, &self.terms, n * width, cells, coef, self.electric)
     }
@@ -212,7 +234,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             }
         };
         let cells = (local(fast_lo), local(fast_hi));
-        ok &= match self.uniform {
+        ok &= match self.row_coefficients(n) {
             Some(coef) => {
                 let (a, b) = cells;
                 let width = row.len();
@@ -411,16 +433,18 @@ pub(crate) fn sweep_batch<T: Scalar>(
     let mut j = 0;
     while j < count {
         let mut run = 0;
-        while j + run < count
+        let material = kernel.span_material(n0 + j, [y, z]);
+        while material.is_some()
+            && j + run < count
             && y + (run as i64) < storage.hi[1]
-            && kernel.spans([y + run as i64, z])
+            && kernel.span_material(n0 + j + run, [y + run as i64, z]) == material
         {
             run += 1;
         }
         let step = run.max(1);
         let rows = &mut target[j * width..(j + step) * width];
-        if run > 1 {
-            ok &= kernel.update_span(rows, n0 + j, run);
+        if let (true, Some(id)) = (run > 1, material) {
+            ok &= kernel.update_span(rows, n0 + j, run, id);
         } else {
             ok &= kernel.update(rows, n0 + j, [y, z]);
         }

@@ -61,6 +61,9 @@ impl<R: Real> AxisStretch<R> {
     }
 }
 
+/// [`YeeState::row_material`] of a row holding several materials (ids are `u16`).
+pub const MIXED_ROW: u32 = u32::MAX;
+
 /// The ψ arrays of one CPML slab (one face's layer) clipped to a chunk.
 #[derive(Clone, Debug)]
 pub struct CpmlSlab<T> {
@@ -125,6 +128,10 @@ pub struct YeeState<T: Scalar> {
     /// Per component, the material id shared by every node it updates, if they all share one
     /// (fast kernels then skip the per-cell lookup).
     pub uniform_material: [Option<u16>; 6],
+    /// Per component, per storage row (rows run y, then z), the material id shared by every
+    /// node of the row it updates, or [`MIXED_ROW`] (several materials, or nothing to update):
+    /// fast kernels read no per-cell id on the others.
+    pub row_material: [Vec<u32>; 6],
 }
 
 impl<T: Scalar> YeeState<T> {
@@ -270,6 +277,7 @@ impl<T: Scalar> YeeState<T> {
             non_finite: false,
             too_many_materials: table.overflow,
             uniform_material: [None; 6],
+            row_material: Default::default(),
         }
         .with_fast_path_facts()
         .with_dispersive_nodes()
@@ -282,23 +290,35 @@ impl<T: Scalar> YeeState<T> {
 
     fn with_fast_path_facts(mut self) -> Self {
         let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
+        let [ex, ey, ez] = storage.extent();
         for &c in self.mode.components() {
             let ids = &self.material_ids[c.index()];
             let region = self.owned.intersect(&self.free[c.index()]);
-            let mut shared = None;
-            let mut uniform = true;
-            for n in 0..region.cells() {
-                let id = ids[storage.linear_index(region.index_at(n))];
-                match shared {
-                    None => shared = Some(id),
-                    Some(s) if s != id => {
-                        uniform = false;
-                        break;
+            let mut rows: Vec<u32> = vec![MIXED_ROW; ey * ez];
+            if !region.is_empty() {
+                let (a, b) = (
+                    (region.lo[0] - storage.lo[0]) as usize,
+                    (region.hi[0] - storage.lo[0]) as usize,
+                );
+                for z in region.lo[2]..region.hi[2] {
+                    for y in region.lo[1]..region.hi[1] {
+                        let n = (z - storage.lo[2]) as usize * ey + (y - storage.lo[1]) as usize;
+                        let cells = &ids[n * ex + a..n * ex + b];
+                        if cells.iter().all(|&id| id == cells[0]) {
+                            rows[n] = u32::from(cells[0]);
+                        }
                     }
-                    _ => {}
                 }
             }
-            self.uniform_material[c.index()] = if uniform { shared } else { None };
+            // One material throughout when every updated row shares the same one.
+            let mut shared = rows.iter().filter(|&&id| id != MIXED_ROW);
+            let first = shared.next().copied();
+            let all_rows = region.extent()[1] * region.extent()[2];
+            let uniform = rows.iter().filter(|&&id| id != MIXED_ROW).count() == all_rows
+                && shared.all(|&id| Some(id) == first);
+            self.uniform_material[c.index()] =
+                first.filter(|_| uniform).and_then(|id| u16::try_from(id).ok());
+            self.row_material[c.index()] = rows;
         }
         self
     }
