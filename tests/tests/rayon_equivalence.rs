@@ -221,8 +221,13 @@ fn stretched_cpml_layers_match_the_scalar_oracle_bit_for_bit() {
         (Mode::OneD, [40, 1, 1], Component::Ez),
     ] {
         let active = mode.active_axes();
-        let walls: [[Boundary; 2]; 3] =
-            std::array::from_fn(|a| if active[a] { boundaries[a] } else { [Boundary::Pec; 2] });
+        let walls: [[Boundary; 2]; 3] = std::array::from_fn(|a| {
+            if active[a] {
+                boundaries[a]
+            } else {
+                [Boundary::Pec; 2]
+            }
+        });
         for with_sphere in [false, true] {
             let sources = [PointSource {
                 component,

@@ -185,11 +185,7 @@ impl<R: Copy> Factors<'_, R> {
 /// (the gain signed), in vector loops (inlined into the multiversioned
 /// [`crate::curl::sweep_batch`]).
 #[inline(always)]
-fn correct_cells<T: Scalar>(
-    cells: Cells<T>,
-    factors: Factors<T::Real>,
-    gain: T::Real,
-) {
+fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T::Real) {
     let Cells {
         values,
         psi,
@@ -204,13 +200,13 @@ fn correct_cells<T: Scalar>(
         Factors::Same(b, c) => {
             for ((v, p), (&h, &l)) in cells {
                 *p = p.scale(b) + (h - l).scale(c);
-                *v = *v + p.scale(gain);
+                *v += p.scale(gain);
             }
         }
         Factors::Along(table) => {
             for (((v, p), (&h, &l)), &[b, c, _]) in cells.zip(table) {
                 *p = p.scale(b) + (h - l).scale(c);
-                *v = *v + p.scale(gain);
+                *v += p.scale(gain);
             }
         }
     }

@@ -238,7 +238,16 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             Some(coef) => {
                 let (a, b) = cells;
                 let width = row.len();
-                sweep(row, RowSpan { a, b, width, count: 1 }, coef)
+                sweep(
+                    row,
+                    RowSpan {
+                        a,
+                        b,
+                        width,
+                        count: 1,
+                    },
+                    coef,
+                )
             }
             None => in_material_runs(row, (ids, table), base, cells, sweep),
         };

@@ -146,7 +146,9 @@ mod tests {
     #[test]
     fn the_cores_are_shared_out_among_the_ranks_with_at_least_one_each() {
         let shares = |ranks, cores| -> Vec<usize> {
-            (0..ranks).map(|r| RayonCurl::share(r, ranks, cores)).collect()
+            (0..ranks)
+                .map(|r| RayonCurl::share(r, ranks, cores))
+                .collect()
         };
         assert_eq!(shares(4, 16), [4, 4, 4, 4]);
         assert_eq!(shares(3, 16), [6, 5, 5]);

@@ -316,8 +316,9 @@ impl<T: Scalar> YeeState<T> {
             let all_rows = region.extent()[1] * region.extent()[2];
             let uniform = rows.iter().filter(|&&id| id != MIXED_ROW).count() == all_rows
                 && shared.all(|&id| Some(id) == first);
-            self.uniform_material[c.index()] =
-                first.filter(|_| uniform).and_then(|id| u16::try_from(id).ok());
+            self.uniform_material[c.index()] = first
+                .filter(|_| uniform)
+                .and_then(|id| u16::try_from(id).ok());
             self.row_material[c.index()] = rows;
         }
         self
