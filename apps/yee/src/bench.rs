@@ -7,8 +7,8 @@
 //! with uniform coefficients and neighbours served from cache: each phase reads and writes its
 //! own components and reads the other phase's, `3 · n · size` bytes per cell for n components —
 //! 72 B per cell in 3D f32 (144 B f64), 36 B in 2D, 24 B in 1D. CPML cells add their ψ arrays
-//! (read and written: 2 · size per stretched derivative), and non-uniform materials add a
-//! 2-byte id read per component. Grids whose arrays fit the last-level cache in part (1D 10⁷,
+//! (read and written: 2 · size per stretched derivative), and nodes on rows of several
+//! materials a 2-byte id read each (rows of one material take their coefficients whole). Grids whose arrays fit the last-level cache in part (1D 10⁷,
 //! 3D 100³) can run above this DRAM roofline.
 //!
 //! `--scenes` runs the realistic problems instead of vacuum: CPML on every face, a dielectric

@@ -133,21 +133,10 @@ pub(crate) fn correct_row<T: Scalar>(
             Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
             // Runs of one material, each with its own gain.
             None => {
-                let Cells {
-                    values,
-                    psi,
-                    upper,
-                    lower,
-                } = cells;
+                let mut cells = cells;
                 for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
-                    let run = Cells {
-                        values: &mut values[a..b],
-                        psi: &mut psi[a..b],
-                        upper: &upper[a..b],
-                        lower: &lower[a..b],
-                    };
                     let gain = sign(kernel.table[id as usize][1]);
-                    correct_cells(run, factors.from(a), gain);
+                    correct_cells(cells.part(a, b), factors.from(a), gain);
                 }
             }
         }
@@ -161,6 +150,18 @@ struct Cells<'a, T> {
     psi: &'a mut [T],
     upper: &'a [T],
     lower: &'a [T],
+}
+
+impl<T> Cells<'_, T> {
+    /// Cells `a..b` of these.
+    fn part(&mut self, a: usize, b: usize) -> Cells<'_, T> {
+        Cells {
+            values: &mut self.values[a..b],
+            psi: &mut self.psi[a..b],
+            upper: &self.upper[a..b],
+            lower: &self.lower[a..b],
+        }
+    }
 }
 
 /// The ψ recursion's `b` and `c` along a row: the same for every cell (a layer across y or z)
