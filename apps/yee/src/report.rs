@@ -94,12 +94,18 @@ pub struct RunReport {
     pub topology: [usize; 3],
     /// The communicator.
     pub comm: yee_runtime::parallel::CommKind,
-    /// Wall time of the time loop, outputs included.
+    /// Wall time of the run: set-up, stepping and the outputs written while stepping.
     pub wall_seconds: f64,
-    /// Wall time spent stepping alone.
+    /// Wall time from the start of the run (scene parsed, nothing built) until the first step
+    /// began: plan, chunks, materials, ψ arrays, a checkpoint read back. Taken as the time
+    /// to the end of the first step less the mean duration of the later ones.
+    pub setup_seconds: f64,
+    /// Wall time spent stepping alone: `wall_seconds` less set-up and outputs.
     pub step_seconds: f64,
-    /// cells × steps / wall_seconds / 1e6.
+    /// Stepping rate: cells × steps / step_seconds / 1e6.
     pub mcells_per_s: f64,
+    /// The rate with everything counted: cells × steps / wall_seconds / 1e6.
+    pub end_to_end_mcells_per_s: f64,
     /// Mean step time by Balykov 2019 eq. (2) from the ranks' records (virtual seconds on sim).
     pub model_step_seconds: f64,
     /// Peak resident memory, where the OS reports it.

@@ -201,6 +201,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     options: &RunOptions,
     kernel: K,
 ) -> Result<Option<RunReport>, AppError> {
+    let started = Instant::now();
     let out = &options.out;
     let writer = process_rank(options.comm) == 0;
     if writer {
@@ -301,7 +302,6 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         *writing.lock().unwrap_or_else(|p| p.into_inner()) += t.elapsed();
     };
     let progress = Progress::new(scene, options.quiet || !writer);
-    let started = Instant::now();
     let mut plan = make_plan(
         &setup,
         &scene.costs,
@@ -483,6 +483,12 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .as_secs_f64();
+    let setup_seconds = progress
+        .stepping_began()
+        .map_or(0.0, |t| t.saturating_duration_since(started).as_secs_f64())
+        .min(wall_seconds - writing);
+    // At least a nanosecond, so a rate stays finite.
+    let step_seconds = (wall_seconds - writing - setup_seconds).max(1e-9);
     let checkpoints: Vec<CheckpointReport> = results[0]
         .checkpoints
         .iter()
@@ -554,8 +560,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         topology: options.topology.0,
         comm: options.comm,
         wall_seconds,
-        step_seconds: wall_seconds - writing,
-        mcells_per_s: scene.cells() as f64 * run_steps as f64 / wall_seconds / 1e6,
+        setup_seconds,
+        step_seconds,
+        mcells_per_s: scene.cells() as f64 * run_steps as f64 / step_seconds / 1e6,
+        end_to_end_mcells_per_s: scene.cells() as f64 * run_steps as f64 / wall_seconds / 1e6,
         model_step_seconds: mean_step_time(&results),
         peak_rss_bytes: yee_runtime::memory::peak_rss_bytes(),
         rank_stats: results.iter().map(RankReport::from_output).collect(),
@@ -864,6 +872,8 @@ struct Progress {
     started: Instant,
     last_log: Mutex<Instant>,
     quiet: bool,
+    /// When the first and the latest reported steps ended, and which steps they were.
+    ends: Mutex<Option<[(Instant, u64); 2]>>,
 }
 
 impl Progress {
@@ -885,10 +895,29 @@ impl Progress {
             started: now,
             last_log: Mutex::new(now),
             quiet,
+            ends: Mutex::new(None),
         }
     }
 
+    /// When stepping began: the end of the first step less the mean duration of the later
+    /// ones (none later: the end of the first step). `None` before any step.
+    fn stepping_began(&self) -> Option<Instant> {
+        let ends = *self.ends.lock().unwrap_or_else(|p| p.into_inner());
+        let [(first, s1), (last, s2)] = ends?;
+        let mean = match s2 - s1 {
+            0 => Duration::ZERO,
+            n => Duration::from_secs_f64(last.duration_since(first).as_secs_f64() / n as f64),
+        };
+        Some(first.checked_sub(mean).unwrap_or(first))
+    }
+
     fn update(&self, step: u64) {
+        {
+            let now = Instant::now();
+            let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
+            let first = ends.map_or((now, step), |e| e[0]);
+            *ends = Some([first, (now, step)]);
+        }
         let elapsed = self.started.elapsed().as_secs_f64().max(1e-9);
         let rate = self.cells * step as f64 / elapsed;
         if let Some(bar) = &self.bar {
@@ -928,7 +957,7 @@ pub fn summary(report: &RunReport, out: &Path) -> String {
         .peak_rss_bytes
         .map_or("unknown".into(), yee_runtime::memory::human);
     format!(
-        "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s: {:.1} Mcells/s on the {} backend with {} rank(s) ({}, {:?}), peak memory {}. \
+        "Ran {} ({} {}, {} cells, {}) for {} steps in {:.2} s ({:.2} s set-up): {:.1} Mcells/s stepping on the {} backend with {} rank(s) ({}, {:?}), peak memory {}. \
          Wrote {} files to {}/ (run.json describes them).",
         report.scene,
         report.mode,
@@ -943,6 +972,7 @@ pub fn summary(report: &RunReport, out: &Path) -> String {
             .join("×"),
         report.steps,
         report.wall_seconds,
+        report.setup_seconds,
         report.mcells_per_s,
         report.backend,
         report.ranks,

@@ -86,9 +86,21 @@ fn check_outputs(report: &Value, out: &Path) {
         "unused axes have extent 1: {grid:?}"
     );
     let cells: usize = grid.iter().product();
-    let wall = report["wall_seconds"].as_f64().unwrap();
-    let rate = report["mcells_per_s"].as_f64().unwrap();
-    assert!((rate - cells as f64 * steps as f64 / wall / 1e6).abs() <= 1e-9 * rate.max(1.0));
+    let seconds = |key: &str| report[key].as_f64().unwrap();
+    let (wall, setup, stepping) = (
+        seconds("wall_seconds"),
+        seconds("setup_seconds"),
+        seconds("step_seconds"),
+    );
+    assert!(setup >= 0.0 && stepping > 0.0 && setup + stepping <= wall, "{report}");
+    let work = cells as f64 * steps as f64 / 1e6;
+    let (rate, end_to_end) = (
+        seconds("mcells_per_s"),
+        seconds("end_to_end_mcells_per_s"),
+    );
+    assert!((rate - work / stepping).abs() <= 1e-9 * rate.max(1.0));
+    assert!((end_to_end - work / wall).abs() <= 1e-9 * rate.max(1.0));
+    assert!(end_to_end <= rate);
     assert!(report["dt"].as_f64().unwrap() > 0.0);
     assert!(report["peak_rss_bytes"].as_u64().unwrap() > 0);
     for key in ["scene", "value_type"] {
