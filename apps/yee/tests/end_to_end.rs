@@ -92,12 +92,12 @@ fn check_outputs(report: &Value, out: &Path) {
         seconds("setup_seconds"),
         seconds("step_seconds"),
     );
-    assert!(setup >= 0.0 && stepping > 0.0 && setup + stepping <= wall, "{report}");
-    let work = cells as f64 * steps as f64 / 1e6;
-    let (rate, end_to_end) = (
-        seconds("mcells_per_s"),
-        seconds("end_to_end_mcells_per_s"),
+    assert!(
+        setup >= 0.0 && stepping > 0.0 && setup + stepping <= wall,
+        "{report}"
     );
+    let work = cells as f64 * steps as f64 / 1e6;
+    let (rate, end_to_end) = (seconds("mcells_per_s"), seconds("end_to_end_mcells_per_s"));
     assert!((rate - work / stepping).abs() <= 1e-9 * rate.max(1.0));
     assert!((end_to_end - work / wall).abs() <= 1e-9 * rate.max(1.0));
     assert!(end_to_end <= rate);
