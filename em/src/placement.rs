@@ -138,6 +138,10 @@ impl Setup<'_> {
         // On the low face of a periodic axis the node is also at the high face.
         let wraps: [bool; 3] =
             core::array::from_fn(|a| active[a] && p[a] == 0.0 && self.is_periodic(Axis::ALL[a]));
+        if self.regions.is_empty() && !wraps.contains(&true) {
+            // What the search below finds with nothing to find: set-up of a vacuum grid.
+            return Placement::whole(None);
+        }
         let mut axes = wraps;
         for image in 0..8u8 {
             if (0..3).any(|a| image & (1 << a) != 0 && !wraps[a]) {

@@ -206,18 +206,37 @@ impl<T: Scalar> YeeState<T> {
             if !mode.has(component) {
                 return Vec::new();
             }
-            let mut ids = vec![0u16; storage.cells()];
-            for (n, id) in ids.iter_mut().enumerate() {
-                let cell = storage.index_at(n);
-                *id = if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
-                    table.id(None)
-                } else if component.is_electric() {
-                    table.id(Some(setup.node_medium(component, cell)))
-                } else {
-                    // H sees μ and σ* only: its nodes need no poles.
-                    let material = setup.node_material(component, cell);
-                    table.id(Some(NodeMedium::from_sets(material, &[])))
-                };
+            let mut ids = Vec::with_capacity(storage.cells());
+            // A node's id follows from its placement alone: runs of nodes placed alike (all
+            // of a vacuum grid, most of any) reuse the last id without weighing the medium.
+            let mut last: Option<(yee_em::Placement, u16)> = None;
+            // No region and no periodic face: every node is wholly the background.
+            let background =
+                setup.regions.is_empty() && !Axis::ALL.iter().any(|&a| setup.is_periodic(a));
+            for z in storage.lo[2]..storage.hi[2] {
+                for y in storage.lo[1]..storage.hi[1] {
+                    for x in storage.lo[0]..storage.hi[0] {
+                        let cell = [x, y, z];
+                        if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
+                            ids.push(table.id(None));
+                            continue;
+                        }
+                        let placement = if background {
+                            yee_em::Placement::whole(None)
+                        } else {
+                            setup.node_placement(component, cell)
+                        };
+                        let id = match last {
+                            Some((p, id)) if p == placement => id,
+                            _ if component.is_electric() => table.id(Some(placement.medium(setup))),
+                            // H sees μ and σ* only: its nodes need no poles.
+                            _ => table
+                                .id(Some(NodeMedium::from_sets(placement.material(setup), &[]))),
+                        };
+                        last = Some((placement, id));
+                        ids.push(id);
+                    }
+                }
             }
             ids
         });
