@@ -246,6 +246,7 @@ pub struct RankCheckpoints<'a> {
     stop: Option<StopFlag>,
     app: &'a (dyn Fn() -> serde_json::Value + Sync),
     last: Instant,
+    keep_fields: bool,
 }
 
 impl<'a> RankCheckpoints<'a> {
@@ -267,7 +268,14 @@ impl<'a> RankCheckpoints<'a> {
             stop,
             app,
             last: Instant::now(),
+            keep_fields: true,
         }
+    }
+
+    /// The same hooks, keeping the final fields or not ([`Checkpoints::keeps_fields`]).
+    pub fn keeping_fields(mut self, keep: bool) -> Self {
+        self.keep_fields = keep;
+        self
     }
 
     fn write_part<C: YeeFields>(
@@ -416,6 +424,10 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
 
     fn interrupted(&self) -> bool {
         self.stop.as_ref().is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    fn keeps_fields(&self) -> bool {
+        self.keep_fields
     }
 
     fn save(

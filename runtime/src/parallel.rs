@@ -212,6 +212,9 @@ pub struct Continuity<'a> {
     pub stop: Option<&'a StopFlag>,
     /// What the writing rank keeps in each checkpoint's index.
     pub app: Option<&'a (dyn Fn() -> serde_json::Value + Sync)>,
+    /// The ranks' outputs leave out the final fields (a run that gathered its outputs while
+    /// stepping): no second copy of the fields at the end of the run.
+    pub drop_fields: bool,
 }
 
 /// One rank of a decomposed run: its chunk built for its box of where the run starts, the
@@ -272,7 +275,8 @@ where
                 setup,
                 continuity.stop.cloned(),
                 continuity.app.unwrap_or(&no_app),
-            );
+            )
+            .keeping_fields(!continuity.drop_fields);
             run_rank_with(
                 setup, plan, start, chunk, prior, comm, steps, &mut hooks, after_step,
             )
@@ -285,7 +289,9 @@ where
             prior,
             comm,
             steps,
-            &mut NoCheckpoints,
+            &mut NoCheckpoints {
+                keep_fields: !continuity.drop_fields,
+            },
             after_step,
         ),
     };

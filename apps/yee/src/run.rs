@@ -327,6 +327,8 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         checkpoints: Some(&checkpoint_config),
         stop: options.stop.as_ref(),
         app: Some(&app),
+        // Snapshots and slices are gathered while stepping; nothing reads the final fields.
+        drop_fields: true,
     };
     let mut partition_report = None;
     let results = match options.partition {

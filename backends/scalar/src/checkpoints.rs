@@ -62,11 +62,28 @@ pub trait Checkpoints<C: YeeFields> {
     /// failed): completes the checkpoint where every part is there (the writing rank writes
     /// its index), and drops the one it replaces.
     fn commit(&mut self, at: &Start, parts: &[Option<SavedPart>]) -> Result<(), String>;
+
+    /// Whether the run ends by copying each component out of the chunk into its
+    /// [`crate::decomposed::RankOutput`] (by default it does). A run whose outputs were
+    /// gathered while stepping says no and spares a second copy of the fields at its peak.
+    fn keeps_fields(&self) -> bool {
+        true
+    }
 }
 
 /// No checkpoints: a run that is never cut.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoCheckpoints;
+#[derive(Clone, Copy, Debug)]
+pub struct NoCheckpoints {
+    /// [`Checkpoints::keeps_fields`].
+    pub keep_fields: bool,
+}
+
+impl Default for NoCheckpoints {
+    /// Keeping the fields.
+    fn default() -> Self {
+        NoCheckpoints { keep_fields: true }
+    }
+}
 
 impl<C: YeeFields> Checkpoints<C> for NoCheckpoints {
     fn next_due(&self, _: u64) -> Option<u64> {
@@ -92,5 +109,9 @@ impl<C: YeeFields> Checkpoints<C> for NoCheckpoints {
 
     fn commit(&mut self, _: &Start, _: &[Option<SavedPart>]) -> Result<(), String> {
         Ok(())
+    }
+
+    fn keeps_fields(&self) -> bool {
+        self.keep_fields
     }
 }

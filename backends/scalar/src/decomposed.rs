@@ -106,7 +106,7 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         .build(setup, plan.initial_box(comm.rank()), costs)
         .map_err(StepError::Chunk)?;
     let prior = vec![Vec::new(); setup.probes.len()];
-    let mut none = NoCheckpoints;
+    let mut none = NoCheckpoints::default();
     run_rank_with(
         setup,
         plan,
@@ -202,7 +202,11 @@ pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpo
             break;
         }
     }
-    let (owned, fields) = owned_fields(&mut chunk).map_err(StepError::Chunk)?;
+    let (owned, fields) = if hooks.keeps_fields() {
+        owned_fields(&mut chunk).map_err(StepError::Chunk)?
+    } else {
+        (chunk.owned(), Default::default())
+    };
     let dft = dft_pieces(setup, &mut chunk, &[owned]).map_err(StepError::Chunk)?;
     let probes = series
         .into_iter()
