@@ -210,18 +210,37 @@ impl<T: Scalar> YeeState<T> {
             // A node's id follows from its placement alone: runs of nodes placed alike (all
             // of a vacuum grid, most of any) reuse the last id without weighing the medium.
             let mut last: Option<(yee_em::Placement, u16)> = None;
-            // No region and no periodic face: every node is wholly the background.
-            let background =
-                setup.regions.is_empty() && !Axis::ALL.iter().any(|&a| setup.is_periodic(a));
+            // Away from a periodic face, a node outside the closed bounds of every region is
+            // wholly the background, as `Setup::placement` would find: per row, only the x
+            // cells some region's bounds can hold (one cell wider) take the search.
+            let periodic = Axis::ALL.iter().any(|&a| setup.is_periodic(a));
+            let bounds: Vec<([f64; 3], [f64; 3])> =
+                setup.regions.iter().map(|r| r.shape.bounds()).collect();
+            let s = component.stagger();
+            let (x_lo, x_hi) = (storage.lo[0] as f64 - 1.0, storage.hi[0] as f64 + 1.0);
             for z in storage.lo[2]..storage.hi[2] {
                 for y in storage.lo[1]..storage.hi[1] {
+                    let (py, pz) = (y as f64 + s[1], z as f64 + s[2]);
+                    let (mut from, mut to) = if periodic {
+                        (i64::MIN, i64::MAX)
+                    } else {
+                        (i64::MAX, i64::MIN)
+                    };
+                    for (lo, hi) in bounds
+                        .iter()
+                        .filter(|(lo, hi)| lo[1] <= py && py <= hi[1] && lo[2] <= pz && pz <= hi[2])
+                    {
+                        let a = (lo[0] - s[0]).ceil().clamp(x_lo, x_hi) as i64 - 1;
+                        let b = (hi[0] - s[0]).floor().clamp(x_lo, x_hi) as i64 + 1;
+                        (from, to) = (from.min(a), to.max(b));
+                    }
                     for x in storage.lo[0]..storage.hi[0] {
                         let cell = [x, y, z];
                         if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
                             ids.push(table.id(None));
                             continue;
                         }
-                        let placement = if background {
+                        let placement = if x < from || x > to {
                             yee_em::Placement::whole(None)
                         } else {
                             setup.node_placement(component, cell)
@@ -486,6 +505,96 @@ fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ids as the placement search gives them node by node, with no shortcut: one table
+    /// for the components in order, as `assemble` shares it.
+    fn ids_node_by_node(setup: &Setup, owned: Box3) -> Vec<Vec<u16>> {
+        let storage = owned.grow(setup.mode.active_axes().map(i64::from));
+        let mut table = MaterialTable::new(setup.background);
+        let mut all = Vec::new();
+        for c in Component::ALL.into_iter().filter(|&c| setup.mode.has(c)) {
+            let ids = (0..storage.cells())
+                .map(|n| {
+                    let cell = storage.index_at(n);
+                    if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
+                        table.id(None)
+                    } else if c.is_electric() {
+                        table.id(Some(setup.node_medium(c, cell)))
+                    } else {
+                        let material = setup.node_material(c, cell);
+                        table.id(Some(NodeMedium::from_sets(material, &[])))
+                    }
+                })
+                .collect();
+            all.push(ids);
+        }
+        all
+    }
+
+    #[test]
+    fn material_ids_skip_the_search_only_where_it_finds_the_background() {
+        use yee_em::{Boundary, Region, Shape};
+        let regions = [
+            Region {
+                shape: Shape::Sphere {
+                    center: [5.5, 5.0, 4.0],
+                    radius: 3.0,
+                },
+                material: Material::dielectric(2.0),
+            },
+            Region {
+                shape: Shape::Block {
+                    lo: [0.0, 0.0, 0.0],
+                    hi: [3.0, 10.0, 2.5],
+                },
+                material: Material::dielectric(3.0),
+            },
+            Region {
+                shape: Shape::Cylinder {
+                    center: [9.0, 3.0, 4.0],
+                    radius: 1.5,
+                    axis: Axis::Z,
+                    length: 4.0,
+                },
+                material: Material::dielectric(5.0),
+            },
+        ];
+        for periodic in [false, true] {
+            let x = if periodic {
+                Boundary::Periodic
+            } else {
+                Boundary::Pec
+            };
+            let setup = Setup {
+                mode: yee_em::Mode::ThreeD,
+                grid: [12, 10, 8],
+                courant: 0.5,
+                background: Material::VACUUM,
+                poles: &[],
+                regions: &regions,
+                boundaries: [[x; 2], [Boundary::Pec; 2], [Boundary::Pec; 2]],
+                sources: &[],
+                probes: &[],
+                plane_waves: &[],
+                monitors: &[],
+                frequencies: &[],
+                active: None,
+            };
+            for owned in [
+                Box3::from_extent(setup.grid),
+                Box3::new([2, 1, 0], [9, 8, 8]),
+            ] {
+                let state = YeeState::<f64>::new(&setup, owned);
+                let fast: Vec<Vec<u16>> = Component::ALL
+                    .into_iter()
+                    .filter(|&c| setup.mode.has(c))
+                    .map(|c| state.material_ids[c.index()].clone())
+                    .collect();
+                assert_eq!(fast, ids_node_by_node(&setup, owned), "periodic {periodic}");
+                assert!(fast.iter().flatten().any(|&id| id > 0));
+            }
+        }
+    }
 
     #[test]
     fn the_table_names_each_material_once_and_stops_at_the_limit() {
