@@ -3,6 +3,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
+use num_traits::Float;
 use yee_core::Field;
 use yee_core::{Axis, Box3, Real, Scalar, Side};
 use yee_em::cpml::cpml_coefficients;
@@ -230,8 +231,8 @@ impl<T: Scalar> YeeState<T> {
                         .iter()
                         .filter(|(lo, hi)| lo[1] <= py && py <= hi[1] && lo[2] <= pz && pz <= hi[2])
                     {
-                        let a = (lo[0] - s[0]).ceil().clamp(x_lo, x_hi) as i64 - 1;
-                        let b = (hi[0] - s[0]).floor().clamp(x_lo, x_hi) as i64 + 1;
+                        let a = Float::ceil(lo[0] - s[0]).clamp(x_lo, x_hi) as i64 - 1;
+                        let b = Float::floor(hi[0] - s[0]).clamp(x_lo, x_hi) as i64 + 1;
                         (from, to) = (from.min(a), to.max(b));
                     }
                     for x in storage.lo[0]..storage.hi[0] {
