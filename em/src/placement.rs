@@ -234,19 +234,8 @@ pub(crate) mod tests {
     /// PEC walls around `regions` in vacuum, every other list empty.
     pub(crate) fn setup<'a>(mode: Mode, grid: [usize; 3], regions: &'a [Region]) -> Setup<'a> {
         Setup {
-            mode,
-            grid,
-            courant: 0.5,
-            background: Material::VACUUM,
-            poles: &[],
             regions,
-            boundaries: [[Boundary::Pec; 2]; 3],
-            sources: &[],
-            probes: &[],
-            plane_waves: &[],
-            monitors: &[],
-            frequencies: &[],
-            active: None,
+            ..Setup::vacuum(mode, grid, 0.5, [[Boundary::Pec; 2]; 3])
         }
     }
 

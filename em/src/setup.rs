@@ -123,6 +123,33 @@ pub struct Setup<'a> {
     pub active: Option<&'a [bool]>,
 }
 
+impl Setup<'static> {
+    /// Vacuum on `grid` inside `boundaries`, with no regions, sources, probes, plane waves or
+    /// monitors: the start of a setup built in code (fill the rest with `..`).
+    pub const fn vacuum(
+        mode: Mode,
+        grid: [usize; 3],
+        courant: f64,
+        boundaries: Boundaries,
+    ) -> Self {
+        Setup {
+            mode,
+            grid,
+            courant,
+            background: Material::VACUUM,
+            poles: &[],
+            regions: &[],
+            boundaries,
+            sources: &[],
+            probes: &[],
+            plane_waves: &[],
+            monitors: &[],
+            frequencies: &[],
+            active: None,
+        }
+    }
+}
+
 impl Setup<'_> {
     /// The time step (normalised: equal to the Courant number).
     pub fn dt(&self) -> f64 {

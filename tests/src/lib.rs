@@ -9,7 +9,10 @@ pub mod external;
 pub mod mpirun;
 
 use num_complex::Complex;
-use yee_em::{Boundaries, Boundary, CpmlParams, Material, Mode, Probe, Setup};
+use yee_em::{
+    Boundaries, Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Setup,
+    SourceKind, Waveform,
+};
 
 /// PEC on every face.
 pub const PEC: Boundaries = [[Boundary::Pec; 2]; 3];
@@ -49,27 +52,27 @@ pub const fn dispersive(eps: f64, first: usize, count: usize) -> Material {
     }
 }
 
-/// A vacuum setup with no regions, sources or probes.
-pub fn vacuum(
+/// A vacuum setup with no regions, sources or probes ([`Setup::vacuum`]).
+pub const fn vacuum(
     mode: Mode,
     grid: [usize; 3],
     courant: f64,
     boundaries: Boundaries,
 ) -> Setup<'static> {
-    Setup {
-        mode,
-        grid,
-        courant,
-        background: Material::VACUUM,
-        poles: &[],
-        regions: &[],
-        boundaries,
-        sources: &[],
-        probes: &[],
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
-        active: None,
+    Setup::vacuum(mode, grid, courant, boundaries)
+}
+
+/// A soft Ricker source (frequency 0.1, delay 10) of unit amplitude at `cell`.
+pub const fn ricker_source(component: Component, cell: [i64; 3]) -> PointSource {
+    PointSource {
+        component,
+        cell,
+        waveform: Waveform::Ricker {
+            frequency: 0.1,
+            delay: 10.0,
+        },
+        amplitude: 1.0,
+        kind: SourceKind::Soft,
     }
 }
 

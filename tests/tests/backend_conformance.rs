@@ -6,10 +6,7 @@
 use std::path::Path;
 
 use yee_core::Topology;
-use yee_em::{
-    Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape, SourceKind,
-    Waveform,
-};
+use yee_em::{Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape};
 use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
 };
@@ -50,18 +47,7 @@ const REGIONS: [Region; 3] = [
     },
 ];
 
-const fn source(component: Component, cell: [i64; 3]) -> PointSource {
-    PointSource {
-        component,
-        cell,
-        waveform: Waveform::Ricker {
-            frequency: 0.1,
-            delay: 10.0,
-        },
-        amplitude: 1.0,
-        kind: SourceKind::Soft,
-    }
-}
+use yee_tests::ricker_source as source;
 
 /// A small grid of `mode` with CPML on the low faces, PEC and PMC above, a lossy dielectric
 /// block, dispersive blocks (Drude, Lorentz and Debye poles) and soft sources (those of the mode's components): every code path of a step.

@@ -161,16 +161,7 @@ fn dispersive_media_match_the_scalar_oracle_bit_for_bit() {
             material: yee_tests::dispersive(1.5, 2, 1),
         },
     ];
-    let sources = [PointSource {
-        component: Component::Ez,
-        cell: [9, 8, 7],
-        waveform: Waveform::Ricker {
-            frequency: 0.1,
-            delay: 10.0,
-        },
-        amplitude: 1.0,
-        kind: SourceKind::Soft,
-    }];
+    let sources = [yee_tests::ricker_source(Component::Ez, [9, 8, 7])];
     let setup = Setup {
         regions: &regions,
         poles: &yee_tests::TEST_POLES,
@@ -229,16 +220,8 @@ fn stretched_cpml_layers_match_the_scalar_oracle_bit_for_bit() {
             }
         });
         for with_sphere in [false, true] {
-            let sources = [PointSource {
-                component,
-                cell: std::array::from_fn(|a| [9, 8, 7][a].min(grid[a] as i64 - 1)),
-                waveform: Waveform::Ricker {
-                    frequency: 0.1,
-                    delay: 10.0,
-                },
-                amplitude: 1.0,
-                kind: SourceKind::Soft,
-            }];
+            let cell = std::array::from_fn(|a| [9, 8, 7][a].min(grid[a] as i64 - 1));
+            let sources = [yee_tests::ricker_source(component, cell)];
             let setup = Setup {
                 sources: &sources,
                 regions: if with_sphere && mode != Mode::OneD {

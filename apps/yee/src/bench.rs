@@ -182,26 +182,16 @@ fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
         _ => Boundary::Cpml(CpmlParams::with_thickness(10)),
     };
     let active = problem.mode.active_axes();
+    let boundaries = core::array::from_fn(|a| {
+        if active[a] {
+            [walls; 2]
+        } else {
+            [Boundary::Pec; 2]
+        }
+    });
     Setup {
-        mode: problem.mode,
-        grid: problem.grid,
-        courant: 0.5,
-        background: Material::VACUUM,
-        poles: &[],
         regions,
-        boundaries: core::array::from_fn(|a| {
-            if active[a] {
-                [walls; 2]
-            } else {
-                [Boundary::Pec; 2]
-            }
-        }),
-        sources: &[],
-        probes: &[],
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
-        active: None,
+        ..Setup::vacuum(problem.mode, problem.grid, 0.5, boundaries)
     }
 }
 

@@ -441,8 +441,9 @@ pub(crate) fn sweep_batch<T: Scalar>(
     let mut ok = true;
     let mut j = 0;
     while j < count {
-        let mut run = 0;
+        // The row itself, then the rows after it of the same material.
         let material = kernel.span_material(n0 + j, [y, z]);
+        let mut run = usize::from(material.is_some());
         while material.is_some()
             && j + run < count
             && y + (run as i64) < storage.hi[1]

@@ -203,25 +203,11 @@ impl<'s, T: Scalar> Simulation<'s, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yee_em::{Boundary, Material};
+    use yee_em::Boundary;
 
     #[test]
     fn a_grid_with_too_many_materials_refuses_to_step() {
-        let setup = Setup {
-            mode: Mode::OneD,
-            grid: [8, 1, 1],
-            courant: 0.5,
-            background: Material::VACUUM,
-            poles: &[],
-            regions: &[],
-            boundaries: [[Boundary::Pec; 2]; 3],
-            sources: &[],
-            probes: &[],
-            plane_waves: &[],
-            monitors: &[],
-            frequencies: &[],
-            active: None,
-        };
+        let setup = Setup::vacuum(Mode::OneD, [8, 1, 1], 0.5, [[Boundary::Pec; 2]; 3]);
         let mut sim = Simulation::<f64>::new(&setup).unwrap();
         assert_eq!(sim.step(), Ok(()));
         sim.chunk.state.too_many_materials = true;

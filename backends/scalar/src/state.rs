@@ -566,20 +566,10 @@ mod tests {
             } else {
                 Boundary::Pec
             };
+            let walls = [[x; 2], [Boundary::Pec; 2], [Boundary::Pec; 2]];
             let setup = Setup {
-                mode: yee_em::Mode::ThreeD,
-                grid: [12, 10, 8],
-                courant: 0.5,
-                background: Material::VACUUM,
-                poles: &[],
                 regions: &regions,
-                boundaries: [[x; 2], [Boundary::Pec; 2], [Boundary::Pec; 2]],
-                sources: &[],
-                probes: &[],
-                plane_waves: &[],
-                monitors: &[],
-                frequencies: &[],
-                active: None,
+                ..Setup::vacuum(yee_em::Mode::ThreeD, [12, 10, 8], 0.5, walls)
             };
             for owned in [
                 Box3::from_extent(setup.grid),
