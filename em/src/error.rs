@@ -56,7 +56,8 @@ pub enum SetupError {
     InvalidMaterial {
         /// Region index, or `None` for the background.
         region: Option<usize>,
-        /// "eps", "mu", "sigma" or "sigma_m".
+        /// "eps", "mu", "sigma" or "sigma_m", or an entry of an anisotropic diagonal
+        /// ("eps[1] (y)").
         parameter: &'static str,
         /// The value.
         value: f64,
@@ -255,7 +256,9 @@ impl fmt::Display for SetupError {
                 value,
             } => {
                 let rule = match parameter {
-                    "eps" | "mu" => "must be positive and finite",
+                    p if p.starts_with("eps") || p.starts_with("mu") => {
+                        "must be positive and finite"
+                    }
                     _ => "must be non-negative and finite",
                 };
                 match region {

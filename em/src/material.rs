@@ -9,13 +9,20 @@
 //!
 //! A dispersive material adds poles ([`crate::pole`]); its `eps` is then ε∞, and the update of
 //! a node that holds poles is [`crate::medium`]'s.
+//!
+//! A diagonally anisotropic material ([`Diagonal`]) has `ε = diag(εx, εy, εz)` and
+//! `μ = diag(μx, μy, μz)` in the grid's axes. On the Yee lattice each component lives on its
+//! own node and its update involves only its own axis's entry (`εx ∂Ex/∂t = (∇×H)x`), so a
+//! node of `Ex` sees the isotropic material [`Material::along`]`(x)`: nothing else changes.
 
-/// An isotropic, non-dispersive material.
+use yee_core::geometry::Axis;
+
+/// A material: isotropic unless [`Material::diagonal`] is set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Material {
-    /// Relative permittivity ε (> 0).
+    /// Relative permittivity ε (> 0); of an anisotropic material, the mean of its diagonal.
     pub eps: f64,
-    /// Relative permeability μ (> 0).
+    /// Relative permeability μ (> 0); of an anisotropic material, the mean of its diagonal.
     pub mu: f64,
     /// Electric conductivity σ (≥ 0), in normalised units (σ Δt / ε is dimensionless).
     pub sigma: f64,
@@ -23,6 +30,18 @@ pub struct Material {
     pub sigma_m: f64,
     /// Dispersive poles (none for a plain material): entries of [`crate::Setup::poles`].
     pub poles: PoleSet,
+    /// Diagonal anisotropy, or `None` for an isotropic material. The solver sees each
+    /// component's axis through [`Material::along`].
+    pub diagonal: Option<Diagonal>,
+}
+
+/// The diagonals of a diagonally anisotropic ε and μ, along x, y, z.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Diagonal {
+    /// `εx, εy, εz` (each > 0).
+    pub eps: [f64; 3],
+    /// `μx, μy, μz` (each > 0).
+    pub mu: [f64; 3],
 }
 
 /// A material's dispersive poles: `count` entries of [`crate::Setup::poles`] from `first`
@@ -58,6 +77,7 @@ impl Material {
         sigma: 0.0,
         sigma_m: 0.0,
         poles: PoleSet::NONE,
+        diagonal: None,
     };
 
     /// A lossless dielectric of relative permittivity `eps`.
@@ -66,6 +86,38 @@ impl Material {
             eps,
             ..Material::VACUUM
         }
+    }
+
+    /// A lossless material with diagonal `eps` and `mu` (`eps` and `mu` hold their means).
+    pub fn anisotropic(eps: [f64; 3], mu: [f64; 3]) -> Material {
+        Material {
+            eps: (eps[0] + eps[1] + eps[2]) / 3.0,
+            mu: (mu[0] + mu[1] + mu[2]) / 3.0,
+            diagonal: Some(Diagonal { eps, mu }),
+            ..Material::VACUUM
+        }
+    }
+
+    /// The isotropic material a component along `axis` sees: ε and μ are the diagonals'
+    /// entries for `axis` (the material itself when it is isotropic).
+    pub fn along(&self, axis: Axis) -> Material {
+        match self.diagonal {
+            None => *self,
+            Some(d) => Material {
+                eps: d.eps[axis.index()],
+                mu: d.mu[axis.index()],
+                diagonal: None,
+                ..*self
+            },
+        }
+    }
+
+    /// `[εx, εy, εz]` and `[μx, μy, μz]` (three equal entries when isotropic).
+    pub fn diagonals(&self) -> Diagonal {
+        self.diagonal.unwrap_or(Diagonal {
+            eps: [self.eps; 3],
+            mu: [self.mu; 3],
+        })
     }
 }
 
@@ -89,6 +141,22 @@ impl Material {
                 .sum::<f64>()
                 / f64::from(total)
         };
+        let diagonal = match parts.iter().any(|(m, _)| m.diagonal.is_some()) {
+            false => None,
+            true => {
+                let entry = |get: fn(&Diagonal) -> [f64; 3], a: usize| {
+                    parts
+                        .iter()
+                        .map(|(m, n)| get(&m.diagonals())[a] * f64::from(*n))
+                        .sum::<f64>()
+                        / f64::from(total)
+                };
+                Some(Diagonal {
+                    eps: core::array::from_fn(|a| entry(|d| d.eps, a)),
+                    mu: core::array::from_fn(|a| entry(|d| d.mu, a)),
+                })
+            }
+        };
         Some(Material {
             eps: average(|m| m.eps),
             mu: average(|m| m.mu),
@@ -98,17 +166,33 @@ impl Material {
                 true => parts[0].0.poles,
                 false => PoleSet::NONE,
             },
+            diagonal,
         })
     }
 
-    /// The parameters' bit patterns (and the pole set's indices): a total order and an exact
-    /// identity for interning.
-    pub fn to_bits(&self) -> [u64; 6] {
-        let [eps, mu, sigma, sigma_m] =
-            [self.eps, self.mu, self.sigma, self.sigma_m].map(f64::to_bits);
+    /// The parameters' bit patterns (the diagonals' entries, σ, σ* and the pole set's
+    /// indices): a total order and an exact identity for interning. An isotropic material and
+    /// an anisotropic one with three equal entries are the same material.
+    pub fn to_bits(&self) -> MaterialBits {
+        let Diagonal { eps, mu } = self.diagonals();
+        let [ex, ey, ez, mx, my, mz, sigma, sigma_m] = [
+            eps[0],
+            eps[1],
+            eps[2],
+            mu[0],
+            mu[1],
+            mu[2],
+            self.sigma,
+            self.sigma_m,
+        ]
+        .map(f64::to_bits);
         [
-            eps,
-            mu,
+            ex,
+            ey,
+            ez,
+            mx,
+            my,
+            mz,
             sigma,
             sigma_m,
             self.poles.first as u64,
@@ -127,6 +211,9 @@ impl Default for Material {
         Material::VACUUM
     }
 }
+
+/// A [`Material`]'s bit patterns ([`Material::to_bits`]).
+pub type MaterialBits = [u64; 10];
 
 /// The two coefficients of one update: `F^{new} = decay · F^{old} + curl · (∇×G)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -190,6 +277,7 @@ mod tests {
                 sigma: 0.125,
                 sigma_m: 0.0,
                 poles: PoleSet::NONE,
+                diagonal: None,
             }
         );
         // Eight equal samples give the material back bit for bit.

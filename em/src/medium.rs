@@ -17,7 +17,7 @@ use num_complex::Complex64;
 #[allow(unused_imports)]
 use num_traits::Float;
 
-use crate::material::{Material, PoleSet, UpdateCoefficients, lossy_coefficients};
+use crate::material::{Material, MaterialBits, PoleSet, UpdateCoefficients, lossy_coefficients};
 use crate::placement::MAX_SIDES;
 use crate::pole::{Ade, Pole};
 
@@ -31,7 +31,7 @@ pub struct NodeMedium {
 }
 
 /// A [`NodeMedium`]'s bit patterns: an exact identity for interning.
-pub type MediumBits = ([u64; 6], [[u64; 3]; MAX_SIDES]);
+pub type MediumBits = (MaterialBits, [[u64; 3]; MAX_SIDES]);
 
 impl NodeMedium {
     /// A node wholly of `material`.

@@ -74,11 +74,14 @@ impl Placement {
     /// The node's material in `setup` (whose regions this placement indexes): the mean of its
     /// sides' materials, summed in the order of their bit patterns so that equal mixes give
     /// equal bits whichever regions hold them; a node whose sides share one material gets it
-    /// unchanged.
-    pub fn material(&self, setup: &Setup) -> Material {
+    /// unchanged. A component along `axis` sees each side's material [`Material::along`] it;
+    /// `None` averages the materials as they are (for outputs).
+    pub fn material(&self, setup: &Setup, axis: Option<Axis>) -> Material {
         let material_of = |side: Option<usize>| {
-            side.and_then(|r| setup.regions.get(r))
-                .map_or(setup.background, |r| r.material)
+            let m = side
+                .and_then(|r| setup.regions.get(r))
+                .map_or(setup.background, |r| r.material);
+            axis.map_or(m, |a| m.along(a))
         };
         let mut parts = [(Material::VACUUM, 0u32); MAX_SIDES];
         let mut distinct = 0;
@@ -100,11 +103,11 @@ impl Placement {
         Material::mean(parts).unwrap_or(setup.background)
     }
 
-    /// The node's electric medium in `setup`: its [`Placement::material`] and the pole set of
-    /// each side's material, weighed by the fraction of the node it holds (equal sets merged,
-    /// in ascending order), so the node's ε(ω) is the mean of its sides'.
-    pub fn medium(&self, setup: &Setup) -> NodeMedium {
-        let material = self.material(setup);
+    /// The electric medium in `setup` of a node along `axis`: its [`Placement::material`] and
+    /// the pole set of each side's material, weighed by the fraction of the node it holds
+    /// (equal sets merged, in ascending order), so the node's ε(ω) is the mean of its sides'.
+    pub fn medium(&self, setup: &Setup, axis: Axis) -> NodeMedium {
+        let material = self.material(setup, Some(axis));
         let mut sets = [(PoleSet::NONE, 0u32); MAX_SIDES];
         let mut distinct = 0;
         for &side in self.sides() {
@@ -200,14 +203,22 @@ impl Setup<'_> {
         self.placement(c.position(cell))
     }
 
-    /// The material of the node of component `c` in `cell` (module docs).
+    /// The material the node of component `c` in `cell` sees (module docs), smoothed where
+    /// [`Setup::smoothed_medium`] smooths it.
     pub fn node_material(&self, c: Component, cell: Index3) -> Material {
-        self.node_placement(c, cell).material(self)
+        match self.smoothed_medium(c, cell) {
+            Some(m) => m.material,
+            None => self.node_placement(c, cell).material(self, Some(c.axis())),
+        }
     }
 
-    /// The electric medium (material and weighed poles) of the node of `c` in `cell`.
+    /// The electric medium (material and weighed poles) of the node of `c` in `cell`,
+    /// smoothed where [`Setup::smoothed_medium`] smooths it.
     pub fn node_medium(&self, c: Component, cell: Index3) -> NodeMedium {
-        self.node_placement(c, cell).medium(self)
+        match self.smoothed_medium(c, cell) {
+            Some(m) => m,
+            None => self.node_placement(c, cell).medium(self, c.axis()),
+        }
     }
 
     /// `p` moved from the low to the high face along the axes whose bit `image` sets.
@@ -259,7 +270,7 @@ pub(crate) mod tests {
         assert_eq!(weight([6.5, 3.0, 3.0]), 0.0);
         let face = s.placement([2.0, 3.0, 3.0]);
         assert!(face.is_mixed());
-        assert_eq!(face.material(&s), Material::dielectric(2.5));
+        assert_eq!(face.material(&s, None), Material::dielectric(2.5));
         assert!(!s.placement([3.0, 3.0, 3.0]).is_mixed());
         assert_eq!(s.material_at([3.0, 3.0, 3.0]), GLASS);
     }
@@ -274,7 +285,7 @@ pub(crate) mod tests {
         let s = setup(Mode::ThreeD, [12; 3], &regions);
         let p = s.placement([6.0, 4.0, 4.0]);
         assert_eq!((p.weight(Some(0)), p.weight(Some(1))), (0.5, 0.5));
-        assert_eq!(p.material(&s), Material::dielectric(3.5));
+        assert_eq!(p.material(&s, None), Material::dielectric(3.5));
         // A later region of the same material leaves the node whole, bit for bit.
         let same = [
             block([2.0; 3], [6.0; 3], GLASS),

@@ -337,6 +337,7 @@ impl IncidentLine {
             sigma: background.sigma * scale,
             sigma_m: background.sigma_m * scale,
             poles: crate::material::PoleSet::NONE,
+            diagonal: None,
         };
         let pad = LINE_CPML as i64 + LINE_GAP;
         let (near, far) = wave.distance_range(mode);

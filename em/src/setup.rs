@@ -121,6 +121,9 @@ pub struct Setup<'a> {
     /// cells are not computed: every field component they index stays exactly zero, so
     /// they act as perfect conductors (Smyk & Tudruj 2011's irregular computational areas).
     pub active: Option<&'a [bool]>,
+    /// Subpixel smoothing of curved interfaces ([`crate::smoothing`]); `false` staircases
+    /// them ([`crate::placement`]).
+    pub smoothing: bool,
 }
 
 impl Setup<'static> {
@@ -146,6 +149,7 @@ impl Setup<'static> {
             monitors: &[],
             frequencies: &[],
             active: None,
+            smoothing: true,
         }
     }
 }
@@ -165,7 +169,7 @@ impl Setup<'_> {
     /// the background, and on a shape's surface the mean of both sides
     /// ([`crate::placement`]).
     pub fn material_at(&self, p: [f64; 3]) -> Material {
-        self.placement(p).material(self)
+        self.placement(p).material(self, None)
     }
 
     /// True when `cell` (inside the grid) is computed: the mask is absent or marks it active.
@@ -299,6 +303,12 @@ impl Setup<'_> {
             return Err(SetupError::InvalidPlaneWave {
                 wave,
                 parameter: "background (dispersive: the incident line carries plain media only)",
+            });
+        }
+        if self.background.diagonal.is_some() {
+            return Err(SetupError::InvalidPlaneWave {
+                wave,
+                parameter: "background (anisotropic: the incident line carries isotropic media only)",
             });
         }
         let background = crate::medium::NodeMedium::whole(self.background);
@@ -502,11 +512,20 @@ fn validate_material(m: &Material, region: Option<usize>) -> Result<(), SetupErr
         parameter,
         value,
     };
-    if !(m.eps.is_finite() && m.eps > 0.0) {
-        return Err(bad("eps", m.eps));
-    }
-    if !(m.mu.is_finite() && m.mu > 0.0) {
-        return Err(bad("mu", m.mu));
+    let names = [
+        ["eps", "eps[0] (x)", "eps[1] (y)", "eps[2] (z)"],
+        ["mu", "mu[0] (x)", "mu[1] (y)", "mu[2] (z)"],
+    ];
+    let d = m.diagonals();
+    for ((value, diagonal), name) in [m.eps, m.mu].into_iter().zip([d.eps, d.mu]).zip(names) {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(bad(name[0], value));
+        }
+        for (a, v) in diagonal.into_iter().enumerate() {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(bad(name[a + 1], v));
+            }
+        }
     }
     if !(m.sigma.is_finite() && m.sigma >= 0.0) {
         return Err(bad("sigma", m.sigma));
@@ -552,19 +571,23 @@ pub fn check_poles(
             });
         }
     }
-    let nyquist = m.eps
-        + poles
-            .iter()
-            .map(|p| p.nyquist_susceptibility(dt))
-            .sum::<f64>();
     let dims = mode.dims() as f64;
     let needed = dims * courant * courant;
-    if nyquist * m.mu < needed {
-        return Err(SetupError::DispersiveCourant {
-            region,
-            nyquist,
-            needed: needed / m.mu,
-        });
+    // An anisotropic material must pass along every axis (its poles are isotropic).
+    for axis in Axis::ALL {
+        let m = m.along(axis);
+        let nyquist = m.eps
+            + poles
+                .iter()
+                .map(|p| p.nyquist_susceptibility(dt))
+                .sum::<f64>();
+        if nyquist * m.mu < needed {
+            return Err(SetupError::DispersiveCourant {
+                region,
+                nyquist,
+                needed: needed / m.mu,
+            });
+        }
     }
     Ok(())
 }

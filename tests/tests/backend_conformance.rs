@@ -27,6 +27,7 @@ const REGIONS: [Region; 3] = [
             sigma: 0.05,
             sigma_m: 0.0,
             poles: yee_em::PoleSet::NONE,
+            diagonal: None,
         },
     },
     // Drude, Lorentz and Debye poles over the first source, meeting the lossy block, then a
@@ -97,6 +98,7 @@ fn physics(mode: Mode) -> Setup<'static> {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     }
 }
 

@@ -35,6 +35,7 @@ fn setup_3d<'a>(
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     }
 }
 

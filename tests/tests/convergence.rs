@@ -41,6 +41,7 @@ fn phase_error(refinement: usize) -> f64 {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     // 600 time units: both pulses (direct and PEC-echoed) pass both probes, nothing returns

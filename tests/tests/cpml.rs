@@ -42,6 +42,7 @@ fn run(mode: Mode, size: usize, probe_offset: [i64; 3], steps: u64) -> Vec<f64> 
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     sim.run(steps).unwrap();

@@ -140,6 +140,7 @@ fn one_d() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     check(&setup, 60, &[2, 3, 4, 6, 8]);
 }
@@ -197,6 +198,7 @@ fn two_d_tmz() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
 }
@@ -244,6 +246,7 @@ fn two_d_tez() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
 }
@@ -296,6 +299,7 @@ fn three_d() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     check(&setup, 20, &[2, 3, 4, 6, 8]);
 }
@@ -329,6 +333,7 @@ fn three_d_grid_that_no_rank_count_divides() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     check(&setup, 14, &[6]);
 }

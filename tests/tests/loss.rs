@@ -56,6 +56,7 @@ fn wave_in_conductor_decays_at_the_analytic_rate() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     // The front reaches x2 after 400 + 700·√2 ≈ 1400 time units plus the 200 of the ramp:

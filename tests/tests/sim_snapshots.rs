@@ -37,6 +37,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     let plan = uniform_plan(&setup, topology);
     let layout = Layout {

@@ -122,6 +122,7 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
         monitors: &[],
         frequencies: &[],
         active: Some(&active),
+        smoothing: true,
     };
     setup.validate().expect("valid setup");
     let steps = 90;

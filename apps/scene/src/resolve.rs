@@ -15,7 +15,7 @@ use super::geometry_output::GeometryOutput;
 use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, DirectionSpec, FluxSpec, GeometrySpec,
-    ModeSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind, SnapshotFormat,
+    Diagonal, ModeSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind, SnapshotFormat,
     SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
 };
 
@@ -250,6 +250,8 @@ pub struct Scene {
     pub mask_files: Vec<PathBuf>,
     /// Tile extent of irregular partitions (1 on unused axes).
     pub tile: [usize; 3],
+    /// Subpixel smoothing of curved interfaces ([`yee_em::smoothing`]).
+    pub smoothing: bool,
 }
 
 impl Scene {
@@ -269,6 +271,7 @@ impl Scene {
             monitors: &self.monitors,
             frequencies: &self.frequencies,
             active: self.active.as_deref(),
+            smoothing: self.smoothing,
         }
     }
 
@@ -507,12 +510,20 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 format!("the name {name} is built in; choose another"),
             ));
         }
-        for (p, v, positive) in [
-            ("eps", m.eps, true),
-            ("mu", m.mu, true),
-            ("sigma", m.sigma, false),
-            ("sigma_m", m.sigma_m, false),
-        ] {
+        let entries = |name: &'static str, d: Diagonal| match d {
+            Diagonal::Isotropic(v) => vec![(name.to_string(), v, true)],
+            Diagonal::Axes(v) => (0..3)
+                .map(|a| (format!("{name}[{a}]"), v[a], true))
+                .collect(),
+        };
+        let checks = entries("eps", m.eps)
+            .into_iter()
+            .chain(entries("mu", m.mu))
+            .chain([
+                ("sigma".to_string(), m.sigma, false),
+                ("sigma_m".to_string(), m.sigma_m, false),
+            ]);
+        for (p, v, positive) in checks {
             let ok = v.is_finite() && if positive { v > 0.0 } else { v >= 0.0 };
             if !ok {
                 let rule = if positive {
@@ -520,16 +531,29 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 } else {
                     "must be non-negative"
                 };
-                return Err(r.err(key(p), format!("{v} {rule}")));
+                return Err(r.err(key(&p), format!("{v} {rule}")));
             }
         }
         let first = poles.len();
         for (k, p) in m.poles.iter().enumerate() {
             poles.push(pole(&r, name, k, p)?);
         }
+        let axes = |d: Diagonal| match d {
+            Diagonal::Isotropic(v) => [v; 3],
+            Diagonal::Axes(v) => v,
+        };
+        let isotropic = matches!(
+            (m.eps, m.mu),
+            (Diagonal::Isotropic(_), Diagonal::Isotropic(_))
+        );
+        let shape = match isotropic {
+            true => Material::dielectric(axes(m.eps)[0]),
+            false => Material::anisotropic(axes(m.eps), axes(m.mu)),
+        };
         let material = Material {
-            eps: m.eps,
-            mu: m.mu,
+            eps: shape.eps,
+            mu: if isotropic { axes(m.mu)[0] } else { shape.mu },
+            diagonal: shape.diagonal,
             sigma: units.sigma(m.sigma),
             sigma_m: units.sigma_m(m.sigma_m),
             poles: yee_em::PoleSet {
@@ -869,6 +893,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         active,
         mask_files,
         tile,
+        smoothing: spec.smoothing.unwrap_or(true),
     };
     // Anything the checks above missed, reported through the core's own message.
     scene.setup().validate().map_err(|e| {

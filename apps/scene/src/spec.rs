@@ -53,6 +53,8 @@ pub struct SceneSpec {
     /// Images of active cells and the tile size of irregular partitions.
     #[serde(default)]
     pub mask: MaskSpec,
+    /// Subpixel smoothing of curved interfaces (default true; false staircases them).
+    pub smoothing: Option<bool>,
 }
 
 /// `[mask]`: images of the active cells (light = active) and the tile extent.
@@ -291,16 +293,31 @@ fn one() -> f64 {
     1.0
 }
 
+fn isotropic_one() -> Diagonal {
+    Diagonal::Isotropic(1.0)
+}
+
+/// A material parameter that may be diagonally anisotropic: one number, or one per axis.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Diagonal {
+    /// The same along every axis.
+    Isotropic(f64),
+    /// Along x, y, z.
+    Axes([f64; 3]),
+}
+
 /// `[materials.NAME]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialSpec {
-    /// Relative permittivity (default 1).
-    #[serde(default = "one")]
-    pub eps: f64,
-    /// Relative permeability (default 1).
-    #[serde(default = "one")]
-    pub mu: f64,
+    /// Relative permittivity: one number, or `[εx, εy, εz]` for a diagonally anisotropic
+    /// material (default 1).
+    #[serde(default = "isotropic_one")]
+    pub eps: Diagonal,
+    /// Relative permeability: one number, or `[μx, μy, μz]` (default 1).
+    #[serde(default = "isotropic_one")]
+    pub mu: Diagonal,
     /// Electric conductivity (default 0; S/m in SI scenes).
     #[serde(default)]
     pub sigma: f64,

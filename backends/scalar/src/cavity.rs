@@ -50,6 +50,7 @@ pub fn setup() -> Setup<'static> {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     }
 }
 

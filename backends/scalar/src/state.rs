@@ -215,8 +215,15 @@ impl<T: Scalar> YeeState<T> {
             // wholly the background, as `Setup::placement` would find: per row, only the x
             // cells some region's bounds can hold (one cell wider) take the search.
             let periodic = Axis::ALL.iter().any(|&a| setup.is_periodic(a));
-            let bounds: Vec<([f64; 3], [f64; 3])> =
-                setup.regions.iter().map(|r| r.shape.bounds()).collect();
+            // One cell wider still: a smoothed node's voxel reaches half a cell out.
+            let bounds: Vec<([f64; 3], [f64; 3])> = setup
+                .regions
+                .iter()
+                .map(|r| {
+                    let (lo, hi) = r.shape.bounds();
+                    (lo.map(|x| x - 1.0), hi.map(|x| x + 1.0))
+                })
+                .collect();
             let s = component.stagger();
             let (x_lo, x_hi) = (storage.lo[0] as f64 - 1.0, storage.hi[0] as f64 + 1.0);
             for z in storage.lo[2]..storage.hi[2] {
@@ -243,15 +250,24 @@ impl<T: Scalar> YeeState<T> {
                         }
                         let placement = if x < from || x > to {
                             yee_em::Placement::whole(None)
+                        } else if let Some(smoothed) = setup.smoothed_medium(component, cell) {
+                            last = None;
+                            ids.push(table.id(Some(smoothed)));
+                            continue;
                         } else {
                             setup.node_placement(component, cell)
                         };
+                        let axis = component.axis();
                         let id = match last {
                             Some((p, id)) if p == placement => id,
-                            _ if component.is_electric() => table.id(Some(placement.medium(setup))),
+                            _ if component.is_electric() => {
+                                table.id(Some(placement.medium(setup, axis)))
+                            }
                             // H sees μ and σ* only: its nodes need no poles.
-                            _ => table
-                                .id(Some(NodeMedium::from_sets(placement.material(setup), &[]))),
+                            _ => table.id(Some(NodeMedium::from_sets(
+                                placement.material(setup, Some(axis)),
+                                &[],
+                            ))),
                         };
                         last = Some((placement, id));
                         ids.push(id);
@@ -632,6 +648,7 @@ mod tests {
             monitors: &[],
             frequencies: &[],
             active: Some(&active),
+            smoothing: true,
         };
         let state = YeeState::<f64>::new(&setup, Box3::from_extent(setup.grid));
         let storage = state.owned.grow([1, 0, 0]);

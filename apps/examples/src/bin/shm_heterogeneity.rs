@@ -40,6 +40,7 @@ fn main() {
         monitors: &[],
         frequencies: &[],
         active: None,
+        smoothing: true,
     };
     let steps = 600;
     let topology = Topology([2, 1, 1]);
