@@ -15,8 +15,10 @@
 extern crate alloc;
 
 pub mod airy;
+pub mod bessel;
 pub mod cost;
 pub mod cpml;
+pub mod cylinder_scattering;
 pub mod dft;
 pub mod dispersion;
 pub mod error;
