@@ -13,8 +13,8 @@
 //! H averaging and interpolation, and both are linear in the pulse's spectrum, so
 //! σ_sca = P_sca / I_inc does not depend on the pulse.
 //!
-//! The sphere is staircased (each node takes the material under it, a node on the surface the
-//! mean of both sides; no subpixel smoothing), so its volume is not the nominal one. The
+//! The sphere is staircased (`smoothing: false`: each node takes the material under it, a node
+//! on the surface the mean of both sides), so its volume is not the nominal one. The
 //! comparison uses the volume-equivalent radius: the volume is the number of E nodes inside,
 //! each weighted by its share `(ε_node − 1)/(ε − 1)` of the sphere's permittivity, averaged over
 //! Ex, Ey, Ez (2104 cells here against 4πR³/3 = 2144.7: R_eq = 7.949). Against it the error
@@ -121,6 +121,7 @@ fn scattered_power(frequencies: &[f64]) -> (Vec<f64>, f64) {
         plane_waves: &waves,
         monitors: &monitors,
         frequencies,
+        smoothing: false,
         ..vacuum(Mode::ThreeD, grid, COURANT, cpml_everywhere(CPML))
     };
     setup.validate().unwrap();
