@@ -33,10 +33,14 @@ pub enum CylinderPolarisation {
 /// The scattering efficiency `Q_sca` (the width over the diameter 2R) of a cylinder of
 /// permittivity `eps` at size parameter `x = 2πRf`, or `None` when `x` or `|m|x` is past the
 /// Bessel series' range ([`LARGEST_ARGUMENT`]) or not positive.
-pub fn scattering_efficiency(eps: Complex64, x: f64, polarisation: CylinderPolarisation) -> Option<f64> {
+pub fn scattering_efficiency(
+    eps: Complex64,
+    x: f64,
+    polarisation: CylinderPolarisation,
+) -> Option<f64> {
     let m = eps.sqrt();
     let mx = m * x;
-    if !(x > 0.0) || x > LARGEST_ARGUMENT || mx.norm() > LARGEST_ARGUMENT {
+    if x.is_nan() || x <= 0.0 || x > LARGEST_ARGUMENT || mx.norm() > LARGEST_ARGUMENT {
         return None;
     }
     let real = |v: f64| Complex64::new(v, 0.0);
@@ -84,7 +88,13 @@ mod tests {
     const MPMATH: [(f64, f64, f64, f64, f64); 4] = [
         (2.0, 0.0, 1.0, 2.862_930_404_836_54, 1.163_192_091_331_01),
         (1.5, 0.0, 2.5, 3.489_412_353_351_39, 2.801_940_032_926_16),
-        (core::f64::consts::SQRT_2, 0.0, 0.5, 0.169_024_185_823_868, 0.032_966_555_539_03),
+        (
+            core::f64::consts::SQRT_2,
+            0.0,
+            0.5,
+            0.169_024_185_823_868,
+            0.032_966_555_539_03,
+        ),
         (1.5, 0.1, 1.7, 1.571_277_346_403_15, 1.060_922_854_515_72),
     ];
 
@@ -95,7 +105,10 @@ mod tests {
             let eps = m * m;
             for (p, expect) in [(ElectricAlong, along), (ElectricAcross, across)] {
                 let q = scattering_efficiency(eps, x, p).unwrap();
-                assert!((q / expect - 1.0).abs() < 1e-10, "m = {m}, x = {x}, {p:?}: {q}");
+                assert!(
+                    (q / expect - 1.0).abs() < 1e-10,
+                    "m = {m}, x = {x}, {p:?}: {q}"
+                );
             }
         }
     }
@@ -108,6 +121,9 @@ mod tests {
         let q = scattering_efficiency(Complex64::new(eps, 0.0), x, ElectricAlong).unwrap();
         let dipole = core::f64::consts::PI.powi(2) * x.powi(3) / 8.0 * (eps - 1.0).powi(2);
         assert!((q / dipole - 1.0).abs() < 1e-3, "{q} vs {dipole}");
-        assert_eq!(scattering_efficiency(Complex64::new(eps, 0.0), 20.0, ElectricAlong), None);
+        assert_eq!(
+            scattering_efficiency(Complex64::new(eps, 0.0), 20.0, ElectricAlong),
+            None
+        );
     }
 }

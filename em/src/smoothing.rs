@@ -158,9 +158,12 @@ fn cut(shape: &Shape, p: [f64; 3], half: [f64; 3], active: [bool; 3]) -> Cut {
                 Cut::Outside
             }
         }
-        Shape::Sphere { center, radius } => {
-            round_cut(core::array::from_fn(|a| p[a] - center[a]), radius, half, active)
-        }
+        Shape::Sphere { center, radius } => round_cut(
+            core::array::from_fn(|a| p[a] - center[a]),
+            radius,
+            half,
+            active,
+        ),
         Shape::Cylinder {
             center,
             radius,
@@ -238,7 +241,11 @@ mod tests {
         let centre = n as f64 / 2.0 + 0.3;
         let regions = [Region {
             shape: Shape::Sphere {
-                center: [centre, centre - 0.2, 0.0 + if mode == Mode::ThreeD { centre } else { 0.0 }],
+                center: [
+                    centre,
+                    centre - 0.2,
+                    0.0 + if mode == Mode::ThreeD { centre } else { 0.0 },
+                ],
                 radius,
             },
             material: Material {

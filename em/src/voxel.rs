@@ -138,7 +138,10 @@ mod tests {
             for half in [CUBE, [0.5, 0.5, 0.0]] {
                 let exact = fraction_below(n, t, half);
                 let count = sampled(n, t, half);
-                assert!((exact - count).abs() < 5e-3, "{n:?} {t} {half:?}: {exact} vs {count}");
+                assert!(
+                    (exact - count).abs() < 5e-3,
+                    "{n:?} {t} {half:?}: {exact} vs {count}"
+                );
             }
         }
     }

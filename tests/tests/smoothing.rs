@@ -160,7 +160,15 @@ fn incident_intensity(r: Resolution) -> Vec<f64> {
     };
     setup.validate().unwrap();
     let out = single_chunk::<f64>(&setup, r.steps());
-    flux_spectrum(&plane, &out.dft[0], None, Mode::OneD, grid, [false; 3], COURANT)
+    flux_spectrum(
+        &plane,
+        &out.dft[0],
+        None,
+        Mode::OneD,
+        grid,
+        [false; 3],
+        COURANT,
+    )
 }
 
 /// The RMS relative error of the scattering width over the band.
@@ -169,8 +177,7 @@ fn error(r: Resolution, polarisation: CylinderPolarisation, smoothing: bool) -> 
     let intensity = incident_intensity(r);
     let mut sum = 0.0;
     for ((f, p), i) in r.frequencies().iter().zip(&power).zip(&intensity) {
-        let exact =
-            scattering_width(Complex64::new(EPS, 0.0), r.radius, *f, polarisation).unwrap();
+        let exact = scattering_width(Complex64::new(EPS, 0.0), r.radius, *f, polarisation).unwrap();
         let e = p / i / exact - 1.0;
         sum += e * e;
     }
@@ -209,7 +216,10 @@ fn smoothing_converges_at_second_order_and_the_staircase_slower() {
         }
         if polarisation == CylinderPolarisation::ElectricAlong {
             for (smooth, stair) in smooth.1.iter().zip(stair.1) {
-                assert!(*smooth > 1.85, "smoothing converges at order {smooth}, not 2");
+                assert!(
+                    *smooth > 1.85,
+                    "smoothing converges at order {smooth}, not 2"
+                );
                 assert!(stair < 1.75, "the staircase converges at order {stair}");
             }
         }

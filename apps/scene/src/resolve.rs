@@ -14,9 +14,9 @@ use super::error::SceneError;
 use super::geometry_output::GeometryOutput;
 use super::mask;
 use super::spec::{
-    AxisName, BoundaryKind, ComponentName, DftSpec, DirectionSpec, FluxSpec, GeometrySpec,
-    Diagonal, ModeSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind, SnapshotFormat,
-    SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
+    AxisName, BoundaryKind, ComponentName, DftSpec, Diagonal, DirectionSpec, FluxSpec,
+    GeometrySpec, ModeSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind,
+    SnapshotFormat, SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.

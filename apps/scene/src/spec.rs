@@ -298,13 +298,48 @@ fn isotropic_one() -> Diagonal {
 }
 
 /// A material parameter that may be diagonally anisotropic: one number, or one per axis.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Diagonal {
     /// The same along every axis.
     Isotropic(f64),
     /// Along x, y, z.
     Axes([f64; 3]),
+}
+
+impl<'de> Deserialize<'de> for Diagonal {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Diagonal;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or [x, y, z]")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Diagonal, E> {
+                Ok(Diagonal::Isotropic(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Diagonal, E> {
+                Ok(Diagonal::Isotropic(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Diagonal, E> {
+                Ok(Diagonal::Isotropic(v as f64))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Diagonal, A::Error> {
+                let mut axes = Vec::new();
+                while let Some(v) = seq.next_element::<f64>()? {
+                    axes.push(v);
+                }
+                <[f64; 3]>::try_from(axes.as_slice())
+                    .map(Diagonal::Axes)
+                    .map_err(|_| {
+                        serde::de::Error::invalid_length(axes.len(), &"a number or [x, y, z]")
+                    })
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// `[materials.NAME]`.
