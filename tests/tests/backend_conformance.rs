@@ -15,7 +15,7 @@ const SOURCES: [PointSource; 2] = [
     source(Component::Ez, [7, 6, 5]),
     source(Component::Hz, [9, 8, 6]),
 ];
-const REGIONS: [Region; 3] = [
+const REGIONS: [Region; 4] = [
     Region {
         shape: Shape::Block {
             lo: [3.0, 3.0, 2.0],
@@ -46,12 +46,31 @@ const REGIONS: [Region; 3] = [
         },
         material: yee_tests::dispersive(2.0, 2, 1),
     },
+    // An anisotropic lossy ball over the lossy block and the vacuum: smoothed nodes whose ε,
+    // μ and σ depend on their component's axis and on the surface normal.
+    Region {
+        shape: Shape::Sphere {
+            center: [4.3, 8.6, 5.2],
+            radius: 2.7,
+        },
+        material: Material {
+            eps: 3.0,
+            mu: 1.3,
+            sigma: 0.02,
+            sigma_m: 0.01,
+            poles: yee_em::PoleSet::NONE,
+            diagonal: Some(yee_em::Diagonal {
+                eps: [2.0, 3.0, 4.0],
+                mu: [1.0, 1.5, 1.4],
+            }),
+        },
+    },
 ];
 
 use yee_tests::ricker_source as source;
 
 /// A small grid of `mode` with CPML on the low faces, PEC and PMC above, a lossy dielectric
-/// block, dispersive blocks (Drude, Lorentz and Debye poles) and soft sources (those of the mode's components): every code path of a step.
+/// block, dispersive blocks (Drude, Lorentz and Debye poles), an anisotropic smoothed ball and soft sources (those of the mode's components): every code path of a step.
 fn physics(mode: Mode) -> Setup<'static> {
     let grid = match mode {
         Mode::OneD => [24, 1, 1],
