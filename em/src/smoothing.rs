@@ -196,12 +196,17 @@ fn round_cut(v: [f64; 3], radius: f64, half: [f64; 3], active: [bool; 3]) -> Cut
         return Cut::Outside;
     }
     let section = section.sqrt();
-    let rho = (0..3)
-        .filter(|&a| active[a])
-        .map(|a| v[a] * v[a])
-        .sum::<f64>()
-        .sqrt();
+    let rho_squared: f64 = (0..3).filter(|&a| active[a]).map(|a| v[a] * v[a]).sum();
+    // The voxel lies within `reach` of its node whatever the normal: most nodes are decided
+    // here, without the root.
     let reach: f64 = half.iter().sum();
+    if section > reach && rho_squared < (section - reach) * (section - reach) {
+        return Cut::Staircase;
+    }
+    if rho_squared > (section + reach) * (section + reach) {
+        return Cut::Outside;
+    }
+    let rho = rho_squared.sqrt();
     if rho == 0.0 {
         // At the centre the normal is undefined: a section wider than the voxel holds it.
         return if section > reach {
