@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use yee_core::{Axis, Index3, Side};
-use yee_em::{Boundary, Component};
+use yee_em::{Boundary, Component, Shape};
 use yee_runtime::memory::{available_bytes, estimate_bytes, human};
 use yee_scene::Scene;
 
@@ -136,11 +136,7 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
         scene.units.name()
     );
     let (bg_name, bg) = &scene.background;
-    let _ = writeln!(
-        s,
-        "background  {bg_name} (eps {}, mu {}, sigma {})",
-        bg.eps, bg.mu, bg.sigma
-    );
+    let _ = writeln!(s, "background  {bg_name} ({})", describe_material(bg));
     for (i, (r, name)) in scene
         .regions
         .iter()
@@ -168,6 +164,24 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     }
     for v in material_volumes(scene) {
         let _ = writeln!(s, "volume      {}", v.describe());
+    }
+    let curved = scene
+        .regions
+        .iter()
+        .filter(|r| matches!(r.shape, Shape::Sphere { .. } | Shape::Cylinder { .. }))
+        .count();
+    if curved > 0 {
+        let _ = writeln!(
+            s,
+            "smoothing   {}",
+            match scene.smoothing {
+                true => format!(
+                    "on: the surfaces of {curved} sphere(s) and cylinder(s) are smoothed \
+                     (subpixel averaging); the volumes above count them staircased"
+                ),
+                false => "off: spheres and cylinders are staircased".to_string(),
+            }
+        );
     }
     let mut next = 0;
     while next < scene.sources.len() {
@@ -520,6 +534,17 @@ fn describe_waveform(w: &yee_em::Waveform, units: &yee_scene::Units) -> String {
             "sinusoid: frequency {}, phase {phase} rad, ramp {}",
             f(frequency),
             t(ramp)
+        ),
+    }
+}
+
+/// ε, μ and σ of `m`, with the diagonals of an anisotropic one.
+fn describe_material(m: &yee_em::Material) -> String {
+    match m.diagonal {
+        None => format!("eps {}, mu {}, sigma {}", m.eps, m.mu, m.sigma),
+        Some(d) => format!(
+            "eps [{}, {}, {}], mu [{}, {}, {}], sigma {}",
+            d.eps[0], d.eps[1], d.eps[2], d.mu[0], d.mu[1], d.mu[2], m.sigma
         ),
     }
 }
