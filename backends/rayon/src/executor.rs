@@ -82,6 +82,35 @@ impl RayonCurl {
     }
 }
 
+/// Elements written per task of [`RayonCurl::first_touch`]: a few pages.
+const TOUCH_CELLS: usize = 1 << 14;
+
+impl RayonCurl {
+    /// Writes every field and ψ value of a new state once, in parallel on this executor's
+    /// pool: the pages of the zeroed arrays are faulted in by the threads that step them, and
+    /// by a write, so the first step does not copy them from the kernel's shared zero page
+    /// (a fault, and a TLB flush on every core, per page). The values stay zero.
+    fn first_touch<T: Scalar>(&self, state: &mut YeeState<T>) {
+        use rayon::prelude::*;
+        let touch = |state: &mut YeeState<T>| {
+            let fields = state.fields.iter_mut().flatten().map(|f| f.as_mut_slice());
+            let psi = state
+                .slabs
+                .iter_mut()
+                .flat_map(|s| s.psi.iter_mut().flatten().map(|p| &mut p[..]));
+            for array in fields.chain(psi) {
+                array
+                    .par_chunks_mut(TOUCH_CELLS)
+                    .for_each(|part| part.fill(T::zero()));
+            }
+        };
+        match &self.pool {
+            Some(pool) => pool.install(|| touch(state)),
+            None => touch(state),
+        }
+    }
+}
+
 impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     /// Nothing: [`CurlExecutor::curl`] has applied the CPML corrections of the same region,
     /// row by row right after each row's update (`crate::cpml`).
@@ -133,9 +162,11 @@ impl<T: Scalar> yee_em::YeeBackend<T> for RayonCurl {
         owned: Box3,
         costs: yee_em::Costs,
     ) -> Result<Self::Chunk<'s>, yee_core::HostChunkError> {
-        yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone())
+        let mut chunk = yee_scalar::YeeChunk::with_kernel(setup, owned, self.clone())
             .with_costs(costs)
-            .checked()
+            .checked()?;
+        self.first_touch(&mut chunk.state);
+        Ok(chunk)
     }
 }
 
