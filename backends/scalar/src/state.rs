@@ -226,6 +226,17 @@ impl<T: Scalar> YeeState<T> {
                 .collect();
             let s = component.stagger();
             let (x_lo, x_hi) = (storage.lo[0] as f64 - 1.0, storage.hi[0] as f64 + 1.0);
+            let axis = component.axis();
+            let node_id = |table: &mut MaterialTable, placement: yee_em::Placement| {
+                match component.is_electric() {
+                    true => table.id(Some(placement.medium(setup, axis))),
+                    // H sees μ and σ* only: its nodes need no poles.
+                    false => table.id(Some(NodeMedium::from_sets(
+                        placement.material(setup, Some(axis)),
+                        &[],
+                    ))),
+                }
+            };
             for z in storage.lo[2]..storage.hi[2] {
                 for y in storage.lo[1]..storage.hi[1] {
                     let (py, pz) = (y as f64 + s[1], z as f64 + s[2]);
@@ -242,13 +253,30 @@ impl<T: Scalar> YeeState<T> {
                         let b = Float::floor(hi[0] - s[0]).clamp(x_lo, x_hi) as i64 + 1;
                         (from, to) = (from.min(a), to.max(b));
                     }
-                    for x in storage.lo[0]..storage.hi[0] {
+                    let mut x = storage.lo[0];
+                    while x < storage.hi[0] {
+                        // Without a mask, the nodes outside every region's bounds are a run
+                        // of the background: one id for all of them.
+                        if setup.active.is_none() && (x < from || x > to) {
+                            let end = if x < from { from } else { i64::MAX };
+                            let end = end.min(storage.hi[0]);
+                            let background = yee_em::Placement::whole(None);
+                            let id = match last {
+                                Some((p, id)) if p == background => id,
+                                _ => node_id(&mut table, background),
+                            };
+                            last = Some((background, id));
+                            ids.extend(core::iter::repeat_n(id, (end - x) as usize));
+                            x = end;
+                            continue;
+                        }
                         let cell = [x, y, z];
+                        x += 1;
                         if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
                             ids.push(table.id(None));
                             continue;
                         }
-                        let placement = if x < from || x > to {
+                        let placement = if cell[0] < from || cell[0] > to {
                             yee_em::Placement::whole(None)
                         } else if let Some(smoothed) = setup.smoothed_medium(component, cell) {
                             last = None;
@@ -257,17 +285,9 @@ impl<T: Scalar> YeeState<T> {
                         } else {
                             setup.node_placement(component, cell)
                         };
-                        let axis = component.axis();
                         let id = match last {
                             Some((p, id)) if p == placement => id,
-                            _ if component.is_electric() => {
-                                table.id(Some(placement.medium(setup, axis)))
-                            }
-                            // H sees μ and σ* only: its nodes need no poles.
-                            _ => table.id(Some(NodeMedium::from_sets(
-                                placement.material(setup, Some(axis)),
-                                &[],
-                            ))),
+                            _ => node_id(&mut table, placement),
                         };
                         last = Some((placement, id));
                         ids.push(id);
