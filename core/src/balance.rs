@@ -9,7 +9,10 @@
 //! 2. re-enables the most recently disabled set when that predicts a shorter step by more than
 //!    ε (eq. (19)), else considers disabling, around the costliest border, the lines to its
 //!    left or right, K lines next to it on either side, or all but the fastest line
-//!    (eqs. (10)–(18)), taking the best when it wins by more than ε; the predicted step is
+//!    (eqs. (10)–(18)), taking the best when it wins by more than ε, and goes on to the
+//!    next-highest share time of the resulting layout until every border was checked or one
+//!    line is left (§2.1 after eq. (18)); each set disabled is a set eq. (19) may re-enable;
+//!    the predicted step is
 //!    `τ_calc ≈ S / Σ perf` (eqs. (12), (16)) plus `τ_share = 2 · max` of the border times
 //!    (eqs. (9), (13), (17)); a border that spans disabled lines is predicted by the slowest
 //!    measured border it spans (yee takes no extra measurements for unused links);
@@ -159,7 +162,9 @@ pub struct Decision {
     pub measured_seconds: f64,
     /// Disabled lines per axis after the decision.
     pub disabled: [Vec<usize>; 3],
-    /// A short description of what changed ("rebalance", "disable x 2..3", "enable x 2..3").
+    /// A short description of what changed: "rebalance", "enable x [2, 3]", or "disable x"
+    /// followed by each set disabled, in the order decided ("disable x [0] [3]": line 0 at
+    /// the costliest border, then line 3 at the next-highest share time, eqs. (9)–(18)).
     pub action: alloc::string::String,
 }
 
@@ -457,8 +462,9 @@ impl Balancer {
         Ok(b)
     }
 
-    /// Re-enables or disables lines of axis `a` when that wins by more than ε; returns what
-    /// changed.
+    /// Re-enables the most recently disabled set of axis `a` when that wins by more than ε
+    /// (eq. (19)); otherwise disables, border after border from the costliest share time down,
+    /// each set that wins by more than ε (eqs. (9)–(18)). Returns what changed.
     fn change_states(
         &mut self,
         a: usize,
@@ -484,20 +490,66 @@ impl Balancer {
                 return Some(alloc::format!("enable {} {:?}", AXES[a], set));
             }
         }
-        // Eqs. (10)–(18): candidates around the costliest border between enabled lines.
-        let on: Vec<usize> = (0..lines.len()).filter(|&i| self.enabled[a][i]).collect();
-        if on.len() < 2 {
-            return None;
-        }
-        let (mut worst, mut at) = (-1.0f64, 0usize);
-        for k in 0..on.len() - 1 {
-            let t = (on[k]..on[k + 1])
-                .map(|i| self.border_seconds(a, i))
-                .fold(0.0, f64::max);
-            if t > worst {
-                (worst, at) = (t, k);
+        // Eqs. (10)–(18) around the costliest border between enabled lines; then, as §2.1 goes
+        // on after eq. (18), around the next-highest share time of the layout that results,
+        // "until the conditions from all cases are no longer satisfied or until all the pairs
+        // of neighbors are checked, or there is nothing else to disable".
+        let mut changes: Vec<Vec<usize>> = Vec::new();
+        // The borders checked, by the enabled lines on either side: a disable makes borders
+        // that span the disabled lines, and those are new.
+        let mut checked: Vec<(usize, usize)> = Vec::new();
+        loop {
+            let on: Vec<usize> = (0..lines.len()).filter(|&i| self.enabled[a][i]).collect();
+            if on.len() < 2 {
+                break; // nothing else to disable
+            }
+            let mut costliest: Option<(f64, usize)> = None;
+            for k in 0..on.len() - 1 {
+                if checked.contains(&(on[k], on[k + 1])) {
+                    continue;
+                }
+                let t = (on[k]..on[k + 1])
+                    .map(|i| self.border_seconds(a, i))
+                    .fold(0.0, f64::max);
+                if costliest.is_none_or(|(worst, _)| t > worst) {
+                    costliest = Some((t, k));
+                }
+            }
+            let Some((_, at)) = costliest else {
+                break; // all the pairs of neighbours are checked
+            };
+            checked.push((on[at], on[at + 1]));
+            if let Some(set) = self.best_disable(a, &on, at, lines, total_work) {
+                for &i in &set {
+                    self.enabled[a][i] = false;
+                }
+                self.disabled_sets[a].push(set.clone());
+                changes.push(set);
             }
         }
+        if changes.is_empty() {
+            return None;
+        }
+        let mut action = alloc::format!("disable {}", AXES[a]);
+        for set in &changes {
+            action.push_str(&alloc::format!(" {set:?}"));
+        }
+        Some(action)
+    }
+
+    /// The cases of eqs. (10)–(18) around the border between enabled lines `on[at]` and
+    /// `on[at + 1]` of axis `a`: the lines right of it (eq. (11)) or left of it, K lines next
+    /// to it on either side (eqs. (14)–(17)), all but the fastest line; the best of them
+    /// (eq. (18)) when its predicted step beats the current layout's by more than ε.
+    fn best_disable(
+        &self,
+        a: usize,
+        on: &[usize],
+        at: usize,
+        lines: &[f64],
+        total_work: f64,
+    ) -> Option<Vec<usize>> {
+        let current = self.predict(a, &self.enabled[a], lines, total_work);
         let mut candidates: Vec<Vec<usize>> = Vec::new();
         candidates.push(on[at + 1..].to_vec()); // right of the border (eq. (11))
         candidates.push(on[..=at].to_vec()); // left of it
@@ -527,14 +579,7 @@ impl Balancer {
             }
         }
         let (t, set) = best?;
-        if t < current * (1.0 - eps) {
-            for &i in &set {
-                self.enabled[a][i] = false;
-            }
-            self.disabled_sets[a].push(set.clone());
-            return Some(alloc::format!("disable {} {:?}", AXES[a], set));
-        }
-        None
+        (t < current * (1.0 - self.params.epsilon)).then_some(set)
     }
 }
 
@@ -593,6 +638,39 @@ mod tests {
             g[r * GATHER_LEN + 2] = 100.0;
         }
         g
+    }
+
+    /// Sets the border between ranks `r` and `r + 1` (along x) to take `seconds` per message
+    /// of 1000 bytes, one message per step both ways.
+    fn slow_border(g: &mut [f64], r: usize, seconds: f64) {
+        for (rank, face) in [(r, 1), (r + 1, 0)] {
+            let h = rank * GATHER_LEN + 3 + FACE_LEN * face;
+            g[h..h + 5].copy_from_slice(&[100.0 * 1000.0, 100.0 * seconds, 0.0, 100.0, 100.0]);
+        }
+    }
+
+    #[test]
+    fn the_search_goes_on_to_the_next_highest_share_time() {
+        // 1D, four equal ranks over 100 cells, S / Σ perf = 5 ms with all four. The border
+        // 0|1 takes 5 ms, 2|3 takes 3 ms, 1|2 50 µs. Eqs. (9)–(18) at 0|1: disabling rank 0
+        // predicts 6.67 + 2·3 = 12.67 ms against 5 + 2·5 = 15 ms. Going on to the next-highest
+        // share time, 2|3: disabling rank 3 then predicts 10 + 2·0.05 = 10.1 ms, and nothing
+        // more pays (one line left costs 20 ms). Stopping after the costliest border would
+        // leave rank 3 on, at 12.67 ms, until the next rebalance.
+        let density = [vec![1.0; 100], vec![1.0], vec![1.0]];
+        let mut b = Balancer::new(Topology([4, 1, 1]), 1, density, BalanceParams::default());
+        let mut g = gathered(&[(5000.0, 1.0); 4]);
+        slow_border(&mut g, 0, 5e-3);
+        slow_border(&mut g, 1, 5e-5);
+        slow_border(&mut g, 2, 3e-3);
+        let m = b.record(&g);
+        let d = b.decide(100.0, m).unwrap();
+        assert_eq!(d.action, "disable x [0] [3]");
+        assert_eq!(d.disabled[0], vec![0, 3]);
+        assert_eq!(d.borders[0], vec![0, 0, 50, 100, 100]);
+        assert!((d.predicted_seconds - 10.1e-3).abs() < 1e-12, "{d:?}");
+        // Eq. (19) re-enables the sets as they were disabled.
+        assert_eq!(b.state().disabled_sets[0], vec![vec![0], vec![3]]);
     }
 
     #[test]

@@ -59,3 +59,73 @@ proptest::proptest! {
         }
     }
 }
+
+/// Smyk & Tudruj's third stop rule ends the redeployment when CliqueB is close to 1. Measured
+/// on the partitions the redeployment starts from (the redeployment method's merge by MR0, and
+/// RCDC's CDC clusters) and on those it ends with, for the four shapes at tiles 1 and 8 and 8
+/// and 32 equal parts: see docs/partitioning.md, "CliqueB".
+#[test]
+fn clique_b_does_not_tell_a_balanced_partition() {
+    use yee_core::graph::redeploy::{clique_balance, seed_empty_parts};
+    use yee_core::graph::{CdcParams, MergeRule, cdc, contract, join_pieces, merge, redeploy};
+    // (imbalance, CliqueB) where the redeployment starts and where it ends.
+    let mut cases: Vec<((f64, f64), (f64, f64))> = Vec::new();
+    for s in all() {
+        for tile in [1, 8] {
+            let g = TileGraph::from_mask(s.grid(), &s.active, [tile, tile, 1], 1.0)
+                .unwrap()
+                .graph;
+            for parts in [8, 32] {
+                let speeds = vec![1.0; parts];
+                for method in ["redeploy", "rcdc"] {
+                    let mut part = vec![0usize; g.len()];
+                    let mut group = vec![0usize; g.len()];
+                    if method == "redeploy" {
+                        merge(&g, parts, MergeRule::Mr0, &mut group);
+                        for n in 0..g.len() {
+                            part[n] = group[n].min(parts - 1);
+                        }
+                    } else {
+                        let count = merge(&g, 10 * parts, MergeRule::Mr0, &mut group);
+                        let macros = contract(&g, &group, count);
+                        let mut macro_part = vec![0usize; count];
+                        cdc(&macros, parts, CdcParams::default(), &mut macro_part).unwrap();
+                        for n in 0..g.len() {
+                            part[n] = macro_part[group[n]];
+                        }
+                    }
+                    join_pieces(&g, parts, &mut part);
+                    seed_empty_parts(&g, parts, &mut part);
+                    let before = (
+                        quality(&g, &part, &speeds).imbalance,
+                        clique_balance(&g, &speeds, &part),
+                    );
+                    redeploy(&g, &speeds, 0.02, &mut part);
+                    let after = (
+                        quality(&g, &part, &speeds).imbalance,
+                        clique_balance(&g, &speeds, &part),
+                    );
+                    eprintln!(
+                        "{:<8} tile {tile} {parts:>2} parts {method:<8}: start imbalance {:.3} CliqueB {:.3}; end imbalance {:.3} CliqueB {:.3}",
+                        s.name, before.0, before.1, after.0, after.1
+                    );
+                    cases.push((before, after));
+                }
+            }
+        }
+    }
+    // Rule 3 would end the redeployment before its first move wherever CliqueB starts at 1,
+    // leaving up to 6 × the ideal time.
+    let at_once: Vec<f64> = cases
+        .iter()
+        .filter(|(start, _)| start.1 == 1.0)
+        .map(|(start, _)| start.0)
+        .collect();
+    let worst = at_once.iter().copied().fold(0.0, f64::max);
+    assert!(at_once.len() >= 16 && worst > 6.0, "{at_once:?}");
+    assert!(at_once.iter().all(|&i| i > 1.3), "{at_once:?}");
+    // And a balanced end can have any CliqueB, 0 included: no threshold tells balance.
+    let ends = cases.iter().map(|(_, end)| end);
+    assert!(ends.clone().all(|e| e.0 < 1.1));
+    assert!(ends.clone().any(|e| e.1 == 0.0) && ends.clone().any(|e| e.1 == 1.0));
+}

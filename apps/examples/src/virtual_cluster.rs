@@ -28,6 +28,7 @@ fn run(
     model: MachineModel,
     steps: u64,
     balancer: Option<Balancer>,
+    overlap: bool,
 ) -> Outcome {
     let plan = Plan {
         topology,
@@ -35,7 +36,7 @@ fn run(
         periodic: [false; 3],
         active: [true; 3],
         balancer,
-        overlap: true,
+        overlap,
     };
     let results = yee_comm_sim::launch(topology, model, |mut comm| {
         let chunk = NoopChunk::new(plan.initial_box(comm.rank()), Mode::ThreeD);
@@ -73,7 +74,7 @@ pub fn table1_case(delay: f64, steps: u64, every: Option<u64>) -> Outcome {
             },
         )
     });
-    run(grid, topology, model, steps, balancer)
+    run(grid, topology, model, steps, balancer, true)
 }
 
 /// Four ranks in a row over 40×8×8 cells; the link between ranks 2 and 3 takes 50 ms until
@@ -103,5 +104,30 @@ pub fn slow_link_case(steps: u64, recovers: u64, every: u64) -> Outcome {
             ..BalanceParams::default()
         },
     );
-    run(grid, topology, model, steps, Some(balancer))
+    run(grid, topology, model, steps, Some(balancer), true)
+}
+
+/// Four ranks in a row over 40×8×8 cells at 0.1 Mcells/s; the link between ranks 0 and 1 takes
+/// 5 ms per message, the one between ranks 2 and 3 3 ms, the one between 1 and 2 2 µs, and
+/// the exchange does not overlap the interior update (the step-time model of eqs. (1)–(2)).
+/// Eqs. (9)–(18) disable rank 0 at the costliest border, and the next-highest share time
+/// (Balykov 2019, §2.1 after eq. (18)) then makes disabling rank 3 pay too.
+pub fn two_slow_links_case(steps: u64, every: u64) -> Outcome {
+    let grid = [40, 8, 8];
+    let topology = Topology([4, 1, 1]);
+    let mut model = MachineModel::uniform(4, 1e5, 2e-6, 1e9);
+    for (from, to, latency) in [(0, 1, 5e-3), (1, 0, 5e-3), (2, 3, 3e-3), (3, 2, 3e-3)] {
+        model.links.insert((from, to), (latency, 1e9));
+    }
+    let density = std::array::from_fn(|a| vec![1.0; grid[a]]);
+    let balancer = Balancer::new(
+        topology,
+        3,
+        density,
+        BalanceParams {
+            every,
+            ..BalanceParams::default()
+        },
+    );
+    run(grid, topology, model, steps, Some(balancer), false)
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use yee_examples::virtual_cluster::{slow_link_case, table1_case};
+use yee_examples::virtual_cluster::{slow_link_case, table1_case, two_slow_links_case};
 
 fn history(o: &yee_examples::virtual_cluster::Outcome) -> String {
     let mut s = String::new();
@@ -59,4 +59,13 @@ fn table1_delay_0_2_over_1000_steps() {
         "decrease {:.1} %\nx border after each rebalance: {sequence:?}\n",
         100.0 * decrease
     ));
+}
+
+#[test]
+fn two_slow_links_disable_both_ends_at_the_first_rebalance() {
+    let o = two_slow_links_case(200, 20);
+    eprintln!("{:.6} virtual seconds\n{}", o.seconds, history(&o));
+    assert_eq!(o.history[0].action, "disable x [0] [3]");
+    assert_eq!(o.history[0].disabled[0], [0, 3]);
+    insta::assert_snapshot!(format!("{:.6} virtual seconds\n{}", o.seconds, history(&o)));
 }

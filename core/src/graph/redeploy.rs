@@ -181,12 +181,28 @@ pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
     }
 }
 
-/// CliqueB of §3: |L − S| ÷ cliques, with L (S) the parts whose time is above (below) the mean.
-pub fn clique_balance(times: &[f64]) -> f64 {
-    let mean = times.iter().sum::<f64>() / times.len() as f64;
-    let above = times.iter().filter(|&&t| t > mean).count() as f64;
-    let below = times.iter().filter(|&&t| t < mean).count() as f64;
-    (above - below).abs() / times.len() as f64
+/// CliqueB of §3: |L − S| ÷ the number of cliques. A clique is a "central" part with every
+/// part an edge joins to it, so there is one per part; L (S) is the number of cliques whose
+/// maximal execution time (its slowest part's weight ÷ speed) is larger (smaller) than the
+/// average execution time of the parts. The paper ends the redeployment when CliqueB is close
+/// to 1; [`redeploy`] does not, for the reason docs/partitioning.md measures.
+pub fn clique_balance(g: &Graph, speeds: &[f64], part: &[usize]) -> f64 {
+    let parts = speeds.len();
+    let mut time = vec![0.0; parts];
+    for n in 0..g.len() {
+        time[part[n]] += g.weight[n] / speeds[part[n]];
+    }
+    let mut slowest = time.clone();
+    for n in 0..g.len() {
+        for (m, _) in g.edges(n) {
+            let (p, q) = (part[n], part[m]);
+            slowest[p] = slowest[p].max(time[q]);
+        }
+    }
+    let mean = time.iter().sum::<f64>() / parts as f64;
+    let above = slowest.iter().filter(|&&t| t > mean).count() as f64;
+    let below = slowest.iter().filter(|&&t| t < mean).count() as f64;
+    (above - below).abs() / parts as f64
 }
 
 /// The redeployment phase: while the slowest part's execution time (weight ÷ speed) exceeds
@@ -509,7 +525,22 @@ mod tests {
 
     #[test]
     fn clique_balance_by_hand() {
-        assert_eq!(clique_balance(&[1.0, 1.0, 1.0, 5.0]), 0.5);
-        assert_eq!(clique_balance(&[2.0, 2.0]), 0.0);
+        // A path of 8 nodes in four parts of 1, 1, 1 and 5 nodes: times 1, 1, 1, 5, mean 2.
+        // Cliques {0, 1}, {0, 1, 2}, {1, 2, 3}, {2, 3}: slowest 1, 1, 5, 5, so L = S = 2.
+        let g = strip(8);
+        let part = [0, 1, 2, 3, 3, 3, 3, 3];
+        assert_eq!(clique_balance(&g, &[1.0; 4], &part), 0.0);
+        // Parts in the order 0, 3, 1, 2: cliques {0, 3}, {0, 3, 1}, {3, 1, 2}, {1, 2}; only
+        // the last is below the mean: (3 − 1) ÷ 4.
+        let part = [0, 3, 3, 3, 3, 3, 1, 2];
+        assert_eq!(clique_balance(&g, &[1.0; 4], &part), 0.5);
+        // Balanced: every time is the mean, L = S = 0.
+        let part = [0, 0, 1, 1, 2, 2, 3, 3];
+        assert_eq!(clique_balance(&g, &[1.0; 4], &part), 0.0);
+        // Two parts of different times: both cliques hold both parts, so both are above.
+        assert_eq!(
+            clique_balance(&g, &[1.0; 2], &[0, 0, 0, 0, 0, 1, 1, 1]),
+            1.0
+        );
     }
 }
