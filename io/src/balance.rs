@@ -29,7 +29,7 @@ pub fn write_history(path: &Path, history: &[HistoryEntry]) -> std::io::Result<(
         text.push_str(&format!(
             "{},{},{:e},{:e},{},{},{},{},{},{}\n",
             h.step,
-            h.action,
+            csv_field(&h.action),
             h.predicted_seconds,
             h.measured_seconds,
             join(&h.borders[0]),
@@ -41,6 +41,16 @@ pub fn write_history(path: &Path, history: &[HistoryEntry]) -> std::io::Result<(
         ));
     }
     crate::atomic::write(path, text)
+}
+
+/// `text` as one CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a comma,
+/// a quote or a line break (an action such as `disable x [0, 1]`).
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
 }
 
 /// Ten well-separated colours (the "tab10" palette).
@@ -126,6 +136,39 @@ fn draw_shares(rgb: &mut [u8], columns: &[Vec<f64>]) -> Result<(), Box<dyn std::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_action_with_commas_stays_one_field() {
+        let dir = std::env::temp_dir().join(format!("yee-history-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("balance_history.csv");
+        let entry = HistoryEntry {
+            step: 20,
+            borders: [vec![0, 10, 20], vec![0, 8], vec![0, 8]],
+            predicted_seconds: 1e-3,
+            measured_seconds: 2e-3,
+            disabled: [vec![0, 1], vec![], vec![]],
+            action: "disable x [0, 1] \"slow\"".to_string(),
+        };
+        write_history(&path, &[entry]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert!(
+            row.starts_with("20,\"disable x [0, 1] \"\"slow\"\"\",1e-3,2e-3,0 10 20,"),
+            "{row}"
+        );
+        // Outside the quotes, the row has the header's ten fields.
+        let mut quoted = false;
+        let commas = row
+            .chars()
+            .filter(|&c| {
+                quoted ^= c == '"';
+                c == ',' && !quoted
+            })
+            .count();
+        assert_eq!(commas, 9, "{row}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn each_rank_has_its_colour_in_proportion_to_its_share() {
