@@ -17,7 +17,8 @@
 //! cylinder crossing it smooths between its own material ([`Material::along`] the component)
 //! and what lies under it at the node (the earlier regions and the background, placed by the
 //! staircase rule). A box, `everywhere`, a cylinder's flat end, a voxel across a periodic face,
-//! a dispersive material on either side, or a voxel wholly inside keeps the staircase rule.
+//! an E node by a dispersive material on either side (H nodes still smooth μ), or a voxel
+//! wholly inside keeps the staircase rule.
 //!
 //! Smoothed values are rounded to one of [`STEPS`] steps between the two materials' values, so
 //! a surface gives a bounded number of distinct node media (the backends number them with
@@ -103,7 +104,8 @@ impl Setup<'_> {
             true => placement.medium(&below, axis),
             false => NodeMedium::from_sets(placement.material(&below, Some(axis)), &[]),
         };
-        if inside.is_dispersive() || outside.is_dispersive() {
+        // Poles act on E alone: an E node by a dispersive side keeps the staircase.
+        if c.is_electric() && (inside.is_dispersive() || outside.is_dispersive()) {
             return None;
         }
         let out = outside.material;
