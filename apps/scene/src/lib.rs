@@ -11,6 +11,7 @@
 
 mod error;
 mod geometry_output;
+pub mod library;
 pub mod mask;
 mod resolve;
 pub mod shapes;

@@ -12,6 +12,7 @@ use yee_em::{
 
 use super::error::SceneError;
 use super::geometry_output::GeometryOutput;
+use super::library::{LibraryMaterial, library_material, library_names};
 use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, Diagonal, DirectionSpec, FluxSpec,
@@ -499,11 +500,25 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         grid,
     };
 
+    // Library materials the scene names without defining them join its materials.
+    let mut spec = spec;
+    let library = library_materials(&r, &spec)?;
+    for (name, m) in &library {
+        spec.materials.insert(name.clone(), m.spec());
+    }
+    let in_library = |name: &str| library.iter().any(|(n, _)| n == name);
+
     // Materials.
     let mut materials = vec![("vacuum".to_string(), Material::VACUUM)];
     let mut poles = Vec::new();
     for (name, m) in &spec.materials {
-        let key = |p: &str| format!("materials.{name}.{p}");
+        // Keys name where the material came from: the scene's table or the library.
+        let table = if in_library(name) {
+            "library"
+        } else {
+            "materials"
+        };
+        let key = |p: &str| format!("{table}.{name}.{p}");
         if name == "vacuum" || name == mask::INACTIVE {
             return Err(r.err(
                 format!("materials.{name}"),
@@ -536,7 +551,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         }
         let first = poles.len();
         for (k, p) in m.poles.iter().enumerate() {
-            poles.push(pole(&r, name, k, p)?);
+            poles.push(pole(&r, &format!("{table}.{name}"), k, p)?);
         }
         let axes = |d: Diagonal| match d {
             Diagonal::Isotropic(v) => [v; 3],
@@ -567,8 +582,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                     pole,
                     problem: yee_em::pole::PoleProblem { parameter, .. },
                     ..
-                } => format!("materials.{name}.poles[{pole}].{parameter}"),
-                _ => format!("materials.{name}.poles"),
+                } => format!("{table}.{name}.poles[{pole}].{parameter}"),
+                _ => format!("{table}.{name}.poles"),
             };
             // The core names the background; here the material has a name.
             let message = e.to_string();
@@ -588,7 +603,11 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
                 let known: Vec<&str> = materials.iter().map(|(n, _)| n.as_str()).collect();
                 r.err(
                     key,
-                    format!("unknown material `{name}` (defined: {})", known.join(", ")),
+                    format!(
+                        "unknown material `{name}` (defined: {}; library: {})",
+                        known.join(", "),
+                        library_names().join(", ")
+                    ),
                 )
             })
     };
@@ -1040,9 +1059,49 @@ fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
     }
 }
 
-/// Pole `k` of material `name` in normalised units: frequencies (Hz in SI) and τ (s) converted,
-/// strengths as given.
-fn pole(r: &Resolver, name: &str, k: usize, p: &PoleSpec) -> Result<yee_em::Pole, SceneError> {
+/// The library materials `spec` names (as the background or a shape's material) without
+/// defining them, each once under the name used. They are in SI units: a normalised scene that
+/// names one is an error at the key naming it.
+fn library_materials(
+    r: &Resolver,
+    spec: &SceneSpec,
+) -> Result<Vec<(String, &'static LibraryMaterial)>, SceneError> {
+    let named = spec
+        .background
+        .iter()
+        .map(|b| ("background".to_string(), b))
+        .chain(
+            spec.geometry
+                .iter()
+                .enumerate()
+                .map(|(i, g)| (format!("geometry[{i}].material"), &g.material)),
+        );
+    let mut found: Vec<(String, &'static LibraryMaterial)> = Vec::new();
+    for (key, name) in named {
+        if spec.materials.contains_key(name) || found.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let Some(m) = library_material(name) else {
+            continue;
+        };
+        if matches!(r.units, Units::Normalised) {
+            return Err(r.err(
+                key,
+                format!(
+                    "`{name}` is a library material ({}), given in SI units: give the scene \
+                     [units] system = \"si\" and a cell_size",
+                    m.description
+                ),
+            ));
+        }
+        found.push((name.clone(), m));
+    }
+    Ok(found)
+}
+
+/// Pole `k` of the material at `key` (`materials.NAME`) in normalised units: frequencies (Hz
+/// in SI) and τ (s) converted, strengths as given.
+fn pole(r: &Resolver, key: &str, k: usize, p: &PoleSpec) -> Result<yee_em::Pole, SceneError> {
     let u = r.units;
     Ok(match *p {
         PoleSpec::Drude {
@@ -1066,7 +1125,7 @@ fn pole(r: &Resolver, name: &str, k: usize, p: &PoleSpec) -> Result<yee_em::Pole
         PoleSpec::Debye { delta_eps, tau } => {
             if !(tau.is_finite() && tau > 0.0) {
                 return Err(r.err(
-                    format!("materials.{name}.poles[{k}].tau"),
+                    format!("{key}.poles[{k}].tau"),
                     format!("{tau} must be a positive time"),
                 ));
             }

@@ -366,7 +366,7 @@ pub struct MaterialSpec {
 
 /// One entry of `poles` in `[materials.NAME]`, by `kind` (docs/scene.md, "Dispersive
 /// materials"). Frequencies are ordinary frequencies (Hz in SI scenes), τ a time.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum PoleSpec {
     /// `ε += σ ω₀² / (−ω² − iωγ)`, ω₀ = 2π·frequency, γ = 2π·gamma.

@@ -177,7 +177,14 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             match scene.smoothing {
                 true => format!(
                     "on: the surfaces of {curved} sphere(s) and cylinder(s) are smoothed \
-                     (subpixel averaging); the volumes above count them staircased"
+                     (subpixel averaging){}; the volumes above count them staircased",
+                    if scene.regions.iter().any(|r| r.material.is_dispersive())
+                        || scene.background.1.is_dispersive()
+                    {
+                        ", but for E beside a dispersive material"
+                    } else {
+                        ""
+                    }
                 ),
                 false => "off: spheres and cylinders are staircased".to_string(),
             }
