@@ -1,0 +1,41 @@
+/* The host build of the Yee kernel bodies (yee_cell.h): a loop over a box of nodes, one call of
+ * the cell body each, as a CUDA thread would make it. Compiled by build.rs with
+ * -ffp-contract=off, so no multiply-add is fused; the tests compare it with the scalar oracle
+ * bit for bit. */
+
+#define YEE_REAL float
+#define YEE_NAME(name) name##_f32
+#include "yee_cell.h"
+#undef YEE_REAL
+#undef YEE_NAME
+
+#define YEE_REAL double
+#define YEE_NAME(name) name##_f64
+#include "yee_cell.h"
+#undef YEE_REAL
+#undef YEE_NAME
+
+/* Updates the nodes of the box [lo, hi) of a field stored over the box starting at
+ * storage_lo with extents `extent` (x fastest): `terms` its curl terms, `ids` each node's
+ * material and `coefficients` the [decay, gain] pair of each material. */
+#define YEE_HOST_BOX(REAL, SUFFIX)                                                          \
+    void yee_update_box_##SUFFIX(REAL *values, const yee_term_##SUFFIX *terms, int count,    \
+                                 const unsigned short *ids, const REAL *coefficients,       \
+                                 const long lo[3], const long hi[3], const long storage_lo[3], \
+                                 const long extent[3], int electric)                         \
+    {                                                                                        \
+        for (long z = lo[2]; z < hi[2]; ++z) {                                               \
+            for (long y = lo[1]; y < hi[1]; ++y) {                                           \
+                for (long x = lo[0]; x < hi[0]; ++x) {                                       \
+                    long p[3] = {x, y, z};                                                   \
+                    long o = (x - storage_lo[0]) +                                           \
+                             extent[0] * ((y - storage_lo[1]) + extent[1] * (z - storage_lo[2])); \
+                    REAL curl = yee_curl_##SUFFIX(terms, count, o, p, electric);             \
+                    values[o] = yee_update_##SUFFIX(values[o], curl, coefficients + 2 * ids[o]); \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+YEE_HOST_BOX(float, f32)
+YEE_HOST_BOX(double, f64)
