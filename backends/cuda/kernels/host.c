@@ -39,3 +39,34 @@
 
 YEE_HOST_BOX(float, f32)
 YEE_HOST_BOX(double, f64)
+
+/* Corrects the nodes of [lo, hi) inside one CPML layer: `values` over the field's storage box,
+ * `psi` over the layer's box in the chunk (slab_lo, slab_extent), `term` the curl term along
+ * the layer's axis. */
+#define YEE_HOST_CPML(REAL, SUFFIX)                                                          \
+    void yee_cpml_box_##SUFFIX(REAL *values, REAL *psi, const yee_term_##SUFFIX *term,       \
+                               const unsigned short *ids, const REAL *coefficients,          \
+                               const long lo[3], const long hi[3], const long storage_lo[3], \
+                               const long extent[3], const long slab_lo[3],                  \
+                               const long slab_extent[3], int electric)                      \
+    {                                                                                        \
+        for (long z = lo[2]; z < hi[2]; ++z) {                                               \
+            for (long y = lo[1]; y < hi[1]; ++y) {                                           \
+                for (long x = lo[0]; x < hi[0]; ++x) {                                       \
+                    long p[3] = {x, y, z};                                                   \
+                    long o = (x - storage_lo[0]) +                                           \
+                             extent[0] * ((y - storage_lo[1]) + extent[1] * (z - storage_lo[2])); \
+                    long q = (x - slab_lo[0]) +                                              \
+                             slab_extent[0] * ((y - slab_lo[1]) + slab_extent[1] * (z - slab_lo[2])); \
+                    const REAL *s = term->source;                                            \
+                    REAL d = electric ? s[o] - s[o - term->stride] : s[o + term->stride] - s[o]; \
+                    values[o] = yee_cpml_##SUFFIX(values[o], &psi[q], d,                     \
+                                                  term->stretch + 3 * p[term->axis],         \
+                                                  coefficients[2 * ids[o] + 1], term->sign > 0); \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+YEE_HOST_CPML(float, f32)
+YEE_HOST_CPML(double, f64)

@@ -58,3 +58,16 @@ static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_update)(YEE_REAL value, YEE_REAL 
 {
     return value * coefficients[0] + curl * coefficients[1];
 }
+
+/* The CPML correction of one node inside a layer, right after its curl update (Roden &
+ * Gedney 2000, eqs. (8)-(10)): psi <- b psi + c d, then value <- value +/- gain psi, with
+ * `stretch_at` the layer's [b, c, 1/kappa] at the node, `d` the difference along the layer's
+ * axis and `gain` the material's curl coefficient; `positive` is the sign of the term. */
+static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_cpml)(YEE_REAL value, YEE_REAL *psi, YEE_REAL d,
+                                                    const YEE_REAL *stretch_at, YEE_REAL gain,
+                                                    int positive)
+{
+    *psi = *psi * stretch_at[0] + d * stretch_at[1];
+    YEE_REAL correction = *psi * gain;
+    return positive ? value + correction : value - correction;
+}

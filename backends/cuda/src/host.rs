@@ -28,6 +28,23 @@ mod sealed {
 
     /// The C loop's arguments after `terms`: ids, coefficients, lo, hi, storage_lo, extent,
     /// electric.
+    /// The C CPML loop's arguments: values, psi, term, ids, coefficients, lo, hi, storage_lo,
+    /// extent, slab_lo, slab_extent, electric.
+    pub type CpmlFn<R> = unsafe extern "C" fn(
+        *mut R,
+        *mut R,
+        *const RawTerm<R>,
+        *const u16,
+        *const R,
+        *const c_long,
+        *const c_long,
+        *const c_long,
+        *const c_long,
+        *const c_long,
+        *const c_long,
+        c_int,
+    );
+
     pub type BoxFn<R> = unsafe extern "C" fn(
         *mut R,
         *const RawTerm<R>,
@@ -66,22 +83,57 @@ mod sealed {
             extent: *const c_long,
             electric: c_int,
         );
+        pub fn yee_cpml_box_f32(
+            values: *mut f32,
+            psi: *mut f32,
+            term: *const RawTerm<f32>,
+            ids: *const u16,
+            coefficients: *const f32,
+            lo: *const c_long,
+            hi: *const c_long,
+            storage_lo: *const c_long,
+            extent: *const c_long,
+            slab_lo: *const c_long,
+            slab_extent: *const c_long,
+            electric: c_int,
+        );
+        pub fn yee_cpml_box_f64(
+            values: *mut f64,
+            psi: *mut f64,
+            term: *const RawTerm<f64>,
+            ids: *const u16,
+            coefficients: *const f64,
+            lo: *const c_long,
+            hi: *const c_long,
+            storage_lo: *const c_long,
+            extent: *const c_long,
+            slab_lo: *const c_long,
+            slab_extent: *const c_long,
+            electric: c_int,
+        );
     }
 
     /// The C loop of each value type.
     pub trait Sealed: Sized {
         fn box_fn() -> BoxFn<Self>;
+        fn cpml_fn() -> CpmlFn<Self>;
     }
 
     impl Sealed for f32 {
         fn box_fn() -> BoxFn<f32> {
             yee_update_box_f32
         }
+        fn cpml_fn() -> CpmlFn<f32> {
+            yee_cpml_box_f32
+        }
     }
 
     impl Sealed for f64 {
         fn box_fn() -> BoxFn<f64> {
             yee_update_box_f64
+        }
+        fn cpml_fn() -> CpmlFn<f64> {
+            yee_cpml_box_f64
         }
     }
 }
@@ -125,6 +177,8 @@ pub enum HostKernelError {
     Stretch(usize),
     /// More terms than the C body takes, or a term's axis is not 0, 1 or 2.
     Term,
+    /// The CPML box is not inside the layer's box.
+    OutsideLayer,
 }
 
 impl fmt::Display for HostKernelError {
@@ -135,6 +189,7 @@ impl fmt::Display for HostKernelError {
             HostKernelError::MaterialId(id) => write!(f, "material id {id} has no coefficients"),
             HostKernelError::Stretch(t) => write!(f, "the stretch table of term {t} is short"),
             HostKernelError::Term => write!(f, "at most two terms, along axes 0, 1 or 2"),
+            HostKernelError::OutsideLayer => write!(f, "the box is not inside the layer"),
         }
     }
 }
@@ -154,61 +209,19 @@ pub fn update_box<R: KernelReal>(
     storage: Storage,
     electric: bool,
 ) -> Result<(), HostKernelError> {
-    let cells: usize = storage.extent.iter().product();
-    if values.len() != cells {
-        return Err(HostKernelError::Length("values"));
-    }
-    if ids.len() != cells {
-        return Err(HostKernelError::Length("ids"));
-    }
-    if terms.len() > 2 || terms.iter().any(|t| t.axis > 2) {
-        return Err(HostKernelError::Term);
-    }
-    if terms.iter().any(|t| t.source.len() != cells) {
-        return Err(HostKernelError::Length("a term's source"));
-    }
+    check(
+        values.len(),
+        terms,
+        ids,
+        coefficients.len(),
+        [lo, hi],
+        storage,
+        electric,
+    )?;
     if (0..3).any(|a| lo[a] >= hi[a]) {
         return Ok(());
     }
-    // Every difference reads one node beyond the box along its axis: below for E, above for H.
-    for t in terms {
-        let a = t.axis;
-        let (first, last) = if electric {
-            (lo[a] - 1, hi[a] - 1)
-        } else {
-            (lo[a], hi[a])
-        };
-        let end = storage.lo[a] + storage.extent[a] as i64;
-        if first < storage.lo[a] || last >= end {
-            return Err(HostKernelError::OutsideStorage);
-        }
-    }
-    for a in 0..3 {
-        if lo[a] < storage.lo[a] || hi[a] > storage.lo[a] + storage.extent[a] as i64 {
-            return Err(HostKernelError::OutsideStorage);
-        }
-    }
-    for (i, t) in terms.iter().enumerate() {
-        if lo[t.axis] < 0 || hi[t.axis] as usize > t.stretch.len() {
-            return Err(HostKernelError::Stretch(i));
-        }
-    }
-    if let Some(&id) = ids
-        .iter()
-        .find(|&&id| usize::from(id) >= coefficients.len())
-    {
-        return Err(HostKernelError::MaterialId(id));
-    }
-    let raw: Vec<sealed::RawTerm<R>> = terms
-        .iter()
-        .map(|t| sealed::RawTerm {
-            source: t.source.as_ptr(),
-            stride: t.stride as c_long,
-            axis: t.axis as c_int,
-            sign: c_int::from(t.sign),
-            stretch: t.stretch.as_ptr().cast(),
-        })
-        .collect();
+    let raw: Vec<sealed::RawTerm<R>> = terms.iter().map(raw).collect();
     let [lo, hi, storage_lo] = [lo, hi, storage.lo].map(|b| b.map(|x| x as c_long));
     let extent = storage.extent.map(|x| x as c_long);
     // SAFETY: every offset the loop forms lies in `values`, `ids` and each source (the box and
@@ -226,6 +239,130 @@ pub fn update_box<R: KernelReal>(
             hi.as_ptr(),
             storage_lo.as_ptr(),
             extent.as_ptr(),
+            c_int::from(electric),
+        );
+    }
+    Ok(())
+}
+
+/// The checks every index of the C loops needs over `[lo, hi)` of a field stored over
+/// `storage`: lengths, the one-node reach of each term's difference, the stretch tables and
+/// the material ids.
+fn check<R>(
+    values: usize,
+    terms: &[Term<R>],
+    ids: &[u16],
+    coefficients: usize,
+    [lo, hi]: [[i64; 3]; 2],
+    storage: Storage,
+    electric: bool,
+) -> Result<(), HostKernelError> {
+    let cells: usize = storage.extent.iter().product();
+    if values != cells {
+        return Err(HostKernelError::Length("values"));
+    }
+    if ids.len() != cells {
+        return Err(HostKernelError::Length("ids"));
+    }
+    if terms.len() > 2 || terms.iter().any(|t| t.axis > 2) {
+        return Err(HostKernelError::Term);
+    }
+    if terms.iter().any(|t| t.source.len() != cells) {
+        return Err(HostKernelError::Length("a term's source"));
+    }
+    if (0..3).any(|a| lo[a] >= hi[a]) {
+        return Ok(());
+    }
+    for a in 0..3 {
+        if lo[a] < storage.lo[a] || hi[a] > storage.lo[a] + storage.extent[a] as i64 {
+            return Err(HostKernelError::OutsideStorage);
+        }
+    }
+    // Every difference reads one node beyond the box along its axis: below for E, above for H.
+    for (i, t) in terms.iter().enumerate() {
+        let a = t.axis;
+        let (first, last) = if electric {
+            (lo[a] - 1, hi[a] - 1)
+        } else {
+            (lo[a], hi[a])
+        };
+        if first < storage.lo[a] || last >= storage.lo[a] + storage.extent[a] as i64 {
+            return Err(HostKernelError::OutsideStorage);
+        }
+        if lo[a] < 0 || hi[a] as usize > t.stretch.len() {
+            return Err(HostKernelError::Stretch(i));
+        }
+    }
+    if let Some(&id) = ids.iter().find(|&&id| usize::from(id) >= coefficients) {
+        return Err(HostKernelError::MaterialId(id));
+    }
+    Ok(())
+}
+
+fn raw<R>(t: &Term<R>) -> sealed::RawTerm<R> {
+    sealed::RawTerm {
+        source: t.source.as_ptr(),
+        stride: t.stride as c_long,
+        axis: t.axis as c_int,
+        sign: c_int::from(t.sign),
+        stretch: t.stretch.as_ptr().cast(),
+    }
+}
+
+/// Applies the CPML correction of one layer to the nodes of `[lo, hi)` (inside the layer's
+/// cells in the chunk, `layer`, over which `psi` is stored): `ψ ← b·ψ + c·∂`, then
+/// `v ← v ± gain·ψ` with `term` the curl term along the layer's axis, `[b, c, _]` its stretch
+/// table at the node and `gain` the node's material's curl coefficient.
+#[allow(clippy::too_many_arguments)]
+pub fn cpml_box<R: KernelReal>(
+    values: &mut [R],
+    psi: &mut [R],
+    term: Term<R>,
+    ids: &[u16],
+    coefficients: &[[R; 2]],
+    [lo, hi]: [[i64; 3]; 2],
+    storage: Storage,
+    layer: Storage,
+    electric: bool,
+) -> Result<(), HostKernelError> {
+    check(
+        values.len(),
+        &[term],
+        ids,
+        coefficients.len(),
+        [lo, hi],
+        storage,
+        electric,
+    )?;
+    if psi.len() != layer.extent.iter().product::<usize>() {
+        return Err(HostKernelError::Length("psi"));
+    }
+    if (0..3).any(|a| lo[a] >= hi[a]) {
+        return Ok(());
+    }
+    if (0..3).any(|a| lo[a] < layer.lo[a] || hi[a] > layer.lo[a] + layer.extent[a] as i64) {
+        return Err(HostKernelError::OutsideLayer);
+    }
+    let raw = raw(&term);
+    let [lo, hi, storage_lo, layer_lo] =
+        [lo, hi, storage.lo, layer.lo].map(|b| b.map(|x| x as c_long));
+    let [extent, layer_extent] = [storage.extent, layer.extent].map(|e| e.map(|x| x as c_long));
+    // SAFETY: as in `update_box`, every offset into `values`, `ids`, the source and the
+    // stretch table was checked above; every ψ offset lies in `psi` (the box is inside the
+    // layer's box, whose cell count is its length); `values` and `psi` are distinct `&mut`.
+    unsafe {
+        <R as sealed::Sealed>::cpml_fn()(
+            values.as_mut_ptr(),
+            psi.as_mut_ptr(),
+            &raw,
+            ids.as_ptr(),
+            coefficients.as_ptr().cast(),
+            lo.as_ptr(),
+            hi.as_ptr(),
+            storage_lo.as_ptr(),
+            extent.as_ptr(),
+            layer_lo.as_ptr(),
+            layer_extent.as_ptr(),
             c_int::from(electric),
         );
     }

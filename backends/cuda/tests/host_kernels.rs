@@ -1,11 +1,13 @@
-//! The host build of the CUDA kernel bodies against the scalar oracle, bit for bit: a grid
+//! The host build of the CUDA kernel bodies (curl update, then CPML correction) against the
+//! scalar oracle, bit for bit, fields and ψ: a grid
 //! with materials (lossy, anisotropic, smoothed), CPML stretched by κ = 5 on some faces and
 //! PEC/PMC on others, random fields, every mode, E and H, f32 and f64, on the whole grid and on
 //! a chunk of it. A slip of an index, a sign or the expression order fails it.
 
 use yee_core::{Box3, Field, Stencil};
-use yee_cuda::host::{KernelReal, Storage, Term, update_box};
+use yee_cuda::host::{KernelReal, Storage, Term, cpml_box, update_box};
 use yee_em::{Boundary, CpmlParams, Material, Mode, Region, Setup, Shape};
+use yee_scalar::cpml::CpmlUpdate;
 use yee_scalar::curl::CurlUpdate;
 use yee_scalar::state::YeeState;
 
@@ -133,6 +135,80 @@ where
     }
 }
 
+/// The CPML kernel body's host build: what `CpmlUpdate` does, layer by layer.
+fn host_cpml<T>(state: &mut YeeState<T>, electric: bool, region: Box3)
+where
+    T: yee_core::Real + KernelReal,
+{
+    let mut slabs = std::mem::take(&mut state.slabs);
+    for slab in &mut slabs {
+        for &c in state.mode.components() {
+            if c.is_electric() != electric {
+                continue;
+            }
+            let Some(psi) = slab.psi[c.index()].as_mut() else {
+                continue;
+            };
+            let r = region
+                .intersect(&slab.region)
+                .intersect(&state.free[c.index()]);
+            if r.is_empty() {
+                continue;
+            }
+            let t = c
+                .curl_terms()
+                .into_iter()
+                .find(|t| t.axis == slab.axis)
+                .unwrap();
+            let mut target = state.fields[c.index()].take().unwrap();
+            let storage = Field::storage(&target);
+            let term = Term {
+                source: state.field(t.source).unwrap().as_slice(),
+                stride: storage.strides()[t.axis.index()],
+                axis: t.axis.index(),
+                sign: t.sign,
+                stretch: state.stretch[t.axis.index()].table(c, t.axis),
+            };
+            let coefficients = if electric {
+                &state.electric
+            } else {
+                &state.magnetic
+            };
+            cpml_box(
+                target.as_mut_slice(),
+                psi,
+                term,
+                &state.material_ids[c.index()],
+                coefficients,
+                [r.lo, r.hi],
+                Storage {
+                    lo: storage.lo,
+                    extent: storage.extent(),
+                },
+                Storage {
+                    lo: slab.region.lo,
+                    extent: slab.region.extent(),
+                },
+                electric,
+            )
+            .unwrap();
+            state.fields[c.index()] = Some(target);
+        }
+    }
+    state.slabs = slabs;
+}
+
+/// Random ψ in every layer.
+fn fill_psi<T: yee_core::Real>(state: &mut YeeState<T>) {
+    for (i, slab) in state.slabs.iter_mut().enumerate() {
+        for psi in slab.psi.iter_mut().flatten() {
+            for (j, v) in psi.iter_mut().enumerate() {
+                *v = T::from_f64(((i * 7919 + j * 104_729) % 1000) as f64 / 500.0 - 1.0);
+            }
+        }
+    }
+}
+
 fn compare<T>(mode: Mode, owned: Box3)
 where
     T: yee_core::Real + KernelReal,
@@ -142,9 +218,26 @@ where
     for electric in [true, false] {
         let mut oracle = YeeState::<T>::new(&setup, owned);
         fill(&mut oracle, 7 + u64::from(electric));
+        fill_psi(&mut oracle);
         let mut host = oracle.clone();
         CurlUpdate { electric }.apply(&mut oracle, owned, 0);
+        CpmlUpdate { electric }.apply(&mut oracle, owned, 0);
         host_update(&mut host, electric, owned);
+        host_cpml(&mut host, electric, owned);
+        for (a, b) in oracle.slabs.iter().zip(&host.slabs) {
+            assert!(
+                a.psi == b.psi
+                    || a.psi.iter().zip(&b.psi).all(|(x, y)| match (x, y) {
+                        (Some(x), Some(y)) => x.iter().zip(y).all(|(p, q)| {
+                            yee_core::Real::to_f64(*p).to_bits()
+                                == yee_core::Real::to_f64(*q).to_bits()
+                        }),
+                        (None, None) => true,
+                        _ => false,
+                    }),
+                "{mode:?}: ψ differs"
+            );
+        }
         for (c, (a, b)) in oracle.fields.iter().zip(&host.fields).enumerate() {
             let (Some(a), Some(b)) = (a, b) else { continue };
             let differ = a
