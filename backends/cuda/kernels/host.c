@@ -15,6 +15,22 @@
 #undef YEE_REAL
 #undef YEE_NAME
 
+/* The storage offset of global position p in a box stored from `lo` with extents `extent`
+ * (x fastest). */
+static inline long yee_offset(const long p[3], const long lo[3], const long extent[3])
+{
+    return (p[0] - lo[0]) + extent[0] * ((p[1] - lo[1]) + extent[1] * (p[2] - lo[2]));
+}
+
+/* Every node of [lo, hi) in order (z, then y, then x fastest), with `p` its position. */
+#define YEE_FOR_NODES(lo, hi, p, body)                                                       \
+    for (long z = lo[2]; z < hi[2]; ++z)                                                     \
+        for (long y = lo[1]; y < hi[1]; ++y)                                                 \
+            for (long x = lo[0]; x < hi[0]; ++x) {                                           \
+                long p[3] = {x, y, z};                                                       \
+                body                                                                         \
+            }
+
 /* Updates the nodes of the box [lo, hi) of a field stored over the box starting at
  * storage_lo with extents `extent` (x fastest): `terms` its curl terms, `ids` each node's
  * material and `coefficients` the [decay, gain] pair of each material. */
@@ -24,17 +40,11 @@
                                  const long lo[3], const long hi[3], const long storage_lo[3], \
                                  const long extent[3], int electric)                         \
     {                                                                                        \
-        for (long z = lo[2]; z < hi[2]; ++z) {                                               \
-            for (long y = lo[1]; y < hi[1]; ++y) {                                           \
-                for (long x = lo[0]; x < hi[0]; ++x) {                                       \
-                    long p[3] = {x, y, z};                                                   \
-                    long o = (x - storage_lo[0]) +                                           \
-                             extent[0] * ((y - storage_lo[1]) + extent[1] * (z - storage_lo[2])); \
-                    REAL curl = yee_curl_##SUFFIX(terms, count, o, p, electric);             \
-                    values[o] = yee_update_##SUFFIX(values[o], curl, coefficients + 2 * ids[o]); \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
+        YEE_FOR_NODES(lo, hi, p, {                                                           \
+            long o = yee_offset(p, storage_lo, extent);                                      \
+            REAL curl = yee_curl_##SUFFIX(terms, count, o, p, electric);                     \
+            values[o] = yee_update_##SUFFIX(values[o], curl, coefficients + 2 * ids[o]);     \
+        })                                                                                   \
     }
 
 YEE_HOST_BOX(float, f32)
@@ -50,22 +60,13 @@ YEE_HOST_BOX(double, f64)
                                const long extent[3], const long slab_lo[3],                  \
                                const long slab_extent[3], int electric)                      \
     {                                                                                        \
-        for (long z = lo[2]; z < hi[2]; ++z) {                                               \
-            for (long y = lo[1]; y < hi[1]; ++y) {                                           \
-                for (long x = lo[0]; x < hi[0]; ++x) {                                       \
-                    long p[3] = {x, y, z};                                                   \
-                    long o = (x - storage_lo[0]) +                                           \
-                             extent[0] * ((y - storage_lo[1]) + extent[1] * (z - storage_lo[2])); \
-                    long q = (x - slab_lo[0]) +                                              \
-                             slab_extent[0] * ((y - slab_lo[1]) + slab_extent[1] * (z - slab_lo[2])); \
-                    const REAL *s = term->source;                                            \
-                    REAL d = electric ? s[o] - s[o - term->stride] : s[o + term->stride] - s[o]; \
-                    values[o] = yee_cpml_##SUFFIX(values[o], &psi[q], d,                     \
-                                                  term->stretch + 3 * p[term->axis],         \
-                                                  coefficients[2 * ids[o] + 1], term->sign > 0); \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
+        YEE_FOR_NODES(lo, hi, p, {                                                           \
+            long o = yee_offset(p, storage_lo, extent);                                      \
+            REAL d = yee_difference_##SUFFIX(term->source, o, term->stride, electric);       \
+            values[o] = yee_cpml_##SUFFIX(values[o], &psi[yee_offset(p, slab_lo, slab_extent)], d, \
+                                          term->stretch + 3 * p[term->axis],                 \
+                                          coefficients[2 * ids[o] + 1], term->sign > 0);     \
+        })                                                                                   \
     }
 
 YEE_HOST_CPML(float, f32)

@@ -35,16 +35,22 @@ typedef struct {
     const YEE_REAL *stretch;
 } YEE_NAME(yee_term);
 
-/* The signed, stretched curl at storage offset o of the node at global position p:
- * backward differences for E (H lies half a cell below), forward for H. */
+/* The difference approximating the derivative at storage offset o along a stride: backward
+ * for E (H lies half a cell below), forward for H. */
+static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_difference)(const YEE_REAL *s, long o,
+                                                          long stride, int electric)
+{
+    return electric ? s[o] - s[o - stride] : s[o + stride] - s[o];
+}
+
+/* The signed, stretched curl at storage offset o of the node at global position p. */
 static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_curl)(const YEE_NAME(yee_term) *terms, int count,
                                                     long o, const long p[3], int electric)
 {
     YEE_REAL curl = (YEE_REAL)0;
     for (int i = 0; i < count; ++i) {
         const YEE_NAME(yee_term) *t = &terms[i];
-        YEE_REAL d = electric ? t->source[o] - t->source[o - t->stride]
-                              : t->source[o + t->stride] - t->source[o];
+        YEE_REAL d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
         YEE_REAL scaled = d * t->stretch[3 * p[t->axis] + 2];
         curl = t->sign > 0 ? curl + scaled : curl - scaled;
     }

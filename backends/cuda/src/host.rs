@@ -26,8 +26,21 @@ mod sealed {
         pub stretch: *const R,
     }
 
-    /// The C loop's arguments after `terms`: ids, coefficients, lo, hi, storage_lo, extent,
-    /// electric.
+    /// The C box loop's arguments: values, terms, count, ids, coefficients, lo, hi,
+    /// storage_lo, extent, electric.
+    pub type BoxFn<R> = unsafe extern "C" fn(
+        *mut R,
+        *const RawTerm<R>,
+        c_int,
+        *const u16,
+        *const R,
+        *const c_long,
+        *const c_long,
+        *const c_long,
+        *const c_long,
+        c_int,
+    );
+
     /// The C CPML loop's arguments: values, psi, term, ids, coefficients, lo, hi, storage_lo,
     /// extent, slab_lo, slab_extent, electric.
     pub type CpmlFn<R> = unsafe extern "C" fn(
@@ -45,97 +58,57 @@ mod sealed {
         c_int,
     );
 
-    pub type BoxFn<R> = unsafe extern "C" fn(
-        *mut R,
-        *const RawTerm<R>,
-        c_int,
-        *const u16,
-        *const R,
-        *const c_long,
-        *const c_long,
-        *const c_long,
-        *const c_long,
-        c_int,
-    );
-
-    unsafe extern "C" {
-        pub fn yee_update_box_f32(
-            values: *mut f32,
-            terms: *const RawTerm<f32>,
-            count: c_int,
-            ids: *const u16,
-            coefficients: *const f32,
-            lo: *const c_long,
-            hi: *const c_long,
-            storage_lo: *const c_long,
-            extent: *const c_long,
-            electric: c_int,
-        );
-        pub fn yee_update_box_f64(
-            values: *mut f64,
-            terms: *const RawTerm<f64>,
-            count: c_int,
-            ids: *const u16,
-            coefficients: *const f64,
-            lo: *const c_long,
-            hi: *const c_long,
-            storage_lo: *const c_long,
-            extent: *const c_long,
-            electric: c_int,
-        );
-        pub fn yee_cpml_box_f32(
-            values: *mut f32,
-            psi: *mut f32,
-            term: *const RawTerm<f32>,
-            ids: *const u16,
-            coefficients: *const f32,
-            lo: *const c_long,
-            hi: *const c_long,
-            storage_lo: *const c_long,
-            extent: *const c_long,
-            slab_lo: *const c_long,
-            slab_extent: *const c_long,
-            electric: c_int,
-        );
-        pub fn yee_cpml_box_f64(
-            values: *mut f64,
-            psi: *mut f64,
-            term: *const RawTerm<f64>,
-            ids: *const u16,
-            coefficients: *const f64,
-            lo: *const c_long,
-            hi: *const c_long,
-            storage_lo: *const c_long,
-            extent: *const c_long,
-            slab_lo: *const c_long,
-            slab_extent: *const c_long,
-            electric: c_int,
-        );
-    }
-
-    /// The C loop of each value type.
+    /// The C loops of each value type.
     pub trait Sealed: Sized {
         fn box_fn() -> BoxFn<Self>;
         fn cpml_fn() -> CpmlFn<Self>;
     }
 
-    impl Sealed for f32 {
-        fn box_fn() -> BoxFn<f32> {
-            yee_update_box_f32
-        }
-        fn cpml_fn() -> CpmlFn<f32> {
-            yee_cpml_box_f32
-        }
+    /// The two C loops of `kernels/host.c` for one value type, and their [`Sealed`] impl.
+    macro_rules! loops {
+        ($t:ty, $update:ident, $cpml:ident) => {
+            unsafe extern "C" {
+                pub fn $update(
+                    values: *mut $t,
+                    terms: *const RawTerm<$t>,
+                    count: c_int,
+                    ids: *const u16,
+                    coefficients: *const $t,
+                    lo: *const c_long,
+                    hi: *const c_long,
+                    storage_lo: *const c_long,
+                    extent: *const c_long,
+                    electric: c_int,
+                );
+                pub fn $cpml(
+                    values: *mut $t,
+                    psi: *mut $t,
+                    term: *const RawTerm<$t>,
+                    ids: *const u16,
+                    coefficients: *const $t,
+                    lo: *const c_long,
+                    hi: *const c_long,
+                    storage_lo: *const c_long,
+                    extent: *const c_long,
+                    slab_lo: *const c_long,
+                    slab_extent: *const c_long,
+                    electric: c_int,
+                );
+            }
+
+            impl Sealed for $t {
+                fn box_fn() -> BoxFn<$t> {
+                    $update
+                }
+                fn cpml_fn() -> CpmlFn<$t> {
+                    $cpml
+                }
+            }
+        };
     }
 
-    impl Sealed for f64 {
-        fn box_fn() -> BoxFn<f64> {
-            yee_update_box_f64
-        }
-        fn cpml_fn() -> CpmlFn<f64> {
-            yee_cpml_box_f64
-        }
-    }
+    loops!(f32, yee_update_box_f32, yee_cpml_box_f32);
+    loops!(f64, yee_update_box_f64, yee_cpml_box_f64);
 }
 
 /// One curl term of the updated component: `sign · ∂source/∂axis`, the derivative scaled by

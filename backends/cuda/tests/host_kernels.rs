@@ -83,6 +83,23 @@ fn fill<T: yee_core::Real>(state: &mut YeeState<T>, seed: u64) {
     }
 }
 
+/// The kernel's view of curl term `t` of component `c`: the source, its stride in storage
+/// `strides`, and the stretch table along the term's axis.
+fn term<'a, T: yee_core::Real>(
+    state: &'a YeeState<T>,
+    c: yee_em::Component,
+    t: &yee_em::CurlTerm,
+    strides: [usize; 3],
+) -> Term<'a, T> {
+    Term {
+        source: state.field(t.source).unwrap().as_slice(),
+        stride: strides[t.axis.index()],
+        axis: t.axis.index(),
+        sign: t.sign,
+        stretch: state.stretch[t.axis.index()].table(c, t.axis),
+    }
+}
+
 /// The kernel body's host build over `region`: what `CurlUpdate` does to the components of
 /// the phase.
 fn host_update<T>(state: &mut YeeState<T>, electric: bool, region: Box3)
@@ -105,13 +122,7 @@ where
             .curl_terms()
             .iter()
             .filter(|t| active[t.axis.index()] && state.mode.has(t.source))
-            .map(|t| Term {
-                source: state.field(t.source).unwrap().as_slice(),
-                stride: strides[t.axis.index()],
-                axis: t.axis.index(),
-                sign: t.sign,
-                stretch: state.stretch[t.axis.index()].table(c, t.axis),
-            })
+            .map(|t| term(state, c, t, strides))
             .collect();
         let coefficients = if electric {
             &state.electric
@@ -162,13 +173,7 @@ where
                 .unwrap();
             let mut target = state.fields[c.index()].take().unwrap();
             let storage = Field::storage(&target);
-            let term = Term {
-                source: state.field(t.source).unwrap().as_slice(),
-                stride: storage.strides()[t.axis.index()],
-                axis: t.axis.index(),
-                sign: t.sign,
-                stretch: state.stretch[t.axis.index()].table(c, t.axis),
-            };
+            let term = term(state, c, &t, storage.strides());
             let coefficients = if electric {
                 &state.electric
             } else {
