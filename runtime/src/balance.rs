@@ -8,9 +8,7 @@ use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
-use yee_em::load::{
-    box_work, slice_densities, slice_densities_per_axis, slice_memory_densities,
-};
+use yee_em::load::{box_work, slice_densities, slice_densities_per_axis, slice_memory_densities};
 use yee_em::{Costs, Setup};
 use yee_scalar::decomposed::uniform_plan;
 
@@ -36,15 +34,17 @@ pub enum BalanceMode {
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum DensityModel {
+    /// The whole work of each one-cell slice, every CPML layer it crosses included (a cell
+    /// where layers overlap counts once per layer): exact for a split along one axis, and the
+    /// better of the two on a box with CPML on every face (docs/balancing.md, "Density
+    /// models").
+    #[default]
+    Summed,
     /// Franek 2016, §2.2 and §3: each axis by its own media only (a slice in the axis' CPML
     /// weighs `costs.cpml` per cell, the other axes' layers are left out). Reproduces the
-    /// paper's wind-turbine example, and balances CPML-bounded boxes better than `summed`
-    /// (docs/balancing.md, "Density models").
-    #[default]
+    /// paper's wind-turbine example (389 × 291 × 164), where it also balances better: there
+    /// the last rank holds the corner where all three layers overlap.
     PerAxis,
-    /// The whole work of each one-cell slice, every CPML layer it crosses included (a cell
-    /// where layers overlap counts once per layer).
-    Summed,
 }
 
 /// Everything the balancing flags say.

@@ -120,8 +120,8 @@ pub struct RunArgs {
     /// Balance memory (fields, material ids, CPML ψ) instead of time; with --balance static.
     #[arg(long)]
     pub balance_memory: bool,
-    /// How each axis' load density is built with --balance static or dynamic: per-axis
-    /// (default; Franek 2016) or summed. See docs/balancing.md.
+    /// How each axis' load density is built with --balance static or dynamic: summed
+    /// (default) or per-axis (Franek 2016). See docs/balancing.md, "Density models".
     #[arg(long, value_enum)]
     pub density: Option<DensityModel>,
     /// Exchange halos after the whole update instead of overlapping them with the interior
@@ -278,10 +278,9 @@ pub struct BalanceArgs {
     /// Balance memory instead of time.
     #[arg(long)]
     pub memory: bool,
-    /// How each axis' load density is built: `per-axis` (Franek 2016: an axis weighs only its
-    /// own CPML layers; reproduces the paper's example) or `summed` (every layer a slice
-    /// crosses). See docs/balancing.md.
-    /// Default: per-axis.
+    /// How each axis' load density is built: `summed` (default: every CPML layer a slice
+    /// crosses) or `per-axis` (Franek 2016: an axis weighs only its own CPML layers; reproduces
+    /// the paper's example). See docs/balancing.md, "Density models".
     #[arg(long, value_enum)]
     pub density: Option<DensityModel>,
     /// Print JSON.
