@@ -67,7 +67,8 @@ pub struct TileMap {
 
 impl TileMap {
     /// The map giving node `n` of `graph` to rank `part[n]`, for `ranks` ranks that each own
-    /// at least one tile.
+    /// at least one tile. A tile whose pieces (see [`TileGraph`]) lie in different parts goes
+    /// whole to the part of its largest piece.
     pub fn new(graph: &TileGraph, part: &[usize], ranks: usize) -> Result<TileMap, TileMapError> {
         let nodes = graph.tile_of.len();
         if part.len() != nodes {
@@ -77,6 +78,10 @@ impl TileMap {
             });
         }
         let mut owner = alloc::vec![None; graph.tiles.iter().product()];
+        // Cells of the piece that gave each tile its owner: a tile is executed whole, so when
+        // its pieces lie in different parts, the part of its largest piece (the first on a
+        // tie) computes it (the fields are the same whoever does).
+        let mut largest = alloc::vec![0usize; owner.len()];
         let mut owns = alloc::vec![false; ranks];
         for (node, (&t, &p)) in graph.tile_of.iter().zip(part).enumerate() {
             if p >= ranks {
@@ -86,8 +91,13 @@ impl TileMap {
                     ranks,
                 });
             }
-            owner[t] = Some(p);
-            owns[p] = true;
+            if graph.cells[node] > largest[t] {
+                largest[t] = graph.cells[node];
+                owner[t] = Some(p);
+            }
+        }
+        for p in owner.iter().flatten() {
+            owns[*p] = true;
         }
         if let Some(rank) = owns.iter().position(|&o| !o) {
             return Err(TileMapError::IdleRank { rank });

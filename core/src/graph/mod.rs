@@ -23,4 +23,4 @@ pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
 pub use rcdc::{RcdcParams, rcdc};
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
-pub use tiles::{GraphError, TileGraph};
+pub use tiles::{GraphError, NO_NODE, TileGraph};
