@@ -333,6 +333,34 @@ mod tests {
     }
 
     #[test]
+    fn a_tile_crossed_by_inactive_cells_is_one_node_per_piece() {
+        // 4×4, one tile of 4×4: columns x = 0 and x = 2..4 active, x = 1 inactive except at
+        // y = 3 (a U joined at the top). Then cut the top row: two fingers, two nodes.
+        let u: Vec<bool> = (0..16).map(|i| i % 4 != 1 || i / 4 == 3).collect();
+        let g = TileGraph::from_mask([4, 4, 1], &u, [4, 4, 1], 1.0).unwrap();
+        assert_eq!((g.tile_of.clone(), g.cells.clone()), (vec![0], vec![13]));
+        let fingers: Vec<bool> = (0..16).map(|i| i % 4 != 1).collect();
+        let g = TileGraph::from_mask([4, 4, 1], &fingers, [4, 4, 1], 1.0).unwrap();
+        assert_eq!(
+            (g.tile_of.clone(), g.cells.clone()),
+            (vec![0, 0], vec![4, 8])
+        );
+        assert_eq!(g.graph.edges(0).count(), 0);
+        let labels = g.node_of_cells(&fingers).unwrap();
+        assert_eq!(&labels[..4], [0, NO_NODE, 1, 1]);
+        // Two pieces in one part are two pieces at cell level; each in its own part, one each.
+        assert_eq!(g.cell_pieces(&fingers, &[0, 0], 1), Some(vec![2]));
+        assert_eq!(g.cell_pieces(&fingers, &[0, 1], 2), Some(vec![1, 1]));
+        assert_eq!(g.cell_pieces(&fingers, &[0, 2], 2), None);
+        assert_eq!(g.cell_pieces(&u, &[0, 0], 1), None);
+        // Tiles of 2×2: tile 0 (x 0..2, y 0..2) holds x = 0 only; tile 1 holds x = 2..4;
+        // pieces meet only across tile faces, upwards.
+        let g = TileGraph::from_mask([4, 4, 1], &u, [2, 2, 1], 1.0).unwrap();
+        assert_eq!(g.tile_of, [0, 1, 2, 3]);
+        assert_eq!(g.cells, [2, 4, 3, 4]);
+    }
+
+    #[test]
     fn bad_masks_are_errors() {
         assert_eq!(
             TileGraph::from_mask([2, 2, 1], &[true; 3], [1, 1, 1], 1.0),
