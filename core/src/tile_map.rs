@@ -68,7 +68,8 @@ pub struct TileMap {
 impl TileMap {
     /// The map giving node `n` of `graph` to rank `part[n]`, for `ranks` ranks that each own
     /// at least one tile. A tile whose pieces (see [`TileGraph`]) lie in different parts goes
-    /// whole to the part of its largest piece.
+    /// whole to the part of its largest piece, unless a part would then own no tile: it takes
+    /// one of its tiles from an owner that keeps another.
     pub fn new(graph: &TileGraph, part: &[usize], ranks: usize) -> Result<TileMap, TileMapError> {
         let nodes = graph.tile_of.len();
         if part.len() != nodes {
@@ -96,8 +97,23 @@ impl TileMap {
                 owner[t] = Some(p);
             }
         }
+        let mut owned = alloc::vec![0usize; ranks];
         for p in owner.iter().flatten() {
-            owns[*p] = true;
+            owned[*p] += 1;
+        }
+        // A rank whose pieces all lie in tiles given to others takes one of those tiles from
+        // an owner that keeps another.
+        for (&t, &p) in graph.tile_of.iter().zip(part) {
+            if owned[p] == 0 {
+                if let Some(o) = owner[t].filter(|&o| owned[o] > 1) {
+                    owned[o] -= 1;
+                    owned[p] += 1;
+                    owner[t] = Some(p);
+                }
+            }
+        }
+        for (o, &n) in owns.iter_mut().zip(&owned) {
+            *o = n > 0;
         }
         if let Some(rank) = owns.iter().position(|&o| !o) {
             return Err(TileMapError::IdleRank { rank });

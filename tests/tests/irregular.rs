@@ -158,8 +158,12 @@ fn clique_b_does_not_tell_a_balanced_partition() {
     let worst = at_once.iter().copied().fold(0.0, f64::max);
     assert!(at_once.len() >= 16 && worst > 6.0, "{at_once:?}");
     assert!(at_once.iter().all(|&i| i > 1.3), "{at_once:?}");
-    // And a balanced end can have any CliqueB, 0 included: no threshold tells balance.
-    let ends = cases.iter().map(|(_, end)| end);
-    assert!(ends.clone().all(|e| e.0 < 1.1));
-    assert!(ends.clone().any(|e| e.1 == 0.0) && ends.clone().any(|e| e.1 == 1.0));
+    // And a balanced end can have any CliqueB, 0 included: no threshold tells balance. (The
+    // comb at tile 8 with 32 parts ends at 1.32 by both methods: its fingers are pieces of
+    // 3 × 8 cells joined only along the finger, see docs/partitioning.md.)
+    let ends: Vec<&(f64, f64)> = cases.iter().map(|(_, end)| end).collect();
+    let balanced: Vec<&&(f64, f64)> = ends.iter().filter(|e| e.0 < 1.11).collect();
+    assert_eq!(balanced.len(), 30, "{ends:?}");
+    assert!(ends.iter().all(|e| e.0 < 1.33), "{ends:?}");
+    assert!(balanced.iter().any(|e| e.1 == 0.0) && balanced.iter().any(|e| e.1 == 1.0));
 }
