@@ -203,3 +203,36 @@ impl TileMap {
             .any(|(u, _, _)| self.owner[u].is_some() && self.owner[u] != me)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn a_split_tile_runs_whole_on_its_largest_piece() {
+        // 8×4 in tiles of 4×4: tile 0 holds x = 0 (4 cells) and x = 2..4 (8 cells), apart;
+        // tile 1 holds x = 4..8, joined to the x = 2..4 piece. Nodes: 0 (x = 0), 1 (x = 2..4),
+        // 2 (tile 1).
+        let mask: Vec<bool> = (0..32).map(|i| i % 8 != 1).collect();
+        let g = TileGraph::from_mask([8, 4, 1], &mask, [4, 4, 1], 1.0).unwrap();
+        assert_eq!(
+            (g.tile_of.clone(), g.cells.clone()),
+            (vec![0, 0, 1], vec![4, 8, 16])
+        );
+        // Tile 0's pieces in parts 0 and 1: part 0's piece is the larger.
+        let map = TileMap::new(&g, &[1, 0, 1], 2).unwrap();
+        assert_eq!(map.owner, [Some(0), Some(1)]);
+        // Part 1's only piece lies in tile 0, whose larger piece is part 0's; part 0 also owns
+        // tile 1, so part 1 takes tile 0.
+        let map = TileMap::new(&g, &[1, 0, 0], 2).unwrap();
+        assert_eq!(map.owner, [Some(1), Some(0)]);
+        // One tile, two parts: one rank must go without.
+        let fingers: Vec<bool> = (0..16).map(|i| i % 4 != 1).collect();
+        let g = TileGraph::from_mask([4, 4, 1], &fingers, [4, 4, 1], 1.0).unwrap();
+        assert_eq!(
+            TileMap::new(&g, &[0, 1], 2),
+            Err(TileMapError::IdleRank { rank: 0 })
+        );
+    }
+}

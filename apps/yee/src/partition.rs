@@ -118,7 +118,7 @@ pub fn report(
 /// The report as text.
 pub fn table(r: &PartitionReport) -> String {
     let mut s = format!(
-        "{}: {} active cells in {} tiles of {}, {} parts by {}\n\n",
+        "{}: {} active cells in {} tile graph nodes (tiles of {} or their pieces), {} parts by {}\n\n",
         r.name,
         r.cells,
         r.nodes,
