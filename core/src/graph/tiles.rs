@@ -1,5 +1,7 @@
 //! The macro data flow graph of a masked grid at tile granularity (Smyk & Tudruj 2011, §3:
-//! one macro node per tile, edges weighted by the communication volume).
+//! one macro node per tile, edges weighted by the communication volume), with a node per
+//! connected piece where inactive cells cut a tile apart (the paper partitions cells, whose
+//! parts are connected cell by cell).
 
 use alloc::vec;
 use alloc::vec::Vec;
