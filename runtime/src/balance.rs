@@ -213,12 +213,13 @@ pub struct BoxJson {
 
 /// How far the plan's slowest rank is from an even split of the work: the max over ranks of
 /// the work of its box ([`box_work`], every CPML layer it holds counted) ÷ its share of the
-/// whole grid's work (`speeds[r] / Σ speeds`; equal shares without speeds). 1 is perfect.
+/// whole grid's work (`speeds[r] / Σ speeds`; equal shares without speeds, and 1 for a rank
+/// `speeds` has no entry for). 1 is perfect.
 pub fn load_imbalance(setup: &Setup, costs: &Costs, plan: &Plan, speeds: Option<&[f64]>) -> f64 {
     let layout = plan.layout(&plan.borders);
     let ranks = plan.topology.ranks();
     let total = box_work(setup, yee_core::Box3::from_extent(setup.grid), costs);
-    let speed = |r: usize| speeds.map_or(1.0, |s| s[r]);
+    let speed = |r: usize| speeds.and_then(|s| s.get(r)).copied().unwrap_or(1.0);
     let speed_sum: f64 = (0..ranks).map(speed).sum();
     (0..ranks)
         .map(|r| box_work(setup, layout.chunk_box(r), costs) / (total * speed(r) / speed_sum))

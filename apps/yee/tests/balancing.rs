@@ -184,6 +184,17 @@ fn franek_wind_turbine_through_the_cli() {
         .unwrap();
     assert!(!e.status.success());
     assert!(String::from_utf8_lossy(&e.stderr).contains("--density weighs time"));
+    let e = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", dipole.to_str().unwrap(), "--density", "per-axis"])
+        .output()
+        .unwrap();
+    assert!(!e.status.success());
+    assert!(
+        String::from_utf8_lossy(&e.stderr)
+            .contains("--density weighs time: use it with --balance static or dynamic"),
+        "{}",
+        String::from_utf8_lossy(&e.stderr)
+    );
 }
 
 #[test]
