@@ -193,7 +193,7 @@ pub fn round_borders(
     // Candidates: forward δ, backward δ (on the mirrored axis), and nearest rounding.
     const CAP: usize = 512;
     let mut best_dev = f64::INFINITY;
-    let mut chosen = 0;
+    let mut chosen = 2;
     let mut scratch = [[0i64; CAP]; 3];
     let fits = n < CAP;
     if fits {
@@ -208,10 +208,15 @@ pub fn round_borders(
             scratch[1][i] = extent - back[n - i];
         }
         round_nearest(ideal, &mut scratch[2][..=n])?;
-        for (k, candidate) in scratch.iter().enumerate() {
-            let monotone = candidate[..=n].windows(2).all(|w| w[1] >= w[0]);
-            let dev = max_deviation(ideal, &candidate[..=n]);
-            if monotone && dev < best_dev {
+        // Franek's nearest rounding first: a δ pass replaces it only when its largest
+        // deviation is smaller (beyond rounding noise), so ties keep Franek 2016's §2.1
+        // borders (his wind-turbine example's 164 cells on z, where forward δ gives 165 with
+        // the same largest deviation).
+        for k in [2, 0, 1] {
+            let candidate = &scratch[k][..=n];
+            let monotone = candidate.windows(2).all(|w| w[1] >= w[0]);
+            let dev = max_deviation(ideal, candidate);
+            if monotone && dev < best_dev - 1e-9 {
                 best_dev = dev;
                 chosen = k;
             }
@@ -285,7 +290,8 @@ mod tests {
     fn delta_rounding_by_hand() {
         // Ideal widths 2.6, 2.6, 2.8 on an axis of 8: borders 0, 2.6, 5.2, 8.
         // Forward the δ rule picks 3 (δ_R = −0.4), then 6 (δ_R = −0.8): widths 3, 3, 2,
-        // deviation 0.8. Backward (on the mirrored axis) gives widths 2, 3, 3: deviation 0.6.
+        // deviation 0.8. Backward (on the mirrored axis) gives widths 2, 3, 3: deviation 0.6,
+        // as does nearest rounding (widths 3, 2, 3), which wins the tie.
         let ideal = [0.0, 2.6, 5.2, 8.0];
         let mut forward = [0i64; 4];
         delta_pass(&ideal, &mut forward);
@@ -293,8 +299,30 @@ mod tests {
         assert!((max_deviation(&ideal, &forward) - 0.8).abs() < 1e-12);
         let mut out = [0i64; 4];
         round_borders(&ideal, 1, &mut out).unwrap();
-        assert_eq!(out, [0, 2, 5, 8]);
+        assert_eq!(out, [0, 3, 5, 8]);
         assert!((max_deviation(&ideal, &out) - 0.6).abs() < 1e-12);
+        // Ideal widths 0.6, 0.8, 0.6: nearest rounding gives 1, 0, 1 (deviation 0.8); forward δ
+        // gives 1 (δ_R = −0.4), then 1 (δ_R = −0.6), then 0: deviation 0.6, strictly better.
+        let ideal = [0.0, 0.6, 1.4, 2.0];
+        round_borders(&ideal, 1, &mut out).unwrap();
+        assert_eq!(out, [0, 1, 2, 2]);
+    }
+
+    #[test]
+    fn franek_wind_turbine_z_keeps_nearest_rounding_on_a_tie() {
+        // Franek 2016, §3, z: 11824 regular cells and 100 PML cells (1.86) on 48 segments. The
+        // paper rounds to the nearest cell (§2.1): last segment 164. Forward δ reaches the same
+        // largest deviation with 165; the tie keeps the paper's.
+        let mut density = [1.0f64; 11924];
+        density[11824..].fill(1.86);
+        let mut ideal = [0.0; 49];
+        ideal_borders(&density, &[1.0; 48], &mut ideal).unwrap();
+        let mut forward = [0i64; 49];
+        delta_pass(&ideal, &mut forward);
+        assert_eq!(forward[48] - forward[47], 165);
+        let mut out = [0i64; 49];
+        round_borders(&ideal, 1, &mut out).unwrap();
+        assert_eq!(out[48] - out[47], 164);
     }
 
     #[test]

@@ -67,7 +67,9 @@ pub struct TileMap {
 
 impl TileMap {
     /// The map giving node `n` of `graph` to rank `part[n]`, for `ranks` ranks that each own
-    /// at least one tile.
+    /// at least one tile. A tile whose pieces (see [`TileGraph`]) lie in different parts goes
+    /// whole to the part of its largest piece, unless a part would then own no tile: it takes
+    /// one of its tiles from an owner that keeps another.
     pub fn new(graph: &TileGraph, part: &[usize], ranks: usize) -> Result<TileMap, TileMapError> {
         let nodes = graph.tile_of.len();
         if part.len() != nodes {
@@ -77,6 +79,10 @@ impl TileMap {
             });
         }
         let mut owner = alloc::vec![None; graph.tiles.iter().product()];
+        // Cells of the piece that gave each tile its owner: a tile is executed whole, so when
+        // its pieces lie in different parts, the part of its largest piece (the first on a
+        // tie) computes it (the fields are the same whoever does).
+        let mut largest = alloc::vec![0usize; owner.len()];
         let mut owns = alloc::vec![false; ranks];
         for (node, (&t, &p)) in graph.tile_of.iter().zip(part).enumerate() {
             if p >= ranks {
@@ -86,8 +92,28 @@ impl TileMap {
                     ranks,
                 });
             }
-            owner[t] = Some(p);
-            owns[p] = true;
+            if graph.cells[node] > largest[t] {
+                largest[t] = graph.cells[node];
+                owner[t] = Some(p);
+            }
+        }
+        let mut owned = alloc::vec![0usize; ranks];
+        for p in owner.iter().flatten() {
+            owned[*p] += 1;
+        }
+        // A rank whose pieces all lie in tiles given to others takes one of those tiles from
+        // an owner that keeps another.
+        for (&t, &p) in graph.tile_of.iter().zip(part) {
+            if owned[p] == 0 {
+                if let Some(o) = owner[t].filter(|&o| owned[o] > 1) {
+                    owned[o] -= 1;
+                    owned[p] += 1;
+                    owner[t] = Some(p);
+                }
+            }
+        }
+        for (o, &n) in owns.iter_mut().zip(&owned) {
+            *o = n > 0;
         }
         if let Some(rank) = owns.iter().position(|&o| !o) {
             return Err(TileMapError::IdleRank { rank });
@@ -175,5 +201,38 @@ impl TileMap {
         let me = self.owner[t];
         self.face_neighbours(t)
             .any(|(u, _, _)| self.owner[u].is_some() && self.owner[u] != me)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn a_split_tile_runs_whole_on_its_largest_piece() {
+        // 8×4 in tiles of 4×4: tile 0 holds x = 0 (4 cells) and x = 2..4 (8 cells), apart;
+        // tile 1 holds x = 4..8, joined to the x = 2..4 piece. Nodes: 0 (x = 0), 1 (x = 2..4),
+        // 2 (tile 1).
+        let mask: Vec<bool> = (0..32).map(|i| i % 8 != 1).collect();
+        let g = TileGraph::from_mask([8, 4, 1], &mask, [4, 4, 1], 1.0).unwrap();
+        assert_eq!(
+            (g.tile_of.clone(), g.cells.clone()),
+            (vec![0, 0, 1], vec![4, 8, 16])
+        );
+        // Tile 0's pieces in parts 0 and 1: part 0's piece is the larger.
+        let map = TileMap::new(&g, &[1, 0, 1], 2).unwrap();
+        assert_eq!(map.owner, [Some(0), Some(1)]);
+        // Part 1's only piece lies in tile 0, whose larger piece is part 0's; part 0 also owns
+        // tile 1, so part 1 takes tile 0.
+        let map = TileMap::new(&g, &[1, 0, 0], 2).unwrap();
+        assert_eq!(map.owner, [Some(1), Some(0)]);
+        // One tile, two parts: one rank must go without.
+        let fingers: Vec<bool> = (0..16).map(|i| i % 4 != 1).collect();
+        let g = TileGraph::from_mask([4, 4, 1], &fingers, [4, 4, 1], 1.0).unwrap();
+        assert_eq!(
+            TileMap::new(&g, &[0, 1], 2),
+            Err(TileMapError::IdleRank { rank: 0 })
+        );
     }
 }

@@ -39,18 +39,39 @@ pub fn work_of(
 }
 
 /// Per-axis load densities of a whole grid (the work of each one-cell slice), for Franek's
-/// static balancing; computed from the layer boxes, never from a mesh.
+/// static balancing; computed from the layer boxes, never from a mesh. This is the *summed*
+/// model: a slice along x counts every CPML cell it holds, those of the y and z layers too,
+/// so a cell where layers overlap counts `costs.cpml − 1` once per layer (as
+/// [`work_of`], and the backends' ψ updates, do).
 pub fn slice_densities(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
-    let layers: Vec<Box3> = setup.cpml_layers().collect();
+    densities(setup, costs, false)
+}
+
+/// Franek's per-axis load densities (Franek 2016, §2.1 and §2.2, the wind-turbine example of
+/// §3): along each axis a slice weighs 1 per cell, `costs.cpml` per cell in that axis' own
+/// CPML layers ("applying the 1D procedure independently on each mesh dimension" with
+/// `l_m = 1.86` in the PML); the CPML layers of the other axes, which run across every slice,
+/// are left out. Dispersive cells, sources, probes and plane-wave surfaces count as in
+/// [`slice_densities`]. With CPML only, this is the paper's piecewise-constant `l(i)` times
+/// the slice's cell count, which reproduces its 389×291×164 last segment.
+pub fn slice_densities_per_axis(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
+    densities(setup, costs, true)
+}
+
+fn densities(setup: &Setup, costs: &Costs, own_axis_only: bool) -> [Vec<f64>; 3] {
+    let layers: Vec<(yee_core::Axis, Box3)> = setup.cpml_layers_with_axes().collect();
     let surfaces: Vec<Box3> = setup
         .plane_waves
         .iter()
         .flat_map(|w| w.surface_slabs(setup.mode))
         .collect();
-    per_slice(setup, |slice| {
+    per_slice(setup, |axis, slice| {
         work_of(
             slice,
-            layers.iter().copied(),
+            layers
+                .iter()
+                .filter(|(a, _)| !own_axis_only || *a == axis)
+                .map(|&(_, b)| b),
             surfaces.iter().copied(),
             setup.sources.iter().map(|s| s.cell),
             setup.probes.iter().map(|p| p.cell),
@@ -58,6 +79,26 @@ pub fn slice_densities(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
             costs,
         )
     })
+}
+
+/// The work of `region` for one step under the load model of [`work_of`] (every CPML layer,
+/// plane-wave surface, source, probe and dispersive cell of `setup` inside it): what a rank
+/// holding `region` computes, for judging a layout.
+pub fn box_work(setup: &Setup, region: Box3, costs: &Costs) -> f64 {
+    let surfaces: Vec<Box3> = setup
+        .plane_waves
+        .iter()
+        .flat_map(|w| w.surface_slabs(setup.mode))
+        .collect();
+    work_of(
+        region,
+        setup.cpml_layers(),
+        surfaces.into_iter(),
+        setup.sources.iter().map(|s| s.cell),
+        setup.probes.iter().map(|p| p.cell),
+        dispersive_work(setup, region, costs),
+        costs,
+    )
 }
 
 /// The extra work of the dispersive cells of `b` (an estimate from the shapes, never a mesh):
@@ -113,7 +154,7 @@ pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [Vec<f64>; 3
     let components = setup.mode.components();
     let per_cell = (components.len() * (value_bytes + 2)) as f64;
     let layers: Vec<(yee_core::Axis, Box3)> = setup.cpml_layers_with_axes().collect();
-    per_slice(setup, |slice| {
+    per_slice(setup, |_, slice| {
         let psi: f64 = layers
             .iter()
             .map(|&(axis, layer)| {
@@ -135,13 +176,14 @@ pub fn slice_memory_densities(setup: &Setup, value_bytes: usize) -> [Vec<f64>; 3
 }
 
 /// `load(slice)` for every one-cell slice of every axis.
-fn per_slice(setup: &Setup, load: impl Fn(Box3) -> f64) -> [Vec<f64>; 3] {
+fn per_slice(setup: &Setup, load: impl Fn(yee_core::Axis, Box3) -> f64) -> [Vec<f64>; 3] {
     let whole = Box3::from_extent(setup.grid);
     core::array::from_fn(|a| {
         let axis = yee_core::Axis::from_index(a);
         (0..setup.grid[a] as i64)
             .map(|i| {
                 load(
+                    axis,
                     whole
                         .with_bound(axis, Side::Low, i)
                         .with_bound(axis, Side::High, i + 1),

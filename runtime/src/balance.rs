@@ -8,7 +8,7 @@ use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
-use yee_em::load::{slice_densities, slice_memory_densities};
+use yee_em::load::{box_work, slice_densities, slice_densities_per_axis, slice_memory_densities};
 use yee_em::{Costs, Setup};
 use yee_scalar::decomposed::uniform_plan;
 
@@ -28,6 +28,25 @@ pub enum BalanceMode {
     Dynamic,
 }
 
+/// `--density`: how the load of the grid becomes one density per axis (static balancing of
+/// time; dynamic balancing starts from it and weighs lines by it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum DensityModel {
+    /// The whole work of each one-cell slice, every CPML layer it crosses included (a cell
+    /// where layers overlap counts once per layer): exact for a split along one axis, and the
+    /// better of the two on a box with CPML on every face (docs/balancing.md, "Density
+    /// models").
+    #[default]
+    Summed,
+    /// Franek 2016, §2.2 and §3: each axis by its own media only (a slice in the axis' CPML
+    /// weighs `costs.cpml` per cell, the other axes' layers are left out). Reproduces the
+    /// paper's wind-turbine example (389 × 291 × 164), where it also balances better: there
+    /// the last rank holds the corner where all three layers overlap.
+    PerAxis,
+}
+
 /// Everything the balancing flags say.
 #[derive(Clone, Debug)]
 pub struct BalanceOptions {
@@ -43,6 +62,8 @@ pub struct BalanceOptions {
     pub speeds: Option<Vec<f64>>,
     /// Balance memory instead of time (static balancing only).
     pub by_memory: bool,
+    /// How the load density of each axis is built (time only).
+    pub density: DensityModel,
 }
 
 impl Default for BalanceOptions {
@@ -54,6 +75,7 @@ impl Default for BalanceOptions {
             profile: None,
             speeds: None,
             by_memory: false,
+            density: DensityModel::default(),
         }
     }
 }
@@ -95,10 +117,17 @@ pub fn make_plan(
     }
     let density = if options.by_memory {
         slice_memory_densities(setup, value_bytes)
-    } else {
+    } else if options.density == DensityModel::Summed {
         slice_densities(setup, costs)
+    } else {
+        slice_densities_per_axis(setup, costs)
     };
-    let total_work: f64 = density[0].iter().sum();
+    // S of eq. (12) is the whole step's work, whatever the density model weighs the axes by.
+    let total_work: f64 = if options.by_memory {
+        density[0].iter().sum()
+    } else {
+        box_work(setup, yee_core::Box3::from_extent(setup.grid), costs)
+    };
     let params = BalanceParams {
         every: options.every,
         epsilon: options.epsilon,
@@ -182,8 +211,24 @@ pub struct BoxJson {
     pub hi: [i64; 3],
 }
 
-/// The boxes of a plan, as a table or as `{"boxes": [{"rank", "lo", "hi"}, …]}`.
-pub fn boxes_report(plan: &Plan, json: bool) -> String {
+/// How far the plan's slowest rank is from an even split of the work: the max over ranks of
+/// the work of its box ([`box_work`], every CPML layer it holds counted) ÷ its share of the
+/// whole grid's work (`speeds[r] / Σ speeds`; equal shares without speeds, and 1 for a rank
+/// `speeds` has no entry for). 1 is perfect.
+pub fn load_imbalance(setup: &Setup, costs: &Costs, plan: &Plan, speeds: Option<&[f64]>) -> f64 {
+    let layout = plan.layout(&plan.borders);
+    let ranks = plan.topology.ranks();
+    let total = box_work(setup, yee_core::Box3::from_extent(setup.grid), costs);
+    let speed = |r: usize| speeds.and_then(|s| s.get(r)).copied().unwrap_or(1.0);
+    let speed_sum: f64 = (0..ranks).map(speed).sum();
+    (0..ranks)
+        .map(|r| box_work(setup, layout.chunk_box(r), costs) / (total * speed(r) / speed_sum))
+        .fold(0.0, f64::max)
+}
+
+/// The boxes of a plan, as a table or as `{"boxes": [{"rank", "lo", "hi"}, …]}`, with
+/// `"max_load_over_ideal"` (see [`load_imbalance`]) when `imbalance` is given.
+pub fn boxes_report(plan: &Plan, json: bool, imbalance: Option<f64>) -> String {
     let layout = plan.layout(&plan.borders);
     let boxes: Vec<BoxJson> = (0..plan.topology.ranks())
         .map(|rank| {
@@ -196,9 +241,11 @@ pub fn boxes_report(plan: &Plan, json: bool) -> String {
         })
         .collect();
     if json {
-        return serde_json::to_string_pretty(&serde_json::json!({ "boxes": boxes }))
-            .expect("serialises")
-            + "\n";
+        let mut doc = serde_json::json!({ "boxes": boxes });
+        if let Some(i) = imbalance {
+            doc["max_load_over_ideal"] = i.into();
+        }
+        return serde_json::to_string_pretty(&doc).expect("serialises") + "\n";
     }
     let mut out = String::new();
     for b in &boxes {
@@ -206,6 +253,11 @@ pub fn boxes_report(plan: &Plan, json: bool) -> String {
         out.push_str(&format!(
             "rank {:>3}: {:?}..{:?} ({cells} cells)\n",
             b.rank, b.lo, b.hi
+        ));
+    }
+    if let Some(i) = imbalance {
+        out.push_str(&format!(
+            "max load / ideal: {i:.4} (the slowest rank's work over its share)\n"
         ));
     }
     out

@@ -99,6 +99,13 @@ pub fn plan_tiles(
     let map = TileMap::new(&graph, &part, weights.len())
         .map_err(|e| layout(format!("--partition {}: {e}", method.name())))?;
     check_tiled(setup, &map).map_err(|e| layout(format!("--partition {}: {e}", method.name())))?;
+    // What runs: a tile split between parts runs whole on its owner.
+    let executed: Vec<usize> = graph
+        .tile_of
+        .iter()
+        .map(|&t| map.owner[t].expect("every active tile has an owner"))
+        .collect();
+    let q = quality(&graph.graph, &executed, weights);
     Ok(TilePlan {
         map,
         method,

@@ -11,6 +11,40 @@ fn graph(shape: &ShapeMask) -> Graph {
         .graph
 }
 
+/// RCDC on `shape` cut into `tile` × `tile` tiles into `parts` equal parts: the connected
+/// pieces of each part cell by cell, and the part count the tile graph reports in pieces.
+fn cell_level(shape: &ShapeMask, tile: usize, parts: usize) -> (Vec<usize>, usize) {
+    let tg = TileGraph::from_mask(shape.grid(), &shape.active, [tile, tile, 1], 1.0).unwrap();
+    let speeds = vec![1.0; parts];
+    let mut part = vec![0; tg.len()];
+    rcdc(&tg.graph, &speeds, RcdcParams::default(), &mut part).unwrap();
+    let pieces = tg.cell_pieces(&shape.active, &part, parts).unwrap();
+    (pieces, quality(&tg.graph, &part, &speeds).disconnected)
+}
+
+#[test]
+fn comb_parts_are_connected_cell_by_cell_at_tile_8() {
+    // 8 × 8 tiles across the comb's 3-cell fingers (period 6) hold pieces of two fingers;
+    // a graph node per tile joined them, and 5 of 8 RCDC parts were in two pieces at cell level
+    // while the tile graph said one.
+    let comb = yee_scene::shapes::comb();
+    let (pieces, graph_disconnected) = cell_level(&comb, 8, 8);
+    assert_eq!(graph_disconnected, 0);
+    assert_eq!(pieces, [1; 8], "pieces per part, cell by cell");
+}
+
+#[test]
+fn every_part_is_connected_cell_by_cell() {
+    // The four shapes at tile 8, 8 and 32 equal parts (docs/partitioning.md). At tile 1 the
+    // graph is the cell graph, and rcdc_on_the_four_shapes holds its parts connected.
+    for s in all() {
+        for parts in [8, 32] {
+            let (pieces, _) = cell_level(&s, 8, parts);
+            assert_eq!(pieces, vec![1; parts], "{} tile 8, {parts} parts", s.name);
+        }
+    }
+}
+
 fn check(name: &str, g: &Graph, speeds: &[f64]) {
     let mut part = vec![0; g.len()];
     let t = std::time::Instant::now();
@@ -124,8 +158,12 @@ fn clique_b_does_not_tell_a_balanced_partition() {
     let worst = at_once.iter().copied().fold(0.0, f64::max);
     assert!(at_once.len() >= 16 && worst > 6.0, "{at_once:?}");
     assert!(at_once.iter().all(|&i| i > 1.3), "{at_once:?}");
-    // And a balanced end can have any CliqueB, 0 included: no threshold tells balance.
-    let ends = cases.iter().map(|(_, end)| end);
-    assert!(ends.clone().all(|e| e.0 < 1.1));
-    assert!(ends.clone().any(|e| e.1 == 0.0) && ends.clone().any(|e| e.1 == 1.0));
+    // And a balanced end can have any CliqueB, 0 included: no threshold tells balance. (The
+    // comb at tile 8 with 32 parts ends at 1.32 by both methods: its fingers are pieces of
+    // 3 × 8 cells joined only along the finger, see docs/partitioning.md.)
+    let ends: Vec<&(f64, f64)> = cases.iter().map(|(_, end)| end).collect();
+    let balanced: Vec<&&(f64, f64)> = ends.iter().filter(|e| e.0 < 1.11).collect();
+    assert_eq!(balanced.len(), 30, "{ends:?}");
+    assert!(ends.iter().all(|e| e.0 < 1.33), "{ends:?}");
+    assert!(balanced.iter().any(|e| e.1 == 0.0) && balanced.iter().any(|e| e.1 == 1.0));
 }

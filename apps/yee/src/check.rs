@@ -291,7 +291,11 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     if let Some(active) = &scene.active {
         let on = active.iter().filter(|&&a| a).count();
         let tiles = yee_core::graph::TileGraph::from_mask(scene.grid, active, scene.tile, 1.0)
-            .map_or(0, |g| g.len());
+            .map_or(0, |g| {
+                let mut tiles = g.tile_of;
+                tiles.dedup();
+                tiles.len()
+            });
         let _ = writeln!(
             s,
             "mask        {on} of {} cells active ({:.1} %); {tiles} tiles of {} hold active cells",

@@ -8,7 +8,7 @@ use yee_runtime::checkpoint::StopFlag;
 use yee_core::Topology;
 use yee_core::topology::{check_topology, choose_topology};
 
-use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan};
+use yee_runtime::balance::{BalanceMode, BalanceOptions, DensityModel, make_plan};
 use yee_runtime::parallel::CommKind;
 
 use crate::error::AppError;
@@ -120,6 +120,10 @@ pub struct RunArgs {
     /// Balance memory (fields, material ids, CPML ψ) instead of time; with --balance static.
     #[arg(long)]
     pub balance_memory: bool,
+    /// How each axis' load density is built with --balance static or dynamic: summed
+    /// (default) or per-axis (Franek 2016). See docs/balancing.md, "Density models".
+    #[arg(long, value_enum)]
+    pub density: Option<DensityModel>,
     /// Exchange halos after the whole update instead of overlapping them with the interior
     /// update (same fields; for measuring what the overlap gains).
     #[arg(long)]
@@ -274,6 +278,11 @@ pub struct BalanceArgs {
     /// Balance memory instead of time.
     #[arg(long)]
     pub memory: bool,
+    /// How each axis' load density is built: `summed` (default: every CPML layer a slice
+    /// crosses) or `per-axis` (Franek 2016: an axis weighs only its own CPML layers; reproduces
+    /// the paper's example). See docs/balancing.md, "Density models".
+    #[arg(long, value_enum)]
+    pub density: Option<DensityModel>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -493,7 +502,14 @@ pub fn prepare_run(
         profile: args.profile.clone(),
         speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
         by_memory: args.balance_memory,
+        density: args.density.unwrap_or_default(),
     };
+    if args.density.is_some() && (args.balance == BalanceMode::Off || args.balance_memory) {
+        return Err(AppError::Usage(
+            "--density weighs time: use it with --balance static or dynamic, without --balance-memory"
+                .into(),
+        ));
+    }
     let slowdown = parse_slowdowns(&args.slowdown, topology.ranks())?;
     if !slowdown.is_empty() && comm == CommKind::Sim {
         return Err(AppError::Usage(
@@ -695,21 +711,41 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         Command::Balance(args) => {
             let scene = yee_scene::load(&args.scene)?;
             let topology = resolve_topology(&args.ranks, None, scene.grid, scene.mode.dims())?;
+            if args.memory && args.density.is_some() {
+                return Err(AppError::Usage(
+                    "--density weighs time; --memory balances memory per slice".into(),
+                ));
+            }
             let options = BalanceOptions {
                 mode: BalanceMode::Static,
                 profile: args.profile,
                 speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
                 by_memory: args.memory,
+                density: args.density.unwrap_or_default(),
                 ..BalanceOptions::default()
             };
+            let setup = scene.setup();
             let plan = make_plan(
-                &scene.setup(),
+                &setup,
                 &scene.costs,
                 scene.value_type.bytes(),
                 topology,
                 &options,
             )?;
-            print!("{}", yee_runtime::balance::boxes_report(&plan, args.json));
+            // The work of each box against its share, for time (a profile's speeds are
+            // measured, so the report leaves them out).
+            let imbalance = (!args.memory && options.profile.is_none()).then(|| {
+                yee_runtime::balance::load_imbalance(
+                    &setup,
+                    &scene.costs,
+                    &plan,
+                    options.speeds.as_deref(),
+                )
+            });
+            print!(
+                "{}",
+                yee_runtime::balance::boxes_report(&plan, args.json, imbalance)
+            );
             Ok(())
         }
         #[cfg(feature = "rayon")]

@@ -22,11 +22,12 @@ pub struct PartReport {
     pub target: f64,
     /// Its weight (active cells).
     pub weight: f64,
-    /// Tiles it owns.
+    /// Nodes of the tile graph it holds (tiles, or pieces of tiles crossed by inactive cells).
     pub tiles: usize,
     /// Edge weight to other parts: cells it sends per phase.
     pub volume: f64,
-    /// Connected pieces (1 for a connected part, 0 for an empty one).
+    /// Connected pieces of its active cells, face neighbours joined (1 for a connected part,
+    /// 0 for an empty one).
     pub pieces: usize,
 }
 
@@ -53,7 +54,7 @@ pub struct PartitionReport {
     pub volume: f64,
     /// Max over parts of weight ÷ target.
     pub imbalance: f64,
-    /// Pieces beyond one per part, summed.
+    /// Pieces beyond one per part, cell by cell, summed.
     pub disconnected: usize,
     /// Parts with nothing.
     pub empty_parts: usize,
@@ -74,10 +75,15 @@ pub fn report(
     let g = &graph.graph;
     let q = quality(g, &part, weights);
     let total_target: f64 = weights.iter().sum();
-    let mut pieces = vec![0; weights.len()];
-    for piece in g.pieces(&part) {
-        pieces[part[piece[0]]] += 1;
-    }
+    // Pieces cell by cell (face neighbours, as the stencil reaches), not node by node.
+    let pieces = graph
+        .cell_pieces(&area.active, &part, weights.len())
+        .ok_or_else(|| {
+            AppError::Run(format!(
+                "{}: the tile graph was built from another mask",
+                area.name
+            ))
+        })?;
     let parts = (0..weights.len())
         .map(|p| PartReport {
             part: p,
@@ -100,7 +106,7 @@ pub fn report(
             edge_cut: q.edge_cut,
             volume: q.comm_volume.iter().sum(),
             imbalance: q.imbalance,
-            disconnected: q.disconnected,
+            disconnected: pieces.iter().map(|&p| p.saturating_sub(1)).sum(),
             empty_parts: q.empty_parts,
             seconds,
             png: None,
@@ -112,7 +118,7 @@ pub fn report(
 /// The report as text.
 pub fn table(r: &PartitionReport) -> String {
     let mut s = format!(
-        "{}: {} active cells in {} tiles of {}, {} parts by {}\n\n",
+        "{}: {} active cells in {} tile graph nodes (tiles of {} or their pieces), {} parts by {}\n\n",
         r.name,
         r.cells,
         r.nodes,
@@ -200,20 +206,19 @@ pub fn write_png(
     let z = nz / 2;
     let scale = (512 / nx.max(ny)).max(1);
     let (w, h) = (nx * scale, ny * scale);
-    let mut node_of_tile = vec![usize::MAX; graph.tiles.iter().product()];
-    for (n, &t) in graph.tile_of.iter().enumerate() {
-        node_of_tile[t] = n;
-    }
+    let node_of = graph.node_of_cells(&area.active).ok_or_else(|| {
+        AppError::Run(format!(
+            "{}: the tile graph was built from another mask",
+            area.name
+        ))
+    })?;
     let mut data = vec![0u8; w * h * 3];
     for y in 0..ny {
         for x in 0..nx {
             if !area.active[x + nx * (y + ny * z)] {
                 continue;
             }
-            let t = [x, y, z];
-            let tile: [usize; 3] = std::array::from_fn(|a| t[a] / graph.tile[a]);
-            let index = tile[0] + graph.tiles[0] * (tile[1] + graph.tiles[1] * tile[2]);
-            let colour = part_colour(part[node_of_tile[index]]);
+            let colour = part_colour(part[node_of[x + nx * (y + ny * z)] as usize]);
             for dy in 0..scale {
                 let row = (ny - 1 - y) * scale + dy;
                 for dx in 0..scale {

@@ -2,10 +2,12 @@
 //! the macro data flow graph over the tiles, the quality of a partition of it, and the CDC
 //! partitioning algorithms CDC, redeployment and RCDC (needs the `alloc` feature).
 //!
-//! A node of the graph is a tile holding at least one active cell; its weight is its active
-//! cells times the cost density. Two nodes share an edge when their tiles touch across a face
-//! and active cells face each other there; the edge weight is the number of such facing cell
-//! pairs (the cells exchanged per step when the two tiles sit on different ranks).
+//! A node of the graph is a connected piece of a tile's active cells (the whole tile's active
+//! cells when they are joined, as they usually are); its weight is its active cells times the
+//! cost density. Two nodes share an edge when active cells of theirs face each other across a
+//! tile face; the edge weight is the number of such facing cell pairs (the cells exchanged per
+//! step when the two sit on different ranks). A part connected in the graph is therefore
+//! connected cell by cell.
 
 pub mod architecture;
 pub mod cdc;
@@ -23,4 +25,4 @@ pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
 pub use rcdc::{RcdcParams, rcdc};
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
-pub use tiles::{GraphError, TileGraph};
+pub use tiles::{GraphError, NO_NODE, TileGraph};

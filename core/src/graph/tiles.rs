@@ -1,5 +1,7 @@
 //! The macro data flow graph of a masked grid at tile granularity (Smyk & Tudruj 2011, §3:
-//! one macro node per tile, edges weighted by the communication volume).
+//! one macro node per tile, edges weighted by the communication volume), with a node per
+//! connected piece where inactive cells cut a tile apart (the paper partitions cells, whose
+//! parts are connected cell by cell).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -46,9 +48,15 @@ impl fmt::Display for GraphError {
     }
 }
 
-/// The tile graph. Nodes are the tiles with active cells, in increasing linear tile index (x
-/// fastest, then y, then z); node weights are active cells × cost, edge weights facing active
-/// cell pairs.
+/// The tile graph. Nodes are the connected pieces of the tiles' active cells (two active cells
+/// of a tile are in one piece when a chain of face neighbours inside the tile joins them: the
+/// Yee stencil reaches only along the axes), ordered by linear tile index (x fastest, then y,
+/// then z) and, inside a tile, by the first cell of each piece in x-fastest order. A tile
+/// whose active cells are all joined is one node, so a graph of such tiles is the paper's
+/// macro data flow graph at tile granularity; a tile crossed by inactive cells (a comb's
+/// fingers in one tile) gives one node per piece, so the graph never joins cells that are
+/// not joined, and a part connected in the graph is connected cell by cell. Node weights
+/// are active cells × cost, edge weights facing active cell pairs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TileGraph {
     /// The graph.
@@ -59,10 +67,76 @@ pub struct TileGraph {
     pub tiles: [usize; 3],
     /// Tile extent in cells.
     pub tile: [usize; 3],
-    /// The linear tile index of each node.
+    /// The linear tile index of each node (non-decreasing; repeated for the pieces of a tile).
     pub tile_of: Vec<usize>,
     /// Active cells of each node.
     pub cells: Vec<usize>,
+}
+
+/// No node: an inactive cell in [`TileGraph::node_of_cells`].
+pub const NO_NODE: u32 = u32::MAX;
+
+/// The piece labels of `mask` cut into tiles of `tile`: the node of each cell ([`NO_NODE`]
+/// when inactive), the tile of each node and its active cells. Inputs are checked by the
+/// caller.
+fn label_pieces(
+    grid: [usize; 3],
+    mask: &[bool],
+    tile: [usize; 3],
+) -> (Vec<u32>, Vec<usize>, Vec<usize>) {
+    let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
+    let index = |p: [usize; 3]| p[0] + grid[0] * (p[1] + grid[1] * p[2]);
+    let mut node_of = vec![NO_NODE; mask.len()];
+    let (mut tile_of, mut cells) = (Vec::new(), Vec::new());
+    let mut stack: Vec<[usize; 3]> = Vec::new();
+    for tz in 0..tiles[2] {
+        for ty in 0..tiles[1] {
+            for tx in 0..tiles[0] {
+                let t = [tx, ty, tz];
+                let lo: [usize; 3] = core::array::from_fn(|a| t[a] * tile[a]);
+                let hi: [usize; 3] = core::array::from_fn(|a| (lo[a] + tile[a]).min(grid[a]));
+                let linear = tx + tiles[0] * (ty + tiles[1] * tz);
+                for z in lo[2]..hi[2] {
+                    for y in lo[1]..hi[1] {
+                        for x in lo[0]..hi[0] {
+                            let i = index([x, y, z]);
+                            if !mask[i] || node_of[i] != NO_NODE {
+                                continue;
+                            }
+                            // A new piece: flood its cells inside the tile.
+                            let node = tile_of.len() as u32;
+                            node_of[i] = node;
+                            stack.push([x, y, z]);
+                            let mut count = 0usize;
+                            while let Some(p) = stack.pop() {
+                                count += 1;
+                                for a in 0..3 {
+                                    for up in [false, true] {
+                                        let mut q = p;
+                                        if up && p[a] + 1 < hi[a] {
+                                            q[a] += 1;
+                                        } else if !up && p[a] > lo[a] {
+                                            q[a] -= 1;
+                                        } else {
+                                            continue;
+                                        }
+                                        let j = index(q);
+                                        if mask[j] && node_of[j] == NO_NODE {
+                                            node_of[j] = node;
+                                            stack.push(q);
+                                        }
+                                    }
+                                }
+                            }
+                            tile_of.push(linear);
+                            cells.push(count);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (node_of, tile_of, cells)
 }
 
 impl TileGraph {
@@ -86,24 +160,21 @@ impl TileGraph {
             return Err(GraphError::ZeroTile);
         }
         let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
-        let tile_count = tiles[0] * tiles[1] * tiles[2];
-        let tile_index = |p: [usize; 3]| {
-            let t: [usize; 3] = core::array::from_fn(|a| p[a] / tile[a]);
-            t[0] + tiles[0] * (t[1] + tiles[1] * t[2])
-        };
-        let mut active_in = vec![0usize; tile_count];
-        // Facing active pairs between tiles: counted per (lower tile, axis) and kept sparse.
-        let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+        let (node_of, tile_of, cells) = label_pieces(grid, mask, tile);
+        if tile_of.is_empty() {
+            return Err(GraphError::Empty);
+        }
+        // Facing active pairs of different nodes (always across a tile face: the cells of one
+        // tile that face each other are one piece), kept sparse.
+        let mut pairs: Vec<(u32, u32, f64)> = Vec::new();
         for z in 0..grid[2] {
             for y in 0..grid[1] {
                 for x in 0..grid[0] {
                     let p = [x, y, z];
                     let i = x + grid[0] * (y + grid[1] * z);
-                    if !mask[i] {
+                    if node_of[i] == NO_NODE {
                         continue;
                     }
-                    let t = tile_index(p);
-                    active_in[t] += 1;
                     for a in 0..3 {
                         // The neighbour across a tile face on the + side of axis `a`.
                         if (p[a] + 1) % tile[a] != 0 || p[a] + 1 >= grid[a] {
@@ -112,35 +183,28 @@ impl TileGraph {
                         let mut q = p;
                         q[a] += 1;
                         let j = q[0] + grid[0] * (q[1] + grid[1] * q[2]);
-                        if mask[j] {
-                            let u = tile_index(q);
+                        if node_of[j] != NO_NODE {
+                            let (s, d) = (node_of[i], node_of[j]);
                             match pairs.last_mut() {
-                                Some((s, d, w)) if *s == t && *d == u => *w += 1.0,
-                                _ => pairs.push((t, u, 1.0)),
+                                Some((ps, pd, w)) if *ps == s && *pd == d => *w += 1.0,
+                                _ => pairs.push((s, d, 1.0)),
                             }
                         }
                     }
                 }
             }
         }
-        let tile_of: Vec<usize> = (0..tile_count).filter(|&t| active_in[t] > 0).collect();
-        if tile_of.is_empty() {
-            return Err(GraphError::Empty);
-        }
-        let mut node_of = vec![usize::MAX; tile_count];
-        for (n, &t) in tile_of.iter().enumerate() {
-            node_of[t] = n;
-        }
-        // Merge the pair counts of each undirected edge, then lay them out by node.
+        // Merge the pair counts of each undirected edge (nodes grow with the tile index, so
+        // the lower tile's node is always first).
         pairs.sort_unstable_by_key(|&(s, d, _)| (s, d));
         let mut edges: Vec<(usize, usize, f64)> = Vec::new();
         for (s, d, w) in pairs {
+            let (s, d) = (s as usize, d as usize);
             match edges.last_mut() {
-                Some((a, b, x)) if *a == node_of[s] && *b == node_of[d] => *x += w,
-                _ => edges.push((node_of[s], node_of[d], w)),
+                Some((a, b, x)) if *a == s && *b == d => *x += w,
+                _ => edges.push((s, d, w)),
             }
         }
-        let cells: Vec<usize> = tile_of.iter().map(|&t| active_in[t]).collect();
         let weight = cells.iter().map(|&c| c as f64 * cost).collect();
         Ok(TileGraph {
             grid,
@@ -160,6 +224,61 @@ impl TileGraph {
     /// Whether the graph has no node (never, for a graph built from a mask).
     pub fn is_empty(&self) -> bool {
         self.tile_of.is_empty()
+    }
+
+    /// The node of each cell of `mask` (the mask the graph was built from), [`NO_NODE`] for
+    /// inactive cells; `None` when `mask` is not that mask's length or gives other pieces.
+    pub fn node_of_cells(&self, mask: &[bool]) -> Option<Vec<u32>> {
+        if mask.len() != self.grid.iter().product::<usize>() {
+            return None;
+        }
+        let (node_of, tile_of, cells) = label_pieces(self.grid, mask, self.tile);
+        (tile_of == self.tile_of && cells == self.cells).then_some(node_of)
+    }
+
+    /// The connected pieces of each of `parts` parts at cell level (0 for an empty part): a
+    /// flood fill over the active cells of `mask` (the graph's mask), two face neighbours
+    /// joined when their nodes are in the same part (`part[node]`). Checks what the graph
+    /// claims, cell by cell; `None` when `mask` is not the graph's or `part` is not one entry
+    /// per node below `parts`.
+    pub fn cell_pieces(&self, mask: &[bool], part: &[usize], parts: usize) -> Option<Vec<usize>> {
+        if part.len() != self.len() || part.iter().any(|&p| p >= parts) {
+            return None;
+        }
+        let node_of = self.node_of_cells(mask)?;
+        let grid = self.grid;
+        let mut seen = vec![false; mask.len()];
+        let mut pieces = vec![0usize; parts];
+        let mut stack: Vec<usize> = Vec::new();
+        let stride = [1, grid[0], grid[0] * grid[1]];
+        for start in 0..mask.len() {
+            if node_of[start] == NO_NODE || seen[start] {
+                continue;
+            }
+            let p = part[node_of[start] as usize];
+            pieces[p] += 1;
+            seen[start] = true;
+            stack.push(start);
+            while let Some(i) = stack.pop() {
+                let at = [i % grid[0], (i / grid[0]) % grid[1], i / stride[2]];
+                for a in 0..3 {
+                    let mut next = [None, None];
+                    if at[a] > 0 {
+                        next[0] = Some(i - stride[a]);
+                    }
+                    if at[a] + 1 < grid[a] {
+                        next[1] = Some(i + stride[a]);
+                    }
+                    for j in next.into_iter().flatten() {
+                        if !seen[j] && node_of[j] != NO_NODE && part[node_of[j] as usize] == p {
+                            seen[j] = true;
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+        }
+        Some(pieces)
     }
 }
 
@@ -213,6 +332,34 @@ mod tests {
         // 8 tiles, 12 edges of a 2×2×2 block, each a 2×2 face.
         assert_eq!(g.graph.neighbours.len(), 24);
         assert!(g.graph.edge_weight.iter().all(|&w| w == 4.0));
+    }
+
+    #[test]
+    fn a_tile_crossed_by_inactive_cells_is_one_node_per_piece() {
+        // 4×4, one tile of 4×4: columns x = 0 and x = 2..4 active, x = 1 inactive except at
+        // y = 3 (a U joined at the top). Then cut the top row: two fingers, two nodes.
+        let u: Vec<bool> = (0..16).map(|i| i % 4 != 1 || i / 4 == 3).collect();
+        let g = TileGraph::from_mask([4, 4, 1], &u, [4, 4, 1], 1.0).unwrap();
+        assert_eq!((g.tile_of.clone(), g.cells.clone()), (vec![0], vec![13]));
+        let fingers: Vec<bool> = (0..16).map(|i| i % 4 != 1).collect();
+        let g = TileGraph::from_mask([4, 4, 1], &fingers, [4, 4, 1], 1.0).unwrap();
+        assert_eq!(
+            (g.tile_of.clone(), g.cells.clone()),
+            (vec![0, 0], vec![4, 8])
+        );
+        assert_eq!(g.graph.edges(0).count(), 0);
+        let labels = g.node_of_cells(&fingers).unwrap();
+        assert_eq!(&labels[..4], [0, NO_NODE, 1, 1]);
+        // Two pieces in one part are two pieces at cell level; each in its own part, one each.
+        assert_eq!(g.cell_pieces(&fingers, &[0, 0], 1), Some(vec![2]));
+        assert_eq!(g.cell_pieces(&fingers, &[0, 1], 2), Some(vec![1, 1]));
+        assert_eq!(g.cell_pieces(&fingers, &[0, 2], 2), None);
+        assert_eq!(g.cell_pieces(&u, &[0, 0], 1), None);
+        // Tiles of 2×2: tile 0 (x 0..2, y 0..2) holds x = 0 only; tile 1 holds x = 2..4;
+        // pieces meet only across tile faces, upwards.
+        let g = TileGraph::from_mask([4, 4, 1], &u, [2, 2, 1], 1.0).unwrap();
+        assert_eq!(g.tile_of, [0, 1, 2, 3]);
+        assert_eq!(g.cells, [2, 4, 3, 4]);
     }
 
     #[test]
