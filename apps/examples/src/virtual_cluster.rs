@@ -94,8 +94,20 @@ pub fn slow_link_case(steps: u64, recovers: u64, every: u64) -> Outcome {
             bandwidth: 1e9,
         });
     }
+    run(
+        grid,
+        topology,
+        model,
+        steps,
+        Some(uniform_balancer(grid, topology, every)),
+        true,
+    )
+}
+
+/// A balancer over uniform density (3D), rebalancing every `every` steps.
+fn uniform_balancer(grid: [usize; 3], topology: Topology, every: u64) -> Balancer {
     let density = std::array::from_fn(|a| vec![1.0; grid[a]]);
-    let balancer = Balancer::new(
+    Balancer::new(
         topology,
         3,
         density,
@@ -103,8 +115,7 @@ pub fn slow_link_case(steps: u64, recovers: u64, every: u64) -> Outcome {
             every,
             ..BalanceParams::default()
         },
-    );
-    run(grid, topology, model, steps, Some(balancer), true)
+    )
 }
 
 /// Four ranks in a row over 40×8×8 cells at 0.1 Mcells/s; the link between ranks 0 and 1 takes
@@ -119,15 +130,12 @@ pub fn two_slow_links_case(steps: u64, every: u64) -> Outcome {
     for (from, to, latency) in [(0, 1, 5e-3), (1, 0, 5e-3), (2, 3, 3e-3), (3, 2, 3e-3)] {
         model.links.insert((from, to), (latency, 1e9));
     }
-    let density = std::array::from_fn(|a| vec![1.0; grid[a]]);
-    let balancer = Balancer::new(
+    run(
+        grid,
         topology,
-        3,
-        density,
-        BalanceParams {
-            every,
-            ..BalanceParams::default()
-        },
-    );
-    run(grid, topology, model, steps, Some(balancer), false)
+        model,
+        steps,
+        Some(uniform_balancer(grid, topology, every)),
+        false,
+    )
 }

@@ -100,6 +100,23 @@ fn term<'a, T: yee_core::Real>(
     }
 }
 
+/// The [decay, gain] pairs of the phase's materials.
+fn coefficients<T: yee_core::Real>(state: &YeeState<T>, electric: bool) -> &[[T; 2]] {
+    if electric {
+        &state.electric
+    } else {
+        &state.magnetic
+    }
+}
+
+/// The kernel's view of a storage box.
+fn storage_of(b: Box3) -> Storage {
+    Storage {
+        lo: b.lo,
+        extent: b.extent(),
+    }
+}
+
 /// The kernel body's host build over `region`: what `CurlUpdate` does to the components of
 /// the phase.
 fn host_update<T>(state: &mut YeeState<T>, electric: bool, region: Box3)
@@ -124,21 +141,13 @@ where
             .filter(|t| active[t.axis.index()] && state.mode.has(t.source))
             .map(|t| term(state, c, t, strides))
             .collect();
-        let coefficients = if electric {
-            &state.electric
-        } else {
-            &state.magnetic
-        };
         update_box(
             target.as_mut_slice(),
             &terms,
             &state.material_ids[c.index()],
-            coefficients,
+            coefficients(state, electric),
             [r.lo, r.hi],
-            Storage {
-                lo: storage.lo,
-                extent: storage.extent(),
-            },
+            storage_of(storage),
             electric,
         )
         .unwrap();
@@ -174,26 +183,15 @@ where
             let mut target = state.fields[c.index()].take().unwrap();
             let storage = Field::storage(&target);
             let term = term(state, c, &t, storage.strides());
-            let coefficients = if electric {
-                &state.electric
-            } else {
-                &state.magnetic
-            };
             cpml_box(
                 target.as_mut_slice(),
                 psi,
                 term,
                 &state.material_ids[c.index()],
-                coefficients,
+                coefficients(state, electric),
                 [r.lo, r.hi],
-                Storage {
-                    lo: storage.lo,
-                    extent: storage.extent(),
-                },
-                Storage {
-                    lo: slab.region.lo,
-                    extent: slab.region.extent(),
-                },
+                storage_of(storage),
+                storage_of(slab.region),
                 electric,
             )
             .unwrap();
