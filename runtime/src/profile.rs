@@ -135,10 +135,11 @@ impl Profile {
         (perf, links)
     }
 
-    /// Writes the profile.
+    /// Writes the profile atomically (a temporary file renamed into place), so a run stopped
+    /// while writing leaves the old profile or the new one, never half of one.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("a profile serialises");
-        std::fs::write(path, text + "\n")
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        yee_io::atomic::write(path, text + "\n")
     }
 
     /// Reads a profile and checks it belongs to this run: `grid` and `topology`. Errors are of
