@@ -253,6 +253,9 @@ pub struct Scene {
     pub tile: [usize; 3],
     /// Subpixel smoothing of curved interfaces ([`yee_em::smoothing`]).
     pub smoothing: bool,
+    /// The materials taken from the library ([`crate::library`]): the name the scene uses,
+    /// and the entry.
+    pub library: Vec<(String, &'static LibraryMaterial)>,
 }
 
 impl Scene {
@@ -913,6 +916,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         mask_files,
         tile,
         smoothing: spec.smoothing.unwrap_or(true),
+        library,
     };
     // Anything the checks above missed, reported through the core's own message.
     scene.setup().validate().map_err(|e| {

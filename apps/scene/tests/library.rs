@@ -252,11 +252,18 @@ hi = [60]
     );
     let s = s.unwrap();
     assert_eq!(s.region_materials, ["Au"]);
+    let taken: Vec<(&str, &str)> = s
+        .library
+        .iter()
+        .map(|(n, m)| (n.as_str(), m.name))
+        .collect();
+    assert_eq!(taken, [("water", "water"), ("Au", "gold")]);
     assert_eq!(s.regions[0].material.poles.count, 6);
     assert_eq!(s.background.1.poles.count, 1);
     // A scene's own `water` is used instead of the library's.
     let own = scene("water", 1e-3, "[materials.water]\neps = 81.0\n").unwrap();
     assert_eq!(own.background.1.eps, 81.0);
+    assert!(own.library.is_empty());
     assert!(own.poles.is_empty());
 }
 

@@ -162,6 +162,13 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             let _ = writeln!(s, "pole        {name} (eps∞ {}): {p:?} (normalised)", m.eps);
         }
     }
+    for (name, m) in &scene.library {
+        let _ = writeln!(
+            s,
+            "library     {name}: {}, fit of {}, valid over {}",
+            m.description, m.source, m.range
+        );
+    }
     for v in material_volumes(scene) {
         let _ = writeln!(s, "volume      {}", v.describe());
     }
