@@ -679,3 +679,78 @@ fn topology_command_prints_candidates_and_the_choice() {
             .contains("--grid 4x0: expected 1 to 3 positive integers")
     );
 }
+
+/// Field slices carry the material outlines by default and lose them with `outlines = false`:
+/// the same frame drawn both ways differs by black outline pixels, and only by them.
+#[test]
+fn field_slices_carry_material_outlines() {
+    let scene = |outlines: bool| {
+        format!(
+            r#"
+name = "outlines"
+
+[grid]
+mode = "tmz"
+size = [60, 40]
+
+[materials.glass]
+eps = 4.0
+
+[[geometry]]
+shape = "box"
+material = "glass"
+lo = [20, 10]
+hi = [40, 30]
+
+[[sources]]
+component = "ez"
+position = [10, 20]
+waveform = "ricker"
+frequency = 0.05
+
+[[output.slices]]
+component = "ez"
+every = 20
+outlines = {outlines}
+
+[run]
+steps = 20
+"#
+        )
+    };
+    let dir = out_dir("outlines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut images = Vec::new();
+    for outlines in [true, false] {
+        let path = dir.join(format!("outlines_{outlines}.toml"));
+        std::fs::write(&path, scene(outlines)).unwrap();
+        let out = dir.join(format!("out_{outlines}"));
+        run_scene(&path, &out, 20);
+        images.push(yee_io::png::read_rgb(&out.join("slice_ez_000020.png")).unwrap());
+    }
+    let ((w, h, with), (w2, h2, without)) = (&images[0], &images[1]);
+    assert_eq!((w, h), (w2, h2));
+    let (w, h) = (*w as usize, *h as usize);
+    let at = |image: &[u8], x: usize, y: usize| -> [u8; 3] {
+        let i = 3 * (y * w + x);
+        [image[i], image[i + 1], image[i + 2]]
+    };
+    let black = |p: [u8; 3]| p == [0, 0, 0];
+    let added = |x: usize, y: usize| black(at(with, x, y)) && !black(at(without, x, y));
+    let count = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| added(x, y))
+        .count();
+    // The box's outline: 4 × 20 cells of edge, each several pixels long.
+    assert!(count >= 80, "{count} outline pixels");
+    // Every other pixel that changed is the lines' anti-aliased fringe, next to an added one.
+    for y in 0..h {
+        for x in 0..w {
+            if at(with, x, y) != at(without, x, y) && !added(x, y) {
+                let near = (y.saturating_sub(2)..(y + 3).min(h))
+                    .any(|v| (x.saturating_sub(2)..(x + 3).min(w)).any(|u| added(u, v)));
+                assert!(near, "pixel ({x}, {y}) changed away from the outline");
+            }
+        }
+    }
+}
