@@ -13,7 +13,7 @@ use crate::curl::{ComponentRows, Term};
 use crate::kernels::id_runs;
 
 /// One CPML layer a component's rows cross: where it corrects and how its ψ is laid out.
-pub(crate) struct Layer {
+pub(crate) struct Layer<R> {
     /// Index of the layer's slab in `state.slabs`.
     pub(crate) slab_index: usize,
     /// Index into the component's terms: the one differentiating along the layer's axis.
@@ -22,17 +22,19 @@ pub(crate) struct Layer {
     pub(crate) region: Box3,
     /// The layer's cells in the chunk: the ψ array's box, x fastest.
     pub(crate) slab: Box3,
+    /// For a layer across x, the recursion's `b` and `c` over the x cells of `region`.
+    pub(crate) along: Option<(Vec<R>, Vec<R>)>,
 }
 
-impl Layer {
+impl<R: Copy> Layer<R> {
     /// The layers of `slabs` holding ψ for component `c`, over the cells `r`, in the order the
     /// oracle applies them.
-    pub(crate) fn of<T: Scalar>(
+    pub(crate) fn of<T: Scalar<Real = R>>(
         slabs: &[CpmlSlab<T>],
         c: usize,
         r: Box3,
         terms: &[Term<T>],
-    ) -> Vec<Layer> {
+    ) -> Vec<Layer<R>> {
         slabs
             .iter()
             .enumerate()
@@ -46,11 +48,20 @@ impl Layer {
                     .iter()
                     .position(|t| t.axis == s.axis.index())
                     .expect("a slab holds ψ only for components differentiating along its axis");
+                let x = region.lo[0] as usize..region.hi[0] as usize;
+                let along = (s.axis.index() == 0).then(|| {
+                    let table = &terms[term].table[x];
+                    (
+                        table.iter().map(|f| f[0]).collect(),
+                        table.iter().map(|f| f[1]).collect(),
+                    )
+                });
                 Some(Layer {
                     slab_index,
                     term,
                     region,
                     slab: s.region,
+                    along,
                 })
             })
             .collect()
@@ -86,57 +97,68 @@ pub(crate) struct PsiRows<'a, T> {
     pub(crate) first: usize,
 }
 
-/// Corrects the storage row `row_cells` (offset `base` in storage) at (`y`, `z`)
-/// for every layer of `kernel` that covers it, in order.
+/// Corrects the whole storage rows `rows` of one z plane (the first at storage offset `base`
+/// and (`y0`, `z`)) for every layer of `kernel` that covers them, layer by layer in the
+/// oracle's order: each cell still sees its curl update, then its layers' corrections in
+/// order, so the bits are the oracle's. One call per plane, so what a layer needs is worked
+/// out once for its rows there (a layer across x corrects ten cells a row).
 #[inline(always)]
-pub(crate) fn correct_row<T: Scalar>(
+pub(crate) fn correct_rows<T: Scalar>(
     kernel: &ComponentRows<T>,
-    row_cells: &mut [T],
+    rows: &mut [T],
     base: usize,
-    [y, z]: [i64; 2],
+    [y0, z]: [i64; 2],
     psi: &mut [PsiRows<T>],
 ) {
-    let row = base / row_cells.len();
-    for (layer, rows) in kernel.layers.iter().zip(psi.iter_mut()) {
+    let width = kernel.extent[0];
+    let count = (rows.len() / width) as i64;
+    for (layer, psi_rows) in kernel.layers.iter().zip(psi.iter_mut()) {
         let r = layer.region;
-        if y < r.lo[1] || y >= r.hi[1] || z < r.lo[2] || z >= r.hi[2] {
+        let (ya, yb) = (y0.max(r.lo[1]), (y0 + count).min(r.hi[1]));
+        if z < r.lo[2] || z >= r.hi[2] || ya >= yb {
             continue;
         }
         let t = &kernel.terms[layer.term];
         let n = (r.hi[0] - r.lo[0]) as usize;
         let a = (r.lo[0] - kernel.storage.lo[0]) as usize;
-        let q = (layer.psi_row([y, z]) - rows.first) * layer.slab.extent()[0]
-            + (r.lo[0] - layer.slab.lo[0]) as usize;
-        let g = base + a;
-        let (hi, lo) = if kernel.electric {
-            (g, g - t.stride)
-        } else {
-            (g + t.stride, g)
-        };
-        let cells = Cells {
-            values: &mut row_cells[a..a + n],
-            psi: &mut rows.values[q..q + n],
-            upper: &t.source[hi..hi + n],
-            lower: &t.source[lo..lo + n],
-        };
-        let factors = if t.axis == 0 {
-            Factors::Along(&t.table[r.lo[0] as usize..r.hi[0] as usize])
-        } else {
-            let [b, c, _] = t.table[[0, y, z][t.axis] as usize];
-            Factors::Same(b, c)
-        };
+        let px = layer.slab.extent()[0];
+        let q0 =
+            (layer.psi_row([ya, z]) - psi_rows.first) * px + (r.lo[0] - layer.slab.lo[0]) as usize;
         // The sign folded into the gain: `v − ψ·g` and `v + ψ·(−g)` round alike (rounding
         // to nearest is symmetric in sign), so the bits are the oracle's.
         let positive = t.positive;
         let sign = move |g: T::Real| if positive { g } else { -g };
-        match kernel.row_coefficients(row) {
-            Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
-            // Runs of one material, each with its own gain.
-            None => {
-                let mut cells = cells;
-                for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
-                    let gain = sign(kernel.table[id as usize][1]);
-                    correct_cells(cells.part(a, b), factors.from(a), gain);
+        for (i, y) in (ya..yb).enumerate() {
+            let local = (y - y0) as usize * width;
+            let g = base + local + a;
+            let (hi, lo) = if kernel.electric {
+                (g, g - t.stride)
+            } else {
+                (g + t.stride, g)
+            };
+            let q = q0 + i * px;
+            let cells = Cells {
+                values: &mut rows[local + a..local + a + n],
+                psi: &mut psi_rows.values[q..q + n],
+                upper: &t.source[hi..hi + n],
+                lower: &t.source[lo..lo + n],
+            };
+            let factors = match &layer.along {
+                Some((b, c)) => Factors::Along(b, c),
+                None => {
+                    let [b, c, _] = t.table[[0, y, z][t.axis] as usize];
+                    Factors::Same(b, c)
+                }
+            };
+            match kernel.row_coefficients((base + local) / width) {
+                Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
+                // Runs of one material, each with its own gain.
+                None => {
+                    let mut cells = cells;
+                    for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
+                        let gain = sign(kernel.table[id as usize][1]);
+                        correct_cells(cells.part(a, b), factors.from(a), gain);
+                    }
                 }
             }
         }
@@ -165,11 +187,11 @@ impl<T> Cells<'_, T> {
 }
 
 /// The ψ recursion's `b` and `c` along a row: the same for every cell (a layer across y or z)
-/// or one `[b, c, 1/κ]` per cell (a layer across x).
+/// or one of each per cell (a layer across x), in two arrays so the loop vectorises.
 #[derive(Clone, Copy)]
 enum Factors<'a, R> {
     Same(R, R),
-    Along(&'a [[R; 3]]),
+    Along(&'a [R], &'a [R]),
 }
 
 impl<R: Copy> Factors<'_, R> {
@@ -177,7 +199,7 @@ impl<R: Copy> Factors<'_, R> {
     fn from(self, a: usize) -> Self {
         match self {
             Factors::Same(..) => self,
-            Factors::Along(table) => Factors::Along(&table[a..]),
+            Factors::Along(b, c) => Factors::Along(&b[a..], &c[a..]),
         }
     }
 }
@@ -204,8 +226,8 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
                 *v += p.scale(gain);
             }
         }
-        Factors::Along(table) => {
-            for (((v, p), (&h, &l)), &[b, c, _]) in cells.zip(table) {
+        Factors::Along(b, c) => {
+            for (((v, p), (&h, &l)), (&b, &c)) in cells.zip(b.iter().zip(c)) {
                 *p = p.scale(b) + (h - l).scale(c);
                 *v += p.scale(gain);
             }
@@ -221,7 +243,8 @@ mod tests {
     fn psi_rows_before_counts_the_layer_rows_ahead_of_a_storage_row() {
         // Storage y, z in -1..5 (6 rows a plane); the layer holds y 1..3, z 2..4.
         let storage = Box3::new([-1, -1, -1], [5, 5, 5]);
-        let layer = Layer {
+        let layer = Layer::<f32> {
+            along: None,
             slab_index: 0,
             term: 0,
             region: Box3::new([0, 1, 2], [4, 3, 4]),

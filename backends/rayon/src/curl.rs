@@ -7,7 +7,7 @@ use yee_em::Component;
 use yee_scalar::field::HostField;
 use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
 
-use crate::cpml::{Layer, PsiRows, correct_row};
+use crate::cpml::{Layer, PsiRows, correct_rows};
 use crate::executor::ComponentPasses;
 use crate::kernels::*;
 
@@ -50,7 +50,7 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) plain: (i64, i64),
     pub(crate) x_stretches: bool,
     /// The CPML layers the rows cross, corrected right after each row's curl update.
-    pub(crate) layers: Vec<Layer>,
+    pub(crate) layers: Vec<Layer<T::Real>>,
 }
 
 impl<'a, T: Scalar> ComponentRows<'a, T> {
@@ -213,19 +213,8 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             (r.lo[0], r.hi[0])
         };
         let (terms, ids, table, electric) = (&self.terms[..], self.ids, self.table, self.electric);
-        let mut ok = general(
-            row,
-            terms,
-            ids,
-            table,
-            base,
-            local(r.lo[0]),
-            local(fast_lo),
-            [y, z],
-            storage.lo[0],
-            electric,
-        );
         let factors = self.row_factors([y, z]);
+        let mut ok = self.x_layer(row, n, [y, z], (local(r.lo[0]), local(fast_lo)), factors);
         let sweep = |row: &mut [T], cells: RowSpan, coef: [T::Real; 2]| {
             if plain {
                 fast_uniform(row, terms, base, cells, coef, electric)
@@ -251,19 +240,79 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             }
             None => in_material_runs(row, (ids, table), base, cells, sweep),
         };
-        ok &= general(
-            row,
-            terms,
-            ids,
-            table,
-            base,
-            local(fast_hi),
-            local(r.hi[0]),
-            [y, z],
-            storage.lo[0],
-            electric,
-        );
+        ok &= self.x_layer(row, n, [y, z], (local(fast_hi), local(r.hi[0])), factors);
         ok
+    }
+
+    /// Cells `a..b` of storage row `n` at (`y`, `z`) inside an x layer (or, with more than
+    /// two terms, anywhere): the vector loop with per-cell x stretch ([`x_stretched`]) in
+    /// runs of one material, the per-cell [`general`] path where that does not apply.
+    #[inline(always)]
+    fn x_layer(
+        &self,
+        row: &mut [T],
+        n: usize,
+        [y, z]: [i64; 2],
+        (a, b): (usize, usize),
+        factors: [T::Real; 2],
+    ) -> bool {
+        if a >= b {
+            return true;
+        }
+        let (terms, ids, table, electric) = (&self.terms[..], self.ids, self.table, self.electric);
+        let base = n * self.extent[0];
+        let x_origin = self.storage.lo[0];
+        let sweep = |row: &mut [T], cells: RowSpan, coef: [T::Real; 2]| {
+            let span = (cells.a, cells.b);
+            x_stretched(row, terms, (base, x_origin), span, coef, factors, electric)
+        };
+        let vector = match self.row_coefficients(n) {
+            Some(coef) => sweep(
+                row,
+                RowSpan {
+                    a,
+                    b,
+                    width: row.len(),
+                    count: 1,
+                },
+                coef,
+            ),
+            None => {
+                // Whether the vector loop applies depends on the terms alone: it fails on the
+                // first run, before writing anything, or never.
+                let mut all = Some(true);
+                for (start, end, id) in id_runs(&ids[base..base + b], a) {
+                    let cells = RowSpan {
+                        a: start,
+                        b: end,
+                        width: row.len(),
+                        count: 1,
+                    };
+                    match sweep(row, cells, table[id as usize]) {
+                        Some(ok) => all = all.map(|all| all & ok),
+                        None => {
+                            all = None;
+                            break;
+                        }
+                    }
+                }
+                all
+            }
+        };
+        vector.unwrap_or_else(|| {
+            general(
+                row,
+                terms,
+                ids,
+                table,
+                base,
+                a,
+                b,
+                [y, z],
+                x_origin,
+                electric,
+            )
+        })
     }
 }
 
@@ -440,6 +489,8 @@ pub(crate) fn sweep_batch<T: Scalar>(
     let mut z = storage.lo[2] + (n0 / kernel.extent[1]) as i64;
     let mut ok = true;
     let mut j = 0;
+    // The rows of the current z plane not yet CPML-corrected: from row `pending` at `pending_y`.
+    let (mut pending, mut pending_y) = (0, y);
     while j < count {
         // The row itself, then the rows after it of the same material.
         let material = kernel.span_material(n0 + j, [y, z]);
@@ -458,13 +509,17 @@ pub(crate) fn sweep_batch<T: Scalar>(
         } else {
             ok &= kernel.update(rows, n0 + j, [y, z]);
         }
-        if !kernel.layers.is_empty() {
-            for (i, row) in rows.chunks_mut(width).enumerate() {
-                correct_row(kernel, row, (n0 + j + i) * width, [y + i as i64, z], psi);
-            }
-        }
         j += step;
         y += step as i64;
+        // The corrections of a plane's rows once they are all updated, while they are in cache:
+        // each layer's loop runs over the plane's rows, not once per row.
+        if y == storage.hi[1] || j == count {
+            if !kernel.layers.is_empty() {
+                let rows = &mut target[pending * width..j * width];
+                correct_rows(kernel, rows, (n0 + pending) * width, [pending_y, z], psi);
+            }
+            (pending, pending_y) = (j, storage.lo[1]);
+        }
         if y == storage.hi[1] {
             y = storage.lo[1];
             z += 1;

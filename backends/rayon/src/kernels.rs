@@ -190,6 +190,111 @@ pub(crate) fn stretched_uniform<T: Scalar>(
     }
 }
 
+/// Cells `a..b` of a row inside an x layer (storage offset `base`, the row's cell 0 at global
+/// x `x_origin`), one material: the x term's stretch factor 1/κ read per cell from its
+/// table (Roden & Gedney 2000, eq. (3): ∂/∂x scaled by 1/κ_x), the other term's signed factor
+/// `s` constant along the row (as in [`stretched_uniform`]). The oracle's
+/// `(0 ± d₁k₁) ± d₂k₂` in the same order, so the same bits, in a vector loop rather than the
+/// per-cell [`general`] path. Whether every new value is finite; `None` when the terms are
+/// not one or two with the x term among them (the caller then takes [`general`]).
+#[inline(always)]
+pub(crate) fn x_stretched<T: Scalar>(
+    row: &mut [T],
+    terms: &[Term<T>],
+    (base, x_origin): (usize, i64),
+    (a, b): (usize, usize),
+    [decay, gain]: [T::Real; 2],
+    [s1, s2]: [T::Real; 2],
+    electric: bool,
+) -> Option<bool> {
+    let n = b - a;
+    let out = &mut row[a..b];
+    let x = (x_origin + a as i64) as usize;
+    let ok = match terms {
+        [t1, t2] if t1.axis == 0 => {
+            let (h1, l1) = operands(t1, base + a, n, electric);
+            let (h2, l2) = operands(t2, base + a, n, electric);
+            if t1.positive {
+                zip_update_x(
+                    out,
+                    [h1, l1, h2, l2],
+                    &t1.table[x..x + n],
+                    [decay, gain],
+                    |d1, d2, k| (T::zero() + d1.scale(k)) + d2.scale(s2),
+                )
+            } else {
+                zip_update_x(
+                    out,
+                    [h1, l1, h2, l2],
+                    &t1.table[x..x + n],
+                    [decay, gain],
+                    |d1, d2, k| (T::zero() - d1.scale(k)) + d2.scale(s2),
+                )
+            }
+        }
+        [t1, t2] if t2.axis == 0 => {
+            let (h1, l1) = operands(t1, base + a, n, electric);
+            let (h2, l2) = operands(t2, base + a, n, electric);
+            if t2.positive {
+                zip_update_x(
+                    out,
+                    [h1, l1, h2, l2],
+                    &t2.table[x..x + n],
+                    [decay, gain],
+                    |d1, d2, k| (T::zero() + d1.scale(s1)) + d2.scale(k),
+                )
+            } else {
+                zip_update_x(
+                    out,
+                    [h1, l1, h2, l2],
+                    &t2.table[x..x + n],
+                    [decay, gain],
+                    |d1, d2, k| (T::zero() + d1.scale(s1)) - d2.scale(k),
+                )
+            }
+        }
+        [t1] if t1.axis == 0 => {
+            let (h1, l1) = operands(t1, base + a, n, electric);
+            let positive = t1.positive;
+            out.iter_mut()
+                .zip(h1.iter().zip(l1))
+                .zip(&t1.table[x..x + n])
+                .fold(true, |ok, ((v, (&x1, &y1)), &[_, _, k])| {
+                    let d = (x1 - y1).scale(k);
+                    let curl = if positive {
+                        T::zero() + d
+                    } else {
+                        T::zero() - d
+                    };
+                    *v = v.scale(decay) + curl.scale(gain);
+                    ok & v.is_finite()
+                })
+        }
+        _ => return None,
+    };
+    Some(ok)
+}
+
+/// `v ← v·decay + curl(x₁ − y₁, x₂ − y₂, 1/κₓ)·gain` over equal-length slices, the x factor
+/// per cell from its `[b, c, 1/κ]` table; whether every new value is finite.
+#[inline(always)]
+fn zip_update_x<T: Scalar>(
+    out: &mut [T],
+    [h1, l1, h2, l2]: [&[T]; 4],
+    table: &[[T::Real; 3]],
+    [decay, gain]: [T::Real; 2],
+    curl: impl Fn(T, T, T::Real) -> T,
+) -> bool {
+    out.iter_mut()
+        .zip(h1.iter().zip(l1))
+        .zip(h2.iter().zip(l2))
+        .zip(table)
+        .fold(true, |ok, (((v, (&x1, &y1)), (&x2, &y2)), &[_, _, k])| {
+            *v = v.scale(decay) + curl(x1 - y1, x2 - y2, k).scale(gain);
+            ok & v.is_finite()
+        })
+}
+
 /// How many ids from the start of `ids` equal `id`: 16 at a time as a bit mask of the
 /// differing ones (vector compares; a sphere's rows hold runs of 10–100 cells), the first set
 /// bit giving the end, then the last few one by one.
