@@ -38,16 +38,38 @@ fn first_difference<T: Scalar>(a: &ComponentValues<T>, b: &ComponentValues<T>) -
     None
 }
 
-/// `Err` naming `what` and the first difference when the two chunks' fields differ in a bit.
-fn same_fields<A, B>(mut a: A, mut b: B, what: &str) -> Result<(), String>
+/// `Err` naming `what` and the first difference when the two chunks' fields, or the running
+/// sums of any DFT monitor of `setup`, differ in a bit.
+fn same_fields<A, B>(setup: &Setup, mut a: A, mut b: B, what: &str) -> Result<(), String>
 where
     A: YeeFields<Error: core::fmt::Debug>,
     B: YeeFields<Value = A::Value, Error: core::fmt::Debug>,
 {
-    match first_difference(&fields_of(&mut a)?, &fields_of(&mut b)?) {
-        Some(d) => Err(format!("{what}: {d}")),
-        None => Ok(()),
+    if let Some(d) = first_difference(&fields_of(&mut a)?, &fields_of(&mut b)?) {
+        return Err(format!("{what}: {d}"));
     }
+    let whole = Box3::from_extent(setup.grid);
+    for (m, monitor) in setup.monitors.iter().enumerate() {
+        let region = monitor.region.intersect(&whole);
+        let len = monitor.values_per_node() * region.cells();
+        for c in monitor.component_list() {
+            let (mut x, mut y) = (
+                vec![A::Value::default(); len],
+                vec![A::Value::default(); len],
+            );
+            let failed = |e: &dyn core::fmt::Debug| format!("reading DFT sums: {e:?}");
+            a.read_dft(m, c, region, &mut x).map_err(|e| failed(&e))?;
+            b.read_dft(m, c, region, &mut y).map_err(|e| failed(&e))?;
+            let bits = |v: &A::Value| bytemuck::bytes_of(v).to_vec();
+            if let Some(n) = (0..len).find(|&n| bits(&x[n]) != bits(&y[n])) {
+                return Err(format!(
+                    "{what}: monitor {m}'s {c:?} sums differ at value {n}: {:?} vs {:?}",
+                    x[n], y[n]
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Steps a one-chunk run of `setup` for `steps` steps, each phase submitted over `regions`
@@ -92,6 +114,7 @@ where
     let oracle = stepped::<T, _>(&ScalarCurl, setup, steps, &whole)?;
     let tested = stepped::<T, _>(backend, setup, steps, &whole)?;
     same_fields(
+        setup,
         oracle,
         tested,
         &format!("{} vs the scalar oracle", backend.name()),
@@ -117,7 +140,12 @@ where
     split.retain(|b| !b.is_empty());
     let one = stepped::<T, _>(backend, setup, steps, &[whole])?;
     let parts = stepped::<T, _>(backend, setup, steps, &split)?;
-    same_fields(one, parts, &format!("{}: split update", backend.name()))
+    same_fields(
+        setup,
+        one,
+        parts,
+        &format!("{}: split update", backend.name()),
+    )
 }
 
 /// Halo lengths are symmetric: in a uniform layout of `setup` over `topology`, what each
@@ -205,5 +233,5 @@ where
             }
         }
     }
-    same_fields(source, copy, &format!("{name}: migrated state"))
+    same_fields(setup, source, copy, &format!("{name}: migrated state"))
 }

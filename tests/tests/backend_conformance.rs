@@ -1,12 +1,15 @@
 //! The backend conformance suite (`yee_tests::backend_conformance`) instantiated for every backend:
-//! bit equality with the scalar oracle per example scene and per physics case, shell/interior
+//! bit equality with the scalar oracle (fields and DFT sums) per example scene and per physics
+//! case, shell/interior
 //! split invariance, halo lengths symmetric between neighbours, slabs and in-place resizing
 //! that carry every field and ψ. A new backend adds one line to `backends!` below.
 
 use std::path::Path;
 
-use yee_core::Topology;
-use yee_em::{Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape};
+use yee_core::{Box3, Topology};
+use yee_em::{
+    Boundary, Component, CpmlParams, DftMonitor, Material, Mode, PointSource, Region, Setup, Shape,
+};
 use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
 };
@@ -114,11 +117,39 @@ fn physics(mode: Mode) -> Setup<'static> {
         sources,
         probes: &[],
         plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
+        monitors: monitors(mode, grid),
+        frequencies: &[0.03, 0.05, 0.07],
         active: None,
         smoothing: true,
     }
+}
+
+/// DFT monitors of `mode` on `grid`: a box over the materials and sources with every
+/// component the mode carries, and a plane normal to x (rows of one node) with two of the
+/// frequencies.
+fn monitors(mode: Mode, grid: [usize; 3]) -> &'static [DftMonitor] {
+    // Flat axes (one cell) are spanned whole; the others clipped to the grid.
+    let clip = |lo: [i64; 3], hi: [i64; 3]| {
+        let flat = |a: usize, v: i64, whole: i64| if grid[a] == 1 { whole } else { v };
+        let lo = core::array::from_fn(|a| flat(a, lo[a], 0));
+        let hi = core::array::from_fn(|a| flat(a, hi[a], 1));
+        Box3::new(lo, hi).intersect(&Box3::from_extent(grid))
+    };
+    let components = Component::ALL.map(|c| mode.has(c));
+    Box::leak(Box::new([
+        DftMonitor {
+            region: clip([2, 3, 2], [12, 11, 9]),
+            components,
+            first: 0,
+            count: 3,
+        },
+        DftMonitor {
+            region: clip([5, 1, 1], [6, 14, 12]),
+            components,
+            first: 1,
+            count: 2,
+        },
+    ]))
 }
 
 const MODES: [Mode; 4] = [Mode::OneD, Mode::Tmz, Mode::Tez, Mode::ThreeD];

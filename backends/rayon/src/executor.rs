@@ -2,11 +2,20 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use yee_core::{Box3, Scalar};
 use yee_scalar::chunk::CurlExecutor;
+use yee_scalar::dft::DftRow;
 use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
+
+/// Monitor sums a phase must touch before their rows are added in parallel: below this the
+/// tasks would cost more than they save.
+const DFT_PARALLEL_VALUES: usize = 2048;
+
+/// Rows per rayon task when adding monitor sums (a plane normal to x has one node a row).
+const DFT_ROWS_PER_TASK: usize = 16;
 
 /// The rayon curl executor: on a given pool, or on rayon's global pool.
 #[derive(Clone, Debug, Default)]
@@ -121,6 +130,27 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
         match &self.pool {
             Some(pool) => pool.install(|| curl_phase(state, electric, region, passes, batch)),
             None => curl_phase(state, electric, region, passes, batch),
+        }
+    }
+
+    /// The monitors' rows in parallel: each row's nodes are its own, so any order gives the
+    /// oracle's bits.
+    fn dft(&self, state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
+        let mut rows = Vec::new();
+        yee_scalar::dft::for_each_row(state, electric, region, step, |row| rows.push(row));
+        let values: usize = rows.iter().map(|r| r.sums.len()).sum();
+        if values < DFT_PARALLEL_VALUES {
+            rows.into_iter().for_each(DftRow::add);
+            return;
+        }
+        let add = || {
+            rows.into_par_iter()
+                .with_min_len(DFT_ROWS_PER_TASK)
+                .for_each(DftRow::add)
+        };
+        match &self.pool {
+            Some(pool) => pool.install(add),
+            None => add(),
         }
     }
 }

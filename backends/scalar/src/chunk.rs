@@ -47,6 +47,12 @@ pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
     fn cpml(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         CpmlUpdate { electric }.apply(state, region, 0);
     }
+
+    /// Adds the phase's values after step `step` over `region` to the DFT monitors' sums.
+    /// Default: row after row ([`accumulate`]); any order of the rows gives the same bits.
+    fn dft(&self, state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
+        accumulate(state, electric, region, step);
+    }
 }
 
 /// The reference executor: [`CurlUpdate`]'s plain loops.
@@ -119,7 +125,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         if electric {
             dispersive::complete(&mut self.state, region, step);
         }
-        accumulate(&mut self.state, electric, region, step);
+        self.kernel.dft(&mut self.state, electric, region, step);
     }
 
     /// The same chunk with other cell costs.

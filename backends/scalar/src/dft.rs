@@ -23,9 +23,10 @@ pub struct DftPart<T: Scalar> {
     /// (x fastest, frequency fastest of all).
     pub sums: [Option<Vec<T>>; 6],
     /// Scratch for the step's DFT weights per frequency (in f64, then in the field's real
-    /// type), kept so that a step allocates nothing.
+    /// type, real and imaginary part interleaved as in a node's sums), kept so that a step
+    /// allocates nothing.
     weights: Vec<[f64; 2]>,
-    real_weights: Vec<[T::Real; 2]>,
+    real_weights: Vec<T::Real>,
 }
 
 impl<T: Scalar> DftPart<T> {
@@ -43,7 +44,7 @@ impl<T: Scalar> DftPart<T> {
                     part,
                     sums: core::array::from_fn(|c| m.components[c].then(|| vec![T::zero(); len])),
                     weights: vec![[0.0; 2]; m.count],
-                    real_weights: vec![[T::Real::from_f64(0.0); 2]; m.count],
+                    real_weights: vec![T::Real::from_f64(0.0); m.values_per_node()],
                 }
             })
             .collect()
@@ -121,42 +122,105 @@ impl<T: Scalar> DftPart<T> {
     }
 }
 
-/// Adds the values the electric (`true`) or magnetic components have after step `step` over
-/// `region` to every monitor's sums.
-pub fn accumulate<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
+/// One row of a monitor's nodes (x fastest) in one step: their running sums (a node's real
+/// and imaginary parts per frequency, interleaved), their field values, and the step's
+/// weights in the same interleaving.
+pub struct DftRow<'a, T: Scalar> {
+    /// The sums of the row's nodes, node after node.
+    pub sums: &'a mut [T],
+    /// The field's values at the row's nodes.
+    pub values: &'a [T],
+    /// `[Δt cos 2πft, Δt sin 2πft]` per frequency, flattened.
+    pub weights: &'a [T::Real],
+}
+
+impl<T: Scalar> DftRow<'_, T> {
+    /// Adds each node's value times the weights to its sums: `F(f) += Δt F(t) e^{+2πift}`
+    /// (Oskooi et al. 2010, §4.3), one vector loop per node over its frequencies.
+    #[inline]
+    pub fn add(self) {
+        let k = self.weights.len();
+        for (node, &v) in self.sums.chunks_exact_mut(k).zip(self.values) {
+            for (s, &w) in node.iter_mut().zip(self.weights) {
+                *s += v.scale(w);
+            }
+        }
+    }
+
+    /// Nodes in the row.
+    pub fn nodes(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// Hands `each` every row of every monitor's nodes in `region` whose components the phase
+/// (`electric`) updates, with the weights of step `step` (each component of a phase is
+/// sampled at the same time, [`DftMonitor::time`]). Rows are disjoint, so a caller may add
+/// them in any order or in parallel; each node's sum is still taken in step order, so the
+/// bits are the same for every decomposition and executor.
+pub fn for_each_row<'s, T: Scalar>(
+    state: &'s mut YeeState<T>,
+    electric: bool,
+    region: Box3,
+    step: u64,
+    mut each: impl FnMut(DftRow<'s, T>),
+) {
     let dt = state.dt;
-    // Every component of a phase is sampled at the same time.
     let t = DftMonitor::time(Component::along(yee_core::Axis::X, electric), step, dt);
-    let mut parts = core::mem::take(&mut state.dft);
-    for part in &mut parts {
-        let nodes = part.part.intersect(&region);
+    let (parts, fields) = (&mut state.dft, &state.fields);
+    for part in parts.iter_mut() {
+        let DftPart {
+            monitor,
+            frequencies,
+            part: whole,
+            sums,
+            weights,
+            real_weights,
+        } = part;
+        let nodes = whole.intersect(&region);
         if nodes.is_empty() {
             continue;
         }
-        DftMonitor::weights(&part.frequencies, t, dt, &mut part.weights);
-        for (w, &[re, im]) in part.real_weights.iter_mut().zip(&part.weights) {
-            *w = [T::Real::from_f64(re), T::Real::from_f64(im)];
+        DftMonitor::weights(frequencies, t, dt, weights);
+        for (w, &[re, im]) in real_weights.chunks_exact_mut(2).zip(weights.iter()) {
+            w.copy_from_slice(&[T::Real::from_f64(re), T::Real::from_f64(im)]);
         }
-        let k = part.per_node();
-        let whole = part.part;
-        for c in Component::ALL {
-            if c.is_electric() != electric {
-                continue;
-            }
-            let Some(sums) = &mut part.sums[c.index()] else {
+        let weights: &'s [T::Real] = real_weights;
+        let (k, whole) = (monitor.values_per_node(), *whole);
+        let nx = nodes.extent()[0];
+        for (c, sums) in sums.iter_mut().enumerate() {
+            let Some(sums) = sums else {
                 continue;
             };
-            let field = state.field(c).expect("validated: the mode carries it");
-            for n in 0..nodes.cells() {
-                let p = nodes.index_at(n);
-                let v = field.get(p);
-                let o = whole.linear_index(p) * k;
-                for (f, [re, im]) in part.real_weights.iter().enumerate() {
-                    sums[o + 2 * f] += v.scale(*re);
-                    sums[o + 2 * f + 1] += v.scale(*im);
+            if Component::ALL[c].is_electric() != electric {
+                continue;
+            }
+            let field = fields[c].as_ref().expect("validated: the mode carries it");
+            // Rows in increasing order of their sums' offsets: split them off one by one.
+            let mut rest: &'s mut [T] = sums;
+            let mut taken = 0;
+            for z in nodes.lo[2]..nodes.hi[2] {
+                for y in nodes.lo[1]..nodes.hi[1] {
+                    let first = [nodes.lo[0], y, z];
+                    let o = whole.linear_index(first) * k;
+                    let (_, tail) = core::mem::take(&mut rest).split_at_mut(o - taken);
+                    let (row, tail) = tail.split_at_mut(nx * k);
+                    rest = tail;
+                    taken = o + nx * k;
+                    let at = field.storage_offset(first);
+                    each(DftRow {
+                        sums: row,
+                        values: &field.as_slice()[at..at + nx],
+                        weights,
+                    });
                 }
             }
         }
     }
-    state.dft = parts;
+}
+
+/// Accumulates the DFTs of the phase's components over `region` after step `step`, row by
+/// row ([`for_each_row`]).
+pub fn accumulate<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
+    for_each_row(state, electric, region, step, |row| row.add());
 }
