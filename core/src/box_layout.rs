@@ -20,8 +20,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::driver::shell_and_interior;
 use crate::geometry::Box3;
 use crate::partition::{PartitionError, ideal_borders, round_borders};
+use crate::tile_driver::{Ownership, PeerLayers, Regions};
 use crate::topology::Topology;
 
 /// The cost of the one-cell slices of a box across one axis: the load density a cut inverts.
@@ -436,6 +438,71 @@ pub fn halo_layers(from: &Box3, to: &Box3, ghost: [usize; 3]) -> heapless::Vec<B
         }
     }
     layers
+}
+
+/// One box per rank (a tensor, jagged or k-d layout) as an [`Ownership`]: what the
+/// [`crate::tile_driver::TileDriver`] steps when a rank's faces may touch several neighbours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoxLayout {
+    /// Grid extent in cells.
+    pub grid: [usize; 3],
+    /// The box of each rank (empty: a disabled rank).
+    pub boxes: Vec<Box3>,
+}
+
+impl Ownership for BoxLayout {
+    fn ranks(&self) -> usize {
+        self.boxes.len()
+    }
+
+    fn grid(&self) -> [usize; 3] {
+        self.grid
+    }
+
+    fn chunk_box(&self, rank: usize, ghost: [usize; 3]) -> Box3 {
+        let b = self.boxes[rank];
+        if b.is_empty() {
+            return b;
+        }
+        b.grow(ghost.map(|g| g as i64))
+            .intersect(&Box3::from_extent(self.grid))
+    }
+
+    /// The shell of the rank's box on every side that touches a neighbour is its border
+    /// (updated first), the rest its interior ([`shell_and_interior`]); each neighbour's
+    /// layers are [`halo_layers`] both ways.
+    fn regions(&self, rank: usize, ghost: [usize; 3]) -> Regions {
+        let me = self.boxes[rank];
+        let mut regions = Regions::default();
+        if me.is_empty() {
+            return regions;
+        }
+        let active = ghost.map(|g| g > 0);
+        let mut sides = [[false; 2]; 3];
+        for (peer, other) in self.boxes.iter().enumerate() {
+            if peer == rank {
+                continue;
+            }
+            if let Some((a, high)) = face_contact(&me, other, active) {
+                sides[a][usize::from(high)] = true;
+            }
+            let send: Vec<Box3> = halo_layers(&me, other, ghost).into_iter().collect();
+            let receive: Vec<Box3> = halo_layers(other, &me, ghost).into_iter().collect();
+            if !(send.is_empty() && receive.is_empty()) {
+                regions.peers.push(PeerLayers {
+                    peer,
+                    send,
+                    receive,
+                });
+            }
+        }
+        let (shell, interior) = shell_and_interior(me, ghost, sides);
+        regions.border.extend(shell);
+        if !interior.is_empty() {
+            regions.inner.push(interior);
+        }
+        regions
+    }
 }
 
 #[cfg(test)]

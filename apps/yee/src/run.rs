@@ -13,7 +13,9 @@ use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, vti};
-use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
+use yee_runtime::balance::{
+    BalanceMode, BalanceOptions, LayoutKind, box_layout, layout_name, make_plan, share_history,
+};
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
@@ -331,7 +333,38 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         drop_fields: true,
     };
     let mut partition_report = None;
+    // The boxes of a jagged or k-d layout (a tensor layout's are the plan's borders).
+    let layout_boxes = (options.balance.layout != LayoutKind::Tensor)
+        .then(|| box_layout(&setup, &scene.costs, options.topology, &options.balance))
+        .transpose()?;
     let results = match options.partition {
+        None if layout_boxes.is_some() => {
+            let map = yee_core::box_layout::BoxLayout {
+                grid: setup.grid,
+                boxes: layout_boxes.clone().unwrap_or_default(),
+            };
+            yee_scalar::tiled::check_tiled(&setup, &map).map_err(|e| {
+                AppError::Usage(format!(
+                    "--layout {}: {e}",
+                    layout_name(options.balance.layout)
+                ))
+            })?;
+            yee_runtime::tiled::run_tiled::<T, K>(
+                &setup,
+                &map,
+                scene.costs,
+                kernel,
+                options.comm,
+                options.model.clone(),
+                &options.slowdown,
+                steps,
+                options.overlap,
+                &wants_output,
+                &on_output,
+                &|step| progress.update(step),
+            )
+            .map(Some)
+        }
         None => run_decomposed::<T, K>(
             &setup,
             &plan,
@@ -362,7 +395,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             });
             yee_runtime::tiled::run_tiled::<T, K>(
                 &setup,
-                &tiles,
+                &tiles.map,
                 scene.costs,
                 kernel,
                 options.comm,
@@ -463,7 +496,13 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let path = out.join("balance_history.csv");
         yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
         let path = out.join("balance_shares.png");
-        let columns = share_history(&plan.borders, history, options.topology);
+        let columns = match &layout_boxes {
+            None => share_history(&plan.borders, history, options.topology),
+            Some(boxes) => {
+                let total = scene.cells() as f64;
+                vec![boxes.iter().map(|b| b.cells() as f64 / total).collect()]
+            }
+        };
         yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
         outputs.extend([
             "balance_history.csv".to_string(),
@@ -481,6 +520,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .history
         .last()
         .map_or_else(|| plan.borders.clone(), |h| h.borders.clone());
+    if layout_boxes.is_some() {
+        // Borders through the whole grid mean nothing here: the boxes say it all.
+        plan.borders = Default::default();
+    }
+    let final_borders = if layout_boxes.is_some() {
+        Default::default()
+    } else {
+        final_borders
+    };
     let writing = writing
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
@@ -574,8 +622,20 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             rebalance_every: options.balance.every,
             epsilon: options.balance.epsilon,
             rebalances: results[0].history.len(),
+            layout: options.balance.layout,
             initial_borders: plan.borders.clone(),
             final_borders,
+            boxes: layout_boxes.map(|boxes| {
+                boxes
+                    .iter()
+                    .enumerate()
+                    .map(|(rank, b)| yee_runtime::balance::BoxJson {
+                        rank,
+                        lo: b.lo,
+                        hi: b.hi,
+                    })
+                    .collect()
+            }),
         },
         outputs,
         probes,
