@@ -28,8 +28,6 @@ proptest! {
 /// (3D with CPML, a dielectric and a dispersive block, boxes cut for unequal speeds; on the
 /// simulated communicator with and without overlap, and on shm).
 mod runs {
-    use yee_comm_shm::launch as shm_launch;
-    use yee_comm_sim::{MachineModel, launch as sim_launch};
     use yee_core::box_layout::{BoxLayout, face_contact, jagged_layout, kd_layout};
     use yee_core::{Box3, Topology};
     use yee_em::load::region_slice_densities;
@@ -37,9 +35,8 @@ mod runs {
         Boundary, Component, Costs, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
         Shape, SourceKind, Waveform,
     };
-    use yee_scalar::chunk::ScalarCurl;
-    use yee_scalar::tiled::{TiledRankOutput, assemble_tiles, run_tiled_rank, tiled_probe_series};
-    use yee_tests::single_chunk;
+    use yee_scalar::tiled::{assemble_tiles, tiled_probe_series};
+    use yee_tests::{owned_run, single_chunk};
 
     fn ricker(component: Component, cell: [i64; 3]) -> PointSource {
         PointSource {
@@ -51,44 +48,6 @@ mod runs {
             },
             amplitude: 1.0,
             kind: SourceKind::Soft,
-        }
-    }
-
-    fn run<T: yee_core::Scalar>(
-        setup: &Setup,
-        map: &BoxLayout,
-        sim: bool,
-        overlap: bool,
-        steps: u64,
-    ) -> Vec<TiledRankOutput<T>> {
-        fn one<T: yee_core::Scalar, M: yee_core::Comm>(
-            setup: &Setup,
-            map: &BoxLayout,
-            c: &mut M,
-            overlap: bool,
-            steps: u64,
-        ) -> TiledRankOutput<T> {
-            let costs = Costs::default();
-            run_tiled_rank::<T, _, _>(
-                setup,
-                map,
-                costs,
-                &ScalarCurl,
-                c,
-                steps,
-                overlap,
-                |_, _, _| {},
-            )
-            .expect("the rank runs")
-        }
-        let ranks = map.boxes.len();
-        let topology = Topology([ranks, 1, 1]);
-        if sim {
-            sim_launch(topology, MachineModel::default_for(ranks), |mut c| {
-                one(setup, map, &mut c, overlap, steps)
-            })
-        } else {
-            shm_launch(topology, |mut c| one(setup, map, &mut c, overlap, steps))
         }
     }
 
@@ -215,7 +174,7 @@ mod runs {
             );
             let map = BoxLayout { grid, boxes };
             for (sim, overlap) in [(true, true), (true, false), (false, true)] {
-                let outputs = run::<f64>(&setup, &map, sim, overlap, steps);
+                let outputs = owned_run::<f64>(&setup, &map, sim, overlap, steps);
                 let what = format!("{name} sim {sim} overlap {overlap}");
                 assert!(outputs.iter().all(|o| o.diverged.is_none()), "{what}");
                 for c in Component::ALL {

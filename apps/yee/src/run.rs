@@ -337,34 +337,47 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let layout_boxes = (options.balance.layout != LayoutKind::Tensor)
         .then(|| box_layout(&setup, &scene.costs, options.topology, &options.balance))
         .transpose()?;
-    let results = match options.partition {
-        None if layout_boxes.is_some() => {
-            let map = yee_core::box_layout::BoxLayout {
-                grid: setup.grid,
-                boxes: layout_boxes.clone().unwrap_or_default(),
-            };
-            yee_scalar::tiled::check_tiled(&setup, &map).map_err(|e| {
-                AppError::Usage(format!(
-                    "--layout {}: {e}",
-                    layout_name(options.balance.layout)
-                ))
-            })?;
-            yee_runtime::tiled::run_tiled::<T, K>(
-                &setup,
-                &map,
-                scene.costs,
-                kernel,
-                options.comm,
-                options.model.clone(),
-                &options.slowdown,
-                steps,
-                options.overlap,
-                &wants_output,
-                &on_output,
-                &|step| progress.update(step),
-            )
-            .map(Some)
-        }
+    // Tile sets (--partition) or the boxes of a jagged or k-d layout run through the tile
+    // driver; a tensor layout through the box driver.
+    let owned: Option<Box<dyn yee_core::tile_driver::Ownership + Sync>> =
+        match (options.partition, &layout_boxes) {
+            (Some(method), _) => {
+                let ranks = options.topology.ranks();
+                let weights = match options.balance.speeds.clone() {
+                    None => vec![1.0; ranks],
+                    Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
+                };
+                let tiles = yee_runtime::tiled::plan_tiles(
+                    &setup,
+                    &scene.name,
+                    scene.tile,
+                    &weights,
+                    method,
+                )?;
+                partition_report = Some(crate::report::PartitionSummary {
+                    method: method.name().into(),
+                    tile: scene.tile,
+                    edge_cut: tiles.edge_cut,
+                    imbalance: tiles.imbalance,
+                });
+                Some(Box::new(tiles.map))
+            }
+            (None, Some(boxes)) => {
+                let map = yee_core::box_layout::BoxLayout {
+                    grid: setup.grid,
+                    boxes: boxes.clone(),
+                };
+                yee_scalar::tiled::check_tiled(&setup, &map).map_err(|e| {
+                    AppError::Usage(format!(
+                        "--layout {}: {e}",
+                        layout_name(options.balance.layout)
+                    ))
+                })?;
+                Some(Box::new(map))
+            }
+            (None, None) => None,
+        };
+    let results = match &owned {
         None => run_decomposed::<T, K>(
             &setup,
             &plan,
@@ -379,36 +392,21 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             &on_output,
             &|step| progress.update(step),
         ),
-        Some(method) => {
-            let ranks = options.topology.ranks();
-            let weights = match options.balance.speeds.clone() {
-                None => vec![1.0; ranks],
-                Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
-            };
-            let tiles =
-                yee_runtime::tiled::plan_tiles(&setup, &scene.name, scene.tile, &weights, method)?;
-            partition_report = Some(crate::report::PartitionSummary {
-                method: method.name().into(),
-                tile: scene.tile,
-                edge_cut: tiles.edge_cut,
-                imbalance: tiles.imbalance,
-            });
-            yee_runtime::tiled::run_tiled::<T, K>(
-                &setup,
-                &tiles.map,
-                scene.costs,
-                kernel,
-                options.comm,
-                options.model.clone(),
-                &options.slowdown,
-                steps,
-                options.overlap,
-                &wants_output,
-                &on_output,
-                &|step| progress.update(step),
-            )
-            .map(Some)
-        }
+        Some(map) => yee_runtime::tiled::run_tiled::<T, K>(
+            &setup,
+            map.as_ref(),
+            scene.costs,
+            kernel,
+            options.comm,
+            options.model.clone(),
+            &options.slowdown,
+            steps,
+            options.overlap,
+            &wants_output,
+            &on_output,
+            &|step| progress.update(step),
+        )
+        .map(Some),
     }
     .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();
