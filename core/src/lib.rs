@@ -18,6 +18,8 @@ extern crate alloc;
 
 #[cfg(feature = "alloc")]
 pub mod balance;
+#[cfg(feature = "alloc")]
+pub mod box_layout;
 pub mod chunk;
 pub mod comm;
 pub mod decomposition;

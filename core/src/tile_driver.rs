@@ -1,5 +1,7 @@
 //! The time-step driver of a rank that owns a set of tiles instead of one box (Smyk & Tudruj
-//! 2011: a processor executes one macro node of the macro data flow graph).
+//! 2011: a processor executes one macro node of the macro data flow graph), or one box whose
+//! faces may touch several neighbours (a jagged or k-d layout, [`crate::box_layout`]): any
+//! [`Ownership`] that says what a rank updates and which layers it exchanges with each peer.
 //!
 //! The rank's [`Chunk`] holds the bounding box of its tiles grown by the stencil reach
 //! ([`TileMap::chunk_box`]), but only its own tiles are ever updated. After each phase it sends
@@ -19,12 +21,85 @@ use crate::geometry::Box3;
 use crate::staging::StagingBuffer;
 use crate::tile_map::TileMap;
 
-/// What one peer and this rank exchange after each phase.
+/// What one peer and this rank exchange after each phase: the global boxes this rank packs
+/// for the peer and those it unpacks from it, in the order both sides use.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PeerLayers {
+    /// The peer.
+    pub peer: usize,
+    /// Boxes of this rank's cells the peer's stencils read.
+    pub send: Vec<Box3>,
+    /// Boxes of the peer's cells this rank's stencils read.
+    pub receive: Vec<Box3>,
+}
+
+/// What one rank of a layout updates and exchanges: its boxes, those that touch another rank
+/// (updated first, before the exchange starts) apart from the others, and its peers' layers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Regions {
+    /// Boxes whose cells another rank reads.
+    pub border: Vec<Box3>,
+    /// The rest of the rank's cells.
+    pub inner: Vec<Box3>,
+    /// Per peer, the layers each way (peers with nothing to exchange left out).
+    pub peers: Vec<PeerLayers>,
+}
+
+/// Who owns which cells of a grid, as far as the [`TileDriver`] needs to know: a tile set per
+/// rank ([`TileMap`]) or one box per rank ([`crate::box_layout::BoxLayout`]).
+pub trait Ownership {
+    /// Number of ranks.
+    fn ranks(&self) -> usize;
+    /// Grid extent in cells.
+    fn grid(&self) -> [usize; 3];
+    /// The box `rank`'s chunk must hold: its cells' bounding box grown by `ghost` (the
+    /// stencil's reach) and clipped to the grid.
+    fn chunk_box(&self, rank: usize, ghost: [usize; 3]) -> Box3;
+    /// What `rank` updates and exchanges with a stencil reaching `ghost` cells.
+    fn regions(&self, rank: usize, ghost: [usize; 3]) -> Regions;
+}
+
+impl Ownership for TileMap {
+    fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    fn grid(&self) -> [usize; 3] {
+        self.grid
+    }
+
+    fn chunk_box(&self, rank: usize, ghost: [usize; 3]) -> Box3 {
+        TileMap::chunk_box(self, rank, ghost)
+    }
+
+    fn regions(&self, rank: usize, ghost: [usize; 3]) -> Regions {
+        let mut regions = Regions::default();
+        for t in self.owned_tiles(rank) {
+            if self.on_border(t) {
+                regions.border.push(self.tile_box(t));
+            } else {
+                regions.inner.push(self.tile_box(t));
+            }
+        }
+        for peer in (0..self.ranks).filter(|&p| p != rank) {
+            let send = self.layers(rank, peer, ghost);
+            let receive = self.layers(peer, rank, ghost);
+            if !(send.is_empty() && receive.is_empty()) {
+                regions.peers.push(PeerLayers {
+                    peer,
+                    send,
+                    receive,
+                });
+            }
+        }
+        regions
+    }
+}
+
+/// One peer's layers and their lengths in values.
 #[derive(Clone, Debug)]
-struct PeerLayers {
-    peer: usize,
-    send: Vec<Box3>,
-    receive: Vec<Box3>,
+struct Peer {
+    layers: PeerLayers,
     send_values: usize,
     receive_values: usize,
 }
@@ -34,7 +109,7 @@ struct PeerLayers {
 pub struct TileDriver<C: Chunk> {
     border_tiles: Vec<Box3>,
     inner_tiles: Vec<Box3>,
-    peers: Vec<PeerLayers>,
+    peers: Vec<Peer>,
     overlap: bool,
     /// Per peer, the buffers of the messages sent and received (kept between steps).
     sends: Vec<C::Buffer>,
@@ -45,39 +120,27 @@ impl<C: Chunk> TileDriver<C> {
     /// The driver of `rank` in `map` for `chunk`, which must hold `map.chunk_box(rank,
     /// chunk.ghost())`. Fails with the chunk's `unsupported` error when it cannot pack
     /// arbitrary boxes ([`crate::Capabilities::migration`]).
-    pub fn new(map: &TileMap, rank: usize, chunk: &C) -> Result<Self, C::Error> {
+    pub fn new(map: &(impl Ownership + ?Sized), rank: usize, chunk: &C) -> Result<Self, C::Error> {
+        Self::for_regions(map.regions(rank, chunk.ghost()), chunk)
+    }
+
+    /// The driver of a rank that updates and exchanges `regions`.
+    pub fn for_regions(regions: Regions, chunk: &C) -> Result<Self, C::Error> {
         if !C::CAPABILITIES.migration {
             return Err(C::Error::unsupported(
-                "tile-set runs (packing arbitrary boxes)",
+                "tile-set and box-layout runs (packing arbitrary boxes)",
             ));
         }
-        let ghost = chunk.ghost();
-        let mut border_tiles = Vec::new();
-        let mut inner_tiles = Vec::new();
-        for t in map.owned_tiles(rank) {
-            if map.on_border(t) {
-                border_tiles.push(map.tile_box(t));
-            } else {
-                inner_tiles.push(map.tile_box(t));
-            }
-        }
-        let mut peers = Vec::new();
-        for peer in (0..map.ranks).filter(|&p| p != rank) {
-            let send = map.layers(rank, peer, ghost);
-            let receive = map.layers(peer, rank, ghost);
-            if send.is_empty() && receive.is_empty() {
-                continue;
-            }
-            let count =
-                |boxes: &[Box3]| -> usize { boxes.iter().map(|b| chunk.slab_len(*b)).sum() };
-            peers.push(PeerLayers {
-                peer,
-                send_values: count(&send),
-                receive_values: count(&receive),
-                send,
-                receive,
-            });
-        }
+        let count = |boxes: &[Box3]| -> usize { boxes.iter().map(|b| chunk.slab_len(*b)).sum() };
+        let peers: Vec<Peer> = regions
+            .peers
+            .into_iter()
+            .map(|layers| Peer {
+                send_values: count(&layers.send),
+                receive_values: count(&layers.receive),
+                layers,
+            })
+            .collect();
         let size = core::mem::size_of::<C::Value>();
         let mut sends = Vec::new();
         let mut receives = Vec::new();
@@ -92,8 +155,8 @@ impl<C: Chunk> TileDriver<C> {
             peers.iter().map(|p| p.receive_values * size),
         )?;
         Ok(TileDriver {
-            border_tiles,
-            inner_tiles,
+            border_tiles: regions.border,
+            inner_tiles: regions.inner,
             peers,
             overlap: true,
             sends,
@@ -109,7 +172,7 @@ impl<C: Chunk> TileDriver<C> {
 
     /// The ranks this one exchanges layers with, in the order of a [`StepRecord`]'s entries.
     pub fn peers(&self) -> impl Iterator<Item = usize> + '_ {
-        self.peers.iter().map(|p| p.peer)
+        self.peers.iter().map(|p| p.layers.peer)
     }
 
     /// The boxes of the tiles this rank updates.
@@ -148,7 +211,7 @@ impl<C: Chunk> TileDriver<C> {
             for (p, buffer) in self.peers.iter().zip(&mut self.sends) {
                 if p.send_values > 0 {
                     chunk
-                        .pack_slabs(&p.send, buffer)
+                        .pack_slabs(&p.layers.send, buffer)
                         .map_err(StepError::Chunk)?;
                 }
             }
@@ -159,7 +222,7 @@ impl<C: Chunk> TileDriver<C> {
                 .zip(&self.sends)
                 .filter(|(p, _)| p.send_values > 0)
                 .map(|(p, buffer)| Outgoing {
-                    peer: p.peer,
+                    peer: p.layers.peer,
                     route: Route::Tiles,
                     bytes: &buffer.bytes()[..p.send_values * size],
                 })
@@ -171,7 +234,7 @@ impl<C: Chunk> TileDriver<C> {
                 .filter(|(p, _)| p.receive_values > 0)
                 .map(|(p, buffer)| {
                     let bytes = &mut buffer.bytes_mut()[..p.receive_values * size];
-                    Incoming::new(p.peer, Route::Tiles, bytes)
+                    Incoming::new(p.layers.peer, Route::Tiles, bytes)
                 })
                 .collect();
             let inner = &self.inner_tiles;
@@ -197,7 +260,7 @@ impl<C: Chunk> TileDriver<C> {
                 let (waited, transfer) = cost.next().unwrap_or((0.0, f64::NAN));
                 let t = comm.now_seconds();
                 chunk
-                    .unpack_slabs(&p.receive, &self.receives[k])
+                    .unpack_slabs(&p.layers.receive, &self.receives[k])
                     .and_then(|()| chunk.wait())
                     .map_err(StepError::Chunk)?;
                 record.bytes_received[k] += (p.receive_values * size) as u64;

@@ -59,13 +59,34 @@ pub fn slice_densities_per_axis(setup: &Setup, costs: &Costs) -> [Vec<f64>; 3] {
 }
 
 fn densities(setup: &Setup, costs: &Costs, own_axis_only: bool) -> [Vec<f64>; 3] {
+    let whole = Box3::from_extent(setup.grid);
+    core::array::from_fn(|a| {
+        let mut out = alloc::vec![0.0; setup.grid[a]];
+        region_slice_densities(setup, costs, whole, a, own_axis_only, &mut out);
+        out
+    })
+}
+
+/// The work of each one-cell slice of `region` across axis `axis` into `out` (one value per
+/// slice, from `region.lo[axis]`): [`slice_densities`] (`own_axis_only` false) or
+/// [`slice_densities_per_axis`] (true) restricted to a box, the density the cuts of a jagged or
+/// k-d layout invert (`yee_core::box_layout::CostDensity`).
+pub fn region_slice_densities(
+    setup: &Setup,
+    costs: &Costs,
+    region: Box3,
+    axis: usize,
+    own_axis_only: bool,
+    out: &mut [f64],
+) {
+    let axis = yee_core::Axis::from_index(axis);
     let layers: Vec<(yee_core::Axis, Box3)> = setup.cpml_layers_with_axes().collect();
     let surfaces: Vec<Box3> = setup
         .plane_waves
         .iter()
         .flat_map(|w| w.surface_slabs(setup.mode))
         .collect();
-    per_slice(setup, |axis, slice| {
+    slices_of(region, axis, out, |slice| {
         work_of(
             slice,
             layers
@@ -78,7 +99,7 @@ fn densities(setup: &Setup, costs: &Costs, own_axis_only: bool) -> [Vec<f64>; 3]
             dispersive_work(setup, slice, costs),
             costs,
         )
-    })
+    });
 }
 
 /// The work of `region` for one step under the load model of [`work_of`] (every CPML layer,
@@ -180,17 +201,23 @@ fn per_slice(setup: &Setup, load: impl Fn(yee_core::Axis, Box3) -> f64) -> [Vec<
     let whole = Box3::from_extent(setup.grid);
     core::array::from_fn(|a| {
         let axis = yee_core::Axis::from_index(a);
-        (0..setup.grid[a] as i64)
-            .map(|i| {
-                load(
-                    axis,
-                    whole
-                        .with_bound(axis, Side::Low, i)
-                        .with_bound(axis, Side::High, i + 1),
-                )
-            })
-            .collect()
+        let mut out = alloc::vec![0.0; setup.grid[a]];
+        slices_of(whole, axis, &mut out, |slice| load(axis, slice));
+        out
     })
+}
+
+/// `load(slice)` for each one-cell slice of `region` across `axis`, into `out`.
+fn slices_of(region: Box3, axis: yee_core::Axis, out: &mut [f64], load: impl Fn(Box3) -> f64) {
+    let lo = region.lo[axis.index()];
+    for (i, o) in out.iter_mut().enumerate() {
+        let at = lo + i as i64;
+        *o = load(
+            region
+                .with_bound(axis, Side::Low, at)
+                .with_bound(axis, Side::High, at + 1),
+        );
+    }
 }
 
 #[cfg(test)]

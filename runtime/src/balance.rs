@@ -4,11 +4,15 @@
 
 use std::path::PathBuf;
 
-use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
+use yee_core::box_layout::{jagged_layout, kd_layout};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
-use yee_em::load::{box_work, slice_densities, slice_densities_per_axis, slice_memory_densities};
+use yee_core::{Box3, Topology};
+use yee_em::load::{
+    box_work, region_slice_densities, slice_densities, slice_densities_per_axis,
+    slice_memory_densities,
+};
 use yee_em::{Costs, Setup};
 use yee_scalar::decomposed::uniform_plan;
 
@@ -47,6 +51,21 @@ pub enum DensityModel {
     PerAxis,
 }
 
+/// `--layout`: how the ranks' boxes are cut (docs/balancing.md, "Layouts beyond the tensor
+/// grid").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum LayoutKind {
+    /// Borders through the whole grid, one set per axis (Balykov 2019, eq. (21)).
+    #[default]
+    Tensor,
+    /// Slabs of x by their ranks' summed speeds, each cut along y, each column along z.
+    Jagged,
+    /// Weighted recursive bisection: a k-d tree of boxes.
+    Kd,
+}
+
 /// Everything the balancing flags say.
 #[derive(Clone, Debug)]
 pub struct BalanceOptions {
@@ -64,6 +83,8 @@ pub struct BalanceOptions {
     pub by_memory: bool,
     /// How the load density of each axis is built (time only).
     pub density: DensityModel,
+    /// How the boxes are cut.
+    pub layout: LayoutKind,
 }
 
 impl Default for BalanceOptions {
@@ -76,6 +97,7 @@ impl Default for BalanceOptions {
             speeds: None,
             by_memory: false,
             density: DensityModel::default(),
+            layout: LayoutKind::default(),
         }
     }
 }
@@ -126,7 +148,7 @@ pub fn make_plan(
     let total_work: f64 = if options.by_memory {
         density[0].iter().sum()
     } else {
-        box_work(setup, yee_core::Box3::from_extent(setup.grid), costs)
+        box_work(setup, Box3::from_extent(setup.grid), costs)
     };
     let params = BalanceParams {
         every: options.every,
@@ -139,16 +161,7 @@ pub fn make_plan(
         let (perf, links) = profile.sums();
         balancer = balancer.with_sums(perf, links);
     } else if let Some(speeds) = &options.speeds {
-        if speeds.len() != topology.ranks() {
-            return Err(usage(format!(
-                "--speeds: {} values for {} ranks",
-                speeds.len(),
-                topology.ranks()
-            )));
-        }
-        if let Some(bad) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-            return Err(usage(format!("--speeds: {bad} is not a positive speed")));
-        }
+        check_speeds(speeds, topology.ranks())?;
         let perf = speeds
             .iter()
             .map(|&s| PerfSums {
@@ -169,6 +182,101 @@ pub fn make_plan(
         plan.balancer = Some(balancer);
     }
     Ok(plan)
+}
+
+/// The boxes of a jagged or k-d layout (`options.layout`) of `setup` over `topology`'s ranks:
+/// with `--balance off` cut by cells at equal speeds; otherwise by the cost density of the box
+/// being cut (`options.density`, as the tensor balancer weighs an axis) and the speeds of
+/// `--speeds` or of a profile (equal without either). One box per rank, x-fastest rank order
+/// as in a tensor layout.
+pub fn box_layout(
+    setup: &Setup,
+    costs: &Costs,
+    topology: Topology,
+    options: &BalanceOptions,
+) -> Result<Vec<Box3>, RuntimeError> {
+    let usage = |message: String| RuntimeError::new(RuntimeErrorKind::Options, message);
+    let ranks = topology.ranks();
+    if options.by_memory {
+        return Err(usage(format!(
+            "--balance-memory balances a tensor layout; use it without --layout {}",
+            layout_name(options.layout)
+        )));
+    }
+    if options.mode == BalanceMode::Off && (options.profile.is_some() || options.speeds.is_some()) {
+        return Err(usage(
+            "--profile and --speeds need --balance static or dynamic".into(),
+        ));
+    }
+    let speeds: Vec<f64> = if let Some(path) = &options.profile {
+        let profile = Profile::load(path, setup.grid, topology.0)?;
+        let (perf, _) = profile.sums();
+        perf.iter().map(|p| p.perf().unwrap_or(0.0)).collect()
+    } else if let Some(speeds) = &options.speeds {
+        check_speeds(speeds, ranks)?;
+        speeds.clone()
+    } else {
+        vec![1.0; ranks]
+    };
+    let per_axis = options.density == DensityModel::PerAxis;
+    let by_cost = |region: Box3, axis: usize, out: &mut [f64]| {
+        region_slice_densities(setup, costs, region, axis, per_axis, out);
+    };
+    let by_cells = |region: Box3, axis: usize, out: &mut [f64]| {
+        let across: f64 = (0..3)
+            .filter(|&b| b != axis)
+            .map(|b| region.extent()[b] as f64)
+            .product();
+        out.fill(across);
+    };
+    let active = setup.mode.active_axes();
+    let mut boxes = vec![Box3::new([0; 3], [0; 3]); ranks];
+    let result = match (options.layout, options.mode == BalanceMode::Off) {
+        (LayoutKind::Kd, true) => kd_layout(setup.grid, active, &speeds, &by_cells, 1, &mut boxes),
+        (LayoutKind::Kd, false) => kd_layout(setup.grid, active, &speeds, &by_cost, 1, &mut boxes),
+        (_, true) => jagged_layout(
+            setup.grid, active, topology, &speeds, &by_cells, 1, &mut boxes,
+        ),
+        (_, false) => jagged_layout(
+            setup.grid, active, topology, &speeds, &by_cost, 1, &mut boxes,
+        ),
+    };
+    result.map_err(|e| {
+        RuntimeError::new(
+            RuntimeErrorKind::Layout,
+            format!(
+                "--layout {}: cannot lay out {:?} over {ranks} ranks: {e}",
+                layout_name(options.layout),
+                setup.grid
+            ),
+        )
+    })?;
+    Ok(boxes)
+}
+
+/// The name of a layout on the command line.
+pub fn layout_name(kind: LayoutKind) -> &'static str {
+    match kind {
+        LayoutKind::Tensor => "tensor",
+        LayoutKind::Jagged => "jagged",
+        LayoutKind::Kd => "kd",
+    }
+}
+
+/// `--speeds` must give one positive, finite speed per rank.
+fn check_speeds(speeds: &[f64], ranks: usize) -> Result<(), RuntimeError> {
+    let usage = |message: String| RuntimeError::new(RuntimeErrorKind::Options, message);
+    if speeds.len() != ranks {
+        return Err(usage(format!(
+            "--speeds: {} values for {} ranks",
+            speeds.len(),
+            ranks
+        )));
+    }
+    if let Some(bad) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+        return Err(usage(format!("--speeds: {bad} is not a positive speed")));
+    }
+    Ok(())
 }
 
 /// Each rank's share of the cells for a layout with `borders`.
@@ -216,28 +324,45 @@ pub struct BoxJson {
 /// whole grid's work (`speeds[r] / Σ speeds`; equal shares without speeds, and 1 for a rank
 /// `speeds` has no entry for). 1 is perfect.
 pub fn load_imbalance(setup: &Setup, costs: &Costs, plan: &Plan, speeds: Option<&[f64]>) -> f64 {
-    let layout = plan.layout(&plan.borders);
-    let ranks = plan.topology.ranks();
-    let total = box_work(setup, yee_core::Box3::from_extent(setup.grid), costs);
+    load_imbalance_of(setup, costs, &plan_boxes(plan), speeds)
+}
+
+/// [`load_imbalance`] of any boxes, one per rank (an empty box: a disabled rank, left out).
+pub fn load_imbalance_of(
+    setup: &Setup,
+    costs: &Costs,
+    boxes: &[Box3],
+    speeds: Option<&[f64]>,
+) -> f64 {
+    let total = box_work(setup, Box3::from_extent(setup.grid), costs);
     let speed = |r: usize| speeds.and_then(|s| s.get(r)).copied().unwrap_or(1.0);
-    let speed_sum: f64 = (0..ranks).map(speed).sum();
-    (0..ranks)
-        .map(|r| box_work(setup, layout.chunk_box(r), costs) / (total * speed(r) / speed_sum))
+    let speed_sum: f64 = (0..boxes.len()).map(speed).sum();
+    boxes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.is_empty())
+        .map(|(r, b)| box_work(setup, *b, costs) / (total * speed(r) / speed_sum))
         .fold(0.0, f64::max)
 }
 
-/// The boxes of a plan, as a table or as `{"boxes": [{"rank", "lo", "hi"}, …]}`, with
-/// `"max_load_over_ideal"` (see [`load_imbalance`]) when `imbalance` is given.
-pub fn boxes_report(plan: &Plan, json: bool, imbalance: Option<f64>) -> String {
+/// The box of every rank of a tensor plan's initial layout.
+pub fn plan_boxes(plan: &Plan) -> Vec<Box3> {
     let layout = plan.layout(&plan.borders);
-    let boxes: Vec<BoxJson> = (0..plan.topology.ranks())
-        .map(|rank| {
-            let b = layout.chunk_box(rank);
-            BoxJson {
-                rank,
-                lo: b.lo,
-                hi: b.hi,
-            }
+    (0..plan.topology.ranks())
+        .map(|r| layout.chunk_box(r))
+        .collect()
+}
+
+/// The boxes of a layout (one per rank), as a table or as `{"boxes": [{"rank", "lo", "hi"}, …]}`, with
+/// `"max_load_over_ideal"` (see [`load_imbalance`]) when `imbalance` is given.
+pub fn boxes_report(boxes: &[Box3], json: bool, imbalance: Option<f64>) -> String {
+    let boxes: Vec<BoxJson> = boxes
+        .iter()
+        .enumerate()
+        .map(|(rank, b)| BoxJson {
+            rank,
+            lo: b.lo,
+            hi: b.hi,
         })
         .collect();
     if json {

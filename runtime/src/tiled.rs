@@ -7,6 +7,7 @@ use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 
 use yee_core::graph::{Method, TileGraph, partition, quality};
+use yee_core::tile_driver::Ownership;
 use yee_core::tile_map::TileMap;
 use yee_core::{Box3, Scalar, Topology};
 use yee_em::{Component, Setup, YeeBackend};
@@ -117,13 +118,15 @@ pub fn plan_tiles(
 /// One rank's tiles and their values, deposited at an output step.
 type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 
-/// Runs `setup` on the tile sets of `plan` like [`crate::parallel::run_decomposed`] runs boxes:
+/// Runs `setup` on `map`'s tile sets (a [`TilePlan`]'s map) or boxes (a jagged or k-d
+/// [`yee_core::box_layout::BoxLayout`]) like [`crate::parallel::run_decomposed`] runs a tensor
+/// layout:
 /// `on_output(step, fields)` on rank 0 at every step `wants_output` selects, `progress(step)`
 /// after each step. The outputs carry each rank's bounding box as its owned box.
 #[allow(clippy::too_many_arguments)]
 pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
-    plan: &TilePlan,
+    map: &(dyn Ownership + Sync),
     costs: yee_em::Costs,
     backend: B,
     comm: CommKind,
@@ -135,8 +138,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<RankOutput<T>>, RuntimeError> {
-    let map = &plan.map;
-    let ranks = map.ranks;
+    let ranks = map.ranks();
     let gather: OutputGather<Result<TilePiece<T>, String>> = OutputGather::new(ranks);
     let body = |rank: usize, step: u64, chunk: &mut B::Chunk<'_>, tiles: &[Box3]| {
         gather.after_step(
@@ -170,7 +172,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
         CommKind::Mpi => {
             return Err(RuntimeError::new(
                 RuntimeErrorKind::Unsupported,
-                "--partition runs on --comm shm or sim; MPI runs use boxes",
+                "tile sets (--partition) and jagged or k-d layouts (--layout) run on --comm shm or sim; MPI runs use a tensor layout",
             ));
         }
     };
@@ -205,7 +207,7 @@ type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + Sync + 'a;
 #[allow(clippy::too_many_arguments)]
 fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
     setup: &Setup<'s>,
-    map: &TileMap,
+    map: &(dyn Ownership + Sync),
     costs: yee_em::Costs,
     backend: &B,
     comm: &mut M,

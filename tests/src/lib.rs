@@ -238,3 +238,46 @@ pub fn wait_for_checkpoint(out: &std::path::Path) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// `steps` steps of `setup` on the tile sets or boxes of `map` (one rank each, scalar backend,
+/// default costs), on the simulated communicator (`sim`) or shm, overlapped or not: each
+/// rank's output.
+pub fn owned_run<T: yee_core::Scalar>(
+    setup: &Setup,
+    map: &(dyn yee_core::tile_driver::Ownership + Sync),
+    sim: bool,
+    overlap: bool,
+    steps: u64,
+) -> Vec<yee_scalar::tiled::TiledRankOutput<T>> {
+    fn one<T: yee_core::Scalar, M: yee_core::Comm>(
+        setup: &Setup,
+        map: &(dyn yee_core::tile_driver::Ownership + Sync),
+        c: &mut M,
+        overlap: bool,
+        steps: u64,
+    ) -> yee_scalar::tiled::TiledRankOutput<T> {
+        let backend = yee_scalar::chunk::ScalarCurl;
+        let costs = yee_em::Costs::default();
+        yee_scalar::tiled::run_tiled_rank::<T, _, _>(
+            setup,
+            map,
+            costs,
+            &backend,
+            c,
+            steps,
+            overlap,
+            |_, _, _| {},
+        )
+        .expect("the rank runs")
+    }
+    let ranks = map.ranks();
+    let topology = yee_core::Topology([ranks, 1, 1]);
+    if sim {
+        let model = yee_comm_sim::MachineModel::default_for(ranks);
+        yee_comm_sim::launch(topology, model, |mut c| {
+            one(setup, map, &mut c, overlap, steps)
+        })
+    } else {
+        yee_comm_shm::launch(topology, |mut c| one(setup, map, &mut c, overlap, steps))
+    }
+}

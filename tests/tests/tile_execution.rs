@@ -3,18 +3,14 @@
 //! shared-memory communicator, overlapped and not, gives bit for bit the fields and probe
 //! records of the one-chunk run of the same mask (inactive cells held at zero).
 
-use yee_comm_shm::launch as shm_launch;
-use yee_comm_sim::{MachineModel, launch as sim_launch};
-use yee_core::Topology;
 use yee_core::graph::{RcdcParams, TileGraph, rcdc};
 use yee_core::tile_map::TileMap;
 use yee_em::{
-    Boundary, Component, Costs, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup,
-    Shape, SourceKind, Waveform,
+    Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, Shape,
+    SourceKind, Waveform,
 };
-use yee_scalar::chunk::ScalarCurl;
-use yee_scalar::tiled::{TiledRankOutput, assemble_tiles, run_tiled_rank, tiled_probe_series};
-use yee_tests::single_chunk;
+use yee_scalar::tiled::{assemble_tiles, tiled_probe_series};
+use yee_tests::{owned_run, single_chunk};
 
 const RANKS: usize = 4;
 
@@ -42,43 +38,6 @@ fn ricker(component: Component, cell: [i64; 3]) -> PointSource {
         },
         amplitude: 1.0,
         kind: SourceKind::Soft,
-    }
-}
-
-fn tiled<T: yee_core::Scalar>(
-    setup: &Setup,
-    map: &TileMap,
-    sim: bool,
-    overlap: bool,
-    steps: u64,
-) -> Vec<TiledRankOutput<T>> {
-    fn one<T: yee_core::Scalar, M: yee_core::Comm>(
-        setup: &Setup,
-        map: &TileMap,
-        c: &mut M,
-        overlap: bool,
-        steps: u64,
-    ) -> TiledRankOutput<T> {
-        let costs = Costs::default();
-        run_tiled_rank::<T, _, _>(
-            setup,
-            map,
-            costs,
-            &ScalarCurl,
-            c,
-            steps,
-            overlap,
-            |_, _, _| {},
-        )
-        .expect("the rank runs")
-    }
-    let topology = Topology([RANKS, 1, 1]);
-    if sim {
-        sim_launch(topology, MachineModel::default_for(RANKS), |mut c| {
-            one(setup, map, &mut c, overlap, steps)
-        })
-    } else {
-        shm_launch(topology, |mut c| one(setup, map, &mut c, overlap, steps))
     }
 }
 
@@ -163,7 +122,7 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
         .unwrap();
         let map = TileMap::new(&graph, &part, RANKS).unwrap();
         for (sim, overlap) in [(true, true), (true, false), (false, true)] {
-            let outputs = tiled::<f64>(&setup, &map, sim, overlap, steps);
+            let outputs = owned_run::<f64>(&setup, &map, sim, overlap, steps);
             let what = format!("{mode:?} tile {tile:?} sim {sim} overlap {overlap}");
             assert!(outputs.iter().all(|o| o.diverged.is_none()), "{what}");
             assert!(

@@ -8,7 +8,10 @@ use yee_runtime::checkpoint::StopFlag;
 use yee_core::Topology;
 use yee_core::topology::{check_topology, choose_topology};
 
-use yee_runtime::balance::{BalanceMode, BalanceOptions, DensityModel, make_plan};
+use yee_runtime::balance::{
+    BalanceMode, BalanceOptions, DensityModel, LayoutKind, box_layout, layout_name, make_plan,
+    plan_boxes,
+};
 use yee_runtime::parallel::CommKind;
 
 use crate::error::AppError;
@@ -124,6 +127,11 @@ pub struct RunArgs {
     /// (default) or per-axis (Franek 2016). See docs/balancing.md, "Density models".
     #[arg(long, value_enum)]
     pub density: Option<DensityModel>,
+    /// How the ranks' boxes are cut: tensor (borders through the whole grid, Balykov 2019),
+    /// jagged (slabs of x, each cut along y, each column along z) or kd (weighted recursive
+    /// bisection). See docs/balancing.md, "Layouts beyond the tensor grid".
+    #[arg(long, value_enum, default_value_t = LayoutKind::Tensor)]
+    pub layout: LayoutKind,
     /// Exchange halos after the whole update instead of overlapping them with the interior
     /// update (same fields; for measuring what the overlap gains).
     #[arg(long)]
@@ -283,6 +291,10 @@ pub struct BalanceArgs {
     /// the paper's example). See docs/balancing.md, "Density models".
     #[arg(long, value_enum)]
     pub density: Option<DensityModel>,
+    /// How the ranks' boxes are cut: tensor, jagged or kd (docs/balancing.md, "Layouts beyond
+    /// the tensor grid").
+    #[arg(long, value_enum, default_value_t = LayoutKind::Tensor)]
+    pub layout: LayoutKind,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -503,7 +515,26 @@ pub fn prepare_run(
         speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
         by_memory: args.balance_memory,
         density: args.density.unwrap_or_default(),
+        layout: args.layout,
     };
+    if args.layout != LayoutKind::Tensor {
+        let name = layout_name(args.layout);
+        let refuse = |why: &str| Err(AppError::Usage(format!("--layout {name}: {why}")));
+        if args.partition.is_some() {
+            return refuse("ranks own boxes; --partition gives them tile sets instead");
+        }
+        if comm == CommKind::Mpi {
+            return refuse("runs on --comm shm or sim; under MPI use --layout tensor");
+        }
+        if args.balance == BalanceMode::Dynamic {
+            return refuse("dynamic balancing moves tensor borders; use --balance static or off");
+        }
+        if resume.is_some() || args.checkpoint_every.is_some() {
+            return refuse(
+                "no checkpoints yet: leave out --checkpoint-every and --resume, or use --layout tensor",
+            );
+        }
+    }
     if args.density.is_some() && (args.balance == BalanceMode::Off || args.balance_memory) {
         return Err(AppError::Usage(
             "--density weighs time: use it with --balance static or dynamic, without --balance-memory"
@@ -722,29 +753,35 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
                 by_memory: args.memory,
                 density: args.density.unwrap_or_default(),
+                layout: args.layout,
                 ..BalanceOptions::default()
             };
             let setup = scene.setup();
-            let plan = make_plan(
-                &setup,
-                &scene.costs,
-                scene.value_type.bytes(),
-                topology,
-                &options,
-            )?;
+            let boxes = if args.layout == LayoutKind::Tensor {
+                let plan = make_plan(
+                    &setup,
+                    &scene.costs,
+                    scene.value_type.bytes(),
+                    topology,
+                    &options,
+                )?;
+                plan_boxes(&plan)
+            } else {
+                box_layout(&setup, &scene.costs, topology, &options)?
+            };
             // The work of each box against its share, for time (a profile's speeds are
             // measured, so the report leaves them out).
             let imbalance = (!args.memory && options.profile.is_none()).then(|| {
-                yee_runtime::balance::load_imbalance(
+                yee_runtime::balance::load_imbalance_of(
                     &setup,
                     &scene.costs,
-                    &plan,
+                    &boxes,
                     options.speeds.as_deref(),
                 )
             });
             print!(
                 "{}",
-                yee_runtime::balance::boxes_report(&plan, args.json, imbalance)
+                yee_runtime::balance::boxes_report(&boxes, args.json, imbalance)
             );
             Ok(())
         }

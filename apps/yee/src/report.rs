@@ -183,8 +183,13 @@ pub struct BalanceReport {
     pub epsilon: f64,
     /// Rebalances done.
     pub rebalances: usize,
-    /// Borders per axis at the start.
+    /// tensor, jagged or kd.
+    pub layout: yee_runtime::balance::LayoutKind,
+    /// Borders per axis at the start (a tensor layout; empty for the others).
     pub initial_borders: [Vec<i64>; 3],
-    /// Borders per axis at the end.
+    /// Borders per axis at the end (a tensor layout; empty for the others).
     pub final_borders: [Vec<i64>; 3],
+    /// Each rank's box (a jagged or k-d layout).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boxes: Option<Vec<yee_runtime::balance::BoxJson>>,
 }

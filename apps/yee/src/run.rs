@@ -13,7 +13,9 @@ use yee_comm_sim::MachineModel;
 use yee_core::{Axis, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, vti};
-use yee_runtime::balance::{BalanceMode, BalanceOptions, make_plan, share_history};
+use yee_runtime::balance::{
+    BalanceMode, BalanceOptions, LayoutKind, box_layout, layout_name, make_plan, share_history,
+};
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
@@ -331,7 +333,51 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         drop_fields: true,
     };
     let mut partition_report = None;
-    let results = match options.partition {
+    // The boxes of a jagged or k-d layout (a tensor layout's are the plan's borders).
+    let layout_boxes = (options.balance.layout != LayoutKind::Tensor)
+        .then(|| box_layout(&setup, &scene.costs, options.topology, &options.balance))
+        .transpose()?;
+    // Tile sets (--partition) or the boxes of a jagged or k-d layout run through the tile
+    // driver; a tensor layout through the box driver.
+    let owned: Option<Box<dyn yee_core::tile_driver::Ownership + Sync>> =
+        match (options.partition, &layout_boxes) {
+            (Some(method), _) => {
+                let ranks = options.topology.ranks();
+                let weights = match options.balance.speeds.clone() {
+                    None => vec![1.0; ranks],
+                    Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
+                };
+                let tiles = yee_runtime::tiled::plan_tiles(
+                    &setup,
+                    &scene.name,
+                    scene.tile,
+                    &weights,
+                    method,
+                )?;
+                partition_report = Some(crate::report::PartitionSummary {
+                    method: method.name().into(),
+                    tile: scene.tile,
+                    edge_cut: tiles.edge_cut,
+                    imbalance: tiles.imbalance,
+                });
+                Some(Box::new(tiles.map))
+            }
+            (None, Some(boxes)) => {
+                let map = yee_core::box_layout::BoxLayout {
+                    grid: setup.grid,
+                    boxes: boxes.clone(),
+                };
+                yee_scalar::tiled::check_tiled(&setup, &map).map_err(|e| {
+                    AppError::Usage(format!(
+                        "--layout {}: {e}",
+                        layout_name(options.balance.layout)
+                    ))
+                })?;
+                Some(Box::new(map))
+            }
+            (None, None) => None,
+        };
+    let results = match &owned {
         None => run_decomposed::<T, K>(
             &setup,
             &plan,
@@ -346,36 +392,21 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             &on_output,
             &|step| progress.update(step),
         ),
-        Some(method) => {
-            let ranks = options.topology.ranks();
-            let weights = match options.balance.speeds.clone() {
-                None => vec![1.0; ranks],
-                Some(s) => crate::partition::check_weights("--speeds", s, ranks)?,
-            };
-            let tiles =
-                yee_runtime::tiled::plan_tiles(&setup, &scene.name, scene.tile, &weights, method)?;
-            partition_report = Some(crate::report::PartitionSummary {
-                method: method.name().into(),
-                tile: scene.tile,
-                edge_cut: tiles.edge_cut,
-                imbalance: tiles.imbalance,
-            });
-            yee_runtime::tiled::run_tiled::<T, K>(
-                &setup,
-                &tiles,
-                scene.costs,
-                kernel,
-                options.comm,
-                options.model.clone(),
-                &options.slowdown,
-                steps,
-                options.overlap,
-                &wants_output,
-                &on_output,
-                &|step| progress.update(step),
-            )
-            .map(Some)
-        }
+        Some(map) => yee_runtime::tiled::run_tiled::<T, K>(
+            &setup,
+            map.as_ref(),
+            scene.costs,
+            kernel,
+            options.comm,
+            options.model.clone(),
+            &options.slowdown,
+            steps,
+            options.overlap,
+            &wants_output,
+            &on_output,
+            &|step| progress.update(step),
+        )
+        .map(Some),
     }
     .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();
@@ -463,7 +494,13 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let path = out.join("balance_history.csv");
         yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
         let path = out.join("balance_shares.png");
-        let columns = share_history(&plan.borders, history, options.topology);
+        let columns = match &layout_boxes {
+            None => share_history(&plan.borders, history, options.topology),
+            Some(boxes) => {
+                let total = scene.cells() as f64;
+                vec![boxes.iter().map(|b| b.cells() as f64 / total).collect()]
+            }
+        };
         yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
         outputs.extend([
             "balance_history.csv".to_string(),
@@ -481,6 +518,15 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         .history
         .last()
         .map_or_else(|| plan.borders.clone(), |h| h.borders.clone());
+    if layout_boxes.is_some() {
+        // Borders through the whole grid mean nothing here: the boxes say it all.
+        plan.borders = Default::default();
+    }
+    let final_borders = if layout_boxes.is_some() {
+        Default::default()
+    } else {
+        final_borders
+    };
     let writing = writing
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
@@ -574,8 +620,20 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             rebalance_every: options.balance.every,
             epsilon: options.balance.epsilon,
             rebalances: results[0].history.len(),
+            layout: options.balance.layout,
             initial_borders: plan.borders.clone(),
             final_borders,
+            boxes: layout_boxes.map(|boxes| {
+                boxes
+                    .iter()
+                    .enumerate()
+                    .map(|(rank, b)| yee_runtime::balance::BoxJson {
+                        rank,
+                        lo: b.lo,
+                        hi: b.hi,
+                    })
+                    .collect()
+            }),
         },
         outputs,
         probes,

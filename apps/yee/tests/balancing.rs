@@ -8,7 +8,7 @@ use serde_json::Value;
 use yee::run::{RunOptions, run};
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
-use yee_runtime::balance::{BalanceMode, BalanceOptions};
+use yee_runtime::balance::{BalanceMode, BalanceOptions, LayoutKind};
 use yee_runtime::parallel::CommKind;
 
 fn repo() -> PathBuf {
@@ -145,6 +145,56 @@ fn balance_json(scene: &Path, ranks: &str, extra: &[&str]) -> (Vec<[i64; 3]>, f6
 }
 
 #[test]
+fn one_slow_rank_of_eight_reaches_the_ideal_on_jagged_and_kd_layouts() {
+    // 256³ on 2×2×2 with rank 3 at a fifth of the others' speed (issue 22): the tensor layout's
+    // planes give the slow rank's whole line a third of the grid's cells at best; a jagged or
+    // k-d layout gives rank 3 alone 0.2 / 7.2 of the work (docs/balancing.md, "Layouts beyond
+    // the tensor grid"). By hand for vacuum (kd): x at 256·3.2/7.2 = 113.8 → 114, y at
+    // 256·2/3.2 = 160, z at 256/1.2 = 213.3 → 213: rank 3 holds 114·96·43 = 470 592 cells
+    // against an ideal 466 034 (1.0098).
+    let speeds = ["--speeds", "1,1,1,0.2,1,1,1,1"];
+    for (scene, tensor, best) in [("vacuum256", 3.1790, 1.0098), ("cpml256", 3.1651, 1.0048)] {
+        let path = repo().join(format!("bench/scenes/{scene}.toml"));
+        let (_, t) = balance_json(
+            &path,
+            "2x2x2",
+            &[&speeds[..], &["--layout", "tensor"]].concat(),
+        );
+        assert!((t - tensor).abs() < 1e-4, "{scene} tensor {t}");
+        for layout in ["jagged", "kd"] {
+            let (sizes, r) = balance_json(
+                &path,
+                "2x2x2",
+                &[&speeds[..], &["--layout", layout]].concat(),
+            );
+            assert!((r - best).abs() < 1e-4, "{scene} {layout} {r}");
+            let cells: i64 = sizes.iter().map(|s| s[0] * s[1] * s[2]).sum();
+            assert_eq!(cells, 256 * 256 * 256, "{scene} {layout}");
+        }
+        if scene == "vacuum256" {
+            let (sizes, _) =
+                balance_json(&path, "2x2x2", &[&speeds[..], &["--layout", "kd"]].concat());
+            assert_eq!(sizes[3], [114, 96, 43]);
+        }
+    }
+    // Memory balancing weighs a tensor layout's slices.
+    let e = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "balance",
+            repo().join("bench/scenes/vacuum256.toml").to_str().unwrap(),
+        ])
+        .args(["--ranks", "2x2x2", "--memory", "--layout", "kd"])
+        .output()
+        .unwrap();
+    assert!(!e.status.success());
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("--balance-memory balances a tensor layout"),
+        "{}",
+        String::from_utf8_lossy(&e.stderr)
+    );
+}
+
+#[test]
 fn franek_wind_turbine_through_the_cli() {
     // Franek 2016, §3: 764 × 945 × 11824 cells plus 100 PML cells (1.86 × a cell) at the upper
     // end of each axis on 2 × 3 × 48 segments; the balanced last segment is 389 × 291 × 164 and
@@ -252,6 +302,87 @@ fn dynamic_balancing_keeps_the_fields() {
                 "the slow rank should lose cells"
             );
         }
+    }
+}
+
+#[test]
+fn jagged_and_kd_runs_keep_the_fields() {
+    // yee run --layout jagged|kd --balance static --speeds 1,1,1,0.2: boxes cut for a slow rank
+    // 3, stepped through the tile driver, on sim and shm: the same fields and probes as one
+    // chunk, bit for bit.
+    let mut scene = yee_scene::load(&repo().join("examples/scenes/cylinder_tez.toml")).unwrap();
+    scene.set_steps(40).unwrap();
+    let reference = out_dir("layout_reference");
+    run(
+        &scene,
+        &options(
+            &reference,
+            Topology([1, 1, 1]),
+            CommKind::Shm,
+            None,
+            BalanceOptions::default(),
+        ),
+    )
+    .unwrap();
+    for layout in [LayoutKind::Jagged, LayoutKind::Kd] {
+        let balance = BalanceOptions {
+            mode: BalanceMode::Static,
+            speeds: Some(vec![1.0, 1.0, 1.0, 0.2]),
+            layout,
+            ..BalanceOptions::default()
+        };
+        for (name, comm) in [("sim", CommKind::Sim), ("shm", CommKind::Shm)] {
+            let out = out_dir(&format!("layout_{layout:?}_{name}"));
+            let report = run(
+                &scene,
+                &options(&out, Topology([2, 2, 1]), comm, None, balance.clone()),
+            )
+            .unwrap()
+            .expect("one process writes");
+            let boxes = report.balance.boxes.expect("the boxes are reported");
+            let cells = |b: &yee_runtime::balance::BoxJson| -> i64 {
+                (0..3).map(|a| b.hi[a] - b.lo[a]).product()
+            };
+            assert!(
+                cells(&boxes[3]) * 3 < cells(&boxes[0]),
+                "{layout:?}: {boxes:?}"
+            );
+            for file in ["hz_000040.npy", "probe_behind.csv"] {
+                assert!(
+                    std::fs::read(reference.join(file)).unwrap()
+                        == std::fs::read(out.join(file)).unwrap(),
+                    "{layout:?} {name}: {file}"
+                );
+            }
+        }
+    }
+    // What box layouts do not do yet is refused with a reason.
+    let cylinder = repo().join("examples/scenes/cylinder_tez.toml");
+    for (extra, why) in [
+        (
+            &["--balance", "dynamic"][..],
+            "dynamic balancing moves tensor borders",
+        ),
+        (
+            &["--partition", "rcdc"][..],
+            "--partition gives them tile sets",
+        ),
+    ] {
+        let e = Command::new(env!("CARGO_BIN_EXE_yee"))
+            .args([
+                "run",
+                cylinder.to_str().unwrap(),
+                "--ranks",
+                "4",
+                "--layout",
+                "kd",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!e.status.success());
+        let stderr = String::from_utf8_lossy(&e.stderr);
+        assert!(stderr.contains(why), "{stderr}");
     }
 }
 

@@ -7,8 +7,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::STOP_CHECK_STEPS;
-use yee_core::tile_driver::TileDriver;
-use yee_core::tile_map::TileMap;
+use yee_core::tile_driver::{Ownership, TileDriver};
 use yee_core::{Axis, Box3, Comm, Scalar};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
@@ -33,7 +32,7 @@ impl fmt::Display for TiledError {
         match self {
             TiledError::Periodic { axis } => write!(
                 f,
-                "axis {} is periodic; tile ownership needs walls on every face",
+                "axis {} is periodic; tile-set and box-layout runs need walls on every face",
                 axis.name()
             ),
             TiledError::GridMismatch => write!(f, "the tile map was made for another grid"),
@@ -62,23 +61,23 @@ pub struct TiledRankOutput<T> {
 }
 
 /// Checks that `setup` can run on `map`'s tiles.
-pub fn check_tiled(setup: &Setup, map: &TileMap) -> Result<(), TiledError> {
+pub fn check_tiled(setup: &Setup, map: &(impl Ownership + ?Sized)) -> Result<(), TiledError> {
     if let Some(axis) = Axis::ALL.into_iter().find(|&a| setup.is_periodic(a)) {
         return Err(TiledError::Periodic { axis });
     }
-    if map.grid != setup.grid {
+    if map.grid() != setup.grid {
         return Err(TiledError::GridMismatch);
     }
     Ok(())
 }
 
-/// Runs `steps` steps of rank `comm.rank()`'s tiles of `map` on `backend`, overlapping the
+/// Runs `steps` steps of rank `comm.rank()`'s tiles (or box) of `map` on `backend`, overlapping the
 /// exchange with the inner tiles' update when `overlap`, calling `after_step(step, chunk,
 /// tiles)` after each (1-based step count). Call [`check_tiled`] first.
 #[allow(clippy::too_many_arguments)]
 pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
     setup: &Setup<'s>,
-    map: &TileMap,
+    map: &(impl Ownership + ?Sized),
     costs: Costs,
     backend: &B,
     comm: &mut M,

@@ -3,11 +3,15 @@
 //! targets are three-line wrappers around them. Kept apart from the algorithms so that no
 //! algorithm depends on another's checker.
 
+#[cfg(feature = "alloc")]
+mod box_layout;
 mod choice;
 #[cfg(feature = "alloc")]
 mod rcdc;
 mod rounding;
 
+#[cfg(feature = "alloc")]
+pub use box_layout::{verify_box_layout, verify_layouts};
 pub use choice::verify_choice;
 #[cfg(feature = "alloc")]
 pub use rcdc::verify_rcdc;
