@@ -72,9 +72,10 @@ pub struct Level {
 
 /// Coarsens `g` by heavy-edge matching until at most `target` nodes remain or a matching
 /// shrinks the graph by less than a tenth; no coarse node weighs more than 1.5 × the total ÷
-/// `target` (Karypis & Kumar's bound, which keeps the coarsest graph partitionable). Returns
-/// the levels, finest first (none when `g` is already small enough).
-pub fn coarsen(g: &Graph, target: usize) -> Vec<Level> {
+/// `target` (Karypis & Kumar's bound, which keeps the coarsest graph partitionable); `seed`
+/// picks the matchings' visiting orders. Returns the levels, finest first (none when `g` is
+/// already small enough).
+pub fn coarsen(g: &Graph, target: usize, seed: u64) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
     loop {
@@ -83,8 +84,8 @@ pub fn coarsen(g: &Graph, target: usize) -> Vec<Level> {
             return levels;
         }
         let mut group = vec![0usize; fine.len()];
-        let seed = 0x9e37_79b9_7f4a_7c15 ^ levels.len() as u64;
-        let count = heavy_edge_matching(fine, max_weight, seed, &mut group);
+        let level_seed = 0x9e37_79b9_7f4a_7c15 ^ seed.rotate_left(17) ^ levels.len() as u64;
+        let count = heavy_edge_matching(fine, max_weight, level_seed, &mut group);
         if count * 10 > fine.len() * 9 {
             return levels;
         }
@@ -115,7 +116,7 @@ mod tests {
         let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
             .unwrap()
             .graph;
-        let levels = coarsen(&g, 40);
+        let levels = coarsen(&g, 40, 0);
         assert!(levels.len() >= 3, "{}", levels.len());
         let mut fine = &g;
         for level in &levels {

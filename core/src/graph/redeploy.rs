@@ -403,7 +403,9 @@ fn best_move(
     }
     moves.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     for (_, n, b) in moves {
-        let Some(mut set) = sep.hanging_on(g, part, n, load[a]) else {
+        // What may hang on `n` for the receiver to stay below `a`.
+        let limit = time_a * speeds[b] - load[b] - g.weight[n];
+        let Some(mut set) = sep.hanging_on(g, part, n, load[a], limit) else {
             continue;
         };
         set.push(n);
@@ -441,7 +443,7 @@ pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
         let mut nodes: Vec<usize> = (0..g.len()).filter(|&n| part[n] == heaviest).collect();
         nodes.sort_by_key(|&n| g.degree(n));
         let leaf = nodes.into_iter().find(|&n| {
-            sep.hanging_on(g, part, n, load[heaviest])
+            sep.hanging_on(g, part, n, load[heaviest], 0.0)
                 .is_some_and(|h| h.is_empty())
         });
         if let Some(n) = leaf {

@@ -17,11 +17,13 @@ use super::csr::Graph;
 use super::separation::Separation;
 
 /// Nodes a connectivity test may visit before it counts the move as cutting its part.
-const GUARD_BUDGET: usize = 4096;
+const GUARD_BUDGET: usize = 256;
 /// Moves a pass makes past its best prefix before it gives up.
 const PATIENCE: usize = 100;
 /// Passes per call at most (each must lower the cut to be followed by another).
 const PASSES: usize = 12;
+/// Balancing passes per call at most (each lowers the sum of squared loads).
+const BALANCING_PASSES: usize = 256;
 
 /// A partition being refined: parts, loads, bounds and scratch.
 struct State<'a> {
@@ -54,8 +56,11 @@ fn ordered(x: f64) -> i64 {
 impl State<'_> {
     /// The best move of `n` out of its part: the adjacent part with room for it that it
     /// shares the most edge weight with (the lighter relative to its bound on a tie), and the
-    /// gain (that weight less the weight to its own part).
-    fn best_move(&mut self, n: usize) -> Option<(usize, f64)> {
+    /// gain (that weight less the weight to its own part). When `balancing`, a part has room
+    /// when it stays lighter than `n`'s part is, relative to their bounds, even above its own
+    /// bound: the move lowers the sum of squared loads (as the redeployment's moves, Smyk &
+    /// Tudruj 2011, §3), and the excess flows on from part to part.
+    fn best_move(&mut self, n: usize, balancing: bool) -> Option<(usize, f64)> {
         let p = self.part[n];
         let g = self.g;
         for (m, w) in g.edges(n) {
@@ -67,8 +72,15 @@ impl State<'_> {
         }
         let inside = self.to[p];
         let mut best: Option<(usize, f64)> = None;
+        let level = |q: usize, load: f64| load / self.bound[q];
         for &q in &self.touched {
-            if q == p || self.load[q] + g.weight[n] > self.bound[q] {
+            let after = self.load[q] + g.weight[n];
+            let room = if balancing {
+                level(q, after) < level(p, self.load[p])
+            } else {
+                after <= self.bound[q]
+            };
+            if q == p || !room {
                 continue;
             }
             let better = best.is_none_or(|(b, w)| {
@@ -122,7 +134,7 @@ impl State<'_> {
                 continue;
             }
             if g.edges(n).any(|(m, _)| self.part[m] != self.part[n])
-                && let Some((_, gain)) = self.best_move(n)
+                && let Some((_, gain)) = self.best_move(n, balancing)
             {
                 heap.push(Entry {
                     gain: ordered(gain),
@@ -142,7 +154,7 @@ impl State<'_> {
             if balancing && !self.over(p) {
                 continue;
             }
-            let Some((q, gain)) = self.best_move(n) else {
+            let Some((q, gain)) = self.best_move(n, balancing) else {
                 continue;
             };
             if ordered(gain) != e.gain {
@@ -171,7 +183,7 @@ impl State<'_> {
                 }
                 stamp[m] = stamp[m].wrapping_add(1);
                 if g.edges(m).any(|(k, _)| self.part[k] != self.part[m])
-                    && let Some((_, gain)) = self.best_move(m)
+                    && let Some((_, gain)) = self.best_move(m, balancing)
                 {
                     heap.push(Entry {
                         gain: ordered(gain),
@@ -192,10 +204,11 @@ impl State<'_> {
 }
 
 /// Refines `part` (the part of each node of `g`, `< speeds.len()`): first, while a part is
-/// above `(1 + tolerance)` × its target, moves nodes out of it to adjacent parts with room,
-/// largest gain first; then Fiduccia–Mattheyses passes (module doc) while they lower the edge
-/// cut. Never raises the cut after balancing, never puts a part above its bound or leaves one
-/// below it above, never empties a part and never cuts one in pieces. Returns the moves kept.
+/// above `(1 + tolerance)` × its target, moves nodes out of it to adjacent parts that stay
+/// lighter than it (relative to their targets), largest gain first; then Fiduccia–Mattheyses
+/// passes (module doc) while they lower the edge cut. The passes never raise the cut, never
+/// put a part above its bound (one already above it only loses weight), and no move empties a
+/// part or cuts one in pieces. Returns the moves kept.
 pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> usize {
     let parts = speeds.len();
     let total_speed: f64 = speeds.iter().sum();
@@ -220,7 +233,10 @@ pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> 
         separation: Separation::new(g.len()),
     };
     let mut moves = 0;
-    while (0..parts).any(|p| state.over(p)) {
+    for _ in 0..BALANCING_PASSES {
+        if !(0..parts).any(|p| state.over(p)) {
+            break;
+        }
         let (_, kept) = state.pass(true);
         if kept == 0 {
             break;

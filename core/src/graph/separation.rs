@@ -24,7 +24,8 @@ enum Found {
     Connected,
     /// Some floods ran out before meeting the rest: the part falls in pieces.
     Pieces,
-    /// The search visited more than its budget of nodes before either.
+    /// The search visited more than its budget of nodes, or more than its limit of weight
+    /// outside its heaviest group of floods, before either.
     Undecided,
 }
 
@@ -62,8 +63,10 @@ impl Separation {
     /// Floods part `part[n]` without `n` from each of `n`'s neighbours in it, in turn, until
     /// every flood has met (connected), or, with `stop_at_piece`, the first group of floods
     /// runs out (pieces), or without it, until at most one group is still running; or until
-    /// more than `budget` nodes are visited. Leaves labels set for the caller to read; `clear`
-    /// frees them.
+    /// more than `budget` nodes are visited, or until what hangs on `n` is sure to weigh
+    /// more than `limit` (`part_weight` is the part's weight: the pieces still being flooded
+    /// weigh it less `n` and the pieces run out). Leaves labels set for the caller to read;
+    /// `clear` frees them.
     fn search(
         &mut self,
         g: &Graph,
@@ -71,6 +74,8 @@ impl Separation {
         n: usize,
         stop_at_piece: bool,
         budget: usize,
+        limit: f64,
+        part_weight: f64,
     ) -> Found {
         let p = part[n];
         self.starts.clear();
@@ -88,10 +93,12 @@ impl Separation {
         self.joined.clear();
         self.joined.extend(0..floods);
         let mut groups = floods;
+        let mut reached = vec![0.0; floods];
         for f in 0..floods {
             let s = self.starts[f];
             self.queues[f].clear();
             if self.label[s] == FREE {
+                reached[f] = g.weight[s];
                 self.label[s] = f as u32;
                 self.visited.push(s);
                 self.queues[f].push_back(s);
@@ -102,6 +109,7 @@ impl Separation {
             }
         }
         let mut running = vec![false; floods];
+        let mut group_weight = vec![0.0; floods];
         loop {
             if groups == 1 {
                 return Found::Connected;
@@ -119,6 +127,7 @@ impl Separation {
                     }
                     match self.label[m] {
                         FREE => {
+                            reached[f] += g.weight[m];
                             self.label[m] = f as u32;
                             self.visited.push(m);
                             self.queues[f].push_back(m);
@@ -142,6 +151,26 @@ impl Separation {
                     running[r] = true;
                 }
             }
+            if limit.is_finite() {
+                // Pieces run out are final; the rest, taken as one piece, weighs what is left,
+                // so all but the heaviest of these weigh no more than what will hang on `n`.
+                group_weight.iter_mut().for_each(|w| *w = 0.0);
+                for f in 0..floods {
+                    let r = self.root(f);
+                    group_weight[r] += reached[f];
+                }
+                let (mut done, mut heaviest) = (0.0, 0.0f64);
+                for r in 0..floods {
+                    if self.joined[r] == r && !running[r] {
+                        done += group_weight[r];
+                        heaviest = heaviest.max(group_weight[r]);
+                    }
+                }
+                let rest = part_weight - g.weight[n] - done;
+                if done > 0.0 && done + rest - heaviest.max(rest) > limit {
+                    return Found::Undecided;
+                }
+            }
             let active = running.iter().filter(|&&r| r).count();
             if groups > 1 && (stop_at_piece && active < groups || active <= 1) {
                 return Found::Pieces;
@@ -161,7 +190,7 @@ impl Separation {
     /// after visiting at most about `budget` nodes; beyond that it answers `false`, the safe
     /// answer for a guard. A node with at most one neighbour in its part never cuts it.
     pub fn leaves_connected(&mut self, g: &Graph, part: &[usize], n: usize, budget: usize) -> bool {
-        let found = self.search(g, part, n, true, budget);
+        let found = self.search(g, part, n, true, budget, f64::INFINITY, 0.0);
         self.clear();
         matches!(found, Found::Connected)
     }
@@ -169,22 +198,30 @@ impl Separation {
     /// The nodes of part `p = part[n]` that only `n` connects to the rest of it: all but the
     /// heaviest of the pieces `p` falls into without `n` (`part_weight` is `p`'s weight, so the
     /// piece still being flooded when the others have run out is weighed without finishing
-    /// it). `None` when `n` has no neighbour in `p`.
+    /// it). `None` when `n` has no neighbour in `p`, or when what hangs on it weighs more
+    /// than `limit` (found as soon as that shows, without finishing the floods).
     pub fn hanging_on(
         &mut self,
         g: &Graph,
         part: &[usize],
         n: usize,
         part_weight: f64,
+        limit: f64,
     ) -> Option<Vec<usize>> {
         let p = part[n];
         if !g.edges(n).any(|(m, _)| part[m] == p) {
             return None;
         }
-        let found = self.search(g, part, n, false, usize::MAX);
-        if !matches!(found, Found::Pieces) {
-            self.clear();
-            return Some(Vec::new());
+        match self.search(g, part, n, false, usize::MAX, limit, part_weight) {
+            Found::Pieces => {}
+            Found::Connected => {
+                self.clear();
+                return Some(Vec::new());
+            }
+            Found::Undecided => {
+                self.clear();
+                return None;
+            }
         }
         // The pieces: groups of floods, those run out complete, at most one still running.
         let floods = self.starts.len();
@@ -204,6 +241,7 @@ impl Separation {
                 .filter(|&f| f != r && self.joined[f] == f)
                 .map(|f| weight[f])
                 .sum();
+            // (`weight` holds every piece but the running one in full.)
             weight[r] = part_weight - g.weight[n] - others;
         }
         let keep = (0..floods)
@@ -298,7 +336,9 @@ mod tests {
                 "node {n}"
             );
             let heaviest = pieces.iter().map(Vec::len).max().unwrap_or(0);
-            let mut hanging = s.hanging_on(&g, &part, n, total).unwrap();
+            let mut hanging = s.hanging_on(&g, &part, n, total, f64::INFINITY).unwrap();
+            let heavy = s.hanging_on(&g, &part, n, total, hanging.len() as f64 - 0.5);
+            assert_eq!(heavy.is_none(), !hanging.is_empty(), "node {n}");
             hanging.sort_unstable();
             // All but one heaviest piece hang on n.
             assert_eq!(hanging.len(), g.len() - 1 - heaviest, "node {n}");
@@ -318,10 +358,17 @@ mod tests {
         let part = [0, 0, 0, 0, 1, 0, 0, 1, 0];
         let mut s = Separation::new(9);
         assert!(!s.leaves_connected(&g, &part, 1, usize::MAX));
-        assert_eq!(s.hanging_on(&g, &part, 1, 7.0).map(|h| h.len()), Some(3));
+        assert_eq!(
+            s.hanging_on(&g, &part, 1, 7.0, f64::INFINITY)
+                .map(|h| h.len()),
+            Some(3)
+        );
         // The top left cell has one neighbour in its part, the bottom left cuts off the rest.
         assert!(s.leaves_connected(&g, &part, 6, usize::MAX));
         assert!(!s.leaves_connected(&g, &part, 0, usize::MAX));
-        assert_eq!(s.hanging_on(&g, &[0, 1, 1, 1, 1, 1, 1, 1, 1], 0, 1.0), None);
+        assert_eq!(
+            s.hanging_on(&g, &[0, 1, 1, 1, 1, 1, 1, 1, 1], 0, 1.0, f64::INFINITY),
+            None
+        );
     }
 }
