@@ -257,6 +257,7 @@ pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> 
 mod tests {
     use super::*;
     use crate::graph::{TileGraph, quality};
+    use alloc::format;
 
     #[test]
     fn a_spike_is_taken_back_and_balance_and_connectivity_hold() {
@@ -281,5 +282,84 @@ mod tests {
         );
         assert!(after.imbalance <= 1.2 + 1e-12);
         assert_eq!(after.disconnected, 0);
+    }
+
+    /// A comb: a spine 4 cells tall under 3-cell fingers 3 cells apart, 30 cells tall.
+    fn comb() -> ([usize; 3], Vec<bool>) {
+        let (w, h) = (48, 34);
+        let mask = (0..w * h).map(|i| i / w < 4 || (i % w) % 6 < 3).collect();
+        ([w, h, 1], mask)
+    }
+
+    /// An E with a hole in its middle arm and a one-cell bridge joining the tips of its upper
+    /// arms.
+    fn e_with_a_hole() -> ([usize; 3], Vec<bool>) {
+        let (w, h) = (30, 36);
+        let mask = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let arm = y < 8 || (14..22).contains(&y) || y >= 28;
+                let hole = (14..20).contains(&x) && (16..20).contains(&y);
+                let bridge = x == 29 && (22..28).contains(&y);
+                (x < 8 || arm || bridge) && !hole
+            })
+            .collect();
+        ([w, h, 1], mask)
+    }
+
+    #[test]
+    fn refinement_never_raises_the_cut_cuts_a_part_or_breaks_the_bound() {
+        use crate::graph::{Method, partition};
+        let tolerance = 0.05;
+        let mut improved = 0;
+        for (name, (grid, mask)) in [("comb", comb()), ("E", e_with_a_hole())] {
+            for tile in [1, 2] {
+                let tg = TileGraph::from_mask(grid, &mask, [tile, tile, 1], 1.0).unwrap();
+                let g = &tg.graph;
+                for parts in [2, 4, 8] {
+                    // Connected, balanced starting points: the redeployment and CDC's
+                    // clusters redeployed (RCDC without its levels).
+                    let speeds = vec![1.0; parts];
+                    for method in [Method::Redeploy, Method::Rcdc] {
+                        let mut part = vec![0; g.len()];
+                        partition(g, &speeds, method, &mut part).unwrap();
+                        if method == Method::Rcdc {
+                            // Undo the refinement RCDC ran by scrambling the borders: a
+                            // node moves to a neighbour's part where that keeps parts whole.
+                            let mut sep = Separation::new(g.len());
+                            for n in (0..g.len()).step_by(7) {
+                                if let Some((m, _)) = g.edges(n).find(|&(m, _)| part[m] != part[n])
+                                    && part.iter().filter(|&&p| p == part[n]).count() > 1
+                                    && sep.leaves_connected(g, &part, n, usize::MAX)
+                                {
+                                    part[n] = part[m];
+                                }
+                            }
+                        }
+                        let before = quality(g, &part, &speeds);
+                        if before.disconnected > 0 || before.imbalance > 1.0 + tolerance {
+                            continue;
+                        }
+                        refine(g, &speeds, tolerance, &mut part);
+                        let after = quality(g, &part, &speeds);
+                        let at = format!("{name} tile {tile} {parts} parts {method:?}");
+                        assert!(
+                            after.edge_cut <= before.edge_cut,
+                            "{at}: {before:?} {after:?}"
+                        );
+                        assert!(
+                            after.imbalance <= 1.0 + tolerance + 1e-12,
+                            "{at}: {after:?}"
+                        );
+                        assert_eq!((after.disconnected, after.empty_parts), (0, 0), "{at}");
+                        let pieces = tg.cell_pieces(&mask, &part, parts).unwrap();
+                        assert_eq!(pieces, vec![1; parts], "{at}: pieces cell by cell");
+                        improved += usize::from(after.edge_cut < before.edge_cut);
+                    }
+                }
+            }
+        }
+        // The passes do straighten borders (not only keep them).
+        assert!(improved >= 8, "{improved}");
     }
 }
