@@ -3,7 +3,8 @@
 //! for 8 and 32 equal parts: edge cut, imbalance, parts in pieces and run time, as the
 //! Markdown table of docs/partitioning.md.
 //!
-//! `cargo run --release -p yee-partition-compare` (bench only: METIS never enters yee).
+//! `cargo run --release -p yee-partition-compare [SHAPE]` (bench only: METIS never enters
+//! yee); a shape name keeps only that shape's rows.
 
 use std::time::Instant;
 
@@ -66,7 +67,11 @@ fn main() {
     println!(
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"
     );
+    let only = std::env::args().nth(1);
     for shape in shapes::all() {
+        if only.as_ref().is_some_and(|name| name != shape.name) {
+            continue;
+        }
         for tile in [1, yee_scene::mask::DEFAULT_TILE] {
             let tg = TileGraph::from_mask(shape.grid(), &shape.active, [tile, tile, 1], 1.0)
                 .expect("cells");

@@ -11,12 +11,14 @@
 
 pub mod architecture;
 pub mod cdc;
+pub mod coarsen;
 pub mod csr;
 pub mod method;
 pub mod quality;
 pub mod rcdc;
 pub mod redeploy;
 pub mod refine;
+pub mod separation;
 pub mod tiles;
 
 pub use cdc::{CdcParams, cdc};
@@ -25,4 +27,5 @@ pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
 pub use rcdc::{RcdcParams, rcdc};
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
+pub use refine::refine;
 pub use tiles::{GraphError, NO_NODE, TileGraph};

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::csr::Graph;
+use super::separation::Separation;
 
 /// The merging rules of table 1. Node A is always the least loaded macro node of the graph (§3:
 /// "node A has the smallest execution time in the whole macro data flow graph"); the rule
@@ -219,7 +220,7 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     let ideal = g.total_weight() / speeds.iter().sum::<f64>();
     let mut split = Split::new(g, parts, part);
     let time = |split: &Split, p: usize| split.load[p] / speeds[p];
-    let mut scratch = vec![false; g.len()];
+    let mut sep = Separation::new(g.len());
     let mut order: Vec<usize> = (0..parts).collect();
     // Stop rule 2 of §3: this many chains without a faster slowest part end it.
     let patience = 4 * parts;
@@ -235,7 +236,7 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
         order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
         let mut moved = false;
         for &a in &order {
-            let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut scratch) else {
+            let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut sep) else {
                 continue;
             };
             for n in set {
@@ -253,7 +254,7 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
             if stalled > patience {
                 return imbalance;
             }
-            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut scratch);
+            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut sep);
         }
         if !moved {
             return imbalance;
@@ -313,7 +314,7 @@ fn pass_along_chain(
     speeds: &[f64],
     split: &mut Split,
     a: usize,
-    scratch: &mut [bool],
+    sep: &mut Separation,
 ) -> bool {
     let parts = speeds.len();
     let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
@@ -349,7 +350,7 @@ fn pass_along_chain(
     let mut passed = false;
     while to != a {
         let from = previous[to];
-        let Some((set, b)) = best_move(g, speeds, split, from, Some(to), scratch) else {
+        let Some((set, b)) = best_move(g, speeds, split, from, Some(to), sep) else {
             return passed;
         };
         for n in set {
@@ -371,7 +372,7 @@ fn best_move(
     split: &Split,
     a: usize,
     to: Option<usize>,
-    scratch: &mut [bool],
+    sep: &mut Separation,
 ) -> Option<(Vec<usize>, usize)> {
     let (part, load) = (&*split.part, &split.load);
     // Toward a named part (a step of a chain), only the donor's connectivity matters.
@@ -402,7 +403,9 @@ fn best_move(
     }
     moves.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     for (_, n, b) in moves {
-        let Some(mut set) = hanging_on(g, part, a, n, scratch) else {
+        // What may hang on `n` for the receiver to stay below `a`.
+        let limit = time_a * speeds[b] - load[b] - g.weight[n];
+        let Some(mut set) = sep.hanging_on(g, part, n, load[a], limit) else {
             continue;
         };
         set.push(n);
@@ -414,42 +417,10 @@ fn best_move(
     None
 }
 
-/// The nodes of part `p` that only `n` connects to the rest of it: all but the heaviest of the
-/// pieces `p` falls into without `n`. `None` when `n` is all of `p`. `seen` is scratch space of
-/// one flag per node, all false on entry and on return.
-pub(super) fn hanging_on(
-    g: &Graph,
-    part: &[usize],
-    p: usize,
-    n: usize,
-    seen: &mut [bool],
-) -> Option<Vec<usize>> {
-    let mut pieces: Vec<Vec<usize>> = Vec::new();
-    for (start, _) in g.edges(n) {
-        if part[start] == p && !seen[start] {
-            pieces.push(g.flood(start, |m| m != n && part[m] == p, seen));
-        }
-    }
-    for &k in pieces.iter().flatten() {
-        seen[k] = false;
-    }
-    let weight = |piece: &Vec<usize>| piece.iter().map(|&k| g.weight[k]).sum::<f64>();
-    let keep =
-        (0..pieces.len()).max_by(|&x, &y| weight(&pieces[x]).total_cmp(&weight(&pieces[y])))?;
-    Some(
-        pieces
-            .into_iter()
-            .enumerate()
-            .filter(|&(i, _)| i != keep)
-            .flat_map(|(_, piece)| piece)
-            .collect(),
-    )
-}
-
 /// Gives every empty part one node of the heaviest part of two nodes or more, one whose
 /// removal leaves that part connected (the redeployment then grows it).
 pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
-    let mut scratch = vec![false; g.len()];
+    let mut sep = Separation::new(g.len());
     for p in 0..parts {
         let mut load = vec![0.0; parts];
         for n in 0..g.len() {
@@ -472,7 +443,8 @@ pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
         let mut nodes: Vec<usize> = (0..g.len()).filter(|&n| part[n] == heaviest).collect();
         nodes.sort_by_key(|&n| g.degree(n));
         let leaf = nodes.into_iter().find(|&n| {
-            hanging_on(g, part, heaviest, n, &mut scratch).is_some_and(|h| h.is_empty())
+            sep.hanging_on(g, part, n, load[heaviest], 0.0)
+                .is_some_and(|h| h.is_empty())
         });
         if let Some(n) = leaf {
             part[n] = p;
