@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use yee_core::{Box3, Scalar};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::dft::DftRow;
+use yee_scalar::dispersive::Pass;
 use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
@@ -16,6 +17,12 @@ const DFT_PARALLEL_VALUES: usize = 2048;
 
 /// Rows per rayon task when adding monitor sums (a plane normal to x has one node a row).
 const DFT_ROWS_PER_TASK: usize = 16;
+
+/// Dispersive nodes a pass must touch before its runs are taken in parallel.
+const DISPERSIVE_PARALLEL_NODES: usize = 2048;
+
+/// Runs per rayon task in a dispersive pass.
+const DISPERSIVE_RUNS_PER_TASK: usize = 8;
 
 /// The rayon curl executor: on a given pool, or on rayon's global pool.
 #[derive(Clone, Debug, Default)]
@@ -152,6 +159,32 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
             Some(pool) => pool.install(add),
             None => add(),
         }
+    }
+
+    /// The dispersive runs in parallel: each run's nodes and poles are its own, so any order
+    /// gives the oracle's bits.
+    fn dispersive(&self, state: &mut YeeState<T>, pass: Pass, region: Box3, step: u64) {
+        if !pass.has_work(state) {
+            return;
+        }
+        let mut runs = Vec::new();
+        yee_scalar::dispersive::for_each_run(state, region, step, |run| runs.push(run));
+        let nodes: usize = runs.iter().map(|r| r.field.len()).sum();
+        let finite = if nodes < DISPERSIVE_PARALLEL_NODES {
+            runs.into_iter().fold(true, |ok, run| ok & run.apply(pass))
+        } else {
+            let apply = || {
+                runs.into_par_iter()
+                    .with_min_len(DISPERSIVE_RUNS_PER_TASK)
+                    .map(|run| run.apply(pass))
+                    .reduce(|| true, |a, b| a & b)
+            };
+            match &self.pool {
+                Some(pool) => pool.install(apply),
+                None => apply(),
+            }
+        };
+        state.non_finite |= !finite;
     }
 }
 

@@ -11,7 +11,7 @@ use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 use crate::cpml::CpmlUpdate;
 use crate::curl::CurlUpdate;
 use crate::dft::accumulate;
-use crate::dispersive;
+use crate::dispersive::{self, Pass};
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
@@ -52,6 +52,12 @@ pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
     /// Default: row after row ([`accumulate`]); any order of the rows gives the same bits.
     fn dft(&self, state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
         accumulate(state, electric, region, step);
+    }
+
+    /// Applies `pass` of a dispersive E phase of step `step` over `region`. Default: run after
+    /// run ([`dispersive::apply`]); any order of the runs gives the same bits.
+    fn dispersive(&self, state: &mut YeeState<T>, pass: Pass, region: Box3, step: u64) {
+        dispersive::apply(state, pass, region, step);
     }
 }
 
@@ -113,17 +119,20 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     pub fn apply(&mut self, step: u64, phase: usize, region: Box3) {
         let electric = phase == ELECTRIC_PHASE;
         if electric {
-            dispersive::polarise(&mut self.state, region, step);
+            self.kernel
+                .dispersive(&mut self.state, Pass::Polarise, region, step);
         }
         self.kernel.curl(&mut self.state, electric, region);
         self.kernel.cpml(&mut self.state, electric, region);
         if electric {
-            dispersive::correct(&mut self.state, region);
+            self.kernel
+                .dispersive(&mut self.state, Pass::Correct, region, step);
         }
         apply_plane_waves(&mut self.state, electric, region, step);
         SourceUpdate { electric }.apply(&mut self.state, region, step);
         if electric {
-            dispersive::complete(&mut self.state, region, step);
+            self.kernel
+                .dispersive(&mut self.state, Pass::Complete, region, step);
         }
         self.kernel.dft(&mut self.state, electric, region, step);
     }

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use yee_core::{Box3, Real, Scalar};
 use yee_em::{Component, DftMonitor, Setup};
 
+use crate::ordered_split::OrderedSplit;
 use crate::state::YeeState;
 
 /// One monitor's accumulators inside one chunk.
@@ -197,16 +198,12 @@ pub fn for_each_row<'s, T: Scalar>(
             }
             let field = fields[c].as_ref().expect("validated: the mode carries it");
             // Rows in increasing order of their sums' offsets: split them off one by one.
-            let mut rest: &'s mut [T] = sums;
-            let mut taken = 0;
+            let mut sums = OrderedSplit::new(&mut sums[..]);
             for z in nodes.lo[2]..nodes.hi[2] {
                 for y in nodes.lo[1]..nodes.hi[1] {
                     let first = [nodes.lo[0], y, z];
                     let o = whole.linear_index(first) * k;
-                    let (_, tail) = core::mem::take(&mut rest).split_at_mut(o - taken);
-                    let (row, tail) = tail.split_at_mut(nx * k);
-                    rest = tail;
-                    taken = o + nx * k;
+                    let row = sums.take(o, o + nx * k);
                     let at = field.storage_offset(first);
                     each(DftRow {
                         sums: row,

@@ -16,6 +16,7 @@ use yee_core::{Box3, Index3, Real, Scalar};
 use yee_em::Component;
 use yee_em::pole::Ade;
 
+use crate::ordered_split::OrderedSplit;
 use crate::state::YeeState;
 
 /// One pole's update in the field's real type: explicit (Lorentz, Drude) `[c₁, c₂, c₃]`, or
@@ -60,6 +61,9 @@ pub struct DispersiveNodes<T> {
     pub scratch: Vec<T>,
     /// The smallest box holding every node: a region holding it needs no test per node.
     pub bounds: Box3,
+    /// The runs of nodes (`start..end` node indices): consecutive cells along x in one row,
+    /// of one material.
+    pub runs: Vec<(usize, usize)>,
 }
 
 impl<T: Scalar> DispersiveNodes<T> {
@@ -79,6 +83,7 @@ impl<T: Scalar> DispersiveNodes<T> {
             slots: [Vec::new(), Vec::new()],
             scratch: Vec::new(),
             bounds: Box3::new([0; 3], [0; 3]),
+            runs: Vec::new(),
         };
         let mut poles = 0;
         for n in 0..region.cells() {
@@ -100,6 +105,22 @@ impl<T: Scalar> DispersiveNodes<T> {
             [region.lo[0], region.lo[1], first[2]],
             [region.hi[0], region.hi[1], last[2] + 1],
         );
+        let mut n = 0;
+        while n < nodes.cells.len() {
+            let (cells, offsets) = (&nodes.cells, &nodes.offsets);
+            let id = ids[offsets[n]];
+            let mut end = n + 1;
+            while end < cells.len()
+                && offsets[end] == offsets[end - 1] + 1
+                && cells[end][1] == cells[n][1]
+                && cells[end][2] == cells[n][2]
+                && ids[offsets[end]] == id
+            {
+                end += 1;
+            }
+            nodes.runs.push((n, end));
+            n = end;
+        }
         nodes.slots = [vec![T::zero(); poles], vec![T::zero(); poles]];
         nodes.scratch = vec![T::zero(); nodes.cells.len()];
         Some(nodes)
@@ -137,8 +158,13 @@ impl<T: Scalar> DispersiveNodes<T> {
 
     /// `costs.dispersive(poles)` summed over the nodes in `region`.
     pub fn work(&self, region: Box3, costs: &yee_em::Costs) -> f64 {
-        self.within(region)
-            .map(|n| costs.dispersive(self.poles(n).len()))
+        let all = region.contains_box(&self.bounds);
+        self.runs
+            .iter()
+            .map(|&run| {
+                let (a, b) = clip_run(&self.cells, run, region, all);
+                (b - a) as f64 * costs.dispersive(self.poles(run.0).len())
+            })
             .sum()
     }
 
@@ -178,6 +204,129 @@ impl<T: Scalar> DispersiveNodes<T> {
     }
 }
 
+/// Which of the three passes of a dispersive E phase (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// Before the curl update: Pⁿ⁺¹ (or its Debye part) from Eⁿ, and each node's `Σ kₚ`.
+    Polarise,
+    /// After the curl update and CPML: `E −= (Cb/Δt) Σ kₚ`.
+    Correct,
+    /// Once Eⁿ⁺¹ is final (sources included): a Debye pole's `Pⁿ⁺¹ += βEⁿ⁺¹`.
+    Complete,
+}
+
+impl Pass {
+    /// Whether the pass changes anything in `state` (only Debye poles are completed).
+    pub fn has_work<T: Scalar>(self, state: &YeeState<T>) -> bool {
+        self != Pass::Complete || state.ade.iter().flatten().any(|s| !s.explicit)
+    }
+}
+
+/// A run of dispersive nodes of one material next to each other along x: their field values,
+/// their poles' P (node after node, pole fastest) in the slot of Pⁿ and the slot being
+/// overwritten with Pⁿ⁺¹, their `Σ kₚ`, the material's pole steps and its `Cb/Δt`. Runs are
+/// disjoint, so a caller may take them in any order or in parallel: every pass touches only
+/// its own node, so the bits are the same.
+pub struct NodeRun<'a, T: Scalar> {
+    /// E at the run's nodes (consecutive in storage).
+    pub field: &'a mut [T],
+    /// Pⁿ of every pole of every node.
+    pub now: &'a mut [T],
+    /// Pⁿ⁻¹, overwritten with Pⁿ⁺¹.
+    pub next: &'a mut [T],
+    /// Each node's `Σ kₚ`.
+    pub scratch: &'a mut [T],
+    /// The material's poles.
+    pub steps: &'a [AdeStep<T::Real>],
+    /// The material's `Cb/Δt`.
+    pub drive: T::Real,
+}
+
+impl<T: Scalar> NodeRun<'_, T> {
+    /// Applies `pass` to the run's nodes; whether every E it wrote is finite.
+    #[inline]
+    pub fn apply(self, pass: Pass) -> bool {
+        match pass {
+            Pass::Polarise => self.polarise(),
+            Pass::Correct => return self.correct(),
+            Pass::Complete => self.complete(),
+        }
+        true
+    }
+
+    /// `Pⁿ⁺¹ = c₁Pⁿ + c₂Pⁿ⁻¹ + c₃Eⁿ` (Lorentz, Drude) or `αPⁿ + βEⁿ` (Debye) per pole, and
+    /// `Σ kₚ` per node (`Pⁿ⁺¹ − Pⁿ`, or `(α − 1)Pⁿ`). One pole: a loop over the nodes that
+    /// vectorises.
+    fn polarise(self) {
+        let NodeRun {
+            field,
+            now,
+            next,
+            scratch,
+            steps,
+            ..
+        } = self;
+        if let [s] = steps {
+            let [c0, c1, c2] = s.c;
+            let nodes = field.iter().zip(now.iter()).zip(next.iter_mut());
+            if s.explicit {
+                for (((&e, &a), p), k) in nodes.zip(scratch.iter_mut()) {
+                    let q = a.scale(c0) + p.scale(c1) + e.scale(c2);
+                    *p = q;
+                    *k = T::zero() + (q - a);
+                }
+            } else {
+                for (((&e, &a), p), k) in nodes.zip(scratch.iter_mut()) {
+                    *p = a.scale(c0) + e.scale(c2);
+                    *k = T::zero() + a.scale(c1);
+                }
+            }
+            return;
+        }
+        let poles = steps.len();
+        let per_node = now.chunks_exact(poles).zip(next.chunks_exact_mut(poles));
+        for ((&e, (now, next)), k) in field.iter().zip(per_node).zip(scratch.iter_mut()) {
+            let mut sum = T::zero();
+            for ((s, &a), p) in steps.iter().zip(now).zip(next) {
+                let [c0, c1, c2] = s.c;
+                if s.explicit {
+                    let q = a.scale(c0) + p.scale(c1) + e.scale(c2);
+                    *p = q;
+                    sum += q - a;
+                } else {
+                    *p = a.scale(c0) + e.scale(c2);
+                    sum += a.scale(c1);
+                }
+            }
+            *k = sum;
+        }
+    }
+
+    /// `E −= (Cb/Δt) Σ kₚ`; whether every new E is finite.
+    fn correct(self) -> bool {
+        let drive = self.drive;
+        self.field
+            .iter_mut()
+            .zip(self.scratch.iter())
+            .fold(true, |ok, (e, &k)| {
+                *e = *e - k.scale(drive);
+                ok & e.is_finite()
+            })
+    }
+
+    /// `Pⁿ⁺¹ += βEⁿ⁺¹` for the Debye poles.
+    fn complete(self) {
+        let poles = self.steps.len();
+        for (&e, next) in self.field.iter().zip(self.next.chunks_exact_mut(poles)) {
+            for (s, p) in self.steps.iter().zip(next) {
+                if !s.explicit {
+                    *p += e.scale(s.c[2]);
+                }
+            }
+        }
+    }
+}
+
 /// The slots of step `step`: (Pⁿ, Pⁿ⁻¹ to be overwritten with Pⁿ⁺¹).
 fn slots<T>(slots: &mut [Vec<T>; 2], step: u64) -> (&mut [T], &mut [T]) {
     let [even, odd] = slots;
@@ -187,21 +336,32 @@ fn slots<T>(slots: &mut [Vec<T>; 2], step: u64) -> (&mut [T], &mut [T]) {
     }
 }
 
-/// First pass of step `step` over `region`, before the curl update: from Eⁿ, every pole's
-/// `Pⁿ⁺¹ = c₁Pⁿ + c₂Pⁿ⁻¹ + c₃Eⁿ` (Lorentz, Drude) or its part `αPⁿ + βEⁿ` (Debye), and each
-/// node's `Σ kₚ`.
-pub fn polarise<T: Scalar>(state: &mut YeeState<T>, region: Box3, step: u64) {
-    for c in Component::ALL.into_iter().filter(|c| c.is_electric()) {
-        let Some(mut nodes) = state.dispersive[c.index()].take() else {
+/// Hands `each` every run ([`NodeRun`]) of the dispersive nodes of `region`, component by
+/// electric component, for the slots of step `step`: nodes next to each other along x in one
+/// row, of one material, inside `region`.
+pub fn for_each_run<'s, T: Scalar>(
+    state: &'s mut YeeState<T>,
+    region: Box3,
+    step: u64,
+    mut each: impl FnMut(NodeRun<'s, T>),
+) {
+    let YeeState {
+        fields,
+        dispersive,
+        material_ids,
+        ade,
+        drive,
+        ..
+    } = state;
+    let (ade, drive): (&'s [Vec<AdeStep<T::Real>>], &'s [T::Real]) = (ade, drive);
+    for ((field, nodes), ids) in fields
+        .iter_mut()
+        .zip(dispersive.iter_mut())
+        .zip(material_ids.iter())
+    {
+        let (Some(field), Some(nodes)) = (field, nodes) else {
             continue;
         };
-        let (field, ids) = (
-            state
-                .field(c)
-                .expect("nodes exist for carried components")
-                .as_slice(),
-            &state.material_ids[c.index()],
-        );
         let DispersiveNodes {
             cells,
             offsets,
@@ -209,99 +369,59 @@ pub fn polarise<T: Scalar>(state: &mut YeeState<T>, region: Box3, step: u64) {
             slots: pair,
             scratch,
             bounds,
-        } = &mut nodes;
+            runs,
+        } = nodes;
         let all = region.contains_box(bounds);
-        let inside = |n: usize| all || region.contains(cells[n]);
         let (now, next) = slots(pair, step);
-        for n in 0..cells.len() {
-            if !inside(n) {
+        // Runs in increasing node, pole and storage order: split each array as they come.
+        let mut field = OrderedSplit::new(field.as_mut_slice());
+        let (mut now, mut next) = (OrderedSplit::new(now), OrderedSplit::new(next));
+        let mut scratch = OrderedSplit::new(&mut scratch[..]);
+        for &run in runs.iter() {
+            let (a, b) = clip_run(cells, run, region, all);
+            if a >= b {
                 continue;
             }
-            let o = offsets[n];
-            let e = field[o];
-            let mut k = T::zero();
-            let steps = &state.ade[usize::from(ids[o])];
-            for (j, s) in (first[n]..first[n + 1]).zip(steps) {
-                let [c0, c1, c2] = s.c;
-                let a = now[j];
-                if s.explicit {
-                    let p = a.scale(c0) + next[j].scale(c1) + e.scale(c2);
-                    next[j] = p;
-                    k += p - a;
-                } else {
-                    next[j] = a.scale(c0) + e.scale(c2);
-                    k += a.scale(c1);
-                }
-            }
-            scratch[n] = k;
+            let id = ids[offsets[a]];
+            let (o, poles) = (offsets[a], (first[a], first[b]));
+            each(NodeRun {
+                field: field.take(o, o + (b - a)),
+                now: now.take(poles.0, poles.1),
+                next: next.take(poles.0, poles.1),
+                scratch: scratch.take(a, b),
+                steps: &ade[usize::from(id)],
+                drive: drive[usize::from(id)],
+            });
         }
-        state.dispersive[c.index()] = Some(nodes);
     }
 }
 
-/// Second pass, after the curl update (and CPML): `E −= (Cb/Δt) Σ kₚ` at every dispersive
-/// node of `region`.
-pub fn correct<T: Scalar>(state: &mut YeeState<T>, region: Box3) {
-    let mut finite = true;
-    for c in Component::ALL.into_iter().filter(|c| c.is_electric()) {
-        let Some(nodes) = state.dispersive[c.index()].take() else {
-            continue;
-        };
-        let mut field = state.fields[c.index()].take().expect("carried");
-        let values = field.as_mut_slice();
-        let ids = &state.material_ids[c.index()];
-        let all = region.contains_box(&nodes.bounds);
-        for n in 0..nodes.cells.len() {
-            if !(all || region.contains(nodes.cells[n])) {
-                continue;
-            }
-            let o = nodes.offsets[n];
-            let updated = values[o] - nodes.scratch[n].scale(state.drive[usize::from(ids[o])]);
-            finite &= updated.is_finite();
-            values[o] = updated;
-        }
-        state.fields[c.index()] = Some(field);
-        state.dispersive[c.index()] = Some(nodes);
+/// The nodes of `run` (node indices `start..end`, one row) inside `region`, all of them when
+/// `all` (the region holds every node).
+fn clip_run(
+    cells: &[Index3],
+    (start, end): (usize, usize),
+    region: Box3,
+    all: bool,
+) -> (usize, usize) {
+    let c = cells[start];
+    if all {
+        (start, end)
+    } else if (1..3).all(|k| c[k] >= region.lo[k] && c[k] < region.hi[k]) {
+        let x = |v: i64| start + (v - c[0]).clamp(0, (end - start) as i64) as usize;
+        (x(region.lo[0]), x(region.hi[0]))
+    } else {
+        (start, start)
     }
-    state.non_finite |= !finite;
 }
 
-/// Last pass of step `step`, once Eⁿ⁺¹ is final (sources included): a Debye pole's
-/// `Pⁿ⁺¹ += βEⁿ⁺¹`.
-pub fn complete<T: Scalar>(state: &mut YeeState<T>, region: Box3, step: u64) {
-    if state.ade.iter().flatten().all(|s| s.explicit) {
+/// Applies `pass` of step `step` to the dispersive nodes of `region`, run by run
+/// ([`for_each_run`]).
+pub fn apply<T: Scalar>(state: &mut YeeState<T>, pass: Pass, region: Box3, step: u64) {
+    if !pass.has_work(state) {
         return;
     }
-    for c in Component::ALL.into_iter().filter(|c| c.is_electric()) {
-        let Some(mut nodes) = state.dispersive[c.index()].take() else {
-            continue;
-        };
-        let (field, ids) = (
-            state.field(c).expect("carried").as_slice(),
-            &state.material_ids[c.index()],
-        );
-        let DispersiveNodes {
-            cells,
-            offsets,
-            first,
-            slots: pair,
-            bounds,
-            ..
-        } = &mut nodes;
-        let all = region.contains_box(bounds);
-        let (_, next) = slots(pair, step);
-        for n in 0..cells.len() {
-            if !(all || region.contains(cells[n])) {
-                continue;
-            }
-            let o = offsets[n];
-            let steps = &state.ade[usize::from(ids[o])];
-            for (j, s) in (first[n]..first[n + 1]).zip(steps) {
-                if !s.explicit {
-                    next[j] += field[o].scale(s.c[2]);
-                }
-            }
-        }
-        state.dispersive[c.index()] = Some(nodes);
-    }
+    let mut finite = true;
+    for_each_run(state, region, step, |run| finite &= run.apply(pass));
+    state.non_finite |= !finite;
 }

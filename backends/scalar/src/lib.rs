@@ -21,6 +21,7 @@ pub mod dft;
 pub mod dispersive;
 pub mod error;
 pub mod field;
+mod ordered_split;
 pub mod simulation;
 pub mod source;
 pub mod state;
