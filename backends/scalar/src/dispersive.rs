@@ -309,7 +309,7 @@ impl<T: Scalar> NodeRun<'_, T> {
             .iter_mut()
             .zip(self.scratch.iter())
             .fold(true, |ok, (e, &k)| {
-                *e = *e - k.scale(drive);
+                *e -= k.scale(drive);
                 ok & e.is_finite()
             })
     }
@@ -353,7 +353,8 @@ pub fn for_each_run<'s, T: Scalar>(
         drive,
         ..
     } = state;
-    let (ade, drive): (&'s [Vec<AdeStep<T::Real>>], &'s [T::Real]) = (ade, drive);
+    let ade: &'s [Vec<AdeStep<T::Real>>] = ade;
+    let drive: &'s [T::Real] = drive;
     for ((field, nodes), ids) in fields
         .iter_mut()
         .zip(dispersive.iter_mut())
