@@ -14,3 +14,6 @@ pub mod layout;
 pub mod memory;
 
 pub use kernels::CELL_SOURCE;
+
+#[cfg(feature = "cuda")]
+pub mod device;

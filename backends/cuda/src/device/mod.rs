@@ -1,0 +1,3 @@
+//! The device side of the CUDA backend (feature `cuda`): NVRTC compilation of the kernel files.
+
+pub mod nvrtc;
