@@ -15,5 +15,8 @@ pub mod memory;
 
 pub use kernels::CELL_SOURCE;
 
+// The device chunk: kernel launches and pinned memory through cudarc, each unsafe call with
+// its reason.
 #[cfg(feature = "cuda")]
+#[allow(unsafe_code)]
 pub mod device;
