@@ -64,13 +64,8 @@
                                const long long extent[3], int pack)                          \
     {                                                                                        \
         long long cells = box_extent[0] * box_extent[1] * box_extent[2];                     \
-        for (long long n = 0; n < cells; ++n) {                                              \
-            if (pack)                                                                        \
-                yee_pack_node_##SUFFIX(values, buffer, n, lo, box_extent, storage_lo, extent); \
-            else                                                                             \
-                yee_unpack_node_##SUFFIX(values, buffer, n, lo, box_extent, storage_lo,      \
-                                         extent);                                            \
-        }                                                                                    \
+        for (long long n = 0; n < cells; ++n)                                                \
+            yee_copy_node_##SUFFIX(values, buffer, n, lo, box_extent, storage_lo, extent, pack); \
     }                                                                                        \
                                                                                              \
     /* The smallest order key of a non-finite node of r (YEE_FINITE_KEY: none), as the     \

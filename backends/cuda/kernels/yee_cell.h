@@ -185,29 +185,22 @@ static YEE_DEVICE inline void YEE_NAME(yee_source_node)(YEE_REAL *values, long l
     values[o] = hard ? v : values[o] + v * gain;
 }
 
-/* One thread of a box pack: the n-th node (x fastest) of the box [lo, lo + box_extent) of a
- * field stored over (storage_lo, extent) goes to out[n]. Halos, probes and read-backs. */
-static YEE_DEVICE inline void YEE_NAME(yee_pack_node)(const YEE_REAL *values, YEE_REAL *out,
+/* One thread of a box copy between a field stored over (storage_lo, extent) and a linear
+ * buffer: the n-th node (x fastest) of the box [lo, lo + box_extent) goes to buffer[n] when
+ * `pack`, or comes from it (ghost cells). Halos, probes and read-backs. */
+static YEE_DEVICE inline void YEE_NAME(yee_copy_node)(YEE_REAL *values, YEE_REAL *buffer,
                                                      long long n, const long long lo[3],
                                                      const long long box_extent[3],
                                                      const long long storage_lo[3],
-                                                     const long long extent[3])
+                                                     const long long extent[3], int pack)
 {
     long long p[3];
     yee_box_node(n, lo, box_extent, p);
-    out[n] = values[yee_offset(p, storage_lo, extent)];
-}
-
-/* One thread of a box unpack: data[n] goes to the n-th node of the box (ghost cells). */
-static YEE_DEVICE inline void YEE_NAME(yee_unpack_node)(YEE_REAL *values, const YEE_REAL *data,
-                                                       long long n, const long long lo[3],
-                                                       const long long box_extent[3],
-                                                       const long long storage_lo[3],
-                                                       const long long extent[3])
-{
-    long long p[3];
-    yee_box_node(n, lo, box_extent, p);
-    values[yee_offset(p, storage_lo, extent)] = data[n];
+    long long o = yee_offset(p, storage_lo, extent);
+    if (pack)
+        buffer[n] = values[o];
+    else
+        values[o] = buffer[n];
 }
 
 /* The order key of the node at p if its stored value is not finite, else YEE_FINITE_KEY:

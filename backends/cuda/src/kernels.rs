@@ -80,7 +80,7 @@ pub const SOURCE: KernelFile = KernelFile {
 pub const BOX: KernelFile = KernelFile {
     name: "box.cu",
     source: include_str!("../kernels/box.cu"),
-    entries: &["yee_pack", "yee_unpack"],
+    entries: &["yee_box_copy"],
 };
 
 /// The first non-finite node of a box (the divergence report).

@@ -65,8 +65,7 @@ struct Kernels {
     curl: CudaFunction,
     cpml: CudaFunction,
     source: CudaFunction,
-    pack: CudaFunction,
-    unpack: CudaFunction,
+    box_copy: CudaFunction,
     non_finite: CudaFunction,
 }
 
@@ -81,8 +80,7 @@ impl Kernels {
             curl: function(kernels::CURL, "yee_curl")?,
             cpml: function(kernels::CPML, "yee_cpml")?,
             source: function(kernels::SOURCE, "yee_source")?,
-            pack: function(kernels::BOX, "yee_pack")?,
-            unpack: function(kernels::BOX, "yee_unpack")?,
+            box_copy: function(kernels::BOX, "yee_box_copy")?,
             non_finite: function(kernels::FINITE, "yee_non_finite")?,
         })
     }
@@ -464,14 +462,10 @@ impl<T: DeviceReal> CudaChunk<T> {
         }
         let values = self.field_address(c)?;
         let region = RawRegion::new([layer.lo, layer.hi], self.storage);
-        let kernel = if pack {
-            &self.kernels.pack
-        } else {
-            &self.kernels.unpack
-        };
-        let mut args = self.stream.launch_builder(kernel);
-        args.arg(&values).arg(&address).arg(&region);
-        // SAFETY: the arguments match `yee_pack`/`yee_unpack` (kernels/box.cu); the box lies
+        let pack = i32::from(pack);
+        let mut args = self.stream.launch_builder(&self.kernels.box_copy);
+        args.arg(&values).arg(&address).arg(&region).arg(&pack);
+        // SAFETY: the arguments match `yee_box_copy` (kernels/box.cu); the box lies
         // in the storage (checked) and callers give `address` room for its cells.
         unsafe { args.launch(config(launch)) }?;
         Ok(())
@@ -558,11 +552,11 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo(self.mode, self.owned, phase, toward).map_or(0, |(l, n)| n * l.cells())
+        halo::halo_values(self.mode, self.owned, phase, toward)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghosts(self.mode, self.owned, phase, from).map_or(0, |(l, n)| n * l.cells())
+        halo::ghost_values(self.mode, self.owned, phase, from)
     }
 
     /// Packs each halo on the device into the staging buffer (one component after another),
