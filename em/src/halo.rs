@@ -72,6 +72,17 @@ pub fn halo(mode: Mode, owned: Box3, phase: usize, toward: Direction) -> Option<
     ))
 }
 
+/// Values sent toward `toward` after `phase`: every component of the phase over the halo
+/// layer ([`halo`]), 0 when nothing goes that way.
+pub fn halo_values(mode: Mode, owned: Box3, phase: usize, toward: Direction) -> usize {
+    halo(mode, owned, phase, toward).map_or(0, |(l, n)| n * l.cells())
+}
+
+/// Values arriving from the `from` side after `phase` ([`ghosts`]).
+pub fn ghost_values(mode: Mode, owned: Box3, phase: usize, from: Direction) -> usize {
+    ghosts(mode, owned, phase, from).map_or(0, |(l, n)| n * l.cells())
+}
+
 /// The ghosts filled from the `from` side after `phase` as (the layer, the number of
 /// components), if anything arrives from there. An empty box receives nothing.
 pub fn ghosts(mode: Mode, owned: Box3, phase: usize, from: Direction) -> Option<(Box3, usize)> {

@@ -94,6 +94,35 @@ pub fn memory_fits(scene: &Scene, ranks: usize, mpi: bool) -> Result<(), crate::
     }
 }
 
+/// The device memory the scene needs on `--backend cuda` with one rank, part by part
+/// ([`yee_cuda::memory::DeviceMemory`]; the coefficient tables counted for the background,
+/// each region's material and the inactive id).
+pub fn device_memory_line(scene: &Scene) -> String {
+    if matches!(
+        scene.value_type,
+        yee_scene::spec::ValueType::C32 | yee_scene::spec::ValueType::C64
+    ) {
+        return "cuda        runs f32 and f64 scenes only".into();
+    }
+    let setup = scene.setup();
+    let m = yee_cuda::memory::DeviceMemory::of(
+        &setup,
+        yee_core::Box3::from_extent(setup.grid),
+        scene.value_type.bytes(),
+        setup.regions.len() + 2,
+    );
+    let parts: Vec<String> = m
+        .parts()
+        .iter()
+        .map(|(name, bytes)| format!("{name} {}", human(*bytes)))
+        .collect();
+    format!(
+        "cuda        about {} of device memory with one rank ({})",
+        human(m.total()),
+        parts.join(", ")
+    )
+}
+
 /// The report `yee check` prints, and the warnings in it.
 pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     let mut s = String::new();
@@ -118,6 +147,7 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     if let Some(message) = memory_shortfall(scene, 1, false) {
         warnings.push(message);
     }
+    let _ = writeln!(s, "{}", device_memory_line(scene));
     let limit = scene.mode.courant_limit();
     let _ = writeln!(
         s,

@@ -53,6 +53,11 @@ pub const INTERRUPTED_EXIT: u8 = 130;
 pub const MPI_MISSING: &str = "--comm mpi: this yee was built without MPI; rebuild with \
      `cargo build --release -p yee --features mpi` (needs libopenmpi-dev)";
 
+/// What `--backend cuda` says in a build without the CUDA backend.
+pub const CUDA_MISSING: &str = "--backend cuda: this yee was built without the `cuda` feature; \
+     rebuild with `cargo build --release -p yee --features cuda` (needs no CUDA toolkit: the \
+     driver and NVRTC are loaded at run time)";
+
 impl From<SceneError> for AppError {
     fn from(e: SceneError) -> Self {
         AppError::Scene(e)

@@ -37,6 +37,8 @@ pub enum Backend {
     /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
     #[cfg(feature = "rayon")]
     Rayon,
+    /// The CUDA device chunk (feature `cuda`; without it the run says how to rebuild).
+    Cuda,
 }
 
 impl Default for Backend {
@@ -57,6 +59,7 @@ impl Backend {
             Backend::Scalar => "scalar",
             #[cfg(feature = "rayon")]
             Backend::Rayon => "rayon",
+            Backend::Cuda => "cuda",
         }
     }
 }
@@ -183,7 +186,33 @@ pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, App
             };
             run_on(scene, options, kernel)
         }
+        Backend::Cuda => run_cuda(scene, options),
     }
+}
+
+/// `--backend cuda`: each rank on a device (round-robin), f32 and f64 scenes. Without the
+/// driver the run stops with "no CUDA driver found (libcuda)" before anything is written.
+#[cfg(feature = "cuda")]
+fn run_cuda(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
+    use yee_cuda::device::{CudaBackend, NO_DRIVER, driver_present};
+    if !driver_present() {
+        return Err(AppError::Run(NO_DRIVER.into()));
+    }
+    let backend = CudaBackend::default();
+    match scene.value_type {
+        ValueType::F32 => run_typed::<f32, _>(scene, options, backend),
+        ValueType::F64 => run_typed::<f64, _>(scene, options, backend),
+        other => Err(AppError::Usage(format!(
+            "--backend cuda runs f32 and f64 scenes; this one has {} values",
+            other.name()
+        ))),
+    }
+}
+
+/// `--backend cuda` in a build without the feature: how to rebuild.
+#[cfg(not(feature = "cuda"))]
+fn run_cuda(_scene: &Scene, _options: &RunOptions) -> Result<Option<RunReport>, AppError> {
+    Err(AppError::Usage(crate::error::CUDA_MISSING.into()))
 }
 
 fn run_on<K>(scene: &Scene, options: &RunOptions, kernel: K) -> Result<Option<RunReport>, AppError>

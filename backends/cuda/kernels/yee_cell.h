@@ -1,14 +1,17 @@
-/* The Yee curl update of one node, E <- Ca E + Cb curl H and H <- Da H + Db (signed) curl E
- * (Yee 1966), with each derivative scaled by the CPML stretch 1/kappa: the body every
- * execution of it shares. The CUDA kernels include it (compiled at run time by NVRTC with
- * --fmad=false); kernels/host.c includes it for the host build the tests run against the
- * scalar oracle (backends/scalar/src/curl.rs), compiled with -ffp-contract=off. The expression
- * order is the oracle's, so the bits are:
+/* The per-node work of every kernel of the CUDA backend: the body each execution of it shares.
+ * The CUDA kernels (kernels/<name>.cu, compiled at run time by NVRTC with --fmad=false) are thin
+ * wrappers that turn a thread index into a node and call one of the `_node` functions below;
+ * kernels/host.c calls the same functions in a loop over the nodes, compiled with
+ * -ffp-contract=off, and the tests run that against the scalar oracle (backends/scalar) bit for
+ * bit. The expression order is the oracle's:
  *   curl = 0; for each term: curl = curl +/- (difference * (1/kappa));
- *   value = value * decay + curl * gain.
+ *   value = value * decay + curl * gain                       (Yee 1966)
+ *   psi = psi * b + difference * c; value = value +/- psi * gain   (Roden & Gedney 2000)
+ *   soft source: value = value + v * gain; hard: value = v     (Taflove & Hagness, ch. 5)
  *
  * Include it with YEE_REAL defined as the value type and YEE_NAME(name) naming the functions
- * for that type (see host.c); it may be included once per type. */
+ * for that type (see host.c); it may be included once per type. Indices are `long long` (64
+ * bits on the host and the device alike). */
 
 #if !defined(YEE_REAL) || !defined(YEE_NAME)
 #error "define YEE_REAL and YEE_NAME before including yee_cell.h"
@@ -22,6 +25,42 @@
 #define YEE_CELL_TYPES
 /* Up to two curl terms of one component. */
 #define YEE_MAX_TERMS 2
+
+/* The nodes a launch covers, [lo, hi) in global coordinates, and the box the field is stored
+ * over (its lowest corner and extents, x fastest). */
+typedef struct {
+    long long lo[3];
+    long long hi[3];
+    long long storage_lo[3];
+    long long extent[3];
+} yee_region;
+
+/* The storage offset of global position p in a box stored from `lo` with extents `extent`. */
+static YEE_DEVICE inline long long yee_offset(const long long p[3], const long long lo[3],
+                                              const long long extent[3])
+{
+    return (p[0] - lo[0]) + extent[0] * ((p[1] - lo[1]) + extent[1] * (p[2] - lo[2]));
+}
+
+/* The position of the n-th node (x fastest) of the box [lo, lo + extent). */
+static YEE_DEVICE inline void yee_box_node(long long n, const long long lo[3],
+                                           const long long extent[3], long long p[3])
+{
+    p[0] = lo[0] + n % extent[0];
+    p[1] = lo[1] + (n / extent[0]) % extent[1];
+    p[2] = lo[2] + n / (extent[0] * extent[1]);
+}
+
+/* The key of global position p in x-fastest order over a grid of extents `grid`: the first
+ * non-finite node is the one with the smallest key. */
+static YEE_DEVICE inline unsigned long long yee_order_key(const long long p[3],
+                                                          const long long grid[3])
+{
+    return (unsigned long long)(p[0] + grid[0] * (p[1] + grid[1] * p[2]));
+}
+
+/* The key of a finite node: larger than every node's. */
+#define YEE_FINITE_KEY 0xffffffffffffffffULL
 #endif
 
 /* One curl term: the source field (in the updated field's storage layout), its stride along
@@ -29,27 +68,34 @@
  * ([b, c, 1/kappa] per global coordinate, three values each). */
 typedef struct {
     const YEE_REAL *source;
-    long stride;
+    long long stride;
     int axis;
     int sign;
     const YEE_REAL *stretch;
 } YEE_NAME(yee_term);
 
+/* The curl terms of one component, passed by value to a kernel. */
+typedef struct {
+    YEE_NAME(yee_term) term[YEE_MAX_TERMS];
+    int count;
+} YEE_NAME(yee_terms);
+
 /* The difference approximating the derivative at storage offset o along a stride: backward
  * for E (H lies half a cell below), forward for H. */
-static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_difference)(const YEE_REAL *s, long o,
-                                                          long stride, int electric)
+static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_difference)(const YEE_REAL *s, long long o,
+                                                          long long stride, int electric)
 {
     return electric ? s[o] - s[o - stride] : s[o + stride] - s[o];
 }
 
 /* The signed, stretched curl at storage offset o of the node at global position p. */
-static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_curl)(const YEE_NAME(yee_term) *terms, int count,
-                                                    long o, const long p[3], int electric)
+static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_curl)(const YEE_NAME(yee_terms) *terms,
+                                                    long long o, const long long p[3],
+                                                    int electric)
 {
     YEE_REAL curl = (YEE_REAL)0;
-    for (int i = 0; i < count; ++i) {
-        const YEE_NAME(yee_term) *t = &terms[i];
+    for (int i = 0; i < terms->count; ++i) {
+        const YEE_NAME(yee_term) *t = &terms->term[i];
         YEE_REAL d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
         YEE_REAL scaled = d * t->stretch[3 * p[t->axis] + 2];
         curl = t->sign > 0 ? curl + scaled : curl - scaled;
@@ -65,6 +111,39 @@ static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_update)(YEE_REAL value, YEE_REAL 
     return value * coefficients[0] + curl * coefficients[1];
 }
 
+/* Whether v is finite: v - v is 0 for a finite value, NaN for NaN and the infinities (no
+ * isfinite: the same text compiles for the host and NVRTC). */
+static YEE_DEVICE inline int YEE_NAME(yee_finite)(YEE_REAL v)
+{
+    return v - v == (YEE_REAL)0;
+}
+
+/* The material id of the node at storage offset o: its own (`ids`), or the one every node of
+ * the component shares when `ids` is null (a uniform medium reads no per-node id). */
+static YEE_DEVICE inline long long YEE_NAME(yee_id)(const unsigned short *ids, int uniform,
+                                                   long long o)
+{
+    return ids ? (long long)ids[o] : (long long)uniform;
+}
+
+/* One thread of the curl update: the node at p of a field stored over r's storage box.
+ * Sets *non_finite when the stored value is NaN or infinite (the CPU backends' flag). */
+static YEE_DEVICE inline void YEE_NAME(yee_curl_node)(YEE_REAL *values,
+                                                     const YEE_NAME(yee_terms) *terms,
+                                                     const unsigned short *ids, int uniform,
+                                                     const YEE_REAL *coefficients,
+                                                     const yee_region *r, const long long p[3],
+                                                     int electric, int *non_finite)
+{
+    long long o = yee_offset(p, r->storage_lo, r->extent);
+    YEE_REAL curl = YEE_NAME(yee_curl)(terms, o, p, electric);
+    YEE_REAL updated = YEE_NAME(yee_update)(
+        values[o], curl, coefficients + 2 * YEE_NAME(yee_id)(ids, uniform, o));
+    values[o] = updated;
+    if (!YEE_NAME(yee_finite)(updated))
+        *non_finite = 1;
+}
+
 /* The CPML correction of one node inside a layer, right after its curl update (Roden &
  * Gedney 2000, eqs. (8)-(10)): psi <- b psi + c d, then value <- value +/- gain psi, with
  * `stretch_at` the layer's [b, c, 1/kappa] at the node, `d` the difference along the layer's
@@ -76,4 +155,59 @@ static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_cpml)(YEE_REAL value, YEE_REAL *p
     *psi = *psi * stretch_at[0] + d * stretch_at[1];
     YEE_REAL correction = *psi * gain;
     return positive ? value + correction : value - correction;
+}
+
+/* One thread of the CPML correction: the node at p, with psi stored over the layer's cells in
+ * the chunk (slab_lo, slab_extent) and `term` the curl term along the layer's axis. */
+static YEE_DEVICE inline void YEE_NAME(yee_cpml_node)(YEE_REAL *values, YEE_REAL *psi,
+                                                     const YEE_NAME(yee_term) *term,
+                                                     const unsigned short *ids, int uniform,
+                                                     const YEE_REAL *coefficients,
+                                                     const yee_region *r, const long long p[3],
+                                                     const long long slab_lo[3],
+                                                     const long long slab_extent[3], int electric)
+{
+    long long o = yee_offset(p, r->storage_lo, r->extent);
+    YEE_REAL d = YEE_NAME(yee_difference)(term->source, o, term->stride, electric);
+    YEE_REAL gain = coefficients[2 * YEE_NAME(yee_id)(ids, uniform, o) + 1];
+    values[o] = YEE_NAME(yee_cpml)(values[o], &psi[yee_offset(p, slab_lo, slab_extent)], d,
+                                   term->stretch + 3 * p[term->axis], gain, term->sign > 0);
+}
+
+/* A point source at storage offset o with the waveform's value v this step: a soft source
+ * adds the impressed current v * gain (the node's curl coefficient), a hard one overwrites. */
+static YEE_DEVICE inline void YEE_NAME(yee_source_node)(YEE_REAL *values, long long o,
+                                                       YEE_REAL v, int hard,
+                                                       const unsigned short *ids, int uniform,
+                                                       const YEE_REAL *coefficients)
+{
+    YEE_REAL gain = coefficients[2 * YEE_NAME(yee_id)(ids, uniform, o) + 1];
+    values[o] = hard ? v : values[o] + v * gain;
+}
+
+/* One thread of a box copy between a field stored over (storage_lo, extent) and a linear
+ * buffer: the n-th node (x fastest) of the box [lo, lo + box_extent) goes to buffer[n] when
+ * `pack`, or comes from it (ghost cells). Halos, probes and read-backs. */
+static YEE_DEVICE inline void YEE_NAME(yee_copy_node)(YEE_REAL *values, YEE_REAL *buffer,
+                                                     long long n, const long long lo[3],
+                                                     const long long box_extent[3],
+                                                     const long long storage_lo[3],
+                                                     const long long extent[3], int pack)
+{
+    long long p[3];
+    yee_box_node(n, lo, box_extent, p);
+    long long o = yee_offset(p, storage_lo, extent);
+    if (pack)
+        buffer[n] = values[o];
+    else
+        values[o] = buffer[n];
+}
+
+/* The order key of the node at p if its stored value is not finite, else YEE_FINITE_KEY:
+ * the smallest key over a box is its first non-finite node (x fastest). */
+static YEE_DEVICE inline unsigned long long YEE_NAME(yee_non_finite_key)(
+    const YEE_REAL *values, const yee_region *r, const long long p[3], const long long grid[3])
+{
+    YEE_REAL v = values[yee_offset(p, r->storage_lo, r->extent)];
+    return YEE_NAME(yee_finite)(v) ? YEE_FINITE_KEY : yee_order_key(p, grid);
 }

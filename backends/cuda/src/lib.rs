@@ -1,11 +1,22 @@
-//! The CUDA backend's kernel bodies (issue 17): the per-node Yee update every execution of it
-//! shares, as C in `kernels/yee_cell.h`, and its host build ([`host`]), which the tests run
-//! against the scalar oracle bit for bit. The device build (NVRTC with `--fmad=false`, through
-//! cudarc) is not here yet: no session has had a GPU to check it on.
+//! The CUDA backend (issue 17). The per-node work of every kernel is C in
+//! `kernels/yee_cell.h`, the one source of truth for the arithmetic: the device kernels
+//! (`kernels/*.cu`, [`kernels`]) are thin wrappers that NVRTC compiles at run time with
+//! `--fmad=false`, and the host build ([`host`]) runs the same bodies in loops the tests check
+//! against the scalar oracle bit for bit. [`layout`] holds the index maps and launch geometry,
+//! [`memory`] the device memory a chunk needs. The device chunk itself is behind the `cuda`
+//! feature (cudarc, loading libcuda and libnvrtc at run time).
 
 // The only unsafe code: the calls into the C build, each index checked first.
 #[allow(unsafe_code)]
 pub mod host;
+pub mod kernels;
+pub mod layout;
+pub mod memory;
 
-/// The source of the kernel bodies, for NVRTC (included by the device kernels).
-pub const CELL_SOURCE: &str = include_str!("../kernels/yee_cell.h");
+pub use kernels::CELL_SOURCE;
+
+// The device chunk: kernel launches and pinned memory through cudarc, each unsafe call with
+// its reason.
+#[cfg(feature = "cuda")]
+#[allow(unsafe_code)]
+pub mod device;

@@ -201,13 +201,11 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo(self.state.mode, self.state.owned, phase, toward)
-            .map_or(0, |(l, n)| n * l.cells())
+        halo::halo_values(self.state.mode, self.state.owned, phase, toward)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghosts(self.state.mode, self.state.owned, phase, from)
-            .map_or(0, |(l, n)| n * l.cells())
+        halo::ghost_values(self.state.mode, self.state.owned, phase, from)
     }
 
     fn pack_halos(

@@ -1,0 +1,51 @@
+//! The device kernels compile: every kernel file, for f32 and f64, through NVRTC with
+//! `--fmad=false` (no GPU needed: NVRTC only compiles), and each entry point the crate
+//! launches is in the PTX as a `.entry`. When libnvrtc cannot be loaded the test prints why
+//! and how to provide it, and passes without checking (it says so); without the `cuda`
+//! feature there is nothing to compile with, and it says that.
+
+#[cfg(feature = "cuda")]
+#[test]
+fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
+    use yee_cuda::device::nvrtc::{compile, nvrtc_present};
+    use yee_cuda::kernels::{ALL, Precision, entry_name};
+    if !nvrtc_present() {
+        eprintln!(
+            "SKIPPED: libnvrtc was not found, so the .cu files were NOT compiled. Install it \
+             with `pip install nvidia-cuda-nvrtc-cu12` and set LD_LIBRARY_PATH to \
+             site-packages/nvidia/cuda_nvrtc/lib (.ci/run does)."
+        );
+        return;
+    }
+    for file in ALL {
+        for precision in Precision::BOTH {
+            let ptx = compile(file, precision)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_src();
+            for entry in file.entries {
+                let name = entry_name(entry, precision);
+                assert!(
+                    ptx.lines()
+                        .any(|l| l.contains(".entry") && l.contains(name.as_str())),
+                    "{} for {precision:?}: no entry {name} in the PTX",
+                    file.name
+                );
+            }
+            // No fused multiply-add in the PTX: the oracle's bits need none.
+            assert!(
+                !ptx.contains("fma.rn"),
+                "{} fused a multiply-add",
+                file.name
+            );
+        }
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
+    eprintln!(
+        "SKIPPED: built without the `cuda` feature, so the .cu files were NOT compiled; run \
+         `cargo test -p yee-cuda --features cuda --test nvrtc_compile`."
+    );
+}
