@@ -439,11 +439,12 @@ fn bad_command_lines_name_what_is_available() {
         "{e}"
     );
     let out = yee()
-        .args(["run", scene, "--backend", "cuda"])
+        .args(["run", scene, "--backend", "opencl"])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("[possible values: scalar, rayon]"));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("[possible values: scalar, rayon, cuda]"), "{e}");
     let out = yee().args(["run", scene, "--steps", "0"]).output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--steps: 0: a run needs at least one step")
