@@ -204,6 +204,11 @@ impl<R: Copy> Factors<'_, R> {
     }
 }
 
+/// Cells an x layer's loop takes at a time: a layer is about ten cells thick, far below the
+/// trip count at which the compiler's vector loop (several vectors per iteration) starts, so
+/// the cells go in fixed groups that it turns into single vector operations.
+const LANES: usize = 8;
+
 /// `ψ ← b·ψ + c·(upper − lower)`, then `v ← v + ψ·gain` over a row's cells of one material
 /// (the gain signed), in vector loops (inlined into the multiversioned
 /// [`crate::curl::sweep_batch`]).
@@ -215,23 +220,73 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
         upper,
         lower,
     } = cells;
-    let cells = values
-        .iter_mut()
-        .zip(psi.iter_mut())
-        .zip(upper.iter().zip(lower));
     match factors {
         Factors::Same(b, c) => {
+            let cells = values
+                .iter_mut()
+                .zip(psi.iter_mut())
+                .zip(upper.iter().zip(lower));
             for ((v, p), (&h, &l)) in cells {
                 *p = p.scale(b) + (h - l).scale(c);
                 *v += p.scale(gain);
             }
         }
         Factors::Along(b, c) => {
-            for (((v, p), (&h, &l)), (&b, &c)) in cells.zip(b.iter().zip(c)) {
-                *p = p.scale(b) + (h - l).scale(c);
-                *v += p.scale(gain);
+            let n = values.len();
+            let main = n - n % LANES;
+            for k in (0..main).step_by(LANES) {
+                let group = k..k + LANES;
+                along_cells::<T, LANES>(
+                    (&mut values[group.clone()], &mut psi[group.clone()]),
+                    (&upper[group.clone()], &lower[group.clone()]),
+                    (&b[group.clone()], &c[group]),
+                    gain,
+                );
             }
+            along_cells::<T, 1>(
+                (&mut values[main..], &mut psi[main..]),
+                (&upper[main..n], &lower[main..n]),
+                (&b[main..n], &c[main..n]),
+                gain,
+            );
         }
+    }
+}
+
+/// The x layer's correction over `N` cells (or fewer, for the last ones) with per-cell `b`
+/// and `c`: a fixed `N` lets the compiler make each line one vector operation.
+#[inline(always)]
+fn along_cells<T: Scalar, const N: usize>(
+    (values, psi): (&mut [T], &mut [T]),
+    (upper, lower): (&[T], &[T]),
+    (b, c): (&[T::Real], &[T::Real]),
+    gain: T::Real,
+) {
+    if let (Ok(v), Ok(p), Ok(h), Ok(l), Ok(b), Ok(c)) = (
+        <&mut [T; N]>::try_from(&mut *values),
+        <&mut [T; N]>::try_from(&mut *psi),
+        <&[T; N]>::try_from(upper),
+        <&[T; N]>::try_from(lower),
+        <&[T::Real; N]>::try_from(b),
+        <&[T::Real; N]>::try_from(c),
+    ) {
+        // On copies: the compiler cannot see that the arrays do not overlap once inlined, and
+        // would keep the lines scalar.
+        let (mut vv, mut pp, h, l, b, c) = (*v, *p, *h, *l, *b, *c);
+        for i in 0..N {
+            pp[i] = pp[i].scale(b[i]) + (h[i] - l[i]).scale(c[i]);
+            vv[i] += pp[i].scale(gain);
+        }
+        (*v, *p) = (vv, pp);
+        return;
+    }
+    let cells = values
+        .iter_mut()
+        .zip(psi.iter_mut())
+        .zip(upper.iter().zip(lower));
+    for (((v, p), (&h, &l)), (&b, &c)) in cells.zip(b.iter().zip(c)) {
+        *p = p.scale(b) + (h - l).scale(c);
+        *v += p.scale(gain);
     }
 }
 
