@@ -1,6 +1,6 @@
-//! The CPML corrections fused into the row sweep: right after a row's curl update, while the
-//! row is in cache, each layer covering it updates its ψ row and corrects the field,
-//! `ψ ← b·ψ + c·∂`, then `v ← v ± Cb·ψ` (Roden & Gedney 2000, eqs. (8)–(10)).
+//! The CPML corrections fused into the row sweep: once a batch of rows has had its curl update,
+//! while the rows are in cache, each layer covering them updates its ψ rows and corrects the
+//! field, `ψ ← b·ψ + c·∂`, then `v ← v ± Cb·ψ` (Roden & Gedney 2000, eqs. (8)–(10)).
 //!
 //! The oracle runs the corrections as a second pass after the whole curl update
 //! ([`yee_scalar::cpml::CpmlUpdate`]); each cell still sees its curl update, then the
@@ -97,68 +97,93 @@ pub(crate) struct PsiRows<'a, T> {
     pub(crate) first: usize,
 }
 
-/// Corrects the whole storage rows `rows` of one z plane (the first at storage offset `base`
-/// and (`y0`, `z`)) for every layer of `kernel` that covers them, layer by layer in the
-/// oracle's order: each cell still sees its curl update, then its layers' corrections in
-/// order, so the bits are the oracle's. One call per plane, so what a layer needs is worked
-/// out once for its rows there (a layer across x corrects ten cells a row).
+/// Corrects the whole storage rows `rows` (the first at storage offset `base`, at (`y0`, `z0`),
+/// possibly over several z planes) for every layer of `kernel` that covers them, layer by
+/// layer in the oracle's order: each cell still sees its curl update, then its layers'
+/// corrections in order, so the bits are the oracle's. Layer by layer, so each layer's ψ is
+/// read in one stream over the planes, and what a layer needs is worked out once per plane.
 #[inline(always)]
 pub(crate) fn correct_rows<T: Scalar>(
     kernel: &ComponentRows<T>,
     rows: &mut [T],
     base: usize,
-    [y0, z]: [i64; 2],
+    [y0, z0]: [i64; 2],
     psi: &mut [PsiRows<T>],
 ) {
-    let width = kernel.extent[0];
+    let (width, plane) = (kernel.extent[0], kernel.extent[1] as i64);
     let count = (rows.len() / width) as i64;
+    let storage = kernel.storage;
+    // Row i of `rows` sits at (y, z) with (y - lo₁) + plane·(z - lo₂) = start + i.
+    let start = (y0 - storage.lo[1]) + plane * (z0 - storage.lo[2]);
+    let z_last = storage.lo[2] + (start + count - 1) / plane;
     for (layer, psi_rows) in kernel.layers.iter().zip(psi.iter_mut()) {
         let r = layer.region;
-        let (ya, yb) = (y0.max(r.lo[1]), (y0 + count).min(r.hi[1]));
-        if z < r.lo[2] || z >= r.hi[2] || ya >= yb {
-            continue;
+        for z in z0.max(r.lo[2])..(z_last + 1).min(r.hi[2]) {
+            // The plane's rows within `rows`, then those the layer covers.
+            let first = (plane * (z - storage.lo[2]) - start).max(0);
+            let end = (plane * (z - storage.lo[2] + 1) - start).min(count);
+            let y_first = storage.lo[1] + (start + first) % plane;
+            let (ya, yb) = (y_first.max(r.lo[1]), (y_first + end - first).min(r.hi[1]));
+            if ya >= yb {
+                continue;
+            }
+            let row_of = |y: i64| (first + y - y_first) as usize;
+            correct_layer_rows(kernel, rows, base, (layer, psi_rows), (ya, yb, z), row_of);
         }
-        let t = &kernel.terms[layer.term];
-        let n = (r.hi[0] - r.lo[0]) as usize;
-        let a = (r.lo[0] - kernel.storage.lo[0]) as usize;
-        let px = layer.slab.extent()[0];
-        let q0 =
-            (layer.psi_row([ya, z]) - psi_rows.first) * px + (r.lo[0] - layer.slab.lo[0]) as usize;
-        // The sign folded into the gain: `v − ψ·g` and `v + ψ·(−g)` round alike (rounding
-        // to nearest is symmetric in sign), so the bits are the oracle's.
-        let positive = t.positive;
-        let sign = move |g: T::Real| if positive { g } else { -g };
-        for (i, y) in (ya..yb).enumerate() {
-            let local = (y - y0) as usize * width;
-            let g = base + local + a;
-            let (hi, lo) = if kernel.electric {
-                (g, g - t.stride)
-            } else {
-                (g + t.stride, g)
-            };
-            let q = q0 + i * px;
-            let cells = Cells {
-                values: &mut rows[local + a..local + a + n],
-                psi: &mut psi_rows.values[q..q + n],
-                upper: &t.source[hi..hi + n],
-                lower: &t.source[lo..lo + n],
-            };
-            let factors = match &layer.along {
-                Some((b, c)) => Factors::Along(b, c),
-                None => {
-                    let [b, c, _] = t.table[[0, y, z][t.axis] as usize];
-                    Factors::Same(b, c)
-                }
-            };
-            match kernel.row_coefficients((base + local) / width) {
-                Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
-                // Runs of one material, each with its own gain.
-                None => {
-                    let mut cells = cells;
-                    for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
-                        let gain = sign(kernel.table[id as usize][1]);
-                        correct_cells(cells.part(a, b), factors.from(a), gain);
-                    }
+    }
+}
+
+/// Corrects rows `ya..yb` of plane `z` for one layer (row `row_of(y)` of `rows`).
+#[inline(always)]
+fn correct_layer_rows<T: Scalar>(
+    kernel: &ComponentRows<T>,
+    rows: &mut [T],
+    base: usize,
+    (layer, psi_rows): (&Layer<T::Real>, &mut PsiRows<T>),
+    (ya, yb, z): (i64, i64, i64),
+    row_of: impl Fn(i64) -> usize,
+) {
+    let width = kernel.extent[0];
+    let r = layer.region;
+    let t = &kernel.terms[layer.term];
+    let n = (r.hi[0] - r.lo[0]) as usize;
+    let a = (r.lo[0] - kernel.storage.lo[0]) as usize;
+    let px = layer.slab.extent()[0];
+    let q0 = (layer.psi_row([ya, z]) - psi_rows.first) * px + (r.lo[0] - layer.slab.lo[0]) as usize;
+    // The sign folded into the gain: `v − ψ·g` and `v + ψ·(−g)` round alike (rounding
+    // to nearest is symmetric in sign), so the bits are the oracle's.
+    let positive = t.positive;
+    let sign = move |g: T::Real| if positive { g } else { -g };
+    for (i, y) in (ya..yb).enumerate() {
+        let local = row_of(y) * width;
+        let g = base + local + a;
+        let (hi, lo) = if kernel.electric {
+            (g, g - t.stride)
+        } else {
+            (g + t.stride, g)
+        };
+        let q = q0 + i * px;
+        let cells = Cells {
+            values: &mut rows[local + a..local + a + n],
+            psi: &mut psi_rows.values[q..q + n],
+            upper: &t.source[hi..hi + n],
+            lower: &t.source[lo..lo + n],
+        };
+        let factors = match &layer.along {
+            Some((b, c)) => Factors::Along(b, c),
+            None => {
+                let [b, c, _] = t.table[[0, y, z][t.axis] as usize];
+                Factors::Same(b, c)
+            }
+        };
+        match kernel.row_coefficients((base + local) / width) {
+            Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
+            // Runs of one material, each with its own gain.
+            None => {
+                let mut cells = cells;
+                for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
+                    let gain = sign(kernel.table[id as usize][1]);
+                    correct_cells(cells.part(a, b), factors.from(a), gain);
                 }
             }
         }

@@ -129,7 +129,7 @@ impl RayonCurl {
 
 impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     /// Nothing: [`CurlExecutor::curl`] has applied the CPML corrections of the same region,
-    /// row by row right after each row's update (`crate::cpml`).
+    /// batch of rows by batch of rows right after their update (`crate::cpml`).
     fn cpml(&self, _state: &mut YeeState<T>, _electric: bool, _region: Box3) {}
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
