@@ -228,7 +228,7 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
     let owners = match dynamic {
-        Some(d) => Owners::Balanced(d.clone()),
+        Some(d) => Owners::Balanced(Box::new(d.clone())),
         None => Owners::Fixed(map),
     };
     let o = run_tiled_rank(

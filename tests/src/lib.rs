@@ -274,7 +274,7 @@ pub fn balanced_run<T: yee_core::Scalar>(
     tiled_run(
         setup,
         ranks,
-        &|| yee_scalar::tiled::Owners::Balanced(dynamic.clone()),
+        &|| yee_scalar::tiled::Owners::Balanced(Box::new(dynamic.clone())),
         comm,
         model,
         true,

@@ -246,30 +246,20 @@ mod runs {
     /// records and transforms bit for bit those of one chunk.
     #[test]
     fn dynamic_rebalancing_is_bit_identical_to_one_chunk() {
+        const NONE: Slowdown = Slowdown {
+            per_cell: 0.0,
+            per_step: 0.0,
+            from_step: 0,
+            to_step: 0,
+        };
         const SLOW: [Slowdown; 4] = [
-            Slowdown {
-                per_cell: 0.0,
-                per_step: 0.0,
-                from_step: 0,
-                to_step: 0,
-            },
-            Slowdown {
-                per_cell: 0.0,
-                per_step: 0.0,
-                from_step: 0,
-                to_step: 0,
-            },
-            Slowdown {
-                per_cell: 0.0,
-                per_step: 0.0,
-                from_step: 0,
-                to_step: 0,
-            },
+            NONE,
+            NONE,
+            NONE,
             Slowdown {
                 per_cell: 2e-6,
-                per_step: 0.0,
-                from_step: 0,
                 to_step: 1000,
+                ..NONE
             },
         ];
         with_scene(|setup| {

@@ -12,6 +12,31 @@ use yee_em::{Component, Material, Mode, PointSource, Setup, SourceKind, Waveform
 use yee_scalar::decomposed::{run_rank, uniform_plan};
 use yee_tests::cpml_everywhere;
 
+/// A vacuum grid with CPML `cpml` cells thick on every face and `sources`.
+fn cpml_setup<'a>(
+    mode: Mode,
+    grid: [usize; 3],
+    cpml: usize,
+    sources: &'a [PointSource],
+) -> Setup<'a> {
+    Setup {
+        mode,
+        grid,
+        courant: 0.5,
+        background: Material::VACUUM,
+        poles: &[],
+        regions: &[],
+        boundaries: cpml_everywhere(cpml),
+        sources,
+        probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
+        active: None,
+        smoothing: true,
+    }
+}
+
 fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> String {
     let sources = [PointSource {
         component: Component::Ez,
@@ -23,22 +48,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         amplitude: 1.0,
         kind: SourceKind::Soft,
     }];
-    let setup = Setup {
-        mode,
-        grid,
-        courant: 0.5,
-        background: Material::VACUUM,
-        poles: &[],
-        regions: &[],
-        boundaries: cpml_everywhere(3),
-        sources: &sources,
-        probes: &[],
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
-        active: None,
-        smoothing: true,
-    };
+    let setup = cpml_setup(mode, grid, 3, &sources);
     let plan = uniform_plan(&setup, topology);
     let layout = Layout {
         topology,
@@ -155,22 +165,7 @@ fn one_slow_of_eight_dynamic(cut: yee_core::box_balance::BoxCut) -> (String, f64
         amplitude: 1.0,
         kind: SourceKind::Soft,
     }];
-    let setup = Setup {
-        mode: Mode::ThreeD,
-        grid,
-        courant: 0.5,
-        background: Material::VACUUM,
-        poles: &[],
-        regions: &[],
-        boundaries: cpml_everywhere(4),
-        sources: &sources,
-        probes: &[],
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
-        active: None,
-        smoothing: true,
-    };
+    let setup = cpml_setup(Mode::ThreeD, grid, 4, &sources);
     let costs = yee_em::Costs::default();
     let density = |r: Box3, a: usize, out: &mut [f64]| {
         yee_em::load::region_slice_densities(&setup, &costs, r, a, false, out);

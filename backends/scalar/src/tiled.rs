@@ -79,7 +79,7 @@ pub enum Owners<'a> {
     /// Tile sets or boxes fixed for the whole run.
     Fixed(&'a dyn Ownership),
     /// Boxes rebalanced during the run.
-    Balanced(DynamicBoxes),
+    Balanced(alloc::boxed::Box<DynamicBoxes>),
 }
 
 /// Checks that `setup` can run on `map`'s tiles.
@@ -124,7 +124,7 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         .map_err(StepError::Chunk)?;
     let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
     let mut dynamic = match owners {
-        Owners::Balanced(d) => Some(d),
+        Owners::Balanced(d) => Some(*d),
         Owners::Fixed(_) => None,
     };
     driver.set_overlap(overlap);
