@@ -402,3 +402,85 @@ pub fn rebalance<C: Chunk, M: Comm>(
     }
     Ok(Some(decision))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One unit of work per cell: a slice costs its cells.
+    fn uniform(region: Box3, axis: usize, out: &mut [f64]) {
+        let e = region.extent();
+        out.fill((0..3).filter(|&a| a != axis).map(|a| e[a] as f64).product());
+    }
+
+    /// One interval of 100 steps: per rank (work, compute seconds).
+    fn gathered(ranks: &[(f64, f64)]) -> Vec<f64> {
+        let mut g = vec![0.0; ranks.len() * BOX_GATHER_LEN];
+        for (r, &(work, seconds)) in ranks.iter().enumerate() {
+            g[r * BOX_GATHER_LEN..r * BOX_GATHER_LEN + 3].copy_from_slice(&[work, seconds, 100.0]);
+        }
+        g
+    }
+
+    #[test]
+    fn a_rank_the_minimum_width_overloads_is_disabled_and_comes_back_when_it_pays() {
+        // 8×8 (2D), two ranks of kd halves; rank 1 a thousand times slower than rank 0. Kept,
+        // it must hold a full column of 8 cells (2.5 s per step at 3.2 cells/s); disabled,
+        // rank 0 does all 64 cells in 0.02 s.
+        let active = [true, true, false];
+        let start = BoxCut::Kd
+            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
+            .unwrap();
+        let mut b = BoxBalancer::new(
+            BoxCut::Kd,
+            [8, 8, 1],
+            active,
+            BalanceParams::default(),
+            start,
+        );
+        let m = b.record(&gathered(&[(3200.0, 1.0), (3200.0, 1000.0)]));
+        assert_eq!(m, 10.0);
+        let d = b.decide(&uniform, 1000, m).unwrap();
+        assert_eq!((d.action.as_str(), d.migrate), ("disable rank 1", true));
+        assert!(d.boxes[1].is_empty() && d.boxes[0].cells() == 64);
+        assert!((d.predicted_seconds - 0.02).abs() < 1e-12);
+        assert_eq!(b.disabled(), &[1]);
+        // Nothing changes while the speeds stay.
+        let m = b.record(&gathered(&[(6400.0, 2.0), (0.0, 0.0)]));
+        assert_eq!(b.decide(&uniform, 900, m).unwrap().action, "keep");
+        // Rank 0 slows down a millionfold for a long while: rank 1's remembered speed wins
+        // again (eq. (19)).
+        for _ in 0..20 {
+            b.record(&gathered(&[(6400.0, 1e6), (0.0, 0.0)]));
+        }
+        let d = b.decide(&uniform, 500, m).unwrap();
+        assert_eq!((d.action.as_str(), d.migrate), ("enable rank 1", true));
+        assert!(!d.boxes[1].is_empty());
+        assert!(b.disabled().is_empty());
+    }
+
+    #[test]
+    fn a_change_that_does_not_pay_for_its_migration_is_not_taken() {
+        // Two equal ranks measured at 3.2 and 2.9 cells/s on 4 + 4 columns: the recut layout
+        // saves about 5 % of a step, but only one step is left and moving 8 cells at 1 s per
+        // byte, 8 bytes per cell, costs far more.
+        let active = [true, true, false];
+        let start = BoxCut::Kd
+            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
+            .unwrap();
+        let params = BalanceParams {
+            epsilon: 0.0,
+            ..BalanceParams::default()
+        };
+        let mut b = BoxBalancer::new(BoxCut::Kd, [8, 8, 1], active, params, start);
+        let mut g = gathered(&[(3200.0, 1.0), (3200.0, 1.0 / 0.6)]);
+        for r in 0..2 {
+            g[r * BOX_GATHER_LEN + 4..r * BOX_GATHER_LEN + 7].copy_from_slice(&[100.0, 100.0, 8.0]);
+        }
+        let m = b.record(&g);
+        assert_eq!(b.decide(&uniform, 1, m).unwrap().action, "keep");
+        let d = b.decide(&uniform, 1_000_000, m).unwrap();
+        assert_eq!((d.action.as_str(), d.migrate), ("rebalance", true));
+        assert!(d.migration_seconds > 0.0);
+    }
+}
