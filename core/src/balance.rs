@@ -56,6 +56,18 @@ impl PerfSums {
     }
 }
 
+/// Performance of each rank (work per second, eqs. (4)–(5)) from its Q/P sums; ranks without
+/// data get the mean of the others (all 1 when nothing was measured).
+pub fn rank_perf(perf: &[PerfSums]) -> Vec<f64> {
+    let known: Vec<f64> = perf.iter().filter_map(PerfSums::perf).collect();
+    let mean = if known.is_empty() {
+        1.0
+    } else {
+        known.iter().sum::<f64>() / known.len() as f64
+    };
+    perf.iter().map(|p| p.perf().unwrap_or(mean)).collect()
+}
+
 /// Least-squares sums of one link's share samples `(x bytes, t seconds)` (eqs. (6)–(7)).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkSums {
@@ -323,18 +335,6 @@ impl Balancer {
         max_compute + max_wait.iter().sum::<f64>()
     }
 
-    /// Performance of each rank (work per second); ranks without data get the mean of the
-    /// others (all 1 when nothing was measured).
-    fn rank_perf(&self) -> Vec<f64> {
-        let known: Vec<f64> = self.perf.iter().filter_map(PerfSums::perf).collect();
-        let mean = if known.is_empty() {
-            1.0
-        } else {
-            known.iter().sum::<f64>() / known.len() as f64
-        };
-        self.perf.iter().map(|p| p.perf().unwrap_or(mean)).collect()
-    }
-
     /// Performance of each line along axis `a` (eq. (21)).
     fn line_perf(&self, a: usize, perf: &[f64]) -> Vec<f64> {
         let mut lines = vec![0.0; self.topology.0[a]];
@@ -397,7 +397,7 @@ impl Balancer {
     /// one whole step (S in eq. (12), in plain-cell units); `measured` the last interval's
     /// step time.
     pub fn decide(&mut self, total_work: f64, measured: f64) -> Result<Decision, PartitionError> {
-        let perf = self.rank_perf();
+        let perf = rank_perf(&self.perf);
         let mut action = alloc::string::String::from("rebalance");
         let mut predicted = 0.0f64;
         let mut borders: [Vec<i64>; 3] = Default::default();

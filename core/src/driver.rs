@@ -336,11 +336,9 @@ impl<C: Chunk> Driver<C> {
         Ok(())
     }
 
-    /// Moves the cells whose owner changes from `old` to `new` layout: each rank packs the
-    /// parts of its old box that others now own, resizes its chunk in place to the new box
-    /// (keeping its own overlap), and exchanges the rest in one collective step; then
-    /// refreshes every halo. A chunk without [`crate::Capabilities::migration`] fails with
-    /// its `unsupported` error before anything moves.
+    /// Moves the cells whose owner changes from `old` to `new` layout ([`migrate_cells`]),
+    /// then refreshes every halo. A chunk without [`crate::Capabilities::migration`] fails
+    /// with its `unsupported` error before anything moves.
     pub fn migrate<M: Comm>(
         &mut self,
         chunk: &mut C,
@@ -349,69 +347,94 @@ impl<C: Chunk> Driver<C> {
         new: &Layout,
         active: [bool; 3],
     ) -> Result<(), StepErrorOf<C, M>> {
-        if !C::CAPABILITIES.migration {
-            return Err(StepError::Chunk(C::Error::unsupported("migration")));
-        }
         let me = comm.rank();
-        let (old_box, new_box) = (old.chunk_box(me), new.chunk_box(me));
-        let size = core::mem::size_of::<C::Value>();
-        let others = || (0..comm.size()).filter(move |&p| p != me);
-        let mut leaving: Vec<(usize, usize, C::Buffer)> = Vec::new();
-        for peer in others() {
-            let part = old_box.intersect(&new.chunk_box(peer));
-            if part.is_empty() {
-                continue;
-            }
-            let bytes = chunk.slab_len(part) * size;
-            let mut buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
-            chunk
-                .pack_slabs(&[part], &mut buffer)
-                .map_err(StepError::Chunk)?;
-            leaving.push((peer, bytes, buffer));
-        }
-        chunk
-            .wait()
-            .and_then(|()| chunk.resize(new_box))
-            .map_err(StepError::Chunk)?;
-        let mut arriving: Vec<(Box3, usize, usize, C::Buffer)> = Vec::new();
-        for peer in others() {
-            let part = old.chunk_box(peer).intersect(&new_box);
-            if part.is_empty() {
-                continue;
-            }
-            let bytes = chunk.slab_len(part) * size;
-            let buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
-            arriving.push((part, peer, bytes, buffer));
-        }
-        let outgoing: Vec<Outgoing<'_>> = leaving
-            .iter()
-            .map(|(peer, bytes, buffer)| Outgoing {
-                peer: *peer,
-                route: Route::Slab,
-                bytes: &buffer.bytes()[..*bytes],
-            })
-            .collect();
-        let mut incoming: Vec<Incoming<'_>> = arriving
-            .iter_mut()
-            .map(|(_, p, bytes, buffer)| {
-                Incoming::new(*p, Route::Slab, &mut buffer.bytes_mut()[..*bytes])
-            })
-            .collect();
-        comm.exchange(&outgoing, &mut incoming, &mut |_| {})
-            .map_err(StepError::Comm)?;
-        drop(incoming);
-        for (part, _, _, buffer) in &arriving {
-            chunk
-                .unpack_slabs(&[*part], buffer)
-                .map_err(StepError::Chunk)?;
-        }
-        chunk.wait().map_err(StepError::Chunk)?;
+        migrate_cells(
+            chunk,
+            comm,
+            |r| old.chunk_box(r),
+            |r| new.chunk_box(r),
+            new.chunk_box(me),
+        )?;
         self.schedule = Schedule::new(new, me, active);
         for phase in 0..chunk.phases() {
             self.exchange(chunk, comm, phase)?;
         }
         Ok(())
     }
+}
+
+/// Moves the cells whose owner changes: rank `r` owns `old(r)` before and `new(r)` after (one
+/// box each, every cell owned once). Each rank packs the parts of its old box that others now
+/// own, resizes its chunk in place to `storage` (its new box, grown by whatever ghosts its
+/// driver keeps inside the chunk; the overlap with the old storage is kept), and the parts
+/// move in one collective step. Every value [`Chunk::pack_slabs`] carries moves with its
+/// cell (fields, CPML ψ, polarisations, DFT sums). Halos are the caller's to refresh. A chunk
+/// without [`crate::Capabilities::migration`] fails with its `unsupported` error before
+/// anything moves.
+pub fn migrate_cells<C: Chunk, M: Comm>(
+    chunk: &mut C,
+    comm: &mut M,
+    old: impl Fn(usize) -> Box3,
+    new: impl Fn(usize) -> Box3,
+    storage: Box3,
+) -> Result<(), StepErrorOf<C, M>> {
+    if !C::CAPABILITIES.migration {
+        return Err(StepError::Chunk(C::Error::unsupported("migration")));
+    }
+    let me = comm.rank();
+    let (old_box, new_box) = (old(me), new(me));
+    let size = core::mem::size_of::<C::Value>();
+    let others = || (0..comm.size()).filter(move |&p| p != me);
+    let mut leaving: Vec<(usize, usize, C::Buffer)> = Vec::new();
+    for peer in others() {
+        let part = old_box.intersect(&new(peer));
+        if part.is_empty() {
+            continue;
+        }
+        let bytes = chunk.slab_len(part) * size;
+        let mut buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
+        chunk
+            .pack_slabs(&[part], &mut buffer)
+            .map_err(StepError::Chunk)?;
+        leaving.push((peer, bytes, buffer));
+    }
+    chunk
+        .wait()
+        .and_then(|()| chunk.resize(storage))
+        .map_err(StepError::Chunk)?;
+    let mut arriving: Vec<(Box3, usize, usize, C::Buffer)> = Vec::new();
+    for peer in others() {
+        let part = old(peer).intersect(&new_box);
+        if part.is_empty() {
+            continue;
+        }
+        let bytes = chunk.slab_len(part) * size;
+        let buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
+        arriving.push((part, peer, bytes, buffer));
+    }
+    let outgoing: Vec<Outgoing<'_>> = leaving
+        .iter()
+        .map(|(peer, bytes, buffer)| Outgoing {
+            peer: *peer,
+            route: Route::Slab,
+            bytes: &buffer.bytes()[..*bytes],
+        })
+        .collect();
+    let mut incoming: Vec<Incoming<'_>> = arriving
+        .iter_mut()
+        .map(|(_, p, bytes, buffer)| {
+            Incoming::new(*p, Route::Slab, &mut buffer.bytes_mut()[..*bytes])
+        })
+        .collect();
+    comm.exchange(&outgoing, &mut incoming, &mut |_| {})
+        .map_err(StepError::Comm)?;
+    drop(incoming);
+    for (part, _, _, buffer) in &arriving {
+        chunk
+            .unpack_slabs(&[*part], buffer)
+            .map_err(StepError::Chunk)?;
+    }
+    chunk.wait().map_err(StepError::Chunk)
 }
 
 /// Makes `buffers[k]` hold at least `bytes[k]` bytes, allocating only what is missing or too

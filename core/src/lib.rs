@@ -19,6 +19,8 @@ extern crate alloc;
 #[cfg(feature = "alloc")]
 pub mod balance;
 #[cfg(feature = "alloc")]
+pub mod box_balance;
+#[cfg(feature = "alloc")]
 pub mod box_layout;
 pub mod chunk;
 pub mod comm;

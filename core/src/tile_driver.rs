@@ -170,6 +170,11 @@ impl<C: Chunk> TileDriver<C> {
         self.overlap = overlap;
     }
 
+    /// Whether the exchange overlaps the inner tiles' update.
+    pub fn overlap(&self) -> bool {
+        self.overlap
+    }
+
     /// The ranks this one exchanges layers with, in the order of a [`StepRecord`]'s entries.
     pub fn peers(&self) -> impl Iterator<Item = usize> + '_ {
         self.peers.iter().map(|p| p.layers.peer)
@@ -190,7 +195,6 @@ impl<C: Chunk> TileDriver<C> {
     ) -> Result<StepRecord, StepErrorOf<C, M>> {
         let mut record = StepRecord::for_directions(self.peers.len());
         let phases = chunk.phases() as f64;
-        let size = core::mem::size_of::<C::Value>();
         for phase in 0..chunk.phases() {
             let mut compute = 0.0;
             let mut failure = None;
@@ -208,64 +212,23 @@ impl<C: Chunk> TileDriver<C> {
             if !self.overlap {
                 update(chunk, comm, &self.inner_tiles);
             }
-            for (p, buffer) in self.peers.iter().zip(&mut self.sends) {
-                if p.send_values > 0 {
-                    chunk
-                        .pack_slabs(&p.layers.send, buffer)
-                        .map_err(StepError::Chunk)?;
-                }
-            }
-            chunk.wait().map_err(StepError::Chunk)?;
-            let outgoing: Vec<Outgoing<'_>> = self
-                .peers
-                .iter()
-                .zip(&self.sends)
-                .filter(|(p, _)| p.send_values > 0)
-                .map(|(p, buffer)| Outgoing {
-                    peer: p.layers.peer,
-                    route: Route::Tiles,
-                    bytes: &buffer.bytes()[..p.send_values * size],
-                })
-                .collect();
-            let mut incoming: Vec<Incoming<'_>> = self
-                .peers
-                .iter()
-                .zip(self.receives.iter_mut())
-                .filter(|(p, _)| p.receive_values > 0)
-                .map(|(p, buffer)| {
-                    let bytes = &mut buffer.bytes_mut()[..p.receive_values * size];
-                    Incoming::new(p.layers.peer, Route::Tiles, bytes)
-                })
-                .collect();
             let inner = &self.inner_tiles;
             let overlapped = self.overlap;
-            comm.exchange(&outgoing, &mut incoming, &mut |comm| {
-                if overlapped {
-                    update(chunk, comm, inner);
-                }
-            })
-            .map_err(StepError::Comm)?;
-            let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
-            drop(incoming);
+            share(
+                &self.peers,
+                &mut self.sends,
+                &mut self.receives,
+                chunk,
+                comm,
+                &mut record,
+                &mut |chunk, comm| {
+                    if overlapped {
+                        update(chunk, comm, inner);
+                    }
+                },
+            )?;
             if let Some(e) = failure {
                 return Err(StepError::Chunk(e));
-            }
-            chunk.wait().map_err(StepError::Chunk)?;
-            let mut cost = costs.into_iter();
-            for (k, p) in self.peers.iter().enumerate() {
-                record.bytes_sent[k] += (p.send_values * size) as u64;
-                if p.receive_values == 0 {
-                    continue;
-                }
-                let (waited, transfer) = cost.next().unwrap_or((0.0, f64::NAN));
-                let t = comm.now_seconds();
-                chunk
-                    .unpack_slabs(&p.layers.receive, &self.receives[k])
-                    .and_then(|()| chunk.wait())
-                    .map_err(StepError::Chunk)?;
-                record.bytes_received[k] += (p.receive_values * size) as u64;
-                record.share_seconds[k] += waited + (comm.now_seconds() - t);
-                record.transfer_seconds[k] += transfer;
             }
             record.compute_seconds += compute;
         }
@@ -274,4 +237,87 @@ impl<C: Chunk> TileDriver<C> {
         comm.step_done();
         Ok(record)
     }
+
+    /// Sends every peer its layers and unpacks theirs, updating nothing: the ghosts of a
+    /// chunk whose cells just migrated ([`crate::driver::migrate_cells`]) hold its neighbours'
+    /// current values again.
+    pub fn refresh_halos<M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+    ) -> Result<(), StepErrorOf<C, M>> {
+        let mut record = StepRecord::for_directions(self.peers.len());
+        share(
+            &self.peers,
+            &mut self.sends,
+            &mut self.receives,
+            chunk,
+            comm,
+            &mut record,
+            &mut |_, _| {},
+        )
+    }
+}
+
+/// One exchange of every peer's layers: pack, send and receive while `during` runs, unpack;
+/// the bytes and times go into `record` (per peer).
+fn share<C: Chunk, M: Comm>(
+    peers: &[Peer],
+    sends: &mut [C::Buffer],
+    receives: &mut [C::Buffer],
+    chunk: &mut C,
+    comm: &mut M,
+    record: &mut StepRecord,
+    during: &mut dyn FnMut(&mut C, &mut M),
+) -> Result<(), StepErrorOf<C, M>> {
+    let size = core::mem::size_of::<C::Value>();
+    for (p, buffer) in peers.iter().zip(sends.iter_mut()) {
+        if p.send_values > 0 {
+            chunk
+                .pack_slabs(&p.layers.send, buffer)
+                .map_err(StepError::Chunk)?;
+        }
+    }
+    chunk.wait().map_err(StepError::Chunk)?;
+    let outgoing: Vec<Outgoing<'_>> = peers
+        .iter()
+        .zip(sends.iter())
+        .filter(|(p, _)| p.send_values > 0)
+        .map(|(p, buffer)| Outgoing {
+            peer: p.layers.peer,
+            route: Route::Tiles,
+            bytes: &buffer.bytes()[..p.send_values * size],
+        })
+        .collect();
+    let mut incoming: Vec<Incoming<'_>> = peers
+        .iter()
+        .zip(receives.iter_mut())
+        .filter(|(p, _)| p.receive_values > 0)
+        .map(|(p, buffer)| {
+            let bytes = &mut buffer.bytes_mut()[..p.receive_values * size];
+            Incoming::new(p.layers.peer, Route::Tiles, bytes)
+        })
+        .collect();
+    comm.exchange(&outgoing, &mut incoming, &mut |comm| during(chunk, comm))
+        .map_err(StepError::Comm)?;
+    let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
+    drop(incoming);
+    chunk.wait().map_err(StepError::Chunk)?;
+    let mut cost = costs.into_iter();
+    for (k, p) in peers.iter().enumerate() {
+        record.bytes_sent[k] += (p.send_values * size) as u64;
+        if p.receive_values == 0 {
+            continue;
+        }
+        let (waited, transfer) = cost.next().unwrap_or((0.0, f64::NAN));
+        let t = comm.now_seconds();
+        chunk
+            .unpack_slabs(&p.layers.receive, &receives[k])
+            .and_then(|()| chunk.wait())
+            .map_err(StepError::Chunk)?;
+        record.bytes_received[k] += (p.receive_values * size) as u64;
+        record.share_seconds[k] += waited + (comm.now_seconds() - t);
+        record.transfer_seconds[k] += transfer;
+    }
+    Ok(())
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
+use yee_core::box_balance::{BoxBalancer, BoxCut};
 use yee_core::box_layout::{jagged_layout, kd_layout};
 use yee_core::decomposition::rank_coords;
 use yee_core::session::{HistoryEntry, Plan};
@@ -15,6 +16,7 @@ use yee_em::load::{
 };
 use yee_em::{Costs, Setup};
 use yee_scalar::decomposed::uniform_plan;
+use yee_scalar::tiled::DynamicBoxes;
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::profile::Profile;
@@ -252,6 +254,36 @@ pub fn box_layout(
         )
     })?;
     Ok(boxes)
+}
+
+/// The balancer of a jagged or k-d layout run with `--balance dynamic` (`None` otherwise):
+/// starts from `boxes` (what [`box_layout`] cut), rebalances every `--rebalance-every` steps
+/// with `--epsilon`, weighing cells by `--density`.
+pub fn dynamic_boxes(
+    setup: &Setup,
+    topology: Topology,
+    options: &BalanceOptions,
+    boxes: &[Box3],
+) -> Option<DynamicBoxes> {
+    let cut = match options.layout {
+        LayoutKind::Tensor => return None,
+        LayoutKind::Jagged => BoxCut::Jagged(topology),
+        LayoutKind::Kd => BoxCut::Kd,
+    };
+    (options.mode == BalanceMode::Dynamic).then(|| DynamicBoxes {
+        balancer: BoxBalancer::new(
+            cut,
+            setup.grid,
+            setup.mode.active_axes(),
+            BalanceParams {
+                every: options.every,
+                epsilon: options.epsilon,
+                ..BalanceParams::default()
+            },
+            boxes.to_vec(),
+        ),
+        per_axis: options.density == DensityModel::PerAxis,
+    })
 }
 
 /// The name of a layout on the command line.

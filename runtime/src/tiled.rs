@@ -6,13 +6,17 @@ use std::time::Instant;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 
+use yee_core::box_layout::BoxLayout;
 use yee_core::graph::{Method, TileGraph, partition, quality};
+use yee_core::session::HistoryEntry;
 use yee_core::tile_driver::Ownership;
 use yee_core::tile_map::TileMap;
 use yee_core::{Box3, Scalar, Topology};
 use yee_em::{Component, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
-use yee_scalar::tiled::{check_tiled, run_tiled_rank, scatter_tiles, tile_values};
+use yee_scalar::tiled::{
+    DynamicBoxes, Owners, check_tiled, run_tiled_rank, scatter_tiles, tile_values,
+};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::parallel::{CommKind, OutputGather};
@@ -119,14 +123,15 @@ pub fn plan_tiles(
 type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 
 /// Runs `setup` on `map`'s tile sets (a [`TilePlan`]'s map) or boxes (a jagged or k-d
-/// [`yee_core::box_layout::BoxLayout`]) like [`crate::parallel::run_decomposed`] runs a tensor
-/// layout:
+/// [`yee_core::box_layout::BoxLayout`]; with `dynamic`, rebalanced from its balancer's layout,
+/// which should be `map`) like [`crate::parallel::run_decomposed`] runs a tensor layout:
 /// `on_output(step, fields)` on rank 0 at every step `wants_output` selects, `progress(step)`
 /// after each step. The outputs carry each rank's bounding box as its owned box.
 #[allow(clippy::too_many_arguments)]
 pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     map: &(dyn Ownership + Sync),
+    dynamic: Option<&DynamicBoxes>,
     costs: yee_em::Costs,
     backend: B,
     comm: CommKind,
@@ -161,12 +166,16 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     let topology = Topology([ranks, 1, 1]);
     let results: Vec<Result<RankOutput<T>, RuntimeError>> = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(setup, map, costs, &backend, &mut c, steps, overlap, &body)
+            one(
+                setup, map, dynamic, costs, &backend, &mut c, steps, overlap, &body,
+            )
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
-                one(setup, map, costs, &backend, &mut c, steps, overlap, &body)
+                one(
+                    setup, map, dynamic, costs, &backend, &mut c, steps, overlap, &body,
+                )
             })
         }
         CommKind::Mpi => {
@@ -208,6 +217,7 @@ type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + Sync + 'a;
 fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
     setup: &Setup<'s>,
     map: &(dyn Ownership + Sync),
+    dynamic: Option<&DynamicBoxes>,
     costs: yee_em::Costs,
     backend: &B,
     comm: &mut M,
@@ -217,9 +227,13 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
 ) -> Result<RankOutput<T>, RuntimeError> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
+    let owners = match dynamic {
+        Some(d) => Owners::Balanced(Box::new(d.clone())),
+        None => Owners::Fixed(map),
+    };
     let o = run_tiled_rank(
         setup,
-        map,
+        owners,
         costs,
         &backend.for_rank(rank, comm.size()),
         comm,
@@ -228,12 +242,35 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
         |s, chunk, tiles| body(rank, s, chunk, tiles),
     )
     .map_err(|e| RuntimeError::from_step(&e))?;
+    // A balanced layout's history as the tensor balancer's: no borders through the grid, the
+    // disabled ranks in place of the disabled lines of x.
+    let history = o
+        .history
+        .iter()
+        .map(|(step, d)| HistoryEntry {
+            step: *step,
+            borders: Default::default(),
+            predicted_seconds: d.predicted_seconds,
+            measured_seconds: d.measured_seconds,
+            disabled: [d.disabled.clone(), Vec::new(), Vec::new()],
+            action: d.action.clone(),
+        })
+        .collect();
+    let owned = match o.history.last() {
+        Some((_, d)) => BoxLayout {
+            grid: setup.grid,
+            boxes: d.boxes.clone(),
+        }
+        .chunk_box(rank, ghost),
+        None => map.chunk_box(rank, ghost),
+    };
     Ok(RankOutput {
         probes: o.probes,
         last_step: o.records.len() as u64,
         records: o.records,
         dft: o.dft,
         diverged: o.diverged,
-        ..RankOutput::empty(rank, map.chunk_box(rank, ghost))
+        history,
+        ..RankOutput::empty(rank, owned)
     })
 }

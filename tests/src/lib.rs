@@ -249,9 +249,54 @@ pub fn owned_run<T: yee_core::Scalar>(
     overlap: bool,
     steps: u64,
 ) -> Vec<yee_scalar::tiled::TiledRankOutput<T>> {
+    let comm = if sim { CommKind::Sim } else { CommKind::Shm };
+    tiled_run(
+        setup,
+        map.ranks(),
+        &|| yee_scalar::tiled::Owners::Fixed(map),
+        comm,
+        None,
+        overlap,
+        steps,
+    )
+}
+
+/// `steps` steps of `setup` on the boxes `dynamic` rebalances (scalar backend, default costs,
+/// overlapped) on `comm` (the sim uses `model` when given): each rank's output.
+pub fn balanced_run<T: yee_core::Scalar>(
+    setup: &Setup,
+    dynamic: &yee_scalar::tiled::DynamicBoxes,
+    comm: CommKind,
+    model: Option<yee_comm_sim::MachineModel>,
+    steps: u64,
+) -> Vec<yee_scalar::tiled::TiledRankOutput<T>> {
+    let ranks = dynamic.balancer.layout().boxes.len();
+    tiled_run(
+        setup,
+        ranks,
+        &|| yee_scalar::tiled::Owners::Balanced(Box::new(dynamic.clone())),
+        comm,
+        model,
+        true,
+        steps,
+    )
+}
+
+/// What each rank of a tiled run owns.
+type OwnersOf<'a> = dyn Fn() -> yee_scalar::tiled::Owners<'a> + Sync + 'a;
+
+fn tiled_run<T: yee_core::Scalar>(
+    setup: &Setup,
+    ranks: usize,
+    owners: &OwnersOf<'_>,
+    comm: CommKind,
+    model: Option<yee_comm_sim::MachineModel>,
+    overlap: bool,
+    steps: u64,
+) -> Vec<yee_scalar::tiled::TiledRankOutput<T>> {
     fn one<T: yee_core::Scalar, M: yee_core::Comm>(
         setup: &Setup,
-        map: &(dyn yee_core::tile_driver::Ownership + Sync),
+        owners: &OwnersOf<'_>,
         c: &mut M,
         overlap: bool,
         steps: u64,
@@ -260,7 +305,7 @@ pub fn owned_run<T: yee_core::Scalar>(
         let costs = yee_em::Costs::default();
         yee_scalar::tiled::run_tiled_rank::<T, _, _>(
             setup,
-            map,
+            owners(),
             costs,
             &backend,
             c,
@@ -270,14 +315,19 @@ pub fn owned_run<T: yee_core::Scalar>(
         )
         .expect("the rank runs")
     }
-    let ranks = map.ranks();
     let topology = yee_core::Topology([ranks, 1, 1]);
-    if sim {
-        let model = yee_comm_sim::MachineModel::default_for(ranks);
-        yee_comm_sim::launch(topology, model, |mut c| {
-            one(setup, map, &mut c, overlap, steps)
-        })
-    } else {
-        yee_comm_shm::launch(topology, |mut c| one(setup, map, &mut c, overlap, steps))
+    match comm {
+        CommKind::Sim => {
+            let model = model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(ranks));
+            yee_comm_sim::launch(topology, model, |mut c| {
+                one(setup, owners, &mut c, overlap, steps)
+            })
+        }
+        CommKind::Shm => {
+            yee_comm_shm::launch(topology, |mut c| one(setup, owners, &mut c, overlap, steps))
+        }
+        CommKind::ShmSlowed(s) => yee_comm_shm::launch_slowed(topology, s, |mut c| {
+            one(setup, owners, &mut c, overlap, steps)
+        }),
     }
 }

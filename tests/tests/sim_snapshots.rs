@@ -12,6 +12,31 @@ use yee_em::{Component, Material, Mode, PointSource, Setup, SourceKind, Waveform
 use yee_scalar::decomposed::{run_rank, uniform_plan};
 use yee_tests::cpml_everywhere;
 
+/// A vacuum grid with CPML `cpml` cells thick on every face and `sources`.
+fn cpml_setup<'a>(
+    mode: Mode,
+    grid: [usize; 3],
+    cpml: usize,
+    sources: &'a [PointSource],
+) -> Setup<'a> {
+    Setup {
+        mode,
+        grid,
+        courant: 0.5,
+        background: Material::VACUUM,
+        poles: &[],
+        regions: &[],
+        boundaries: cpml_everywhere(cpml),
+        sources,
+        probes: &[],
+        plane_waves: &[],
+        monitors: &[],
+        frequencies: &[],
+        active: None,
+        smoothing: true,
+    }
+}
+
 fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> String {
     let sources = [PointSource {
         component: Component::Ez,
@@ -23,22 +48,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         amplitude: 1.0,
         kind: SourceKind::Soft,
     }];
-    let setup = Setup {
-        mode,
-        grid,
-        courant: 0.5,
-        background: Material::VACUUM,
-        poles: &[],
-        regions: &[],
-        boundaries: cpml_everywhere(3),
-        sources: &sources,
-        probes: &[],
-        plane_waves: &[],
-        monitors: &[],
-        frequencies: &[],
-        active: None,
-        smoothing: true,
-    };
+    let setup = cpml_setup(mode, grid, 3, &sources);
     let plan = uniform_plan(&setup, topology);
     let layout = Layout {
         topology,
@@ -133,4 +143,80 @@ fn compute_time_is_cells_over_speed() {
         text.contains(&format!("step time, eq. (2): {expected} s")),
         "{text}"
     );
+}
+
+/// Issue 22's one slow node of eight, dynamic: 8 ranks of 1 Mcells/s on the simulated cluster,
+/// rank 3 at 0.2 Mcells/s (links 1 µs, 1 GB/s), a 48³ grid with CPML on every face, boxes cut
+/// at equal speeds to start and rebalanced every 10 steps from the measured speeds. The
+/// decisions, and the measured step time after rebalancing over the ideal S ÷ Σ speeds.
+fn one_slow_of_eight_dynamic(cut: yee_core::box_balance::BoxCut) -> (String, f64) {
+    use yee_core::Box3;
+    use yee_core::balance::BalanceParams;
+    use yee_core::box_balance::BoxBalancer;
+    use yee_scalar::tiled::DynamicBoxes;
+    let grid = [48, 48, 48];
+    let sources = [PointSource {
+        component: Component::Ez,
+        cell: [24, 24, 24],
+        waveform: Waveform::Ricker {
+            frequency: 0.05,
+            delay: 20.0,
+        },
+        amplitude: 1.0,
+        kind: SourceKind::Soft,
+    }];
+    let setup = cpml_setup(Mode::ThreeD, grid, 4, &sources);
+    let costs = yee_em::Costs::default();
+    let density = |r: Box3, a: usize, out: &mut [f64]| {
+        yee_em::load::region_slice_densities(&setup, &costs, r, a, false, out);
+    };
+    let start = cut.layout(grid, [true; 3], &[1.0; 8], &density, 1).unwrap();
+    let params = BalanceParams {
+        every: 10,
+        ..BalanceParams::default()
+    };
+    let dynamic = DynamicBoxes {
+        balancer: BoxBalancer::new(cut, grid, [true; 3], params, start),
+        per_axis: false,
+    };
+    let mut model = MachineModel::uniform(8, 1e6, 1e-6, 1e9);
+    model.speeds[3] = 2e5;
+    let outputs =
+        yee_tests::balanced_run::<f32>(&setup, &dynamic, yee_tests::CommKind::Sim, Some(model), 40);
+    let work = yee_em::load::box_work(&setup, Box3::from_extent(grid), &costs);
+    let ideal = work / 7.2e6;
+    let mut s = format!(
+        "{cut:?}, 48³ CPML 4, 8 ranks of 1e6 cells/s, rank 3 at 2e5; T_perf 10, 40 steps\nideal S / Σ speeds: {ideal:.4e} s\n"
+    );
+    for (step, d) in &outputs[0].history {
+        let _ = writeln!(
+            s,
+            "step {step}: {} predicted {:.4e} s, measured {:.4e} s ({:.3} × ideal), rank 3 {:?}..{:?}",
+            d.action,
+            d.predicted_seconds,
+            d.measured_seconds,
+            d.measured_seconds / ideal,
+            d.boxes[3].lo,
+            d.boxes[3].hi
+        );
+    }
+    // The interval after the first rebalance ends at the second.
+    let after = outputs[0].history[1].1.measured_seconds / ideal;
+    let _ = writeln!(s, "after rebalancing: {after:.3} × ideal");
+    (s, after)
+}
+
+#[test]
+fn one_slow_of_eight_dynamic_kd() {
+    let (s, after) = one_slow_of_eight_dynamic(yee_core::box_balance::BoxCut::Kd);
+    assert!(after <= 1.15, "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn one_slow_of_eight_dynamic_jagged() {
+    let (s, after) =
+        one_slow_of_eight_dynamic(yee_core::box_balance::BoxCut::Jagged(Topology([2, 2, 2])));
+    assert!(after <= 1.15, "{s}");
+    insta::assert_snapshot!(s);
 }

@@ -526,9 +526,6 @@ pub fn prepare_run(
         if comm == CommKind::Mpi {
             return refuse("runs on --comm shm or sim; under MPI use --layout tensor");
         }
-        if args.balance == BalanceMode::Dynamic {
-            return refuse("dynamic balancing moves tensor borders; use --balance static or off");
-        }
         if resume.is_some() || args.checkpoint_every.is_some() {
             return refuse(
                 "no checkpoints yet: leave out --checkpoint-every and --resume, or use --layout tensor",

@@ -14,7 +14,8 @@ use yee_core::{Axis, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, vti};
 use yee_runtime::balance::{
-    BalanceMode, BalanceOptions, LayoutKind, box_layout, layout_name, make_plan, share_history,
+    BalanceMode, BalanceOptions, LayoutKind, box_layout, dynamic_boxes, layout_name, make_plan,
+    share_history,
 };
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
@@ -424,6 +425,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         Some(map) => yee_runtime::tiled::run_tiled::<T, K>(
             &setup,
             map.as_ref(),
+            layout_boxes
+                .as_ref()
+                .and_then(|b| dynamic_boxes(&setup, options.topology, &options.balance, b))
+                .as_ref(),
             scene.costs,
             kernel,
             options.comm,

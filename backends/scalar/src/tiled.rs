@@ -5,6 +5,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use yee_core::box_balance::{BoxBalancer, BoxDecision, rebalance};
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::session::STOP_CHECK_STEPS;
 use yee_core::tile_driver::{Ownership, TileDriver};
@@ -58,6 +59,27 @@ pub struct TiledRankOutput<T> {
     pub dft: Vec<crate::decomposed::DftPiece<T>>,
     /// The first divergence seen in its tiles, if any (the run then stops on every rank).
     pub diverged: Option<RunError>,
+    /// Each rebalance of a balanced box layout: the steps done and what was decided
+    /// (identical on every rank; empty for a fixed layout).
+    pub history: Vec<(u64, BoxDecision)>,
+}
+
+/// A box layout that a [`BoxBalancer`] rebalances every `T_perf` steps from measurements.
+#[derive(Clone, Debug)]
+pub struct DynamicBoxes {
+    /// The balancer, holding the layout the run starts from.
+    pub balancer: BoxBalancer,
+    /// Weigh the slices of a box by their own axis' CPML layers only (`--density per-axis`)
+    /// instead of their whole work.
+    pub per_axis: bool,
+}
+
+/// What the ranks of a tiled run own.
+pub enum Owners<'a> {
+    /// Tile sets or boxes fixed for the whole run.
+    Fixed(&'a dyn Ownership),
+    /// Boxes rebalanced during the run.
+    Balanced(alloc::boxed::Box<DynamicBoxes>),
 }
 
 /// Checks that `setup` can run on `map`'s tiles.
@@ -71,13 +93,15 @@ pub fn check_tiled(setup: &Setup, map: &(impl Ownership + ?Sized)) -> Result<(),
     Ok(())
 }
 
-/// Runs `steps` steps of rank `comm.rank()`'s tiles (or box) of `map` on `backend`, overlapping the
-/// exchange with the inner tiles' update when `overlap`, calling `after_step(step, chunk,
-/// tiles)` after each (1-based step count). Call [`check_tiled`] first.
+/// Runs `steps` steps of rank `comm.rank()`'s tiles (or box) of `owners` on `backend`,
+/// overlapping the exchange with the inner tiles' update when `overlap`, calling
+/// `after_step(step, chunk, tiles)` after each (1-based step count). A balanced box layout is
+/// rebalanced every `T_perf` steps ([`rebalance`]): its cells migrate, and the probes and the
+/// divergence check follow the rank's new box. Call [`check_tiled`] first.
 #[allow(clippy::too_many_arguments)]
 pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
     setup: &Setup<'s>,
-    map: &(impl Ownership + ?Sized),
+    owners: Owners<'_>,
     costs: Costs,
     backend: &B,
     comm: &mut M,
@@ -87,28 +111,45 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
 ) -> Result<TiledRankOutput<T>, StepErrorOf<B::Chunk<'s>, M>> {
     let rank = comm.rank();
     let ghost = setup.mode.active_axes().map(usize::from);
+    let start;
+    let map: &dyn Ownership = match &owners {
+        Owners::Fixed(map) => *map,
+        Owners::Balanced(d) => {
+            start = d.balancer.layout();
+            &start
+        }
+    };
     let mut chunk = backend
         .build(setup, map.chunk_box(rank, ghost), costs)
         .map_err(StepError::Chunk)?;
     let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
+    let mut dynamic = match owners {
+        Owners::Balanced(d) => Some(*d),
+        Owners::Fixed(_) => None,
+    };
     driver.set_overlap(overlap);
-    let tiles: Vec<Box3> = driver.tiles().copied().collect();
-    let mine: Vec<(usize, yee_em::Probe)> = setup
-        .probes
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|(_, p)| tiles.iter().any(|t| t.contains(p.cell)))
-        .collect();
-    let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); mine.len()];
+    let in_tiles = |tiles: &[Box3]| -> Vec<(usize, yee_em::Probe)> {
+        setup
+            .probes
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, p)| tiles.iter().any(|t| t.contains(p.cell)))
+            .collect()
+    };
+    let mut tiles: Vec<Box3> = driver.tiles().copied().collect();
+    let mut mine = in_tiles(&tiles);
+    let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
     let mut records = Vec::new();
+    let mut history = Vec::new();
+    let mut interval_start = 0;
     let mut diverged = None;
     let mut flags = vec![0.0; comm.size()];
     for step in 0..steps {
         records.push(driver.step(&mut chunk, comm, step)?);
-        for ((_, p), s) in mine.iter().zip(&mut series) {
+        for (i, p) in &mine {
             let value = chunk.value(p.component, p.cell).map_err(StepError::Chunk)?;
-            s.push((step + 1, value));
+            series[*i].push((step + 1, value));
         }
         if diverged.is_none() {
             diverged = chunk
@@ -129,6 +170,31 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
                 break;
             }
         }
+        let Some(d) = dynamic.as_mut() else { continue };
+        if (step + 1) % d.balancer.params().every != 0 || step + 1 == steps {
+            continue;
+        }
+        let per_axis = d.per_axis;
+        let density = |region: Box3, axis: usize, out: &mut [f64]| {
+            yee_em::load::region_slice_densities(setup, &costs, region, axis, per_axis, out);
+        };
+        let decision = rebalance(
+            &mut d.balancer,
+            &records[interval_start..],
+            &density,
+            steps - step - 1,
+            &mut chunk,
+            comm,
+            &mut driver,
+        )?;
+        interval_start = records.len();
+        if let Some(decision) = decision {
+            if decision.migrate {
+                tiles = driver.tiles().copied().collect();
+                mine = in_tiles(&tiles);
+            }
+            history.push((step + 1, decision));
+        }
     }
     let fields = tile_values(&mut chunk, &tiles).map_err(StepError::Chunk)?;
     let dft = crate::decomposed::dft_pieces(setup, &mut chunk, &tiles).map_err(StepError::Chunk)?;
@@ -137,9 +203,14 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         tiles,
         fields,
         dft,
-        probes: mine.iter().map(|(i, _)| *i).zip(series).collect(),
+        probes: series
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| !s.is_empty())
+            .collect(),
         records,
         diverged,
+        history,
     })
 }
 
