@@ -88,7 +88,14 @@ pub struct RunArgs {
     /// Backend (default: rayon when built in, else scalar).
     #[arg(long, value_enum, default_value_t = Backend::default())]
     pub backend: Backend,
-    /// Number of ranks (default: 1, or the product of --topology).
+    /// One backend per rank, comma-separated (`scalar,rayon,rayon`): a heterogeneous run, each
+    /// rank on its own backend, cells migrating between them with --balance dynamic. Sets the
+    /// rank count when --ranks and --topology are not given. See docs/cuda.md, "Heterogeneous
+    /// runs".
+    #[arg(long, value_name = "LIST", conflicts_with = "backend")]
+    pub rank_backends: Option<String>,
+    /// Number of ranks (default: 1, the product of --topology, or the entries of
+    /// --rank-backends).
     #[arg(long)]
     pub ranks: Option<usize>,
     /// Communicator: shm (threads, real clocks), sim (threads, virtual clocks) or mpi (one
@@ -462,7 +469,20 @@ pub fn prepare_run(
         (Some(p), _) => Some(p),
         (None, r) => r,
     };
-    let topology = resolve_topology(&args.topology, ranks, scene.grid, scene.mode.dims())?;
+    // A list of rank backends counts the ranks when nothing else does.
+    let listed = (args.rank_backends.as_deref())
+        .filter(|_| ranks.is_none() && args.topology == "auto")
+        .map(|text| text.split(',').count());
+    let topology = resolve_topology(
+        &args.topology,
+        ranks.or(listed),
+        scene.grid,
+        scene.mode.dims(),
+    )?;
+    let rank_backends = match &args.rank_backends {
+        Some(text) => crate::parse::parse_rank_backends(text, topology.ranks())?,
+        None => Vec::new(),
+    };
     let resume = match &args.resume {
         None => None,
         Some(dir) => {
@@ -569,6 +589,7 @@ pub fn prepare_run(
         partition: args.partition.map(MethodArg::method),
         quiet: args.quiet,
         backend: args.backend,
+        rank_backends,
         topology,
         comm,
         model: None,
