@@ -21,10 +21,7 @@ pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>, AppError> {
 
 /// Parses `--rank-backends scalar,rayon,…`: one backend per rank of a run of `ranks` ranks,
 /// named as `--backend` takes them. An unknown name is reported with its entry and rank.
-pub fn parse_rank_backends(
-    text: &str,
-    ranks: usize,
-) -> Result<Vec<crate::run::Backend>, AppError> {
+pub fn parse_rank_backends(text: &str, ranks: usize) -> Result<Vec<crate::run::Backend>, AppError> {
     use clap::ValueEnum;
     let names: Vec<&str> = text.split(',').map(str::trim).collect();
     let known: Vec<&str> = crate::run::Backend::value_variants()

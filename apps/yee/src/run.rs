@@ -19,7 +19,8 @@ use yee_runtime::balance::{
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
-use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
+pub use yee_scalar::decomposed::mean_step_time;
+use yee_scalar::decomposed::{first_divergence, probe_series};
 use yee_scene::spec::ValueType;
 use yee_scene::{GeometryOutput, Scene, Units};
 
@@ -699,7 +700,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             true => options.backend.name().into(),
             false => "per-rank".into(),
         },
-        rank_backends: rank_backends(options).iter().map(|b| b.name().into()).collect(),
+        rank_backends: rank_backends(options)
+            .iter()
+            .map(|b| b.name().into())
+            .collect(),
         ranks: options.topology.ranks(),
         topology: options.topology.0,
         comm: options.comm,
@@ -749,30 +753,6 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         return Err(AppError::Interrupted(message));
     }
     Ok(Some(report))
-}
-
-/// The mean over steps of Balykov 2019's eq. (2) step time, from every rank's records
-/// (virtual seconds on the simulated communicator).
-pub fn mean_step_time<T>(results: &[RankOutput<T>]) -> f64 {
-    let steps = results.iter().map(|r| r.records.len()).min().unwrap_or(0);
-    if steps == 0 {
-        return 0.0;
-    }
-    let dirs = results[0].records[0].share_seconds.len();
-    let total: f64 = (0..steps)
-        .map(|s| {
-            let compute: Vec<f64> = results
-                .iter()
-                .map(|r| r.records[s].compute_seconds)
-                .collect();
-            let share: Vec<f64> = results
-                .iter()
-                .flat_map(|r| r.records[s].share_seconds.iter().copied())
-                .collect();
-            yee_core::model::step_time(&compute, &share, dirs)
-        })
-        .sum();
-    total / steps as f64
 }
 
 /// Creates `path` and writes it through a buffer, atomically ([`yee_io::atomic`]).
