@@ -140,9 +140,14 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = LayoutKind::Tensor)]
     pub layout: LayoutKind,
     /// Exchange halos after the whole update instead of overlapping them with the interior
-    /// update (same fields; for measuring what the overlap gains).
+    /// update (same fields; for measuring what the overlap gains). The same as `--overlap none`.
     #[arg(long)]
     pub no_overlap: bool,
+    /// How the halo exchange overlaps the update (Kim & Park 2012): kernel-split (default: the
+    /// border shells first, the exchange while the interior updates), host-buffer (refused: no
+    /// backend has it yet) or none (exchange after the whole update; same fields).
+    #[arg(long, value_enum, conflicts_with = "no_overlap")]
+    pub overlap: Option<OverlapArg>,
     /// Give each rank a set of tiles of the scene's mask, partitioned by rcdc, redeploy or
     /// cdc (Smyk & Tudruj 2011), instead of a box; tiles without active cells are not
     /// computed. Tile size from the scene's [mask] tile; --speeds weights the parts.
@@ -375,6 +380,34 @@ pub struct PartitionArgs {
     pub speedup: bool,
 }
 
+/// The overlap choices of Kim & Park 2012 on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OverlapArg {
+    /// The border shells first, then the exchange while the interior updates (their
+    /// kernel-split; the border-first update of every backend's driver).
+    KernelSplit,
+    /// A two-layer host copy of the borders updated by CPU kernels while the device updates
+    /// the main grid (their host-buffer method).
+    HostBuffer,
+    /// The exchange after the whole update.
+    None,
+}
+
+/// Whether a run overlaps its exchange: `--overlap` or `--no-overlap`; host-buffer is refused
+/// with the reason.
+pub fn resolve_overlap(overlap: Option<OverlapArg>, no_overlap: bool) -> Result<bool, AppError> {
+    match (overlap, no_overlap) {
+        (Some(OverlapArg::HostBuffer), _) => Err(AppError::Usage(
+            "--overlap host-buffer: no backend of this build has it (Kim & Park's two-layer host \
+             copy of a device's borders; the host backends' fields are in host memory already, \
+             and the cuda backend has only the border-first update); use kernel-split or none"
+                .into(),
+        )),
+        (Some(OverlapArg::None), _) | (None, true) => Ok(false),
+        (Some(OverlapArg::KernelSplit), _) | (None, false) => Ok(true),
+    }
+}
+
 /// Parses "A", "AxB" or "AxBxC" (positive integers) into 1 to 3 numbers.
 pub fn parse_extents(flag: &str, text: &str) -> Result<Vec<usize>, AppError> {
     let parts: Vec<&str> = text.split(['x', 'X']).collect();
@@ -594,7 +627,7 @@ pub fn prepare_run(
         comm,
         model: None,
         balance,
-        overlap: !args.no_overlap,
+        overlap: resolve_overlap(args.overlap, args.no_overlap)?,
         slowdown,
         checkpoint: crate::run::CheckpointOptions {
             every_steps,
