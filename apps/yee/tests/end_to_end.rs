@@ -443,7 +443,20 @@ fn bad_command_lines_name_what_is_available() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("[possible values: scalar, rayon]"));
+    // Without the `cuda` feature the run says how to rebuild; with it and no driver, that
+    // there is none.
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("built without the `cuda` feature") || e.contains("no CUDA driver found"),
+        "{e}"
+    );
+    let out = yee()
+        .args(["run", scene, "--backend", "gpu"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("[possible values: scalar, rayon, cuda]")
+    );
     let out = yee().args(["run", scene, "--steps", "0"]).output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--steps: 0: a run needs at least one step")
