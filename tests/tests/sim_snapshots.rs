@@ -9,7 +9,7 @@ use yee_core::Topology;
 use yee_core::decomposition::Layout;
 use yee_core::driver::Schedule;
 use yee_em::{Component, Material, Mode, PointSource, Setup, SourceKind, Waveform};
-use yee_scalar::decomposed::{run_rank, uniform_plan};
+use yee_scalar::decomposed::{mean_step_time, run_rank, uniform_plan};
 use yee_tests::cpml_everywhere;
 
 /// A vacuum grid with CPML `cpml` cells thick on every face and `sources`.
@@ -92,21 +92,7 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
         let compute = o.records.iter().map(|r| r.compute_seconds).sum::<f64>() / steps as f64;
         let _ = writeln!(s, "  compute {compute:.4e} s/step");
     }
-    let dirs = outputs[0].records[0].share_seconds.len();
-    let mean: f64 = (0..steps as usize)
-        .map(|t| {
-            let compute: Vec<f64> = outputs
-                .iter()
-                .map(|o| o.records[t].compute_seconds)
-                .collect();
-            let share: Vec<f64> = outputs
-                .iter()
-                .flat_map(|o| o.records[t].share_seconds.iter().copied())
-                .collect();
-            yee_core::model::step_time(&compute, &share, dirs)
-        })
-        .sum::<f64>()
-        / steps as f64;
+    let mean = mean_step_time(&outputs);
     let _ = writeln!(s, "step time, eq. (2): {mean:.4e} s");
     s
 }

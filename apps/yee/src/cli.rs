@@ -88,7 +88,14 @@ pub struct RunArgs {
     /// Backend (default: rayon when built in, else scalar).
     #[arg(long, value_enum, default_value_t = Backend::default())]
     pub backend: Backend,
-    /// Number of ranks (default: 1, or the product of --topology).
+    /// One backend per rank, comma-separated (`scalar,rayon,rayon`): a heterogeneous run, each
+    /// rank on its own backend, cells migrating between them with --balance dynamic. Sets the
+    /// rank count when --ranks and --topology are not given. See docs/cuda.md, "Heterogeneous
+    /// runs".
+    #[arg(long, value_name = "LIST", conflicts_with = "backend")]
+    pub rank_backends: Option<String>,
+    /// Number of ranks (default: 1, the product of --topology, or the entries of
+    /// --rank-backends).
     #[arg(long)]
     pub ranks: Option<usize>,
     /// Communicator: shm (threads, real clocks), sim (threads, virtual clocks) or mpi (one
@@ -133,9 +140,14 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = LayoutKind::Tensor)]
     pub layout: LayoutKind,
     /// Exchange halos after the whole update instead of overlapping them with the interior
-    /// update (same fields; for measuring what the overlap gains).
+    /// update (same fields; for measuring what the overlap gains). The same as `--overlap none`.
     #[arg(long)]
     pub no_overlap: bool,
+    /// How the halo exchange overlaps the update (Kim & Park 2012): kernel-split (default: the
+    /// border shells first, the exchange while the interior updates), host-buffer (refused: no
+    /// backend has it yet) or none (exchange after the whole update; same fields).
+    #[arg(long, value_enum, conflicts_with = "no_overlap")]
+    pub overlap: Option<OverlapArg>,
     /// Give each rank a set of tiles of the scene's mask, partitioned by rcdc, redeploy or
     /// cdc (Smyk & Tudruj 2011), instead of a box; tiles without active cells are not
     /// computed. Tile size from the scene's [mask] tile; --speeds weights the parts.
@@ -368,6 +380,34 @@ pub struct PartitionArgs {
     pub speedup: bool,
 }
 
+/// The overlap choices of Kim & Park 2012 on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OverlapArg {
+    /// The border shells first, then the exchange while the interior updates (their
+    /// kernel-split; the border-first update of every backend's driver).
+    KernelSplit,
+    /// A two-layer host copy of the borders updated by CPU kernels while the device updates
+    /// the main grid (their host-buffer method).
+    HostBuffer,
+    /// The exchange after the whole update.
+    None,
+}
+
+/// Whether a run overlaps its exchange: `--overlap` or `--no-overlap`; host-buffer is refused
+/// with the reason.
+pub fn resolve_overlap(overlap: Option<OverlapArg>, no_overlap: bool) -> Result<bool, AppError> {
+    match (overlap, no_overlap) {
+        (Some(OverlapArg::HostBuffer), _) => Err(AppError::Usage(
+            "--overlap host-buffer: no backend of this build has it (Kim & Park's two-layer host \
+             copy of a device's borders; the host backends' fields are in host memory already, \
+             and the cuda backend has only the border-first update); use kernel-split or none"
+                .into(),
+        )),
+        (Some(OverlapArg::None), _) | (None, true) => Ok(false),
+        (Some(OverlapArg::KernelSplit), _) | (None, false) => Ok(true),
+    }
+}
+
 /// Parses "A", "AxB" or "AxBxC" (positive integers) into 1 to 3 numbers.
 pub fn parse_extents(flag: &str, text: &str) -> Result<Vec<usize>, AppError> {
     let parts: Vec<&str> = text.split(['x', 'X']).collect();
@@ -462,7 +502,20 @@ pub fn prepare_run(
         (Some(p), _) => Some(p),
         (None, r) => r,
     };
-    let topology = resolve_topology(&args.topology, ranks, scene.grid, scene.mode.dims())?;
+    // A list of rank backends counts the ranks when nothing else does.
+    let listed = (args.rank_backends.as_deref())
+        .filter(|_| ranks.is_none() && args.topology == "auto")
+        .map(|text| text.split(',').count());
+    let topology = resolve_topology(
+        &args.topology,
+        ranks.or(listed),
+        scene.grid,
+        scene.mode.dims(),
+    )?;
+    let rank_backends = match &args.rank_backends {
+        Some(text) => crate::parse::parse_rank_backends(text, topology.ranks())?,
+        None => Vec::new(),
+    };
     let resume = match &args.resume {
         None => None,
         Some(dir) => {
@@ -566,11 +619,12 @@ pub fn prepare_run(
         partition: args.partition.map(MethodArg::method),
         quiet: args.quiet,
         backend: args.backend,
+        rank_backends,
         topology,
         comm,
         model: None,
         balance,
-        overlap: !args.no_overlap,
+        overlap: resolve_overlap(args.overlap, args.no_overlap)?,
         slowdown,
         checkpoint: crate::run::CheckpointOptions {
             every_steps,

@@ -86,8 +86,10 @@ pub struct RunReport {
     pub materials: Vec<String>,
     /// The command line of this run.
     pub command_line: Vec<String>,
-    /// Backend name.
+    /// Backend name (`per-rank` with `--rank-backends`).
     pub backend: String,
+    /// Each rank's backend, in rank order (`--rank-backends`, else `backend` for every rank).
+    pub rank_backends: Vec<String>,
     /// Number of ranks.
     pub ranks: usize,
     /// Ranks along x, y, z.

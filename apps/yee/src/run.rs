@@ -20,7 +20,8 @@ use yee_runtime::balance::{
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
-use yee_scalar::decomposed::{RankOutput, first_divergence, probe_series};
+pub use yee_scalar::decomposed::mean_step_time;
+use yee_scalar::decomposed::{first_divergence, probe_series};
 use yee_scene::spec::ValueType;
 use yee_scene::{GeometryOutput, Scene, Units};
 
@@ -74,6 +75,8 @@ pub struct RunOptions {
     pub quiet: bool,
     /// The backend.
     pub backend: Backend,
+    /// Each rank's backend (`--rank-backends`, one per rank); empty: every rank on `backend`.
+    pub rank_backends: Vec<Backend>,
     /// The virtual topology (its product is the rank count).
     pub topology: Topology,
     /// The communicator.
@@ -175,20 +178,81 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
 pub fn run(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
     crate::flux_output::check_minus_files(scene)?;
     crate::hdf5_output::check_built(scene)?;
+    if !options.rank_backends.is_empty() {
+        return run_per_rank(scene, options);
+    }
     match options.backend {
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl),
         #[cfg(feature = "rayon")]
-        Backend::Rayon => {
-            // Ranks that are threads of this process each take their share of the cores.
-            let kernel = yee_rayon::RayonCurl::global();
-            let kernel = match options.comm {
-                CommKind::Shm | CommKind::Sim => kernel.split_among(options.topology.ranks()),
-                CommKind::Mpi => kernel,
-            };
-            run_on(scene, options, kernel)
-        }
+        Backend::Rayon => run_on(scene, options, rayon_kernel(options)),
         Backend::Cuda => run_cuda(scene, options),
     }
+}
+
+/// The rayon executor of a run: ranks that are threads of this process each take their share
+/// of the cores.
+#[cfg(feature = "rayon")]
+fn rayon_kernel(options: &RunOptions) -> yee_rayon::RayonCurl {
+    let kernel = yee_rayon::RayonCurl::global();
+    match options.comm {
+        CommKind::Shm | CommKind::Sim => kernel.split_among(options.topology.ranks()),
+        CommKind::Mpi => kernel,
+    }
+}
+
+/// Each rank's backend, in rank order: `--rank-backends`, else `--backend` for every rank.
+pub fn rank_backends(options: &RunOptions) -> Vec<Backend> {
+    match options.rank_backends.is_empty() {
+        true => vec![options.backend; options.topology.ranks()],
+        false => options.rank_backends.clone(),
+    }
+}
+
+/// `--rank-backends`: a heterogeneous run, rank `r` on `rank_backends[r]` ([`yee_rayon::PerRank`]:
+/// scalar and rayon ranks share one chunk type and its slab wire format, so cells migrate
+/// between them). One backend for every rank is the plain run on it.
+fn run_per_rank(scene: &Scene, options: &RunOptions) -> Result<Option<RunReport>, AppError> {
+    let list = &options.rank_backends;
+    let ranks = options.topology.ranks();
+    if list.len() != ranks {
+        return Err(AppError::Usage(format!(
+            "--rank-backends: {} entries for {ranks} rank(s); give one backend per rank",
+            list.len()
+        )));
+    }
+    if list.iter().all(|&b| b == list[0]) {
+        let same = RunOptions {
+            backend: list[0],
+            rank_backends: Vec::new(),
+            ..options.clone()
+        };
+        return run(scene, &same);
+    }
+    if let Some(rank) = list.iter().position(|&b| b == Backend::Cuda) {
+        return Err(AppError::Usage(format!(
+            "--rank-backends: rank {rank} is cuda beside host ranks, which is not built: the              device chunk is a chunk type of its own and cannot migrate cells (no slab              packing on the device yet); run every rank on cuda (--backend cuda) or mix              scalar and rayon ranks"
+        )));
+    }
+    #[cfg(feature = "rayon")]
+    {
+        use yee_rayon::HostKernel;
+        let kernels = list
+            .iter()
+            .map(|b| match b {
+                Backend::Rayon => HostKernel::Rayon(rayon_kernel(options)),
+                _ => HostKernel::Scalar(yee_scalar::chunk::ScalarCurl),
+            })
+            .collect();
+        let backend = yee_rayon::PerRank::new(kernels)
+            .ok_or_else(|| AppError::Usage("--rank-backends: the list is empty".into()))?;
+        run_on(scene, options, backend)
+    }
+    #[cfg(not(feature = "rayon"))]
+    Err(AppError::Usage(
+        "--rank-backends: this build has only the scalar host backend (rebuild with the \
+         `rayon` feature to mix backends)"
+            .into(),
+    ))
 }
 
 /// `--backend cuda`: each rank on a device (round-robin), f32 and f64 scenes. Without the
@@ -637,7 +701,14 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             .map(|n| n.to_string())
             .collect(),
         command_line: std::env::args().collect(),
-        backend: options.backend.name().into(),
+        backend: match options.rank_backends.is_empty() {
+            true => options.backend.name().into(),
+            false => "per-rank".into(),
+        },
+        rank_backends: rank_backends(options)
+            .iter()
+            .map(|b| b.name().into())
+            .collect(),
         ranks: options.topology.ranks(),
         topology: options.topology.0,
         comm: options.comm,
@@ -687,30 +758,6 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         return Err(AppError::Interrupted(message));
     }
     Ok(Some(report))
-}
-
-/// The mean over steps of Balykov 2019's eq. (2) step time, from every rank's records
-/// (virtual seconds on the simulated communicator).
-pub fn mean_step_time<T>(results: &[RankOutput<T>]) -> f64 {
-    let steps = results.iter().map(|r| r.records.len()).min().unwrap_or(0);
-    if steps == 0 {
-        return 0.0;
-    }
-    let dirs = results[0].records[0].share_seconds.len();
-    let total: f64 = (0..steps)
-        .map(|s| {
-            let compute: Vec<f64> = results
-                .iter()
-                .map(|r| r.records[s].compute_seconds)
-                .collect();
-            let share: Vec<f64> = results
-                .iter()
-                .flat_map(|r| r.records[s].share_seconds.iter().copied())
-                .collect();
-            yee_core::model::step_time(&compute, &share, dirs)
-        })
-        .sum();
-    total / steps as f64
 }
 
 /// Creates `path` and writes it through a buffer, atomically ([`yee_io::atomic`]).

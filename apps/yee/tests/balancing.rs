@@ -32,6 +32,7 @@ fn options(
         out: out.to_path_buf(),
         quiet: true,
         backend: yee::run::Backend::Scalar,
+        rank_backends: Vec::new(),
         topology,
         comm,
         model,

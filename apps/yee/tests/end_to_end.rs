@@ -439,6 +439,18 @@ fn bad_command_lines_name_what_is_available() {
         "{e}"
     );
     let out = yee()
+        .args(["run", scene, "--backend", "cuda"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    // Without the `cuda` feature the run says how to rebuild; with it and no driver, that
+    // there is none.
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("built without the `cuda` feature") || e.contains("no CUDA driver found"),
+        "{e}"
+    );
+    let out = yee()
         .args(["run", scene, "--backend", "opencl"])
         .output()
         .unwrap();

@@ -137,6 +137,30 @@ fn dynamic_balancing_moves_borders_between_processes_and_keeps_the_fields() {
     );
 }
 
+/// `--rank-backends` under mpirun: each process steps on its own entry's backend, borders move
+/// toward the fast one (cells migrate between a scalar and a rayon process), and the outputs
+/// are the one-process run's.
+#[test]
+fn processes_on_different_backends_migrate_cells_and_keep_the_fields() {
+    let reference = reference("rank_backends");
+    let out = out_dir("mpi_rank_backends");
+    let mut c = mpirun(2, YEE);
+    c.args(["run", scene().to_str().unwrap(), "--quiet", "--out"])
+        .arg(&out)
+        .args(["--rank-backends", "scalar,rayon", "--balance", "dynamic"])
+        .args(["--rebalance-every", "10", "--slowdown", "0=2"]);
+    succeed(finish(c));
+    assert_same_outputs(&reference, &out, "scalar and rayon processes");
+    let doc = report(&out);
+    assert_eq!(doc["rank_backends"], serde_json::json!(["scalar", "rayon"]));
+    let balance = &doc["balance"];
+    let x = |key: &str| balance[key][0].as_array().unwrap()[1].as_i64().unwrap();
+    assert!(
+        x("final_borders") < x("initial_borders"),
+        "the border should move toward the slowed scalar rank 0: {balance}"
+    );
+}
+
 fn two_scenes_dir() -> (PathBuf, PathBuf) {
     let dir = out_dir("mpi_mismatch_scenes");
     std::fs::create_dir_all(&dir).unwrap();

@@ -106,7 +106,7 @@ impl RayonCurl {
     /// pool: the pages of the zeroed arrays are faulted in by the threads that step them, and
     /// by a write, so the first step does not copy them from the kernel's shared zero page
     /// (a fault, and a TLB flush on every core, per page). The values stay zero.
-    fn first_touch<T: Scalar>(&self, state: &mut YeeState<T>) {
+    pub(crate) fn first_touch<T: Scalar>(&self, state: &mut YeeState<T>) {
         use rayon::prelude::*;
         let touch = |state: &mut YeeState<T>| {
             let fields = state.fields.iter_mut().flatten().map(|f| f.as_mut_slice());

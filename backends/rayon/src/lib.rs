@@ -19,6 +19,8 @@ mod cpml;
 mod curl;
 mod executor;
 mod kernels;
+mod per_rank;
 
 pub use executor::{ComponentPasses, RayonCurl};
+pub use per_rank::{HostKernel, PerRank};
 pub use yee_scalar::YeeChunk;

@@ -387,6 +387,30 @@ pub fn assemble<T: Scalar>(
     Some(out)
 }
 
+/// The mean over steps of Balykov 2019's eq. (2) step time, from every rank's records
+/// (virtual seconds on the simulated communicator).
+pub fn mean_step_time<T>(results: &[RankOutput<T>]) -> f64 {
+    let steps = results.iter().map(|r| r.records.len()).min().unwrap_or(0);
+    if steps == 0 {
+        return 0.0;
+    }
+    let dirs = results[0].records[0].share_seconds.len();
+    let total: f64 = (0..steps)
+        .map(|s| {
+            let compute: Vec<f64> = results
+                .iter()
+                .map(|r| r.records[s].compute_seconds)
+                .collect();
+            let share: Vec<f64> = results
+                .iter()
+                .flat_map(|r| r.records[s].share_seconds.iter().copied())
+                .collect();
+            yee_core::model::step_time(&compute, &share, dirs)
+        })
+        .sum();
+    total / steps as f64
+}
+
 /// The whole record of probe `i`, stitched in step order from the ranks that held it.
 pub fn probe_series<T: Scalar>(outputs: &[RankOutput<T>], i: usize) -> Option<Vec<T>> {
     series_of(outputs.iter().flat_map(|o| &o.probes), i)
