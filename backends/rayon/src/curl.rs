@@ -517,8 +517,7 @@ pub(crate) fn sweep_batch<T: Scalar>(
     }
     // The CPML corrections once the batch's rows are all updated (they are still in the last
     // level cache), layer by layer: each layer's ψ is then read as one stream through the batch,
-    // not in bursts of a few rows between the curl's (measured faster than per row or per plane
-    // at 100³; docs/performance.md).
+    // not in bursts of a few rows between the curl's (docs/performance.md).
     if !kernel.layers.is_empty() {
         correct_rows(kernel, target, n0 * width, first, psi);
     }
