@@ -15,6 +15,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::bisect::recursive_bisection;
 use super::cdc::{CdcParams, cdc};
 use super::coarsen::coarsen;
 use super::csr::Graph;
@@ -85,10 +86,12 @@ pub fn rcdc(
     let mut tries: Vec<(f64, f64, Vec<usize>)> = Vec::new();
     for t in 0..params.tries.max(1) {
         let per_part = params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4;
-        let mut current = vec![0usize; g.len()];
-        multilevel(g, speeds, params, per_part, t as u64, &mut current)?;
-        let q = super::quality(g, &current, speeds);
-        tries.push((q.imbalance, q.edge_cut, current));
+        for start in [Start::Cdc, Start::Bisection] {
+            let mut current = vec![0usize; g.len()];
+            multilevel(g, speeds, params, per_part, t as u64, start, &mut current)?;
+            let q = super::quality(g, &current, speeds);
+            tries.push((q.imbalance, q.edge_cut, current));
+        }
     }
     if tries.iter().all(|t| t.0 > bound) {
         for (imbalance, cut, current) in &mut tries {
@@ -116,14 +119,26 @@ pub fn rcdc(
     Ok(best.0)
 }
 
+/// The partition of the coarsest graph a multilevel run starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    /// The paper's RCDC: CDC's clusters of macro nodes, redeployed.
+    Cdc,
+    /// Recursive bisection with connected halves ([`recursive_bisection`]); the paper's RCDC
+    /// where that fails.
+    Bisection,
+}
+
 /// One multilevel run: coarsen `g` to `per_part` nodes a part (matchings from `seed`; none
-/// when 0), the paper's RCDC on the coarsest graph, then project and refine level by level.
+/// when 0), partition the coarsest graph as `start` says, then project and refine level by
+/// level.
 fn multilevel(
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
     per_part: usize,
     seed: u64,
+    start: Start,
     part: &mut [usize],
 ) -> Result<(), GraphError> {
     let parts = speeds.len();
@@ -134,7 +149,11 @@ fn multilevel(
     };
     let coarsest = levels.last().map_or(g, |l| &l.graph);
     let mut current = vec![0usize; coarsest.len()];
-    paper_rcdc(coarsest, speeds, params, &mut current)?;
+    if start == Start::Cdc
+        || !recursive_bisection(coarsest, speeds, params.refine_tolerance, &mut current)
+    {
+        paper_rcdc(coarsest, speeds, params, &mut current)?;
+    }
     refine(coarsest, speeds, params.refine_tolerance, &mut current);
     // Uncoarsening: project each level's parts onto the next finer graph and refine there.
     for i in (0..levels.len()).rev() {

@@ -41,14 +41,14 @@ struct State<'a> {
 
 /// A candidate move: gain, then node; `stamp` tells a stale entry.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Entry {
-    gain: i64,
-    node: core::cmp::Reverse<usize>,
-    stamp: u32,
+pub(super) struct Entry {
+    pub(super) gain: i64,
+    pub(super) node: core::cmp::Reverse<usize>,
+    pub(super) stamp: u32,
 }
 
 /// `x`'s bits as an integer that orders like `x` (for the gain queue).
-fn ordered(x: f64) -> i64 {
+pub(super) fn ordered(x: f64) -> i64 {
     let b = x.to_bits() as i64;
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
