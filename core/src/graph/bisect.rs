@@ -22,8 +22,9 @@ use super::separation::Separation;
 /// Starting nodes a bisection tries (pseudo-peripheral ones first).
 const STARTS: usize = 4;
 
-/// Partitions `g` into `speeds.len()` parts by recursive bisection, each part weighing in
-/// proportion to its speed within `1 + tolerance` where the node weights allow, every part
+/// Partitions `g` into `speeds.len()` parts by recursive bisection, each half weighing in
+/// proportion to its parts' speeds within `1 + tolerance` where the node weights allow (so
+/// a part within about `(1 + tolerance)^⌈log₂ parts⌉` of its share), every part
 /// connected where `g` is. Writes each node's part into `part`; returns `false` (with `part`
 /// unspecified) where a half came out in pieces or with fewer nodes than its parts (a graph
 /// not connected, or too coarse for the parts).
@@ -120,7 +121,9 @@ fn bisect(g: &Graph, shares: [f64; 2], need: [usize; 2], tolerance: f64) -> Opti
     let mut sep = Separation::new(g.len());
     let mut best: Option<((bool, f64), Vec<usize>)> = None;
     for &start in &starts {
-        let mut side = grow(g, start, shares, tolerance, &mut sep);
+        let Some(mut side) = grow(g, start, shares, tolerance, &mut sep) else {
+            continue;
+        };
         refine(g, &shares, tolerance, &mut side);
         let count = side.iter().filter(|&&s| s == 0).count();
         if count < need[0] || g.len() - count < need[1] {
@@ -142,13 +145,14 @@ fn bisect(g: &Graph, shares: [f64; 2], need: [usize; 2], tolerance: f64) -> Opti
 /// Side 0 grown from `start` by greedy graph growing until it weighs its share: the boundary
 /// node of largest gain (edge weight to side 0 less edge weight to side 1) joins, with what
 /// hangs on it alone in side 1, as long as side 0 stays within `1 + tolerance` of its share.
+/// `None` where what hangs on `start` is too heavy.
 fn grow(
     g: &Graph,
     start: usize,
     shares: [f64; 2],
     tolerance: f64,
     sep: &mut Separation,
-) -> Vec<usize> {
+) -> Option<Vec<usize>> {
     let total = g.total_weight();
     let target = total * shares[0] / (shares[0] + shares[1]);
     let bound = (1.0 + tolerance) * target;
@@ -161,7 +165,13 @@ fn grow(
             .sum()
     };
     let mut weight = 0.0;
-    let mut taken = vec![start];
+    // The start, with what hangs on it (it may join pieces of the graph).
+    let mut taken = if g.degree(start) == 0 {
+        Vec::new()
+    } else {
+        sep.hanging_on(g, &side, start, total, bound - g.weight[start])?
+    };
+    taken.push(start);
     loop {
         for &n in &taken {
             side[n] = 0;
@@ -181,7 +191,7 @@ fn grow(
         }
         taken.clear();
         if weight >= target {
-            return side;
+            return Some(side);
         }
         // The next node that fits, with what hangs on it.
         while let Some(e) = heap.pop() {
@@ -206,7 +216,7 @@ fn grow(
             break;
         }
         if taken.is_empty() {
-            return side;
+            return Some(side);
         }
     }
 }
