@@ -88,43 +88,27 @@ pub fn rcdc(
     // redeployed on the whole graph (the paper's phase 4) and refined, and the best balanced
     // kept.
     let bound = 1.0 + params.accept + 1e-9;
-    let mut tries: Vec<(f64, f64, Vec<usize>)> = Vec::new();
-    for t in 0..params.tries.max(1) {
-        let per_part = params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4;
-        let mut current = vec![0usize; g.len()];
-        multilevel(
-            g,
-            speeds,
-            params,
-            per_part,
-            t as u64,
-            Start::Cdc,
-            &mut current,
-        )?;
-        let q = super::quality(g, &current, speeds);
-        tries.push((q.imbalance, q.edge_cut, current));
+    // Where a node outweighs the refinement's room above a part's target (tiles of 64 cells,
+    // 11 a part), few nodes can move within it: the tries run again with the acceptance's
+    // room.
+    let total_speed: f64 = speeds.iter().sum();
+    let least =
+        speeds.iter().copied().fold(f64::INFINITY, f64::min) * g.total_weight() / total_speed;
+    let heavy = g
+        .weight
+        .iter()
+        .any(|&w| w > params.refine_tolerance * least);
+    let mut tolerances = vec![params.refine_tolerance];
+    if heavy && params.accept > params.refine_tolerance {
+        tolerances.push(params.accept);
     }
-    // Recursive bisection: on the whole graph, with the tolerance for each halving and with
-    // its share of ⌈log₂ parts⌉ halvings, and on the coarsest graph of ×1 and ×2
-    // `coarse_per_part` nodes a part.
-    let tolerance = params.refine_tolerance;
-    let halvings = parts.next_power_of_two().trailing_zeros().max(1);
-    for (t, (per_part, tolerance)) in [
-        (0, tolerance),
-        (0, tolerance / f64::from(halvings)),
-        (params.coarse_per_part, tolerance),
-        (2 * params.coarse_per_part, tolerance),
-    ]
-    .into_iter()
-    .enumerate()
-    .take(params.bisections)
-    {
-        let mut current = vec![0usize; g.len()];
-        let start = Start::Bisection(tolerance);
-        if multilevel(g, speeds, params, per_part, t as u64, start, &mut current)? {
-            let q = super::quality(g, &current, speeds);
-            tries.push((q.imbalance, q.edge_cut, current));
-        }
+    let mut tries: Vec<(f64, f64, Vec<usize>)> = Vec::new();
+    for refine_tolerance in tolerances {
+        let params = RcdcParams {
+            refine_tolerance,
+            ..params
+        };
+        run_tries(g, speeds, params, &mut tries)?;
     }
     if tries.iter().all(|t| t.0 > bound) {
         for (imbalance, cut, current) in &mut tries {
@@ -150,6 +134,56 @@ pub fn rcdc(
         .expect("one try at least");
     part.copy_from_slice(&best.2);
     Ok(best.0)
+}
+
+/// The multilevel runs of one refinement tolerance: `params.tries` from the paper's RCDC
+/// (coarsest graphs of ×1, ×½, ×2, ×¼ `coarse_per_part` nodes a part) and
+/// `params.bisections` from recursive bisection with connected halves (on the whole graph,
+/// with the tolerance for each halving and with its share of ⌈log₂ parts⌉ halvings, and from
+/// coarsest graphs of ×1 and ×2 `coarse_per_part`), each added to `tries` as (imbalance, edge
+/// cut, partition).
+fn run_tries(
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    tries: &mut Vec<(f64, f64, Vec<usize>)>,
+) -> Result<(), GraphError> {
+    let parts = speeds.len();
+    for t in 0..params.tries.max(1) {
+        let per_part = params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4;
+        let mut current = vec![0usize; g.len()];
+        multilevel(
+            g,
+            speeds,
+            params,
+            per_part,
+            t as u64,
+            Start::Cdc,
+            &mut current,
+        )?;
+        let q = super::quality(g, &current, speeds);
+        tries.push((q.imbalance, q.edge_cut, current));
+    }
+    let tolerance = params.refine_tolerance;
+    let halvings = parts.next_power_of_two().trailing_zeros().max(1);
+    for (t, (per_part, tolerance)) in [
+        (0, tolerance),
+        (0, tolerance / f64::from(halvings)),
+        (params.coarse_per_part, tolerance),
+        (2 * params.coarse_per_part, tolerance),
+    ]
+    .into_iter()
+    .enumerate()
+    .take(params.bisections)
+    {
+        let mut current = vec![0usize; g.len()];
+        let start = Start::Bisection(tolerance);
+        if multilevel(g, speeds, params, per_part, t as u64, start, &mut current)? {
+            let q = super::quality(g, &current, speeds);
+            tries.push((q.imbalance, q.edge_cut, current));
+        }
+    }
+    Ok(())
 }
 
 /// The partition of the coarsest graph a multilevel run starts from.
