@@ -10,6 +10,7 @@
 //! connected cell by cell.
 
 pub mod architecture;
+pub mod bisect;
 pub mod cdc;
 pub mod coarsen;
 pub mod csr;
@@ -21,6 +22,7 @@ pub mod refine;
 pub mod separation;
 pub mod tiles;
 
+pub use bisect::recursive_bisection;
 pub use cdc::{CdcParams, cdc};
 pub use csr::Graph;
 pub use method::{Method, partition};

@@ -15,6 +15,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::bisect::recursive_bisection;
 use super::cdc::{CdcParams, cdc};
 use super::coarsen::coarsen;
 use super::csr::Graph;
@@ -42,9 +43,13 @@ pub struct RcdcParams {
     /// large graphs, and it lengthens borders; the levels' own balancing passes usually get
     /// within `refine_tolerance`).
     pub accept: f64,
-    /// Multilevel runs to keep the best of, each with other matchings and a coarsest graph
-    /// of ×1, ×½, ×2 or ×¼ `coarse_per_part` nodes per part (at least 1).
+    /// Multilevel runs from the paper's RCDC to keep the best of, each with other matchings
+    /// and a coarsest graph of ×1, ×½, ×2 or ×¼ `coarse_per_part` nodes per part (at least 1).
     pub tries: usize,
+    /// Runs from recursive bisection with connected halves (up to 4) beside them: on the
+    /// whole graph (two tolerances for each halving) and from the coarsest graph of ×1 and ×2
+    /// `coarse_per_part` nodes per part.
+    pub bisections: usize,
 }
 
 impl Default for RcdcParams {
@@ -58,6 +63,7 @@ impl Default for RcdcParams {
             coarse_per_part: 20,
             accept: 0.05,
             tries: 4,
+            bisections: 4,
         }
     }
 }
@@ -82,13 +88,27 @@ pub fn rcdc(
     // redeployed on the whole graph (the paper's phase 4) and refined, and the best balanced
     // kept.
     let bound = 1.0 + params.accept + 1e-9;
+    // Where a node outweighs the refinement's room above a part's target (tiles of 64 cells,
+    // 11 a part), few nodes can move within it: the tries run again with the acceptance's
+    // room.
+    let total_speed: f64 = speeds.iter().sum();
+    let least =
+        speeds.iter().copied().fold(f64::INFINITY, f64::min) * g.total_weight() / total_speed;
+    let heavy = g
+        .weight
+        .iter()
+        .any(|&w| w > params.refine_tolerance * least);
+    let mut tolerances = vec![params.refine_tolerance];
+    if heavy && params.accept > params.refine_tolerance {
+        tolerances.push(params.accept);
+    }
     let mut tries: Vec<(f64, f64, Vec<usize>)> = Vec::new();
-    for t in 0..params.tries.max(1) {
-        let per_part = params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4;
-        let mut current = vec![0usize; g.len()];
-        multilevel(g, speeds, params, per_part, t as u64, &mut current)?;
-        let q = super::quality(g, &current, speeds);
-        tries.push((q.imbalance, q.edge_cut, current));
+    for refine_tolerance in tolerances {
+        let params = RcdcParams {
+            refine_tolerance,
+            ..params
+        };
+        run_tries(g, speeds, params, &mut tries)?;
     }
     if tries.iter().all(|t| t.0 > bound) {
         for (imbalance, cut, current) in &mut tries {
@@ -116,16 +136,78 @@ pub fn rcdc(
     Ok(best.0)
 }
 
+/// The multilevel runs of one refinement tolerance: `params.tries` from the paper's RCDC
+/// (coarsest graphs of ×1, ×½, ×2, ×¼ `coarse_per_part` nodes a part) and
+/// `params.bisections` from recursive bisection with connected halves (on the whole graph,
+/// with the tolerance for each halving and with its share of ⌈log₂ parts⌉ halvings, and from
+/// coarsest graphs of ×1 and ×2 `coarse_per_part`), each added to `tries` as (imbalance, edge
+/// cut, partition).
+fn run_tries(
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    tries: &mut Vec<(f64, f64, Vec<usize>)>,
+) -> Result<(), GraphError> {
+    let parts = speeds.len();
+    for t in 0..params.tries.max(1) {
+        let per_part = params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4;
+        let mut current = vec![0usize; g.len()];
+        multilevel(
+            g,
+            speeds,
+            params,
+            per_part,
+            t as u64,
+            Start::Cdc,
+            &mut current,
+        )?;
+        let q = super::quality(g, &current, speeds);
+        tries.push((q.imbalance, q.edge_cut, current));
+    }
+    let tolerance = params.refine_tolerance;
+    let halvings = parts.next_power_of_two().trailing_zeros().max(1);
+    for (t, (per_part, tolerance)) in [
+        (0, tolerance),
+        (0, tolerance / f64::from(halvings)),
+        (params.coarse_per_part, tolerance),
+        (2 * params.coarse_per_part, tolerance),
+    ]
+    .into_iter()
+    .enumerate()
+    .take(params.bisections)
+    {
+        let mut current = vec![0usize; g.len()];
+        let start = Start::Bisection(tolerance);
+        if multilevel(g, speeds, params, per_part, t as u64, start, &mut current)? {
+            let q = super::quality(g, &current, speeds);
+            tries.push((q.imbalance, q.edge_cut, current));
+        }
+    }
+    Ok(())
+}
+
+/// The partition of the coarsest graph a multilevel run starts from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Start {
+    /// The paper's RCDC: CDC's clusters of macro nodes, redeployed.
+    Cdc,
+    /// Recursive bisection with connected halves ([`recursive_bisection`]), each halving
+    /// within `1 +` this tolerance.
+    Bisection(f64),
+}
+
 /// One multilevel run: coarsen `g` to `per_part` nodes a part (matchings from `seed`; none
-/// when 0), the paper's RCDC on the coarsest graph, then project and refine level by level.
+/// when 0), partition the coarsest graph as `start` says, then project and refine level by
+/// level. Returns whether the start gave a partition (recursive bisection may not).
 fn multilevel(
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
     per_part: usize,
     seed: u64,
+    start: Start,
     part: &mut [usize],
-) -> Result<(), GraphError> {
+) -> Result<bool, GraphError> {
     let parts = speeds.len();
     let levels = if per_part == 0 {
         Vec::new()
@@ -134,7 +216,14 @@ fn multilevel(
     };
     let coarsest = levels.last().map_or(g, |l| &l.graph);
     let mut current = vec![0usize; coarsest.len()];
-    paper_rcdc(coarsest, speeds, params, &mut current)?;
+    match start {
+        Start::Cdc => paper_rcdc(coarsest, speeds, params, &mut current)?,
+        Start::Bisection(tolerance) => {
+            if !recursive_bisection(coarsest, speeds, tolerance, &mut current) {
+                return Ok(false);
+            }
+        }
+    }
     refine(coarsest, speeds, params.refine_tolerance, &mut current);
     // Uncoarsening: project each level's parts onto the next finer graph and refine there.
     for i in (0..levels.len()).rev() {
@@ -144,7 +233,7 @@ fn multilevel(
         current = finer;
     }
     part.copy_from_slice(&current);
-    Ok(())
+    Ok(true)
 }
 
 /// Smyk & Tudruj's RCDC on `g`: merge to k × parts macro nodes by the rule, CDC on them,

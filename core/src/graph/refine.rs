@@ -37,18 +37,21 @@ struct State<'a> {
     to: Vec<f64>,
     touched: Vec<usize>,
     separation: Separation,
+    /// Nodes the guard refused to move out of their part, until a neighbour changes part
+    /// (only that can unmake a cut node of a part that loses nodes).
+    refused: Vec<bool>,
 }
 
 /// A candidate move: gain, then node; `stamp` tells a stale entry.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Entry {
-    gain: i64,
-    node: core::cmp::Reverse<usize>,
-    stamp: u32,
+pub(super) struct Entry {
+    pub(super) gain: i64,
+    pub(super) node: core::cmp::Reverse<usize>,
+    pub(super) stamp: u32,
 }
 
 /// `x`'s bits as an integer that orders like `x` (for the gain queue).
-fn ordered(x: f64) -> i64 {
+pub(super) fn ordered(x: f64) -> i64 {
     let b = x.to_bits() as i64;
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
@@ -107,14 +110,21 @@ impl State<'_> {
         self.load[to] += w;
         self.count[to] += 1;
         self.part[n] = to;
+        for (m, _) in self.g.edges(n) {
+            self.refused[m] = false;
+        }
     }
 
     /// Whether `n` may leave its part: the part keeps a node and stays connected.
     fn may_leave(&mut self, n: usize) -> bool {
-        self.count[self.part[n]] >= 2
-            && self
-                .separation
-                .leaves_connected(self.g, self.part, n, GUARD_BUDGET)
+        if self.refused[n] || self.count[self.part[n]] < 2 {
+            return false;
+        }
+        let may = self
+            .separation
+            .leaves_connected(self.g, self.part, n, GUARD_BUDGET);
+        self.refused[n] = !may;
+        may
     }
 
     fn over(&self, p: usize) -> bool {
@@ -231,6 +241,7 @@ pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> 
         to: vec![0.0; parts],
         touched: Vec::new(),
         separation: Separation::new(g.len()),
+        refused: vec![false; g.len()],
     };
     let mut moves = 0;
     for _ in 0..BALANCING_PASSES {
