@@ -102,6 +102,16 @@ impl RayonCurl {
 const TOUCH_CELLS: usize = 1 << 14;
 
 impl RayonCurl {
+    /// Runs `work` on this executor's pool, or on rayon's global pool when it has none.
+    fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+}
+
+impl RayonCurl {
     /// Writes every field and ψ value of a new state once, in parallel on this executor's
     /// pool: the pages of the zeroed arrays are faulted in by the threads that step them, and
     /// by a write, so the first step does not copy them from the kernel's shared zero page
@@ -120,10 +130,7 @@ impl RayonCurl {
                     .for_each(|part| part.fill(T::zero()));
             }
         };
-        match &self.pool {
-            Some(pool) => pool.install(|| touch(state)),
-            None => touch(state),
-        }
+        self.install(|| touch(state));
     }
 }
 
@@ -134,10 +141,7 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         let (passes, batch) = (self.passes, self.batch_cells.unwrap_or(ROW_BATCH_CELLS));
-        match &self.pool {
-            Some(pool) => pool.install(|| curl_phase(state, electric, region, passes, batch)),
-            None => curl_phase(state, electric, region, passes, batch),
-        }
+        self.install(|| curl_phase(state, electric, region, passes, batch));
     }
 
     /// The monitors' rows in parallel: each row's nodes are its own, so any order gives the
@@ -155,10 +159,7 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
                 .with_min_len(DFT_ROWS_PER_TASK)
                 .for_each(DftRow::add)
         };
-        match &self.pool {
-            Some(pool) => pool.install(add),
-            None => add(),
-        }
+        self.install(add);
     }
 
     /// The dispersive runs in parallel: each run's nodes and poles are its own, so any order
@@ -179,10 +180,7 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
                     .map(|run| run.apply(pass))
                     .reduce(|| true, |a, b| a & b)
             };
-            match &self.pool {
-                Some(pool) => pool.install(apply),
-                None => apply(),
-            }
+            self.install(apply)
         };
         state.non_finite |= !finite;
     }
