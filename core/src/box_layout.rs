@@ -5,7 +5,7 @@
 //!   slab, each slab split independently along the second axis by the speeds of its columns,
 //!   each column along the third by its ranks' own speeds.
 //! - [`kd_layout`]: weighted recursive bisection (a k-d tree of boxes): the rank set is split
-//!   into two halves and the box cut across its longest axis at the cell plane where the
+//!   into two halves and the box cut across its longest axis (the highest on a tie) at the cell plane where the
 //!   halves' speed sums divide the cost.
 //!
 //! Every cut inverts the cumulative cost along the cut axis ([`ideal_borders`], Franek 2016,
@@ -368,9 +368,11 @@ fn bisect(
     let sum = |g: &[usize]| g.iter().map(|&r| speeds[r]).sum::<f64>();
     let weights = [sum(left), sum(right)];
     let e = region.extent();
-    // Active axes, longest first (the lower axis on a tie).
+    // Active axes, longest first; on a tie the higher axis, as `choose_topology` cuts: x is
+    // the fastest index, so a cut across z keeps every box's rows whole and its halos
+    // contiguous (a 2-rank 128³ shm run cut across x ran 1.4× slower than across z).
     let mut axes: heapless::Vec<usize, 3> = (0..3).filter(|&a| active[a]).collect();
-    axes.sort_by(|&a, &b| e[b].cmp(&e[a]).then(a.cmp(&b)));
+    axes.sort_by(|&a, &b| e[b].cmp(&e[a]).then(b.cmp(&a)));
     for &a in &axes {
         // The rest of the box holds `across` ranks per `width(a)`-thick layer.
         let across: usize = (0..3)
@@ -529,12 +531,13 @@ mod tests {
 
     #[test]
     fn kd_reaches_the_ideal_with_one_slow_rank_of_eight() {
-        // 64³ on 8 ranks, rank 3 at a fifth of the others' speed. By hand: x cut at
-        // 64·3.2/7.2 = 28.4 → 28; {0, 1} | {2, 3} along y at 64·2/3.2 = 40; rank 2 | rank 3
-        // along z at 64/1.2 = 53.3 → 53: rank 3 holds 28·24·11 = 7392 cells, ideal 7282.
+        // 64³ on 8 ranks, rank 3 at a fifth of the others' speed. By hand (ties cut the
+        // higher axis): z cut at 64·3.2/7.2 = 28.4 → 28; {0, 1} | {2, 3} along y (x and y tie
+        // at 64) at 64·2/3.2 = 40; rank 2 | rank 3 along x (now the longest) at 64/1.2 = 53.3
+        // → 53: rank 3 holds 11·24·28 = 7392 cells, ideal 7282.
         let mut boxes = [Box3::new([0; 3], [0; 3]); 8];
         kd_layout([64; 3], [true; 3], &ONE_SLOW, &uniform, 1, &mut boxes).unwrap();
-        assert_eq!(boxes[3], Box3::new([0, 40, 53], [28, 64, 64]));
+        assert_eq!(boxes[3], Box3::new([53, 40, 0], [64, 64, 28]));
         verify_box_layout([64; 3], [true; 3], &ONE_SLOW, &boxes).unwrap();
         let r = slowest_over_ideal(&boxes, &ONE_SLOW, 64 * 64 * 64);
         assert!(r < 1.03, "{r}");
