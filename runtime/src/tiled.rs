@@ -6,7 +6,6 @@ use std::time::Instant;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 
-use yee_core::box_layout::BoxLayout;
 use yee_core::graph::{Method, TileGraph, partition, quality};
 use yee_core::session::HistoryEntry;
 use yee_core::tile_driver::Ownership;
@@ -226,7 +225,6 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
     body: &TileAfterStep<'_, B::Chunk<'s>>,
 ) -> Result<RankOutput<T>, RuntimeError> {
     let rank = comm.rank();
-    let ghost = setup.mode.active_axes().map(usize::from);
     let owners = match dynamic {
         Some(d) => Owners::Balanced(Box::new(d.clone())),
         None => Owners::Fixed(map),
@@ -256,13 +254,10 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
             action: d.action.clone(),
         })
         .collect();
+    // The cells the rank owns at the end (their bounding box for a tile set), without ghosts.
     let owned = match o.history.last() {
-        Some((_, d)) => BoxLayout {
-            grid: setup.grid,
-            boxes: d.boxes.clone(),
-        }
-        .chunk_box(rank, ghost),
-        None => map.chunk_box(rank, ghost),
+        Some((_, d)) => d.boxes[rank],
+        None => map.chunk_box(rank, [0; 3]),
     };
     Ok(RankOutput {
         probes: o.probes,

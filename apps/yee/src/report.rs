@@ -183,7 +183,7 @@ pub struct BalanceReport {
     pub rebalance_every: u64,
     /// ε.
     pub epsilon: f64,
-    /// Rebalances done.
+    /// Balancing decisions taken: the rows of `balance_history.csv`, `keep` included.
     pub rebalances: usize,
     /// tensor, jagged or kd.
     pub layout: yee_runtime::balance::LayoutKind,
@@ -191,7 +191,10 @@ pub struct BalanceReport {
     pub initial_borders: [Vec<i64>; 3],
     /// Borders per axis at the end (a tensor layout; empty for the others).
     pub final_borders: [Vec<i64>; 3],
-    /// Each rank's box (a jagged or k-d layout).
+    /// Each rank's box at the start (a jagged or k-d layout).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub boxes: Option<Vec<yee_runtime::balance::BoxJson>>,
+    /// Each rank's box at the end (a jagged or k-d layout; moved by `--balance dynamic`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_boxes: Option<Vec<yee_runtime::balance::BoxJson>>,
 }

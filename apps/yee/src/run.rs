@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
-use yee_core::{Axis, Real, Scalar, Topology};
+use yee_core::{Axis, Box3, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, vti};
 use yee_runtime::balance::{
@@ -728,17 +728,14 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             layout: options.balance.layout,
             initial_borders: plan.borders.clone(),
             final_borders,
-            boxes: layout_boxes.map(|boxes| {
-                boxes
-                    .iter()
-                    .enumerate()
-                    .map(|(rank, b)| yee_runtime::balance::BoxJson {
-                        rank,
-                        lo: b.lo,
-                        hi: b.hi,
-                    })
-                    .collect()
+            final_boxes: layout_boxes.as_ref().map(|_| {
+                let mut last: Vec<Box3> = vec![Box3::new([0; 3], [0; 3]); results.len()];
+                for o in &results {
+                    last[o.rank] = o.owned;
+                }
+                box_json(&last)
             }),
+            boxes: layout_boxes.as_deref().map(box_json),
         },
         outputs,
         probes,
@@ -1128,4 +1125,17 @@ pub fn summary(report: &RunReport, out: &Path) -> String {
         report.outputs.len() + 1,
         out.display()
     )
+}
+
+/// Boxes by rank, as run.json lists them.
+fn box_json(boxes: &[Box3]) -> Vec<yee_runtime::balance::BoxJson> {
+    boxes
+        .iter()
+        .enumerate()
+        .map(|(rank, b)| yee_runtime::balance::BoxJson {
+            rank,
+            lo: b.lo,
+            hi: b.hi,
+        })
+        .collect()
 }
