@@ -238,7 +238,12 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
                     coef,
                 )
             }
-            None => in_material_runs(row, (ids, table), base, cells, sweep),
+            None => match terms {
+                [t1, t2] if plain => {
+                    per_node_materials(row, [t1, t2], (ids, table), base, cells, electric)
+                }
+                _ => in_material_runs(row, (ids, table), base, cells, sweep),
+            },
         };
         ok &= self.x_layer(row, n, [y, z], (local(fast_hi), local(r.hi[0])), factors);
         ok

@@ -1,7 +1,7 @@
 //! The row kernels: equal-length slices zipped so the compiler vectorises them, in the scalar
 //! oracle's arithmetic (no fused multiply-add, the same order).
 
-use yee_core::Scalar;
+use yee_core::{Real, Scalar};
 
 use crate::curl::*;
 
@@ -127,6 +127,79 @@ pub(crate) fn zip_update<T: Scalar>(
             ok & v.is_finite()
         },
     )
+}
+
+/// Cells `a..b` of a row of several materials (storage offset `base`), no stretching, a
+/// two-term curl: each node's decay and gain gathered from `table` by its id, [`NODE_BLOCK`]
+/// at a time, then one vector loop — per node the arithmetic of [`fast_uniform`], so the same
+/// bits, without a call per run of equal ids (a smoothed sphere's surface, where every node is
+/// a material of its own, cuts its rows into runs of one or two nodes). Whether every new
+/// value is finite.
+#[inline(always)]
+pub(crate) fn per_node_materials<T: Scalar>(
+    row: &mut [T],
+    [t1, t2]: [&Term<T>; 2],
+    (ids, table): (&[u16], &[[T::Real; 2]]),
+    base: usize,
+    (a, b): (usize, usize),
+    electric: bool,
+) -> bool {
+    let cells = (row, [t1, t2], (ids, table), base, (a, b), electric);
+    match (t1.positive, t2.positive) {
+        (true, false) => per_node_rows(cells, |d1, d2| (T::zero() + d1) - d2),
+        (false, true) => per_node_rows(cells, |d1, d2| (T::zero() - d1) + d2),
+        (true, true) => per_node_rows(cells, |d1, d2| (T::zero() + d1) + d2),
+        (false, false) => per_node_rows(cells, |d1, d2| (T::zero() - d1) - d2),
+    }
+}
+
+/// Nodes whose coefficients [`per_node_materials`] gathers at once (on the stack).
+const NODE_BLOCK: usize = 64;
+
+/// The arguments of [`per_node_materials`].
+type NodeCells<'r, 'a, 't, T> = (
+    &'r mut [T],
+    [&'t Term<'a, T>; 2],
+    (&'r [u16], &'r [[<T as Scalar>::Real; 2]]),
+    usize,
+    (usize, usize),
+    bool,
+);
+
+/// [`per_node_materials`] with the curl's signs fixed in `curl`.
+#[inline(always)]
+fn per_node_rows<T: Scalar>(
+    (row, [t1, t2], (ids, table), base, (a, b), electric): NodeCells<'_, '_, '_, T>,
+    curl: impl Fn(T, T) -> T + Copy,
+) -> bool {
+    let zero = T::Real::from_f64(0.0);
+    let (mut decay, mut gain) = ([zero; NODE_BLOCK], [zero; NODE_BLOCK]);
+    let mut ok = true;
+    let mut s = a;
+    while s < b {
+        let e = (s + NODE_BLOCK).min(b);
+        let n = e - s;
+        for ((d, g), &id) in decay
+            .iter_mut()
+            .zip(gain.iter_mut())
+            .zip(&ids[base + s..base + e])
+        {
+            [*d, *g] = table[id as usize];
+        }
+        let (h1, l1) = operands(t1, base + s, n, electric);
+        let (h2, l2) = operands(t2, base + s, n, electric);
+        ok &= row[s..e]
+            .iter_mut()
+            .zip(h1.iter().zip(l1))
+            .zip(h2.iter().zip(l2))
+            .zip(decay[..n].iter().zip(&gain[..n]))
+            .fold(true, |ok, (((v, (&x1, &y1)), (&x2, &y2)), (&dc, &gn))| {
+                *v = v.scale(dc) + curl(x1 - y1, x2 - y2).scale(gn);
+                ok & v.is_finite()
+            });
+        s = e;
+    }
+    ok
 }
 
 /// Cells `a..b` of a row in runs of one material: each run of equal ids is handed to `sweep`
