@@ -12,10 +12,12 @@
 //!    of a line's share);
 //! 3. disabling, with ranks in place of lines: the most recently disabled rank is enabled again
 //!    when the layout rebuilt with it predicts a step shorter by more than ε (eq. (19));
-//!    otherwise the slowest rank of the layout (the costliest, as eqs. (9)–(18) start at the
-//!    costliest border) is disabled — speed 0, an empty box — when the layout rebuilt without it
-//!    predicts a step shorter by more than ε, and so on with the next slowest until that no
-//!    longer pays or one rank is left;
+//!    otherwise ranks are disabled (speed 0, an empty box) slowest first (the costliest, as
+//!    eqs. (9)–(18) start at the costliest border): the slowest, then the slowest of the layout
+//!    rebuilt without it, and so on down to one rank; of these nested sets the one whose layout
+//!    predicts the shortest step is disabled when that step is shorter by more than ε than with
+//!    none (equally slow ranks, like the plane of four delayed nodes of Balykov's table 1, only
+//!    pay together, as a line of a tensor layout goes at once);
 //! 4. the new layout is the cut ([`BoxCut`]) of the measured speeds, disabled ranks at 0; it is
 //!    taken when its predicted step beats the current layout's by more than ε and the time it
 //!    saves over the remaining steps exceeds the predicted migration time (the most bytes a
@@ -272,26 +274,40 @@ impl BoxBalancer {
                 boxes = b;
                 action = format!("enable rank {r}");
             } else {
-                // Eqs. (9)–(18) with ranks for lines: the slowest rank goes while that pays.
-                let mut gone = Vec::new();
+                // Eqs. (9)–(18) with ranks for lines: the slowest rank goes, then the slowest
+                // of what is left, and so on down to one rank; the prefix of that order whose
+                // layout predicts the shortest step is taken when it beats keeping them all by
+                // more than ε. A whole prefix, not one rank at a time while each pays: ranks
+                // equally slow (Balykov's table 1 slows a plane of four) only pay together, as
+                // the line of a tensor layout goes at once.
+                let (mut trial, mut best) = (boxes.clone(), (t * (1.0 - eps), 0));
+                let kept = disabled.len();
                 loop {
-                    let (t, slowest) = self.predict(&boxes, &perf, density);
-                    let enabled = boxes.iter().filter(|b| !b.is_empty()).count();
-                    let Some(r) = slowest.filter(|_| enabled > 1) else {
+                    let enabled = trial.iter().filter(|b| !b.is_empty()).count();
+                    let Some(r) = self
+                        .predict(&trial, &perf, density)
+                        .1
+                        .filter(|_| enabled > 1)
+                    else {
                         break;
                     };
                     disabled.push(r);
-                    match self.cut_without(&perf, &disabled, density) {
-                        Ok(b) if self.predict(&b, &perf, density).0 < t * (1.0 - eps) => {
-                            boxes = b;
-                            gone.push(format!("disable rank {r}"));
-                        }
-                        _ => {
-                            disabled.pop();
-                            break;
-                        }
+                    let Ok(b) = self.cut_without(&perf, &disabled, density) else {
+                        disabled.pop();
+                        break;
+                    };
+                    let (t, _) = self.predict(&b, &perf, density);
+                    if t < best.0 {
+                        best = (t, disabled.len() - kept);
+                        boxes = b.clone();
                     }
+                    trial = b;
                 }
+                disabled.truncate(kept + best.1);
+                let gone: Vec<String> = disabled[kept..]
+                    .iter()
+                    .map(|r| format!("disable rank {r}"))
+                    .collect();
                 if !gone.is_empty() {
                     action = gone.join(", ");
                 }
@@ -420,6 +436,36 @@ mod tests {
             g[r * BOX_GATHER_LEN..r * BOX_GATHER_LEN + 3].copy_from_slice(&[work, seconds, 100.0]);
         }
         g
+    }
+
+    #[test]
+    fn equally_slow_ranks_are_disabled_together_when_only_that_pays() {
+        // 16×8 (2D) on four kd ranks: {0, 1} | {2, 3} across x, then each pair across y.
+        // Ranks 1 and 3 are a thousand times slower than 0 and 2. Disabling one of them
+        // leaves the other's minimum-width box (8 cells, 2.5 s a step) the slowest, so no
+        // single disabling pays; disabling both leaves 64 cells each to 0 and 2 (0.02 s).
+        let active = [true, true, false];
+        let start = BoxCut::Kd
+            .layout([16, 8, 1], active, &[1.0; 4], &uniform, 1)
+            .unwrap();
+        let mut b = BoxBalancer::new(
+            BoxCut::Kd,
+            [16, 8, 1],
+            active,
+            BalanceParams::default(),
+            start,
+        );
+        let (fast, slow) = ((3200.0, 1.0), (3200.0, 1000.0));
+        let m = b.record(&gathered(&[fast, slow, fast, slow]));
+        let d = b.decide(&uniform, 1000, m).unwrap();
+        assert_eq!(
+            (d.action.as_str(), d.migrate),
+            ("disable rank 1, disable rank 3", true)
+        );
+        assert!(d.boxes[1].is_empty() && d.boxes[3].is_empty());
+        assert_eq!((d.boxes[0].cells(), d.boxes[2].cells()), (64, 64));
+        assert!((d.predicted_seconds - 0.02).abs() < 1e-12);
+        assert_eq!(b.disabled(), &[1, 3]);
     }
 
     #[test]
