@@ -12,7 +12,9 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use yee_core::Topology;
 use yee_core::balance::{Balancer, LinkSums, PerfSums};
+use yee_core::box_balance::BoxBalancer;
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
 
@@ -121,6 +123,21 @@ impl Profile {
                 .iter()
                 .map(|faces| faces.map(|l| LinkJson::from(&l)))
                 .collect(),
+        }
+    }
+
+    /// The Q/P sums of a jagged or k-d layout's balancer (ranks in place of the tensor's
+    /// ranks; its links are not fitted, so their sums are zero) on `topology`, the
+    /// topology the run numbered its ranks by.
+    pub fn from_box_balancer(b: &BoxBalancer, grid: [usize; 3], topology: Topology) -> Self {
+        let none = LinkJson::from(&LinkSums::default());
+        Profile {
+            format: FORMAT.into(),
+            version: VERSION,
+            grid,
+            topology: topology.0,
+            perf: b.perf.iter().map(PerfJson::from).collect(),
+            links: vec![[none; 6]; b.perf.len()],
         }
     }
 

@@ -266,6 +266,7 @@ fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Displ
         dft: o.dft,
         diverged: o.diverged,
         history,
+        box_balancer: o.balancer,
         ..RankOutput::empty(rank, owned)
     })
 }

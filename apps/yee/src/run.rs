@@ -604,11 +604,14 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             "balance_history.csv".to_string(),
             "balance_shares.png".to_string(),
         ]);
-        if let Some(b) = &results[0].balancer {
+        let profile = match (&results[0].balancer, &results[0].box_balancer) {
+            (Some(b), _) => Some(Profile::from_balancer(b)),
+            (None, Some(b)) => Some(Profile::from_box_balancer(b, scene.grid, options.topology)),
+            (None, None) => None,
+        };
+        if let Some(profile) = profile {
             let path = out.join("profile.json");
-            Profile::from_balancer(b)
-                .save(&path)
-                .map_err(|e| io_error(&path, e))?;
+            profile.save(&path).map_err(|e| io_error(&path, e))?;
             outputs.push("profile.json".into());
         }
     }

@@ -410,6 +410,27 @@ fn jagged_and_kd_runs_keep_the_fields() {
                 "{layout:?} dynamic: {file}"
             );
         }
+        // The run leaves its measurements as a profile, and a static run from it gives the
+        // slowed rank the smaller box straight away.
+        let profile = out.join("profile.json");
+        let p = yee_runtime::profile::Profile::load(&profile, report.grid, [2, 2, 1]).unwrap();
+        let speed = |r: usize| p.perf[r].work / p.perf[r].seconds;
+        assert!(speed(3) * 3.0 < speed(0), "{:?}", p.perf);
+        let from_profile = BalanceOptions {
+            mode: BalanceMode::Static,
+            profile: Some(profile),
+            layout,
+            ..BalanceOptions::default()
+        };
+        let out = out_dir(&format!("layout_{layout:?}_from_profile"));
+        let report = run(
+            &scene,
+            &options(&out, Topology([2, 2, 1]), CommKind::Sim, None, from_profile),
+        )
+        .unwrap()
+        .expect("one process writes");
+        let boxes = report.balance.boxes.unwrap();
+        assert!(cells(&boxes[3]) * 3 < cells(&boxes[0]), "{boxes:?}");
     }
     // What box layouts do not do yet is refused with a reason.
     let cylinder = repo().join("examples/scenes/cylinder_tez.toml");

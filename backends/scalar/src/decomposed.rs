@@ -34,6 +34,8 @@ pub struct RankOutput<T> {
     pub history: Vec<HistoryEntry>,
     /// The balancer as it ended (identical on every rank), if the run balanced.
     pub balancer: Option<yee_core::balance::Balancer>,
+    /// The balancer of a jagged or k-d layout as it ended, if the run balanced one.
+    pub box_balancer: Option<yee_core::box_balance::BoxBalancer>,
     /// Steps done when this run started (0 unless resumed from a checkpoint).
     pub first_step: u64,
     /// Steps done when it ended.
@@ -57,6 +59,7 @@ impl<T> RankOutput<T> {
             diverged: None,
             history: Vec::new(),
             balancer: None,
+            box_balancer: None,
             first_step: 0,
             last_step: 0,
             interrupted: false,
@@ -223,6 +226,7 @@ pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpo
         diverged,
         history,
         balancer: at.balancer,
+        box_balancer: None,
         first_step,
         last_step: at.step,
         interrupted,

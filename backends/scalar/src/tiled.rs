@@ -62,6 +62,9 @@ pub struct TiledRankOutput<T> {
     /// Each rebalance of a balanced box layout: the steps done and what was decided
     /// (identical on every rank; empty for a fixed layout).
     pub history: Vec<(u64, BoxDecision)>,
+    /// The balancer of a balanced box layout as it ended (identical on every rank), with
+    /// every measurement (for saving a profile).
+    pub balancer: Option<BoxBalancer>,
 }
 
 /// A box layout that a [`BoxBalancer`] rebalances every `T_perf` steps from measurements.
@@ -211,6 +214,7 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         records,
         diverged,
         history,
+        balancer: dynamic.map(|d| d.balancer),
     })
 }
 
