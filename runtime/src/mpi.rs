@@ -3,6 +3,7 @@
 //! rank 0 gathering output pieces and the ranks' outcomes to write the same files as a
 //! one-process run.
 
+use std::cell::RefCell;
 use std::path::Path;
 
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -10,13 +11,16 @@ use mpi::traits::CommunicatorCollectives;
 use yee_comm_mpi::{MpiComm, RootGather};
 use yee_comm_shm::Slowdown;
 use yee_core::session::Plan;
-use yee_core::{Chunk, Scalar};
+use yee_core::tile_driver::Ownership;
+use yee_core::{Box3, Chunk, Scalar, Topology};
 use yee_em::{Costs, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
+use yee_scalar::tiled::{DynamicBoxes, tile_values};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::parallel::{Continuity, run_rank_continued};
 use crate::piece::{Assembled, assemble_pieces, piece_of};
+use crate::tiled::assemble_tile_pieces;
 use crate::wire;
 
 /// Whether this process was started by an MPI launcher (Open MPI, MPICH, PMIx).
@@ -204,6 +208,76 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
         },
     )
     .map_err(|e| RuntimeError::new(e.kind(), format!("rank {rank}: {}", e.message())))?;
+    gather_outcomes(&gather, out, bad_piece)
+}
+
+/// [`crate::tiled::run_tiled`] as one rank of an MPI job: the rank's tile set or box (`map`;
+/// `dynamic` rebalances a box layout) over [`MpiComm`], each rank's tiles and their values
+/// gathered to rank 0 at output steps, which writes the same files as a one-process run.
+#[allow(clippy::too_many_arguments)]
+pub fn run_tiled_rank<T: Scalar, B: YeeBackend<T>>(
+    setup: &Setup,
+    map: &(dyn Ownership + Sync),
+    dynamic: Option<&DynamicBoxes>,
+    costs: Costs,
+    backend: B,
+    slowdown: &[Slowdown],
+    steps: u64,
+    overlap: bool,
+    wants_output: &(dyn Fn(u64) -> bool + Sync),
+    on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Option<Vec<RankOutput<T>>>, RuntimeError> {
+    let world = SimpleCommunicator::world();
+    let rank = world.rank() as usize;
+    let comm = MpiComm::new(&world, Topology([map.ranks(), 1, 1]), [false; 3])
+        .map_err(|e| RuntimeError::new(RuntimeErrorKind::Mpi, e.to_string()))?;
+    let mut comm = comm.with_slowdown(slowdown.get(rank).copied().unwrap_or_default());
+    let gather = RootGather::new(&world);
+    let bad_piece = RefCell::new(None);
+    let body = |_: usize, step: u64, chunk: &mut B::Chunk<'_>, tiles: &[Box3]| {
+        if rank == 0 {
+            progress(step);
+        }
+        if !wants_output(step) {
+            return;
+        }
+        let fail = |e: String| {
+            bad_piece
+                .borrow_mut()
+                .get_or_insert(format!("output at step {step}: {e}"));
+        };
+        // Every rank takes part in the gather, with no values when it could not read them.
+        let values = tile_values(chunk, tiles).unwrap_or_else(|e| {
+            fail(format!("reading the fields back: {e:?}"));
+            Default::default()
+        });
+        let Some(all) = gather.gather(&wire::encode_tile_piece(tiles, &values)) else {
+            return;
+        };
+        match all
+            .iter()
+            .map(|b| wire::decode_tile_piece(b))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(pieces) => on_output(step, &assemble_tile_pieces(setup, &pieces)),
+            Err(e) => fail(e.to_string()),
+        }
+    };
+    let out = crate::tiled::one(
+        setup, map, dynamic, costs, &backend, &mut comm, steps, overlap, &body,
+    )
+    .map_err(|e| RuntimeError::new(e.kind(), format!("rank {rank}: {}", e.message())))?;
+    gather_outcomes(&gather, out, bad_piece.into_inner())
+}
+
+/// Rank 0 collects every rank's outcome (`Some`, rank order; `None` on the others), or the
+/// first output piece that could not be read or decoded.
+fn gather_outcomes<T: Scalar>(
+    gather: &RootGather,
+    out: RankOutput<T>,
+    bad_piece: Option<String>,
+) -> Result<Option<Vec<RankOutput<T>>>, RuntimeError> {
     let Some(all) = gather.gather(&wire::encode_outcome(&out)) else {
         return Ok(None);
     };

@@ -192,7 +192,7 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
 
 /// What [`CommKind::Mpi`] gets in a build without the `mpi` feature.
 #[cfg(not(feature = "mpi"))]
-fn mpi_missing() -> RuntimeError {
+pub(crate) fn mpi_missing() -> RuntimeError {
     RuntimeError::new(
         crate::error::RuntimeErrorKind::Mpi,
         "--comm mpi: this build was made without MPI (the `mpi` feature of yee-runtime; \

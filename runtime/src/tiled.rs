@@ -119,7 +119,7 @@ pub fn plan_tiles(
 }
 
 /// One rank's tiles and their values, deposited at an output step.
-type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
+pub(crate) type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 
 /// Runs `setup` on `map`'s tile sets (a [`TilePlan`]'s map) or boxes (a jagged or k-d
 /// [`yee_core::box_layout::BoxLayout`]; with `dynamic`, rebalanced from its balancer's layout,
@@ -141,7 +141,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<RankOutput<T>>, RuntimeError> {
+) -> Result<Option<Vec<RankOutput<T>>>, RuntimeError> {
     let ranks = map.ranks();
     let gather: OutputGather<Result<TilePiece<T>, String>> = OutputGather::new(ranks);
     let body = |rank: usize, step: u64, chunk: &mut B::Chunk<'_>, tiles: &[Box3]| {
@@ -177,18 +177,33 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
                 )
             })
         }
+        #[cfg(feature = "mpi")]
         CommKind::Mpi => {
-            return Err(RuntimeError::new(
-                RuntimeErrorKind::Unsupported,
-                "tile sets (--partition) and jagged or k-d layouts (--layout) run on --comm shm or sim; MPI runs use a tensor layout",
-            ));
+            return crate::mpi::run_tiled_rank(
+                setup,
+                map,
+                dynamic,
+                costs,
+                backend,
+                slowdown,
+                steps,
+                overlap,
+                wants_output,
+                on_output,
+                progress,
+            );
         }
+        #[cfg(not(feature = "mpi"))]
+        CommKind::Mpi => return Err(crate::parallel::mpi_missing()),
     };
-    results.into_iter().collect()
+    results.into_iter().collect::<Result<_, _>>().map(Some)
 }
 
 /// Whole fields from every rank's tiles; cells of tiles nobody owns are zero.
-fn assemble_tile_pieces<T: Scalar>(setup: &Setup, pieces: &[TilePiece<T>]) -> Assembled<T> {
+pub(crate) fn assemble_tile_pieces<T: Scalar>(
+    setup: &Setup,
+    pieces: &[TilePiece<T>],
+) -> Assembled<T> {
     let fields = Component::ALL.map(|c| {
         setup.mode.has(c).then(|| {
             let mut whole = vec![T::zero(); setup.cells()];
@@ -208,12 +223,12 @@ fn assemble_tile_pieces<T: Scalar>(setup: &Setup, pieces: &[TilePiece<T>]) -> As
 }
 
 /// What each rank does after a step: `(rank, step, chunk, its tiles)`.
-type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + Sync + 'a;
+type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + 'a;
 
 /// One rank's tiled run, whichever communicator it talks through, as a [`RankOutput`] whose
 /// owned box is the rank's bounding box.
 #[allow(clippy::too_many_arguments)]
-fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
+pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
     setup: &Setup<'s>,
     map: &(dyn Ownership + Sync),
     dynamic: Option<&DynamicBoxes>,

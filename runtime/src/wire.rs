@@ -152,6 +152,31 @@ pub fn decode_piece<T: Scalar>(bytes: &[u8]) -> Result<Piece<T>, RuntimeError> {
     Ok((owned, fields))
 }
 
+/// Encodes a tile-set or box-layout rank's piece: its tiles, then each component's values
+/// over them, tile after tile (`yee_scalar::tiled::tile_values`).
+pub fn encode_tile_piece<T: Scalar>(tiles: &[Box3], fields: &ComponentValues<T>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(tiles.len() as u64);
+    for &t in tiles {
+        w.boxed(t);
+    }
+    w.components(fields);
+    w.0
+}
+
+/// Decodes a tile piece.
+pub fn decode_tile_piece<T: Scalar>(
+    bytes: &[u8],
+) -> Result<(Vec<Box3>, ComponentValues<T>), RuntimeError> {
+    let mut r = Reader(bytes);
+    let count = r.len()?;
+    let tiles = (0..count)
+        .map(|_| r.boxed())
+        .collect::<Result<Vec<_>, _>>()?;
+    let fields = r.components(tiles.iter().map(Box3::cells).sum())?;
+    Ok((tiles, fields))
+}
+
 /// Encodes a rank's outcome without its fields (those travel as pieces at output steps) and
 /// without the balancing history (identical on every rank).
 pub fn encode_outcome<T: Scalar>(o: &RankOutput<T>) -> Vec<u8> {

@@ -576,9 +576,6 @@ pub fn prepare_run(
         if args.partition.is_some() {
             return refuse("ranks own boxes; --partition gives them tile sets instead");
         }
-        if comm == CommKind::Mpi {
-            return refuse("runs on --comm shm or sim; under MPI use --layout tensor");
-        }
         if resume.is_some() || args.checkpoint_every.is_some() {
             return refuse(
                 "no checkpoints yet: leave out --checkpoint-every and --resume, or use --layout tensor",
@@ -598,11 +595,6 @@ pub fn prepare_run(
         ));
     }
     if args.partition.is_some() {
-        if comm == CommKind::Mpi {
-            return Err(AppError::Usage(
-                "--partition runs on --comm shm or sim; under MPI ranks own boxes".into(),
-            ));
-        }
         if args.balance != BalanceMode::Off && args.balance != BalanceMode::Static {
             return Err(AppError::Usage(
                 "--partition places the tiles once: use it without --balance dynamic".into(),

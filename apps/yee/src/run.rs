@@ -503,8 +503,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             &wants_output,
             &on_output,
             &|step| progress.update(step),
-        )
-        .map(Some),
+        ),
     }
     .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();

@@ -137,6 +137,57 @@ fn dynamic_balancing_moves_borders_between_processes_and_keeps_the_fields() {
     );
 }
 
+/// Jagged and k-d layouts and RCDC tile sets (issue 22) under mpirun: each process steps its
+/// box or tiles through the tile driver, rank 0 gathers the tiles at output steps, and every
+/// output is the one-process run's, also with k-d boxes rebalanced between the processes.
+#[test]
+fn box_layouts_and_tile_sets_under_mpirun_give_the_one_process_outputs() {
+    let reference = reference("tiled");
+    let cases: [(usize, &[&str]); 5] = [
+        (2, &["--layout", "kd"]),
+        (4, &["--layout", "kd", "--no-overlap"]),
+        (4, &["--layout", "jagged"]),
+        (3, &["--partition", "rcdc"]),
+        (
+            2,
+            &[
+                "--layout",
+                "kd",
+                "--balance",
+                "dynamic",
+                "--rebalance-every",
+                "10",
+                "--slowdown",
+                "1=2",
+            ],
+        ),
+    ];
+    for (np, extra) in cases {
+        let what = format!("mpirun -np {np} {}", extra.join(" "));
+        let out = out_dir(&format!("mpi_tiled_{np}_{}", extra.join("_")));
+        let mut c = mpirun(np, YEE);
+        yee_run(&mut c, &out, extra);
+        succeed(finish(c));
+        assert_same_outputs(&reference, &out, &what);
+        let doc = report(&out);
+        assert_eq!(doc["comm"], "mpi", "{what}");
+        assert_eq!(doc["rank_stats"].as_array().unwrap().len(), np, "{what}");
+        if extra.contains(&"dynamic") {
+            // Rank 1 sleeps 2 s per million cells: it ends with the smaller box, and the
+            // measurements are saved.
+            let boxes = &doc["balance"]["final_boxes"];
+            let cells = |r: usize| -> i64 {
+                let b = &boxes[r];
+                (0..3)
+                    .map(|k| b["hi"][k].as_i64().unwrap() - b["lo"][k].as_i64().unwrap())
+                    .product()
+            };
+            assert!(cells(1) < cells(0), "{what}: {boxes}");
+            assert!(out.join("profile.json").is_file(), "{what}");
+        }
+    }
+}
+
 /// `--rank-backends` under mpirun: each process steps on its own entry's backend, borders move
 /// toward the fast one (cells migrate between a scalar and a rayon process), and the outputs
 /// are the one-process run's.
