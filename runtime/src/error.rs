@@ -21,8 +21,6 @@ pub enum RuntimeErrorKind {
     Wire,
     /// MPI is not built in, or cannot be started.
     Mpi,
-    /// The communicator cannot run this kind of layout (tile sets under MPI).
-    Unsupported,
     /// A checkpoint cannot be written, found, read or resumed from (another scene, a damaged
     /// file).
     Checkpoint,
