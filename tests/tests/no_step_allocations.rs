@@ -1,0 +1,118 @@
+//! Nothing is allocated per step (issue 18, build item 3): a counting global allocator
+//! around the steps of one chunk, after a few warm-up steps, over a scene with every kind of
+//! cell (CPML, a lossy block, dispersive poles, a smoothed sphere) and a DFT monitor. The
+//! scalar backend allocates nothing; the rayon backend still builds its lists of row batches,
+//! ψ shares, DFT rows and dispersive runs every phase (docs/performance.md, "Memory"), so it is
+//! not asserted here.
+//!
+//! The counter is `stats_alloc`'s instrumented system allocator: process-wide, so the rayon
+//! pool's threads count too.
+
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region as Counted, StatsAlloc};
+use std::alloc::System;
+
+use yee_core::{Box3, Chunk, Scalar};
+use yee_em::{
+    Boundary, Component, Costs, CpmlParams, DftMonitor, Material, Mode, Region, Setup, Shape,
+    YeeBackend,
+};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const REGIONS: [Region; 3] = [
+    Region {
+        shape: Shape::Block {
+            lo: [3.0, 3.0, 2.0],
+            hi: [8.0, 12.0, 9.0],
+        },
+        material: Material {
+            eps: 3.0,
+            mu: 1.0,
+            sigma: 0.05,
+            sigma_m: 0.0,
+            poles: yee_em::PoleSet::NONE,
+            diagonal: None,
+        },
+    },
+    Region {
+        shape: Shape::Block {
+            lo: [9.0, -1.0, -1.0],
+            hi: [13.0, 11.0, 10.0],
+        },
+        material: yee_tests::dispersive(1.5, 0, 3),
+    },
+    Region {
+        shape: Shape::Sphere {
+            center: [6.3, 8.6, 6.2],
+            radius: 3.7,
+        },
+        material: Material {
+            eps: 2.25,
+            mu: 1.0,
+            sigma: 0.0,
+            sigma_m: 0.0,
+            poles: yee_em::PoleSet::NONE,
+            diagonal: None,
+        },
+    },
+];
+
+fn scene() -> Setup<'static> {
+    let cpml = Boundary::Cpml(CpmlParams::with_thickness(4));
+    let grid = [18, 16, 14];
+    Setup {
+        mode: Mode::ThreeD,
+        grid,
+        courant: 0.5,
+        background: Material::VACUUM,
+        poles: &yee_tests::TEST_POLES,
+        regions: &REGIONS,
+        boundaries: [[cpml, cpml], [cpml, Boundary::Pec], [cpml, cpml]],
+        sources: Box::leak(Box::new([yee_tests::ricker_source(
+            Component::Ez,
+            [7, 6, 5],
+        )])),
+        probes: &[],
+        plane_waves: &[],
+        monitors: Box::leak(Box::new([DftMonitor {
+            region: Box3::new([2, 3, 2], [12, 11, 9]),
+            components: [true; 6],
+            first: 0,
+            count: 3,
+        }])),
+        frequencies: &[0.03, 0.05, 0.07],
+        active: None,
+        smoothing: true,
+    }
+}
+
+/// Allocations during `steps` steps of one chunk of `backend` over the whole grid, after
+/// three warm-up steps.
+fn allocations_per_steps<T: Scalar, B: YeeBackend<T>>(backend: &B, steps: u64) -> usize
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let setup = scene();
+    let whole = Box3::from_extent(setup.grid);
+    let mut chunk = backend.build(&setup, whole, Costs::default()).unwrap();
+    let mut run = |chunk: &mut B::Chunk<'_>, from: u64, to: u64| {
+        for step in from..to {
+            for phase in 0..chunk.phases() {
+                chunk.submit(step, phase, whole).unwrap();
+                chunk.wait().unwrap();
+            }
+        }
+    };
+    run(&mut chunk, 0, 3);
+    let counted = Counted::new(GLOBAL);
+    run(&mut chunk, 3, 3 + steps);
+    let stats = counted.change();
+    stats.allocations + stats.reallocations
+}
+
+#[test]
+fn the_scalar_backend_allocates_nothing_per_step() {
+    let n = allocations_per_steps::<f64, _>(&yee_scalar::ScalarCurl, 10);
+    assert_eq!(n, 0, "{n} allocations in 10 steps");
+}
