@@ -65,6 +65,9 @@ pub struct HistoryEntry {
     pub disabled: [Vec<usize>; 3],
     /// What changed.
     pub action: String,
+    /// Each rank's box after it, for a jagged or k-d layout (empty for a tensor layout,
+    /// whose boxes are its borders).
+    pub boxes: Vec<crate::Box3>,
 }
 
 /// What a run leaves besides the chunk.
@@ -229,6 +232,7 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
             measured_seconds: measured,
             disabled: decision.disabled.clone(),
             action: decision.action.clone(),
+            boxes: Vec::new(),
         });
         if decision.borders != borders {
             let old = borders.clone();

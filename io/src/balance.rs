@@ -149,6 +149,7 @@ mod tests {
             measured_seconds: 2e-3,
             disabled: [vec![0, 1], vec![], vec![]],
             action: "disable x [0, 1] \"slow\"".to_string(),
+            boxes: Vec::new(),
         };
         write_history(&path, &[entry]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();

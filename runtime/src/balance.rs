@@ -340,6 +340,21 @@ pub fn share_history(
         .collect()
 }
 
+/// Each rank's share of the cells of a jagged or k-d layout: for the `initial` boxes, then
+/// for the boxes after each entry of `history` (the columns of `balance_shares.png`).
+pub fn box_share_history(initial: &[Box3], history: &[HistoryEntry]) -> Vec<Vec<f64>> {
+    std::iter::once(initial)
+        .chain(history.iter().map(|h| &h.boxes[..]))
+        .map(|boxes| {
+            let total: usize = boxes.iter().map(Box3::cells).sum();
+            boxes
+                .iter()
+                .map(|b| b.cells() as f64 / total.max(1) as f64)
+                .collect()
+        })
+        .collect()
+}
+
 /// One box in `yee balance --json`.
 #[derive(Debug, serde::Serialize)]
 pub struct BoxJson {
@@ -418,4 +433,31 @@ pub fn boxes_report(boxes: &[Box3], json: bool, imbalance: Option<f64>) -> Strin
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn box_shares_follow_each_decision() {
+        let half = |lo: i64, hi: i64| Box3::new([lo, 0, 0], [hi, 4, 4]);
+        let entry = |boxes: Vec<Box3>| HistoryEntry {
+            step: 10,
+            borders: Default::default(),
+            predicted_seconds: 1.0,
+            measured_seconds: 2.0,
+            disabled: Default::default(),
+            action: "rebalance".into(),
+            boxes,
+        };
+        let history = [
+            entry(vec![half(0, 6), half(6, 8)]),
+            entry(vec![half(0, 8), Box3::new([0; 3], [0; 3])]),
+        ];
+        assert_eq!(
+            box_share_history(&[half(0, 4), half(4, 8)], &history),
+            [[0.5, 0.5], [0.75, 0.25], [1.0, 0.0]]
+        );
+    }
 }

@@ -267,6 +267,7 @@ pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std:
             measured_seconds: d.measured_seconds,
             disabled: [d.disabled.clone(), Vec::new(), Vec::new()],
             action: d.action.clone(),
+            boxes: d.boxes.clone(),
         })
         .collect();
     // The cells the rank owns at the end (their bounding box for a tile set), without ghosts.

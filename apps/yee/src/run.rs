@@ -14,8 +14,8 @@ use yee_core::{Axis, Box3, Real, Scalar, Topology};
 use yee_em::{Component, YeeBackend};
 use yee_io::{csv, npy, vti};
 use yee_runtime::balance::{
-    BalanceMode, BalanceOptions, LayoutKind, box_layout, dynamic_boxes, layout_name, make_plan,
-    share_history,
+    BalanceMode, BalanceOptions, LayoutKind, box_layout, box_share_history, dynamic_boxes,
+    layout_name, make_plan, share_history,
 };
 use yee_runtime::parallel::{CommKind, Continuity, process_rank, run_decomposed};
 use yee_runtime::piece::Assembled;
@@ -593,10 +593,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let path = out.join("balance_shares.png");
         let columns = match &layout_boxes {
             None => share_history(&plan.borders, history, options.topology),
-            Some(boxes) => {
-                let total = scene.cells() as f64;
-                vec![boxes.iter().map(|b| b.cells() as f64 / total).collect()]
-            }
+            Some(boxes) => box_share_history(boxes, history),
         };
         yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
         outputs.extend([
