@@ -2,7 +2,7 @@
 //! dynamic balancer with one box per rank instead of borders through the whole grid.
 //!
 //! Every `T_perf` steps the ranks all-gather their interval's work, compute, share and
-//! transfer times ([`BOX_GATHER_LEN`]); every rank feeds the same numbers to the same
+//! transfer times ([`GATHER_LEN`]); every rank feeds the same numbers to the same
 //! [`BoxBalancer`], so all decide the same:
 //!
 //! 1. performance as Q/P sums per rank (eqs. (4)–(5), (28), as the tensor balancer);
@@ -31,20 +31,15 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::balance::{BalanceParams, PerfSums, rank_perf};
+use crate::balance::{BalanceParams, rank_perf};
 use crate::box_layout::{BoxLayout, CostDensity, LayoutError, jagged_layout, kd_layout};
 use crate::chunk::Chunk;
 use crate::comm::Comm;
 use crate::driver::{StepError, StepErrorOf, StepRecord, migrate_cells};
 use crate::geometry::Box3;
+use crate::measurements::{GATHER_LEN, Measurements, interval_summary};
 use crate::tile_driver::{Ownership, TileDriver};
 use crate::topology::Topology;
-
-/// Values each rank contributes per balancing interval, in this order: work, compute seconds,
-/// steps, share seconds (waiting and unpacking), transfer seconds the communicator knew (the
-/// simulated one; a real one only knows the wait), the bytes those transfers carried, and the
-/// bytes per cell a migration moves out of its box ([`Chunk::slab_len`]).
-pub const BOX_GATHER_LEN: usize = 7;
 
 /// How the boxes are cut from the ranks' speeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,15 +101,8 @@ pub struct BoxBalancer {
     active: [bool; 3],
     params: BalanceParams,
     boxes: Vec<Box3>,
-    /// Q/P sums per rank.
-    pub perf: Vec<PerfSums>,
-    /// Per rank, the transfer seconds of its halos per step, as last measured with a box.
-    share: Vec<f64>,
-    /// Seconds per byte of the halo transfers of the last interval, where the communicator
-    /// knew them.
-    byte_seconds: Option<f64>,
-    /// Bytes a migration moves per cell (the most any rank reported).
-    cell_bytes: f64,
+    /// What the ranks measured.
+    pub measured: Measurements,
     /// Disabled ranks, the most recent last (eq. (19) brings back the last one first).
     disabled: Vec<usize>,
 }
@@ -138,10 +126,7 @@ impl BoxBalancer {
             params,
             disabled: (0..ranks).filter(|&r| boxes[r].is_empty()).collect(),
             boxes,
-            perf: vec![PerfSums::default(); ranks],
-            share: vec![0.0; ranks],
-            byte_seconds: None,
-            cell_bytes: 0.0,
+            measured: Measurements::new(ranks),
         }
     }
 
@@ -163,27 +148,10 @@ impl BoxBalancer {
         &self.disabled
     }
 
-    /// Adds one interval's gathered data: [`BOX_GATHER_LEN`] values per rank, rank after
+    /// Adds one interval's gathered data: [`GATHER_LEN`] values per rank, rank after
     /// rank. Returns the measured step time of the interval.
     pub fn record(&mut self, gathered: &[f64]) -> f64 {
-        let mut measured = 0.0f64;
-        let (mut seconds, mut bytes) = (0.0, 0.0);
-        for (r, g) in gathered.chunks_exact(BOX_GATHER_LEN).enumerate() {
-            let steps = g[2].max(1.0);
-            if g[0] > 0.0 && g[1] > 0.0 {
-                self.perf[r].work += g[0];
-                self.perf[r].seconds += g[1];
-                self.share[r] = g[4] / steps;
-            }
-            measured = measured.max((g[1] + g[3]) / steps);
-            seconds += g[4];
-            bytes += g[5];
-            self.cell_bytes = self.cell_bytes.max(g[6]);
-        }
-        if bytes > 0.0 && seconds > 0.0 {
-            self.byte_seconds = Some(seconds / bytes);
-        }
-        measured
+        self.measured.record(gathered)
     }
 
     /// The predicted time of one step of `boxes` at performance `perf`: the slowest rank's
@@ -199,7 +167,7 @@ impl BoxBalancer {
             if b.is_empty() {
                 continue;
             }
-            let t = box_work(density, *b) / perf[r] + self.share[r];
+            let t = box_work(density, *b) / perf[r] + self.measured.share[r];
             if worst.1.is_none() || t > worst.0 {
                 worst = (t, Some(r));
             }
@@ -230,9 +198,6 @@ impl BoxBalancer {
     /// Predicted seconds to move from `old` to `new` boxes: the most bytes one rank sends and
     /// receives, at the measured seconds per byte (0 when no transfer time was measured).
     fn migration_seconds(&self, old: &[Box3], new: &[Box3]) -> f64 {
-        let Some(per_byte) = self.byte_seconds else {
-            return 0.0;
-        };
         let most = old
             .iter()
             .zip(new)
@@ -241,7 +206,7 @@ impl BoxBalancer {
                 (o.cells() - kept + n.cells() - kept) as f64
             })
             .fold(0.0, f64::max);
-        most * self.cell_bytes * per_byte
+        self.measured.migration_seconds(most)
     }
 
     /// Decides the next layout from everything recorded so far: `density` weighs the cells,
@@ -252,7 +217,7 @@ impl BoxBalancer {
         remaining: u64,
         measured: f64,
     ) -> Result<BoxDecision, LayoutError> {
-        let perf = rank_perf(&self.perf);
+        let perf = rank_perf(&self.measured.perf);
         let eps = self.params.epsilon;
         let (current, _) = self.predict(&self.boxes, &perf, density);
         let mut disabled = self.disabled.clone();
@@ -350,27 +315,6 @@ fn box_work(density: &impl CostDensity, region: Box3) -> f64 {
     slices.iter().sum()
 }
 
-/// This rank's contribution to a balancing interval of a box layout (see [`BOX_GATHER_LEN`]):
-/// its `records` since the last rebalance and `cell_bytes`, the bytes a migration moves per
-/// cell of its box.
-pub fn box_interval_summary(records: &[StepRecord], cell_bytes: f64) -> [f64; BOX_GATHER_LEN] {
-    let mut g = [0.0; BOX_GATHER_LEN];
-    for r in records {
-        g[0] += r.work;
-        g[1] += r.compute_seconds;
-        g[2] += 1.0;
-        g[3] += r.share_seconds.iter().sum::<f64>();
-        for (k, t) in r.transfer_seconds.iter().enumerate() {
-            if t.is_finite() {
-                g[4] += t;
-                g[5] += r.bytes_received[k] as f64;
-            }
-        }
-    }
-    g[6] = cell_bytes;
-    g
-}
-
 /// One rebalance on this rank, at the same step on every rank: gathers the interval's
 /// `records`, decides ([`BoxBalancer::decide`], `remaining` steps left) and, when the layout
 /// changes, migrates the cells whose owner changes, rebuilds `driver` for the new boxes (its
@@ -392,8 +336,8 @@ pub fn rebalance<C: Chunk, M: Comm>(
     } else {
         (chunk.slab_len(mine) * core::mem::size_of::<C::Value>()) as f64 / mine.cells() as f64
     };
-    let summary = box_interval_summary(records, cell_bytes);
-    let mut gathered = vec![0.0; comm.size() * BOX_GATHER_LEN];
+    let summary = interval_summary(records, cell_bytes);
+    let mut gathered = vec![0.0; comm.size() * GATHER_LEN];
     comm.all_gather(&summary, &mut gathered)
         .map_err(StepError::Comm)?;
     let measured = balancer.record(&gathered);
@@ -431,9 +375,9 @@ mod tests {
 
     /// One interval of 100 steps: per rank (work, compute seconds).
     fn gathered(ranks: &[(f64, f64)]) -> Vec<f64> {
-        let mut g = vec![0.0; ranks.len() * BOX_GATHER_LEN];
+        let mut g = vec![0.0; ranks.len() * GATHER_LEN];
         for (r, &(work, seconds)) in ranks.iter().enumerate() {
-            g[r * BOX_GATHER_LEN..r * BOX_GATHER_LEN + 3].copy_from_slice(&[work, seconds, 100.0]);
+            g[r * GATHER_LEN..r * GATHER_LEN + 3].copy_from_slice(&[work, seconds, 100.0]);
         }
         g
     }
@@ -521,7 +465,7 @@ mod tests {
         let mut b = BoxBalancer::new(BoxCut::Kd, [8, 8, 1], active, params, start);
         let mut g = gathered(&[(3200.0, 1.0), (3200.0, 1.0 / 0.6)]);
         for r in 0..2 {
-            g[r * BOX_GATHER_LEN + 4..r * BOX_GATHER_LEN + 7].copy_from_slice(&[100.0, 100.0, 8.0]);
+            g[r * GATHER_LEN + 4..r * GATHER_LEN + 7].copy_from_slice(&[100.0, 100.0, 8.0]);
         }
         let m = b.record(&g);
         assert_eq!(b.decide(&uniform, 1, m).unwrap().action, "keep");

@@ -378,41 +378,72 @@ pub fn migrate_cells<C: Chunk, M: Comm>(
     new: impl Fn(usize) -> Box3,
     storage: Box3,
 ) -> Result<(), StepErrorOf<C, M>> {
+    let me = comm.rank();
+    let part = |a: Box3, b: Box3| {
+        let p = a.intersect(&b);
+        if p.is_empty() {
+            Vec::new()
+        } else {
+            alloc::vec![p]
+        }
+    };
+    migrate_regions(
+        chunk,
+        comm,
+        |peer| part(old(me), new(peer)),
+        |peer| part(old(peer), new(me)),
+        storage,
+    )
+}
+
+/// [`migrate_cells`] for any regions: this rank sends `leaving(peer)` (boxes of its old cells
+/// that `peer` owns next) and receives `arriving(peer)` (boxes of `peer`'s old cells it owns
+/// next), resizing its chunk to `storage` in between — the tiles of a tile set whose owner
+/// changes, or the one intersection of two boxes.
+pub fn migrate_regions<C: Chunk, M: Comm>(
+    chunk: &mut C,
+    comm: &mut M,
+    leaving: impl Fn(usize) -> Vec<Box3>,
+    arriving: impl Fn(usize) -> Vec<Box3>,
+    storage: Box3,
+) -> Result<(), StepErrorOf<C, M>> {
     if !C::CAPABILITIES.migration {
         return Err(StepError::Chunk(C::Error::unsupported("migration")));
     }
     let me = comm.rank();
-    let (old_box, new_box) = (old(me), new(me));
     let size = core::mem::size_of::<C::Value>();
     let others = || (0..comm.size()).filter(move |&p| p != me);
-    let mut leaving: Vec<(usize, usize, C::Buffer)> = Vec::new();
+    let bytes_of = |chunk: &C, parts: &[Box3]| -> usize {
+        parts.iter().map(|p| chunk.slab_len(*p)).sum::<usize>() * size
+    };
+    let mut sent: Vec<(usize, usize, C::Buffer)> = Vec::new();
     for peer in others() {
-        let part = old_box.intersect(&new(peer));
-        if part.is_empty() {
+        let parts = leaving(peer);
+        if parts.is_empty() {
             continue;
         }
-        let bytes = chunk.slab_len(part) * size;
+        let bytes = bytes_of(chunk, &parts);
         let mut buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
         chunk
-            .pack_slabs(&[part], &mut buffer)
+            .pack_slabs(&parts, &mut buffer)
             .map_err(StepError::Chunk)?;
-        leaving.push((peer, bytes, buffer));
+        sent.push((peer, bytes, buffer));
     }
     chunk
         .wait()
         .and_then(|()| chunk.resize(storage))
         .map_err(StepError::Chunk)?;
-    let mut arriving: Vec<(Box3, usize, usize, C::Buffer)> = Vec::new();
+    let mut received: Vec<(Vec<Box3>, usize, usize, C::Buffer)> = Vec::new();
     for peer in others() {
-        let part = old(peer).intersect(&new_box);
-        if part.is_empty() {
+        let parts = arriving(peer);
+        if parts.is_empty() {
             continue;
         }
-        let bytes = chunk.slab_len(part) * size;
+        let bytes = bytes_of(chunk, &parts);
         let buffer = chunk.buffer(bytes).map_err(StepError::Chunk)?;
-        arriving.push((part, peer, bytes, buffer));
+        received.push((parts, peer, bytes, buffer));
     }
-    let outgoing: Vec<Outgoing<'_>> = leaving
+    let outgoing: Vec<Outgoing<'_>> = sent
         .iter()
         .map(|(peer, bytes, buffer)| Outgoing {
             peer: *peer,
@@ -420,7 +451,7 @@ pub fn migrate_cells<C: Chunk, M: Comm>(
             bytes: &buffer.bytes()[..*bytes],
         })
         .collect();
-    let mut incoming: Vec<Incoming<'_>> = arriving
+    let mut incoming: Vec<Incoming<'_>> = received
         .iter_mut()
         .map(|(_, p, bytes, buffer)| {
             Incoming::new(*p, Route::Slab, &mut buffer.bytes_mut()[..*bytes])
@@ -429,9 +460,9 @@ pub fn migrate_cells<C: Chunk, M: Comm>(
     comm.exchange(&outgoing, &mut incoming, &mut |_| {})
         .map_err(StepError::Comm)?;
     drop(incoming);
-    for (part, _, _, buffer) in &arriving {
+    for (parts, _, _, buffer) in &received {
         chunk
-            .unpack_slabs(&[*part], buffer)
+            .unpack_slabs(parts, buffer)
             .map_err(StepError::Chunk)?;
     }
     chunk.wait().map_err(StepError::Chunk)

@@ -32,6 +32,8 @@ pub mod field;
 pub mod geometry;
 #[cfg(feature = "alloc")]
 pub mod graph;
+#[cfg(feature = "alloc")]
+pub mod measurements;
 pub mod model;
 pub mod partition;
 pub mod scalar;
@@ -39,6 +41,8 @@ pub mod scalar;
 pub mod session;
 pub mod staging;
 pub mod stencil;
+#[cfg(feature = "alloc")]
+pub mod tile_balance;
 #[cfg(feature = "alloc")]
 pub mod tile_driver;
 #[cfg(feature = "alloc")]

@@ -15,7 +15,7 @@ use yee_core::tile_driver::Ownership;
 use yee_core::{Box3, Chunk, Scalar, Topology};
 use yee_em::{Costs, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
-use yee_scalar::tiled::{DynamicBoxes, tile_values};
+use yee_scalar::tiled::{Rebalancing, tile_values};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::parallel::{Continuity, run_rank_continued};
@@ -218,7 +218,7 @@ pub fn run_rank<T: Scalar, B: YeeBackend<T>>(
 pub fn run_tiled_rank<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     map: &(dyn Ownership + Sync),
-    dynamic: Option<&DynamicBoxes>,
+    dynamic: Option<&Rebalancing>,
     costs: Costs,
     backend: B,
     slowdown: &[Slowdown],

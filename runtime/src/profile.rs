@@ -136,8 +136,8 @@ impl Profile {
             version: VERSION,
             grid,
             topology: topology.0,
-            perf: b.perf.iter().map(PerfJson::from).collect(),
-            links: vec![[none; 6]; b.perf.len()],
+            perf: b.measured.perf.iter().map(PerfJson::from).collect(),
+            links: vec![[none; 6]; b.measured.perf.len()],
         }
     }
 

@@ -8,13 +8,14 @@ use yee_comm_sim::MachineModel;
 
 use yee_core::graph::{Method, TileGraph, partition, quality};
 use yee_core::session::HistoryEntry;
+use yee_core::tile_balance::TileBalancer;
 use yee_core::tile_driver::Ownership;
 use yee_core::tile_map::TileMap;
 use yee_core::{Box3, Scalar, Topology};
 use yee_em::{Component, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{
-    DynamicBoxes, Owners, check_tiled, run_tiled_rank, scatter_tiles, tile_values,
+    DynamicTiles, Owners, Rebalancing, check_tiled, run_tiled_rank, scatter_tiles, tile_values,
 };
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
@@ -32,6 +33,8 @@ pub struct TilePlan {
     pub imbalance: f64,
     /// Cut edge weight (cells exchanged per phase).
     pub edge_cut: f64,
+    /// The tile graph the map partitions.
+    pub graph: TileGraph,
 }
 
 /// What to partition: a mask over a grid, with a name for messages and files.
@@ -115,7 +118,32 @@ pub fn plan_tiles(
         method,
         imbalance: q.imbalance,
         edge_cut: q.edge_cut,
+        graph,
     })
+}
+
+/// The balancer of a `--partition` run with `--balance dynamic`: starts from `plan`'s map,
+/// rebalances every `every` steps with `epsilon`, each tile weighing its work under `costs`.
+pub fn dynamic_tiles(
+    setup: &Setup,
+    costs: &yee_em::Costs,
+    plan: &TilePlan,
+    every: u64,
+    epsilon: f64,
+) -> DynamicTiles {
+    let tile_work = (0..plan.map.owner.len())
+        .map(|t| yee_em::load::box_work(setup, plan.map.tile_box(t), costs))
+        .collect();
+    let params = yee_core::balance::BalanceParams {
+        every,
+        epsilon,
+        ..Default::default()
+    };
+    DynamicTiles {
+        balancer: TileBalancer::new(plan.method, params, plan.map.clone()),
+        graph: plan.graph.clone(),
+        tile_work,
+    }
 }
 
 /// One rank's tiles and their values, deposited at an output step.
@@ -130,7 +158,7 @@ pub(crate) type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
     map: &(dyn Ownership + Sync),
-    dynamic: Option<&DynamicBoxes>,
+    dynamic: Option<&Rebalancing>,
     costs: yee_em::Costs,
     backend: B,
     comm: CommKind,
@@ -231,7 +259,7 @@ type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + 'a;
 pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
     setup: &Setup<'s>,
     map: &(dyn Ownership + Sync),
-    dynamic: Option<&DynamicBoxes>,
+    dynamic: Option<&Rebalancing>,
     costs: yee_em::Costs,
     backend: &B,
     comm: &mut M,
@@ -241,7 +269,7 @@ pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std:
 ) -> Result<RankOutput<T>, RuntimeError> {
     let rank = comm.rank();
     let owners = match dynamic {
-        Some(d) => Owners::Balanced(Box::new(d.clone())),
+        Some(d) => d.owners(),
         None => Owners::Fixed(map),
     };
     let o = run_tiled_rank(
@@ -269,11 +297,26 @@ pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std:
             action: d.action.clone(),
             boxes: d.boxes.clone(),
         })
+        .chain(o.tile_history.iter().map(|(step, d)| {
+            HistoryEntry {
+                step: *step,
+                borders: Default::default(),
+                predicted_seconds: d.predicted_seconds,
+                measured_seconds: d.measured_seconds,
+                disabled: Default::default(),
+                action: d.action.clone(),
+                // Each rank's tiles' bounding box.
+                boxes: (0..d.map.ranks)
+                    .map(|r| d.map.chunk_box(r, [0; 3]))
+                    .collect(),
+            }
+        }))
         .collect();
     // The cells the rank owns at the end (their bounding box for a tile set), without ghosts.
-    let owned = match o.history.last() {
-        Some((_, d)) => d.boxes[rank],
-        None => map.chunk_box(rank, [0; 3]),
+    let owned = match (o.history.last(), o.tile_history.last()) {
+        (Some((_, d)), _) => d.boxes[rank],
+        (None, Some((_, d))) => d.map.chunk_box(rank, [0; 3]),
+        (None, None) => map.chunk_box(rank, [0; 3]),
     };
     Ok(RankOutput {
         probes: o.probes,

@@ -270,11 +270,27 @@ pub fn balanced_run<T: yee_core::Scalar>(
     model: Option<yee_comm_sim::MachineModel>,
     steps: u64,
 ) -> Vec<yee_scalar::tiled::TiledRankOutput<T>> {
-    let ranks = dynamic.balancer.layout().boxes.len();
+    let balanced = yee_scalar::tiled::Rebalancing::Boxes(dynamic.clone());
+    rebalanced_run(setup, &balanced, comm, model, steps)
+}
+
+/// `steps` steps of `setup` on the boxes or tile sets `balanced` rebalances (scalar backend,
+/// default costs, overlapped) on `comm` (the sim uses `model` when given): each rank's output.
+pub fn rebalanced_run<T: yee_core::Scalar>(
+    setup: &Setup,
+    balanced: &yee_scalar::tiled::Rebalancing,
+    comm: CommKind,
+    model: Option<yee_comm_sim::MachineModel>,
+    steps: u64,
+) -> Vec<yee_scalar::tiled::TiledRankOutput<T>> {
+    let ranks = match balanced {
+        yee_scalar::tiled::Rebalancing::Boxes(d) => d.balancer.layout().boxes.len(),
+        yee_scalar::tiled::Rebalancing::Tiles(d) => d.balancer.map().ranks,
+    };
     tiled_run(
         setup,
         ranks,
-        &|| yee_scalar::tiled::Owners::Balanced(Box::new(dynamic.clone())),
+        &|| balanced.owners(),
         comm,
         model,
         true,

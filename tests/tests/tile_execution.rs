@@ -3,14 +3,17 @@
 //! shared-memory communicator, overlapped and not, gives bit for bit the fields and probe
 //! records of the one-chunk run of the same mask (inactive cells held at zero).
 
-use yee_core::graph::{RcdcParams, TileGraph, rcdc};
+use yee_comm_sim::MachineModel;
+use yee_core::balance::BalanceParams;
+use yee_core::graph::{Method, RcdcParams, TileGraph, rcdc};
+use yee_core::tile_balance::TileBalancer;
 use yee_core::tile_map::TileMap;
 use yee_em::{
     Boundary, Component, CpmlParams, Material, Mode, PointSource, Probe, Region, Setup, Shape,
     SourceKind, Waveform,
 };
-use yee_scalar::tiled::{assemble_tiles, tiled_probe_series};
-use yee_tests::{owned_run, single_chunk};
+use yee_scalar::tiled::{DynamicTiles, Rebalancing, assemble_tiles, tiled_probe_series};
+use yee_tests::{CommKind, owned_run, rebalanced_run, single_chunk};
 
 const RANKS: usize = 4;
 
@@ -137,6 +140,50 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
                 let got = tiled_probe_series(&outputs, i).expect("a rank holds the probe");
                 assert!(got == reference.probes[i], "{what}: probe {i} differs");
             }
+        }
+        // The tile sets rebalanced from measured speeds (issue 22): rank 2 at a fifth of the
+        // others' speed on the simulated machine; the tiles move with their fields, ψ and
+        // polarisations, and nothing changes.
+        let params = BalanceParams {
+            every: 10,
+            epsilon: 0.0,
+            ..BalanceParams::default()
+        };
+        let tile_work = (0..map.owner.len())
+            .map(|t| map.tile_box(t).cells() as f64)
+            .collect();
+        let balanced = Rebalancing::Tiles(DynamicTiles {
+            balancer: TileBalancer::new(Method::Rcdc, params, map.clone()),
+            graph: graph.clone(),
+            tile_work,
+        });
+        let mut model = MachineModel::default_for(RANKS);
+        model.speeds[2] /= 5.0;
+        let outputs = rebalanced_run::<f64>(&setup, &balanced, CommKind::Sim, Some(model), steps);
+        let what = format!("{mode:?} tile {tile:?} rebalanced");
+        let moves: Vec<_> = outputs[0]
+            .tile_history
+            .iter()
+            .filter(|(_, d)| d.migrate)
+            .map(|(step, d)| (*step, d.action.clone()))
+            .collect();
+        assert!(!moves.is_empty(), "{what}: the tiles must move");
+        let last = &outputs[0].tile_history.last().unwrap().1.map;
+        let slow = last.owned_tiles(2).count();
+        assert!(
+            (0..RANKS).all(|r| r == 2 || last.owned_tiles(r).count() > slow),
+            "{what}: rank 2 keeps the fewest tiles, {moves:?}"
+        );
+        for c in Component::ALL {
+            let got = assemble_tiles(&outputs, grid, c);
+            assert!(
+                got == reference.fields[c.index()],
+                "{what}: {c:?} differs, {moves:?}"
+            );
+        }
+        for i in 0..probes.len() {
+            let got = tiled_probe_series(&outputs, i).expect("a rank holds the probe");
+            assert!(got == reference.probes[i], "{what}: probe {i} differs");
         }
     }
 }

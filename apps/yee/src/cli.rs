@@ -594,13 +594,6 @@ pub fn prepare_run(
             "--slowdown applies to shm and mpi; the sim communicator's speeds come from its machine model".into(),
         ));
     }
-    if args.partition.is_some() {
-        if args.balance != BalanceMode::Off && args.balance != BalanceMode::Static {
-            return Err(AppError::Usage(
-                "--partition places the tiles once: use it without --balance dynamic".into(),
-            ));
-        }
-    }
     crate::check::memory_fits(&scene, topology.ranks(), comm == CommKind::Mpi)?;
     if args.movie {
         crate::movie::check_ffmpeg()?;

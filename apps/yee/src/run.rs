@@ -22,6 +22,7 @@ use yee_runtime::piece::Assembled;
 use yee_runtime::profile::Profile;
 pub use yee_scalar::decomposed::mean_step_time;
 use yee_scalar::decomposed::{first_divergence, probe_series};
+use yee_scalar::tiled::Rebalancing;
 use yee_scene::spec::ValueType;
 use yee_scene::{GeometryOutput, Scene, Units};
 
@@ -427,6 +428,8 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         drop_fields: true,
     };
     let mut partition_report = None;
+    // How a tiled run rebalances, if it does.
+    let mut rebalancing = None;
     // The boxes of a jagged or k-d layout (a tensor layout's are the plan's borders).
     let layout_boxes = (options.balance.layout != LayoutKind::Tensor)
         .then(|| box_layout(&setup, &scene.costs, options.topology, &options.balance))
@@ -454,9 +457,20 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                     edge_cut: tiles.edge_cut,
                     imbalance: tiles.imbalance,
                 });
+                if options.balance.mode == BalanceMode::Dynamic {
+                    rebalancing = Some(Rebalancing::Tiles(yee_runtime::tiled::dynamic_tiles(
+                        &setup,
+                        &scene.costs,
+                        &tiles,
+                        options.balance.every,
+                        options.balance.epsilon,
+                    )));
+                }
                 Some(Box::new(tiles.map))
             }
             (None, Some(boxes)) => {
+                rebalancing = dynamic_boxes(&setup, options.topology, &options.balance, boxes)
+                    .map(Rebalancing::Boxes);
                 let map = yee_core::box_layout::BoxLayout {
                     grid: setup.grid,
                     boxes: boxes.clone(),
@@ -489,10 +503,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         Some(map) => yee_runtime::tiled::run_tiled::<T, K>(
             &setup,
             map.as_ref(),
-            layout_boxes
-                .as_ref()
-                .and_then(|b| dynamic_boxes(&setup, options.topology, &options.balance, b))
-                .as_ref(),
+            rebalancing.as_ref(),
             scene.costs,
             kernel,
             options.comm,

@@ -7,7 +7,9 @@ use alloc::vec::Vec;
 use core::fmt;
 use yee_core::box_balance::{BoxBalancer, BoxDecision, rebalance};
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
+use yee_core::graph::TileGraph;
 use yee_core::session::STOP_CHECK_STEPS;
+use yee_core::tile_balance::{TileBalancer, TileDecision, rebalance_tiles};
 use yee_core::tile_driver::{Ownership, TileDriver};
 use yee_core::{Axis, Box3, Comm, Scalar};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
@@ -65,6 +67,8 @@ pub struct TiledRankOutput<T> {
     /// The balancer of a balanced box layout as it ended (identical on every rank), with
     /// every measurement (for saving a profile).
     pub balancer: Option<BoxBalancer>,
+    /// Each rebalance of a balanced tile set: the steps done and what was decided.
+    pub tile_history: Vec<(u64, TileDecision)>,
 }
 
 /// A box layout that a [`BoxBalancer`] rebalances every `T_perf` steps from measurements.
@@ -77,12 +81,44 @@ pub struct DynamicBoxes {
     pub per_axis: bool,
 }
 
+/// A tile set that a [`TileBalancer`] rebalances every `T_perf` steps from measurements.
+#[derive(Clone, Debug)]
+pub struct DynamicTiles {
+    /// The balancer, holding the map the run starts from.
+    pub balancer: TileBalancer,
+    /// The tile graph the map partitions.
+    pub graph: TileGraph,
+    /// The work of each tile, by linear tile index (the balancer's load).
+    pub tile_work: Vec<f64>,
+}
+
+/// How a tiled run rebalances: its boxes or its tile sets.
+#[derive(Clone, Debug)]
+pub enum Rebalancing {
+    /// A jagged or k-d layout's boxes.
+    Boxes(DynamicBoxes),
+    /// A partition's tile sets.
+    Tiles(DynamicTiles),
+}
+
+impl Rebalancing {
+    /// The owners of a run that starts balanced this way.
+    pub fn owners(&self) -> Owners<'static> {
+        match self {
+            Rebalancing::Boxes(d) => Owners::Balanced(alloc::boxed::Box::new(d.clone())),
+            Rebalancing::Tiles(d) => Owners::BalancedTiles(alloc::boxed::Box::new(d.clone())),
+        }
+    }
+}
+
 /// What the ranks of a tiled run own.
 pub enum Owners<'a> {
     /// Tile sets or boxes fixed for the whole run.
     Fixed(&'a dyn Ownership),
     /// Boxes rebalanced during the run.
     Balanced(alloc::boxed::Box<DynamicBoxes>),
+    /// Tile sets rebalanced during the run.
+    BalancedTiles(alloc::boxed::Box<DynamicTiles>),
 }
 
 /// Checks that `setup` can run on `map`'s tiles.
@@ -121,15 +157,18 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
             start = d.balancer.layout();
             &start
         }
+        Owners::BalancedTiles(d) => d.balancer.map(),
     };
     let mut chunk = backend
         .build(setup, map.chunk_box(rank, ghost), costs)
         .map_err(StepError::Chunk)?;
     let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
-    let mut dynamic = match owners {
-        Owners::Balanced(d) => Some(*d),
-        Owners::Fixed(_) => None,
+    let (mut dynamic, mut dynamic_tiles) = match owners {
+        Owners::Balanced(d) => (Some(*d), None),
+        Owners::BalancedTiles(d) => (None, Some(*d)),
+        Owners::Fixed(_) => (None, None),
     };
+    let mut tile_history = Vec::new();
     driver.set_overlap(overlap);
     let in_tiles = |tiles: &[Box3]| -> Vec<(usize, yee_em::Probe)> {
         setup
@@ -173,6 +212,28 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
                 break;
             }
         }
+        if let Some(d) = dynamic_tiles.as_mut() {
+            if (step + 1) % d.balancer.params().every != 0 || step + 1 == steps {
+                continue;
+            }
+            let decision = rebalance_tiles(
+                &mut d.balancer,
+                &d.graph,
+                &d.tile_work,
+                &records[interval_start..],
+                steps - step - 1,
+                &mut chunk,
+                comm,
+                &mut driver,
+            )?;
+            interval_start = records.len();
+            if decision.migrate {
+                tiles = driver.tiles().copied().collect();
+                mine = in_tiles(&tiles);
+            }
+            tile_history.push((step + 1, decision));
+            continue;
+        }
         let Some(d) = dynamic.as_mut() else { continue };
         if (step + 1) % d.balancer.params().every != 0 || step + 1 == steps {
             continue;
@@ -215,6 +276,7 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         diverged,
         history,
         balancer: dynamic.map(|d| d.balancer),
+        tile_history,
     })
 }
 
