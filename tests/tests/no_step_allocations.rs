@@ -96,7 +96,7 @@ where
     let setup = scene();
     let whole = Box3::from_extent(setup.grid);
     let mut chunk = backend.build(&setup, whole, Costs::default()).unwrap();
-    let mut run = |chunk: &mut B::Chunk<'_>, from: u64, to: u64| {
+    let run = |chunk: &mut B::Chunk<'_>, from: u64, to: u64| {
         for step in from..to {
             for phase in 0..chunk.phases() {
                 chunk.submit(step, phase, whole).unwrap();

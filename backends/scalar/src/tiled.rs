@@ -94,6 +94,7 @@ pub struct DynamicTiles {
 
 /// How a tiled run rebalances: its boxes or its tile sets.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per run, cloned once per rank
 pub enum Rebalancing {
     /// A jagged or k-d layout's boxes.
     Boxes(DynamicBoxes),
