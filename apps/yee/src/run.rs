@@ -601,16 +601,18 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
         yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
-        let path = out.join("balance_shares.png");
-        let columns = match &layout_boxes {
-            None => share_history(&plan.borders, history, options.topology),
-            Some(boxes) => box_share_history(boxes, history),
+        outputs.push("balance_history.csv".to_string());
+        // Tile sets' shares are not boxes: their plot is not drawn (not built yet).
+        let columns = match (&layout_boxes, options.partition) {
+            (_, Some(_)) => None,
+            (None, None) => Some(share_history(&plan.borders, history, options.topology)),
+            (Some(boxes), None) => Some(box_share_history(boxes, history)),
         };
-        yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
-        outputs.extend([
-            "balance_history.csv".to_string(),
-            "balance_shares.png".to_string(),
-        ]);
+        if let Some(columns) = columns {
+            let path = out.join("balance_shares.png");
+            yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
+            outputs.push("balance_shares.png".to_string());
+        }
         let profile = match (&results[0].balancer, &results[0].box_balancer) {
             (Some(b), _) => Some(Profile::from_balancer(b)),
             (None, Some(b)) => Some(Profile::from_box_balancer(b, scene.grid, options.topology)),
