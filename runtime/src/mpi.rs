@@ -36,8 +36,17 @@ pub fn world_rank() -> usize {
 }
 
 /// Initialises MPI for this process; the returned universe finalises it when dropped. A
-/// panic on any rank from here on aborts the whole job.
+/// panic on any rank from here on aborts the whole job. Under a launcher the process also ends
+/// with it ([`yee_comm_mpi::end_with_launcher`]), so that no rank outlives a job that ended.
 pub fn initialize() -> Result<mpi::environment::Universe, RuntimeError> {
+    if under_mpirun() {
+        yee_comm_mpi::end_with_launcher(yee_comm_mpi::watchdog::SILENT_EXIT_CODE).map_err(|e| {
+            RuntimeError::new(
+                RuntimeErrorKind::Mpi,
+                format!("could not tie this rank to its launcher (PR_SET_PDEATHSIG): {e}"),
+            )
+        })?;
+    }
     let universe = mpi::initialize().ok_or_else(|| {
         RuntimeError::new(
             RuntimeErrorKind::Mpi,

@@ -143,7 +143,8 @@ impl Job {
 
     /// The ranks whose process still runs `limit` after the job ended. mpirun's abort sends
     /// SIGCONT, SIGTERM and at last SIGKILL to a stopped rank, and may exit before that
-    /// rank is gone (seen once on a loaded 2-core machine), so this waits for it.
+    /// rank is gone (seen in CI on a loaded 2-core machine): then the kernel kills it as its
+    /// parent exits (`yee_comm_mpi::end_with_launcher`), which may take a moment.
     fn alive_after(&self, limit: Duration) -> Vec<usize> {
         let start = Instant::now();
         loop {

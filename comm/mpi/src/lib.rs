@@ -13,6 +13,7 @@
 
 pub mod calibrate;
 pub mod error;
+pub mod launcher;
 pub mod watchdog;
 
 use std::time::Instant;
@@ -28,6 +29,7 @@ use yee_core::decomposition::rank_coords;
 use yee_core::{Comm, CommErrorKind, Incoming, Outgoing, Topology};
 
 pub use error::MpiError;
+pub use launcher::end_with_launcher;
 pub use watchdog::{Awaited, Watchdog};
 
 /// Up to this many ranks [`MpiComm::all_gather`] (the stop check every few steps, the
