@@ -12,8 +12,11 @@ use yee_scalar::state::CpmlSlab;
 use crate::curl::{ComponentRows, Term};
 use crate::kernels::id_runs;
 
+/// The most CPML layers one component's rows cross: a state has one slab per face of the grid.
+pub(crate) const MAX_LAYERS: usize = 6;
+
 /// One CPML layer a component's rows cross: where it corrects and how its ψ is laid out.
-pub(crate) struct Layer<R> {
+pub(crate) struct Layer<'a, R> {
     /// Index of the layer's slab in `state.slabs`.
     pub(crate) slab_index: usize,
     /// Index into the component's terms: the one differentiating along the layer's axis.
@@ -23,18 +26,19 @@ pub(crate) struct Layer<R> {
     /// The layer's cells in the chunk: the ψ array's box, x fastest.
     pub(crate) slab: Box3,
     /// For a layer across x, the recursion's `b` and `c` over the x cells of `region`.
-    pub(crate) along: Option<(Vec<R>, Vec<R>)>,
+    pub(crate) along: Option<[&'a [R]; 2]>,
 }
 
-impl<R: Copy> Layer<R> {
+impl<'a, R: Copy> Layer<'a, R> {
     /// The layers of `slabs` holding ψ for component `c`, over the cells `r`, in the order the
-    /// oracle applies them.
+    /// oracle applies them; `bc` gives the `b` and `c` arrays along each axis (global x).
     pub(crate) fn of<T: Scalar<Real = R>>(
         slabs: &[CpmlSlab<T>],
         c: usize,
         r: Box3,
         terms: &[Term<T>],
-    ) -> Vec<Layer<R>> {
+        bc: impl Fn(usize) -> [&'a [R]; 2],
+    ) -> heapless::Vec<Layer<'a, R>, MAX_LAYERS> {
         slabs
             .iter()
             .enumerate()
@@ -49,13 +53,7 @@ impl<R: Copy> Layer<R> {
                     .position(|t| t.axis == s.axis.index())
                     .expect("a slab holds ψ only for components differentiating along its axis");
                 let x = region.lo[0] as usize..region.hi[0] as usize;
-                let along = (s.axis.index() == 0).then(|| {
-                    let table = &terms[term].table[x];
-                    (
-                        table.iter().map(|f| f[0]).collect(),
-                        table.iter().map(|f| f[1]).collect(),
-                    )
-                });
+                let along = (s.axis.index() == 0).then(|| bc(0).map(|f| &f[x.clone()]));
                 Some(Layer {
                     slab_index,
                     term,
@@ -169,8 +167,8 @@ fn correct_layer_rows<T: Scalar>(
             upper: &t.source[hi..hi + n],
             lower: &t.source[lo..lo + n],
         };
-        let factors = match &layer.along {
-            Some((b, c)) => Factors::Along(b, c),
+        let factors = match layer.along {
+            Some([b, c]) => Factors::Along(b, c),
             None => {
                 let [b, c, _] = t.table[[0, y, z][t.axis] as usize];
                 Factors::Same(b, c)
@@ -323,7 +321,7 @@ mod tests {
     fn psi_rows_before_counts_the_layer_rows_ahead_of_a_storage_row() {
         // Storage y, z in -1..5 (6 rows a plane); the layer holds y 1..3, z 2..4.
         let storage = Box3::new([-1, -1, -1], [5, 5, 5]);
-        let layer = Layer::<f32> {
+        let layer = Layer::<'_, f32> {
             along: None,
             slab_index: 0,
             term: 0,

@@ -2,14 +2,15 @@
 //! kernels where they apply and the general per-cell loop elsewhere.
 
 use rayon::prelude::*;
-use yee_core::{Box3, Field, Real, Scalar};
+use yee_core::{Axis, Box3, Field, Real, Scalar};
 use yee_em::Component;
 use yee_scalar::field::HostField;
 use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
 
-use crate::cpml::{Layer, PsiRows, correct_rows};
+use crate::cpml::{Layer, MAX_LAYERS, PsiRows, correct_rows};
 use crate::executor::ComponentPasses;
 use crate::kernels::*;
+use crate::scratch::{Scratch, recycle};
 
 /// Cells per rayon task (whole rows of at least this many cells). Larger batches switch the
 /// memory streams less often: at 256³ f32 on one thread 256 Ki cells measured ≈ 1.2× the rate
@@ -37,7 +38,7 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) storage: Box3,
     pub(crate) extent: [usize; 3],
     pub(crate) electric: bool,
-    pub(crate) terms: Vec<Term<'a, T>>,
+    pub(crate) terms: heapless::Vec<Term<'a, T>, 2>,
     pub(crate) ids: &'a [u16],
     /// Per storage row, the material all its updated nodes share, or [`MIXED_ROW`].
     pub(crate) row_material: &'a [u32],
@@ -50,7 +51,7 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) plain: (i64, i64),
     pub(crate) x_stretches: bool,
     /// The CPML layers the rows cross, corrected once a batch of rows is updated.
-    pub(crate) layers: Vec<Layer<T::Real>>,
+    pub(crate) layers: heapless::Vec<Layer<'a, T::Real>, MAX_LAYERS>,
 }
 
 impl<'a, T: Scalar> ComponentRows<'a, T> {
@@ -64,7 +65,8 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         let strides = storage.strides();
         let electric = c.is_electric();
         let active = st.mode.active_axes();
-        let terms: Vec<Term<T>> = c
+        // A component's curl has two terms (one in 2D).
+        let terms: heapless::Vec<Term<T>, 2> = c
             .curl_terms()
             .into_iter()
             .filter(|t| active[t.axis.index()] && st.mode.has(t.source))
@@ -101,7 +103,9 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             extent: storage.extent(),
             electric,
             x_stretches: terms.iter().any(|t| t.axis == 0),
-            layers: Layer::of(slabs, c.index(), r, &terms),
+            layers: Layer::of(slabs, c.index(), r, &terms, |a| {
+                st.stretch[a].bc(c, Axis::ALL[a])
+            }),
             terms,
             ids: &st.material_ids[c.index()][..],
             row_material: &st.row_material[c.index()][..],
@@ -326,27 +330,27 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
 /// updated together, batch of rows by batch of rows, so a source row read for one component is
 /// still in cache for the other that needs it (one pass per component reads every source twice
 /// from memory: 96 B per 3D cell and step instead of 72). Every cell's arithmetic is the same
-/// either way, so are the bits.
+/// either way, so are the bits. The lists of batches come from `scratch`: nothing is allocated
+/// once a phase of the same shape has run.
 pub(crate) fn curl_phase<T: Scalar>(
     state: &mut YeeState<T>,
     electric: bool,
     region: Box3,
-    passes: ComponentPasses,
-    batch_cells: usize,
+    (passes, batch_cells): (ComponentPasses, usize),
+    scratch: &Scratch,
 ) {
-    let components: Vec<Component> = state
-        .mode
-        .components()
-        .iter()
-        .copied()
-        .filter(|c| {
-            c.is_electric() == electric && !region.intersect(&state.free[c.index()]).is_empty()
-        })
-        .collect();
-    let mut targets: Vec<(Component, HostField<T>)> = components
-        .iter()
-        .filter_map(|&c| Some((c, state.fields[c.index()].take()?)))
-        .collect();
+    // At most three components of one kind.
+    let mut targets: heapless::Vec<(Component, HostField<T>), 3> = heapless::Vec::new();
+    for &c in state.mode.components() {
+        if c.is_electric() != electric || region.intersect(&state.free[c.index()]).is_empty() {
+            continue;
+        }
+        if let Some(field) = state.fields[c.index()].take()
+            && let Err((c, field)) = targets.push((c, field))
+        {
+            state.fields[c.index()] = Some(field);
+        }
+    }
     let Some(storage) = targets.first().map(|(_, f)| f.storage()) else {
         return;
     };
@@ -359,58 +363,80 @@ pub(crate) fn curl_phase<T: Scalar>(
         ComponentPasses::Together => true,
         ComponentPasses::Apart => false,
     } && targets.iter().all(|(_, f)| f.storage() == storage);
-    let groups: Vec<Vec<usize>> = if together {
-        vec![(0..targets.len()).collect()]
-    } else {
-        (0..targets.len()).map(|k| vec![k]).collect()
-    };
+    let groups = if together { 1 } else { targets.len() };
     let mut finite = true;
     // The ψ arrays leave the state while it is borrowed for the sources, as the targets do.
     let mut slabs = std::mem::take(&mut state.slabs);
-    for group in groups {
+    for g in 0..groups {
+        let members = if together { 0..targets.len() } else { g..g + 1 };
         let st = &*state;
-        let kernels: Vec<ComponentRows<T>> = group
-            .iter()
-            .map(|&k| ComponentRows::new(st, &slabs, targets[k].0, storage, region))
+        let kernels: heapless::Vec<ComponentRows<T>, 3> = members
+            .clone()
+            .map(|k| ComponentRows::new(st, &slabs, targets[k].0, storage, region))
             .collect();
-        let indices: Vec<usize> = group.iter().map(|&k| targets[k].0.index()).collect();
+        let components: heapless::Vec<usize, 3> =
+            members.clone().map(|k| targets[k].0.index()).collect();
         let extent = storage.extent();
         let first = kernels.iter().map(|k| k.rows().0).min().unwrap_or(0);
         let last = kernels.iter().map(|k| k.rows().1).max().unwrap_or(0);
         // Tasks of several rows: rayon's per-task cost would dominate 100-cell rows.
         let rows_per_task = (batch_cells / extent[0]).max(1);
         let batch = extent[0] * rows_per_task;
-        // Batch-major: for each batch of rows, that batch of every target in the group.
-        let mut batches: Vec<Vec<&mut [T]>> = Vec::new();
+        let count = ((last + 1 - first) * extent[0]).div_ceil(batch);
+        // Batch-major: batch b of the group's j-th target at b·K + j.
+        let per_batch = kernels.len();
+        let mut batches: Vec<&mut [T]> = scratch.take::<&'static mut [T]>();
+        batches.resize_with(count * per_batch, Default::default);
+        let mut j = 0;
         for (k, (_, field)) in targets.iter_mut().enumerate() {
-            if !group.contains(&k) {
+            if !members.contains(&k) {
                 continue;
             }
             let span = &mut field.as_mut_slice()[first * extent[0]..(last + 1) * extent[0]];
             for (b, chunk) in span.chunks_mut(batch).enumerate() {
-                if batches.len() <= b {
-                    batches.push(Vec::with_capacity(kernels.len()));
-                }
-                batches[b].push(chunk);
+                batches[b * per_batch + j] = chunk;
             }
+            j += 1;
         }
-        let psi = psi_batches(&mut slabs, &kernels, &indices, (first, last), batch);
-        finite &= batches
-            .into_par_iter()
-            .zip(psi)
-            .enumerate()
-            .map(|(task, (mut rows, mut psi))| {
-                let mut ok = true;
-                let n0 = first + task * rows_per_task;
-                // One component over the whole batch, then the next: each loop streams as few
-                // arrays as a separate pass would, and the sources it shares with the previous
-                // component come from cache (a batch's rows of all arrays fit in the L3).
-                for ((kernel, target), psi) in kernels.iter().zip(rows.iter_mut()).zip(&mut psi) {
-                    ok &= sweep_batch(kernel, target, n0, psi);
-                }
-                ok
-            })
-            .reduce(|| true, |a, b| a & b);
+        // Each kernel's ψ shares at an offset of their own within a batch's.
+        let mut offsets = [0; 4];
+        for (j, kernel) in kernels.iter().enumerate() {
+            offsets[j + 1] = offsets[j] + kernel.layers.len();
+        }
+        let shares = offsets[per_batch];
+        let mut psi: Vec<PsiRows<T>> = scratch.take::<PsiRows<'static, T>>();
+        psi_batches(
+            &mut slabs,
+            (&kernels, &components, &offsets),
+            (first, last),
+            batch,
+            &mut psi,
+        );
+        let sweep = |task: usize, rows: &mut [&mut [T]], psi: &mut [PsiRows<T>]| {
+            let mut ok = true;
+            let n0 = first + task * rows_per_task;
+            // One component over the whole batch, then the next: each loop streams as few
+            // arrays as a separate pass would, and the sources it shares with the previous
+            // component come from cache (a batch's rows of all arrays fit in the L3).
+            for (j, (kernel, target)) in kernels.iter().zip(rows.iter_mut()).enumerate() {
+                let psi = &mut psi[offsets[j]..offsets[j + 1]];
+                ok &= sweep_batch(kernel, target, n0, psi);
+            }
+            ok
+        };
+        let batched = batches.par_chunks_mut(per_batch).enumerate();
+        finite &= if shares == 0 {
+            batched
+                .map(|(task, rows)| sweep(task, rows, &mut []))
+                .reduce(|| true, |a, b| a & b)
+        } else {
+            batched
+                .zip(psi.par_chunks_mut(shares))
+                .map(|((task, rows), psi)| sweep(task, rows, psi))
+                .reduce(|| true, |a, b| a & b)
+        };
+        scratch.give::<&'static mut [T]>(recycle(batches));
+        scratch.give::<PsiRows<'static, T>>(recycle(psi));
     }
     state.slabs = slabs;
     state.non_finite |= !finite;
@@ -419,55 +445,63 @@ pub(crate) fn curl_phase<T: Scalar>(
     }
 }
 
-/// The ψ rows of every batch (whole storage rows `rows.0..=rows.1`, `batch` cells a batch),
-/// per kernel of the group (of component index `components[k]`) and per layer of the kernel: `[batch][kernel][layer]`, each batch's
-/// share split off the layer's ψ array so the batches can run in parallel.
+/// Fills `out` with the ψ rows of every batch (whole storage rows `rows.0..=rows.1`, `batch`
+/// cells a batch) of every kernel's layers: the `l`-th layer of kernel `j` (of component
+/// index `components[j]`) of batch `b` at `b·S + offsets[j] + l`, `S` the shares of a batch.
+/// Each batch's share is split off the layer's ψ array, so the batches can run in parallel.
 fn psi_batches<'p, T: Scalar>(
     slabs: &'p mut [CpmlSlab<T>],
-    kernels: &[ComponentRows<T>],
-    components: &[usize],
+    (kernels, components, offsets): (&[ComponentRows<T>], &[usize], &[usize; 4]),
     (first, last): (usize, usize),
     batch: usize,
-) -> Vec<Vec<Vec<PsiRows<'p, T>>>> {
+    out: &mut Vec<PsiRows<'p, T>>,
+) {
+    let shares = offsets[kernels.len()];
     let Some(storage) = kernels.first().map(|k| k.storage) else {
-        return Vec::new();
+        return;
     };
     let width = storage.extent()[0];
     let rows_per_batch = (batch / width).max(1);
     let count = (last + 1 - first).div_ceil(rows_per_batch);
-    let mut out: Vec<Vec<Vec<PsiRows<T>>>> = (0..count)
-        .map(|_| (0..kernels.len()).map(|_| Vec::new()).collect())
-        .collect();
-    // Every ψ array once, mutably; each kernel takes those of its own component's layers.
-    let mut arrays: Vec<Vec<Option<&'p mut Vec<T>>>> = slabs
-        .iter_mut()
-        .map(|s| s.psi.iter_mut().map(Option::as_mut).collect())
-        .collect();
-    for (k, kernel) in kernels.iter().enumerate() {
-        let c = components[k];
-        for layer in &kernel.layers {
-            let array = arrays[layer.slab_index][c]
-                .take()
-                .expect("a layer's ψ array is handed out once");
+    out.resize_with(count * shares, || PsiRows {
+        values: &mut [],
+        first: 0,
+    });
+    // Every ψ array once, mutably: each belongs to at most one layer of one kernel (the one of
+    // its component that crosses its slab).
+    for (slab_index, slab) in slabs.iter_mut().enumerate() {
+        for (c, array) in slab.psi.iter_mut().enumerate() {
+            let Some(array) = array.as_mut() else {
+                continue;
+            };
+            let owner = kernels.iter().enumerate().find_map(|(j, kernel)| {
+                let l = kernel
+                    .layers
+                    .iter()
+                    .position(|l| l.slab_index == slab_index)?;
+                (components[j] == c).then_some((offsets[j] + l, &kernel.layers[l]))
+            });
+            let Some((slot, layer)) = owner else {
+                continue;
+            };
             let px = layer.slab.extent()[0];
             // Rows before the first batch are not swept this time.
             let start = layer.psi_rows_before(storage, first);
             let mut rest = &mut array[start * px..];
             let mut row = start;
-            for (b, batch_psi) in out.iter_mut().enumerate() {
+            for b in 0..count {
                 let end = (first + (b + 1) * rows_per_batch).min(last + 1);
                 let next = layer.psi_rows_before(storage, end);
                 let (share, tail) = std::mem::take(&mut rest).split_at_mut((next - row) * px);
-                batch_psi[k].push(PsiRows {
+                out[b * shares + slot] = PsiRows {
                     values: share,
                     first: row,
-                });
+                };
                 rest = tail;
                 row = next;
             }
         }
     }
-    out
 }
 
 /// Updates one component over `target`, whole storage rows from row `n0`: runs of rows that

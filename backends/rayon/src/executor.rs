@@ -6,10 +6,11 @@ use rayon::prelude::*;
 use yee_core::{Box3, Scalar};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::dft::DftRow;
-use yee_scalar::dispersive::Pass;
+use yee_scalar::dispersive::{NodeRun, Pass};
 use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
+use crate::scratch::{Scratch, recycle};
 
 /// Monitor sums a phase must touch before their rows are added in parallel: below this the
 /// tasks would cost more than they save.
@@ -31,6 +32,8 @@ pub struct RayonCurl {
     passes: ComponentPasses,
     batch_cells: Option<usize>,
     split_among: Option<usize>,
+    /// The phases' lists, kept for the next phase (a clone starts with none).
+    scratch: Scratch,
 }
 
 /// How the components of one phase are swept. Every choice gives the same bits.
@@ -54,6 +57,7 @@ impl RayonCurl {
             passes: ComponentPasses::Auto,
             batch_cells: None,
             split_among: None,
+            scratch: Scratch::default(),
         }
     }
 
@@ -67,6 +71,7 @@ impl RayonCurl {
             passes: ComponentPasses::Auto,
             batch_cells: None,
             split_among: None,
+            scratch: Scratch::default(),
         })
     }
 
@@ -141,25 +146,26 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         let (passes, batch) = (self.passes, self.batch_cells.unwrap_or(ROW_BATCH_CELLS));
-        self.install(|| curl_phase(state, electric, region, passes, batch));
+        self.install(|| curl_phase(state, electric, region, (passes, batch), &self.scratch));
     }
 
     /// The monitors' rows in parallel: each row's nodes are its own, so any order gives the
     /// oracle's bits.
     fn dft(&self, state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
-        let mut rows = Vec::new();
+        let mut rows: Vec<DftRow<T>> = self.scratch.take::<DftRow<'static, T>>();
         yee_scalar::dft::for_each_row(state, electric, region, step, |row| rows.push(row));
         let values: usize = rows.iter().map(|r| r.sums.len()).sum();
         if values < DFT_PARALLEL_VALUES {
-            rows.into_iter().for_each(DftRow::add);
-            return;
+            rows.drain(..).for_each(DftRow::add);
+        } else {
+            let add = || {
+                rows.par_drain(..)
+                    .with_min_len(DFT_ROWS_PER_TASK)
+                    .for_each(DftRow::add)
+            };
+            self.install(add);
         }
-        let add = || {
-            rows.into_par_iter()
-                .with_min_len(DFT_ROWS_PER_TASK)
-                .for_each(DftRow::add)
-        };
-        self.install(add);
+        self.scratch.give::<DftRow<'static, T>>(recycle(rows));
     }
 
     /// The dispersive runs in parallel: each run's nodes and poles are its own, so any order
@@ -168,20 +174,21 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
         if !pass.has_work(state) {
             return;
         }
-        let mut runs = Vec::new();
+        let mut runs: Vec<NodeRun<T>> = self.scratch.take::<NodeRun<'static, T>>();
         yee_scalar::dispersive::for_each_run(state, region, step, |run| runs.push(run));
         let nodes: usize = runs.iter().map(|r| r.field.len()).sum();
         let finite = if nodes < DISPERSIVE_PARALLEL_NODES {
-            runs.into_iter().fold(true, |ok, run| ok & run.apply(pass))
+            runs.drain(..).fold(true, |ok, run| ok & run.apply(pass))
         } else {
             let apply = || {
-                runs.into_par_iter()
+                runs.par_drain(..)
                     .with_min_len(DISPERSIVE_RUNS_PER_TASK)
                     .map(|run| run.apply(pass))
                     .reduce(|| true, |a, b| a & b)
             };
             self.install(apply)
         };
+        self.scratch.give::<NodeRun<'static, T>>(recycle(runs));
         state.non_finite |= !finite;
     }
 }

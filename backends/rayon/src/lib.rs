@@ -20,6 +20,7 @@ mod curl;
 mod executor;
 mod kernels;
 mod per_rank;
+mod scratch;
 
 pub use executor::{ComponentPasses, RayonCurl};
 pub use per_rank::{HostKernel, PerRank};

@@ -44,6 +44,10 @@ pub struct AxisStretch<R> {
     pub integer: Vec<[R; 3]>,
     /// `[b, c, 1/κ]` at position `i + ½` (nodes staggered along the axis).
     pub half: Vec<[R; 3]>,
+    /// `b` and `c` of [`AxisStretch::integer`], each an array of its own (for vector loops).
+    pub integer_bc: [Vec<R>; 2],
+    /// `b` and `c` of [`AxisStretch::half`], each an array of its own.
+    pub half_bc: [Vec<R>; 2],
 }
 
 impl<R: Real> AxisStretch<R> {
@@ -58,6 +62,31 @@ impl<R: Real> AxisStretch<R> {
             &self.integer
         } else {
             &self.half
+        }
+    }
+
+    /// The ψ recursion's `b` and `c` of component `c` along `axis` (Roden & Gedney 2000,
+    /// eqs. (8)–(10)), each an array indexed by global coordinate: [`AxisStretch::table`]'s
+    /// first two columns.
+    pub fn bc(&self, c: Component, axis: Axis) -> [&[R]; 2] {
+        let [b, c] = if c.stagger()[axis.index()] == 0.0 {
+            &self.integer_bc
+        } else {
+            &self.half_bc
+        };
+        [b, c]
+    }
+
+    /// The stretch of `integer` and `half`, with their `b` and `c` columns split out.
+    fn new(integer: Vec<[R; 3]>, half: Vec<[R; 3]>) -> Self {
+        let columns = |table: &[[R; 3]]| -> [Vec<R>; 2] {
+            [0, 1].map(|k| table.iter().map(|f| f[k]).collect())
+        };
+        AxisStretch {
+            integer_bc: columns(&integer),
+            half_bc: columns(&half),
+            integer,
+            half,
         }
     }
 }
@@ -515,10 +544,10 @@ fn axis_stretch<R: Real>(setup: &Setup, axis: Axis) -> AxisStretch<R> {
         }
         [k.b, k.c, k.inv_kappa].map(R::from_f64)
     };
-    AxisStretch {
-        integer: (0..n).map(|i| at(i as f64)).collect(),
-        half: (0..n).map(|i| at(i as f64 + 0.5)).collect(),
-    }
+    AxisStretch::new(
+        (0..n).map(|i| at(i as f64)).collect(),
+        (0..n).map(|i| at(i as f64 + 0.5)).collect(),
+    )
 }
 
 fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
