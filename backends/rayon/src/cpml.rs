@@ -31,13 +31,13 @@ pub(crate) struct Layer<'a, R> {
 
 impl<'a, R: Copy> Layer<'a, R> {
     /// The layers of `slabs` holding ψ for component `c`, over the cells `r`, in the order the
-    /// oracle applies them; `bc` gives the `b` and `c` arrays along each axis (global x).
+    /// oracle applies them; `x_bc` holds the component's `b` and `c` along x (by global x).
     pub(crate) fn of<T: Scalar<Real = R>>(
         slabs: &[CpmlSlab<T>],
         c: usize,
         r: Box3,
         terms: &[Term<T>],
-        bc: impl Fn(usize) -> [&'a [R]; 2],
+        x_bc: [&'a [R]; 2],
     ) -> heapless::Vec<Layer<'a, R>, MAX_LAYERS> {
         slabs
             .iter()
@@ -53,7 +53,7 @@ impl<'a, R: Copy> Layer<'a, R> {
                     .position(|t| t.axis == s.axis.index())
                     .expect("a slab holds ψ only for components differentiating along its axis");
                 let x = region.lo[0] as usize..region.hi[0] as usize;
-                let along = (s.axis.index() == 0).then(|| bc(0).map(|f| &f[x.clone()]));
+                let along = (s.axis.index() == 0).then(|| x_bc.map(|f| &f[x.clone()]));
                 Some(Layer {
                     slab_index,
                     term,

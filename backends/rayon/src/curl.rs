@@ -103,9 +103,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             extent: storage.extent(),
             electric,
             x_stretches: terms.iter().any(|t| t.axis == 0),
-            layers: Layer::of(slabs, c.index(), r, &terms, |a| {
-                st.stretch[a].bc(c, Axis::ALL[a])
-            }),
+            layers: Layer::of(slabs, c.index(), r, &terms, st.stretch[0].bc(c, Axis::X)),
             terms,
             ids: &st.material_ids[c.index()][..],
             row_material: &st.row_material[c.index()][..],
@@ -409,7 +407,7 @@ pub(crate) fn curl_phase<T: Scalar>(
             &mut slabs,
             (&kernels, &components, &offsets),
             (first, last),
-            batch,
+            (rows_per_task, count),
             &mut psi,
         );
         let sweep = |task: usize, rows: &mut [&mut [T]], psi: &mut [PsiRows<T>]| {
@@ -445,24 +443,21 @@ pub(crate) fn curl_phase<T: Scalar>(
     }
 }
 
-/// Fills `out` with the ψ rows of every batch (whole storage rows `rows.0..=rows.1`, `batch`
-/// cells a batch) of every kernel's layers: the `l`-th layer of kernel `j` (of component
+/// Fills `out` with the ψ rows of every batch (whole storage rows `rows.0..=rows.1`, `count`
+/// batches of `rows_per_batch` rows) of every kernel's layers: the `l`-th layer of kernel `j` (of component
 /// index `components[j]`) of batch `b` at `b·S + offsets[j] + l`, `S` the shares of a batch.
 /// Each batch's share is split off the layer's ψ array, so the batches can run in parallel.
 fn psi_batches<'p, T: Scalar>(
     slabs: &'p mut [CpmlSlab<T>],
     (kernels, components, offsets): (&[ComponentRows<T>], &[usize], &[usize; 4]),
     (first, last): (usize, usize),
-    batch: usize,
+    (rows_per_batch, count): (usize, usize),
     out: &mut Vec<PsiRows<'p, T>>,
 ) {
     let shares = offsets[kernels.len()];
     let Some(storage) = kernels.first().map(|k| k.storage) else {
         return;
     };
-    let width = storage.extent()[0];
-    let rows_per_batch = (batch / width).max(1);
-    let count = (last + 1 - first).div_ceil(rows_per_batch);
     out.resize_with(count * shares, || PsiRows {
         values: &mut [],
         first: 0,

@@ -58,21 +58,26 @@ impl<R: Real> AxisStretch<R> {
 
     /// The coefficient table of component `c` along `axis`, indexed by global coordinate.
     pub fn table(&self, c: Component, axis: Axis) -> &[[R; 3]] {
-        if c.stagger()[axis.index()] == 0.0 {
-            &self.integer
-        } else {
+        if Self::staggered(c, axis) {
             &self.half
+        } else {
+            &self.integer
         }
+    }
+
+    /// Whether component `c`'s nodes sit at half-integer positions along `axis`.
+    fn staggered(c: Component, axis: Axis) -> bool {
+        c.stagger()[axis.index()] != 0.0
     }
 
     /// The ψ recursion's `b` and `c` of component `c` along `axis` (Roden & Gedney 2000,
     /// eqs. (8)–(10)), each an array indexed by global coordinate: [`AxisStretch::table`]'s
     /// first two columns.
     pub fn bc(&self, c: Component, axis: Axis) -> [&[R]; 2] {
-        let [b, c] = if c.stagger()[axis.index()] == 0.0 {
-            &self.integer_bc
-        } else {
+        let [b, c] = if Self::staggered(c, axis) {
             &self.half_bc
+        } else {
+            &self.integer_bc
         };
         [b, c]
     }
