@@ -122,6 +122,17 @@ pub trait Chunk {
     /// [`Chunk::owned`]. It may return before the work is done ([`Chunk::wait`]).
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), Self::Error>;
 
+    /// Submits every phase of time step `step` over `region` with nothing exchanged between
+    /// them: for a chunk whose ghosts no neighbour writes (the driver calls it for a rank
+    /// without peers). A backend may interleave the phases (sweep the step in slabs) as long
+    /// as the bits are those of the phases in order, which is the default.
+    fn submit_step(&mut self, step: u64, region: Box3) -> Result<(), Self::Error> {
+        for phase in 0..self.phases() {
+            self.submit(step, phase, region)?;
+        }
+        Ok(())
+    }
+
     /// Blocks until everything submitted (updates, packs, unpacks) has finished. The default
     /// is the synchronous case (host backends finish inside each call); an asynchronous
     /// backend ([`Capabilities::asynchronous`]) must override it.

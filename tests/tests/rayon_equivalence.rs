@@ -80,11 +80,13 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
             "{name}: rayon with the components {passes:?} differs"
         );
     }
-    // Batches of a few rows cut the multi-row spans at odd places, across planes too.
+    // Batches of a few rows cut the multi-row spans at odd places, across planes too. On one
+    // rank they also cut each step into slabs of 1 400 cells (two threads × 700), swept H then
+    // E slab after slab (`YeeChunk::apply_step`), against the oracle's two whole phases.
     let small = two.with_batch_cells(700);
     assert!(
         run::<T, _>(setup, Topology([1, 1, 1]), small, steps) == reference,
-        "{name}: rayon in small batches differs"
+        "{name}: rayon in small batches and step slabs differs"
     );
 }
 

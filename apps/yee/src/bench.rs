@@ -256,9 +256,7 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
             let bandwidth = triad.bandwidth(threads);
             let t = Instant::now();
             for step in 0..steps {
-                for phase in 0..2 {
-                    chunk.apply(step, phase, owned);
-                }
+                chunk.apply_step(step, owned);
             }
             let rate = owned.cells() as f64 * steps as f64 / t.elapsed().as_secs_f64() / 1e6;
             rates.push(rate);
@@ -315,6 +313,8 @@ pub struct Plan<'a> {
     pub only: Option<&'a str>,
     /// Also run the rayon kernel with a phase's components forced together and apart.
     pub separate: bool,
+    /// Also run the rayon kernel with each phase over the whole grid (no slab sweep).
+    pub whole_phases: bool,
     /// Thread counts of the rayon runs (each at least 1).
     pub threads: &'a [usize],
     /// Also run the scalar backend on one thread at 100³ for reference.
@@ -325,7 +325,8 @@ pub struct Plan<'a> {
 /// backend with each thread count (and the scalar backend with 1 thread for reference). With
 /// `separate`, the rayon kernel also runs with a phase's components forced together
 /// (`rayon-tog`) and apart (`rayon-apt`), alternating run by run with the default, so the three
-/// are compared side by side.
+/// are compared side by side; with `whole_phases`, also with each phase over the whole grid
+/// (`rayon-2p`) instead of the step swept in slabs.
 pub fn run(plan: &Plan) -> Vec<BenchRow> {
     let mut counts = plan.threads.to_vec();
     if plan.scalar {
@@ -354,20 +355,23 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
             for &threads in plan.threads {
                 let kernel = yee_rayon::RayonCurl::with_threads(threads).expect("a thread pool");
                 let mut kernels = vec![kernel.clone()];
+                let mut names = vec!["rayon"];
                 if plan.separate {
                     use yee_rayon::ComponentPasses::{Apart, Together};
                     kernels.push(kernel.clone().with_passes(Together));
-                    kernels.push(kernel.with_passes(Apart));
+                    kernels.push(kernel.clone().with_passes(Apart));
+                    names.extend(["rayon-tog", "rayon-apt"]);
+                }
+                if plan.whole_phases {
+                    kernels.push(kernel.with_step_slabs(false));
+                    names.push("rayon-2p");
                 }
                 let (bytes, measured) = if value_type == "f32" {
                     measure::<f32, _>(&problem, kernels, threads, &mut triad)
                 } else {
                     measure::<f64, _>(&problem, kernels, threads, &mut triad)
                 };
-                for (m, backend) in measured
-                    .into_iter()
-                    .zip(["rayon", "rayon-tog", "rayon-apt"])
-                {
+                for (m, backend) in measured.into_iter().zip(names) {
                     rows.push(row(backend, threads, bytes, m));
                 }
             }

@@ -230,6 +230,11 @@ pub struct BenchArgs {
     /// alternating with the default, to measure what updating them together gains.
     #[arg(long)]
     pub separate: bool,
+    /// Also run the rayon kernel with each phase over the whole grid (`rayon-2p`) rather than
+    /// the step swept slab by slab, alternating with the default, to measure what one pass
+    /// over memory per step gains.
+    #[arg(long)]
+    pub whole_phases: bool,
     /// Thread counts of the rayon runs, comma-separated (default: 1 and all cores).
     #[arg(long, value_delimiter = ',')]
     pub threads: Vec<usize>,
@@ -839,6 +844,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 scenes: args.scenes,
                 only: args.only.as_deref(),
                 separate: args.separate,
+                whole_phases: args.whole_phases,
                 threads: &threads,
                 scalar: !args.no_scalar,
             };

@@ -26,12 +26,13 @@ const DISPERSIVE_PARALLEL_NODES: usize = 2048;
 const DISPERSIVE_RUNS_PER_TASK: usize = 8;
 
 /// The rayon curl executor: on a given pool, or on rayon's global pool.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RayonCurl {
     pool: Option<Arc<rayon::ThreadPool>>,
     passes: ComponentPasses,
     batch_cells: Option<usize>,
     split_among: Option<usize>,
+    step_slabs: bool,
     /// The phases' lists, kept for the next phase (a clone starts with none).
     scratch: Scratch,
 }
@@ -49,6 +50,12 @@ pub enum ComponentPasses {
     Apart,
 }
 
+impl Default for RayonCurl {
+    fn default() -> Self {
+        RayonCurl::global()
+    }
+}
+
 impl RayonCurl {
     /// On rayon's global pool.
     pub fn global() -> Self {
@@ -57,6 +64,7 @@ impl RayonCurl {
             passes: ComponentPasses::Auto,
             batch_cells: None,
             split_among: None,
+            step_slabs: true,
             scratch: Scratch::default(),
         }
     }
@@ -71,6 +79,7 @@ impl RayonCurl {
             passes: ComponentPasses::Auto,
             batch_cells: None,
             split_among: None,
+            step_slabs: true,
             scratch: Scratch::default(),
         })
     }
@@ -96,6 +105,14 @@ impl RayonCurl {
         self
     }
 
+    /// Sweeps a whole step slab by slab (`true`, the default: see
+    /// [`CurlExecutor::step_slab_cells`]) or each phase over the whole chunk (the same bits; for
+    /// measuring and testing).
+    pub fn with_step_slabs(mut self, slabs: bool) -> Self {
+        self.step_slabs = slabs;
+        self
+    }
+
     /// Sweeps batches of whole rows of at least `cells` cells (the same bits; for measuring).
     pub fn with_batch_cells(mut self, cells: usize) -> Self {
         self.batch_cells = Some(cells.max(1));
@@ -103,10 +120,24 @@ impl RayonCurl {
     }
 }
 
+/// The most a slab of [`CurlExecutor::step_slab_cells`] may hold in field arrays: it must
+/// still be in the last-level cache (32 MiB here, shared) when its E update reads it.
+const STEP_SLAB_BYTES: usize = 16 << 20;
+
+/// The fewest cells of a batch of rows when a small region is shared among the threads.
+const MIN_BATCH_CELLS: usize = 16 * 1024;
+
 /// Elements written per task of [`RayonCurl::first_touch`]: a few pages.
 const TOUCH_CELLS: usize = 1 << 14;
 
 impl RayonCurl {
+    /// The threads of this executor's pool.
+    fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+    }
+
     /// Runs `work` on this executor's pool, or on rayon's global pool when it has none.
     fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
@@ -144,8 +175,21 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     /// batch of rows by batch of rows right after their update (`crate::cpml`).
     fn cpml(&self, _state: &mut YeeState<T>, _electric: bool, _region: Box3) {}
 
+    /// One batch of rows per thread, as long as the slab's arrays stay within
+    /// [`STEP_SLAB_BYTES`] (docs/performance.md, "One pass over memory per step").
+    fn step_slab_cells(&self, state: &YeeState<T>) -> Option<usize> {
+        self.step_slabs.then(|| {
+            let arrays = state.fields.iter().flatten().count().max(1);
+            let cached = STEP_SLAB_BYTES / (arrays * std::mem::size_of::<T>());
+            (self.threads() * self.batch_cells.unwrap_or(ROW_BATCH_CELLS)).min(cached)
+        })
+    }
+
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        let (passes, batch) = (self.passes, self.batch_cells.unwrap_or(ROW_BATCH_CELLS));
+        // A region smaller than a batch per thread (a slab of a step) is shared evenly.
+        let even = region.cells().div_ceil(self.threads()).max(MIN_BATCH_CELLS);
+        let batch = self.batch_cells.unwrap_or(ROW_BATCH_CELLS).min(even);
+        let passes = self.passes;
         self.install(|| curl_phase(state, electric, region, (passes, batch), &self.scratch));
     }
 

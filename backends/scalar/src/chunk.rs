@@ -59,6 +59,12 @@ pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
     fn dispersive(&self, state: &mut YeeState<T>, pass: Pass, region: Box3, step: u64) {
         dispersive::apply(state, pass, region, step);
     }
+
+    /// The cells of the slabs [`YeeChunk::apply_step`] sweeps a whole step in (H then E, slab
+    /// after slab), or `None` to update each phase over the whole region. Default: `None`.
+    fn step_slab_cells(&self, _state: &YeeState<T>) -> Option<usize> {
+        None
+    }
 }
 
 /// The reference executor: [`CurlUpdate`]'s plain loops.
@@ -137,6 +143,40 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         self.kernel.dft(&mut self.state, electric, region, step);
     }
 
+    /// Advances `region` by the whole of step `step` (H, then E), with nothing exchanged in
+    /// between: for a chunk whose ghosts no neighbour writes (one rank, no periodic axis).
+    ///
+    /// Where the executor asks for it ([`CurlExecutor::step_slab_cells`]), the step is swept
+    /// in slabs along the outermost axis the region spans, in increasing order, H and then E
+    /// of each slab before the next: H reads E at its own index and the one above (forward
+    /// differences), E reads H at its own index and the one below (backward differences,
+    /// Yee 1966), so each slab's H reads E not yet updated and its E reads H already updated,
+    /// exactly as in the two whole phases, and every other part of a phase (CPML ψ, TF/SF
+    /// corrections, sources, dispersive passes, DFT sums) reads and writes only the nodes of
+    /// its region. The bits are the two phases'; the slab's arrays are still in the cache when
+    /// its E update reads them, so memory is crossed once per step instead of twice.
+    pub fn apply_step(&mut self, step: u64, region: Box3) {
+        let axis = (0..3).rev().find(|&a| region.extent()[a] > 1).unwrap_or(0);
+        let planes = region.extent()[axis];
+        let thickness = self
+            .kernel
+            .step_slab_cells(&self.state)
+            .map_or(planes, |cells| {
+                (cells / (region.cells() / planes.max(1)).max(1)).max(1)
+            });
+        let mut lo = region.lo[axis];
+        while lo < region.hi[axis] {
+            let hi = (lo + thickness as i64).min(region.hi[axis]);
+            let mut slab = region;
+            slab.lo[axis] = lo;
+            slab.hi[axis] = hi;
+            for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                self.apply(step, phase, slab);
+            }
+            lo = hi;
+        }
+    }
+
     /// The same chunk with other cell costs.
     pub fn with_costs(mut self, costs: Costs) -> Self {
         self.costs = costs;
@@ -193,6 +233,11 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
 
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), HostChunkError> {
         self.apply(step, phase, region);
+        Ok(())
+    }
+
+    fn submit_step(&mut self, step: u64, region: Box3) -> Result<(), HostChunkError> {
+        self.apply_step(step, region);
         Ok(())
     }
 

@@ -45,9 +45,13 @@ impl<'s, T: Scalar> Simulation<'s, T> {
         }
         let n = self.steps;
         let owned = self.chunk.owned();
-        for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-            self.chunk.apply(n, phase, owned);
-            self.wrap_periodic(phase);
+        if self.periodic.contains(&true) {
+            for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                self.chunk.apply(n, phase, owned);
+                self.wrap_periodic(phase);
+            }
+        } else {
+            self.chunk.apply_step(n, owned);
         }
         self.steps += 1;
         if self.chunk.state.non_finite {
