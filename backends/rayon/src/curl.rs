@@ -242,7 +242,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             }
             None => match terms {
                 [t1, t2] if plain => {
-                    per_node_materials(row, [t1, t2], (ids, table), base, cells, electric)
+                    long_runs_apart(row, [t1, t2], (ids, table), base, cells, electric, sweep)
                 }
                 _ => in_material_runs(row, (ids, table), base, cells, sweep),
             },

@@ -202,6 +202,52 @@ fn per_node_rows<T: Scalar>(
     ok
 }
 
+/// Runs of one material at least this long, inside a row of several, take the uniform loop;
+/// the nodes between them are gathered ([`per_node_materials`]).
+const LONG_RUN: usize = 32;
+
+/// Cells `a..b` of a row of several materials (storage offset `base`), no stretching, a
+/// two-term curl: runs of one material of at least [`LONG_RUN`] nodes (a sphere's inside and
+/// outside) take `sweep`, the uniform loop, which reads no ids and gathers nothing; the nodes
+/// between them (the smoothed surface, where runs are one or two nodes long) are gathered by
+/// [`per_node_materials`]. Per node the arithmetic of [`fast_uniform`] either way, so the same
+/// bits. Whether every new value is finite.
+#[inline(always)]
+pub(crate) fn long_runs_apart<T: Scalar>(
+    row: &mut [T],
+    [t1, t2]: [&Term<T>; 2],
+    (ids, table): (&[u16], &[[T::Real; 2]]),
+    base: usize,
+    (a, b): (usize, usize),
+    electric: bool,
+    sweep: impl Fn(&mut [T], RowSpan, [T::Real; 2]) -> bool,
+) -> bool {
+    let mut ok = true;
+    // The first node not yet updated.
+    let mut pending = a;
+    for (start, end, id) in id_runs(&ids[base..base + b], a) {
+        if end - start >= LONG_RUN {
+            if pending < start {
+                let gathered = (pending, start);
+                ok &= per_node_materials(row, [t1, t2], (ids, table), base, gathered, electric);
+            }
+            let width = row.len();
+            let span = RowSpan {
+                a: start,
+                b: end,
+                width,
+                count: 1,
+            };
+            ok &= sweep(row, span, table[id as usize]);
+            pending = end;
+        }
+    }
+    if pending < b {
+        ok &= per_node_materials(row, [t1, t2], (ids, table), base, (pending, b), electric);
+    }
+    ok
+}
+
 /// Cells `a..b` of a row in runs of one material: each run of equal ids is handed to `sweep`
 /// (`row`, the run's cells, its material's coefficients), the uniform fast loop (a sphere or
 /// a half-space crosses a row in a few long runs), so only the ids are read per cell. Whether
