@@ -87,15 +87,12 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             &st.magnetic[..]
         };
         let r = region.intersect(&st.free[c.index()]);
-        let one = T::Real::from_f64(1.0);
-        let plain = match terms.iter().find(|t| t.axis == 0) {
-            Some(t) => {
-                let n = t.table.len();
-                let lo = (0..n).find(|&i| t.table[i][2] == one).unwrap_or(n);
-                let hi = (lo..n).find(|&i| t.table[i][2] != one).unwrap_or(n);
+        let plain = match terms.iter().any(|t| t.axis == 0) {
+            true => {
+                let (lo, hi) = st.stretch[0].unstretched(c, Axis::X);
                 (lo as i64, hi as i64)
             }
-            None => (i64::MIN, i64::MAX),
+            false => (i64::MIN, i64::MAX),
         };
         ComponentRows {
             r,

@@ -147,26 +147,30 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// between: for a chunk whose ghosts no neighbour writes (one rank, no periodic axis).
     ///
     /// Where the executor asks for it ([`CurlExecutor::step_slab_cells`]), the step is swept
-    /// in slabs along the outermost axis the region spans, in increasing order, H and then E
-    /// of each slab before the next: H reads E at its own index and the one above (forward
-    /// differences), E reads H at its own index and the one below (backward differences,
-    /// Yee 1966), so each slab's H reads E not yet updated and its E reads H already updated,
-    /// exactly as in the two whole phases, and every other part of a phase (CPML ψ, TF/SF
-    /// corrections, sources, dispersive passes, DFT sums) reads and writes only the nodes of
-    /// its region. The bits are the two phases'; the slab's arrays are still in the cache when
-    /// its E update reads them, so memory is crossed once per step instead of twice.
+    /// in slabs of whole rows along the outermost axis the region spans beyond x (z, else y),
+    /// in increasing order, H and then E of each slab before the next: H reads E at its own
+    /// index and the one above (forward differences), E reads H at its own index and the one
+    /// below (backward differences, Yee 1966), so each slab's H reads E not yet updated and
+    /// its E reads H already updated, exactly as in the two whole phases, and every other part
+    /// of a phase (CPML ψ, TF/SF corrections, sources, dispersive passes, DFT sums) reads and
+    /// writes only the nodes of its region. The bits are the two phases'; the slab's arrays
+    /// are still in the cache when its E update reads them, so memory is crossed once per step
+    /// instead of twice. A region of one row (a 1D grid) is not cut: the kernels set up each
+    /// call per row, and pieces of a row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
-        let axis = (0..3).rev().find(|&a| region.extent()[a] > 1).unwrap_or(0);
+        let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
+        let slab_cells = self.kernel.step_slab_cells(&self.state);
+        let (Some(axis), Some(cells)) = (axis, slab_cells) else {
+            for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                self.apply(step, phase, region);
+            }
+            return;
+        };
         let planes = region.extent()[axis];
-        let thickness = self
-            .kernel
-            .step_slab_cells(&self.state)
-            .map_or(planes, |cells| {
-                (cells / (region.cells() / planes.max(1)).max(1)).max(1)
-            });
+        let thickness = (cells / (region.cells() / planes).max(1)).max(1) as i64;
         let mut lo = region.lo[axis];
         while lo < region.hi[axis] {
-            let hi = (lo + thickness as i64).min(region.hi[axis]);
+            let hi = (lo + thickness).min(region.hi[axis]);
             let mut slab = region;
             slab.lo[axis] = lo;
             slab.hi[axis] = hi;

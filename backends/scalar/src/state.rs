@@ -48,6 +48,8 @@ pub struct AxisStretch<R> {
     pub integer_bc: [Vec<R>; 2],
     /// `b` and `c` of [`AxisStretch::half`], each an array of its own.
     pub half_bc: [Vec<R>; 2],
+    /// [`AxisStretch::unstretched`] of `integer` and of `half`.
+    unstretched: [(usize, usize); 2],
 }
 
 impl<R: Real> AxisStretch<R> {
@@ -82,14 +84,28 @@ impl<R: Real> AxisStretch<R> {
         [b, c]
     }
 
+    /// The first run of positions where component `c`'s 1/κ along `axis` is exactly 1, as
+    /// `lo..hi` (empty at the end of the table if there is none): between the layers of the
+    /// two faces, where a row needs no stretch factor. Found once, when the table is built.
+    pub fn unstretched(&self, c: Component, axis: Axis) -> (usize, usize) {
+        self.unstretched[usize::from(Self::staggered(c, axis))]
+    }
+
     /// The stretch of `integer` and `half`, with their `b` and `c` columns split out.
     fn new(integer: Vec<[R; 3]>, half: Vec<[R; 3]>) -> Self {
         let columns = |table: &[[R; 3]]| -> [Vec<R>; 2] {
             [0, 1].map(|k| table.iter().map(|f| f[k]).collect())
         };
+        let unstretched = |table: &[[R; 3]]| {
+            let (n, one) = (table.len(), R::from_f64(1.0));
+            let lo = (0..n).find(|&i| table[i][2] == one).unwrap_or(n);
+            let hi = (lo..n).find(|&i| table[i][2] != one).unwrap_or(n);
+            (lo, hi)
+        };
         AxisStretch {
             integer_bc: columns(&integer),
             half_bc: columns(&half),
+            unstretched: [unstretched(&integer), unstretched(&half)],
             integer,
             half,
         }
