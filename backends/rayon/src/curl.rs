@@ -239,7 +239,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             }
             None => match terms {
                 [t1, t2] if plain => {
-                    long_runs_apart(row, [t1, t2], (ids, table), base, cells, electric, sweep)
+                    long_runs_apart((row, [t1, t2], (ids, table), base, cells, electric), sweep)
                 }
                 _ => in_material_runs(row, (ids, table), base, cells, sweep),
             },

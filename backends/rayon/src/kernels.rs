@@ -214,12 +214,7 @@ const LONG_RUN: usize = 32;
 /// bits. Whether every new value is finite.
 #[inline(always)]
 pub(crate) fn long_runs_apart<T: Scalar>(
-    row: &mut [T],
-    [t1, t2]: [&Term<T>; 2],
-    (ids, table): (&[u16], &[[T::Real; 2]]),
-    base: usize,
-    (a, b): (usize, usize),
-    electric: bool,
+    (row, [t1, t2], (ids, table), base, (a, b), electric): NodeCells<'_, '_, '_, T>,
     sweep: impl Fn(&mut [T], RowSpan, [T::Real; 2]) -> bool,
 ) -> bool {
     let mut ok = true;
