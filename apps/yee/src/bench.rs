@@ -246,9 +246,7 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
         .collect();
     let bytes = chunks.first().map_or(0.0, |c| byte_model(&c.state));
     for chunk in &mut chunks {
-        for phase in 0..2 {
-            chunk.apply(0, phase, owned);
-        }
+        chunk.apply_step(0, owned);
     }
     let mut runs = vec![(Vec::new(), Vec::new(), Vec::new()); chunks.len()];
     for _ in 0..RUNS {
