@@ -39,6 +39,19 @@ impl NodeMedium {
         NodeMedium::from_sets(material, &[(material.poles, 1.0)])
     }
 
+    /// The medium of an H node of `material`: its μ and σ* alone, the rest vacuum's. The H
+    /// update reads nothing else ([`crate::material::magnetic_coefficients`]), so H nodes of
+    /// media that differ only electrically (a dielectric and the vacuum around it) share one
+    /// material id, and the rows they fill stay rows of one material for the fast kernels.
+    pub fn of_h_node(material: Material) -> NodeMedium {
+        let magnetic = Material {
+            mu: material.mu,
+            sigma_m: material.sigma_m,
+            ..Material::VACUUM
+        };
+        NodeMedium::from_sets(magnetic, &[])
+    }
+
     /// The node of mean `material` holding each pole set with its weight (empty sets are
     /// dropped; equal sets must come merged, in ascending order).
     pub fn from_sets(material: Material, sets: &[(PoleSet, f64)]) -> NodeMedium {

@@ -281,9 +281,8 @@ impl<T: Scalar> YeeState<T> {
                 match component.is_electric() {
                     true => table.id(Some(placement.medium(setup, axis))),
                     // H sees μ and σ* only: its nodes need no poles.
-                    false => table.id(Some(NodeMedium::from_sets(
+                    false => table.id(Some(NodeMedium::of_h_node(
                         placement.material(setup, Some(axis)),
-                        &[],
                     ))),
                 }
             };
@@ -330,6 +329,10 @@ impl<T: Scalar> YeeState<T> {
                             yee_em::Placement::whole(None)
                         } else if let Some(smoothed) = setup.smoothed_medium(component, cell) {
                             last = None;
+                            let smoothed = match component.is_electric() {
+                                true => smoothed,
+                                false => NodeMedium::of_h_node(smoothed.material),
+                            };
                             ids.push(table.id(Some(smoothed)));
                             continue;
                         } else {
@@ -609,7 +612,7 @@ mod tests {
                         table.id(Some(setup.node_medium(c, cell)))
                     } else {
                         let material = setup.node_material(c, cell);
-                        table.id(Some(NodeMedium::from_sets(material, &[])))
+                        table.id(Some(NodeMedium::of_h_node(material)))
                     }
                 })
                 .collect();
@@ -733,5 +736,35 @@ mod tests {
         assert_eq!(curl(5), 0.5 / 2.5);
         assert_eq!(curl(7), 0.0);
         assert!(!state.too_many_materials);
+    }
+
+    #[test]
+    fn h_rows_through_a_dielectric_are_rows_of_one_material() {
+        let regions = [yee_em::Region {
+            shape: yee_em::Shape::Sphere {
+                center: [6.0, 6.0, 6.0],
+                radius: 4.0,
+            },
+            material: Material {
+                sigma: 0.1,
+                ..Material::dielectric(2.25)
+            },
+        }];
+        let setup = Setup {
+            regions: &regions,
+            ..Setup::vacuum(Mode::ThreeD, [12, 12, 12], 0.5, [[Boundary::Pec; 2]; 3])
+        };
+        let state = YeeState::<f32>::new(&setup, Box3::from_extent(setup.grid));
+        let storage = state.owned.grow([1, 1, 1]);
+        let [_, ey, _] = storage.extent();
+        // The row through the centre, y = z = 6: E crosses the sphere, H sees μ = 1 all along.
+        let row = (6 + 1) * ey + (6 + 1);
+        for c in [Component::Hx, Component::Hy, Component::Hz] {
+            assert_eq!(state.uniform_material[c.index()], Some(0), "{c:?}");
+            assert_eq!(state.row_material[c.index()][row], 0, "{c:?}");
+        }
+        for c in [Component::Ex, Component::Ey, Component::Ez] {
+            assert_eq!(state.row_material[c.index()][row], MIXED_ROW, "{c:?}");
+        }
     }
 }
