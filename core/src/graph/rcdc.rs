@@ -10,7 +10,9 @@
 //! partitions the coarsest graph, and the partition is projected back level by level, each
 //! level refined by Fiduccia–Mattheyses passes that keep every part connected ([`refine`]).
 //! CDC's diffusion clusters and the redeployment's moves leave staircase borders; the passes at
-//! every level straighten them (docs/partitioning.md, "Against METIS").
+//! every level straighten them (docs/partitioning.md, "Against METIS"). The best try then
+//! goes through V-cycles (Walshaw 2004): coarsened again within its parts and refined level
+//! by level with room up to the acceptance bound.
 
 use alloc::vec;
 use alloc::vec::Vec;
