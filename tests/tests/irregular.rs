@@ -220,6 +220,65 @@ fn comb_cut_bound(comb: &ShapeMask, parts: usize) -> Option<f64> {
     Some(((parts - 2) * h) as f64 + w + 1.0 + w * (0.5 - 1.0 / h as f64) + excess / 2.0)
 }
 
+/// A lower bound on the edge cut of any partition of the comb (tile 1) into `parts` connected
+/// parts of at most `1.05 ×` the mean weight where there are 2 fingers more than parts
+/// (docs/partitioning.md, "The comb: bounds"): a part not reaching the spine lies inside one
+/// finger, so with `s` parts reaching it at least `fingers − (parts − s)` fingers hold only
+/// such parts, and their owners (the part holding the most of a finger), `s` of them at most,
+/// own 2 fingers more than there are owners; a part owning fingers of `Σ` cells leaves at least
+/// `Σ − most` of them to others, at half a cut edge a cell or more.
+fn comb_cut_bound_by_owners(comb: &ShapeMask, parts: usize) -> f64 {
+    let side = comb.side;
+    let h = (0..side)
+        .take_while(|&y| comb.active[y * side..(y + 1) * side].iter().all(|&a| a))
+        .count();
+    // Finger sizes: active cells of each run of columns above the spine.
+    let mut sizes: Vec<f64> = Vec::new();
+    let mut previous = false;
+    for x in 0..side {
+        let column = (h..side).filter(|&y| comb.active[y * side + x]).count() as f64;
+        match sizes.last_mut() {
+            Some(size) if previous && column > 0.0 => *size += column,
+            _ if column > 0.0 => sizes.push(column),
+            _ => {}
+        }
+        previous = column > 0.0;
+    }
+    assert_eq!(
+        sizes.len(),
+        parts + 2,
+        "the argument below is for 2 extra owners"
+    );
+    sizes.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let most = (1.05 * comb.cells() as f64 / parts as f64).floor();
+    let pay = |fingers: &[f64]| (fingers.iter().sum::<f64>() - most).max(0.0) / 2.0;
+    let [a, b, c, d] = [sizes[0], sizes[1], sizes[2], sizes[3]];
+    // One part owning three fingers, or two owning two each (the smallest fingers).
+    [
+        pay(&[a, b, c]),
+        pay(&[a, b]) + pay(&[c, d]),
+        pay(&[a, c]) + pay(&[b, d]),
+        pay(&[a, d]) + pay(&[b, c]),
+    ]
+    .into_iter()
+    .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn the_comb_with_32_connected_parts_cuts_at_least_333_edges() {
+    let comb = yee_scene::shapes::comb();
+    let bound = comb_cut_bound_by_owners(&comb, 32);
+    // (546 + 364 − 668) ÷ 2 + (546 + 546 − 668) ÷ 2: above 1.10 × METIS k-way's 240 (264).
+    assert_eq!(bound, 333.0);
+    let g = graph(&comb);
+    let speeds = [1.0; 32];
+    let mut part = vec![0; g.len()];
+    rcdc(&g, &speeds, RcdcParams::default(), &mut part).unwrap();
+    let q = quality(&g, &part, &speeds);
+    assert!(q.disconnected == 0 && q.imbalance <= 1.05, "{q:?}");
+    assert!(q.edge_cut >= bound, "{q:?} {bound}");
+}
+
 #[test]
 fn the_comb_with_8_connected_parts_cuts_at_least_117_edges() {
     let comb = yee_scene::shapes::comb();
