@@ -270,13 +270,7 @@ fn the_comb_with_32_connected_parts_cuts_at_least_333_edges() {
     let bound = comb_cut_bound_by_owners(&comb, 32);
     // (546 + 364 − 668) ÷ 2 + (546 + 546 − 668) ÷ 2: above 1.10 × METIS k-way's 240 (264).
     assert_eq!(bound, 333.0);
-    let g = graph(&comb);
-    let speeds = [1.0; 32];
-    let mut part = vec![0; g.len()];
-    rcdc(&g, &speeds, RcdcParams::default(), &mut part).unwrap();
-    let q = quality(&g, &part, &speeds);
-    assert!(q.disconnected == 0 && q.imbalance <= 1.05, "{q:?}");
-    assert!(q.edge_cut >= bound, "{q:?} {bound}");
+    rcdc_cuts_at_least(&comb, 32, bound);
 }
 
 #[test]
@@ -287,9 +281,13 @@ fn the_comb_with_8_connected_parts_cuts_at_least_117_edges() {
     assert_eq!(bound.ceil(), 117.0, "{bound}");
     // At 32 parts a part fits inside one finger, and the argument says nothing.
     assert_eq!(comb_cut_bound(&comb, 32), None);
-    // No connected partition within 1.05 beats it: RCDC's does not.
-    let g = graph(&comb);
-    let speeds = [1.0; 8];
+    rcdc_cuts_at_least(&comb, 8, bound);
+}
+
+/// No connected partition within 1.05 beats a bound: RCDC's does not.
+fn rcdc_cuts_at_least(shape: &ShapeMask, parts: usize, bound: f64) {
+    let g = graph(shape);
+    let speeds = vec![1.0; parts];
     let mut part = vec![0; g.len()];
     rcdc(&g, &speeds, RcdcParams::default(), &mut part).unwrap();
     let q = quality(&g, &part, &speeds);
