@@ -13,15 +13,12 @@ the Pareto front of the two open parts' weights, and bisects on the cap.
 
 usage: python3 comb_tile8_dp.py PARTS [WITNESS]: prints the smallest feasible heaviest part and
 writes the witness's part of every cell (x fastest) to WITNESS. Bench only, not part of yee;
-`cargo run --release -p yee-partition-compare --bin comb-witness WITNESS 8` checks a witness.
+`cargo run --release -p yee-partition-compare --bin comb_witness WITNESS 8` checks a witness.
 """
-import math
 side=200
 act=lambda x,y: 0<=x<side and 0<=y<side and (y<10 or (x%6<3 and y<192))
 N=sum(act(x,y) for x in range(side) for y in range(side))
 T=8; nt=side//T
-# units per tile column in linear order with allowed cuts
-seq=[]  # list of (weight, cut_allowed_after)
 def piece_runs(c,r):
     xs=[x for x in range(c*T,c*T+T) if act(x,r*T)]
     runs=[];
@@ -32,21 +29,6 @@ def piece_runs(c,r):
 def w(c,r,run=None):
     cells=[(x,y) for x in range(c*T,c*T+T) for y in range(r*T,r*T+T) if act(x,y) and (run is None or x in run)]
     return len(cells)
-units=[]
-for c in range(nt):
-    units.append((w(c,0),True))   # row0 node; cut allowed after it
-    runs=piece_runs(c,2)
-    # split runs: touching tile left edge (continuing from c-1) or right edge (continuing into c+1)
-    whole=[r for r in runs if not (r[0]==c*T and act(c*T-1,20)) and not (r[-1]==c*T+T-1 and act(c*T+T,20))]
-    block=w(c,1)+sum(w(c,r,run) for r in range(2,nt) for run in [whole_r for whole_r in whole])
-    units.append((block,True))
-    right=[r for r in runs if r[-1]==c*T+T-1 and act(c*T+T,20)]
-    if right:
-        rr=right[0]; nxt=[x for x in range(c*T+T,c*T+2*T) if act(x,20) and x-c*T-T<3 and all(act(xx,20) for xx in range(c*T+T,x+1))]
-        left=[w(c,r,rr) for r in range(2,nt)]
-        rightc=[w(c+1,r,nxt) for r in range(2,nt)][::-1]
-        for x in left+rightc: units.append((x,True))
-        # mark: the right chain pieces are removed from the next column's whole list (handled by the 'whole' filter)
 top=[];bot=[];pair=[];topopts=[]  # pair[c]: split finger between c and c+1 -> (left amounts possible)
 for c in range(nt):
     bot.append(w(c,0))
