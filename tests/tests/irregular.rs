@@ -167,3 +167,130 @@ fn clique_b_does_not_tell_a_balanced_partition() {
     assert!(ends.iter().all(|e| e.0 < 1.33), "{ends:?}");
     assert!(balanced.iter().any(|e| e.1 == 0.0) && balanced.iter().any(|e| e.1 == 1.0));
 }
+
+/// A lower bound on the edge cut of any partition of the comb (tile 1) into `parts` connected
+/// parts of at most `1.05 ×` the mean weight, from the mask's dimensions, where every part
+/// must reach the spine (docs/partitioning.md, "The comb: a lower bound"): `None` where a part
+/// fits inside one finger. Cells are nodes, 4-neighbour edges.
+fn comb_cut_bound(comb: &ShapeMask, parts: usize) -> Option<f64> {
+    let side = comb.side;
+    let row = |y: usize| &comb.active[y * side..(y + 1) * side];
+    // The spine: the full rows at the bottom.
+    let h = (0..side).take_while(|&y| row(y).iter().all(|&a| a)).count();
+    // The fingers: runs of active cells on the first row above the spine.
+    let mut fingers: Vec<(usize, usize)> = Vec::new(); // (first column, width)
+    for (x, &a) in row(h).iter().enumerate() {
+        match fingers.last_mut() {
+            Some((x0, w)) if a && *x0 + *w == x => *w += 1,
+            _ if a => fingers.push((x, 1)),
+            _ => {}
+        }
+    }
+    let height = (h..side).take_while(|&y| row(y)[fingers[0].0]).count();
+    let width = fingers[0].1;
+    let period = fingers[1].0 - fingers[0].0;
+    let full = fingers.iter().filter(|f| f.1 == width).count();
+    let finger = (width * height) as f64;
+    let cells = comb.cells() as f64;
+    assert_eq!(
+        cells,
+        (h * side) as f64 + fingers.iter().map(|f| (f.1 * height) as f64).sum::<f64>()
+    );
+    // Heaviest part allowed, and so the lightest possible.
+    let most = (1.05 * cells / parts as f64).floor();
+    let least = cells - (parts - 1) as f64 * most;
+    if least <= finger {
+        return None; // a part may lie inside a finger: the argument does not hold
+    }
+    // Spine columns a part meeting `k` fingers holds at least: every column from the first
+    // finger's last to the last finger's first, but the inner columns of the fingers between.
+    let columns = |k: usize| (period * (k - 1) + 2 - width - (k - 2) * (width - 2)) as f64;
+    // Every other part holds at least `h` spine columns: it meets 3 fingers, or at most 2 and
+    // then holds `least − 2 × finger` spine cells in `h` rows.
+    assert!(columns(3) >= h as f64 && (least - 2.0 * finger) / h as f64 >= h as f64);
+    // Some part A owns (holds the most of) k = ⌈full ÷ parts⌉ full fingers; what it lacks of
+    // them, at least k × finger − most + s_A, lies in other parts and costs half as many cut
+    // edges inside those fingers. The spine costs Σ_P (w_P + r_P) − length − h (columns and
+    // rows each part touches), and w + r ≥ h + s ÷ h for w ≥ h: (parts − 2) h + w_A + r_A
+    // + s_A (½ − 1 ÷ h) in all. Smallest at r_A = 1, s_A = w_A = columns(k).
+    let k = full.div_ceil(parts);
+    let excess = k as f64 * finger - most;
+    assert!(excess > 0.0);
+    let w = columns(k);
+    Some(((parts - 2) * h) as f64 + w + 1.0 + w * (0.5 - 1.0 / h as f64) + excess / 2.0)
+}
+
+/// A lower bound on the edge cut of any partition of the comb (tile 1) into `parts` connected
+/// parts of at most `1.05 ×` the mean weight where there are 2 fingers more than parts
+/// (docs/partitioning.md, "The comb: bounds"): a part not reaching the spine lies inside one
+/// finger, so with `s` parts reaching it at least `fingers − (parts − s)` fingers hold only
+/// such parts, and their owners (the part holding the most of a finger), `s` of them at most,
+/// own 2 fingers more than there are owners; a part owning fingers of `Σ` cells leaves at least
+/// `Σ − most` of them to others, at half a cut edge a cell or more.
+fn comb_cut_bound_by_owners(comb: &ShapeMask, parts: usize) -> f64 {
+    let side = comb.side;
+    let h = (0..side)
+        .take_while(|&y| comb.active[y * side..(y + 1) * side].iter().all(|&a| a))
+        .count();
+    // Finger sizes: active cells of each run of columns above the spine.
+    let mut sizes: Vec<f64> = Vec::new();
+    let mut previous = false;
+    for x in 0..side {
+        let column = (h..side).filter(|&y| comb.active[y * side + x]).count() as f64;
+        match sizes.last_mut() {
+            Some(size) if previous && column > 0.0 => *size += column,
+            _ if column > 0.0 => sizes.push(column),
+            _ => {}
+        }
+        previous = column > 0.0;
+    }
+    assert_eq!(
+        sizes.len(),
+        parts + 2,
+        "the argument below is for 2 extra owners"
+    );
+    sizes.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let most = (1.05 * comb.cells() as f64 / parts as f64).floor();
+    let pay = |fingers: &[f64]| (fingers.iter().sum::<f64>() - most).max(0.0) / 2.0;
+    let [a, b, c, d] = [sizes[0], sizes[1], sizes[2], sizes[3]];
+    // One part owning three fingers, or two owning two each (the smallest fingers).
+    [
+        pay(&[a, b, c]),
+        pay(&[a, b]) + pay(&[c, d]),
+        pay(&[a, c]) + pay(&[b, d]),
+        pay(&[a, d]) + pay(&[b, c]),
+    ]
+    .into_iter()
+    .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn the_comb_with_32_connected_parts_cuts_at_least_333_edges() {
+    let comb = yee_scene::shapes::comb();
+    let bound = comb_cut_bound_by_owners(&comb, 32);
+    // (546 + 364 − 668) ÷ 2 + (546 + 546 − 668) ÷ 2: above 1.10 × METIS k-way's 240 (264).
+    assert_eq!(bound, 333.0);
+    rcdc_cuts_at_least(&comb, 32, bound);
+}
+
+#[test]
+fn the_comb_with_8_connected_parts_cuts_at_least_117_edges() {
+    let comb = yee_scene::shapes::comb();
+    let bound = comb_cut_bound(&comb, 8).unwrap();
+    // 60 + 20 + 1 + 8 + 27.5: above 1.10 × METIS k-way's 101 (parts in pieces).
+    assert_eq!(bound.ceil(), 117.0, "{bound}");
+    // At 32 parts a part fits inside one finger, and the argument says nothing.
+    assert_eq!(comb_cut_bound(&comb, 32), None);
+    rcdc_cuts_at_least(&comb, 8, bound);
+}
+
+/// No connected partition within 1.05 beats a bound: RCDC's does not.
+fn rcdc_cuts_at_least(shape: &ShapeMask, parts: usize, bound: f64) {
+    let g = graph(shape);
+    let speeds = vec![1.0; parts];
+    let mut part = vec![0; g.len()];
+    rcdc(&g, &speeds, RcdcParams::default(), &mut part).unwrap();
+    let q = quality(&g, &part, &speeds);
+    assert!(q.disconnected == 0 && q.imbalance <= 1.05, "{q:?}");
+    assert!(q.edge_cut >= bound, "{q:?} {bound}");
+}

@@ -15,9 +15,16 @@ use super::redeploy::contract;
 /// Heavy-edge matching (HEM, Karypis & Kumar 1998, §3.1): visits the nodes in a fixed
 /// pseudo-random order (xorshift from `seed`); an unmatched node is matched with the unmatched
 /// neighbour it shares the heaviest edge with (the lighter neighbour on a tie) such that the
-/// pair weighs at most `max_weight`, or stays alone. Writes each node's coarse node (numbered
-/// in the order of their first node) into `group` and returns the number of coarse nodes.
-pub fn heavy_edge_matching(g: &Graph, max_weight: f64, seed: u64, group: &mut [usize]) -> usize {
+/// pair weighs at most `max_weight` (and, given `within`, lies in one part of it), or stays
+/// alone. Writes each node's coarse node (numbered in the order of their first node) into
+/// `group` and returns the number of coarse nodes.
+pub fn heavy_edge_matching(
+    g: &Graph,
+    max_weight: f64,
+    seed: u64,
+    within: Option<&[usize]>,
+    group: &mut [usize],
+) -> usize {
     let n = g.len();
     let mut order: Vec<usize> = (0..n).collect();
     let mut state = seed | 1;
@@ -35,7 +42,11 @@ pub fn heavy_edge_matching(g: &Graph, max_weight: f64, seed: u64, group: &mut [u
         }
         let mut best: Option<(usize, f64)> = None;
         for (b, w) in g.edges(a) {
-            if mate[b] != NONE || b == a || g.weight[a] + g.weight[b] > max_weight {
+            if mate[b] != NONE
+                || b == a
+                || g.weight[a] + g.weight[b] > max_weight
+                || within.is_some_and(|p| p[a] != p[b])
+            {
                 continue;
             }
             let better =
@@ -73,11 +84,15 @@ pub struct Level {
 /// Coarsens `g` by heavy-edge matching until at most `target` nodes remain or a matching
 /// shrinks the graph by less than a tenth; no coarse node weighs more than 1.5 × the total ÷
 /// `target` (Karypis & Kumar's bound, which keeps the coarsest graph partitionable); `seed`
-/// picks the matchings' visiting orders. Returns the levels, finest first (none when `g` is
+/// picks the matchings' visiting orders. Given `within` (a part of each node), only nodes of
+/// one part are matched, so the partition holds on every level (the V-cycles of Walshaw's
+/// iterated multilevel refinement). Returns the levels, finest first (none when `g` is
 /// already small enough).
-pub fn coarsen(g: &Graph, target: usize, seed: u64) -> Vec<Level> {
+pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
+    // The part of each node of the finest graph not yet coarsened.
+    let mut fine_part: Option<Vec<usize>> = within.map(<[usize]>::to_vec);
     loop {
         let fine = levels.last().map_or(g, |l| &l.graph);
         if fine.len() <= target {
@@ -85,7 +100,21 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64) -> Vec<Level> {
         }
         let mut group = vec![0usize; fine.len()];
         let level_seed = 0x9e37_79b9_7f4a_7c15 ^ seed.rotate_left(17) ^ levels.len() as u64;
-        let count = heavy_edge_matching(fine, max_weight, level_seed, &mut group);
+        let count = heavy_edge_matching(
+            fine,
+            max_weight,
+            level_seed,
+            fine_part.as_deref(),
+            &mut group,
+        );
+        if let Some(p) = &mut fine_part {
+            // A coarse node's part: that of its fine nodes (all one).
+            let mut coarse = vec![0usize; count];
+            for (n, &c) in group.iter().enumerate() {
+                coarse[c] = p[n];
+            }
+            *p = coarse;
+        }
         if count * 10 > fine.len() * 9 {
             return levels;
         }
@@ -104,10 +133,10 @@ mod tests {
         // A path 0 –5– 1 –1– 2 –5– 3: the heavy edges pair 0 with 1 and 2 with 3.
         let g = Graph::from_edges(vec![1.0; 4], &[(0, 1, 5.0), (1, 2, 1.0), (2, 3, 5.0)]);
         let mut group = vec![0; 4];
-        assert_eq!(heavy_edge_matching(&g, 10.0, 7, &mut group), 2);
+        assert_eq!(heavy_edge_matching(&g, 10.0, 7, None, &mut group), 2);
         assert_eq!(group, [0, 0, 1, 1]);
         // A weight bound of 1: nothing pairs.
-        assert_eq!(heavy_edge_matching(&g, 1.0, 7, &mut group), 4);
+        assert_eq!(heavy_edge_matching(&g, 1.0, 7, None, &mut group), 4);
     }
 
     #[test]
@@ -116,7 +145,7 @@ mod tests {
         let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
             .unwrap()
             .graph;
-        let levels = coarsen(&g, 40, 0);
+        let levels = coarsen(&g, 40, 0, None);
         assert!(levels.len() >= 3, "{}", levels.len());
         let mut fine = &g;
         for level in &levels {
@@ -146,5 +175,38 @@ mod tests {
                 .iter()
                 .all(|&w| w <= 1.5 * g.total_weight() / 40.0)
         );
+    }
+
+    #[test]
+    fn matching_within_parts_keeps_every_coarse_node_in_one_part() {
+        let g = TileGraph::from_mask([30, 30, 1], &[true; 900], [1, 1, 1], 1.0)
+            .unwrap()
+            .graph;
+        // Diagonal stripes: a part of every node, cut by many edges.
+        let part: Vec<usize> = (0..900).map(|i| (i % 30 + i / 30) / 7 % 3).collect();
+        let levels = coarsen(&g, 40, 3, Some(&part));
+        assert!(!levels.is_empty());
+        let mut node_part = part.clone();
+        for level in &levels {
+            let mut coarse = vec![usize::MAX; level.graph.len()];
+            for (n, &c) in level.group.iter().enumerate() {
+                assert!(
+                    coarse[c] == usize::MAX || coarse[c] == node_part[n],
+                    "mixed"
+                );
+                coarse[c] = node_part[n];
+            }
+            node_part = coarse;
+        }
+        // Without the parts, matching does pair nodes of different parts.
+        let free = coarsen(&g, 40, 3, None);
+        let mixed = free[0].group.iter().enumerate().any(|(n, &c)| {
+            free[0]
+                .group
+                .iter()
+                .enumerate()
+                .any(|(m, &d)| d == c && part[m] != part[n])
+        });
+        assert!(mixed);
     }
 }
