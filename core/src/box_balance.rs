@@ -148,6 +148,36 @@ impl BoxBalancer {
         &self.disabled
     }
 
+    /// How it cuts the boxes.
+    pub fn cut(&self) -> BoxCut {
+        self.cut
+    }
+
+    /// This balancer carrying on from a saved state (a checkpoint): the layout `boxes`, the
+    /// `disabled` ranks in the order they were disabled and what was `measured`. `None` when
+    /// the state is of another number of ranks or grid.
+    pub fn with_state(
+        mut self,
+        boxes: Vec<Box3>,
+        disabled: Vec<usize>,
+        measured: Measurements,
+    ) -> Option<Self> {
+        let ranks = self.boxes.len();
+        let grid = Box3::from_extent(self.grid);
+        let fits = boxes.len() == ranks
+            && measured.perf.len() == ranks
+            && measured.share.len() == ranks
+            && disabled.iter().all(|&r| r < ranks)
+            && boxes.iter().all(|b| b.is_empty() || grid.contains_box(b));
+        if !fits {
+            return None;
+        }
+        self.boxes = boxes;
+        self.disabled = disabled;
+        self.measured = measured;
+        Some(self)
+    }
+
     /// Adds one interval's gathered data: [`GATHER_LEN`] values per rank, rank after
     /// rank. Returns the measured step time of the interval.
     pub fn record(&mut self, gathered: &[f64]) -> f64 {

@@ -83,6 +83,22 @@ impl TileBalancer {
         &self.map
     }
 
+    /// This balancer carrying on from a saved state (a checkpoint): each tile's `owner` and
+    /// what was `measured`. `None` when the state is of another number of ranks or tiles.
+    pub fn with_state(mut self, owner: Vec<Option<usize>>, measured: Measurements) -> Option<Self> {
+        let ranks = self.map.ranks;
+        let fits = owner.len() == self.map.owner.len()
+            && owner.iter().flatten().all(|&r| r < ranks)
+            && measured.perf.len() == ranks
+            && measured.share.len() == ranks;
+        if !fits {
+            return None;
+        }
+        self.map.owner = owner;
+        self.measured = measured;
+        Some(self)
+    }
+
     /// The predicted time of one step of `map` at performance `perf`, each tile costing
     /// `tile_work[t]`.
     fn predict(&self, map: &TileMap, perf: &[f64], tile_work: &[f64]) -> f64 {
