@@ -432,10 +432,9 @@ fn jagged_and_kd_runs_keep_the_fields() {
         let boxes = report.balance.boxes.unwrap();
         assert!(cells(&boxes[3]) * 3 < cells(&boxes[0]), "{boxes:?}");
     }
-    // What box layouts do not do yet is refused with a reason.
+    // What box layouts do not do is refused with a reason.
     let cylinder = repo().join("examples/scenes/cylinder_tez.toml");
     for (extra, why) in [
-        (&["--checkpoint-every", "10"][..], "no checkpoints yet"),
         (
             &["--partition", "rcdc"][..],
             "--partition gives them tile sets",
