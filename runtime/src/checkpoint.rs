@@ -419,7 +419,10 @@ impl<'a> RankCheckpoints<'a> {
             CutLayout::Tensor { plan, start } => (
                 plan.topology.0,
                 start.borders.clone(),
-                start.balancer.as_ref().map(|b| BalancerJson::from(&b.state())),
+                start
+                    .balancer
+                    .as_ref()
+                    .map(|b| BalancerJson::from(&b.state())),
                 None,
             ),
             CutLayout::Owned { map, balancer } => (

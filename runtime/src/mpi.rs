@@ -275,16 +275,7 @@ pub fn run_tiled_rank<T: Scalar, B: YeeBackend<T>>(
         }
     };
     let out = crate::tiled::one(
-        setup,
-        map,
-        dynamic,
-        costs,
-        &backend,
-        &mut comm,
-        steps,
-        overlap,
-        continuity,
-        &body,
+        setup, map, dynamic, costs, &backend, &mut comm, steps, overlap, continuity, &body,
     )
     .map_err(|e| RuntimeError::new(e.kind(), format!("rank {rank}: {}", e.message())))?;
     gather_outcomes(&gather, out, bad_piece.into_inner())

@@ -245,10 +245,26 @@ where
     let mut chunk = backend.build(setup, owned, costs).map_err(|e| {
         RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e))
     })?;
-    let prior = restore_agreed(continuity, backend, setup, costs, &mut chunk, &[owned], comm)?;
+    let prior = restore_agreed(
+        continuity,
+        backend,
+        setup,
+        costs,
+        &mut chunk,
+        &[owned],
+        comm,
+    )?;
     let mut hooks = rank_hooks(continuity, rank, setup);
     let result = run_rank_with(
-        setup, plan, start, chunk, prior, comm, steps, &mut *hooks, after_step,
+        setup,
+        plan,
+        start,
+        chunk,
+        prior,
+        comm,
+        steps,
+        &mut *hooks,
+        after_step,
     );
     result.map_err(|e| RuntimeError::from_step(&e))
 }

@@ -15,8 +15,8 @@ use yee_core::{Box3, Scalar, Topology};
 use yee_em::{Component, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{
-    DynamicTiles, Owners, Rebalancing, TiledStart, check_tiled, run_tiled_rank_with,
-    scatter_tiles, tile_values,
+    DynamicTiles, Owners, Rebalancing, TiledStart, check_tiled, run_tiled_rank_with, scatter_tiles,
+    tile_values,
 };
 
 use crate::error::{RuntimeError, RuntimeErrorKind};

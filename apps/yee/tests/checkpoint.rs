@@ -468,7 +468,11 @@ fn box_layout_checkpoints_resume_bit_for_bit() {
     let index = checkpoint_index(&cut, 50);
     let ranks = index["ranks"].as_array().unwrap();
     assert_eq!(ranks.len(), 3);
-    assert!(ranks.iter().all(|r| r["boxes"].as_array().unwrap().len() == 1));
+    assert!(
+        ranks
+            .iter()
+            .all(|r| r["boxes"].as_array().unwrap().len() == 1)
+    );
 
     // k-d → k-d, and a tensor checkpoint of 2 ranks onto the k-d layout.
     resume_same(&scene, "kd_to_kd", &cut, &kd, &straight);
@@ -476,7 +480,14 @@ fn box_layout_checkpoints_resume_bit_for_bit() {
     run(
         &scene,
         &tensor,
-        &["--backend", "scalar", "--ranks", "2", "--checkpoint-every", "30"],
+        &[
+            "--backend",
+            "scalar",
+            "--ranks",
+            "2",
+            "--checkpoint-every",
+            "30",
+        ],
     );
     resume_same(&scene, "tensor_to_kd", &tensor, &kd, &straight);
 }
@@ -506,6 +517,27 @@ fn tile_set_checkpoints_resume_bit_for_bit() {
     resume_same(&scene, "rcdc_to_one", &cut, &steps, &straight);
     let three = [&steps[..], &["--ranks", "3", "--partition", "rcdc"]].concat();
     resume_same(&scene, "rcdc_to_three", &cut, &three, &straight);
+
+    // Rebalanced tile sets on sim keep their tile owners and measurements in the checkpoint.
+    let dynamic = [
+        &rcdc[..],
+        &[
+            "--comm",
+            "sim",
+            "--balance",
+            "dynamic",
+            "--rebalance-every",
+            "50",
+        ],
+    ]
+    .concat();
+    let cut = out_dir("rcdc_dynamic_cut");
+    let mut args = dynamic.clone();
+    args.extend(["--checkpoint-every", "150"]);
+    run(&scene, &cut, &args);
+    let index = checkpoint_index(&cut, 150);
+    assert_eq!(index["owned_balancer"]["kind"], "tiles", "{index}");
+    resume_same(&scene, "rcdc_dynamic_resumed", &cut, &dynamic, &straight);
 }
 
 #[test]

@@ -9,9 +9,7 @@ use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
 use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
-use crate::checkpoints::{
-    CheckpointRecord, Checkpoints, Cut, CutLayout, NoCheckpoints, SavedPart,
-};
+use crate::checkpoints::{CheckpointRecord, Checkpoints, Cut, CutLayout, NoCheckpoints, SavedPart};
 use crate::chunk::{ScalarCurl, YeeChunk};
 use crate::error::RunError;
 

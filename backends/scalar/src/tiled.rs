@@ -308,7 +308,7 @@ where
             interrupted = cut && any(2);
         }
         let rebalances = |every: u64| !interrupted && done % every == 0 && done != steps;
-        match &mut owners {
+        let migrated = match &mut owners {
             Owners::BalancedTiles(d) if rebalances(d.balancer.params().every) => {
                 let decision = rebalance_tiles(
                     &mut d.balancer,
@@ -321,11 +321,9 @@ where
                     &mut driver,
                 )?;
                 interval_start = records.len();
-                if decision.migrate {
-                    tiles = driver.tiles().copied().collect();
-                    mine = in_tiles(&tiles);
-                }
+                let migrate = decision.migrate;
                 tile_history.push((done, decision));
+                migrate
             }
             Owners::Balanced(d) if rebalances(d.balancer.params().every) => {
                 let per_axis = d.per_axis;
@@ -344,15 +342,16 @@ where
                     &mut driver,
                 )?;
                 interval_start = records.len();
-                if let Some(decision) = decision {
-                    if decision.migrate {
-                        tiles = driver.tiles().copied().collect();
-                        mine = in_tiles(&tiles);
-                    }
-                    history.push((done, decision));
-                }
+                let migrate = decision.as_ref().is_some_and(|d| d.migrate);
+                history.extend(decision.map(|d| (done, d)));
+                migrate
             }
-            _ => {}
+            _ => false,
+        };
+        if migrated {
+            // The probes and the divergence check follow the rank's new cells.
+            tiles = driver.tiles().copied().collect();
+            mine = in_tiles(&tiles);
         }
         if cut {
             let record = owners.with_layout(|map, balancer| {
