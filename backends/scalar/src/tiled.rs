@@ -1,6 +1,7 @@
 //! One rank of a run over a masked grid where each rank owns a set of tiles (a partition of
-//! the tile graph, e.g. by RCDC): its chunk, its probes, its divergence check, and the
-//! pieces the caller assembles into whole fields.
+//! the tile graph, e.g. by RCDC) or a box of a jagged or k-d layout: its chunk, its probes,
+//! its divergence check, its checkpoints, and the pieces the caller assembles into whole
+//! fields.
 
 use alloc::vec;
 use alloc::vec::Vec;
