@@ -878,3 +878,34 @@ fn finish_read(mut r: Checked, entry: &RankEntry) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_1_rank_entry_and_header_hold_their_one_box() {
+        // Written before tile sets: no `boxes`, the box is `lo`..`hi`.
+        let entry: RankEntry = serde_json::from_str(
+            r#"{"rank": 1, "file": "rank-00001.bin", "lo": [0, 4, 0], "hi": [8, 8, 2],
+                "bytes": 100, "crc32": 7}"#,
+        )
+        .unwrap();
+        assert_eq!(entry.boxes(), [Box3::new([0, 4, 0], [8, 8, 2])]);
+        let header: RankHeader = serde_json::from_str(
+            r#"{"rank": 1, "lo": [0, 4, 0], "hi": [8, 8, 2], "step": 5, "axis": 2,
+                "planes": [10, 10], "probes": []}"#,
+        )
+        .unwrap();
+        let boxes = saved_boxes(header.lo, header.hi, header.boxes.as_deref());
+        assert_eq!(boxes, entry.boxes());
+        // Version 2 lists the tiles; `lo`..`hi` is only their bounding box.
+        let tiles = [
+            Box3::new([0, 0, 0], [2, 2, 1]),
+            Box3::new([4, 2, 0], [6, 4, 1]),
+        ];
+        let (saved, bound) = boxes_json(&tiles);
+        assert_eq!(bound, Box3::new([0, 0, 0], [6, 4, 1]));
+        assert_eq!(saved_boxes(bound.lo, bound.hi, Some(&saved)), tiles);
+    }
+}
