@@ -148,6 +148,42 @@ impl BoxBalancer {
         &self.disabled
     }
 
+    /// How it cuts the boxes.
+    pub fn cut(&self) -> BoxCut {
+        self.cut
+    }
+
+    /// This balancer carrying on from a saved state (a checkpoint): the layout `boxes`, the
+    /// `disabled` ranks in the order they were disabled and what was `measured`. `None` when
+    /// the state is of another number of ranks, or its boxes do not tile the grid.
+    pub fn with_state(
+        mut self,
+        boxes: Vec<Box3>,
+        disabled: Vec<usize>,
+        measured: Measurements,
+    ) -> Option<Self> {
+        let ranks = self.boxes.len();
+        let grid = Box3::from_extent(self.grid);
+        let inside = boxes.iter().all(|b| b.is_empty() || grid.contains_box(b));
+        let cells: usize = boxes.iter().map(Box3::cells).sum();
+        let n = boxes.len();
+        let apart = (0..n).all(|a| (a + 1..n).all(|b| boxes[a].intersect(&boxes[b]).cells() == 0));
+        let fits = n == ranks
+            && measured.perf.len() == ranks
+            && measured.share.len() == ranks
+            && disabled.iter().all(|&r| r < ranks)
+            && inside
+            && apart
+            && cells == grid.cells();
+        if !fits {
+            return None;
+        }
+        self.boxes = boxes;
+        self.disabled = disabled;
+        self.measured = measured;
+        Some(self)
+    }
+
     /// Adds one interval's gathered data: [`GATHER_LEN`] values per rank, rank after
     /// rank. Returns the measured step time of the interval.
     pub fn record(&mut self, gathered: &[f64]) -> f64 {
@@ -472,5 +508,42 @@ mod tests {
         let d = b.decide(&uniform, 1_000_000, m).unwrap();
         assert_eq!((d.action.as_str(), d.migrate), ("rebalance", true));
         assert!(d.migration_seconds > 0.0);
+    }
+
+    #[test]
+    fn a_saved_state_is_taken_only_when_its_boxes_tile_the_grid() {
+        // A balancer that disabled rank 1 and measured both, and a fresh one of the same
+        // layout taking its state up.
+        let active = [true, true, false];
+        let start = BoxCut::Kd
+            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
+            .unwrap();
+        let fresh = BoxBalancer::new(BoxCut::Kd, [8, 8, 1], active, Default::default(), start);
+        let mut saved = fresh.clone();
+        let m = saved.record(&gathered(&[(3200.0, 1.0), (3200.0, 1000.0)]));
+        saved.decide(&uniform, 1000, m).unwrap();
+        let boxes = saved.layout().boxes;
+        let state = || {
+            (
+                boxes.clone(),
+                saved.disabled().to_vec(),
+                saved.measured.clone(),
+            )
+        };
+        let (b, d, m) = state();
+        let taken = fresh.clone().with_state(b, d, m).unwrap();
+        assert_eq!(taken.layout(), saved.layout());
+        assert_eq!(taken.disabled(), &[1]);
+        assert_eq!(taken.measured.perf, saved.measured.perf);
+        // Overlapping boxes, a cell left out, or another number of ranks are refused.
+        let (mut b, d, m) = state();
+        b[1] = b[0];
+        assert!(fresh.clone().with_state(b, d, m).is_none());
+        let (mut b, d, m) = state();
+        b[0].hi[0] -= 1;
+        assert!(fresh.clone().with_state(b, d, m).is_none());
+        let (mut b, d, m) = state();
+        b.pop();
+        assert!(fresh.with_state(b, d, m).is_none());
     }
 }

@@ -470,6 +470,11 @@ impl Ownership for BoxLayout {
             .intersect(&Box3::from_extent(self.grid))
     }
 
+    fn owned(&self, rank: usize) -> Vec<Box3> {
+        let b = self.boxes[rank];
+        if b.is_empty() { Vec::new() } else { vec![b] }
+    }
+
     /// The shell of the rank's box on every side that touches a neighbour is its border
     /// (updated first), the rest its interior ([`shell_and_interior`]); each neighbour's
     /// layers are [`halo_layers`] both ways.

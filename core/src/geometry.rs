@@ -138,6 +138,22 @@ impl Box3 {
         }
     }
 
+    /// The smallest box holding both (for bounding boxes of tiles; both should be non-empty).
+    pub fn hull(&self, other: &Box3) -> Box3 {
+        Box3 {
+            lo: core::array::from_fn(|a| self.lo[a].min(other.lo[a])),
+            hi: core::array::from_fn(|a| self.hi[a].max(other.hi[a])),
+        }
+    }
+
+    /// The bounding box of `boxes`, empty at the origin when there are none.
+    pub fn bounding(boxes: impl IntoIterator<Item = Box3>) -> Box3 {
+        boxes
+            .into_iter()
+            .reduce(|a, b| a.hull(&b))
+            .unwrap_or(Box3::new([0; 3], [0; 3]))
+    }
+
     /// The box grown by `by[a]` cells on both sides of axis `a` (shrunk where negative).
     pub fn grow(&self, by: [i64; 3]) -> Box3 {
         Box3 {

@@ -83,6 +83,27 @@ impl TileBalancer {
         &self.map
     }
 
+    /// This balancer carrying on from a saved state (a checkpoint): each tile's `owner` and
+    /// what was `measured`. `None` when the state is of another number of ranks or tiles, or
+    /// gives an inactive tile an owner, an active one none, or a rank no tile.
+    pub fn with_state(mut self, owner: Vec<Option<usize>>, measured: Measurements) -> Option<Self> {
+        let ranks = self.map.ranks;
+        let same_tiles = owner.len() == self.map.owner.len()
+            && (owner.iter().zip(&self.map.owner)).all(|(a, b)| a.is_some() == b.is_some());
+        let every_rank = (0..ranks).all(|r| owner.contains(&Some(r)));
+        let fits = same_tiles
+            && every_rank
+            && owner.iter().flatten().all(|&r| r < ranks)
+            && measured.perf.len() == ranks
+            && measured.share.len() == ranks;
+        if !fits {
+            return None;
+        }
+        self.map.owner = owner;
+        self.measured = measured;
+        Some(self)
+    }
+
     /// The predicted time of one step of `map` at performance `perf`, each tile costing
     /// `tile_work[t]`.
     fn predict(&self, map: &TileMap, perf: &[f64], tile_work: &[f64]) -> f64 {

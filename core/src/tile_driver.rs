@@ -57,6 +57,8 @@ pub trait Ownership {
     fn chunk_box(&self, rank: usize, ghost: [usize; 3]) -> Box3;
     /// What `rank` updates and exchanges with a stencil reaching `ghost` cells.
     fn regions(&self, rank: usize, ghost: [usize; 3]) -> Regions;
+    /// The cells `rank` owns, as disjoint boxes in a fixed order (what a checkpoint saves).
+    fn owned(&self, rank: usize) -> Vec<Box3>;
 }
 
 impl Ownership for TileMap {
@@ -70,6 +72,10 @@ impl Ownership for TileMap {
 
     fn chunk_box(&self, rank: usize, ghost: [usize; 3]) -> Box3 {
         TileMap::chunk_box(self, rank, ghost)
+    }
+
+    fn owned(&self, rank: usize) -> Vec<Box3> {
+        self.owned_tiles(rank).map(|t| self.tile_box(t)).collect()
     }
 
     fn regions(&self, rank: usize, ghost: [usize; 3]) -> Regions {

@@ -145,15 +145,7 @@ impl TileMap {
     /// The box a rank's chunk must hold: its tiles' bounding box grown by `ghost` (the
     /// stencil's reach) and clipped to the grid, so that every cell its tiles read is inside.
     pub fn chunk_box(&self, rank: usize, ghost: [usize; 3]) -> Box3 {
-        let mut tiles = self.owned_tiles(rank).map(|t| self.tile_box(t));
-        let first = tiles.next().unwrap_or(Box3::new([0; 3], [0; 3]));
-        let bound = tiles.fold(first, |b, t| {
-            Box3::new(
-                core::array::from_fn(|a| b.lo[a].min(t.lo[a])),
-                core::array::from_fn(|a| b.hi[a].max(t.hi[a])),
-            )
-        });
-        bound
+        Box3::bounding(self.owned_tiles(rank).map(|t| self.tile_box(t)))
             .grow(ghost.map(|g| g as i64))
             .intersect(&Box3::from_extent(self.grid))
     }

@@ -3,12 +3,16 @@
 //!
 //! A checkpoint is a folder `step-NNNNNNNNNN` under the checkpoint directory:
 //! - `rank-RRRRR.bin`, one per rank: the magic `YEECKPT1`, a little-endian `u64` header length,
-//!   a JSON header (`rank`, `lo`, `hi`, `step`, `axis`, `planes`: bytes per plane, `probes`:
-//!   `[{"index", "count"}]`), then [`yee_core::Chunk::pack_slabs`] of each plane of the rank's
-//!   box normal to `axis` in turn (every field, CPML ψ and DFT sum of its cells), then per probe
-//!   its steps (`u64`) and values (the run's element type, native byte order);
+//!   a JSON header (`rank`, `lo`, `hi`: the bounding box, `boxes`: the boxes the rank owns — one
+//!   for a tensor, jagged or k-d layout, its tiles for a tile set —, `step`, `axis`, `planes`:
+//!   bytes per plane, `probes`: `[{"index", "count"}]`), then [`yee_core::Chunk::pack_slabs`] of
+//!   each plane normal to `axis` of each box in turn (every field, CPML ψ and DFT sum of its
+//!   cells), then per probe its steps (`u64`) and values (the run's element type, native byte
+//!   order);
 //! - `checkpoint.json` ([`Index`]), written last: the scene's SHA-256, the step, the borders, the
-//!   balancer's state, each rank file's box, size and CRC-32, and what the application adds.
+//!   balancer's state (a tensor layout's, or a box layout's or tile set's), each rank file's
+//!   boxes, size and CRC-32, and what the application adds. Version 1 (before tile sets) had
+//!   one box per rank and no `boxes`; it is read as such.
 //!
 //! It is written under the name `step-NNNNNNNNNN.part` and renamed once every rank's part and
 //! the index are whole, after which the checkpoint it replaces is removed: at any time the
@@ -32,15 +36,16 @@ use yee_core::balance::{BalancerState, LinkSums, PerfSums};
 use yee_core::session::{Plan, Start};
 use yee_core::{Axis, Box3, Chunk, Scalar, StagingBuffer};
 use yee_em::{Costs, Setup, YeeBackend, YeeFields};
-use yee_scalar::checkpoints::{Checkpoints, ProbeSamples, SavedPart};
+use yee_scalar::checkpoints::{Checkpoints, Cut, CutLayout, ProbeSamples, SavedPart};
 
+use crate::checkpoint_owned::OwnedBalancerJson;
 use crate::error::{RuntimeError, RuntimeErrorKind};
 use crate::profile::{LinkJson, PerfJson};
 
 /// The format name in every index.
 pub const FORMAT: &str = "yee-checkpoint";
-/// The version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this build writes (version 1, one box per rank, is read too).
+pub const VERSION: u32 = 2;
 /// The first bytes of every rank file.
 const MAGIC: &[u8; 8] = b"YEECKPT1";
 /// The index's name in a checkpoint folder.
@@ -71,14 +76,52 @@ pub struct RankEntry {
     pub rank: usize,
     /// The file name inside the checkpoint folder.
     pub file: String,
-    /// The box it holds (global cells, `hi` exclusive).
+    /// The bounding box of what it holds (global cells, `hi` exclusive).
     pub lo: [i64; 3],
     /// See `lo`.
     pub hi: [i64; 3],
+    /// The boxes it holds, in file order (absent in version 1: the box `lo`..`hi`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boxes: Option<Vec<SavedBox>>,
     /// The file's size.
     pub bytes: u64,
     /// CRC-32 of the whole file.
     pub crc32: u32,
+}
+
+/// One box of a rank file (global cells, `hi` exclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedBox {
+    /// Lower corner.
+    pub lo: [i64; 3],
+    /// Upper corner.
+    pub hi: [i64; 3],
+}
+
+/// The boxes a rank file holds: `boxes`, or in version 1 the one box `lo`..`hi`.
+fn saved_boxes(lo: [i64; 3], hi: [i64; 3], boxes: Option<&[SavedBox]>) -> Vec<Box3> {
+    match boxes {
+        Some(b) => b.iter().map(|b| Box3::new(b.lo, b.hi)).collect(),
+        None => vec![Box3::new(lo, hi)],
+    }
+}
+
+/// `boxes` as saved, and their bounding box (empty at the origin when there are none).
+fn boxes_json(boxes: &[Box3]) -> (Vec<SavedBox>, Box3) {
+    let bound = Box3::bounding(boxes.iter().copied());
+    let saved = boxes
+        .iter()
+        .map(|b| SavedBox { lo: b.lo, hi: b.hi })
+        .collect();
+    (saved, bound)
+}
+
+impl RankEntry {
+    /// The boxes its file holds.
+    pub fn boxes(&self) -> Vec<Box3> {
+        saved_boxes(self.lo, self.hi, self.boxes.as_deref())
+    }
 }
 
 /// The balancer's learnt state ([`BalancerState`]) as JSON.
@@ -155,8 +198,11 @@ pub struct Index {
     pub topology: [usize; 3],
     /// Its borders per axis at `step`.
     pub borders: [Vec<i64>; 3],
-    /// Its balancer's state, if it balanced dynamically.
+    /// Its balancer's state, if it balanced a tensor layout dynamically.
     pub balancer: Option<BalancerJson>,
+    /// The balancer's state of a box layout or tile set it balanced dynamically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owned_balancer: Option<OwnedBalancerJson>,
     /// The axis the rank files are cut into planes along.
     pub axis: usize,
     /// The rank files.
@@ -172,6 +218,8 @@ struct RankHeader {
     rank: usize,
     lo: [i64; 3],
     hi: [i64; 3],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    boxes: Option<Vec<SavedBox>>,
     step: u64,
     axis: usize,
     planes: Vec<u64>,
@@ -241,7 +289,6 @@ pub type StopFlag = Arc<AtomicBool>;
 pub struct RankCheckpoints<'a> {
     config: &'a CheckpointConfig,
     rank: usize,
-    plan: &'a Plan,
     setup: &'a Setup<'a>,
     stop: Option<StopFlag>,
     app: &'a (dyn Fn() -> serde_json::Value + Sync),
@@ -250,12 +297,11 @@ pub struct RankCheckpoints<'a> {
 }
 
 impl<'a> RankCheckpoints<'a> {
-    /// The hooks of `rank` in a run of `setup` laid out by `plan`; `stop` is set by a signal,
-    /// and `app()` is what the writing rank stores in the index.
+    /// The hooks of `rank` in a run of `setup`; `stop` is set by a signal, and `app()` is what
+    /// the writing rank stores in the index.
     pub fn new(
         config: &'a CheckpointConfig,
         rank: usize,
-        plan: &'a Plan,
         setup: &'a Setup<'a>,
         stop: Option<StopFlag>,
         app: &'a (dyn Fn() -> serde_json::Value + Sync),
@@ -263,7 +309,6 @@ impl<'a> RankCheckpoints<'a> {
         RankCheckpoints {
             config,
             rank,
-            plan,
             setup,
             stop,
             app,
@@ -282,14 +327,15 @@ impl<'a> RankCheckpoints<'a> {
         &self,
         chunk: &mut C,
         probes: &ProbeSamples<C::Value>,
-        at: &Start,
+        at: &Cut,
     ) -> std::io::Result<SavedPart> {
         let folder = step_dir(&self.config.dir, at.step, true);
         fs::create_dir_all(&folder)?;
-        let owned = chunk.owned();
+        let owned = at.owned(self.rank);
         let axis = plane_axis(self.setup);
         let size = std::mem::size_of::<C::Value>();
-        let plane_bytes: Vec<u64> = planes(owned, axis)
+        let all_planes = || owned.iter().flat_map(|&b| planes(b, axis));
+        let plane_bytes: Vec<u64> = all_planes()
             .map(|p| (chunk.slab_len(p) * size) as u64)
             .collect();
         let kept: Vec<ProbeEntry> = probes
@@ -301,10 +347,12 @@ impl<'a> RankCheckpoints<'a> {
                 count: s.len(),
             })
             .collect();
+        let (boxes, bound) = boxes_json(&owned);
         let header = RankHeader {
             rank: self.rank,
-            lo: owned.lo,
-            hi: owned.hi,
+            lo: bound.lo,
+            hi: bound.hi,
+            boxes: Some(boxes),
             step: at.step,
             axis: axis.index(),
             planes: plane_bytes.clone(),
@@ -322,7 +370,7 @@ impl<'a> RankCheckpoints<'a> {
         w.write_all(&header)?;
         let most = plane_bytes.iter().copied().max().unwrap_or(0) as usize;
         let mut buffer = chunk.buffer(most).map_err(chunk_io)?;
-        for (plane, &bytes) in planes(owned, axis).zip(&plane_bytes) {
+        for (plane, &bytes) in all_planes().zip(&plane_bytes) {
             chunk
                 .pack_slabs(&[plane], &mut buffer)
                 .and_then(|()| chunk.wait())
@@ -347,25 +395,43 @@ impl<'a> RankCheckpoints<'a> {
         })
     }
 
-    fn write_index(&self, at: &Start, parts: &[Option<SavedPart>]) -> std::io::Result<()> {
+    fn write_index(&self, at: &Cut, parts: &[Option<SavedPart>]) -> std::io::Result<()> {
         let folder = step_dir(&self.config.dir, at.step, true);
-        let layout = self.plan.layout(&at.borders);
         let ranks = parts
             .iter()
             .enumerate()
             .map(|(rank, p)| {
                 let p = p.expect("only complete checkpoints get an index");
-                let b = layout.chunk_box(rank);
+                let (boxes, bound) = boxes_json(&at.owned(rank));
                 RankEntry {
                     rank,
                     file: rank_file(rank),
-                    lo: b.lo,
-                    hi: b.hi,
+                    lo: bound.lo,
+                    hi: bound.hi,
+                    boxes: Some(boxes),
                     bytes: p.bytes,
                     crc32: p.checksum,
                 }
             })
             .collect();
+        // A box layout or tile set has no borders through the grid: its boxes are the ranks'.
+        let (topology, borders, balancer, owned_balancer) = match at.layout {
+            CutLayout::Tensor { plan, start } => (
+                plan.topology.0,
+                start.borders.clone(),
+                start
+                    .balancer
+                    .as_ref()
+                    .map(|b| BalancerJson::from(&b.state())),
+                None,
+            ),
+            CutLayout::Owned { map, balancer } => (
+                [map.ranks(), 1, 1],
+                Default::default(),
+                None,
+                OwnedBalancerJson::of(balancer),
+            ),
+        };
         let index = Index {
             format: FORMAT.into(),
             version: VERSION,
@@ -374,9 +440,10 @@ impl<'a> RankCheckpoints<'a> {
             grid: self.setup.grid,
             step: at.step,
             steps: self.config.steps,
-            topology: self.plan.topology.0,
-            borders: at.borders.clone(),
-            balancer: at.balancer.as_ref().map(|b| BalancerJson::from(&b.state())),
+            topology,
+            borders,
+            balancer,
+            owned_balancer,
             axis: plane_axis(self.setup).index(),
             ranks,
             app: (self.app)(),
@@ -434,7 +501,7 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
         &mut self,
         chunk: &mut C,
         probes: &ProbeSamples<C::Value>,
-        at: &Start,
+        at: &Cut,
     ) -> Result<SavedPart, String> {
         let t = Instant::now();
         let saved = self.write_part(chunk, probes, at).map_err(|e| {
@@ -457,7 +524,7 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
         Ok(saved)
     }
 
-    fn commit(&mut self, at: &Start, parts: &[Option<SavedPart>]) -> Result<(), String> {
+    fn commit(&mut self, at: &Cut, parts: &[Option<SavedPart>]) -> Result<(), String> {
         self.last = Instant::now();
         if self.rank != 0 || parts.iter().any(Option::is_none) {
             return Ok(());
@@ -495,9 +562,10 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
                 path.display()
             ))
         })?;
-        if index.format != FORMAT || index.version != VERSION {
+        if index.format != FORMAT || !(1..=VERSION).contains(&index.version) {
             return Err(error(format!(
-                "{} is format {:?} version {}; this build reads {FORMAT:?} version {VERSION}",
+                "{} is format {:?} version {}; this build reads {FORMAT:?} versions 1 to \
+                 {VERSION}",
                 path.display(),
                 index.format,
                 index.version
@@ -568,6 +636,7 @@ impl Loaded {
         let i = &self.index;
         let mut start = Start::of(plan);
         start.step = i.step;
+        // A box layout's or tile set's checkpoint has no borders, so it never matches here.
         let same_layout = plan.topology.0 == i.topology
             && (0..3).all(|a| i.borders[a].len() == plan.borders[a].len());
         if same_layout {
@@ -582,23 +651,27 @@ impl Loaded {
         start
     }
 
-    /// Loads the checkpoint's cells inside `chunk`'s owned box into it: straight from the
-    /// rank file of the same box, else plane by plane through a chunk of each saved plane
-    /// built with `backend`. Checks every file read against its size and CRC-32.
+    /// Loads the checkpoint's cells inside `owned` (boxes of `chunk`: its owned box, or a
+    /// tile set's tiles) into `chunk`: a saved plane inside one of them straight, else through
+    /// a chunk of the saved plane built with `backend`. Checks every file read against its
+    /// size and CRC-32.
     pub fn restore<'s, T: Scalar, B: YeeBackend<T>>(
         &self,
         backend: &B,
         setup: &Setup<'s>,
         costs: Costs,
         chunk: &mut B::Chunk<'s>,
+        owned: &[Box3],
     ) -> Result<(), RuntimeError> {
-        let owned = chunk.owned();
         for entry in &self.index.ranks {
-            let saved = Box3::new(entry.lo, entry.hi);
-            if saved.intersect(&owned).cells() == 0 {
+            let saved = entry.boxes();
+            let overlaps = saved
+                .iter()
+                .any(|s| owned.iter().any(|o| s.intersect(o).cells() > 0));
+            if !overlaps {
                 continue;
             }
-            self.restore_from(entry, saved, backend, setup, costs, chunk)
+            self.restore_from(entry, &saved, owned, backend, setup, costs, chunk)
                 .map_err(|e| {
                     RuntimeError::new(
                         RuntimeErrorKind::Checkpoint,
@@ -609,22 +682,25 @@ impl Loaded {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn restore_from<'s, T: Scalar, B: YeeBackend<T>>(
         &self,
         entry: &RankEntry,
-        saved: Box3,
+        saved: &[Box3],
+        owned: &[Box3],
         backend: &B,
         setup: &Setup<'s>,
         costs: Costs,
         chunk: &mut B::Chunk<'s>,
     ) -> Result<(), String> {
-        let owned = chunk.owned();
         let (mut r, header) = open_rank(&self.dir.join(&entry.file), entry)?;
-        if Box3::new(header.lo, header.hi) != saved || header.step != self.index.step {
+        let header_boxes = saved_boxes(header.lo, header.hi, header.boxes.as_deref());
+        if header_boxes != saved || header.step != self.index.step {
             return Err("its header disagrees with checkpoint.json".into());
         }
         let axis = Axis::ALL[header.axis.min(2)];
-        let count = planes(saved, axis).count();
+        let all_planes = || saved.iter().flat_map(|&b| planes(b, axis));
+        let count = all_planes().count();
         if header.planes.len() != count {
             return Err(format!(
                 "it lists {} planes where its box has {count}",
@@ -635,16 +711,13 @@ impl Loaded {
         let backend_error = |e: &dyn std::fmt::Debug| format!("the backend failed: {e:?}");
         let mut buffer = chunk.buffer(most).map_err(|e| backend_error(&e))?;
         let mut part = chunk.buffer(most).map_err(|e| backend_error(&e))?;
-        for (plane, &bytes) in planes(saved, axis).zip(&header.planes) {
+        for (plane, &bytes) in all_planes().zip(&header.planes) {
             let bytes = bytes as usize;
             let data = &mut buffer.bytes_mut()[..bytes];
             r.read_exact(data)
                 .map_err(|e| format!("cannot read: {e}"))?;
-            let inside = plane.intersect(&owned);
-            if inside.cells() == 0 {
-                continue;
-            }
-            if inside == plane {
+            // A plane of one owned box goes straight in.
+            if owned.iter().any(|o| o.contains_box(&plane)) {
                 check_len(chunk, plane, bytes)?;
                 chunk
                     .unpack_slabs(&[plane], &buffer)
@@ -652,23 +725,37 @@ impl Loaded {
                     .map_err(|e| backend_error(&e))?;
                 continue;
             }
-            // A plane this rank owns only part of: unpack it whole into a chunk of the plane,
-            // then copy the owned part across.
-            let mut whole = backend
-                .build(setup, plane, costs)
-                .map_err(|e| backend_error(&e))?;
-            check_len(&whole, plane, bytes)?;
-            let n = whole.slab_len(inside) * std::mem::size_of::<T>();
-            if part.bytes().len() < n {
-                part = chunk.buffer(n).map_err(|e| backend_error(&e))?;
+            // A plane this rank owns part of, or none: unpack it whole into a chunk of the
+            // plane, then copy each owned part across.
+            let mut whole = None;
+            for inside in owned.iter().map(|o| plane.intersect(o)) {
+                if inside.cells() == 0 {
+                    continue;
+                }
+                let whole = match &mut whole {
+                    Some(w) => w,
+                    None => {
+                        let mut w = backend
+                            .build(setup, plane, costs)
+                            .map_err(|e| backend_error(&e))?;
+                        check_len(&w, plane, bytes)?;
+                        w.unpack_slabs(&[plane], &buffer)
+                            .and_then(|()| w.wait())
+                            .map_err(|e| backend_error(&e))?;
+                        whole.insert(w)
+                    }
+                };
+                let n = whole.slab_len(inside) * std::mem::size_of::<T>();
+                if part.bytes().len() < n {
+                    part = chunk.buffer(n).map_err(|e| backend_error(&e))?;
+                }
+                whole
+                    .pack_slabs(&[inside], &mut part)
+                    .and_then(|()| whole.wait())
+                    .and_then(|()| chunk.unpack_slabs(&[inside], &part))
+                    .and_then(|()| chunk.wait())
+                    .map_err(|e| backend_error(&e))?;
             }
-            whole
-                .unpack_slabs(&[plane], &buffer)
-                .and_then(|()| whole.pack_slabs(&[inside], &mut part))
-                .and_then(|()| whole.wait())
-                .and_then(|()| chunk.unpack_slabs(&[inside], &part))
-                .and_then(|()| chunk.wait())
-                .map_err(|e| backend_error(&e))?;
         }
         finish_read(r, entry)
     }
@@ -790,4 +877,35 @@ fn finish_read(mut r: Checked, entry: &RankEntry) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_1_rank_entry_and_header_hold_their_one_box() {
+        // Written before tile sets: no `boxes`, the box is `lo`..`hi`.
+        let entry: RankEntry = serde_json::from_str(
+            r#"{"rank": 1, "file": "rank-00001.bin", "lo": [0, 4, 0], "hi": [8, 8, 2],
+                "bytes": 100, "crc32": 7}"#,
+        )
+        .unwrap();
+        assert_eq!(entry.boxes(), [Box3::new([0, 4, 0], [8, 8, 2])]);
+        let header: RankHeader = serde_json::from_str(
+            r#"{"rank": 1, "lo": [0, 4, 0], "hi": [8, 8, 2], "step": 5, "axis": 2,
+                "planes": [10, 10], "probes": []}"#,
+        )
+        .unwrap();
+        let boxes = saved_boxes(header.lo, header.hi, header.boxes.as_deref());
+        assert_eq!(boxes, entry.boxes());
+        // Version 2 lists the tiles; `lo`..`hi` is only their bounding box.
+        let tiles = [
+            Box3::new([0, 0, 0], [2, 2, 1]),
+            Box3::new([4, 2, 0], [6, 4, 1]),
+        ];
+        let (saved, bound) = boxes_json(&tiles);
+        assert_eq!(bound, Box3::new([0, 0, 0], [6, 4, 1]));
+        assert_eq!(saved_boxes(bound.lo, bound.hi, Some(&saved)), tiles);
+    }
 }

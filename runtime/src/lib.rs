@@ -18,6 +18,7 @@
 
 pub mod balance;
 pub mod checkpoint;
+pub mod checkpoint_owned;
 mod error;
 pub mod memory;
 #[cfg(feature = "mpi")]

@@ -233,6 +233,7 @@ pub fn run_tiled_rank<T: Scalar, B: YeeBackend<T>>(
     slowdown: &[Slowdown],
     steps: u64,
     overlap: bool,
+    continuity: &Continuity<'_>,
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
@@ -274,7 +275,7 @@ pub fn run_tiled_rank<T: Scalar, B: YeeBackend<T>>(
         }
     };
     let out = crate::tiled::one(
-        setup, map, dynamic, costs, &backend, &mut comm, steps, overlap, &body,
+        setup, map, dynamic, costs, &backend, &mut comm, steps, overlap, continuity, &body,
     )
     .map_err(|e| RuntimeError::new(e.kind(), format!("rank {rank}: {}", e.message())))?;
     gather_outcomes(&gather, out, bad_piece.into_inner())

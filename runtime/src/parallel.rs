@@ -6,11 +6,11 @@ use std::sync::{Barrier, Mutex};
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
-use yee_core::Scalar;
 use yee_core::session::Plan;
 use yee_core::session::Start;
-use yee_em::{Setup, YeeBackend};
-use yee_scalar::checkpoints::NoCheckpoints;
+use yee_core::{Box3, Scalar};
+use yee_em::{Setup, YeeBackend, YeeFields};
+use yee_scalar::checkpoints::{Checkpoints, NoCheckpoints};
 use yee_scalar::decomposed::{RankOutput, run_rank_with};
 
 use crate::checkpoint::{CheckpointConfig, Loaded, RankCheckpoints, StopFlag};
@@ -245,55 +245,92 @@ where
     let mut chunk = backend.build(setup, owned, costs).map_err(|e| {
         RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e))
     })?;
-    let mut prior = vec![Vec::new(); setup.probes.len()];
-    if let Some(loaded) = continuity.resume {
-        let restored =
-            loaded
-                .restore(backend, setup, costs, &mut chunk)
-                .and_then(|()| match rank {
-                    0 => loaded.probe_samples(setup.probes.len()),
-                    _ => Ok(prior.clone()),
-                });
-        let mut all = vec![0.0; comm.size()];
-        comm.all_gather(&[f64::from(u8::from(restored.is_ok()))], &mut all)
-            .map_err(|e| RuntimeError::new(crate::RuntimeErrorKind::Rank, e.to_string()))?;
-        prior = restored?;
-        if let Some(r) = all.iter().position(|&ok| ok == 0.0) {
-            return Err(RuntimeError::new(
-                crate::RuntimeErrorKind::Checkpoint,
-                format!("rank {r} could not restore its part of the checkpoint"),
-            ));
-        }
-    }
-    let no_app = || serde_json::Value::Null;
-    let result = match continuity.checkpoints {
-        Some(config) => {
-            let mut hooks = RankCheckpoints::new(
-                config,
-                rank,
-                plan,
-                setup,
-                continuity.stop.cloned(),
-                continuity.app.unwrap_or(&no_app),
-            )
-            .keeping_fields(!continuity.drop_fields);
-            run_rank_with(
-                setup, plan, start, chunk, prior, comm, steps, &mut hooks, after_step,
-            )
-        }
-        None => run_rank_with(
-            setup,
-            plan,
-            start,
-            chunk,
-            prior,
-            comm,
-            steps,
-            &mut NoCheckpoints {
-                keep_fields: !continuity.drop_fields,
-            },
-            after_step,
-        ),
-    };
+    let prior = restore_agreed(
+        continuity,
+        backend,
+        setup,
+        costs,
+        &mut chunk,
+        &[owned],
+        comm,
+    )?;
+    let mut hooks = rank_hooks(continuity, rank, setup);
+    let result = run_rank_with(
+        setup,
+        plan,
+        start,
+        chunk,
+        prior,
+        comm,
+        steps,
+        &mut *hooks,
+        after_step,
+    );
     result.map_err(|e| RuntimeError::from_step(&e))
 }
+
+/// Restores the checkpoint `continuity` resumes from (if any) into `owned`, the boxes of
+/// `chunk` this rank owns, and agrees with every rank that each could; returns the probe
+/// samples before it (all of them on rank 0, none elsewhere).
+pub(crate) fn restore_agreed<'s, T, B, M>(
+    continuity: &Continuity<'_>,
+    backend: &B,
+    setup: &Setup<'s>,
+    costs: yee_em::Costs,
+    chunk: &mut B::Chunk<'s>,
+    owned: &[Box3],
+    comm: &mut M,
+) -> Result<Vec<Vec<(u64, T)>>, RuntimeError>
+where
+    T: Scalar,
+    B: YeeBackend<T>,
+    M: yee_core::Comm<Error: std::fmt::Display>,
+{
+    let none = vec![Vec::new(); setup.probes.len()];
+    let Some(loaded) = continuity.resume else {
+        return Ok(none);
+    };
+    let restored = loaded
+        .restore(backend, setup, costs, chunk, owned)
+        .and_then(|()| match comm.rank() {
+            0 => loaded.probe_samples(setup.probes.len()),
+            _ => Ok(none),
+        });
+    let mut all = vec![0.0; comm.size()];
+    comm.all_gather(&[f64::from(u8::from(restored.is_ok()))], &mut all)
+        .map_err(|e| RuntimeError::new(crate::RuntimeErrorKind::Rank, e.to_string()))?;
+    let prior = restored?;
+    if let Some(r) = all.iter().position(|&ok| ok == 0.0) {
+        return Err(RuntimeError::new(
+            crate::RuntimeErrorKind::Checkpoint,
+            format!("rank {r} could not restore its part of the checkpoint"),
+        ));
+    }
+    Ok(prior)
+}
+
+/// The checkpoint hooks of `rank` that `continuity` asks for: none, or files written by
+/// [`RankCheckpoints`].
+pub(crate) fn rank_hooks<'a, C: YeeFields>(
+    continuity: &Continuity<'a>,
+    rank: usize,
+    setup: &'a Setup<'a>,
+) -> Box<dyn Checkpoints<C> + 'a> {
+    let keep_fields = !continuity.drop_fields;
+    match continuity.checkpoints {
+        Some(config) => Box::new(
+            RankCheckpoints::new(
+                config,
+                rank,
+                setup,
+                continuity.stop.cloned(),
+                continuity.app.unwrap_or(NO_APP),
+            )
+            .keeping_fields(keep_fields),
+        ),
+        None => Box::new(NoCheckpoints { keep_fields }),
+    }
+}
+
+/// What a checkpoint's index keeps for an application that adds nothing.
+const NO_APP: &(dyn Fn() -> serde_json::Value + Sync) = &|| serde_json::Value::Null;

@@ -15,11 +15,12 @@ use yee_core::{Box3, Scalar, Topology};
 use yee_em::{Component, Setup, YeeBackend};
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::tiled::{
-    DynamicTiles, Owners, Rebalancing, check_tiled, run_tiled_rank, scatter_tiles, tile_values,
+    DynamicTiles, Owners, Rebalancing, TiledStart, check_tiled, run_tiled_rank_with, scatter_tiles,
+    tile_values,
 };
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
-use crate::parallel::{CommKind, OutputGather};
+use crate::parallel::{CommKind, Continuity, OutputGather, rank_hooks, restore_agreed};
 use crate::piece::{Assembled, finish_output};
 
 /// The tile map of a run and what it costs.
@@ -152,8 +153,9 @@ pub(crate) type TilePiece<T> = (Vec<Box3>, [Option<Vec<T>>; 6]);
 /// Runs `setup` on `map`'s tile sets (a [`TilePlan`]'s map) or boxes (a jagged or k-d
 /// [`yee_core::box_layout::BoxLayout`]; with `dynamic`, rebalanced from its balancer's layout,
 /// which should be `map`) like [`crate::parallel::run_decomposed`] runs a tensor layout:
-/// `on_output(step, fields)` on rank 0 at every step `wants_output` selects, `progress(step)`
-/// after each step. The outputs carry each rank's bounding box as its owned box.
+/// from the checkpoint and with the checkpoints `continuity` names, `on_output(step, fields)`
+/// on rank 0 at every step `wants_output` selects, `progress(step)` after each step. The
+/// outputs carry each rank's bounding box as its owned box.
 #[allow(clippy::too_many_arguments)]
 pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     setup: &Setup,
@@ -166,6 +168,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     slowdown: &[Slowdown],
     steps: u64,
     overlap: bool,
+    continuity: &Continuity<'_>,
     wants_output: &(dyn Fn(u64) -> bool + Sync),
     on_output: &(dyn Fn(u64, &Assembled<T>) + Sync),
     progress: &(dyn Fn(u64) + Sync),
@@ -194,14 +197,14 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
     let results: Vec<Result<RankOutput<T>, RuntimeError>> = match comm {
         CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
             one(
-                setup, map, dynamic, costs, &backend, &mut c, steps, overlap, &body,
+                setup, map, dynamic, costs, &backend, &mut c, steps, overlap, continuity, &body,
             )
         }),
         CommKind::Sim => {
             let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
             yee_comm_sim::launch(topology, model, |mut c| {
                 one(
-                    setup, map, dynamic, costs, &backend, &mut c, steps, overlap, &body,
+                    setup, map, dynamic, costs, &backend, &mut c, steps, overlap, continuity, &body,
                 )
             })
         }
@@ -216,6 +219,7 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
                 slowdown,
                 steps,
                 overlap,
+                continuity,
                 wants_output,
                 on_output,
                 progress,
@@ -254,7 +258,9 @@ pub(crate) fn assemble_tile_pieces<T: Scalar>(
 type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + 'a;
 
 /// One rank's tiled run, whichever communicator it talks through, as a [`RankOutput`] whose
-/// owned box is the rank's bounding box.
+/// owned box is the rank's bounding box: its chunk built where the run starts (on the saved
+/// layout and balancer when it resumes on the same kind of layout), the checkpoint restored
+/// into its tiles or box, then the steps, cut at the checkpoints `continuity` asks for.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
     setup: &Setup<'s>,
@@ -265,21 +271,37 @@ pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std:
     comm: &mut M,
     steps: u64,
     overlap: bool,
+    continuity: &Continuity<'_>,
     body: &TileAfterStep<'_, B::Chunk<'s>>,
 ) -> Result<RankOutput<T>, RuntimeError> {
     let rank = comm.rank();
-    let owners = match dynamic {
-        Some(d) => d.owners(),
-        None => Owners::Fixed(map),
+    let owners = match (dynamic, continuity.resume) {
+        (Some(d), Some(loaded)) => loaded.rebalancing(d).owners(),
+        (Some(d), None) => d.owners(),
+        (None, _) => Owners::Fixed(map),
     };
-    let o = run_tiled_rank(
+    let backend = &backend.for_rank(rank, comm.size());
+    let mut chunk = backend
+        .build(setup, owners.chunk_box(setup, rank), costs)
+        .map_err(|e| {
+            RuntimeError::from_step(&yee_core::driver::StepError::<_, String>::Chunk(e))
+        })?;
+    let owned = owners.with_layout(|map, _| map.owned(rank));
+    let start = TiledStart {
+        step: continuity.resume.map_or(0, |l| l.index.step),
+        prior: restore_agreed(continuity, backend, setup, costs, &mut chunk, &owned, comm)?,
+    };
+    let mut hooks = rank_hooks(continuity, rank, setup);
+    let o = run_tiled_rank_with(
         setup,
         owners,
         costs,
-        &backend.for_rank(rank, comm.size()),
+        chunk,
         comm,
+        start,
         steps,
         overlap,
+        &mut *hooks,
         |s, chunk, tiles| body(rank, s, chunk, tiles),
     )
     .map_err(|e| RuntimeError::from_step(&e))?;
@@ -313,14 +335,13 @@ pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std:
         }))
         .collect();
     // The cells the rank owns at the end (their bounding box for a tile set), without ghosts.
-    let owned = match (o.history.last(), o.tile_history.last()) {
-        (Some((_, d)), _) => d.boxes[rank],
-        (None, Some((_, d))) => d.map.chunk_box(rank, [0; 3]),
-        (None, None) => map.chunk_box(rank, [0; 3]),
-    };
+    let owned = Box3::bounding(o.tiles.iter().copied());
     Ok(RankOutput {
         probes: o.probes,
-        last_step: o.records.len() as u64,
+        first_step: o.first_step,
+        last_step: o.last_step,
+        interrupted: o.interrupted,
+        checkpoints: o.checkpoints,
         records: o.records,
         dft: o.dft,
         diverged: o.diverged,

@@ -544,13 +544,6 @@ pub fn prepare_run(
             Some(loaded)
         }
     };
-    if (resume.is_some() || args.checkpoint_every.is_some()) && args.partition.is_some() {
-        return Err(AppError::Usage(
-            "--partition runs (tile sets) have no checkpoints yet: leave out \
-             --checkpoint-every and --resume, or run without --partition"
-                .into(),
-        ));
-    }
     let (every_steps, every_seconds) = match &args.checkpoint_every {
         Some(text) => parse_checkpoint_every(text)?,
         None => (None, None),
@@ -580,11 +573,6 @@ pub fn prepare_run(
         let refuse = |why: &str| Err(AppError::Usage(format!("--layout {name}: {why}")));
         if args.partition.is_some() {
             return refuse("ranks own boxes; --partition gives them tile sets instead");
-        }
-        if resume.is_some() || args.checkpoint_every.is_some() {
-            return refuse(
-                "no checkpoints yet: leave out --checkpoint-every and --resume, or use --layout tensor",
-            );
         }
     }
     if args.density.is_some() && (args.balance == BalanceMode::Off || args.balance_memory) {
@@ -690,7 +678,7 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
         Ok(prepared)
     });
     let (scene, mut options) = yee_runtime::mpi::agree(&args.scene, local)?;
-    options.stop = watch_signals(&options)?;
+    options.stop = watch_signals()?;
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
@@ -708,13 +696,8 @@ fn run_mpi(_: RunArgs) -> Result<(), AppError> {
 /// From here on SIGINT, SIGTERM and SIGUSR1 (which `mpirun` forwards to every process at
 /// once, where it delays SIGTERM) set the returned flag: the run stops at a step every rank
 /// agrees on, writes a checkpoint and a run.json saying "interrupted", and exits with
-/// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status. Tile-set
-/// runs (`--partition`) have no checkpoints, so there the signals keep their default (the
-/// process ends).
-fn watch_signals(options: &RunOptions) -> Result<Option<StopFlag>, AppError> {
-    if options.partition.is_some() {
-        return Ok(None);
-    }
+/// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status.
+fn watch_signals() -> Result<Option<StopFlag>, AppError> {
     let flag = StopFlag::default();
     use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
     for signal in [SIGINT, SIGTERM, SIGUSR1] {
@@ -739,7 +722,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             }
             init_logging(args.quiet, None);
             let (scene, mut options) = prepare_run(&args, comm, None)?;
-            options.stop = watch_signals(&options)?;
+            options.stop = watch_signals()?;
             log_start(&scene, &options);
             if let Some(report) = run(&scene, &options)? {
                 if !args.quiet {

@@ -511,6 +511,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             &options.slowdown,
             steps,
             options.overlap,
+            &continuity,
             &wants_output,
             &on_output,
             &|step| progress.update(step),

@@ -7,6 +7,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use yee::run::{CheckpointOptions, RunOptions};
+use yee_comm_sim::MachineModel;
+use yee_core::Topology;
+use yee_runtime::balance::{BalanceMode, BalanceOptions, LayoutKind};
+use yee_runtime::parallel::CommKind;
 
 fn yee() -> Command {
     Command::new(env!("CARGO_BIN_EXE_yee"))
@@ -300,11 +305,26 @@ fn a_damaged_or_foreign_checkpoint_is_refused_with_the_reason() {
 #[cfg(unix)]
 #[test]
 fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
+    sigterm_then_resume("signalled", &["--ranks", "2"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_a_kd_layout_at_a_checkpoint_that_resumes() {
+    sigterm_then_resume("signalled_kd", &["--ranks", "3", "--layout", "kd"]);
+}
+
+/// A run of mpi3d on `layout` (extra arguments) signalled with SIGTERM stops at a checkpoint
+/// with an interrupted run.json and exit status 130; resumed into the same folder on the same
+/// layout, it ends where a straight run does.
+#[cfg(unix)]
+fn sigterm_then_resume(name: &str, layout: &[&str]) {
     let scene = mpi3d();
-    let out = out_dir("signalled");
+    let out = out_dir(name);
     // Far more steps than the test waits for.
     let child = yee()
-        .args(["run", scene.to_str().unwrap(), "--quiet", "--ranks", "2"])
+        .args(["run", scene.to_str().unwrap(), "--quiet"])
+        .args(layout)
         .args([
             "--backend",
             "scalar",
@@ -354,17 +374,15 @@ fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
     // Resumed (into the same folder) to 40 steps past the interruption, it ends where a
     // straight run of that length does.
     let total = (step + 40).to_string();
-    let straight = out_dir("signalled_straight");
+    let straight = out_dir(&format!("{name}_straight"));
     run(
         &scene,
         &straight,
         &["--backend", "scalar", "--steps", &total],
     );
-    let r = run(
-        &scene,
-        &out,
-        &["--steps", &total, "--resume", out.to_str().unwrap()],
-    );
+    let mut args = vec!["--steps", &total, "--resume", out.to_str().unwrap()];
+    args.extend(layout);
+    let r = run(&scene, &out, &args);
     assert_eq!(r["status"], "complete");
     assert_same_outputs(&straight, &out);
 }
@@ -403,10 +421,6 @@ fn checkpoint_options_that_cannot_work_are_refused() {
         (vec!["--checkpoint-every", "0"], "at least 1"),
         (vec!["--checkpoint-every", "ten"], "whole number of steps"),
         (vec!["--checkpoint-every=-3m"], "positive"),
-        (
-            vec!["--checkpoint-every", "10", "--partition", "rcdc"],
-            "no checkpoints",
-        ),
     ] {
         let output = yee()
             .args(["run", scene.to_str().unwrap(), "--quiet"])
@@ -417,4 +431,194 @@ fn checkpoint_options_that_cannot_work_are_refused() {
         assert!(!output.status.success(), "{args:?}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+}
+
+/// The index of the checkpoint at `step` in `out`.
+fn checkpoint_index(out: &Path, step: u64) -> Value {
+    let path = out.join(format!("checkpoint/step-{step:010}/checkpoint.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// Runs `scene` with `extra` into a fresh folder `name`, resuming from `from`; its outputs
+/// must be `straight`'s.
+fn resume_same(scene: &Path, name: &str, from: &Path, extra: &[&str], straight: &Path) {
+    let out = out_dir(name);
+    let mut args = vec!["--resume", from.to_str().unwrap()];
+    args.extend(extra);
+    let r = run(scene, &out, &args);
+    assert_eq!(r["status"], "complete", "{name}");
+    assert!(r["resumed_from"]["step"].as_u64().unwrap() > 0, "{name}");
+    assert_same_files(straight, &out, 3);
+}
+
+#[test]
+fn box_layout_checkpoints_resume_bit_for_bit() {
+    let scene = mpi3d();
+    let straight = out_dir("kd_straight");
+    run(&scene, &straight, &["--backend", "scalar"]);
+
+    // A k-d layout of 3 ranks cut at steps 25 and 50: each rank file holds its box.
+    let kd = ["--backend", "scalar", "--ranks", "3", "--layout", "kd"];
+    let cut = out_dir("kd_cut");
+    let mut args = kd.to_vec();
+    args.extend(["--checkpoint-every", "25"]);
+    let r = run(&scene, &cut, &args);
+    assert_eq!(r["checkpoints"].as_array().unwrap().len(), 2);
+    assert_same_outputs(&straight, &cut);
+    let index = checkpoint_index(&cut, 50);
+    let ranks = index["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 3);
+    assert!(
+        ranks
+            .iter()
+            .all(|r| r["boxes"].as_array().unwrap().len() == 1)
+    );
+
+    // k-d → k-d, and a tensor checkpoint of 2 ranks onto the k-d layout.
+    resume_same(&scene, "kd_to_kd", &cut, &kd, &straight);
+    let tensor = out_dir("tensor_cut_for_kd");
+    run(
+        &scene,
+        &tensor,
+        &[
+            "--backend",
+            "scalar",
+            "--ranks",
+            "2",
+            "--checkpoint-every",
+            "30",
+        ],
+    );
+    resume_same(&scene, "tensor_to_kd", &tensor, &kd, &straight);
+}
+
+#[test]
+fn tile_set_checkpoints_resume_bit_for_bit() {
+    // The masked bend: RCDC gives each of 4 ranks a set of 8×8 tiles.
+    let scene = repo().join("examples/scenes/bend2d.toml");
+    let steps = ["--steps", "300", "--backend", "scalar"];
+    let straight = out_dir("rcdc_straight");
+    run(&scene, &straight, &steps);
+    let rcdc = [&steps[..], &["--ranks", "4", "--partition", "rcdc"]].concat();
+    let cut = out_dir("rcdc_cut");
+    let mut args = rcdc.clone();
+    args.extend(["--checkpoint-every", "150"]);
+    let r = run(&scene, &cut, &args);
+    assert_eq!(r["checkpoints"][0]["step"], 150);
+    assert_same_files(&straight, &cut, 3);
+    // Each rank file holds the rank's tiles, one box each.
+    let index = checkpoint_index(&cut, 150);
+    for rank in index["ranks"].as_array().unwrap() {
+        assert!(rank["boxes"].as_array().unwrap().len() > 1, "{rank}");
+    }
+
+    // rcdc → rcdc, onto one rank's tensor layout, and onto another tile set (3 ranks).
+    resume_same(&scene, "rcdc_to_rcdc", &cut, &rcdc, &straight);
+    resume_same(&scene, "rcdc_to_one", &cut, &steps, &straight);
+    let three = [&steps[..], &["--ranks", "3", "--partition", "rcdc"]].concat();
+    resume_same(&scene, "rcdc_to_three", &cut, &three, &straight);
+
+    // Rebalanced tile sets on sim keep their tile owners and measurements in the checkpoint.
+    let dynamic = [
+        &rcdc[..],
+        &[
+            "--comm",
+            "sim",
+            "--balance",
+            "dynamic",
+            "--rebalance-every",
+            "50",
+        ],
+    ]
+    .concat();
+    let cut = out_dir("rcdc_dynamic_cut");
+    let mut args = dynamic.clone();
+    args.extend(["--checkpoint-every", "150"]);
+    run(&scene, &cut, &args);
+    let index = checkpoint_index(&cut, 150);
+    assert_eq!(index["owned_balancer"]["kind"], "tiles", "{index}");
+    resume_same(&scene, "rcdc_dynamic_resumed", &cut, &dynamic, &straight);
+}
+
+#[test]
+fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
+    // Four ranks on sim, rank 3 at a fifth of the others' speed: the boxes move at the
+    // rebalances (every 8 steps), and the checkpoint at step 32 keeps them with everything the
+    // balancer measured.
+    let scene = yee_scene::load(&mpi3d()).unwrap();
+    let straight = out_dir("jagged_straight");
+    run(&mpi3d(), &straight, &["--backend", "scalar"]);
+    let mut model = MachineModel::default_for(4);
+    model.speeds[3] /= 5.0;
+    let options = |out: &Path| RunOptions {
+        out: out.to_path_buf(),
+        quiet: true,
+        backend: yee::run::Backend::Scalar,
+        rank_backends: Vec::new(),
+        topology: Topology([2, 2, 1]),
+        comm: CommKind::Sim,
+        model: Some(model.clone()),
+        balance: BalanceOptions {
+            mode: BalanceMode::Dynamic,
+            every: 8,
+            layout: LayoutKind::Jagged,
+            ..BalanceOptions::default()
+        },
+        overlap: true,
+        slowdown: Vec::new(),
+        partition: None,
+        checkpoint: CheckpointOptions::default(),
+        resume: None,
+        stop: None,
+        movie: false,
+    };
+    let cut = out_dir("jagged_cut");
+    let mut with_checkpoints = options(&cut);
+    with_checkpoints.checkpoint.every_steps = Some(32);
+    yee::run::run(&scene, &with_checkpoints).unwrap();
+    assert_same_outputs(&straight, &cut);
+    let index = checkpoint_index(&cut, 32);
+    let saved = &index["owned_balancer"];
+    assert_eq!(saved["kind"], "jagged", "{index}");
+    let initial = &report(&cut)["balance"]["boxes"];
+    let saved_boxes: Vec<(&Value, &Value)> = saved["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (&b["lo"], &b["hi"]))
+        .collect();
+    let initial_boxes: Vec<(&Value, &Value)> = initial
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (&b["lo"], &b["hi"]))
+        .collect();
+    assert_ne!(saved_boxes, initial_boxes, "the boxes had moved by step 32");
+
+    let resumed = out_dir("jagged_resumed");
+    let mut from = options(&resumed);
+    from.resume = Some(yee_runtime::checkpoint::find(&cut).unwrap().unwrap());
+    yee::run::run(&scene, &from).unwrap();
+    assert_same_outputs(&straight, &resumed);
+    // The resumed run takes the same decisions as the one that went on past the checkpoint
+    // (rank 3 stays disabled) and ends on the same boxes. The virtual times differ in their
+    // last digits: the simulated clocks start again at the cut.
+    let after = |out: &Path| -> Vec<String> {
+        std::fs::read_to_string(out.join("balance_history.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').next().unwrap().parse::<u64>().unwrap() > 32)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                [f[0], f[1], f[7], f[8], f[9]].join(",")
+            })
+            .collect()
+    };
+    assert_eq!(after(&cut).len(), 3);
+    assert_eq!(after(&cut), after(&resumed));
+    assert_eq!(
+        report(&cut)["balance"]["final_boxes"],
+        report(&resumed)["balance"]["final_boxes"]
+    );
 }

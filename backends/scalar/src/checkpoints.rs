@@ -5,12 +5,18 @@
 //!
 //! A checkpoint is everything the chunks hold ([`yee_core::Chunk::pack_slabs`] over the owned
 //! box: fields, CPML ψ, DFT sums and every other auxiliary array), the probe samples so far,
-//! the borders and the balancer ([`Start`]). The plane waves' incident lines are not in it:
+//! and the layout with its balancer ([`Cut`]): a tensor layout's borders ([`Start`]), or the
+//! boxes or tile sets of a tiled run. The plane waves' incident lines are not in it:
 //! they are a function of the step alone, and a chunk built at a later step replays them.
 
 use alloc::string::String;
+use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::session::Start;
+use yee_core::Box3;
+use yee_core::box_balance::BoxBalancer;
+use yee_core::session::{Plan, Start};
+use yee_core::tile_balance::TileBalancer;
+use yee_core::tile_driver::Ownership;
 use yee_em::YeeFields;
 
 /// Per probe index, `(step, value)` samples.
@@ -35,6 +41,64 @@ pub struct CheckpointRecord {
     pub error: Option<String>,
 }
 
+/// Where a run is cut: the step and the layout it goes on from, which the checkpoint keeps so
+/// that a run resumed on the same layout carries on with it.
+#[derive(Clone, Copy)]
+pub struct Cut<'a> {
+    /// Steps done.
+    pub step: u64,
+    /// Who owns which cells from that step on.
+    pub layout: CutLayout<'a>,
+}
+
+/// The layout of a [`Cut`].
+#[derive(Clone, Copy)]
+pub enum CutLayout<'a> {
+    /// A tensor layout: its borders and balancer at the step.
+    Tensor {
+        /// The plan (topology, periodicity).
+        plan: &'a Plan,
+        /// The borders and balancer.
+        start: &'a Start,
+    },
+    /// Boxes of a jagged or k-d layout, or tile sets.
+    Owned {
+        /// Who owns what.
+        map: &'a dyn Ownership,
+        /// Its balancer, when it is rebalanced.
+        balancer: OwnedBalancer<'a>,
+    },
+}
+
+/// The balancer of a box layout or tile set at a [`Cut`].
+#[derive(Clone, Copy)]
+pub enum OwnedBalancer<'a> {
+    /// Fixed for the whole run.
+    None,
+    /// A jagged or k-d layout's.
+    Boxes(&'a BoxBalancer),
+    /// A tile set's.
+    Tiles(&'a TileBalancer),
+}
+
+impl Cut<'_> {
+    /// The cells `rank` owns at the cut, as the boxes its part of the checkpoint holds.
+    pub fn owned(&self, rank: usize) -> Vec<Box3> {
+        match self.layout {
+            CutLayout::Tensor { plan, start } => vec![start.owned_box(plan, rank)],
+            CutLayout::Owned { map, .. } => map.owned(rank),
+        }
+    }
+
+    /// Number of ranks.
+    pub fn ranks(&self) -> usize {
+        match self.layout {
+            CutLayout::Tensor { plan, .. } => plan.topology.ranks(),
+            CutLayout::Owned { map, .. } => map.ranks(),
+        }
+    }
+}
+
 /// The hooks of one rank's checkpoints.
 pub trait Checkpoints<C: YeeFields> {
     /// The first step after `step` at which a checkpoint is due by step count; the run is cut
@@ -49,19 +113,19 @@ pub trait Checkpoints<C: YeeFields> {
     /// A signal asked this process to stop: the run ends at the agreed step with a checkpoint.
     fn interrupted(&self) -> bool;
 
-    /// Writes this rank's part of the checkpoint at `at.step`: `chunk`'s slabs and this rank's
-    /// probe samples.
+    /// Writes this rank's part of the checkpoint at `at.step`: `chunk`'s slabs over the cells
+    /// the rank owns ([`Cut::owned`]) and this rank's probe samples.
     fn save(
         &mut self,
         chunk: &mut C,
         probes: &ProbeSamples<C::Value>,
-        at: &Start,
+        at: &Cut,
     ) -> Result<SavedPart, String>;
 
     /// Runs on every rank once every rank has saved (`parts[r]`, `None` where rank `r`
     /// failed): completes the checkpoint where every part is there (the writing rank writes
     /// its index), and drops the one it replaces.
-    fn commit(&mut self, at: &Start, parts: &[Option<SavedPart>]) -> Result<(), String>;
+    fn commit(&mut self, at: &Cut, parts: &[Option<SavedPart>]) -> Result<(), String>;
 
     /// Whether the run ends by copying each component out of the chunk into its
     /// [`crate::decomposed::RankOutput`] (by default it does). A run whose outputs were
@@ -102,12 +166,12 @@ impl<C: YeeFields> Checkpoints<C> for NoCheckpoints {
         &mut self,
         _: &mut C,
         _: &ProbeSamples<C::Value>,
-        _: &Start,
+        _: &Cut,
     ) -> Result<SavedPart, String> {
         Ok(SavedPart::default())
     }
 
-    fn commit(&mut self, _: &Start, _: &[Option<SavedPart>]) -> Result<(), String> {
+    fn commit(&mut self, _: &Cut, _: &[Option<SavedPart>]) -> Result<(), String> {
         Ok(())
     }
 

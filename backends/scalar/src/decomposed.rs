@@ -9,7 +9,7 @@ use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
 use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
-use crate::checkpoints::{CheckpointRecord, Checkpoints, NoCheckpoints, SavedPart};
+use crate::checkpoints::{CheckpointRecord, Checkpoints, Cut, CutLayout, NoCheckpoints, SavedPart};
 use crate::chunk::{ScalarCurl, YeeChunk};
 use crate::error::RunError;
 
@@ -129,7 +129,13 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
 /// gather what each saved, and the checkpoint is committed; the run then goes on from where
 /// it was cut, or ends there when a signal interrupted it.
 #[allow(clippy::too_many_arguments)]
-pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpoints<C>>(
+pub fn run_rank_with<
+    's,
+    T: Scalar,
+    C: YeeFields<Value = T>,
+    M: Comm,
+    H: Checkpoints<C> + ?Sized,
+>(
     setup: &Setup<'s>,
     plan: &Plan,
     start: Start,
@@ -199,7 +205,11 @@ pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpo
         if why.chunks(2).any(|w| w[0] > 0.0) {
             break;
         }
-        checkpoints.push(checkpoint(&mut chunk, comm, hooks, &series, &at)?);
+        let cut = Cut {
+            step: at.step,
+            layout: CutLayout::Tensor { plan, start: &at },
+        };
+        checkpoints.push(checkpoint(&mut chunk, comm, hooks, &series, &cut)?);
         if why.chunks(2).any(|w| w[1] > 0.0) {
             interrupted = true;
             break;
@@ -237,13 +247,16 @@ pub fn run_rank_with<'s, T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpo
 /// Every rank saves its part of the checkpoint at `at`; what each saved is gathered, and the
 /// checkpoint committed. A rank that could not save (a full disk) does not stop the run: the
 /// checkpoint is recorded as failed on every rank.
-fn checkpoint<T: Scalar, C: YeeFields<Value = T>, M: Comm, H: Checkpoints<C>>(
+pub(crate) fn checkpoint<T: Scalar, C: YeeFields<Value = T>, M: Comm, H>(
     chunk: &mut C,
     comm: &mut M,
     hooks: &mut H,
     series: &[Vec<(u64, T)>],
-    at: &Start,
-) -> Result<CheckpointRecord, StepErrorOf<C, M>> {
+    at: &Cut,
+) -> Result<CheckpointRecord, StepErrorOf<C, M>>
+where
+    H: Checkpoints<C> + ?Sized,
+{
     let saved = hooks.save(chunk, series, at);
     let mine = match &saved {
         Ok(p) => [1.0, p.bytes as f64, f64::from(p.checksum)],

@@ -1,6 +1,7 @@
 //! One rank of a run over a masked grid where each rank owns a set of tiles (a partition of
-//! the tile graph, e.g. by RCDC): its chunk, its probes, its divergence check, and the
-//! pieces the caller assembles into whole fields.
+//! the tile graph, e.g. by RCDC) or a box of a jagged or k-d layout: its chunk, its probes,
+//! its divergence check, its checkpoints, and the pieces the caller assembles into whole
+//! fields.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -14,7 +15,10 @@ use yee_core::tile_driver::{Ownership, TileDriver};
 use yee_core::{Axis, Box3, Comm, Scalar};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
-use crate::decomposed::ComponentValues;
+use crate::checkpoints::{
+    CheckpointRecord, Checkpoints, Cut, CutLayout, NoCheckpoints, OwnedBalancer,
+};
+use crate::decomposed::{ComponentValues, checkpoint};
 use crate::error::RunError;
 
 /// Why a tiled run cannot start.
@@ -69,6 +73,14 @@ pub struct TiledRankOutput<T> {
     pub balancer: Option<BoxBalancer>,
     /// Each rebalance of a balanced tile set: the steps done and what was decided.
     pub tile_history: Vec<(u64, TileDecision)>,
+    /// Steps done when this run started (0 unless resumed from a checkpoint).
+    pub first_step: u64,
+    /// Steps done when it ended.
+    pub last_step: u64,
+    /// A signal stopped the run at `last_step` (identical on every rank).
+    pub interrupted: bool,
+    /// The checkpoints taken, in order.
+    pub checkpoints: Vec<CheckpointRecord>,
 }
 
 /// A box layout that a [`BoxBalancer`] rebalances every `T_perf` steps from measurements.
@@ -133,6 +145,43 @@ pub fn check_tiled(setup: &Setup, map: &(impl Ownership + ?Sized)) -> Result<(),
     Ok(())
 }
 
+impl Owners<'_> {
+    /// `f` of who owns what now (where the run starts, before it runs) and the balancer.
+    pub fn with_layout<R>(&self, f: impl FnOnce(&dyn Ownership, OwnedBalancer<'_>) -> R) -> R {
+        match self {
+            Owners::Fixed(map) => f(*map, OwnedBalancer::None),
+            Owners::Balanced(d) => f(&d.balancer.layout(), OwnedBalancer::Boxes(&d.balancer)),
+            Owners::BalancedTiles(d) => f(d.balancer.map(), OwnedBalancer::Tiles(&d.balancer)),
+        }
+    }
+
+    /// The box rank `rank`'s chunk holds where the run starts: its cells and their ghosts.
+    pub fn chunk_box(&self, setup: &Setup, rank: usize) -> Box3 {
+        let ghost = setup.mode.active_axes().map(usize::from);
+        self.with_layout(|map, _| map.chunk_box(rank, ghost))
+    }
+}
+
+/// Where a tiled run starts: the steps already done (0 unless resumed from a checkpoint) and
+/// the probe samples before them, per probe index.
+#[derive(Clone, Debug)]
+pub struct TiledStart<T> {
+    /// Steps already done.
+    pub step: u64,
+    /// Per probe index, the `(step, value)` samples so far (on the writing rank).
+    pub prior: Vec<Vec<(u64, T)>>,
+}
+
+impl<T> TiledStart<T> {
+    /// Step 0, nothing sampled.
+    pub fn fresh() -> Self {
+        TiledStart {
+            step: 0,
+            prior: Vec::new(),
+        }
+    }
+}
+
 /// Runs `steps` steps of rank `comm.rank()`'s tiles (or box) of `owners` on `backend`,
 /// overlapping the exchange with the inner tiles' update when `overlap`, calling
 /// `after_step(step, chunk, tiles)` after each (1-based step count). A balanced box layout is
@@ -147,30 +196,59 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
     comm: &mut M,
     steps: u64,
     overlap: bool,
-    mut after_step: impl FnMut(u64, &mut B::Chunk<'s>, &[Box3]),
+    after_step: impl FnMut(u64, &mut B::Chunk<'s>, &[Box3]),
 ) -> Result<TiledRankOutput<T>, StepErrorOf<B::Chunk<'s>, M>> {
-    let rank = comm.rank();
-    let ghost = setup.mode.active_axes().map(usize::from);
-    let start;
-    let map: &dyn Ownership = match &owners {
-        Owners::Fixed(map) => *map,
-        Owners::Balanced(d) => {
-            start = d.balancer.layout();
-            &start
-        }
-        Owners::BalancedTiles(d) => d.balancer.map(),
-    };
-    let mut chunk = backend
-        .build(setup, map.chunk_box(rank, ghost), costs)
+    let chunk = backend
+        .build(setup, owners.chunk_box(setup, comm.rank()), costs)
         .map_err(StepError::Chunk)?;
-    let mut driver = TileDriver::new(map, rank, &chunk).map_err(StepError::Chunk)?;
-    let (mut dynamic, mut dynamic_tiles) = match owners {
-        Owners::Balanced(d) => (Some(*d), None),
-        Owners::BalancedTiles(d) => (None, Some(*d)),
-        Owners::Fixed(_) => (None, None),
-    };
-    let mut tile_history = Vec::new();
+    run_tiled_rank_with(
+        setup,
+        owners,
+        costs,
+        chunk,
+        comm,
+        TiledStart::fresh(),
+        steps,
+        overlap,
+        &mut NoCheckpoints::default(),
+        after_step,
+    )
+}
+
+/// [`run_tiled_rank`] from `start`, with `chunk` built for [`Owners::chunk_box`] and holding
+/// the fields after `start.step` steps in the cells the rank owns (a checkpoint restored into
+/// it; the ghosts are exchanged before the first step), cut at the checkpoints `hooks` asks
+/// for. The cuts fall on the collective stop checks, as in
+/// [`crate::decomposed::run_rank_with`]: every rank saves its cells and probe samples at the
+/// same step, after the rebalance due there, and a run interrupted by a signal ends there.
+#[allow(clippy::too_many_arguments)]
+pub fn run_tiled_rank_with<'s, T, C, M, H>(
+    setup: &Setup<'s>,
+    mut owners: Owners<'_>,
+    costs: Costs,
+    mut chunk: C,
+    comm: &mut M,
+    start: TiledStart<T>,
+    steps: u64,
+    overlap: bool,
+    hooks: &mut H,
+    mut after_step: impl FnMut(u64, &mut C, &[Box3]),
+) -> Result<TiledRankOutput<T>, StepErrorOf<C, M>>
+where
+    T: Scalar,
+    C: YeeFields<Value = T>,
+    M: Comm,
+    H: Checkpoints<C> + ?Sized,
+{
+    let rank = comm.rank();
+    let mut driver = owners
+        .with_layout(|map, _| TileDriver::new(map, rank, &chunk))
+        .map_err(StepError::Chunk)?;
     driver.set_overlap(overlap);
+    if start.step > 0 {
+        // The ghosts of a chunk restored from a checkpoint hold nothing yet.
+        driver.refresh_halos(&mut chunk, comm)?;
+    }
     let in_tiles = |tiles: &[Box3]| -> Vec<(usize, yee_em::Probe)> {
         setup
             .probes
@@ -182,86 +260,120 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
     };
     let mut tiles: Vec<Box3> = driver.tiles().copied().collect();
     let mut mine = in_tiles(&tiles);
-    let mut series: Vec<Vec<(u64, T)>> = vec![Vec::new(); setup.probes.len()];
+    let mut series = start.prior;
+    series.resize(setup.probes.len(), Vec::new());
     let mut records = Vec::new();
     let mut history = Vec::new();
+    let mut tile_history = Vec::new();
+    let mut checkpoints = Vec::new();
     let mut interval_start = 0;
     let mut diverged = None;
-    let mut flags = vec![0.0; comm.size()];
-    for step in 0..steps {
+    let mut stop = false;
+    let mut interrupted = false;
+    let mut due = hooks.next_due(start.step);
+    let mut last_step = start.step;
+    // Per rank: diverged, wants to stop, interrupted by a signal.
+    let mut flags = vec![0.0; 3 * comm.size()];
+    for step in start.step..steps {
         records.push(driver.step(&mut chunk, comm, step)?);
+        let done = step + 1;
+        last_step = done;
         for (i, p) in &mine {
             let value = chunk.value(p.component, p.cell).map_err(StepError::Chunk)?;
-            series[*i].push((step + 1, value));
+            series[*i].push((done, value));
         }
         if diverged.is_none() {
             diverged = chunk
                 .first_non_finite(&tiles)
                 .map_err(StepError::Chunk)?
                 .map(|(component, cell)| RunError::Diverged {
-                    step: step + 1,
+                    step: done,
                     component,
                     cell,
                 });
         }
-        after_step(step + 1, &mut chunk, &tiles);
-        // Every rank checks at the same steps, so all stop together when one has diverged.
-        if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == steps {
-            comm.all_gather(&[f64::from(u8::from(diverged.is_some()))], &mut flags)
+        after_step(done, &mut chunk, &tiles);
+        stop |= hooks.wants_stop();
+        // Every rank checks at the same steps, so all stop together when one has diverged,
+        // and all cut at the same step.
+        let mut cut = false;
+        if done % STOP_CHECK_STEPS == 0 || done == steps || Some(done) == due {
+            let mine = [diverged.is_some(), stop, hooks.interrupted()];
+            comm.all_gather(&mine.map(|b| f64::from(u8::from(b))), &mut flags)
                 .map_err(StepError::Comm)?;
-            if flags.iter().any(|&d| d > 0.0) {
+            let any = |k: usize| flags.chunks(3).any(|f| f[k] > 0.0);
+            if any(0) {
+                break;
+            }
+            cut = done < steps && (any(1) || Some(done) == due);
+            interrupted = cut && any(2);
+        }
+        let rebalances = |every: u64| !interrupted && done % every == 0 && done != steps;
+        let migrated = match &mut owners {
+            Owners::BalancedTiles(d) if rebalances(d.balancer.params().every) => {
+                let decision = rebalance_tiles(
+                    &mut d.balancer,
+                    &d.graph,
+                    &d.tile_work,
+                    &records[interval_start..],
+                    steps - done,
+                    &mut chunk,
+                    comm,
+                    &mut driver,
+                )?;
+                interval_start = records.len();
+                let migrate = decision.migrate;
+                tile_history.push((done, decision));
+                migrate
+            }
+            Owners::Balanced(d) if rebalances(d.balancer.params().every) => {
+                let per_axis = d.per_axis;
+                let density = |region: Box3, axis: usize, out: &mut [f64]| {
+                    yee_em::load::region_slice_densities(
+                        setup, &costs, region, axis, per_axis, out,
+                    );
+                };
+                let decision = rebalance(
+                    &mut d.balancer,
+                    &records[interval_start..],
+                    &density,
+                    steps - done,
+                    &mut chunk,
+                    comm,
+                    &mut driver,
+                )?;
+                interval_start = records.len();
+                let migrate = decision.as_ref().is_some_and(|d| d.migrate);
+                history.extend(decision.map(|d| (done, d)));
+                migrate
+            }
+            _ => false,
+        };
+        if migrated {
+            // The probes and the divergence check follow the rank's new cells.
+            tiles = driver.tiles().copied().collect();
+            mine = in_tiles(&tiles);
+        }
+        if cut {
+            let record = owners.with_layout(|map, balancer| {
+                let at = Cut {
+                    step: done,
+                    layout: CutLayout::Owned { map, balancer },
+                };
+                checkpoint(&mut chunk, comm, hooks, &series, &at)
+            })?;
+            checkpoints.push(record);
+            stop = false;
+            due = hooks.next_due(done);
+            if interrupted {
                 break;
             }
         }
-        if let Some(d) = dynamic_tiles.as_mut() {
-            if (step + 1) % d.balancer.params().every != 0 || step + 1 == steps {
-                continue;
-            }
-            let decision = rebalance_tiles(
-                &mut d.balancer,
-                &d.graph,
-                &d.tile_work,
-                &records[interval_start..],
-                steps - step - 1,
-                &mut chunk,
-                comm,
-                &mut driver,
-            )?;
-            interval_start = records.len();
-            if decision.migrate {
-                tiles = driver.tiles().copied().collect();
-                mine = in_tiles(&tiles);
-            }
-            tile_history.push((step + 1, decision));
-            continue;
-        }
-        let Some(d) = dynamic.as_mut() else { continue };
-        if (step + 1) % d.balancer.params().every != 0 || step + 1 == steps {
-            continue;
-        }
-        let per_axis = d.per_axis;
-        let density = |region: Box3, axis: usize, out: &mut [f64]| {
-            yee_em::load::region_slice_densities(setup, &costs, region, axis, per_axis, out);
-        };
-        let decision = rebalance(
-            &mut d.balancer,
-            &records[interval_start..],
-            &density,
-            steps - step - 1,
-            &mut chunk,
-            comm,
-            &mut driver,
-        )?;
-        interval_start = records.len();
-        if let Some(decision) = decision {
-            if decision.migrate {
-                tiles = driver.tiles().copied().collect();
-                mine = in_tiles(&tiles);
-            }
-            history.push((step + 1, decision));
-        }
     }
-    let fields = tile_values(&mut chunk, &tiles).map_err(StepError::Chunk)?;
+    let fields = match hooks.keeps_fields() {
+        true => tile_values(&mut chunk, &tiles).map_err(StepError::Chunk)?,
+        false => Default::default(),
+    };
     let dft = crate::decomposed::dft_pieces(setup, &mut chunk, &tiles).map_err(StepError::Chunk)?;
     Ok(TiledRankOutput {
         rank,
@@ -276,8 +388,15 @@ pub fn run_tiled_rank<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         records,
         diverged,
         history,
-        balancer: dynamic.map(|d| d.balancer),
+        balancer: match owners {
+            Owners::Balanced(d) => Some(d.balancer),
+            _ => None,
+        },
         tile_history,
+        first_step: start.step,
+        last_step,
+        interrupted,
+        checkpoints,
     })
 }
 
