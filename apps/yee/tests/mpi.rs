@@ -346,6 +346,85 @@ fn a_checkpoint_of_mpi_ranks_resumes_on_other_layouts_bit_for_bit() {
     assert_same_outputs(&reference, &mpi, "4 MPI ranks resumed on 2 MPI ranks");
 }
 
+/// Checkpoints of k-d layouts and RCDC tile sets written by MPI processes (each its rank file
+/// of boxes or tiles) resume under mpirun on another layout and in one process, bit for bit.
+#[test]
+fn box_layout_and_tile_set_checkpoints_under_mpirun_resume_bit_for_bit() {
+    let reference = reference("owned_checkpoint");
+    let cases: [(usize, &[&str], usize, &[&str]); 2] = [
+        (3, &["--layout", "kd"], 2, &["--layout", "kd"]),
+        (3, &["--partition", "rcdc"], 2, &["--partition", "rcdc"]),
+    ];
+    for (np, layout, resume_np, resume_layout) in cases {
+        let what = format!("mpirun -np {np} {}", layout.join(" "));
+        let cut = out_dir(&format!("mpi_owned_cut_{}", layout.join("_")));
+        let mut c = mpirun(np, YEE);
+        let mut args = layout.to_vec();
+        args.extend(["--checkpoint-every", "30"]);
+        yee_run(&mut c, &cut, &args);
+        succeed(finish(c));
+        let index = cut.join("checkpoint/step-0000000030");
+        for rank in 0..np {
+            assert!(
+                index.join(format!("rank-{rank:05}.bin")).is_file(),
+                "{what}"
+            );
+        }
+        let resumed = out_dir(&format!("mpi_owned_resumed_{}", layout.join("_")));
+        let mut c = mpirun(resume_np, YEE);
+        let mut args = resume_layout.to_vec();
+        args.extend(["--resume", cut.to_str().unwrap()]);
+        yee_run(&mut c, &resumed, &args);
+        succeed(finish(c));
+        assert_same_outputs(
+            &reference,
+            &resumed,
+            &format!(
+                "{what} resumed on mpirun -np {resume_np} {}",
+                resume_layout.join(" ")
+            ),
+        );
+        let one = out_dir(&format!("mpi_owned_one_{}", layout.join("_")));
+        let mut c = Command::new(YEE);
+        yee_run(
+            &mut c,
+            &one,
+            &[
+                "--comm",
+                "shm",
+                "--ranks",
+                "1",
+                "--resume",
+                cut.to_str().unwrap(),
+            ],
+        );
+        succeed(finish(c));
+        assert_same_outputs(&reference, &one, &format!("{what} resumed in one process"));
+        // The processes read the rank files (a run that started over would match too): a
+        // damaged one stops the resume with its name.
+        let rank_file = index.join("rank-00001.bin");
+        let mut bytes = std::fs::read(&rank_file).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        std::fs::write(&rank_file, &bytes).unwrap();
+        let damaged = out_dir(&format!("mpi_owned_damaged_{}", layout.join("_")));
+        let mut c = mpirun(resume_np, YEE);
+        let mut args = resume_layout.to_vec();
+        args.extend(["--resume", cut.to_str().unwrap()]);
+        yee_run(&mut c, &damaged, &args);
+        let output = finish(c);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success(),
+            "{what}: a damaged rank file resumed"
+        );
+        assert!(
+            stderr.contains("CRC-32") && stderr.contains("rank-00001.bin"),
+            "{what}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn sigusr1_to_mpirun_leaves_every_ranks_checkpoint_and_resumes() {
     let out = out_dir("mpi_signalled");
