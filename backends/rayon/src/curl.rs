@@ -214,19 +214,18 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         let (terms, ids, table, electric) = (&self.terms[..], self.ids, self.table, self.electric);
         let factors = self.row_factors([y, z]);
         let mut ok = self.x_layer(row, n, [y, z], (local(r.lo[0]), local(fast_lo)), factors);
-        let sweep = |row: &mut [T], cells: RowSpan, coef: [T::Real; 2]| {
-            if plain {
-                fast_uniform(row, terms, base, cells, coef, electric)
-            } else {
-                stretched_uniform(row, terms, base, cells, coef, factors, electric)
-            }
+        let sweep = UniformRuns {
+            terms,
+            base,
+            factors: (!plain).then_some(factors),
+            electric,
         };
         let cells = (local(fast_lo), local(fast_hi));
         ok &= match self.row_coefficients(n) {
             Some(coef) => {
                 let (a, b) = cells;
                 let width = row.len();
-                sweep(
+                sweep.sweep(
                     row,
                     RowSpan {
                         a,
@@ -239,9 +238,9 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             }
             None => match terms {
                 [t1, t2] if plain => {
-                    long_runs_apart((row, [t1, t2], (ids, table), base, cells, electric), sweep)
+                    long_runs_apart((row, [t1, t2], (ids, table), base, cells, electric), &sweep)
                 }
-                _ => in_material_runs(row, (ids, table), base, cells, sweep),
+                _ => in_material_runs(row, (ids, table), base, cells, &sweep),
             },
         };
         ok &= self.x_layer(row, n, [y, z], (local(fast_hi), local(r.hi[0])), factors);
@@ -317,6 +316,27 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
                 electric,
             )
         })
+    }
+}
+
+/// The uniform loop over runs of one material of a row outside the x layers: plain, or with
+/// the row's signed y and z stretch `factors` ([`stretched_uniform`]).
+struct UniformRuns<'t, 'a, T: Scalar> {
+    terms: &'t [Term<'a, T>],
+    /// Storage offset of the row.
+    base: usize,
+    factors: Option<[T::Real; 2]>,
+    electric: bool,
+}
+
+impl<T: Scalar> RunSweep<T> for UniformRuns<'_, '_, T> {
+    #[inline(always)]
+    fn sweep(&self, row: &mut [T], cells: RowSpan, coef: [T::Real; 2]) -> bool {
+        let (terms, base, electric) = (self.terms, self.base, self.electric);
+        match self.factors {
+            None => fast_uniform(row, terms, base, cells, coef, electric),
+            Some(factors) => stretched_uniform(row, terms, base, cells, coef, factors, electric),
+        }
     }
 }
 

@@ -58,26 +58,24 @@ pub(crate) fn fast_uniform<T: Scalar>(
             for k in 0..count {
                 let (h1, l1) = operands(t1, base + k * width + a, n, electric);
                 let out = &mut rows[k * width + a..k * width + b];
-                ok &= out
-                    .iter_mut()
-                    .zip(h1)
-                    .zip(l1)
-                    .fold(true, |ok, ((v, &x1), &y1)| {
-                        let d1 = x1 - y1;
-                        let curl = if p1 { T::zero() + d1 } else { T::zero() - d1 };
-                        *v = v.scale(decay) + curl.scale(gain);
-                        ok & v.is_finite()
-                    });
+                // A `for` loop, not `fold`: the compiler may leave a `fold` out of line, and
+                // then compiles it for the baseline target only.
+                for ((v, &x1), &y1) in out.iter_mut().zip(h1).zip(l1) {
+                    let d1 = x1 - y1;
+                    let curl = if p1 { T::zero() + d1 } else { T::zero() - d1 };
+                    *v = v.scale(decay) + curl.scale(gain);
+                    ok &= v.is_finite();
+                }
             }
         }
         _ => {
             for k in 0..count {
                 let o = base + k * width + a;
                 let out = &mut rows[k * width + a..k * width + b];
-                ok &= out.iter_mut().enumerate().fold(true, |ok, (i, v)| {
+                for (i, v) in out.iter_mut().enumerate() {
                     *v = v.scale(decay) + plain_curl(terms, o + i, electric).scale(gain);
-                    ok & v.is_finite()
-                });
+                    ok &= v.is_finite();
+                }
             }
         }
     }
@@ -202,6 +200,16 @@ fn per_node_rows<T: Scalar>(
     ok
 }
 
+/// The uniform loop that runs of one material within a row are handed to: `row`, the run's
+/// cells, its material's coefficients; whether every new value is finite. A trait rather than
+/// a closure so that its body is inlined into the multiversioned sweep
+/// ([`crate::curl::sweep_batch`]): a closure the compiler leaves out of line is compiled for
+/// the baseline target (SSE2) whatever its caller's features.
+pub(crate) trait RunSweep<T: Scalar> {
+    /// Updates `cells` of `row` with coefficients `coef`.
+    fn sweep(&self, row: &mut [T], cells: RowSpan, coef: [T::Real; 2]) -> bool;
+}
+
 /// Runs of one material at least this long, inside a row of several, take the uniform loop;
 /// the nodes between them are gathered ([`per_node_materials`]).
 const LONG_RUN: usize = 32;
@@ -215,7 +223,7 @@ const LONG_RUN: usize = 32;
 #[inline(always)]
 pub(crate) fn long_runs_apart<T: Scalar>(
     (row, [t1, t2], (ids, table), base, (a, b), electric): NodeCells<'_, '_, '_, T>,
-    sweep: impl Fn(&mut [T], RowSpan, [T::Real; 2]) -> bool,
+    sweep: &impl RunSweep<T>,
 ) -> bool {
     let mut ok = true;
     // The first node not yet updated.
@@ -233,7 +241,7 @@ pub(crate) fn long_runs_apart<T: Scalar>(
                 width,
                 count: 1,
             };
-            ok &= sweep(row, span, table[id as usize]);
+            ok &= sweep.sweep(row, span, table[id as usize]);
             pending = end;
         }
     }
@@ -253,7 +261,7 @@ pub(crate) fn in_material_runs<T: Scalar>(
     (ids, table): (&[u16], &[[T::Real; 2]]),
     base: usize,
     (a, b): (usize, usize),
-    sweep: impl Fn(&mut [T], RowSpan, [T::Real; 2]) -> bool,
+    sweep: &impl RunSweep<T>,
 ) -> bool {
     let mut ok = true;
     for (start, end, id) in id_runs(&ids[base..base + b], a) {
@@ -263,7 +271,7 @@ pub(crate) fn in_material_runs<T: Scalar>(
             width: row.len(),
             count: 1,
         };
-        ok &= sweep(row, cells, table[id as usize]);
+        ok &= sweep.sweep(row, cells, table[id as usize]);
     }
     ok
 }
@@ -291,14 +299,12 @@ pub(crate) fn stretched_uniform<T: Scalar>(
         }),
         [t1] => {
             let (h1, l1) = operands(t1, base + a, b - a, electric);
-            row[a..b]
-                .iter_mut()
-                .zip(h1)
-                .zip(l1)
-                .fold(true, |ok, ((v, &x1), &y1)| {
-                    *v = v.scale(decay) + (T::zero() + (x1 - y1).scale(s1)).scale(gain);
-                    ok & v.is_finite()
-                })
+            let mut ok = true;
+            for ((v, &x1), &y1) in row[a..b].iter_mut().zip(h1).zip(l1) {
+                *v = v.scale(decay) + (T::zero() + (x1 - y1).scale(s1)).scale(gain);
+                ok &= v.is_finite();
+            }
+            ok
         }
         _ => unreachable!("a Yee component's curl has one or two terms"),
     }
@@ -430,15 +436,28 @@ fn run_length(ids: &[u16], id: u16) -> usize {
 
 /// The runs of equal ids in `ids[a..]`: `(start, end, id)` with `ids[start..end]` all `id`.
 #[inline(always)]
-pub(crate) fn id_runs(ids: &[u16], a: usize) -> impl Iterator<Item = (usize, usize, u16)> + '_ {
-    let mut start = a;
-    std::iter::from_fn(move || {
-        let id = *ids.get(start)?;
-        let end = start + run_length(&ids[start..], id);
-        let item = (start, end, id);
-        start = end;
-        Some(item)
-    })
+pub(crate) fn id_runs(ids: &[u16], a: usize) -> IdRuns<'_> {
+    IdRuns { ids, start: a }
+}
+
+/// The iterator of [`id_runs`]: a named type whose `next` is inlined into the
+/// multiversioned sweep (an out-of-line closure is compiled for the baseline target only).
+pub(crate) struct IdRuns<'a> {
+    ids: &'a [u16],
+    start: usize,
+}
+
+impl Iterator for IdRuns<'_> {
+    type Item = (usize, usize, u16);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let start = self.start;
+        let id = *self.ids.get(start)?;
+        let end = start + run_length(&self.ids[start..], id);
+        self.start = end;
+        Some((start, end, id))
+    }
 }
 
 /// Cells `a..b` of a row on the oracle's per-cell path: stretch factors and lookups.
