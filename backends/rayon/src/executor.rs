@@ -185,6 +185,19 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
         })
     }
 
+    /// On a thread of the pool: the phase's or step's parallel loops then start from inside
+    /// it, with no hand-over from the caller's thread each (on one thread, a 32³ step spent
+    /// half its time switching threads; docs/performance.md).
+    fn within(&self, work: impl FnOnce() + Send) {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None if rayon::current_thread_index().is_some() => work(),
+            None => {
+                rayon::join(work, || ());
+            }
+        }
+    }
+
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         // A region smaller than a batch per thread (a slab of a step) is shared evenly.
         let even = region.cells().div_ceil(self.threads()).max(MIN_BATCH_CELLS);

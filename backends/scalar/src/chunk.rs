@@ -35,6 +35,32 @@ fn probe_cells(setup: &Setup, owned: Box3) -> alloc::vec::Vec<yee_core::Index3> 
 
 pub use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
 
+/// Phase `phase` of step `step` over `region` of `state`, the curl update by `kernel`: the
+/// dispersive passes, the curl, CPML, plane waves, sources and DFT sums in the oracle's order.
+fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
+    kernel: &K,
+    state: &mut YeeState<T>,
+    step: u64,
+    phase: usize,
+    region: Box3,
+) {
+    let electric = phase == ELECTRIC_PHASE;
+    if electric {
+        kernel.dispersive(state, Pass::Polarise, region, step);
+    }
+    kernel.curl(state, electric, region);
+    kernel.cpml(state, electric, region);
+    if electric {
+        kernel.dispersive(state, Pass::Correct, region, step);
+    }
+    apply_plane_waves(state, electric, region, step);
+    SourceUpdate { electric }.apply(state, region, step);
+    if electric {
+        kernel.dispersive(state, Pass::Complete, region, step);
+    }
+    kernel.dft(state, electric, region, step);
+}
+
 /// Executes the curl update of a [`YeeState`]: the one part of a step other backends
 /// replace (CPML corrections, sources and halos stay shared). Implementations must give the
 /// same bits as [`ScalarCurl`].
@@ -64,6 +90,14 @@ pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
     /// after slab), or `None` to update each phase over the whole region. Default: `None`.
     fn step_slab_cells(&self, _state: &YeeState<T>) -> Option<usize> {
         None
+    }
+
+    /// Runs `work` — a phase or a whole step of a chunk, which calls the methods above many
+    /// times — where those calls are cheapest: on the executor's own threads, so that each
+    /// parallel loop inside does not hand its work over from the caller's thread and wait
+    /// (two context switches a call). Default: on the caller's thread.
+    fn within(&self, work: impl FnOnce() + Send) {
+        work();
     }
 }
 
@@ -123,24 +157,8 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
 
     /// Applies phase `phase` of step `step` to `region` (host work: done on return).
     pub fn apply(&mut self, step: u64, phase: usize, region: Box3) {
-        let electric = phase == ELECTRIC_PHASE;
-        if electric {
-            self.kernel
-                .dispersive(&mut self.state, Pass::Polarise, region, step);
-        }
-        self.kernel.curl(&mut self.state, electric, region);
-        self.kernel.cpml(&mut self.state, electric, region);
-        if electric {
-            self.kernel
-                .dispersive(&mut self.state, Pass::Correct, region, step);
-        }
-        apply_plane_waves(&mut self.state, electric, region, step);
-        SourceUpdate { electric }.apply(&mut self.state, region, step);
-        if electric {
-            self.kernel
-                .dispersive(&mut self.state, Pass::Complete, region, step);
-        }
-        self.kernel.dft(&mut self.state, electric, region, step);
+        let (kernel, state) = (&self.kernel, &mut self.state);
+        kernel.within(|| apply_phase(kernel, state, step, phase, region));
     }
 
     /// Advances `region` by the whole of step `step` (H, then E), with nothing exchanged in
@@ -159,26 +177,29 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// call per row, and pieces of a row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
-        let slab_cells = self.kernel.step_slab_cells(&self.state);
-        let (Some(axis), Some(cells)) = (axis, slab_cells) else {
-            for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-                self.apply(step, phase, region);
+        let (kernel, state) = (&self.kernel, &mut self.state);
+        let slab_cells = kernel.step_slab_cells(state);
+        kernel.within(|| {
+            let (Some(axis), Some(cells)) = (axis, slab_cells) else {
+                for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                    apply_phase(kernel, state, step, phase, region);
+                }
+                return;
+            };
+            let planes = region.extent()[axis];
+            let thickness = (cells / (region.cells() / planes).max(1)).max(1) as i64;
+            let mut lo = region.lo[axis];
+            while lo < region.hi[axis] {
+                let hi = (lo + thickness).min(region.hi[axis]);
+                let mut slab = region;
+                slab.lo[axis] = lo;
+                slab.hi[axis] = hi;
+                for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                    apply_phase(kernel, state, step, phase, slab);
+                }
+                lo = hi;
             }
-            return;
-        };
-        let planes = region.extent()[axis];
-        let thickness = (cells / (region.cells() / planes).max(1)).max(1) as i64;
-        let mut lo = region.lo[axis];
-        while lo < region.hi[axis] {
-            let hi = (lo + thickness).min(region.hi[axis]);
-            let mut slab = region;
-            slab.lo[axis] = lo;
-            slab.hi[axis] = hi;
-            for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-                self.apply(step, phase, slab);
-            }
-            lo = hi;
-        }
+        });
     }
 
     /// The same chunk with other cell costs.
