@@ -256,53 +256,75 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
         }
         Factors::Along(b, c) => {
             let n = values.len();
-            let main = n - n % LANES;
-            for k in (0..main).step_by(LANES) {
-                let group = k..k + LANES;
-                along_cells::<T, LANES>(
-                    (&mut values[group.clone()], &mut psi[group.clone()]),
-                    (&upper[group.clone()], &lower[group.clone()]),
-                    (&b[group.clone()], &c[group]),
-                    gain,
-                );
+            if n < LANES {
+                along_rest(values, psi, (upper, lower), (b, c), gain);
+                return;
             }
-            along_cells::<T, 1>(
-                (&mut values[main..], &mut psi[main..]),
-                (&upper[main..n], &lower[main..n]),
-                (&b[main..n], &c[main..n]),
+            // Groups of `LANES` from the start, and the last group ending at the last cell,
+            // overlapping the one before (a layer ten cells thick is two groups, not one and
+            // a scalar remainder). The last group's new values are worked out from the old
+            // ones before any group is stored; each cell's new values depend on its own old
+            // ones alone, so a cell of two groups gets the same bits from both.
+            let last = n - LANES;
+            let tail = along_group::<T, LANES>(
+                (&values[last..], &psi[last..]),
+                (&upper[last..n], &lower[last..n]),
+                (&b[last..n], &c[last..n]),
                 gain,
             );
+            for k in (0..last).step_by(LANES) {
+                let group = k..k + LANES;
+                let (v, p) = along_group::<T, LANES>(
+                    (&values[group.clone()], &psi[group.clone()]),
+                    (&upper[group.clone()], &lower[group.clone()]),
+                    (&b[group.clone()], &c[group.clone()]),
+                    gain,
+                );
+                values[group.clone()].copy_from_slice(&v);
+                psi[group].copy_from_slice(&p);
+            }
+            values[last..].copy_from_slice(&tail.0);
+            psi[last..].copy_from_slice(&tail.1);
         }
     }
 }
 
-/// The x layer's correction over `N` cells (or fewer, for the last ones) with per-cell `b`
-/// and `c`: a fixed `N` lets the compiler make each line one vector operation.
+/// The x layer's correction of `N` cells with per-cell `b` and `c`: their new field and ψ
+/// values, from the old ones (on copies in fixed-size arrays, so each line compiles to one
+/// vector operation; the slices must hold `N` cells from their start).
 #[inline(always)]
-fn along_cells<T: Scalar, const N: usize>(
-    (values, psi): (&mut [T], &mut [T]),
+fn along_group<T: Scalar, const N: usize>(
+    (values, psi): (&[T], &[T]),
+    (upper, lower): (&[T], &[T]),
+    (b, c): (&[T::Real], &[T::Real]),
+    gain: T::Real,
+) -> ([T; N], [T; N]) {
+    let fixed = |s: &[T]| -> [T; N] { core::array::from_fn(|i| s[i]) };
+    let real = |s: &[T::Real]| -> [T::Real; N] { core::array::from_fn(|i| s[i]) };
+    let (mut vv, mut pp, h, l, b, c) = (
+        fixed(values),
+        fixed(psi),
+        fixed(upper),
+        fixed(lower),
+        real(b),
+        real(c),
+    );
+    for i in 0..N {
+        pp[i] = pp[i].scale(b[i]) + (h[i] - l[i]).scale(c[i]);
+        vv[i] += pp[i].scale(gain);
+    }
+    (vv, pp)
+}
+
+/// The x layer's correction, cell by cell: a layer thinner than a group.
+#[inline(always)]
+fn along_rest<T: Scalar>(
+    values: &mut [T],
+    psi: &mut [T],
     (upper, lower): (&[T], &[T]),
     (b, c): (&[T::Real], &[T::Real]),
     gain: T::Real,
 ) {
-    if let (Ok(v), Ok(p), Ok(h), Ok(l), Ok(b), Ok(c)) = (
-        <&mut [T; N]>::try_from(&mut *values),
-        <&mut [T; N]>::try_from(&mut *psi),
-        <&[T; N]>::try_from(upper),
-        <&[T; N]>::try_from(lower),
-        <&[T::Real; N]>::try_from(b),
-        <&[T::Real; N]>::try_from(c),
-    ) {
-        // On copies: the compiler cannot see that the arrays do not overlap once inlined, and
-        // would keep the lines scalar.
-        let (mut vv, mut pp, h, l, b, c) = (*v, *p, *h, *l, *b, *c);
-        for i in 0..N {
-            pp[i] = pp[i].scale(b[i]) + (h[i] - l[i]).scale(c[i]);
-            vv[i] += pp[i].scale(gain);
-        }
-        (*v, *p) = (vv, pp);
-        return;
-    }
     let cells = values
         .iter_mut()
         .zip(psi.iter_mut())
