@@ -240,3 +240,42 @@ fn stretched_cpml_layers_match_the_scalar_oracle_bit_for_bit() {
         }
     }
 }
+
+/// x layers of exactly one group of the rayon backend's correction loop (8 cells), of one
+/// group and a remainder (11: the last group overlaps the first) and of two groups and a
+/// remainder (19), with a lossy sphere cutting their rows into runs of several materials:
+/// the bits are the oracle's, with and without a stretch.
+#[test]
+fn x_layers_in_groups_with_an_overlapping_last_one_match_the_scalar_oracle() {
+    let regions = [yee_em::Region {
+        shape: yee_em::Shape::Sphere {
+            center: [6.0, 6.0, 5.0],
+            radius: 4.0,
+        },
+        material: yee_em::Material {
+            sigma: 0.03,
+            ..yee_em::Material::dielectric(2.5)
+        },
+    }];
+    for kappa_max in [1.0, 4.0] {
+        let layer = |thickness| {
+            Boundary::Cpml(CpmlParams {
+                kappa_max,
+                ..CpmlParams::with_thickness(thickness)
+            })
+        };
+        for (low, high) in [(8, 11), (11, 19)] {
+            let boundaries = [[layer(low), layer(high)], [layer(2); 2], [layer(2); 2]];
+            let sources = [yee_tests::ricker_source(Component::Ez, [20, 6, 5])];
+            let setup = Setup {
+                sources: &sources,
+                regions: &regions,
+                ..yee_tests::vacuum(Mode::ThreeD, [44, 12, 10], 0.5, boundaries)
+            };
+            setup.validate().unwrap();
+            let name = format!("x layers {low} and {high}, kappa {kappa_max}");
+            check::<f64>(&setup, &name, 40);
+            check::<f32>(&setup, &format!("{name} (f32)"), 40);
+        }
+    }
+}
