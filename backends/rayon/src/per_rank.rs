@@ -65,6 +65,20 @@ impl<T: Scalar> CurlExecutor<T> for HostKernel {
             HostKernel::Rayon(k) => k.dispersive(state, pass, region, step),
         }
     }
+
+    fn step_slab_cells(&self, state: &YeeState<T>) -> Option<usize> {
+        match self {
+            HostKernel::Scalar(k) => k.step_slab_cells(state),
+            HostKernel::Rayon(k) => k.step_slab_cells(state),
+        }
+    }
+
+    fn within(&self, work: impl FnOnce() + Send) {
+        match self {
+            HostKernel::Scalar(k) => CurlExecutor::<T>::within(k, work),
+            HostKernel::Rayon(k) => CurlExecutor::<T>::within(k, work),
+        }
+    }
 }
 
 /// A run whose rank `r` steps on `kernels[r]`: the backend every rank is handed, which
