@@ -418,6 +418,15 @@ mod tests {
         g
     }
 
+    /// An 8×8 (2D) grid in kd halves for two ranks: the active axes and the boxes.
+    fn kd_halves() -> ([bool; 3], Vec<Box3>) {
+        let active = [true, true, false];
+        let start = BoxCut::Kd
+            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
+            .unwrap();
+        (active, start)
+    }
+
     #[test]
     fn equally_slow_ranks_are_disabled_together_when_only_that_pays() {
         // 16×8 (2D) on four kd ranks: {0, 1} | {2, 3} across x, then each pair across y.
@@ -453,10 +462,7 @@ mod tests {
         // 8×8 (2D), two ranks of kd halves; rank 1 a thousand times slower than rank 0. Kept,
         // it must hold a full column of 8 cells (2.5 s per step at 3.2 cells/s); disabled,
         // rank 0 does all 64 cells in 0.02 s.
-        let active = [true, true, false];
-        let start = BoxCut::Kd
-            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
-            .unwrap();
+        let (active, start) = kd_halves();
         let mut b = BoxBalancer::new(
             BoxCut::Kd,
             [8, 8, 1],
@@ -490,10 +496,7 @@ mod tests {
         // Two equal ranks measured at 3.2 and 2.9 cells/s on 4 + 4 columns: the recut layout
         // saves about 5 % of a step, but only one step is left and moving 8 cells at 1 s per
         // byte, 8 bytes per cell, costs far more.
-        let active = [true, true, false];
-        let start = BoxCut::Kd
-            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
-            .unwrap();
+        let (active, start) = kd_halves();
         let params = BalanceParams {
             epsilon: 0.0,
             ..BalanceParams::default()
@@ -514,10 +517,7 @@ mod tests {
     fn a_saved_state_is_taken_only_when_its_boxes_tile_the_grid() {
         // A balancer that disabled rank 1 and measured both, and a fresh one of the same
         // layout taking its state up.
-        let active = [true, true, false];
-        let start = BoxCut::Kd
-            .layout([8, 8, 1], active, &[1.0, 1.0], &uniform, 1)
-            .unwrap();
+        let (active, start) = kd_halves();
         let fresh = BoxBalancer::new(BoxCut::Kd, [8, 8, 1], active, Default::default(), start);
         let mut saved = fresh.clone();
         let m = saved.record(&gathered(&[(3200.0, 1.0), (3200.0, 1000.0)]));
