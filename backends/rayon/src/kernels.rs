@@ -118,14 +118,13 @@ pub(crate) fn zip_update<T: Scalar>(
     gain: T::Real,
     curl: impl Fn(T, T) -> T,
 ) -> bool {
-    // `for` loops, not `fold`, here and below: the compiler may leave a `fold` out of line,
-    // and then compiles it for the baseline target only (`bench/sweep_calls.sh` checks).
-    let mut ok = true;
-    for ((((v, &x1), &y1), &x2), &y2) in out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2) {
-        *v = v.scale(decay) + curl(x1 - y1, x2 - y2).scale(gain);
-        ok &= v.is_finite();
-    }
-    ok
+    out.iter_mut().zip(h1).zip(l1).zip(h2).zip(l2).fold(
+        true,
+        |ok, ((((v, &x1), &y1), &x2), &y2)| {
+            *v = v.scale(decay) + curl(x1 - y1, x2 - y2).scale(gain);
+            ok & v.is_finite()
+        },
+    )
 }
 
 /// Cells `a..b` of a row of several materials (storage offset `base`), no stretching, a
@@ -187,15 +186,15 @@ fn per_node_rows<T: Scalar>(
         }
         let (h1, l1) = operands(t1, base + s, n, electric);
         let (h2, l2) = operands(t2, base + s, n, electric);
-        let cells = row[s..e]
+        ok &= row[s..e]
             .iter_mut()
             .zip(h1.iter().zip(l1))
             .zip(h2.iter().zip(l2))
-            .zip(decay[..n].iter().zip(&gain[..n]));
-        for (((v, (&x1, &y1)), (&x2, &y2)), (&dc, &gn)) in cells {
-            *v = v.scale(dc) + curl(x1 - y1, x2 - y2).scale(gn);
-            ok &= v.is_finite();
-        }
+            .zip(decay[..n].iter().zip(&gain[..n]))
+            .fold(true, |ok, (((v, (&x1, &y1)), (&x2, &y2)), (&dc, &gn))| {
+                *v = v.scale(dc) + curl(x1 - y1, x2 - y2).scale(gn);
+                ok & v.is_finite()
+            });
         s = e;
     }
     ok
@@ -377,22 +376,19 @@ pub(crate) fn x_stretched<T: Scalar>(
         [t1] if t1.axis == 0 => {
             let (h1, l1) = operands(t1, base + a, n, electric);
             let positive = t1.positive;
-            let mut ok = true;
-            let cells = out
-                .iter_mut()
+            out.iter_mut()
                 .zip(h1.iter().zip(l1))
-                .zip(&t1.table[x..x + n]);
-            for ((v, (&x1, &y1)), &[_, _, k]) in cells {
-                let d = (x1 - y1).scale(k);
-                let curl = if positive {
-                    T::zero() + d
-                } else {
-                    T::zero() - d
-                };
-                *v = v.scale(decay) + curl.scale(gain);
-                ok &= v.is_finite();
-            }
-            ok
+                .zip(&t1.table[x..x + n])
+                .fold(true, |ok, ((v, (&x1, &y1)), &[_, _, k])| {
+                    let d = (x1 - y1).scale(k);
+                    let curl = if positive {
+                        T::zero() + d
+                    } else {
+                        T::zero() - d
+                    };
+                    *v = v.scale(decay) + curl.scale(gain);
+                    ok & v.is_finite()
+                })
         }
         _ => return None,
     };
@@ -409,17 +405,14 @@ fn zip_update_x<T: Scalar>(
     [decay, gain]: [T::Real; 2],
     curl: impl Fn(T, T, T::Real) -> T,
 ) -> bool {
-    let mut ok = true;
-    let cells = out
-        .iter_mut()
+    out.iter_mut()
         .zip(h1.iter().zip(l1))
         .zip(h2.iter().zip(l2))
-        .zip(table);
-    for (((v, (&x1, &y1)), (&x2, &y2)), &[_, _, k]) in cells {
-        *v = v.scale(decay) + curl(x1 - y1, x2 - y2, k).scale(gain);
-        ok &= v.is_finite();
-    }
-    ok
+        .zip(table)
+        .fold(true, |ok, (((v, (&x1, &y1)), (&x2, &y2)), &[_, _, k])| {
+            *v = v.scale(decay) + curl(x1 - y1, x2 - y2, k).scale(gain);
+            ok & v.is_finite()
+        })
 }
 
 /// How many ids from the start of `ids` equal `id`: 16 at a time as a bit mask of the
@@ -429,10 +422,10 @@ fn zip_update_x<T: Scalar>(
 fn run_length(ids: &[u16], id: u16) -> usize {
     let mut n = 0;
     for block in ids.chunks_exact(16) {
-        let mut differing = 0u32;
-        for (k, &i) in block.iter().enumerate() {
-            differing |= u32::from(i != id) << k;
-        }
+        let differing = block
+            .iter()
+            .enumerate()
+            .fold(0u32, |mask, (k, &i)| mask | (u32::from(i != id) << k));
         if differing != 0 {
             return n + differing.trailing_zeros() as usize;
         }
