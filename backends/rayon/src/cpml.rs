@@ -152,14 +152,49 @@ fn correct_layer_rows<T: Scalar>(
     // to nearest is symmetric in sign), so the bits are the oracle's.
     let positive = t.positive;
     let sign = move |g: T::Real| if positive { g } else { -g };
+    let up = if kernel.electric { 0 } else { t.stride };
+    // A layer across x one or two groups thick (the usual 10 to 16 cells): the groups' `b` and
+    // `c` taken once for the plane, then each row of one material is two vector groups, with
+    // nothing worked out per row but its offsets (the rows are consecutive in y).
+    if let Some([b, c]) = layer.along
+        && (LANES..=2 * LANES).contains(&n)
+    {
+        let last = n - LANES;
+        let groups = [first(b), first(c), first(&b[last..]), first(&c[last..])];
+        let count = (yb - ya) as usize;
+        let v0 = row_of(ya) * width + a;
+        let (span, psi_span) = ((count - 1) * width + n, (count - 1) * px + n);
+        let h0 = base + v0 + up;
+        let values = &mut rows[v0..v0 + span];
+        let psi = &mut psi_rows.values[q0..q0 + psi_span];
+        let upper = &t.source[h0..h0 + span];
+        let lower = &t.source[h0 - t.stride..h0 - t.stride + span];
+        let row0 = (base + v0) / width;
+        let rows_of_cells = values
+            .chunks_mut(width)
+            .zip(psi.chunks_mut(px))
+            .zip(upper.chunks(width).zip(lower.chunks(width)));
+        for (k, ((v, p), (h, l))) in rows_of_cells.enumerate() {
+            let cells = Cells {
+                values: &mut v[..n],
+                psi: &mut p[..n],
+                upper: &h[..n],
+                lower: &l[..n],
+            };
+            match kernel.row_coefficients(row0 + k) {
+                Some([_, gain]) => two_groups(cells, &groups, sign(gain)),
+                None => {
+                    let g = base + v0 + k * width;
+                    in_runs(kernel, cells, g, Factors::Along(b, c), sign);
+                }
+            }
+        }
+        return;
+    }
     for (i, y) in (ya..yb).enumerate() {
         let local = row_of(y) * width;
         let g = base + local + a;
-        let (hi, lo) = if kernel.electric {
-            (g, g - t.stride)
-        } else {
-            (g + t.stride, g)
-        };
+        let (hi, lo) = (g + up, g + up - t.stride);
         let q = q0 + i * px;
         let cells = Cells {
             values: &mut rows[local + a..local + a + n],
@@ -176,15 +211,25 @@ fn correct_layer_rows<T: Scalar>(
         };
         match kernel.row_coefficients((base + local) / width) {
             Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
-            // Runs of one material, each with its own gain.
-            None => {
-                let mut cells = cells;
-                for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
-                    let gain = sign(kernel.table[id as usize][1]);
-                    correct_cells(cells.part(a, b), factors.from(a), gain);
-                }
-            }
+            None => in_runs(kernel, cells, g, factors, sign),
         }
+    }
+}
+
+/// Corrects a row of several materials (its first cell at storage offset `g`) run by run of
+/// one material, each with its own gain (`sign` applied).
+#[inline(always)]
+fn in_runs<T: Scalar>(
+    kernel: &ComponentRows<T>,
+    mut cells: Cells<T>,
+    g: usize,
+    factors: Factors<T::Real>,
+    sign: impl Fn(T::Real) -> T::Real,
+) {
+    let n = cells.values.len();
+    for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
+        let gain = sign(kernel.table[id as usize][1]);
+        correct_cells(cells.part(a, b), factors.from(a), gain);
     }
 }
 
@@ -269,7 +314,7 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
             let tail = along_group::<T, LANES>(
                 (&values[last..], &psi[last..]),
                 (&upper[last..n], &lower[last..n]),
-                (&b[last..n], &c[last..n]),
+                (first(&b[last..n]), first(&c[last..n])),
                 gain,
             );
             for k in (0..last).step_by(LANES) {
@@ -277,7 +322,7 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
                 let (v, p) = along_group::<T, LANES>(
                     (&values[group.clone()], &psi[group.clone()]),
                     (&upper[group.clone()], &lower[group.clone()]),
-                    (&b[group.clone()], &c[group.clone()]),
+                    (first(&b[group.clone()]), first(&c[group.clone()])),
                     gain,
                 );
                 values[group.clone()].copy_from_slice(&v);
@@ -296,24 +341,50 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
 fn along_group<T: Scalar, const N: usize>(
     (values, psi): (&[T], &[T]),
     (upper, lower): (&[T], &[T]),
-    (b, c): (&[T::Real], &[T::Real]),
+    (b, c): ([T::Real; N], [T::Real; N]),
     gain: T::Real,
 ) -> ([T; N], [T; N]) {
-    let fixed = |s: &[T]| -> [T; N] { core::array::from_fn(|i| s[i]) };
-    let real = |s: &[T::Real]| -> [T::Real; N] { core::array::from_fn(|i| s[i]) };
-    let (mut vv, mut pp, h, l, b, c) = (
-        fixed(values),
-        fixed(psi),
-        fixed(upper),
-        fixed(lower),
-        real(b),
-        real(c),
-    );
+    let (mut vv, mut pp): ([T; N], [T; N]) = (first(values), first(psi));
+    let (h, l): ([T; N], [T; N]) = (first(upper), first(lower));
     for i in 0..N {
         pp[i] = pp[i].scale(b[i]) + (h[i] - l[i]).scale(c[i]);
         vv[i] += pp[i].scale(gain);
     }
     (vv, pp)
+}
+
+/// The first `N` values of `s` (which holds at least `N`), as an array: a fixed-size copy the
+/// compiler keeps in one vector register.
+#[inline(always)]
+fn first<X: Copy, const N: usize>(s: &[X]) -> [X; N] {
+    core::array::from_fn(|i| s[i])
+}
+
+/// An x layer's correction of one row's cells, [`LANES`] to `2·LANES` of them, in two groups:
+/// the first `LANES` cells and the last `LANES` (overlapping when fewer than `2·LANES`), the
+/// groups' `b` and `c` given (`[b₁, c₁, b₂, c₂]`). Both groups are worked out from the old
+/// values before either is stored, so a cell of both gets the same bits from each, those of
+/// [`correct_cells`].
+#[inline(always)]
+fn two_groups<T: Scalar>(cells: Cells<T>, [b1, c1, b2, c2]: &[[T::Real; LANES]; 4], gain: T::Real) {
+    let Cells {
+        values,
+        psi,
+        upper,
+        lower,
+    } = cells;
+    let last = values.len() - LANES;
+    let tail = along_group::<T, LANES>(
+        (&values[last..], &psi[last..]),
+        (&upper[last..], &lower[last..]),
+        (*b2, *c2),
+        gain,
+    );
+    let head = along_group::<T, LANES>((values, psi), (upper, lower), (*b1, *c1), gain);
+    values[..LANES].copy_from_slice(&head.0);
+    psi[..LANES].copy_from_slice(&head.1);
+    values[last..].copy_from_slice(&tail.0);
+    psi[last..].copy_from_slice(&tail.1);
 }
 
 /// The x layer's correction, cell by cell: a layer thinner than a group.
