@@ -170,22 +170,30 @@ fn correct_layer_rows<T: Scalar>(
         let upper = &t.source[h0..h0 + span];
         let lower = &t.source[h0 - t.stride..h0 - t.stride + span];
         let row0 = (base + v0) / width;
-        let rows_of_cells = values
-            .chunks_mut(width)
-            .zip(psi.chunks_mut(px))
-            .zip(upper.chunks(width).zip(lower.chunks(width)));
-        for (k, ((v, p), (h, l))) in rows_of_cells.enumerate() {
-            let cells = Cells {
-                values: &mut v[..n],
-                psi: &mut p[..n],
-                upper: &h[..n],
-                lower: &l[..n],
-            };
-            match kernel.row_coefficients(row0 + k) {
-                Some([_, gain]) => two_groups(cells, &groups, sign(gain)),
-                None => {
-                    let g = base + v0 + k * width;
-                    in_runs(kernel, cells, g, Factors::Along(b, c), sign);
+        let mut all = Cells {
+            values,
+            psi,
+            upper,
+            lower,
+        };
+        match kernel.uniform {
+            // One material in the chunk: one gain, no lookup per row.
+            Some([_, gain]) => {
+                let gain = sign(gain);
+                for k in 0..count {
+                    two_groups(all.row(k, (width, px, n)), &groups, gain);
+                }
+            }
+            None => {
+                for k in 0..count {
+                    let cells = all.row(k, (width, px, n));
+                    match kernel.row_coefficients(row0 + k) {
+                        Some([_, gain]) => two_groups(cells, &groups, sign(gain)),
+                        None => {
+                            let g = base + v0 + k * width;
+                            in_runs(kernel, cells, g, Factors::Along(b, c), sign);
+                        }
+                    }
                 }
             }
         }
@@ -243,6 +251,18 @@ struct Cells<'a, T> {
 }
 
 impl<T> Cells<'_, T> {
+    /// Row `k`'s `n` cells, when these are a layer's rows `width` cells apart (ψ rows `px`).
+    #[inline(always)]
+    fn row(&mut self, k: usize, (width, px, n): (usize, usize, usize)) -> Cells<'_, T> {
+        let (o, q) = (k * width, k * px);
+        Cells {
+            values: &mut self.values[o..o + n],
+            psi: &mut self.psi[q..q + n],
+            upper: &self.upper[o..o + n],
+            lower: &self.lower[o..o + n],
+        }
+    }
+
     /// Cells `a..b` of these.
     fn part(&mut self, a: usize, b: usize) -> Cells<'_, T> {
         Cells {
@@ -357,7 +377,9 @@ fn along_group<T: Scalar, const N: usize>(
 /// compiler keeps in one vector register.
 #[inline(always)]
 fn first<X: Copy, const N: usize>(s: &[X]) -> [X; N] {
-    core::array::from_fn(|i| s[i])
+    let mut out = [s[0]; N];
+    out.copy_from_slice(&s[..N]);
+    out
 }
 
 /// An x layer's correction of one row's cells, [`LANES`] to `2·LANES` of them, in two groups:
