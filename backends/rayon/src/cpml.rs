@@ -250,6 +250,33 @@ struct Cells<'a, T> {
     lower: &'a [T],
 }
 
+impl<T: Scalar> Cells<'_, T> {
+    /// The new field and ψ values of the `N` cells from cell `at` of an x layer's row
+    /// ([`along_group`]), `b` and `c` theirs.
+    #[inline(always)]
+    fn group<const N: usize>(
+        &self,
+        at: usize,
+        bc: ([T::Real; N], [T::Real; N]),
+        gain: T::Real,
+    ) -> ([T; N], [T; N]) {
+        let (values, psi) = (&self.values[at..], &self.psi[at..]);
+        along_group(
+            (values, psi),
+            (&self.upper[at..], &self.lower[at..]),
+            bc,
+            gain,
+        )
+    }
+
+    /// Stores a [`Cells::group`]'s new values at cell `at`.
+    #[inline(always)]
+    fn store<const N: usize>(&mut self, at: usize, (values, psi): ([T; N], [T; N])) {
+        self.values[at..at + N].copy_from_slice(&values);
+        self.psi[at..at + N].copy_from_slice(&psi);
+    }
+}
+
 impl<T> Cells<'_, T> {
     /// Row `k`'s `n` cells, when these are a layer's rows `width` cells apart (ψ rows `px`).
     #[inline(always)]
@@ -301,28 +328,19 @@ const LANES: usize = 8;
 /// (the gain signed), in vector loops (inlined into the multiversioned
 /// [`crate::curl::sweep_batch`]).
 #[inline(always)]
-fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T::Real) {
-    let Cells {
-        values,
-        psi,
-        upper,
-        lower,
-    } = cells;
+fn correct_cells<T: Scalar>(mut cells: Cells<T>, factors: Factors<T::Real>, gain: T::Real) {
     match factors {
         Factors::Same(b, c) => {
-            let cells = values
-                .iter_mut()
-                .zip(psi.iter_mut())
-                .zip(upper.iter().zip(lower));
-            for ((v, p), (&h, &l)) in cells {
+            let values = cells.values.iter_mut().zip(cells.psi.iter_mut());
+            for ((v, p), (&h, &l)) in values.zip(cells.upper.iter().zip(cells.lower)) {
                 *p = p.scale(b) + (h - l).scale(c);
                 *v += p.scale(gain);
             }
         }
         Factors::Along(b, c) => {
-            let n = values.len();
+            let n = cells.values.len();
             if n < LANES {
-                along_rest(values, psi, (upper, lower), (b, c), gain);
+                along_rest(cells, (b, c), gain);
                 return;
             }
             // Groups of `LANES` from the start, and the last group ending at the last cell,
@@ -331,25 +349,12 @@ fn correct_cells<T: Scalar>(cells: Cells<T>, factors: Factors<T::Real>, gain: T:
             // ones before any group is stored; each cell's new values depend on its own old
             // ones alone, so a cell of two groups gets the same bits from both.
             let last = n - LANES;
-            let tail = along_group::<T, LANES>(
-                (&values[last..], &psi[last..]),
-                (&upper[last..n], &lower[last..n]),
-                (first(&b[last..n]), first(&c[last..n])),
-                gain,
-            );
+            let tail = cells.group::<LANES>(last, (first(&b[last..]), first(&c[last..])), gain);
             for k in (0..last).step_by(LANES) {
-                let group = k..k + LANES;
-                let (v, p) = along_group::<T, LANES>(
-                    (&values[group.clone()], &psi[group.clone()]),
-                    (&upper[group.clone()], &lower[group.clone()]),
-                    (first(&b[group.clone()]), first(&c[group.clone()])),
-                    gain,
-                );
-                values[group.clone()].copy_from_slice(&v);
-                psi[group].copy_from_slice(&p);
+                let group = cells.group::<LANES>(k, (first(&b[k..]), first(&c[k..])), gain);
+                cells.store(k, group);
             }
-            values[last..].copy_from_slice(&tail.0);
-            psi[last..].copy_from_slice(&tail.1);
+            cells.store(last, tail);
         }
     }
 }
@@ -388,41 +393,24 @@ fn first<X: Copy, const N: usize>(s: &[X]) -> [X; N] {
 /// values before either is stored, so a cell of both gets the same bits from each, those of
 /// [`correct_cells`].
 #[inline(always)]
-fn two_groups<T: Scalar>(cells: Cells<T>, [b1, c1, b2, c2]: &[[T::Real; LANES]; 4], gain: T::Real) {
-    let Cells {
-        values,
-        psi,
-        upper,
-        lower,
-    } = cells;
-    let last = values.len() - LANES;
-    let tail = along_group::<T, LANES>(
-        (&values[last..], &psi[last..]),
-        (&upper[last..], &lower[last..]),
-        (*b2, *c2),
-        gain,
-    );
-    let head = along_group::<T, LANES>((values, psi), (upper, lower), (*b1, *c1), gain);
-    values[..LANES].copy_from_slice(&head.0);
-    psi[..LANES].copy_from_slice(&head.1);
-    values[last..].copy_from_slice(&tail.0);
-    psi[last..].copy_from_slice(&tail.1);
+fn two_groups<T: Scalar>(
+    mut cells: Cells<T>,
+    [b1, c1, b2, c2]: &[[T::Real; LANES]; 4],
+    gain: T::Real,
+) {
+    let last = cells.values.len() - LANES;
+    let tail = cells.group(last, (*b2, *c2), gain);
+    let head = cells.group(0, (*b1, *c1), gain);
+    cells.store(0, head);
+    cells.store(last, tail);
 }
 
 /// The x layer's correction, cell by cell: a layer thinner than a group.
 #[inline(always)]
-fn along_rest<T: Scalar>(
-    values: &mut [T],
-    psi: &mut [T],
-    (upper, lower): (&[T], &[T]),
-    (b, c): (&[T::Real], &[T::Real]),
-    gain: T::Real,
-) {
-    let cells = values
-        .iter_mut()
-        .zip(psi.iter_mut())
-        .zip(upper.iter().zip(lower));
-    for (((v, p), (&h, &l)), (&b, &c)) in cells.zip(b.iter().zip(c)) {
+fn along_rest<T: Scalar>(cells: Cells<T>, (b, c): (&[T::Real], &[T::Real]), gain: T::Real) {
+    let values = cells.values.iter_mut().zip(cells.psi.iter_mut());
+    let operands = cells.upper.iter().zip(cells.lower);
+    for (((v, p), (&h, &l)), (&b, &c)) in values.zip(operands).zip(b.iter().zip(c)) {
         *p = p.scale(b) + (h - l).scale(c);
         *v += p.scale(gain);
     }
