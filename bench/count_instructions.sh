@@ -5,8 +5,9 @@
 # takes the set-up out. Valgrind runs the sweep's AVX2 clone (it has no AVX-512).
 #   cargo build --release -p yee && bench/count_instructions.sh bench/scenes/cpml128.toml [target/release/yee]
 set -euo pipefail
-scene="$1"
+scene="${1:?usage: bench/count_instructions.sh SCENE.toml [BINARY]}"
 binary="${2:-target/release/yee}"
+[ -r "$scene" ] || { echo "$scene: no such scene file" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 size="$(sed -n 's/^size *= *\[\([0-9, ]*\)\].*/\1/p' "$scene" | head -1)"
 [ -n "$size" ] || { echo "$scene: no 'size = [...]' line" >&2; exit 2; }
@@ -14,9 +15,13 @@ cells="$(awk -F, '{p = 1; for (i = 1; i <= NF; i++) p *= $i; print p}' <<<"$size
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 count() {
-    RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
-        "$binary" run "$scene" --steps "$1" --quiet --out "$work/out.$1" 2>&1 \
-        | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+    if ! RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
+        "$binary" run "$scene" --steps "$1" --quiet --out "$work/out.$1" >"$work/log.$1" 2>&1; then
+        echo "$binary run $scene --steps $1 failed under valgrind:" >&2
+        tail -n 20 "$work/log.$1" >&2
+        exit 1
+    fi
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/log.$1"
 }
 short="$(count 4)"
 long="$(count 14)"
