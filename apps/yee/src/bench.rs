@@ -7,9 +7,11 @@
 //! with uniform coefficients and neighbours served from cache: each phase reads and writes its
 //! own components and reads the other phase's, `3 · n · size` bytes per cell for n components —
 //! 72 B per cell in 3D f32 (144 B f64), 36 B in 2D, 24 B in 1D. CPML cells add their ψ arrays
-//! (read and written: 2 · size per stretched derivative), and nodes on rows of several
-//! materials a 2-byte id read each (rows of one material take their coefficients whole). Grids whose arrays fit the last-level cache in part (1D 10⁷,
-//! 3D 100³) can run above this DRAM roofline.
+//! (read and written: 2 · size per stretched derivative), and rows of several materials their
+//! runs of one material as recorded when the chunk was built (12 B a run), or a 2-byte id per
+//! node where the row was cut too finely to record; rows of one material take their
+//! coefficients whole. Grids whose arrays fit the last-level cache in part (1D 10⁷, 3D 100³)
+//! can run above this DRAM roofline.
 //!
 //! `--scenes` runs the realistic problems instead of vacuum: CPML on every face, a dielectric
 //! sphere in CPML and a lossy half-space in CPML, each against its own byte model, counted
@@ -196,8 +198,9 @@ fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
 }
 
 /// Bytes a step moves per cell by the byte model, counted over the chunk as built: `3 · n ·
-/// size` for the n components, plus 2 · size per ψ value (read and written) and 2 B per node on
-/// a row of several materials (its id; rows of one material take their coefficients whole).
+/// size` for the n components, plus 2 · size per ψ value (read and written), and on a row of
+/// several materials its recorded runs ([`yee_scalar::row_runs::RowRuns`]) or, where none were
+/// recorded, 2 B per node (its id); rows of one material take their coefficients whole.
 pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
     let size = std::mem::size_of::<T>() as f64;
     let cells = state.owned.cells() as f64;
@@ -210,29 +213,41 @@ pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
         .sum();
     let storage = state.owned.grow(state.mode.active_axes().map(i64::from));
     let ey = storage.extent()[1];
-    let mut ids = 0;
+    let mut id_bytes = 0;
     for c in components {
         let region = state.owned.intersect(&state.free[c.index()]);
         for z in region.lo[2]..region.hi[2] {
             for y in region.lo[1]..region.hi[1] {
                 let n = (z - storage.lo[2]) as usize * ey + (y - storage.lo[1]) as usize;
                 if state.row_material[c.index()][n] == yee_scalar::state::MIXED_ROW {
-                    ids += region.extent()[0];
+                    // A recorded row's runs are read instead of its ids.
+                    id_bytes += match state.row_runs[c.index()].of(n) {
+                        [] => 2 * region.extent()[0],
+                        runs => core::mem::size_of_val(runs),
+                    };
                 }
             }
         }
     }
-    3.0 * components.len() as f64 * size + (2.0 * size * psi as f64 + 2.0 * ids as f64) / cells
+    3.0 * components.len() as f64 * size + (2.0 * size * psi as f64 + id_bytes as f64) / cells
 }
 
-/// Medians over [`RUNS`] runs of `steps` steps of `problem`, for each kernel (all on `threads`
-/// threads), after one untimed step that faults the arrays in, with the problem's bytes per
+/// Whether a measured chunk keeps the runs of one material along its rows of several, as built,
+/// or forgets them, so its kernel scans the ids every step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Runs {
+    Recorded,
+    Scanned,
+}
+
+/// Medians over [`RUNS`] runs of `steps` steps of `problem`, for each kernel and its chunk's
+/// [`Runs`] (all on `threads` threads), after one untimed step that faults the arrays in, with the problem's bytes per
 /// cell. Each run is preceded by a triad on as many threads, and its fraction of the roofline
 /// is taken against that triad; the kernels' runs alternate, so a drifting machine weighs on
 /// all of them alike.
 fn measure<T: Scalar, K: CurlExecutor<T>>(
     problem: &Problem,
-    kernels: Vec<K>,
+    kernels: Vec<(K, Runs)>,
     threads: usize,
     triad: &mut Triad,
 ) -> (f64, Vec<Measured>) {
@@ -242,7 +257,13 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
     let owned = yee_core::Box3::from_extent(grid);
     let mut chunks: Vec<YeeChunk<T, K>> = kernels
         .into_iter()
-        .map(|k| YeeChunk::<T, K>::with_kernel(&s, owned, k))
+        .map(|(k, runs)| {
+            let mut chunk = YeeChunk::<T, K>::with_kernel(&s, owned, k);
+            if runs == Runs::Scanned {
+                chunk.state.row_runs = Default::default();
+            }
+            chunk
+        })
         .collect();
     let bytes = chunks.first().map_or(0.0, |c| byte_model(&c.state));
     for chunk in &mut chunks {
@@ -313,6 +334,8 @@ pub struct Plan<'a> {
     pub separate: bool,
     /// Also run the rayon kernel with each phase over the whole grid (no slab sweep).
     pub whole_phases: bool,
+    /// Also run the rayon kernel on chunks without their rows' recorded runs of one material.
+    pub scanned_runs: bool,
     /// Thread counts of the rayon runs (each at least 1).
     pub threads: &'a [usize],
     /// Also run the scalar backend on one thread at 100³ for reference.
@@ -324,7 +347,8 @@ pub struct Plan<'a> {
 /// `separate`, the rayon kernel also runs with a phase's components forced together
 /// (`rayon-tog`) and apart (`rayon-apt`), alternating run by run with the default, so the three
 /// are compared side by side; with `whole_phases`, also with each phase over the whole grid
-/// (`rayon-2p`) instead of the step swept in slabs.
+/// (`rayon-2p`) instead of the step swept in slabs; with `scanned_runs`, also on chunks that
+/// scan their rows' ids every step (`rayon-scan`) instead of keeping the runs.
 pub fn run(plan: &Plan) -> Vec<BenchRow> {
     let mut counts = plan.threads.to_vec();
     if plan.scalar {
@@ -352,17 +376,21 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
             };
             for &threads in plan.threads {
                 let kernel = yee_rayon::RayonCurl::with_threads(threads).expect("a thread pool");
-                let mut kernels = vec![kernel.clone()];
+                let mut kernels = vec![(kernel.clone(), Runs::Recorded)];
                 let mut names = vec!["rayon"];
                 if plan.separate {
                     use yee_rayon::ComponentPasses::{Apart, Together};
-                    kernels.push(kernel.clone().with_passes(Together));
-                    kernels.push(kernel.clone().with_passes(Apart));
+                    kernels.push((kernel.clone().with_passes(Together), Runs::Recorded));
+                    kernels.push((kernel.clone().with_passes(Apart), Runs::Recorded));
                     names.extend(["rayon-tog", "rayon-apt"]);
                 }
                 if plan.whole_phases {
-                    kernels.push(kernel.with_step_slabs(false));
+                    kernels.push((kernel.clone().with_step_slabs(false), Runs::Recorded));
                     names.push("rayon-2p");
+                }
+                if plan.scanned_runs {
+                    kernels.push((kernel, Runs::Scanned));
+                    names.push("rayon-scan");
                 }
                 let (bytes, measured) = if value_type == "f32" {
                     measure::<f32, _>(&problem, kernels, threads, &mut triad)
@@ -374,7 +402,7 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
                 }
             }
             if plan.scalar && problem.grid == [100; 3] {
-                let scalar = vec![yee_scalar::chunk::ScalarCurl];
+                let scalar = vec![(yee_scalar::chunk::ScalarCurl, Runs::Recorded)];
                 let shorter = Problem {
                     steps: problem.steps / 3,
                     ..problem

@@ -235,6 +235,11 @@ pub struct BenchArgs {
     /// over memory per step gains.
     #[arg(long)]
     pub whole_phases: bool,
+    /// Also run the rayon kernel on chunks that do not keep the runs of one material along
+    /// their rows of several (`rayon-scan`: the ids are scanned every step), alternating with
+    /// the default, to measure what recording the runs gains (the sphere's rows).
+    #[arg(long)]
+    pub scanned_runs: bool,
     /// Thread counts of the rayon runs, comma-separated (default: 1 and all cores).
     #[arg(long, value_delimiter = ',')]
     pub threads: Vec<usize>,
@@ -828,6 +833,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 only: args.only.as_deref(),
                 separate: args.separate,
                 whole_phases: args.whole_phases,
+                scanned_runs: args.scanned_runs,
                 threads: &threads,
                 scalar: !args.no_scalar,
             };

@@ -10,7 +10,6 @@ use yee_core::{Box3, Scalar};
 use yee_scalar::state::CpmlSlab;
 
 use crate::curl::{ComponentRows, Term};
-use crate::kernels::id_runs;
 
 /// The most CPML layers one component's rows cross: a state has one slab per face of the grid.
 pub(crate) const MAX_LAYERS: usize = 6;
@@ -187,11 +186,10 @@ fn correct_layer_rows<T: Scalar>(
             None => {
                 for k in 0..count {
                     let cells = all.row(k, (width, px, n));
-                    match kernel.row_coefficients(row0 + k) {
+                    match kernel.coefficients_over(row0 + k, (a, a + n)) {
                         Some([_, gain]) => two_groups(cells, &groups, sign(gain)),
                         None => {
-                            let g = base + v0 + k * width;
-                            in_runs(kernel, cells, g, Factors::Along(b, c), sign);
+                            in_runs(kernel, cells, (row0 + k, a), Factors::Along(b, c), sign);
                         }
                     }
                 }
@@ -217,27 +215,32 @@ fn correct_layer_rows<T: Scalar>(
                 Factors::Same(b, c)
             }
         };
-        match kernel.row_coefficients((base + local) / width) {
+        let row = (base + local) / width;
+        match kernel.coefficients_over(row, (a, a + n)) {
             Some([_, gain]) => correct_cells(cells, factors, sign(gain)),
-            None => in_runs(kernel, cells, g, factors, sign),
+            None => in_runs(kernel, cells, (row, a), factors, sign),
         }
     }
 }
 
-/// Corrects a row of several materials (its first cell at storage offset `g`) run by run of
-/// one material, each with its own gain (`sign` applied).
+/// Corrects cells from `a` of storage row `n`, a row of several materials, run by run of one
+/// material, each with its own gain (`sign` applied).
 #[inline(always)]
 fn in_runs<T: Scalar>(
     kernel: &ComponentRows<T>,
     mut cells: Cells<T>,
-    g: usize,
+    (n, a): (usize, usize),
     factors: Factors<T::Real>,
     sign: impl Fn(T::Real) -> T::Real,
 ) {
-    let n = cells.values.len();
-    for (a, b, id) in id_runs(&kernel.ids[g..g + n], 0) {
+    let len = cells.values.len();
+    for (start, end, id) in kernel.runs(n, (a, a + len)) {
         let gain = sign(kernel.table[id as usize][1]);
-        correct_cells(cells.part(a, b), factors.from(a), gain);
+        correct_cells(
+            cells.part(start - a, end - a),
+            factors.from(start - a),
+            gain,
+        );
     }
 }
 

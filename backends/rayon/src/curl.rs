@@ -5,11 +5,13 @@ use rayon::prelude::*;
 use yee_core::{Axis, Box3, Field, Real, Scalar};
 use yee_em::Component;
 use yee_scalar::field::HostField;
+use yee_scalar::row_runs::RowRuns;
 use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
 
 use crate::cpml::{Layer, MAX_LAYERS, PsiRows, correct_rows};
 use crate::executor::ComponentPasses;
 use crate::kernels::*;
+use crate::runs::Runs;
 use crate::scratch::{Scratch, recycle};
 
 /// Cells per rayon task (whole rows of at least this many cells). Larger batches switch the
@@ -42,6 +44,8 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) ids: &'a [u16],
     /// Per storage row, the material all its updated nodes share, or [`MIXED_ROW`].
     pub(crate) row_material: &'a [u32],
+    /// Per storage row of several materials, its runs of one, if recorded.
+    pub(crate) row_runs: &'a RowRuns,
     pub(crate) table: &'a [[T::Real; 2]],
     pub(crate) uniform: Option<[T::Real; 2]>,
     /// The id of the one material, if the chunk has one.
@@ -104,6 +108,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             terms,
             ids: &st.material_ids[c.index()][..],
             row_material: &st.row_material[c.index()][..],
+            row_runs: &st.row_runs[c.index()],
             table,
             uniform: st.uniform_material[c.index()].map(|id| table[id as usize]),
             uniform_id: st.uniform_material[c.index()],
@@ -135,6 +140,28 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         self.uniform.or_else(|| match self.row_material[n] {
             MIXED_ROW => None,
             id => Some(self.table[id as usize]),
+        })
+    }
+
+    /// The runs of one material in cells `a..b` of storage row `n` (of several materials).
+    #[inline(always)]
+    pub(crate) fn runs(&self, n: usize, cells: (usize, usize)) -> Runs<'a> {
+        let width = self.extent[0];
+        let ids = &self.ids[n * width..(n + 1) * width];
+        Runs::of(self.row_runs.of(n), ids, cells)
+    }
+
+    /// The coefficients shared by cells `a..b` of storage row `n`, if they share a material:
+    /// the row's ([`ComponentRows::row_coefficients`]), or the one recorded run covering them.
+    #[inline(always)]
+    pub(crate) fn coefficients_over(
+        &self,
+        n: usize,
+        (a, b): (usize, usize),
+    ) -> Option<[T::Real; 2]> {
+        self.row_coefficients(n).or_else(|| {
+            let run = self.row_runs.of(n).iter().find(|r| r.end as usize > a)?;
+            (run.start as usize <= a && run.end as usize >= b).then(|| self.table[run.id as usize])
         })
     }
 
@@ -211,7 +238,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         } else {
             (r.lo[0], r.hi[0])
         };
-        let (terms, ids, table, electric) = (&self.terms[..], self.ids, self.table, self.electric);
+        let (terms, table, electric) = (&self.terms[..], self.table, self.electric);
         let factors = self.row_factors([y, z]);
         let mut ok = self.x_layer(row, n, [y, z], (local(r.lo[0]), local(fast_lo)), factors);
         let sweep = UniformRuns {
@@ -236,12 +263,15 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
                     coef,
                 )
             }
-            None => match terms {
-                [t1, t2] if plain => {
-                    long_runs_apart((row, [t1, t2], (ids, table), base, cells, electric), &sweep)
+            None => {
+                let runs = self.runs(n, cells);
+                match terms {
+                    [t1, t2] if plain => {
+                        long_runs_apart(row, [t1, t2], (table, base, electric), runs, &sweep)
+                    }
+                    _ => in_material_runs(row, table, runs, &sweep),
                 }
-                _ => in_material_runs(row, (ids, table), base, cells, &sweep),
-            },
+            }
         };
         ok &= self.x_layer(row, n, [y, z], (local(fast_hi), local(r.hi[0])), factors);
         ok
@@ -269,7 +299,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             let span = (cells.a, cells.b);
             x_stretched(row, terms, (base, x_origin), span, coef, factors, electric)
         };
-        let vector = match self.row_coefficients(n) {
+        let vector = match self.coefficients_over(n, (a, b)) {
             Some(coef) => sweep(
                 row,
                 RowSpan {
@@ -284,7 +314,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
                 // Whether the vector loop applies depends on the terms alone: it fails on the
                 // first run, before writing anything, or never.
                 let mut all = Some(true);
-                for (start, end, id) in id_runs(&ids[base..base + b], a) {
+                for (start, end, id) in self.runs(n, (a, b)) {
                     let cells = RowSpan {
                         a: start,
                         b: end,

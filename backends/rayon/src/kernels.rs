@@ -4,6 +4,7 @@
 use yee_core::{Real, Scalar};
 
 use crate::curl::*;
+use crate::runs::Runs;
 
 /// Cells `a..b` of each of `count` consecutive storage rows of `width` cells.
 #[derive(Clone, Copy)]
@@ -127,22 +128,21 @@ pub(crate) fn zip_update<T: Scalar>(
     )
 }
 
-/// Cells `a..b` of a row of several materials (storage offset `base`), no stretching, a
-/// two-term curl: each node's decay and gain gathered from `table` by its id, [`NODE_BLOCK`]
-/// at a time, then one vector loop — per node the arithmetic of [`fast_uniform`], so the same
-/// bits, without a call per run of equal ids (a smoothed sphere's surface, where every node is
-/// a material of its own, cuts its rows into runs of one or two nodes). Whether every new
-/// value is finite.
+/// The `ids.len()` cells from cell `from` of a row of several materials (storage offset
+/// `base`), `ids` their materials (at most [`NODE_BLOCK`]), no stretching, a two-term curl:
+/// each node's decay and gain gathered from `table` by its id, then one vector loop — per node
+/// the arithmetic of [`fast_uniform`], so the same bits, without a call per run of equal ids (a
+/// smoothed sphere's surface, where every node is a material of its own, cuts its rows into
+/// runs of one or two nodes). Whether every new value is finite.
 #[inline(always)]
 pub(crate) fn per_node_materials<T: Scalar>(
     row: &mut [T],
     [t1, t2]: [&Term<T>; 2],
     (ids, table): (&[u16], &[[T::Real; 2]]),
-    base: usize,
-    (a, b): (usize, usize),
+    (base, from): (usize, usize),
     electric: bool,
 ) -> bool {
-    let cells = (row, [t1, t2], (ids, table), base, (a, b), electric);
+    let cells = (row, [t1, t2], (ids, table), base, from, electric);
     match (t1.positive, t2.positive) {
         (true, false) => per_node_rows(cells, |d1, d2| (T::zero() + d1) - d2),
         (false, true) => per_node_rows(cells, |d1, d2| (T::zero() - d1) + d2),
@@ -160,44 +160,33 @@ type NodeCells<'r, 'a, 't, T> = (
     [&'t Term<'a, T>; 2],
     (&'r [u16], &'r [[<T as Scalar>::Real; 2]]),
     usize,
-    (usize, usize),
+    usize,
     bool,
 );
 
 /// [`per_node_materials`] with the curl's signs fixed in `curl`.
 #[inline(always)]
 fn per_node_rows<T: Scalar>(
-    (row, [t1, t2], (ids, table), base, (a, b), electric): NodeCells<'_, '_, '_, T>,
+    (row, [t1, t2], (ids, table), base, from, electric): NodeCells<'_, '_, '_, T>,
     curl: impl Fn(T, T) -> T + Copy,
 ) -> bool {
     let zero = T::Real::from_f64(0.0);
     let (mut decay, mut gain) = ([zero; NODE_BLOCK], [zero; NODE_BLOCK]);
-    let mut ok = true;
-    let mut s = a;
-    while s < b {
-        let e = (s + NODE_BLOCK).min(b);
-        let n = e - s;
-        for ((d, g), &id) in decay
-            .iter_mut()
-            .zip(gain.iter_mut())
-            .zip(&ids[base + s..base + e])
-        {
-            [*d, *g] = table[id as usize];
-        }
-        let (h1, l1) = operands(t1, base + s, n, electric);
-        let (h2, l2) = operands(t2, base + s, n, electric);
-        ok &= row[s..e]
-            .iter_mut()
-            .zip(h1.iter().zip(l1))
-            .zip(h2.iter().zip(l2))
-            .zip(decay[..n].iter().zip(&gain[..n]))
-            .fold(true, |ok, (((v, (&x1, &y1)), (&x2, &y2)), (&dc, &gn))| {
-                *v = v.scale(dc) + curl(x1 - y1, x2 - y2).scale(gn);
-                ok & v.is_finite()
-            });
-        s = e;
+    let n = ids.len().min(NODE_BLOCK);
+    for ((d, g), &id) in decay.iter_mut().zip(gain.iter_mut()).zip(&ids[..n]) {
+        [*d, *g] = table[id as usize];
     }
-    ok
+    let (h1, l1) = operands(t1, base + from, n, electric);
+    let (h2, l2) = operands(t2, base + from, n, electric);
+    row[from..from + n]
+        .iter_mut()
+        .zip(h1.iter().zip(l1))
+        .zip(h2.iter().zip(l2))
+        .zip(decay[..n].iter().zip(&gain[..n]))
+        .fold(true, |ok, (((v, (&x1, &y1)), (&x2, &y2)), (&dc, &gn))| {
+            *v = v.scale(dc) + curl(x1 - y1, x2 - y2).scale(gn);
+            ok & v.is_finite()
+        })
 }
 
 /// The uniform loop that runs of one material within a row are handed to: `row`, the run's
@@ -212,27 +201,39 @@ pub(crate) trait RunSweep<T: Scalar> {
 
 /// Runs of one material at least this long, inside a row of several, take the uniform loop;
 /// the nodes between them are gathered ([`per_node_materials`]).
-const LONG_RUN: usize = 32;
+const LONG_RUN: usize = 16;
 
-/// Cells `a..b` of a row of several materials (storage offset `base`), no stretching, a
-/// two-term curl: runs of one material of at least [`LONG_RUN`] nodes (a sphere's inside and
-/// outside) take `sweep`, the uniform loop, which reads no ids and gathers nothing; the nodes
-/// between them (the smoothed surface, where runs are one or two nodes long) are gathered by
-/// [`per_node_materials`]. Per node the arithmetic of [`fast_uniform`] either way, so the same
-/// bits. Whether every new value is finite.
+/// Cells `a..b` of a row of several materials (storage offset `base`), its `runs` of one
+/// material, no stretching, a two-term curl: runs of at least [`LONG_RUN`] nodes (a sphere's
+/// inside and outside) take `sweep`, the uniform loop; the nodes between them (the smoothed
+/// surface, where runs are one or two nodes long) are gathered by [`per_node_materials`], their
+/// ids spelled out from the runs, so the row's ids are not read (a recorded row's runs are
+/// compact; the ids, 2 bytes a node, would be a stream of their own read in scattered bursts).
+/// Per node the arithmetic of [`fast_uniform`] either way, so the same bits. Whether every new
+/// value is finite.
 #[inline(always)]
 pub(crate) fn long_runs_apart<T: Scalar>(
-    (row, [t1, t2], (ids, table), base, (a, b), electric): NodeCells<'_, '_, '_, T>,
+    row: &mut [T],
+    [t1, t2]: [&Term<T>; 2],
+    (table, base, electric): (&[[T::Real; 2]], usize, bool),
+    runs: Runs,
     sweep: &impl RunSweep<T>,
 ) -> bool {
     let mut ok = true;
-    // The first node not yet updated.
-    let mut pending = a;
-    for (start, end, id) in id_runs(&ids[base..base + b], a) {
+    // The ids of the nodes from `held_from` not yet updated (short runs since the last long).
+    let mut ids = [0u16; NODE_BLOCK];
+    let (mut held, mut held_from) = (0, 0);
+    for (start, end, id) in runs {
         if end - start >= LONG_RUN {
-            if pending < start {
-                let gathered = (pending, start);
-                ok &= per_node_materials(row, [t1, t2], (ids, table), base, gathered, electric);
+            if held > 0 {
+                ok &= per_node_materials(
+                    row,
+                    [t1, t2],
+                    (&ids[..held], table),
+                    (base, held_from),
+                    electric,
+                );
+                held = 0;
             }
             let width = row.len();
             let span = RowSpan {
@@ -242,29 +243,48 @@ pub(crate) fn long_runs_apart<T: Scalar>(
                 count: 1,
             };
             ok &= sweep.sweep(row, span, table[id as usize]);
-            pending = end;
+            continue;
+        }
+        let mut s = start;
+        while s < end {
+            if held == NODE_BLOCK {
+                ok &= per_node_materials(row, [t1, t2], (&ids, table), (base, held_from), electric);
+                held = 0;
+            }
+            if held == 0 {
+                held_from = s;
+            }
+            let k = (end - s).min(NODE_BLOCK - held);
+            ids[held..held + k].fill(id);
+            held += k;
+            s += k;
         }
     }
-    if pending < b {
-        ok &= per_node_materials(row, [t1, t2], (ids, table), base, (pending, b), electric);
+    if held > 0 {
+        ok &= per_node_materials(
+            row,
+            [t1, t2],
+            (&ids[..held], table),
+            (base, held_from),
+            electric,
+        );
     }
     ok
 }
 
-/// Cells `a..b` of a row in runs of one material: each run of equal ids is handed to `sweep`
-/// (`row`, the run's cells, its material's coefficients), the uniform fast loop (a sphere or
-/// a half-space crosses a row in a few long runs), so only the ids are read per cell. Whether
-/// every new value is finite.
+/// A row's `runs` of one material (cells of `row`): each is handed to `sweep` (`row`, the
+/// run's cells, its material's coefficients), the uniform fast loop (a sphere or a half-space
+/// crosses a row in a few long runs), so no id is read per cell. Whether every new value is
+/// finite.
 #[inline(always)]
 pub(crate) fn in_material_runs<T: Scalar>(
     row: &mut [T],
-    (ids, table): (&[u16], &[[T::Real; 2]]),
-    base: usize,
-    (a, b): (usize, usize),
+    table: &[[T::Real; 2]],
+    runs: Runs,
     sweep: &impl RunSweep<T>,
 ) -> bool {
     let mut ok = true;
-    for (start, end, id) in id_runs(&ids[base..base + b], a) {
+    for (start, end, id) in runs {
         let cells = RowSpan {
             a: start,
             b: end,
@@ -415,51 +435,6 @@ fn zip_update_x<T: Scalar>(
         })
 }
 
-/// How many ids from the start of `ids` equal `id`: 16 at a time as a bit mask of the
-/// differing ones (vector compares; a sphere's rows hold runs of 10–100 cells), the first set
-/// bit giving the end, then the last few one by one.
-#[inline(always)]
-fn run_length(ids: &[u16], id: u16) -> usize {
-    let mut n = 0;
-    for block in ids.chunks_exact(16) {
-        let differing = block
-            .iter()
-            .enumerate()
-            .fold(0u32, |mask, (k, &i)| mask | (u32::from(i != id) << k));
-        if differing != 0 {
-            return n + differing.trailing_zeros() as usize;
-        }
-        n += 16;
-    }
-    n + ids[n..].iter().take_while(|&&i| i == id).count()
-}
-
-/// The runs of equal ids in `ids[a..]`: `(start, end, id)` with `ids[start..end]` all `id`.
-#[inline(always)]
-pub(crate) fn id_runs(ids: &[u16], a: usize) -> IdRuns<'_> {
-    IdRuns { ids, start: a }
-}
-
-/// The iterator of [`id_runs`]: a named type whose `next` is inlined into the
-/// multiversioned sweep (an out-of-line closure is compiled for the baseline target only).
-pub(crate) struct IdRuns<'a> {
-    ids: &'a [u16],
-    start: usize,
-}
-
-impl Iterator for IdRuns<'_> {
-    type Item = (usize, usize, u16);
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<Self::Item> {
-        let start = self.start;
-        let id = *self.ids.get(start)?;
-        let end = start + run_length(&self.ids[start..], id);
-        self.start = end;
-        Some((start, end, id))
-    }
-}
-
 /// Cells `a..b` of a row on the oracle's per-cell path: stretch factors and lookups.
 #[inline(always)]
 pub(crate) fn general<T: Scalar>(
@@ -494,25 +469,4 @@ pub(crate) fn general<T: Scalar>(
         row[i] = v;
     }
     ok
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn id_runs_cover_the_row_in_maximal_runs_across_block_edges() {
-        // Runs ending inside, at and across the 16-id blocks, and a last short one.
-        let mut ids = vec![3u16; 15];
-        ids.extend([4; 17]);
-        ids.extend([3; 40]);
-        ids.extend([5; 3]);
-        let runs: Vec<_> = id_runs(&ids, 0).collect();
-        assert_eq!(runs, [(0, 15, 3), (15, 32, 4), (32, 72, 3), (72, 75, 5)]);
-        assert_eq!(id_runs(&ids, 20).next(), Some((20, 32, 4)));
-        assert_eq!(id_runs(&ids, 75).next(), None);
-        for (a, b, id) in runs {
-            assert!(ids[a..b].iter().all(|&i| i == id));
-        }
-    }
 }

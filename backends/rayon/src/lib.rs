@@ -20,6 +20,7 @@ mod curl;
 mod executor;
 mod kernels;
 mod per_rank;
+mod runs;
 mod scratch;
 
 pub use executor::{ComponentPasses, RayonCurl};

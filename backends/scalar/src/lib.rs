@@ -22,6 +22,7 @@ pub mod dispersive;
 pub mod error;
 pub mod field;
 mod ordered_split;
+pub mod row_runs;
 pub mod simulation;
 pub mod source;
 pub mod state;

@@ -16,6 +16,7 @@ use yee_em::{
 use crate::dft::DftPart;
 use crate::dispersive::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
+use crate::row_runs::RowRuns;
 use yee_em::IncidentLine;
 
 /// Field ids of the six components, E first ([`Component::index`] order).
@@ -183,6 +184,9 @@ pub struct YeeState<T: Scalar> {
     /// node of the row it updates, or [`MIXED_ROW`] (several materials, or nothing to update):
     /// fast kernels read no per-cell id on the others.
     pub row_material: [Vec<u32>; 6],
+    /// Per component, the runs of one material along each storage row of several
+    /// ([`RowRuns`]): fast kernels take them rather than scanning the row's ids every step.
+    pub row_runs: [RowRuns; 6],
 }
 
 impl<T: Scalar> YeeState<T> {
@@ -406,6 +410,7 @@ impl<T: Scalar> YeeState<T> {
             too_many_materials: table.overflow,
             uniform_material: [None; 6],
             row_material: Default::default(),
+            row_runs: Default::default(),
         }
         .with_fast_path_facts()
         .with_dispersive_nodes()
@@ -447,6 +452,21 @@ impl<T: Scalar> YeeState<T> {
             self.uniform_material[c.index()] = first
                 .filter(|_| uniform)
                 .and_then(|id| u16::try_from(id).ok());
+            let (a, b) = (
+                (region.lo[0] - storage.lo[0]).max(0) as usize,
+                (region.hi[0] - storage.lo[0]).max(0) as usize,
+            );
+            let in_region = |r: usize| {
+                let (y, z) = (
+                    storage.lo[1] + (r % ey) as i64,
+                    storage.lo[2] + (r / ey) as i64,
+                );
+                (region.lo[1]..region.hi[1]).contains(&y)
+                    && (region.lo[2]..region.hi[2]).contains(&z)
+            };
+            self.row_runs[c.index()] = RowRuns::build(ids, ex, ey * ez, (a, b), |r| {
+                rows[r] == MIXED_ROW && in_region(r)
+            });
             self.row_material[c.index()] = rows;
         }
         self
