@@ -249,20 +249,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         };
         let cells = (local(fast_lo), local(fast_hi));
         ok &= match self.row_coefficients(n) {
-            Some(coef) => {
-                let (a, b) = cells;
-                let width = row.len();
-                sweep.sweep(
-                    row,
-                    RowSpan {
-                        a,
-                        b,
-                        width,
-                        count: 1,
-                    },
-                    coef,
-                )
-            }
+            Some(coef) => sweep.sweep(row, RowSpan::of_row(row, cells), coef),
             None => {
                 let runs = self.runs(n, cells);
                 match terms {
@@ -295,33 +282,17 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
         let (terms, ids, table, electric) = (&self.terms[..], self.ids, self.table, self.electric);
         let base = n * self.extent[0];
         let x_origin = self.storage.lo[0];
-        let sweep = |row: &mut [T], cells: RowSpan, coef: [T::Real; 2]| {
-            let span = (cells.a, cells.b);
+        let sweep = |row: &mut [T], span: (usize, usize), coef: [T::Real; 2]| {
             x_stretched(row, terms, (base, x_origin), span, coef, factors, electric)
         };
         let vector = match self.coefficients_over(n, (a, b)) {
-            Some(coef) => sweep(
-                row,
-                RowSpan {
-                    a,
-                    b,
-                    width: row.len(),
-                    count: 1,
-                },
-                coef,
-            ),
+            Some(coef) => sweep(row, (a, b), coef),
             None => {
                 // Whether the vector loop applies depends on the terms alone: it fails on the
                 // first run, before writing anything, or never.
                 let mut all = Some(true);
                 for (start, end, id) in self.runs(n, (a, b)) {
-                    let cells = RowSpan {
-                        a: start,
-                        b: end,
-                        width: row.len(),
-                        count: 1,
-                    };
-                    match sweep(row, cells, table[id as usize]) {
+                    match sweep(row, (start, end), table[id as usize]) {
                         Some(ok) => all = all.map(|all| all & ok),
                         None => {
                             all = None;

@@ -15,6 +15,19 @@ pub(crate) struct RowSpan {
     pub(crate) count: usize,
 }
 
+impl RowSpan {
+    /// Cells `a..b` of one row, `row`.
+    #[inline(always)]
+    pub(crate) fn of_row<T>(row: &[T], (a, b): (usize, usize)) -> Self {
+        RowSpan {
+            a,
+            b,
+            width: row.len(),
+            count: 1,
+        }
+    }
+}
+
 /// The cells of `rows` that `span` names, with one material and no stretching: equal-length
 /// slices zipped, so the compiler drops the bounds checks and vectorises — inlined into
 /// [`crate::curl::sweep_batch`], which is compiled for AVX-512 and AVX2 as well as the baseline
@@ -220,56 +233,57 @@ pub(crate) fn long_runs_apart<T: Scalar>(
     sweep: &impl RunSweep<T>,
 ) -> bool {
     let mut ok = true;
-    // The ids of the nodes from `held_from` not yet updated (short runs since the last long).
-    let mut ids = [0u16; NODE_BLOCK];
-    let (mut held, mut held_from) = (0, 0);
+    let mut held = Held {
+        ids: [0; NODE_BLOCK],
+        len: 0,
+        from: 0,
+    };
+    let cells = (table, base, electric);
     for (start, end, id) in runs {
         if end - start >= LONG_RUN {
-            if held > 0 {
-                ok &= per_node_materials(
-                    row,
-                    [t1, t2],
-                    (&ids[..held], table),
-                    (base, held_from),
-                    electric,
-                );
-                held = 0;
-            }
-            let width = row.len();
-            let span = RowSpan {
-                a: start,
-                b: end,
-                width,
-                count: 1,
-            };
-            ok &= sweep.sweep(row, span, table[id as usize]);
+            ok &= held.update(row, [t1, t2], cells);
+            ok &= sweep.sweep(row, RowSpan::of_row(row, (start, end)), table[id as usize]);
             continue;
         }
         let mut s = start;
         while s < end {
-            if held == NODE_BLOCK {
-                ok &= per_node_materials(row, [t1, t2], (&ids, table), (base, held_from), electric);
-                held = 0;
+            if held.len == NODE_BLOCK {
+                ok &= held.update(row, [t1, t2], cells);
             }
-            if held == 0 {
-                held_from = s;
+            if held.len == 0 {
+                held.from = s;
             }
-            let k = (end - s).min(NODE_BLOCK - held);
-            ids[held..held + k].fill(id);
-            held += k;
+            let k = (end - s).min(NODE_BLOCK - held.len);
+            held.ids[held.len..held.len + k].fill(id);
+            held.len += k;
             s += k;
         }
     }
-    if held > 0 {
-        ok &= per_node_materials(
-            row,
-            [t1, t2],
-            (&ids[..held], table),
-            (base, held_from),
-            electric,
-        );
+    ok & held.update(row, [t1, t2], cells)
+}
+
+/// The nodes of a row that [`long_runs_apart`] holds back for [`per_node_materials`]: `len`
+/// of them from cell `from`, their ids spelled out from their runs.
+struct Held {
+    ids: [u16; NODE_BLOCK],
+    len: usize,
+    from: usize,
+}
+
+impl Held {
+    /// Updates the nodes held, if any, and lets them go; whether every new value is finite.
+    #[inline(always)]
+    fn update<T: Scalar>(
+        &mut self,
+        row: &mut [T],
+        terms: [&Term<T>; 2],
+        (table, base, electric): (&[[T::Real; 2]], usize, bool),
+    ) -> bool {
+        let ids = (&self.ids[..self.len], table);
+        let ok = self.len == 0 || per_node_materials(row, terms, ids, (base, self.from), electric);
+        self.len = 0;
+        ok
     }
-    ok
 }
 
 /// A row's `runs` of one material (cells of `row`): each is handed to `sweep` (`row`, the
@@ -285,13 +299,7 @@ pub(crate) fn in_material_runs<T: Scalar>(
 ) -> bool {
     let mut ok = true;
     for (start, end, id) in runs {
-        let cells = RowSpan {
-            a: start,
-            b: end,
-            width: row.len(),
-            count: 1,
-        };
-        ok &= sweep.sweep(row, cells, table[id as usize]);
+        ok &= sweep.sweep(row, RowSpan::of_row(row, (start, end)), table[id as usize]);
     }
     ok
 }
