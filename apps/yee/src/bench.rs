@@ -114,6 +114,8 @@ struct Measured {
     mcells_per_s: f64,
     bandwidth: f64,
     fraction: f64,
+    /// The byte model of the chunk measured ([`byte_model`]).
+    bytes: f64,
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -241,8 +243,8 @@ enum Runs {
 }
 
 /// Medians over [`RUNS`] runs of `steps` steps of `problem`, for each kernel and its chunk's
-/// [`Runs`] (all on `threads` threads), after one untimed step that faults the arrays in, with the problem's bytes per
-/// cell. Each run is preceded by a triad on as many threads, and its fraction of the roofline
+/// [`Runs`] (all on `threads` threads), after one untimed step that faults the arrays in, with
+/// each chunk's bytes per cell (a chunk that scans its ids reads them). Each run is preceded by a triad on as many threads, and its fraction of the roofline
 /// is taken against that triad; the kernels' runs alternate, so a drifting machine weighs on
 /// all of them alike.
 fn measure<T: Scalar, K: CurlExecutor<T>>(
@@ -250,7 +252,7 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
     kernels: Vec<(K, Runs)>,
     threads: usize,
     triad: &mut Triad,
-) -> (f64, Vec<Measured>) {
+) -> Vec<Measured> {
     let regions = regions(problem.scene, problem.grid);
     let s = setup(problem, &regions);
     let (grid, steps) = (problem.grid, problem.steps);
@@ -265,13 +267,14 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
             chunk
         })
         .collect();
-    let bytes = chunks.first().map_or(0.0, |c| byte_model(&c.state));
+    let bytes: Vec<f64> = chunks.iter().map(|c| byte_model(&c.state)).collect();
     for chunk in &mut chunks {
         chunk.apply_step(0, owned);
     }
     let mut runs = vec![(Vec::new(), Vec::new(), Vec::new()); chunks.len()];
     for _ in 0..RUNS {
-        for (chunk, (rates, bandwidths, fractions)) in chunks.iter_mut().zip(&mut runs) {
+        let each = chunks.iter_mut().zip(&mut runs).zip(&bytes);
+        for ((chunk, (rates, bandwidths, fractions)), &bytes) in each {
             let bandwidth = triad.bandwidth(threads);
             let t = Instant::now();
             for step in 0..steps {
@@ -283,15 +286,15 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
             fractions.push(rate / (bandwidth / bytes / 1e6));
         }
     }
-    let measured = runs
-        .into_iter()
-        .map(|(rates, bandwidths, fractions)| Measured {
+    runs.into_iter()
+        .zip(bytes)
+        .map(|((rates, bandwidths, fractions), bytes)| Measured {
             mcells_per_s: median(rates),
             bandwidth: median(bandwidths),
             fraction: median(fractions),
+            bytes,
         })
-        .collect();
-    (bytes, measured)
+        .collect()
 }
 
 /// The problems: vacuum grids, or with `scenes` the realistic ones.
@@ -363,15 +366,15 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
         .filter(|p| plan.only.is_none_or(|o| p.name.contains(o)))
     {
         for value_type in ["f32", "f64"] {
-            let row = |backend: &str, threads: usize, bytes: f64, m: Measured| BenchRow {
+            let row = |backend: &str, threads: usize, m: Measured| BenchRow {
                 problem: problem.name.into(),
                 value_type: value_type.into(),
                 backend: backend.into(),
                 threads,
                 mcells_per_s: m.mcells_per_s,
-                bytes_per_cell: bytes,
+                bytes_per_cell: m.bytes,
                 triad_gb_per_s: m.bandwidth / 1e9,
-                roofline_mcells_per_s: m.bandwidth / bytes / 1e6,
+                roofline_mcells_per_s: m.bandwidth / m.bytes / 1e6,
                 fraction_of_roofline: m.fraction,
             };
             for &threads in plan.threads {
@@ -392,13 +395,13 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
                     kernels.push((kernel, Runs::Scanned));
                     names.push("rayon-scan");
                 }
-                let (bytes, measured) = if value_type == "f32" {
+                let measured = if value_type == "f32" {
                     measure::<f32, _>(&problem, kernels, threads, &mut triad)
                 } else {
                     measure::<f64, _>(&problem, kernels, threads, &mut triad)
                 };
                 for (m, backend) in measured.into_iter().zip(names) {
-                    rows.push(row(backend, threads, bytes, m));
+                    rows.push(row(backend, threads, m));
                 }
             }
             if plan.scalar && problem.grid == [100; 3] {
@@ -407,12 +410,12 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
                     steps: problem.steps / 3,
                     ..problem
                 };
-                let (bytes, m) = if value_type == "f32" {
+                let m = if value_type == "f32" {
                     measure::<f32, _>(&shorter, scalar, 1, &mut triad)
                 } else {
                     measure::<f64, _>(&shorter, scalar, 1, &mut triad)
                 };
-                rows.extend(m.into_iter().map(|m| row("scalar", 1, bytes, m)));
+                rows.extend(m.into_iter().map(|m| row("scalar", 1, m)));
             }
         }
     }
