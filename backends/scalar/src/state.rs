@@ -428,17 +428,21 @@ impl<T: Scalar> YeeState<T> {
             let ids = &self.material_ids[c.index()];
             let region = self.owned.intersect(&self.free[c.index()]);
             let mut rows: Vec<u32> = vec![MIXED_ROW; ey * ez];
+            // The updated rows of several materials, whose runs are recorded below.
+            let mut mixed = vec![false; ey * ez];
+            let (a, b) = (
+                (region.lo[0] - storage.lo[0]).max(0) as usize,
+                (region.hi[0] - storage.lo[0]).max(0) as usize,
+            );
             if !region.is_empty() {
-                let (a, b) = (
-                    (region.lo[0] - storage.lo[0]) as usize,
-                    (region.hi[0] - storage.lo[0]) as usize,
-                );
                 for z in region.lo[2]..region.hi[2] {
                     for y in region.lo[1]..region.hi[1] {
                         let n = (z - storage.lo[2]) as usize * ey + (y - storage.lo[1]) as usize;
                         let cells = &ids[n * ex + a..n * ex + b];
                         if cells.iter().all(|&id| id == cells[0]) {
                             rows[n] = u32::from(cells[0]);
+                        } else {
+                            mixed[n] = true;
                         }
                     }
                 }
@@ -452,21 +456,7 @@ impl<T: Scalar> YeeState<T> {
             self.uniform_material[c.index()] = first
                 .filter(|_| uniform)
                 .and_then(|id| u16::try_from(id).ok());
-            let (a, b) = (
-                (region.lo[0] - storage.lo[0]).max(0) as usize,
-                (region.hi[0] - storage.lo[0]).max(0) as usize,
-            );
-            let in_region = |r: usize| {
-                let (y, z) = (
-                    storage.lo[1] + (r % ey) as i64,
-                    storage.lo[2] + (r / ey) as i64,
-                );
-                (region.lo[1]..region.hi[1]).contains(&y)
-                    && (region.lo[2]..region.hi[2]).contains(&z)
-            };
-            self.row_runs[c.index()] = RowRuns::build(ids, ex, ey * ez, (a, b), |r| {
-                rows[r] == MIXED_ROW && in_region(r)
-            });
+            self.row_runs[c.index()] = RowRuns::build(ids, ex, ey * ez, (a, b), |r| mixed[r]);
             self.row_material[c.index()] = rows;
         }
         self
