@@ -133,6 +133,74 @@ impl Shape {
         }
     }
 
+    /// Where the line of points `(x, y, z)`, x free, passes the shape with `margin` to spare
+    /// ([`LineSpan`]): the x of every point within `margin` of the shape lies in `near`, and
+    /// every point with x in `deep` lies farther than `margin` inside it, so neither the closed
+    /// test, the surface, nor anything within `margin` of a point there can tell it from its
+    /// neighbours (the set-up places such nodes a stretch at a time, [`crate::row_placement`]).
+    pub fn along_x(&self, y: f64, z: f64, margin: f64) -> LineSpan {
+        let q = [0.0, y, z];
+        let m = margin;
+        match *self {
+            Shape::Everywhere => LineSpan {
+                near: [f64::NEG_INFINITY, f64::INFINITY],
+                deep: [f64::NEG_INFINITY, f64::INFINITY],
+            },
+            Shape::Block { lo, hi } => {
+                let near = (1..3).all(|a| lo[a] - m <= q[a] && q[a] <= hi[a] + m);
+                let deep = (1..3).all(|a| lo[a] + m < q[a] && q[a] < hi[a] - m);
+                LineSpan {
+                    near: if near { [lo[0] - m, hi[0] + m] } else { EMPTY },
+                    deep: if deep { [lo[0] + m, hi[0] - m] } else { EMPTY },
+                }
+            }
+            Shape::Sphere { center, radius } => {
+                chord(center[0], distance_squared(q, center, Some(0)), radius, m)
+            }
+            Shape::Cylinder {
+                center,
+                radius,
+                axis,
+                length,
+            } => {
+                let a = axis.index();
+                let (lo, hi) = cylinder_span(center[a], length);
+                if a == 0 {
+                    let d2 = distance_squared(q, center, Some(0));
+                    let (out, inner) = (radius + m, radius - m);
+                    return LineSpan {
+                        near: if d2 <= out * out {
+                            [lo - m, hi + m]
+                        } else {
+                            EMPTY
+                        },
+                        deep: if inner > 0.0 && d2 < inner * inner {
+                            [lo + m, hi - m]
+                        } else {
+                            EMPTY
+                        },
+                    };
+                }
+                // Along y or z the line crosses the disc at its height, between the caps.
+                let other = 3 - a;
+                let d = q[other] - center[other];
+                let round = chord(center[0], d * d, radius, m);
+                LineSpan {
+                    near: if lo - m <= q[a] && q[a] <= hi + m {
+                        round.near
+                    } else {
+                        EMPTY
+                    },
+                    deep: if lo + m < q[a] && q[a] < hi - m {
+                        round.deep
+                    } else {
+                        EMPTY
+                    },
+                }
+            }
+        }
+    }
+
     /// The smallest axis-aligned box `[lo, hi]` holding the shape (infinite for
     /// [`Shape::Everywhere`] and along an infinite cylinder).
     pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
@@ -226,6 +294,40 @@ impl Shape {
                 }
             }
         }
+    }
+}
+
+/// Where a line along x passes a shape, from [`Shape::along_x`]: the x of every point of the
+/// line within the margin of the shape lies in `near = [lo, hi]`, and every point with x in
+/// `deep = (lo, hi)` lies farther than the margin inside it. An empty interval has `lo > hi`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineSpan {
+    /// The closed interval holding the x of every point within the margin of the shape.
+    pub near: [f64; 2],
+    /// The open interval of points farther than the margin inside the shape.
+    pub deep: [f64; 2],
+}
+
+/// An empty interval.
+const EMPTY: [f64; 2] = [f64::INFINITY, f64::NEG_INFINITY];
+
+/// The line through a ball of `radius` (or a disc) whose centre is at x = `c` and `d2` away
+/// from the line squared: `near` within `margin` outside the surface, `deep` more than
+/// `margin` inside.
+fn chord(c: f64, d2: f64, radius: f64, margin: f64) -> LineSpan {
+    let (out, inner) = (radius + margin, radius - margin);
+    let half = |r: f64| (r * r - d2).sqrt();
+    LineSpan {
+        near: if d2 <= out * out {
+            [c - half(out), c + half(out)]
+        } else {
+            EMPTY
+        },
+        deep: if inner > 0.0 && d2 < inner * inner {
+            [c - half(inner), c + half(inner)]
+        } else {
+            EMPTY
+        },
     }
 }
 

@@ -3,14 +3,13 @@
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
-use num_traits::Float;
 use yee_core::Field;
 use yee_core::{Axis, Box3, Real, Scalar, Side};
 use yee_em::cpml::cpml_coefficients;
 use yee_em::material::magnetic_coefficients;
 use yee_em::medium::MediumBits;
 use yee_em::{
-    Boundary, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource, Setup,
+    Boundary, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource, Setup, Stretch,
 };
 
 use crate::dft::DftPart;
@@ -265,90 +264,63 @@ impl<T: Scalar> YeeState<T> {
             // A node's id follows from its placement alone: runs of nodes placed alike (all
             // of a vacuum grid, most of any) reuse the last id without weighing the medium.
             let mut last: Option<(yee_em::Placement, u16)> = None;
-            // Away from a periodic face, a node outside the closed bounds of every region is
-            // wholly the background, as `Setup::placement` would find: per row, only the x
-            // cells some region's bounds can hold (one cell wider) take the search.
-            let periodic = Axis::ALL.iter().any(|&a| setup.is_periodic(a));
-            // One cell wider still: a smoothed node's voxel reaches half a cell out.
-            let bounds: Vec<([f64; 3], [f64; 3])> = setup
-                .regions
-                .iter()
-                .map(|r| {
-                    let (lo, hi) = r.shape.bounds();
-                    (lo.map(|x| x - 1.0), hi.map(|x| x + 1.0))
-                })
-                .collect();
-            let s = component.stagger();
-            let (x_lo, x_hi) = (storage.lo[0] as f64 - 1.0, storage.hi[0] as f64 + 1.0);
-            let axis = component.axis();
             let node_id = |table: &mut MaterialTable, placement: yee_em::Placement| {
                 match component.is_electric() {
-                    true => table.id(Some(placement.medium(setup, axis))),
+                    true => table.id(Some(placement.medium(setup, component.axis()))),
                     // H sees μ and σ* only: its nodes need no poles.
                     false => table.id(Some(NodeMedium::of_h_node(
-                        placement.material(setup, Some(axis)),
+                        placement.material(setup, Some(component.axis())),
                     ))),
                 }
             };
+            // Only the nodes near some region's surface take the search; the stretches between
+            // are placed whole (`yee_em::row_placement`).
+            let mut spans = Vec::new();
+            let xs = (storage.lo[0], storage.hi[0]);
             for z in storage.lo[2]..storage.hi[2] {
                 for y in storage.lo[1]..storage.hi[1] {
-                    let (py, pz) = (y as f64 + s[1], z as f64 + s[2]);
-                    let (mut from, mut to) = if periodic {
-                        (i64::MIN, i64::MAX)
-                    } else {
-                        (i64::MAX, i64::MIN)
-                    };
-                    for (lo, hi) in bounds
-                        .iter()
-                        .filter(|(lo, hi)| lo[1] <= py && py <= hi[1] && lo[2] <= pz && pz <= hi[2])
-                    {
-                        let a = Float::ceil(lo[0] - s[0]).clamp(x_lo, x_hi) as i64 - 1;
-                        let b = Float::floor(hi[0] - s[0]).clamp(x_lo, x_hi) as i64 + 1;
-                        (from, to) = (from.min(a), to.max(b));
-                    }
-                    let mut x = storage.lo[0];
-                    while x < storage.hi[0] {
-                        // Without a mask, the nodes outside every region's bounds are a run
-                        // of the background: one id for all of them.
-                        if setup.active.is_none() && (x < from || x > to) {
-                            let end = if x < from { from } else { i64::MAX };
-                            let end = end.min(storage.hi[0]);
-                            let background = yee_em::Placement::whole(None);
+                    setup.row_stretches(component, [y, z], xs, &mut spans, |a, b, stretch| {
+                        let known = match stretch {
+                            Stretch::Whole(region) => Some(yee_em::Placement::whole(region)),
+                            Stretch::Search => None,
+                        };
+                        if let (Some(placement), None) = (known, setup.active) {
                             let id = match last {
-                                Some((p, id)) if p == background => id,
-                                _ => node_id(&mut table, background),
+                                Some((p, id)) if p == placement => id,
+                                _ => node_id(&mut table, placement),
                             };
-                            last = Some((background, id));
-                            ids.extend(core::iter::repeat_n(id, (end - x) as usize));
-                            x = end;
-                            continue;
+                            last = Some((placement, id));
+                            ids.extend(core::iter::repeat_n(id, (b - a) as usize));
+                            return;
                         }
-                        let cell = [x, y, z];
-                        x += 1;
-                        if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
-                            ids.push(table.id(None));
-                            continue;
-                        }
-                        let placement = if cell[0] < from || cell[0] > to {
-                            yee_em::Placement::whole(None)
-                        } else if let Some(smoothed) = setup.smoothed_medium(component, cell) {
-                            last = None;
-                            let smoothed = match component.is_electric() {
-                                true => smoothed,
-                                false => NodeMedium::of_h_node(smoothed.material),
+                        for x in a..b {
+                            let cell = [x, y, z];
+                            if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
+                                ids.push(table.id(None));
+                                continue;
+                            }
+                            let placement = match known {
+                                Some(placement) => placement,
+                                None => match setup.smoothed_medium(component, cell) {
+                                    Some(smoothed) => {
+                                        last = None;
+                                        ids.push(table.id(Some(match component.is_electric() {
+                                            true => smoothed,
+                                            false => NodeMedium::of_h_node(smoothed.material),
+                                        })));
+                                        continue;
+                                    }
+                                    None => setup.node_placement(component, cell),
+                                },
                             };
-                            ids.push(table.id(Some(smoothed)));
-                            continue;
-                        } else {
-                            setup.node_placement(component, cell)
-                        };
-                        let id = match last {
-                            Some((p, id)) if p == placement => id,
-                            _ => node_id(&mut table, placement),
-                        };
-                        last = Some((placement, id));
-                        ids.push(id);
-                    }
+                            let id = match last {
+                                Some((p, id)) if p == placement => id,
+                                _ => node_id(&mut table, placement),
+                            };
+                            last = Some((placement, id));
+                            ids.push(id);
+                        }
+                    });
                 }
             }
             ids
@@ -631,6 +603,24 @@ mod tests {
         all
     }
 
+    /// The ids of every component of `setup`'s chunks over the whole grid and over `part`
+    /// equal those the search gives node by node; returns how many ids are not the
+    /// background's.
+    fn ids_match_the_search(setup: &Setup, part: Box3) -> usize {
+        let mut placed = 0;
+        for owned in [Box3::from_extent(setup.grid), part] {
+            let state = YeeState::<f64>::new(setup, owned);
+            let fast: Vec<Vec<u16>> = Component::ALL
+                .into_iter()
+                .filter(|&c| setup.mode.has(c))
+                .map(|c| state.material_ids[c.index()].clone())
+                .collect();
+            assert_eq!(fast, ids_node_by_node(setup, owned), "{owned:?}");
+            placed += fast.iter().flatten().filter(|&&id| id > 0).count();
+        }
+        placed
+    }
+
     #[test]
     fn material_ids_skip_the_search_only_where_it_finds_the_background() {
         use yee_em::{Boundary, Region, Shape};
@@ -670,19 +660,67 @@ mod tests {
                 regions: &regions,
                 ..Setup::vacuum(yee_em::Mode::ThreeD, [12, 10, 8], 0.5, walls)
             };
-            for owned in [
-                Box3::from_extent(setup.grid),
-                Box3::new([2, 1, 0], [9, 8, 8]),
-            ] {
-                let state = YeeState::<f64>::new(&setup, owned);
-                let fast: Vec<Vec<u16>> = Component::ALL
-                    .into_iter()
-                    .filter(|&c| setup.mode.has(c))
-                    .map(|c| state.material_ids[c.index()].clone())
-                    .collect();
-                assert_eq!(fast, ids_node_by_node(&setup, owned), "periodic {periodic}");
-                assert!(fast.iter().flatten().any(|&id| id > 0));
-            }
+            let part = Box3::new([2, 1, 0], [9, 8, 8]);
+            assert!(
+                ids_match_the_search(&setup, part) > 0,
+                "periodic {periodic}"
+            );
+        }
+    }
+
+    /// Shapes large enough that most of their nodes are placed a stretch at a time
+    /// (`yee_em::row_placement`), overlapping, on periodic and walled axes and under a mask of
+    /// inactive cells: the ids are the search's, node by node.
+    #[test]
+    fn material_ids_placed_a_stretch_at_a_time_match_the_search() {
+        use yee_em::{Boundary, Region, Shape};
+        let cylinder = |center, radius, axis, length| Shape::Cylinder {
+            center,
+            radius,
+            axis,
+            length,
+        };
+        let regions = [
+            Region {
+                shape: Shape::Sphere {
+                    center: [12.3, 10.8, 9.5],
+                    radius: 7.2,
+                },
+                material: Material::dielectric(2.25),
+            },
+            Region {
+                shape: cylinder([8.0, 6.0, 10.0], 4.5, Axis::X, 14.0),
+                material: Material::dielectric(4.0),
+            },
+            Region {
+                shape: cylinder([16.0, 11.0, 6.0], 3.2, Axis::Y, f64::INFINITY),
+                material: Material {
+                    sigma: 0.02,
+                    ..Material::dielectric(3.0)
+                },
+            },
+        ];
+        let grid = [24, 22, 20];
+        let mask: Vec<bool> = (0..grid.iter().product::<usize>())
+            .map(|n| n % 7 != 3)
+            .collect();
+        for (periodic, masked) in [(false, false), (true, false), (false, true)] {
+            let wall = if periodic {
+                Boundary::Periodic
+            } else {
+                Boundary::Pec
+            };
+            let setup = Setup {
+                regions: &regions,
+                active: masked.then_some(&mask[..]),
+                ..Setup::vacuum(yee_em::Mode::ThreeD, grid, 0.5, [[wall; 2]; 3])
+            };
+            let part = Box3::new([3, 2, 1], [17, 15, 20]);
+            let placed = ids_match_the_search(&setup, part);
+            assert!(
+                placed > 10_000,
+                "periodic {periodic}, masked {masked}: {placed}"
+            );
         }
     }
 
