@@ -139,21 +139,25 @@ impl Shape {
     /// test, the surface, nor anything within `margin` of a point there can tell it from its
     /// neighbours (the set-up places such nodes a stretch at a time, [`crate::row_placement`]).
     pub fn along_x(&self, y: f64, z: f64, margin: f64) -> LineSpan {
-        let q = [0.0, y, z];
-        let m = margin;
-        match *self {
-            Shape::Everywhere => LineSpan {
-                near: [f64::NEG_INFINITY, f64::INFINITY],
-                deep: [f64::NEG_INFINITY, f64::INFINITY],
+        let (q, m) = ([0.0, y, z], margin);
+        // A box is three slabs, a cylinder its round part and one slab: a point within the
+        // margin of both pieces' intersection is within it of each, and one farther inside
+        // each than the margin is farther inside the intersection.
+        let slab = |a: usize, lo: f64, hi: f64| match a {
+            0 => LineSpan {
+                near: [lo - m, hi + m],
+                deep: [lo + m, hi - m],
             },
-            Shape::Block { lo, hi } => {
-                let near = (1..3).all(|a| lo[a] - m <= q[a] && q[a] <= hi[a] + m);
-                let deep = (1..3).all(|a| lo[a] + m < q[a] && q[a] < hi[a] - m);
-                LineSpan {
-                    near: if near { [lo[0] - m, hi[0] + m] } else { EMPTY },
-                    deep: if deep { [lo[0] + m, hi[0] - m] } else { EMPTY },
-                }
-            }
+            _ => LineSpan::whole(
+                lo - m <= q[a] && q[a] <= hi + m,
+                lo + m < q[a] && q[a] < hi - m,
+            ),
+        };
+        match *self {
+            Shape::Everywhere => LineSpan::whole(true, true),
+            Shape::Block { lo, hi } => (1..3).fold(slab(0, lo[0], hi[0]), |line, a| {
+                line.and(slab(a, lo[a], hi[a]))
+            }),
             Shape::Sphere { center, radius } => {
                 chord(center[0], distance_squared(q, center, Some(0)), radius, m)
             }
@@ -165,38 +169,20 @@ impl Shape {
             } => {
                 let a = axis.index();
                 let (lo, hi) = cylinder_span(center[a], length);
-                if a == 0 {
-                    let d2 = distance_squared(q, center, Some(0));
-                    let (out, inner) = (radius + m, radius - m);
-                    return LineSpan {
-                        near: if d2 <= out * out {
-                            [lo - m, hi + m]
-                        } else {
-                            EMPTY
-                        },
-                        deep: if inner > 0.0 && d2 < inner * inner {
-                            [lo + m, hi - m]
-                        } else {
-                            EMPTY
-                        },
-                    };
-                }
-                // Along y or z the line crosses the disc at its height, between the caps.
-                let other = 3 - a;
-                let d = q[other] - center[other];
-                let round = chord(center[0], d * d, radius, m);
-                LineSpan {
-                    near: if lo - m <= q[a] && q[a] <= hi + m {
-                        round.near
-                    } else {
-                        EMPTY
-                    },
-                    deep: if lo + m < q[a] && q[a] < hi - m {
-                        round.deep
-                    } else {
-                        EMPTY
-                    },
-                }
+                let round = match a {
+                    // Along x the line keeps its distance from the axis.
+                    0 => {
+                        let d2 = distance_squared(q, center, Some(0));
+                        let (out, inner) = (radius + m, radius - m);
+                        LineSpan::whole(d2 <= out * out, inner > 0.0 && d2 < inner * inner)
+                    }
+                    // Along y or z it crosses the disc at its height.
+                    _ => {
+                        let d = q[3 - a] - center[3 - a];
+                        chord(center[0], d * d, radius, m)
+                    }
+                };
+                round.and(slab(a, lo, hi))
             }
         }
     }
@@ -310,6 +296,29 @@ pub struct LineSpan {
 
 /// An empty interval.
 const EMPTY: [f64; 2] = [f64::INFINITY, f64::NEG_INFINITY];
+
+/// The whole line.
+const ALL: [f64; 2] = [f64::NEG_INFINITY, f64::INFINITY];
+
+impl LineSpan {
+    /// The whole line or none of it, for `near` and `deep` alike.
+    fn whole(near: bool, deep: bool) -> LineSpan {
+        let all_or_none = |b: bool| if b { ALL } else { EMPTY };
+        LineSpan {
+            near: all_or_none(near),
+            deep: all_or_none(deep),
+        }
+    }
+
+    /// The line past the intersection of two shapes, from the line past each.
+    fn and(self, other: LineSpan) -> LineSpan {
+        let both = |a: [f64; 2], b: [f64; 2]| [a[0].max(b[0]), a[1].min(b[1])];
+        LineSpan {
+            near: both(self.near, other.near),
+            deep: both(self.deep, other.deep),
+        }
+    }
+}
 
 /// The line through a ball of `radius` (or a disc) whose centre is at x = `c` and `d2` away
 /// from the line squared: `near` within `margin` outside the surface, `deep` more than
