@@ -54,7 +54,7 @@ pub use medium::NodeMedium;
 pub use placement::Placement;
 pub use plane_wave::{IncidentLine, PlaneWave};
 pub use pole::Pole;
-pub use row_placement::{RegionStretches, Stretch};
+pub use row_placement::{RegionStretches, Stretch, StretchError};
 pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
 pub use shape::{LineSpan, Shape};
 pub use waveform::Waveform;

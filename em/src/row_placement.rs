@@ -16,8 +16,9 @@
 use alloc::vec::Vec;
 use num_traits::Float;
 
-use yee_core::geometry::Axis;
+use yee_core::geometry::{Axis, Index3};
 
+use crate::placement::Placement;
 use crate::setup::Setup;
 use crate::yee::Component;
 
@@ -144,48 +145,86 @@ impl Setup<'_> {
     }
 }
 
+/// A row whose stretches are wrong, found by [`Setup::verify_row_stretches`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StretchError {
+    /// The component of the row.
+    pub component: Component,
+    /// The node (or, for a gap or an overlap, the first node of the stretch).
+    pub cell: Index3,
+    /// What is wrong.
+    pub what: &'static str,
+}
+
+impl Setup<'_> {
+    /// Checks the rows of every component over the grid and one node around it: the stretches
+    /// tile each row in ascending order, and every node of a stretch placed whole is placed so
+    /// by the search ([`Setup::node_placement`]) and not smoothed. Returns how many nodes were
+    /// placed whole. The unit tests and the cargo-fuzz target `row_placement` call it.
+    pub fn verify_row_stretches(&self) -> Result<usize, StretchError> {
+        let mut spans = Vec::new();
+        let mut whole = 0;
+        let grid = self.grid.map(|n| n as i64);
+        for c in Component::ALL.into_iter().filter(|&c| self.mode.has(c)) {
+            for z in -1..grid[2] + 1 {
+                for y in -1..grid[1] + 1 {
+                    let mut next = -1;
+                    let mut error = None;
+                    let row = (-1, grid[0] + 1);
+                    self.row_stretches(c, [y, z], row, &mut spans, |a, b, stretch| {
+                        let fail = |x: i64, what| StretchError {
+                            component: c,
+                            cell: [x, y, z],
+                            what,
+                        };
+                        if error.is_some() {
+                            return;
+                        }
+                        if a != next || a >= b {
+                            error = Some(fail(a, "the stretches leave a gap or overlap"));
+                            return;
+                        }
+                        next = b;
+                        let Stretch::Whole(region) = stretch else {
+                            return;
+                        };
+                        for x in a..b {
+                            let cell = [x, y, z];
+                            if self.node_placement(c, cell) != Placement::whole(region) {
+                                error = Some(fail(x, "the search places the node otherwise"));
+                                return;
+                            }
+                            if self.smoothed_medium(c, cell).is_some() {
+                                error = Some(fail(x, "the node is smoothed"));
+                                return;
+                            }
+                            whole += 1;
+                        }
+                    });
+                    if let Some(error) = error {
+                        return Err(error);
+                    }
+                    if next != row.1 {
+                        return Err(StretchError {
+                            component: c,
+                            cell: [next, y, z],
+                            what: "the stretches end before the row does",
+                        });
+                    }
+                }
+            }
+        }
+        Ok(whole)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::material::Material;
-    use crate::placement::Placement;
     use crate::setup::{Boundary, Region};
     use crate::shape::Shape;
     use crate::yee::Mode;
-
-    /// Every stretch placed whole is what the search finds node by node there; the stretches
-    /// tile the row in order.
-    fn stretches_match_the_search(setup: &Setup) -> usize {
-        let mut spans = Vec::new();
-        let mut whole_nodes = 0;
-        let grid = setup.grid.map(|n| n as i64);
-        for c in Component::ALL.into_iter().filter(|&c| setup.mode.has(c)) {
-            for z in -1..grid[2] + 1 {
-                for y in -1..grid[1] + 1 {
-                    let mut next = -1;
-                    setup.row_stretches(c, [y, z], (-1, grid[0] + 1), &mut spans, |a, b, s| {
-                        assert_eq!(a, next, "{c:?} row ({y}, {z}): stretches out of order");
-                        assert!(a < b);
-                        next = b;
-                        let Stretch::Whole(region) = s else { return };
-                        for x in a..b {
-                            let cell = [x, y, z];
-                            let at = alloc::format!("{c:?} node {cell:?}");
-                            assert_eq!(
-                                setup.node_placement(c, cell),
-                                Placement::whole(region),
-                                "{at}"
-                            );
-                            assert_eq!(setup.smoothed_medium(c, cell), None, "{at}");
-                            whole_nodes += 1;
-                        }
-                    });
-                    assert_eq!(next, grid[0] + 1, "{c:?} row ({y}, {z}) not covered");
-                }
-            }
-        }
-        whole_nodes
-    }
 
     fn region(shape: Shape, eps: f64) -> Region {
         Region {
@@ -254,7 +293,7 @@ mod tests {
                         smoothing,
                         ..Setup::vacuum(mode, grid, 0.5, walls)
                     };
-                    whole += stretches_match_the_search(&setup);
+                    whole += setup.verify_row_stretches().unwrap();
                 }
             }
         }
