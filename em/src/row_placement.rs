@@ -2,13 +2,15 @@
 //! [`Setup::smoothed_medium`] only for the nodes near some region's surface.
 //!
 //! Along a storage row (x free, y and z fixed) each region's shape gives, from its geometry
-//! alone ([`Shape::along_x`]), the x beyond which its nodes lie more than [`MARGIN`] outside it
-//! and the x between which they lie more than [`MARGIN`] inside. A node that far from every
-//! surface is placed wholly in the last region holding it (or the background), with no surface
-//! axis to split it and a voxel (at most 1.5 cells from its node) that no surface crosses, so
+//! alone ([`Shape::along_x`]), the x outside which its nodes are clear of it and the x between
+//! which they lie deep inside: more than [`MARGIN`] from a curved surface (a sphere's, a
+//! cylinder's side), and not on a flat face (a box's, a cylinder's cap), which splits only the
+//! nodes exactly on it and is never smoothed. A node clear of or deep inside every region is
+//! placed wholly in the last region holding it (or the background), with no surface axis to
+//! split it and a voxel (at most 1.5 cells from its node) that no curved surface crosses, so
 //! unsmoothed: exactly what the search finds there (module docs of [`crate::placement`] and
 //! [`crate::smoothing`]). The rows of a 256³ sphere then search a shell a few cells thick
-//! instead of its whole bounding box.
+//! instead of its whole bounding box, and those of a half-space only the nodes on its faces.
 //!
 //! On a periodic axis a node on the low face (coordinate 0) is also at the high face: such
 //! nodes always take the search.
@@ -25,9 +27,9 @@ use crate::yee::Component;
 #[cfg(doc)]
 use crate::shape::Shape;
 
-/// Distance (cells) from every surface beyond which a node is placed without the search: more
-/// than the 1.5 cells a node's voxel reaches (half a cell along each of three axes), with room
-/// for the rounding of the shapes' square roots.
+/// Distance (cells) from every curved surface beyond which a node is placed without the
+/// search: more than the 1.5 cells a node's voxel reaches (half a cell along each of three
+/// axes), with room for the rounding of the shapes' square roots.
 pub const MARGIN: f64 = 2.0;
 
 /// How a stretch of a row's nodes is placed.

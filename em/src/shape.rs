@@ -133,25 +133,25 @@ impl Shape {
         }
     }
 
-    /// Where the line of points `(x, y, z)`, x free, passes the shape with `margin` to spare
-    /// ([`LineSpan`]): the x of every point within `margin` of the shape lies in `near`, and
-    /// every point with x in `deep` lies farther than `margin` inside it, so neither the closed
-    /// test, the surface, nor anything within `margin` of a point there can tell it from its
-    /// neighbours (the set-up places such nodes a stretch at a time, [`crate::row_placement`]).
+    /// Where the line of points `(x, y, z)`, x free, passes the shape ([`LineSpan`]): outside
+    /// `near` the shape does not hold a point, nor has it on its surface, nor has a curved
+    /// surface within `margin` of it; inside `deep` it holds the point, not on its surface, with
+    /// no curved surface within `margin`. Neither the placement nor the smoothing can tell such
+    /// a point from its neighbours (the set-up places them a stretch at a time,
+    /// [`crate::row_placement`]).
     pub fn along_x(&self, y: f64, z: f64, margin: f64) -> LineSpan {
         let (q, m) = ([0.0, y, z], margin);
-        // A box is three slabs, a cylinder its round part and one slab: a point within the
-        // margin of both pieces' intersection is within it of each, and one farther inside
-        // each than the margin is farther inside the intersection.
+        // A box is three slabs, a cylinder its round part and one slab: a point near both
+        // pieces' intersection is near each, and one deep inside each is deep inside the
+        // intersection. A flat face needs no margin: it splits only the nodes exactly on it,
+        // and smoothing leaves it to the staircase rule whatever voxel it crosses
+        // (`crate::smoothing`), so its `near` is the closed slab and its `deep` the open one.
         let slab = |a: usize, lo: f64, hi: f64| match a {
             0 => LineSpan {
-                near: [lo - m, hi + m],
-                deep: [lo + m, hi - m],
+                near: [lo, hi],
+                deep: [lo, hi],
             },
-            _ => LineSpan::whole(
-                lo - m <= q[a] && q[a] <= hi + m,
-                lo + m < q[a] && q[a] < hi - m,
-            ),
+            _ => LineSpan::whole(lo <= q[a] && q[a] <= hi, lo < q[a] && q[a] < hi),
         };
         match *self {
             Shape::Everywhere => LineSpan::whole(true, true),
@@ -283,14 +283,14 @@ impl Shape {
     }
 }
 
-/// Where a line along x passes a shape, from [`Shape::along_x`]: the x of every point of the
-/// line within the margin of the shape lies in `near = [lo, hi]`, and every point with x in
-/// `deep = (lo, hi)` lies farther than the margin inside it. An empty interval has `lo > hi`.
+/// Where a line along x passes a shape, from [`Shape::along_x`]: outside the closed interval
+/// `near = [lo, hi]` the line's points are clear of the shape, inside the open interval
+/// `deep = (lo, hi)` deep within it. An empty interval has `lo > hi`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LineSpan {
-    /// The closed interval holding the x of every point within the margin of the shape.
+    /// The closed interval outside which the points are clear of the shape.
     pub near: [f64; 2],
-    /// The open interval of points farther than the margin inside the shape.
+    /// The open interval of points deep inside the shape.
     pub deep: [f64; 2],
 }
 
