@@ -16,6 +16,7 @@ extern crate alloc;
 
 pub mod airy;
 pub mod bessel;
+pub mod candidates;
 pub mod cost;
 pub mod cpml;
 pub mod cylinder_scattering;
@@ -43,6 +44,7 @@ pub mod waveform;
 pub mod yee;
 pub mod yee_backend;
 
+pub use candidates::Candidates;
 pub use cost::Costs;
 pub use cpml::{CpmlCoefficients, CpmlParams};
 pub use dft::DftMonitor;
@@ -54,7 +56,7 @@ pub use medium::NodeMedium;
 pub use placement::Placement;
 pub use plane_wave::{IncidentLine, PlaneWave};
 pub use pole::Pole;
-pub use row_placement::{RegionStretches, Stretch, StretchError};
+pub use row_placement::{RegionStretches, RowScratch, Stretch, StretchError};
 pub use setup::{Boundaries, Boundary, PointSource, Probe, Region, Setup, SourceKind};
 pub use shape::{LineSpan, Shape};
 pub use waveform::Waveform;

@@ -27,13 +27,13 @@
 //! The mask of inactive cells does not come through here: it asks [`Shape::contains`] at cell
 //! centres.
 
+use crate::candidates::Candidates;
 use crate::material::{Material, PoleSet};
 use crate::medium::NodeMedium;
 use crate::setup::Setup;
 use crate::yee::Component;
 use yee_core::geometry::{Axis, Index3};
 
-#[cfg(doc)]
 use crate::shape::Shape;
 
 /// The most sides a node is split into: two along each of three axes.
@@ -137,11 +137,24 @@ impl Placement {
 impl Setup<'_> {
     /// The placement of the node at continuous position `p` (module docs).
     pub fn placement(&self, p: [f64; 3]) -> Placement {
+        self.placement_among(p, Candidates::All)
+    }
+
+    /// [`Setup::placement`] looking only at the `candidates` regions, which must include every
+    /// region that holds a side of the node or has a surface through it (or its periodic image).
+    pub fn placement_among(&self, p: [f64; 3], candidates: Candidates) -> Placement {
         let active = self.mode.active_axes();
+        let n = self.regions.len();
+        let holding = |test: &dyn Fn(&Shape) -> bool| {
+            candidates
+                .iter(n)
+                .rev()
+                .find(|&r| test(&self.regions[r].shape))
+        };
         // On the low face of a periodic axis the node is also at the high face.
         let wraps: [bool; 3] =
             core::array::from_fn(|a| active[a] && p[a] == 0.0 && self.is_periodic(Axis::ALL[a]));
-        if self.regions.is_empty() && !wraps.contains(&true) {
+        if candidates.iter(n).next().is_none() && !wraps.contains(&true) {
             // What the search below finds with nothing to find: set-up of a vacuum grid.
             return Placement::whole(None);
         }
@@ -151,15 +164,15 @@ impl Setup<'_> {
                 continue;
             }
             let q = self.image(p, image);
-            for region in self.regions {
-                let on = region.shape.surface_axes(q);
+            for r in candidates.iter(n) {
+                let on = self.regions[r].shape.surface_axes(q);
                 for a in 0..3 {
                     axes[a] |= on[a] && active[a];
                 }
             }
         }
         if !axes.contains(&true) {
-            return Placement::whole(self.regions.iter().rposition(|r| r.shape.contains(p)));
+            return Placement::whole(holding(&|shape| shape.contains(p)));
         }
         // Side k of the 2^n: bit b of k picks the low (0) or high (1) side along the b-th
         // sampled axis.
@@ -187,10 +200,7 @@ impl Setup<'_> {
                 d[a] = sign;
             }
             let q = self.image(p, image);
-            *side = self
-                .regions
-                .iter()
-                .rposition(|r| r.shape.contains_toward(q, d));
+            *side = holding(&|shape| shape.contains_toward(q, d));
         }
         Placement {
             sides,

@@ -20,6 +20,7 @@ use num_traits::Float;
 
 use yee_core::geometry::{Axis, Index3};
 
+use crate::candidates::Candidates;
 use crate::placement::Placement;
 use crate::setup::Setup;
 use crate::yee::Component;
@@ -34,34 +35,47 @@ pub const MARGIN: f64 = 2.0;
 
 /// How a stretch of a row's nodes is placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stretch {
+pub enum Stretch<'r> {
     /// Every node wholly in this region (`None`: the background), unsmoothed.
     Whole(Option<usize>),
-    /// Each node needs the search ([`Setup::placement`], [`Setup::smoothed_medium`]).
-    Search,
+    /// Each node needs the search ([`Setup::placement_among`],
+    /// [`Setup::smoothed_medium_among`]), among these regions.
+    Search(Candidates<'r>),
 }
 
-/// Where one region's shape leaves a row's nodes: those before `near_lo` and from `near_hi` on
-/// lie outside it, those in `deep_lo..deep_hi` inside it, the rest near its surface.
+/// Where one region's shape leaves a row's nodes: those outside `reach_lo..reach_hi` are more
+/// than [`MARGIN`] outside its bounding box (it holds none of them and reaches none of their
+/// voxels), those before `near_lo` and from `near_hi` on are clear of it, those in
+/// `deep_lo..deep_hi` deep inside it, the rest near its surface.
 #[derive(Clone, Copy, Debug)]
 pub struct RegionStretches {
     region: usize,
+    reach_lo: i64,
     near_lo: i64,
     deep_lo: i64,
     deep_hi: i64,
     near_hi: i64,
+    reach_hi: i64,
+}
+
+/// What [`Setup::row_stretches`] keeps between rows: each region's stretches of the row, and
+/// the regions a stretch to search looks at.
+#[derive(Clone, Debug, Default)]
+pub struct RowScratch {
+    spans: Vec<RegionStretches>,
+    candidates: Vec<usize>,
 }
 
 impl Setup<'_> {
     /// Cuts the nodes `from..to` of component `c`'s storage row at (`y`, `z`) into stretches
-    /// placed alike, in ascending x, and hands each to `each(start, end, stretch)`. `spans` is
-    /// scratch kept by the caller across rows (no allocation per row once it has grown).
+    /// placed alike, in ascending x, and hands each to `each(start, end, stretch)`. `scratch`
+    /// is kept by the caller across rows (no allocation per row once it has grown).
     pub fn row_stretches(
         &self,
         c: Component,
         [y, z]: [i64; 2],
         (from, to): (i64, i64),
-        spans: &mut Vec<RegionStretches>,
+        scratch: &mut RowScratch,
         mut each: impl FnMut(i64, i64, Stretch),
     ) {
         let p = c.position([0, y, z]);
@@ -70,79 +84,124 @@ impl Setup<'_> {
             return;
         }
         if on_periodic_face(Axis::Y) || on_periodic_face(Axis::Z) {
-            each(from, to, Stretch::Search);
+            each(from, to, Stretch::Search(Candidates::All));
             return;
         }
-        // x's node on the low face of a periodic x axis: searched on its own.
+        // x's node on the low face of a periodic x axis: searched on its own, among all.
         let wrapped = on_periodic_face(Axis::X) && (from..to).contains(&0);
         // The node index of position `v` along x, rounded with `round`, within `from..=to`.
         let (lo, hi) = ((from - 1) as f64, (to + 1) as f64);
         let node = |v: f64, round: fn(f64) -> f64| -> i64 {
             (round((v - p[0]).clamp(lo, hi)) as i64).clamp(from, to)
         };
+        // Nodes at or after `v` (⌊v⌋ + 1, for a position strictly above `v`).
+        let after = |v: f64| node(v, Float::floor).saturating_add(1).min(to);
+        let RowScratch { spans, candidates } = scratch;
         spans.clear();
         for (region, r) in self.regions.iter().enumerate() {
-            let line = r.shape.along_x(p[1], p[2], MARGIN);
-            if line.near[0] > line.near[1] {
+            let (b_lo, b_hi) = r.shape.bounds();
+            let reaches = |a: usize| b_lo[a] - MARGIN <= p[a] && p[a] <= b_hi[a] + MARGIN;
+            if !(reaches(1) && reaches(2)) {
                 continue;
             }
-            // Outside: x < near[0] (nodes below ⌈near[0]⌉) and x > near[1] (from ⌊near[1]⌋ + 1).
-            let near_lo = node(line.near[0], Float::ceil);
-            let near_hi = node(line.near[1], Float::floor).saturating_add(1).min(to);
-            // Inside: deep[0] < x < deep[1].
+            let (reach_lo, reach_hi) =
+                (node(b_lo[0] - MARGIN, Float::ceil), after(b_hi[0] + MARGIN));
+            let line = r.shape.along_x(p[1], p[2], MARGIN);
+            // Clear: x < near[0] (nodes below ⌈near[0]⌉) and x > near[1].
+            let (near_lo, near_hi) = if line.near[0] <= line.near[1] {
+                let near_lo = node(line.near[0], Float::ceil).max(reach_lo);
+                (
+                    near_lo,
+                    after(line.near[1]).clamp(near_lo, reach_hi.max(near_lo)),
+                )
+            } else {
+                (reach_lo, reach_lo)
+            };
+            // Deep: deep[0] < x < deep[1].
             let (deep_lo, deep_hi) = if line.deep[0] <= line.deep[1] {
-                let deep_lo = node(line.deep[0], Float::floor).saturating_add(1).min(to);
+                let deep_lo = after(line.deep[0]);
                 (deep_lo, node(line.deep[1], Float::ceil).max(deep_lo))
             } else {
                 (near_lo, near_lo)
             };
             spans.push(RegionStretches {
                 region,
+                reach_lo,
                 near_lo,
-                deep_lo: deep_lo.clamp(near_lo, near_hi.max(near_lo)),
-                deep_hi: deep_hi.clamp(near_lo, near_hi.max(near_lo)),
-                near_hi: near_hi.max(near_lo),
+                deep_lo: deep_lo.clamp(near_lo, near_hi),
+                deep_hi: deep_hi.clamp(near_lo, near_hi),
+                near_hi,
+                reach_hi: reach_hi.max(near_hi),
             });
         }
         let mut x = from;
+        let mut held: Option<(i64, i64, Option<usize>)> = None;
         while x < to {
             let mut end = to;
-            let mut search = false;
+            let mut all = false;
             if wrapped {
                 if x == 0 {
                     end = 1;
-                    search = true;
+                    all = true;
                 } else if x < 0 {
                     end = 0;
                 }
             }
-            let mut whole = None;
+            let (mut whole, mut search) = (None, all);
+            candidates.clear();
             for s in spans.iter() {
-                let (inside, next) = match x {
-                    x if x < s.near_lo => (false, s.near_lo),
+                if x < s.reach_lo {
+                    end = end.min(s.reach_lo);
+                    continue;
+                }
+                if x >= s.reach_hi {
+                    continue;
+                }
+                candidates.push(s.region);
+                let next = match x {
+                    x if x < s.near_lo => s.near_lo,
                     x if x < s.deep_lo => {
                         search = true;
-                        (false, s.deep_lo)
+                        s.deep_lo
                     }
-                    x if x < s.deep_hi => (true, s.deep_hi),
+                    x if x < s.deep_hi => {
+                        whole = Some(s.region);
+                        s.deep_hi
+                    }
                     x if x < s.near_hi => {
                         search = true;
-                        (false, s.near_hi)
+                        s.near_hi
                     }
-                    _ => (false, to),
+                    _ => s.reach_hi,
                 };
-                if inside {
-                    whole = Some(s.region);
-                }
                 end = end.min(next);
             }
-            let stretch = if search {
-                Stretch::Search
-            } else {
-                Stretch::Whole(whole)
-            };
-            each(x, end, stretch);
+            // Whole stretches of one region in a row are handed on as one.
+            match (search, all) {
+                (false, _) => match &mut held {
+                    Some((_, held_end, region)) if *region == whole => *held_end = end,
+                    _ => {
+                        if let Some((a, b, region)) = held.take() {
+                            each(a, b, Stretch::Whole(region));
+                        }
+                        held = Some((x, end, whole));
+                    }
+                },
+                (true, all) => {
+                    if let Some((a, b, region)) = held.take() {
+                        each(a, b, Stretch::Whole(region));
+                    }
+                    let candidates = match all {
+                        true => Candidates::All,
+                        false => Candidates::Only(&candidates[..]),
+                    };
+                    each(x, end, Stretch::Search(candidates));
+                }
+            }
             x = end;
+        }
+        if let Some((a, b, region)) = held {
+            each(a, b, Stretch::Whole(region));
         }
     }
 }
@@ -160,11 +219,13 @@ pub struct StretchError {
 
 impl Setup<'_> {
     /// Checks the rows of every component over the grid and one node around it: the stretches
-    /// tile each row in ascending order, and every node of a stretch placed whole is placed so
-    /// by the search ([`Setup::node_placement`]) and not smoothed. Returns how many nodes were
-    /// placed whole. The unit tests and the cargo-fuzz target `row_placement` call it.
+    /// tile each row in ascending order, every node of a stretch placed whole is placed so by
+    /// the search ([`Setup::node_placement`]) and not smoothed, and every node of a stretch to
+    /// search is placed and smoothed among its candidates as among all regions. Returns how
+    /// many nodes were placed whole. The unit tests and the cargo-fuzz target `row_placement`
+    /// call it.
     pub fn verify_row_stretches(&self) -> Result<usize, StretchError> {
-        let mut spans = Vec::new();
+        let mut spans = RowScratch::default();
         let mut whole = 0;
         let grid = self.grid.map(|n| n as i64);
         for c in Component::ALL.into_iter().filter(|&c| self.mode.has(c)) {
@@ -187,8 +248,23 @@ impl Setup<'_> {
                             return;
                         }
                         next = b;
-                        let Stretch::Whole(region) = stretch else {
-                            return;
+                        let region = match stretch {
+                            Stretch::Whole(region) => region,
+                            Stretch::Search(candidates) => {
+                                for x in a..b {
+                                    let (cell, p) = ([x, y, z], c.position([x, y, z]));
+                                    if self.placement_among(p, candidates) != self.placement(p) {
+                                        error = Some(fail(x, "its candidates place it otherwise"));
+                                        return;
+                                    }
+                                    let among = self.smoothed_medium_among(c, cell, candidates);
+                                    if among != self.smoothed_medium(c, cell) {
+                                        error = Some(fail(x, "its candidates smooth it otherwise"));
+                                        return;
+                                    }
+                                }
+                                return;
+                            }
                         };
                         for x in a..b {
                             let cell = [x, y, z];
@@ -317,25 +393,31 @@ mod tests {
             ..Setup::vacuum(Mode::ThreeD, [20; 3], 0.5, [[Boundary::Pec; 2]; 3])
         };
         let mut got = Vec::new();
-        let mut spans = Vec::new();
+        let mut spans = RowScratch::default();
         setup.row_stretches(Component::Ex, [2, 2], (-1, 21), &mut spans, |a, b, s| {
-            got.push((a, b, s))
+            got.push((a, b, s == Stretch::Whole(None)))
         });
-        assert_eq!(got, [(-1, 21, Stretch::Whole(None))]);
+        assert_eq!(got, [(-1, 21, true)]);
         got.clear();
         // Through the centre: outside, the surface, inside, the surface, outside.
-        setup.row_stretches(Component::Ey, [10, 10], (-1, 21), &mut spans, |a, b, s| {
-            got.push((a, b, s))
+        // Each stretch as (the region of a whole one, the candidates of one to search).
+        let mut kinds = Vec::new();
+        setup.row_stretches(Component::Ey, [10, 10], (-1, 21), &mut spans, |_, _, s| {
+            kinds.push(match s {
+                Stretch::Whole(region) => (Some(region), Vec::new()),
+                Stretch::Search(Candidates::Only(c)) => (None, c.to_vec()),
+                Stretch::Search(Candidates::All) => (None, Vec::from([usize::MAX])),
+            })
         });
-        let kinds: Vec<Stretch> = got.iter().map(|g| g.2).collect();
+        let (search, whole) = ((None, Vec::from([0])), |r| (Some(r), Vec::new()));
         assert_eq!(
             kinds,
             [
-                Stretch::Whole(None),
-                Stretch::Search,
-                Stretch::Whole(Some(0)),
-                Stretch::Search,
-                Stretch::Whole(None)
+                whole(None),
+                search.clone(),
+                whole(Some(0)),
+                search,
+                whole(None)
             ]
         );
     }

@@ -32,6 +32,7 @@
 use num_traits::Float;
 use yee_core::geometry::{Axis, Index3};
 
+use crate::candidates::Candidates;
 use crate::material::Material;
 use crate::medium::NodeMedium;
 use crate::setup::Setup;
@@ -57,6 +58,17 @@ impl Setup<'_> {
     /// The smoothed medium of the node of `c` in `cell`, or `None` where the staircase rule
     /// of [`crate::placement`] places it (module docs). An H node's medium has no poles.
     pub fn smoothed_medium(&self, c: Component, cell: Index3) -> Option<NodeMedium> {
+        self.smoothed_medium_among(c, cell, Candidates::All)
+    }
+
+    /// [`Setup::smoothed_medium`] looking only at the `candidates` regions, which must include
+    /// every region whose shape reaches the node's voxel or holds the node.
+    pub fn smoothed_medium_among(
+        &self,
+        c: Component,
+        cell: Index3,
+        candidates: Candidates,
+    ) -> Option<NodeMedium> {
         if !self.smoothing {
             return None;
         }
@@ -71,12 +83,12 @@ impl Setup<'_> {
         if wraps {
             return None;
         }
-        for (r, region) in self.regions.iter().enumerate().rev() {
-            match cut(&region.shape, p, half, active) {
+        for r in candidates.iter(self.regions.len()).rev() {
+            match cut(&self.regions[r].shape, p, half, active) {
                 Cut::Outside => continue,
                 Cut::Staircase => return None,
                 Cut::Across { fraction, normal } => {
-                    return self.interface(c, p, r, fraction, normal);
+                    return self.interface(c, p, (r, candidates.below(r)), fraction, normal);
                 }
             }
         }
@@ -89,7 +101,7 @@ impl Setup<'_> {
         &self,
         c: Component,
         p: [f64; 3],
-        r: usize,
+        (r, under): (usize, Candidates),
         fraction: f64,
         normal: [f64; 3],
     ) -> Option<NodeMedium> {
@@ -99,7 +111,7 @@ impl Setup<'_> {
             regions: &self.regions[..r],
             ..*self
         };
-        let placement = below.placement(p);
+        let placement = below.placement_among(p, under);
         let outside = match c.is_electric() {
             true => placement.medium(&below, axis),
             false => NodeMedium::from_sets(placement.material(&below, Some(axis)), &[]),

@@ -9,7 +9,8 @@ use yee_em::cpml::cpml_coefficients;
 use yee_em::material::magnetic_coefficients;
 use yee_em::medium::MediumBits;
 use yee_em::{
-    Boundary, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource, Setup, Stretch,
+    Boundary, Candidates, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource,
+    Setup, Stretch,
 };
 
 use crate::dft::DftPart;
@@ -275,14 +276,16 @@ impl<T: Scalar> YeeState<T> {
             };
             // Only the nodes near some region's surface take the search; the stretches between
             // are placed whole (`yee_em::row_placement`).
-            let mut spans = Vec::new();
+            let mut scratch = yee_em::RowScratch::default();
             let xs = (storage.lo[0], storage.hi[0]);
             for z in storage.lo[2]..storage.hi[2] {
                 for y in storage.lo[1]..storage.hi[1] {
-                    setup.row_stretches(component, [y, z], xs, &mut spans, |a, b, stretch| {
-                        let known = match stretch {
-                            Stretch::Whole(region) => Some(yee_em::Placement::whole(region)),
-                            Stretch::Search => None,
+                    setup.row_stretches(component, [y, z], xs, &mut scratch, |a, b, stretch| {
+                        let (known, candidates) = match stretch {
+                            Stretch::Whole(region) => {
+                                (Some(yee_em::Placement::whole(region)), Candidates::All)
+                            }
+                            Stretch::Search(candidates) => (None, candidates),
                         };
                         if let (Some(placement), None) = (known, setup.active) {
                             let id = match last {
@@ -301,7 +304,9 @@ impl<T: Scalar> YeeState<T> {
                             }
                             let placement = match known {
                                 Some(placement) => placement,
-                                None => match setup.smoothed_medium(component, cell) {
+                                None => match setup
+                                    .smoothed_medium_among(component, cell, candidates)
+                                {
                                     Some(smoothed) => {
                                         last = None;
                                         ids.push(table.id(Some(match component.is_electric() {
@@ -310,7 +315,9 @@ impl<T: Scalar> YeeState<T> {
                                         })));
                                         continue;
                                     }
-                                    None => setup.node_placement(component, cell),
+                                    None => {
+                                        setup.placement_among(component.position(cell), candidates)
+                                    }
                                 },
                             };
                             let id = match last {
