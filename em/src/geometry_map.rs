@@ -5,6 +5,9 @@
 //! cell is filled with; the field nodes on the cell's edges and faces may average it with a
 //! neighbour's ([`crate::placement`]). The mask samples the same centres.
 
+use alloc::vec::Vec;
+
+use crate::candidates::Candidates;
 use crate::setup::Setup;
 
 /// What a geometry map holds per cell.
@@ -24,19 +27,58 @@ pub enum CellQuantity {
     Active,
 }
 
+/// The regions whose bounding box holds the centres of one row of cells, kept while cells of
+/// that row follow one another: [`Setup::cell_value_in`] then tests only those whose box also
+/// holds the cell, as the placement finds the same among them (a region whose closed box does
+/// not hold a point neither holds it nor has it on its surface, and a cell's centre is never on
+/// a periodic face). A scene of hundreds of shapes then costs per cell what the few shapes
+/// over its row cost, not all of them.
+#[derive(Clone, Debug, Default)]
+pub struct RowRegions {
+    row: Option<[usize; 2]>,
+    over_row: Vec<usize>,
+    here: Vec<usize>,
+}
+
 impl Setup<'_> {
     /// `q` at the centre of `cell`.
     pub fn cell_value(&self, q: CellQuantity, cell: [usize; 3]) -> f64 {
+        self.cell_value_among(q, cell, Candidates::All)
+    }
+
+    /// [`Setup::cell_value`], the regions over `cell`'s row kept in `rows` for the next cell.
+    pub fn cell_value_in(&self, q: CellQuantity, cell: [usize; 3], rows: &mut RowRegions) -> f64 {
         let p = cell.map(|c| c as f64 + 0.5);
+        let holds = |r: usize, a: usize| {
+            let (lo, hi) = self.regions[r].shape.bounds();
+            lo[a] <= p[a] && p[a] <= hi[a]
+        };
+        if rows.row != Some([cell[1], cell[2]]) {
+            rows.row = Some([cell[1], cell[2]]);
+            rows.over_row.clear();
+            let over = (0..self.regions.len()).filter(|&r| holds(r, 1) && holds(r, 2));
+            rows.over_row.extend(over);
+        }
+        rows.here.clear();
+        rows.here
+            .extend(rows.over_row.iter().copied().filter(|&r| holds(r, 0)));
+        self.cell_value_among(q, cell, Candidates::Only(&rows.here))
+    }
+
+    /// [`Setup::cell_value`] among the `candidates` regions, which must include every region
+    /// whose closed bounding box holds the cell's centre.
+    fn cell_value_among(&self, q: CellQuantity, cell: [usize; 3], candidates: Candidates) -> f64 {
+        let p = cell.map(|c| c as f64 + 0.5);
+        let material = || self.placement_among(p, candidates).material(self, None);
         match q {
-            CellQuantity::Eps => self.material_at(p).eps,
-            CellQuantity::Mu => self.material_at(p).mu,
-            CellQuantity::Sigma => self.material_at(p).sigma,
-            CellQuantity::SigmaM => self.material_at(p).sigma_m,
-            CellQuantity::Region => self
-                .regions
-                .iter()
-                .rposition(|r| r.shape.contains(p))
+            CellQuantity::Eps => material().eps,
+            CellQuantity::Mu => material().mu,
+            CellQuantity::Sigma => material().sigma,
+            CellQuantity::SigmaM => material().sigma_m,
+            CellQuantity::Region => candidates
+                .iter(self.regions.len())
+                .rev()
+                .find(|&r| self.regions[r].shape.contains(p))
                 .map_or(0.0, |r| (r + 1) as f64),
             CellQuantity::Active => f64::from(u8::from(self.is_active(cell.map(|c| c as i64)))),
         }
@@ -49,8 +91,10 @@ impl Setup<'_> {
     pub fn cell_values(&self, q: CellQuantity, out: &mut [f64]) {
         assert_eq!(out.len(), self.cells(), "one value per cell of the grid");
         let [nx, ny, _] = self.grid;
+        let mut rows = RowRegions::default();
         for (cell, value) in out.iter_mut().enumerate() {
-            *value = self.cell_value(q, [cell % nx, (cell / nx) % ny, cell / (nx * ny)]);
+            let cell = [cell % nx, (cell / nx) % ny, cell / (nx * ny)];
+            *value = self.cell_value_in(q, cell, &mut rows);
         }
     }
 }
@@ -90,6 +134,54 @@ mod tests {
             assert_eq!(region[cell], if inside { 1.0 } else { 0.0 }, "cell {cell}");
             assert_eq!(sigma[cell], if inside { 0.25 } else { 0.0 }, "cell {cell}");
         }
+    }
+
+    /// Overlapping shapes of every kind, centres on a sphere's surface and on a box's edge:
+    /// the values among the regions over each row are those among all regions.
+    #[test]
+    fn values_among_the_regions_over_a_row_are_those_among_all() {
+        use yee_core::geometry::Axis;
+        let glass = |eps| Material::dielectric(eps);
+        let regions = [
+            Region {
+                shape: Shape::Block {
+                    lo: [0.0, 0.0, 0.0],
+                    hi: [6.5, 20.0, 3.5],
+                },
+                material: glass(3.0),
+            },
+            Region {
+                shape: Shape::Sphere {
+                    center: [10.5, 9.5, 7.5],
+                    radius: 5.0,
+                },
+                material: glass(2.0),
+            },
+            Region {
+                shape: Shape::Cylinder {
+                    center: [14.0, 6.0, 8.0],
+                    radius: 3.5,
+                    axis: Axis::Y,
+                    length: 9.0,
+                },
+                material: Material {
+                    sigma: 0.5,
+                    ..glass(5.0)
+                },
+            },
+        ];
+        let setup = setup(Mode::ThreeD, [20, 18, 16], &regions);
+        let (mut among, mut mixed) = (alloc::vec![0.0; setup.cells()], 0);
+        for q in [CellQuantity::Eps, CellQuantity::Sigma, CellQuantity::Region] {
+            setup.cell_values(q, &mut among);
+            for (n, &v) in among.iter().enumerate() {
+                let cell = [n % 20, (n / 20) % 18, n / 360];
+                assert_eq!(v, setup.cell_value(q, cell), "{q:?} at {cell:?}");
+                mixed += usize::from(q == CellQuantity::Eps && ![1.0, 2.0, 3.0, 5.0].contains(&v));
+            }
+        }
+        // Some centres lie on a surface and take a mean.
+        assert!(mixed > 0);
     }
 
     #[test]

@@ -95,9 +95,11 @@ impl Scene {
             .chain(self.region_materials.iter().map(String::as_str))
             .map(|name| names.iter().position(|&n| n == name).unwrap_or(0) as f64)
             .collect();
+        // The regions over each row are kept while its cells follow one another.
+        let mut rows = yee_em::geometry_map::RowRegions::default();
         cells
             .map(|cell| {
-                let v = setup.cell_value(cell_quantity, cell);
+                let v = setup.cell_value_in(cell_quantity, cell, &mut rows);
                 match q {
                     GeometryOutput::Sigma => self.units.to_scene_sigma(v),
                     GeometryOutput::SigmaM => self.units.to_scene_sigma_m(v),
