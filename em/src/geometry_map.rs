@@ -36,7 +36,8 @@ pub enum CellQuantity {
 #[derive(Clone, Debug, Default)]
 pub struct RowRegions {
     row: Option<[usize; 2]>,
-    over_row: Vec<usize>,
+    /// The regions over the row, with their bounds along x.
+    over_row: Vec<(usize, [f64; 2])>,
     here: Vec<usize>,
 }
 
@@ -49,19 +50,22 @@ impl Setup<'_> {
     /// [`Setup::cell_value`], the regions over `cell`'s row kept in `rows` for the next cell.
     pub fn cell_value_in(&self, q: CellQuantity, cell: [usize; 3], rows: &mut RowRegions) -> f64 {
         let p = cell.map(|c| c as f64 + 0.5);
-        let holds = |r: usize, a: usize| {
-            let (lo, hi) = self.regions[r].shape.bounds();
-            lo[a] <= p[a] && p[a] <= hi[a]
-        };
         if rows.row != Some([cell[1], cell[2]]) {
             rows.row = Some([cell[1], cell[2]]);
             rows.over_row.clear();
-            let over = (0..self.regions.len()).filter(|&r| holds(r, 1) && holds(r, 2));
-            rows.over_row.extend(over);
+            for (r, region) in self.regions.iter().enumerate() {
+                let (lo, hi) = region.shape.bounds();
+                if (1..3).all(|a| lo[a] <= p[a] && p[a] <= hi[a]) {
+                    rows.over_row.push((r, [lo[0], hi[0]]));
+                }
+            }
         }
         rows.here.clear();
-        rows.here
-            .extend(rows.over_row.iter().copied().filter(|&r| holds(r, 0)));
+        let here = rows
+            .over_row
+            .iter()
+            .filter(|(_, [lo, hi])| *lo <= p[0] && p[0] <= *hi);
+        rows.here.extend(here.map(|&(r, _)| r));
         self.cell_value_among(q, cell, Candidates::Only(&rows.here))
     }
 
@@ -75,10 +79,8 @@ impl Setup<'_> {
             CellQuantity::Mu => material().mu,
             CellQuantity::Sigma => material().sigma,
             CellQuantity::SigmaM => material().sigma_m,
-            CellQuantity::Region => candidates
-                .iter(self.regions.len())
-                .rev()
-                .find(|&r| self.regions[r].shape.contains(p))
+            CellQuantity::Region => self
+                .last_holding(candidates, |shape| shape.contains(p))
                 .map_or(0.0, |r| (r + 1) as f64),
             CellQuantity::Active => f64::from(u8::from(self.is_active(cell.map(|c| c as i64)))),
         }

@@ -145,12 +145,6 @@ impl Setup<'_> {
     pub fn placement_among(&self, p: [f64; 3], candidates: Candidates) -> Placement {
         let active = self.mode.active_axes();
         let n = self.regions.len();
-        let holding = |test: &dyn Fn(&Shape) -> bool| {
-            candidates
-                .iter(n)
-                .rev()
-                .find(|&r| test(&self.regions[r].shape))
-        };
         // On the low face of a periodic axis the node is also at the high face.
         let wraps: [bool; 3] =
             core::array::from_fn(|a| active[a] && p[a] == 0.0 && self.is_periodic(Axis::ALL[a]));
@@ -172,7 +166,7 @@ impl Setup<'_> {
             }
         }
         if !axes.contains(&true) {
-            return Placement::whole(holding(&|shape| shape.contains(p)));
+            return Placement::whole(self.last_holding(candidates, |shape| shape.contains(p)));
         }
         // Side k of the 2^n: bit b of k picks the low (0) or high (1) side along the b-th
         // sampled axis.
@@ -200,12 +194,26 @@ impl Setup<'_> {
                 d[a] = sign;
             }
             let q = self.image(p, image);
-            *side = holding(&|shape| shape.contains_toward(q, d));
+            *side = self.last_holding(candidates, |shape| shape.contains_toward(q, d));
         }
         Placement {
             sides,
             len: len as u8,
         }
+    }
+
+    /// The last of the `candidates` regions whose shape passes `test`: the region holding a
+    /// point, the later winning.
+    pub(crate) fn last_holding(
+        &self,
+        candidates: Candidates,
+        test: impl Fn(&Shape) -> bool,
+    ) -> Option<usize> {
+        let n = self.regions.len();
+        candidates
+            .iter(n)
+            .rev()
+            .find(|&r| test(&self.regions[r].shape))
     }
 
     /// The placement of the node of component `c` in `cell`.

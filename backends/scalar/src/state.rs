@@ -9,8 +9,7 @@ use yee_em::cpml::cpml_coefficients;
 use yee_em::material::magnetic_coefficients;
 use yee_em::medium::MediumBits;
 use yee_em::{
-    Boundary, Candidates, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource,
-    Setup, Stretch,
+    Boundary, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource, Setup, Stretch,
 };
 
 use crate::dft::DftPart;
@@ -274,6 +273,15 @@ impl<T: Scalar> YeeState<T> {
                     ))),
                 }
             };
+            // The id of a node placed like the one before it is that one's.
+            let id_of = |last: &mut Option<_>, table: &mut MaterialTable, placement| match *last {
+                Some((p, id)) if p == placement => id,
+                _ => {
+                    let id = node_id(table, placement);
+                    *last = Some((placement, id));
+                    id
+                }
+            };
             // Only the nodes near some region's surface take the search; the stretches between
             // are placed whole (`yee_em::row_placement`).
             let mut scratch = yee_em::RowScratch::default();
@@ -281,18 +289,8 @@ impl<T: Scalar> YeeState<T> {
             for z in storage.lo[2]..storage.hi[2] {
                 for y in storage.lo[1]..storage.hi[1] {
                     setup.row_stretches(component, [y, z], xs, &mut scratch, |a, b, stretch| {
-                        let (known, candidates) = match stretch {
-                            Stretch::Whole(region) => {
-                                (Some(yee_em::Placement::whole(region)), Candidates::All)
-                            }
-                            Stretch::Search(candidates) => (None, candidates),
-                        };
-                        if let (Some(placement), None) = (known, setup.active) {
-                            let id = match last {
-                                Some((p, id)) if p == placement => id,
-                                _ => node_id(&mut table, placement),
-                            };
-                            last = Some((placement, id));
+                        if let (Stretch::Whole(region), None) = (stretch, setup.active) {
+                            let id = id_of(&mut last, &mut table, yee_em::Placement::whole(region));
                             ids.extend(core::iter::repeat_n(id, (b - a) as usize));
                             return;
                         }
@@ -302,12 +300,12 @@ impl<T: Scalar> YeeState<T> {
                                 ids.push(table.id(None));
                                 continue;
                             }
-                            let placement = match known {
-                                Some(placement) => placement,
-                                None => match setup
-                                    .smoothed_medium_among(component, cell, candidates)
-                                {
-                                    Some(smoothed) => {
+                            let placement = match stretch {
+                                Stretch::Whole(region) => yee_em::Placement::whole(region),
+                                Stretch::Search(among) => {
+                                    if let Some(smoothed) =
+                                        setup.smoothed_medium_among(component, cell, among)
+                                    {
                                         last = None;
                                         ids.push(table.id(Some(match component.is_electric() {
                                             true => smoothed,
@@ -315,17 +313,10 @@ impl<T: Scalar> YeeState<T> {
                                         })));
                                         continue;
                                     }
-                                    None => {
-                                        setup.placement_among(component.position(cell), candidates)
-                                    }
-                                },
+                                    setup.placement_among(component.position(cell), among)
+                                }
                             };
-                            let id = match last {
-                                Some((p, id)) if p == placement => id,
-                                _ => node_id(&mut table, placement),
-                            };
-                            last = Some((placement, id));
-                            ids.push(id);
+                            ids.push(id_of(&mut last, &mut table, placement));
                         }
                     });
                 }
