@@ -6,7 +6,12 @@
 //! scratch.rs`), on one thread or several.
 //!
 //! The counter is `stats_alloc`'s instrumented system allocator: process-wide, so the rayon
-//! pool's threads count too.
+//! pool's threads count too. So does rayon's own queue of the work handed to a pool from
+//! outside it (each phase a chunk is asked for, `CurlExecutor::within`): a linked list of
+//! blocks of 63 jobs (`crossbeam_deque::Injector`), one 1 520-byte block allocated each time
+//! the last one fills, so about one allocation per 31 steps of two phases, whatever the grid.
+//! The rayon test allows exactly those: over 100 steps, at most one block per 63 phases (and
+//! one more for where the count starts), none larger than 2 KiB.
 
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region as Counted, StatsAlloc};
 use std::alloc::System;
@@ -92,7 +97,9 @@ fn scene() -> Setup<'static> {
 
 /// Allocations during `steps` steps of one chunk of `backend` over the whole grid, after
 /// three warm-up steps.
-fn allocations_per_steps<T: Scalar, B: YeeBackend<T>>(backend: &B, steps: u64) -> usize
+/// Allocations (reallocations included) and bytes allocated over `steps` steps of the scene's
+/// one chunk, after three warm-up steps.
+fn allocations_per_steps<T: Scalar, B: YeeBackend<T>>(backend: &B, steps: u64) -> (usize, usize)
 where
     for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
 {
@@ -112,12 +119,15 @@ where
     let counted = Counted::new(GLOBAL);
     run(&mut chunk, 3, 3 + steps);
     let stats = counted.change();
-    stats.allocations + stats.reallocations
+    (
+        stats.allocations + stats.reallocations,
+        stats.bytes_allocated + stats.bytes_reallocated.unsigned_abs(),
+    )
 }
 
 #[test]
 fn the_scalar_backend_allocates_nothing_per_step() {
-    let n = allocations_per_steps::<f64, _>(&yee_scalar::ScalarCurl, 10);
+    let (n, _) = allocations_per_steps::<f64, _>(&yee_scalar::ScalarCurl, 10);
     assert_eq!(n, 0, "{n} allocations in 10 steps");
 }
 
@@ -130,13 +140,19 @@ fn the_rayon_backend_allocates_nothing_per_step() {
                 // Many batches of rows, so the lists are long and the tasks many.
                 backend = backend.with_batch_cells(cells);
             }
-            let f32s = allocations_per_steps::<f32, _>(&backend, 10);
-            let f64s = allocations_per_steps::<f64, _>(&backend, 10);
-            assert_eq!(
-                (f32s, f64s),
-                (0, 0),
-                "allocations in 10 steps (f32, f64) on {threads} threads, batches of {batch:?}"
-            );
+            // Two phases a step, each handed to the pool once: rayon's queue blocks only.
+            let steps = 100;
+            let blocks = (2 * steps as usize).div_ceil(63) + 1;
+            for (kind, (n, bytes)) in [
+                ("f32", allocations_per_steps::<f32, _>(&backend, steps)),
+                ("f64", allocations_per_steps::<f64, _>(&backend, steps)),
+            ] {
+                assert!(
+                    n <= blocks && bytes <= n * 2048,
+                    "{n} allocations ({bytes} B) in {steps} steps ({kind}) on {threads} \
+                     threads, batches of {batch:?}: more than rayon's queue blocks ({blocks})"
+                );
+            }
         }
     }
 }

@@ -198,6 +198,23 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
         }
     }
 
+    /// The parts at once on this executor's pool (rayon's global pool when it has none).
+    fn each_part<E: Send, R: Send>(
+        &self,
+        items: &mut [E],
+        part: usize,
+        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        use rayon::prelude::*;
+        self.install(|| {
+            items
+                .par_chunks_mut(part.max(1))
+                .enumerate()
+                .map(|(i, p)| work(i, p))
+                .collect()
+        })
+    }
+
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         // A region smaller than a batch per thread (a slab of a step) is shared evenly.
         let even = region.cells().div_ceil(self.threads()).max(MIN_BATCH_CELLS);

@@ -79,6 +79,18 @@ impl<T: Scalar> CurlExecutor<T> for HostKernel {
             HostKernel::Rayon(k) => CurlExecutor::<T>::within(k, work),
         }
     }
+
+    fn each_part<E: Send, R: Send>(
+        &self,
+        items: &mut [E],
+        part: usize,
+        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        match self {
+            HostKernel::Scalar(k) => CurlExecutor::<T>::each_part(k, items, part, work),
+            HostKernel::Rayon(k) => CurlExecutor::<T>::each_part(k, items, part, work),
+        }
+    }
 }
 
 /// A run whose rank `r` steps on `kernels[r]`: the backend every rank is handed, which

@@ -99,6 +99,23 @@ pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
     fn within(&self, work: impl FnOnce() + Send) {
         work();
     }
+
+    /// Calls `work` on each part of `items` cut into parts of `part` elements (the last may be
+    /// shorter), with the part's index, and returns the results in the parts' order: the
+    /// set-up's independent parts (a chunk's material ids, row after row). Any order gives the
+    /// same results. Default: one part after another, on the caller's thread.
+    fn each_part<E: Send, R: Send>(
+        &self,
+        items: &mut [E],
+        part: usize,
+        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
+    ) -> alloc::vec::Vec<R> {
+        items
+            .chunks_mut(part.max(1))
+            .enumerate()
+            .map(|(i, p)| work(i, p))
+            .collect()
+    }
 }
 
 /// The reference executor: [`CurlUpdate`]'s plain loops.
@@ -139,7 +156,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     pub fn with_kernel(setup: &Setup<'s>, owned: Box3, kernel: K) -> Self {
         YeeChunk {
             setup: *setup,
-            state: YeeState::new(setup, owned),
+            state: YeeState::new_with(setup, owned, &kernel),
             costs: Costs::default(),
             probe_cells: probe_cells(setup, owned),
             kernel,
@@ -367,7 +384,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn resize(&mut self, owned: Box3) -> Result<(), HostChunkError> {
-        self.state.resize(&self.setup, owned);
+        self.state.resize(&self.setup, owned, &self.kernel);
         self.probe_cells = probe_cells(&self.setup, owned);
         match self.state.too_many_materials {
             true => Err(TOO_MANY_MATERIALS),

@@ -1,22 +1,24 @@
 //! The arrays one Yee chunk holds, built from a [`Setup`] for a given owned box.
 
-use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::Field;
 use yee_core::{Axis, Box3, Real, Scalar, Side};
 use yee_em::cpml::cpml_coefficients;
 use yee_em::material::magnetic_coefficients;
-use yee_em::medium::MediumBits;
-use yee_em::{
-    Boundary, Component, CpmlCoefficients, Material, Mode, NodeMedium, PointSource, Setup, Stretch,
-};
+use yee_em::{Boundary, Component, CpmlCoefficients, Mode, PointSource, Setup};
 
+use crate::chunk::{CurlExecutor, ScalarCurl};
 use crate::dft::DftPart;
 use crate::dispersive::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
+pub use crate::material_ids::MAX_MATERIAL_IDS;
+use crate::material_ids::{MaterialTable, component_ids};
 use crate::row_runs::RowRuns;
 use yee_em::IncidentLine;
+
+/// Rows per part of [`YeeState::with_fast_path_facts`]' check of each row's material.
+const FACT_ROWS: usize = 1 << 10;
 
 /// Field ids of the six components, E first ([`Component::index`] order).
 pub const ALL_IDS: [yee_core::FieldId; 6] = [
@@ -191,6 +193,12 @@ pub struct YeeState<T: Scalar> {
 impl<T: Scalar> YeeState<T> {
     /// Builds the state of the chunk owning `owned` of a validated `setup`, fields at zero.
     pub fn new(setup: &Setup, owned: Box3) -> Self {
+        Self::new_with(setup, owned, &ScalarCurl)
+    }
+
+    /// [`YeeState::new`], the material ids placed by `kernel` ([`CurlExecutor::each_part`]:
+    /// at once on its threads, where it has some); the same state.
+    pub fn new_with(setup: &Setup, owned: Box3, kernel: &impl CurlExecutor<T>) -> Self {
         let ghost = setup.mode.active_axes().map(usize::from);
         let fields = core::array::from_fn(|c| {
             setup
@@ -198,13 +206,13 @@ impl<T: Scalar> YeeState<T> {
                 .has(Component::ALL[c])
                 .then(|| HostField::zeros(owned, ghost))
         });
-        Self::assemble(setup, owned, fields, cpml_slabs(setup, owned))
+        Self::assemble(setup, owned, fields, cpml_slabs(setup, owned), kernel)
     }
 
     /// Moves the state to own `owned` in place: fields, ψ and polarisations keep the values
     /// of cells in both boxes and start at zero elsewhere; materials, walls, CPML tables and sources are
-    /// rebuilt for the new box. No second set of fields is allocated (one array at a time).
-    pub fn resize(&mut self, setup: &Setup, owned: Box3) {
+    /// rebuilt for the new box (the ids placed by `kernel`). No second set of fields is allocated (one array at a time).
+    pub fn resize(&mut self, setup: &Setup, owned: Box3, kernel: &impl CurlExecutor<T>) {
         let mut fields = core::mem::take(&mut self.fields);
         for f in fields.iter_mut().flatten() {
             f.resize(owned);
@@ -228,7 +236,7 @@ impl<T: Scalar> YeeState<T> {
         let lines = core::mem::take(&mut self.lines);
         let dft = core::mem::take(&mut self.dft);
         let dispersive = core::mem::take(&mut self.dispersive);
-        *self = Self::assemble(setup, owned, fields, slabs);
+        *self = Self::assemble(setup, owned, fields, slabs, kernel);
         for (old, new) in dispersive.iter().zip(&mut self.dispersive) {
             if let (Some(old), Some(new)) = (old, new) {
                 old.keep_into(new);
@@ -248,6 +256,7 @@ impl<T: Scalar> YeeState<T> {
         owned: Box3,
         fields: [Option<HostField<T>>; 6],
         slabs: Vec<CpmlSlab<T>>,
+        kernel: &impl CurlExecutor<T>,
     ) -> Self {
         let mode = setup.mode;
         let active = mode.active_axes();
@@ -257,71 +266,10 @@ impl<T: Scalar> YeeState<T> {
         let mut table = MaterialTable::new(setup.background);
         let material_ids = core::array::from_fn(|c| {
             let component = Component::ALL[c];
-            if !mode.has(component) {
-                return Vec::new();
+            match mode.has(component) {
+                true => component_ids(setup, component, storage, &mut table, kernel),
+                false => Vec::new(),
             }
-            let mut ids = Vec::with_capacity(storage.cells());
-            // A node's id follows from its placement alone: runs of nodes placed alike (all
-            // of a vacuum grid, most of any) reuse the last id without weighing the medium.
-            let mut last: Option<(yee_em::Placement, u16)> = None;
-            let node_id = |table: &mut MaterialTable, placement: yee_em::Placement| {
-                match component.is_electric() {
-                    true => table.id(Some(placement.medium(setup, component.axis()))),
-                    // H sees μ and σ* only: its nodes need no poles.
-                    false => table.id(Some(NodeMedium::of_h_node(
-                        placement.material(setup, Some(component.axis())),
-                    ))),
-                }
-            };
-            // The id of a node placed like the one before it is that one's.
-            let id_of = |last: &mut Option<_>, table: &mut MaterialTable, placement| match *last {
-                Some((p, id)) if p == placement => id,
-                _ => {
-                    let id = node_id(table, placement);
-                    *last = Some((placement, id));
-                    id
-                }
-            };
-            // Only the nodes near some region's surface take the search; the stretches between
-            // are placed whole (`yee_em::row_placement`).
-            let mut scratch = yee_em::RowScratch::default();
-            let xs = (storage.lo[0], storage.hi[0]);
-            for z in storage.lo[2]..storage.hi[2] {
-                for y in storage.lo[1]..storage.hi[1] {
-                    setup.row_stretches(component, [y, z], xs, &mut scratch, |a, b, stretch| {
-                        if let (Stretch::Whole(region), None) = (stretch, setup.active) {
-                            let id = id_of(&mut last, &mut table, yee_em::Placement::whole(region));
-                            ids.extend(core::iter::repeat_n(id, (b - a) as usize));
-                            return;
-                        }
-                        for x in a..b {
-                            let cell = [x, y, z];
-                            if inside_grid(setup.grid, cell) && !setup.is_active(cell) {
-                                ids.push(table.id(None));
-                                continue;
-                            }
-                            let placement = match stretch {
-                                Stretch::Whole(region) => yee_em::Placement::whole(region),
-                                Stretch::Search(among) => {
-                                    if let Some(smoothed) =
-                                        setup.smoothed_medium_among(component, cell, among)
-                                    {
-                                        last = None;
-                                        ids.push(table.id(Some(match component.is_electric() {
-                                            true => smoothed,
-                                            false => NodeMedium::of_h_node(smoothed.material),
-                                        })));
-                                        continue;
-                                    }
-                                    setup.placement_among(component.position(cell), among)
-                                }
-                            };
-                            ids.push(id_of(&mut last, &mut table, placement));
-                        }
-                    });
-                }
-            }
-            ids
         });
         let real = |x: f64| T::Real::from_f64(x);
         let zero = [real(0.0), real(0.0)];
@@ -382,7 +330,7 @@ impl<T: Scalar> YeeState<T> {
             row_material: Default::default(),
             row_runs: Default::default(),
         }
-        .with_fast_path_facts()
+        .with_fast_path_facts(kernel)
         .with_dispersive_nodes()
     }
 
@@ -391,32 +339,44 @@ impl<T: Scalar> YeeState<T> {
         self
     }
 
-    fn with_fast_path_facts(mut self) -> Self {
+    /// Per component: the material of each row of one ([`YeeState::row_material`], by
+    /// `kernel`'s parts), the chunk's if one material fills it, and the runs of the rows of
+    /// several.
+    fn with_fast_path_facts(mut self, kernel: &impl CurlExecutor<T>) -> Self {
         let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
         let [ex, ey, ez] = storage.extent();
         for &c in self.mode.components() {
-            let ids = &self.material_ids[c.index()];
+            let ids = &self.material_ids[c.index()][..];
             let region = self.owned.intersect(&self.free[c.index()]);
             let mut rows: Vec<u32> = vec![MIXED_ROW; ey * ez];
-            // The updated rows of several materials, whose runs are recorded below.
-            let mut mixed = vec![false; ey * ez];
             let (a, b) = (
                 (region.lo[0] - storage.lo[0]).max(0) as usize,
                 (region.hi[0] - storage.lo[0]).max(0) as usize,
             );
-            if !region.is_empty() {
-                for z in region.lo[2]..region.hi[2] {
-                    for y in region.lo[1]..region.hi[1] {
-                        let n = (z - storage.lo[2]) as usize * ey + (y - storage.lo[1]) as usize;
-                        let cells = &ids[n * ex + a..n * ex + b];
-                        if cells.iter().all(|&id| id == cells[0]) {
-                            rows[n] = u32::from(cells[0]);
-                        } else {
-                            mixed[n] = true;
-                        }
+            // Whether storage row `n` holds cells to update.
+            let updated = |n: usize| {
+                let (y, z) = (
+                    storage.lo[1] + (n % ey) as i64,
+                    storage.lo[2] + (n / ey) as i64,
+                );
+                !region.is_empty()
+                    && (region.lo[1]..region.hi[1]).contains(&y)
+                    && (region.lo[2]..region.hi[2]).contains(&z)
+            };
+            kernel.each_part(&mut rows, FACT_ROWS, |p, rows| {
+                for (i, row) in rows.iter_mut().enumerate() {
+                    let n = p * FACT_ROWS + i;
+                    if !updated(n) {
+                        continue;
+                    }
+                    let cells = &ids[n * ex + a..n * ex + b];
+                    // Every id compared, none skipped: the compiler vectorises this.
+                    let differing = cells.iter().fold(0, |d, &id| d | (id ^ cells[0]));
+                    if differing == 0 {
+                        *row = u32::from(cells[0]);
                     }
                 }
-            }
+            });
             // One material throughout when every updated row shares the same one.
             let mut shared = rows.iter().filter(|&&id| id != MIXED_ROW);
             let first = shared.next().copied();
@@ -426,7 +386,9 @@ impl<T: Scalar> YeeState<T> {
             self.uniform_material[c.index()] = first
                 .filter(|_| uniform)
                 .and_then(|id| u16::try_from(id).ok());
-            self.row_runs[c.index()] = RowRuns::build(ids, ex, ey * ez, (a, b), |r| mixed[r]);
+            // The updated rows of several materials have their runs recorded.
+            let mixed = |n: usize| rows[n] == MIXED_ROW && updated(n);
+            self.row_runs[c.index()] = RowRuns::build(ids, ex, ey * ez, (a, b), mixed);
             self.row_material[c.index()] = rows;
         }
         self
@@ -446,66 +408,6 @@ impl<T: Scalar> YeeState<T> {
             self.magnetic[id]
         }
     }
-}
-
-/// The most distinct materials one chunk's nodes can name with `u16` ids (the inactive id
-/// included).
-pub const MAX_MATERIAL_IDS: usize = 1 << 16;
-
-/// The materials of a chunk's nodes, each given an id the first time it is met. `None` is the
-/// inactive id (zero coefficients). Materials are told apart by their bits, so equal mixes from
-/// different regions share an id, and a grid of one material keeps one id (the fast kernels'
-/// uniform case).
-struct MaterialTable {
-    materials: Vec<Option<NodeMedium>>,
-    ids: BTreeMap<Option<MediumBits>, u16>,
-    last: Option<(Option<MediumBits>, u16)>,
-    overflow: bool,
-}
-
-impl MaterialTable {
-    fn new(background: Material) -> Self {
-        let mut table = MaterialTable {
-            materials: Vec::new(),
-            ids: BTreeMap::new(),
-            last: None,
-            overflow: false,
-        };
-        table.id(Some(NodeMedium::whole(background)));
-        table
-    }
-
-    /// The id of `material` (`None`: inactive), given now if it is new. Past
-    /// [`MAX_MATERIAL_IDS`] the table sets `overflow` and answers 0.
-    fn id(&mut self, material: Option<NodeMedium>) -> u16 {
-        let key = material.map(|m| m.to_bits());
-        // Neighbouring nodes mostly share a material: skip the map for a repeat.
-        if let Some((last, id)) = self.last {
-            if last == key {
-                return id;
-            }
-        }
-        let id = match self.ids.get(&key) {
-            Some(&id) => id,
-            None => match u16::try_from(self.materials.len()) {
-                Ok(id) => {
-                    self.materials.push(material);
-                    self.ids.insert(key, id);
-                    id
-                }
-                Err(_) => {
-                    self.overflow = true;
-                    0
-                }
-            },
-        };
-        self.last = Some((key, id));
-        id
-    }
-}
-
-fn inside_grid(grid: [usize; 3], cell: yee_core::Index3) -> bool {
-    (0..3).all(|a| cell[a] >= 0 && (cell[a] as u64) < grid[a] as u64)
 }
 
 /// Nodes of `c` that evolve: a PEC (or CPML, which is PEC-backed) low face pins tangential E
@@ -575,6 +477,35 @@ fn cpml_slabs<T: Scalar>(setup: &Setup, owned: Box3) -> Vec<CpmlSlab<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::material_ids::{component_ids_in_parts, inside_grid};
+    use yee_em::{Material, NodeMedium};
+
+    /// The reference executor, but [`CurlExecutor::each_part`] runs the last part first, as a
+    /// pool may finish them.
+    #[derive(Clone, Debug)]
+    struct LastFirst;
+
+    impl<T: Scalar> CurlExecutor<T> for LastFirst {
+        fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
+            CurlExecutor::<T>::curl(&ScalarCurl, state, electric, region);
+        }
+
+        fn each_part<E: Send, R: Send>(
+            &self,
+            items: &mut [E],
+            part: usize,
+            work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
+        ) -> Vec<R> {
+            let mut done: Vec<R> = items
+                .chunks_mut(part)
+                .enumerate()
+                .rev()
+                .map(|(i, p)| work(i, p))
+                .collect();
+            done.reverse();
+            done
+        }
+    }
 
     /// The ids as the placement search gives them node by node, with no shortcut: one table
     /// for the components in order, as `assemble` shares it.
@@ -722,24 +653,92 @@ mod tests {
         }
     }
 
+    /// Ids placed in parts of 1, 3 and 7 rows (several waves of parts), the last part first,
+    /// are those of one pass in storage order, node by node; and so is what the fast paths
+    /// read off them, each row's material checked part by part.
     #[test]
-    fn the_table_names_each_material_once_and_stops_at_the_limit() {
-        let mut table = MaterialTable::new(Material::VACUUM);
-        let glass = Material::dielectric(4.0);
-        assert_eq!(table.id(Some(NodeMedium::whole(Material::VACUUM))), 0);
-        assert_eq!(table.id(Some(NodeMedium::whole(glass))), 1);
-        assert_eq!(table.id(None), 2);
-        assert_eq!(table.id(Some(NodeMedium::whole(Material::VACUUM))), 0);
-        assert_eq!(table.id(Some(NodeMedium::whole(glass))), 1);
-        for n in 3..MAX_MATERIAL_IDS {
-            let id = table.id(Some(NodeMedium::whole(Material::dielectric(
-                10.0 + n as f64,
-            ))));
-            assert_eq!(usize::from(id), n);
+    fn material_ids_placed_in_parts_in_any_order_match_the_search() {
+        use yee_em::{Boundary, Region, Shape};
+        let regions = [
+            Region {
+                shape: Shape::Sphere {
+                    center: [4.2, 20.3, 21.6],
+                    radius: 15.5,
+                },
+                material: Material::dielectric(2.25),
+            },
+            Region {
+                shape: Shape::Cylinder {
+                    center: [3.0, 12.0, 30.0],
+                    radius: 6.5,
+                    axis: Axis::X,
+                    length: f64::INFINITY,
+                },
+                material: Material {
+                    sigma: 0.02,
+                    ..Material::dielectric(3.0)
+                },
+            },
+        ];
+        let setup = Setup {
+            regions: &regions,
+            ..Setup::vacuum(Mode::ThreeD, [16, 48, 48], 0.5, [[Boundary::Pec; 2]; 3])
+        };
+        let owned = Box3::from_extent(setup.grid);
+        let storage = owned.grow([1, 1, 1]);
+        let search = ids_node_by_node(&setup, owned);
+        for rows in [1, 3, 7] {
+            let mut table = MaterialTable::new(setup.background);
+            let ids: Vec<Vec<u16>> = Component::ALL
+                .into_iter()
+                .map(|c| {
+                    component_ids_in_parts::<f32>(&setup, c, storage, &mut table, &LastFirst, rows)
+                })
+                .collect();
+            assert_eq!(ids, search, "parts of {rows} rows");
         }
-        assert!(!table.overflow, "{MAX_MATERIAL_IDS} materials fit");
-        table.id(Some(NodeMedium::whole(Material::dielectric(0.5))));
-        assert!(table.overflow);
+        let state = YeeState::<f32>::new_with(&setup, owned, &LastFirst);
+        let [ex, ey, ez] = storage.extent();
+        assert!(ey * ez > 2 * FACT_ROWS, "rows checked in several parts");
+        let mut mixed = 0;
+        for c in Component::ALL {
+            let ids = &state.material_ids[c.index()];
+            assert_eq!(ids, &search[c.index()], "{c:?}");
+            let free = owned.intersect(&state.free[c.index()]);
+            for n in 0..ey * ez {
+                let (y, z) = (n % ey, n / ey);
+                let inside = (free.lo[1]..free.hi[1]).contains(&(y as i64 - 1))
+                    && (free.lo[2]..free.hi[2]).contains(&(z as i64 - 1));
+                let row = &ids[n * ex + free.lo[0] as usize + 1..n * ex + free.hi[0] as usize + 1];
+                let expected = match inside && row.iter().all(|&id| id == row[0]) {
+                    true => u32::from(row[0]),
+                    false => MIXED_ROW,
+                };
+                assert_eq!(state.row_material[c.index()][n], expected, "{c:?} row {n}");
+                // The runs recorded (none where the row is cut too finely) tile the
+                // updated cells, each of one material.
+                let runs = state.row_runs[c.index()].of(n);
+                if !(inside && expected == MIXED_ROW) {
+                    assert!(runs.is_empty(), "{c:?} row {n}");
+                    continue;
+                }
+                mixed += usize::from(!runs.is_empty());
+                let mut at = free.lo[0] as u32 + 1;
+                for run in runs {
+                    assert_eq!(run.start, at, "{c:?} row {n}");
+                    let cells = &ids[n * ex + run.start as usize..n * ex + run.end as usize];
+                    assert!(cells.iter().all(|&id| id == run.id), "{c:?} row {n}");
+                    at = run.end;
+                }
+                if !runs.is_empty() {
+                    assert_eq!(at, free.hi[0] as u32 + 1, "{c:?} row {n}");
+                }
+            }
+        }
+        assert!(
+            mixed > 200,
+            "{mixed} rows of several materials, their runs recorded"
+        );
     }
 
     #[test]
