@@ -370,7 +370,7 @@ impl<T: Scalar> YeeState<T> {
                         continue;
                     }
                     let cells = &ids[n * ex + a..n * ex + b];
-                    // Every id compared, none skipped: the compiler vectorises this.
+                    // Every id compared, no early exit: a loop the compiler can vectorise.
                     let differing = cells.iter().fold(0, |d, &id| d | (id ^ cells[0]));
                     if differing == 0 {
                         *row = u32::from(cells[0]);
