@@ -11,9 +11,12 @@ pub fn peak_rss_bytes() -> Option<u64> {
 }
 
 /// Bytes the scalar backend allocates for `setup` with values of `value_bytes` bytes: each
-/// component over the grid plus its ghost layers, a 2-byte material id per component node,
-/// the CPML ψ arrays, and the DFT monitors' sums (a real and an imaginary value per frequency,
-/// component and node).
+/// component over the grid plus its ghost layers, a 2-byte material id per node of each
+/// component whose nodes are not all of one material, the CPML ψ arrays, and the DFT
+/// monitors' sums (a real and an imaginary value per frequency, component and node). A chunk
+/// keeps no ids for a component of one material (`YeeState::one_id`): every component without
+/// regions or a mask, and the H components where every region has the background's μ and σ*
+/// (H nodes see nothing else).
 pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
     let active = setup.mode.active_axes();
     let storage: u64 = (0..3)
@@ -42,7 +45,21 @@ pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
                 * value
         })
         .sum();
-    storage * components * (value + 2) + psi + dft
+    let plain = setup.active.is_none();
+    let bg = setup.background;
+    let same_h = |m: &yee_em::Material| {
+        m.mu == bg.mu && m.sigma_m == bg.sigma_m && m.diagonal.is_none() && bg.diagonal.is_none()
+    };
+    let with_ids = setup
+        .mode
+        .components()
+        .iter()
+        .filter(|c| match c.is_electric() {
+            true => !(plain && setup.regions.is_empty()),
+            false => !(plain && setup.regions.iter().all(|r| same_h(&r.material))),
+        })
+        .count() as u64;
+    storage * (components * value + with_ids * 2) + psi + dft
 }
 
 /// Memory this process can still take: `MemAvailable` of `/proc/meminfo`, lowered to what a

@@ -181,11 +181,21 @@ fn storage_of(b: Box3) -> Storage {
 }
 
 /// The ids the kernels read for component `c`: its uniform id where it has one and `uniform`
-/// asks for it (as the device chunk passes it), else one per node.
+/// asks for it (as the device chunk passes it), else one per node (the one id of every node
+/// where the state keeps no array: [`spell_out_ids`] makes one).
 fn ids_of<T: yee_core::Real>(state: &YeeState<T>, c: Component, uniform: bool) -> Ids<'_> {
-    match state.uniform_material[c.index()] {
-        Some(id) if uniform => Ids::Uniform(id),
+    match (state.uniform_material[c.index()], state.one_id[c.index()]) {
+        (Some(id), _) if uniform => Ids::Uniform(id),
+        (_, Some(id)) => Ids::Uniform(id),
         _ => Ids::PerNode(&state.material_ids[c.index()]),
+    }
+}
+
+/// `state`'s ids one per node for every component, as the device chunk uploads them.
+fn spell_out_ids<T: yee_core::Real>(state: &mut YeeState<T>) {
+    for c in Component::ALL {
+        state.material_ids[c.index()] = state.material_ids_of(c).into_owned();
+        state.one_id[c.index()] = None;
     }
 }
 
@@ -334,6 +344,9 @@ where
         fill(&mut oracle, 7 + u64::from(electric));
         fill_psi(&mut oracle);
         let mut host = oracle.clone();
+        if !uniform {
+            spell_out_ids(&mut host);
+        }
         let step = 4;
         CurlUpdate { electric }.apply(&mut oracle, owned, step);
         CpmlUpdate { electric }.apply(&mut oracle, owned, step);

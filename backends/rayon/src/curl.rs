@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use yee_core::{Axis, Box3, Field, Real, Scalar};
 use yee_em::Component;
 use yee_scalar::field::HostField;
+use yee_scalar::material_ids::NodeIds;
 use yee_scalar::row_runs::RowRuns;
 use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
 
@@ -41,7 +42,7 @@ pub(crate) struct ComponentRows<'a, T: Scalar> {
     pub(crate) extent: [usize; 3],
     pub(crate) electric: bool,
     pub(crate) terms: heapless::Vec<Term<'a, T>, 2>,
-    pub(crate) ids: &'a [u16],
+    pub(crate) ids: NodeIds<'a>,
     /// Per storage row, the material all its updated nodes share, or [`MIXED_ROW`].
     pub(crate) row_material: &'a [u32],
     /// Per storage row of several materials, its runs of one, if recorded.
@@ -106,7 +107,7 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
             x_stretches: terms.iter().any(|t| t.axis == 0),
             layers: Layer::of(slabs, c.index(), r, &terms, st.stretch[0].bc(c, Axis::X)),
             terms,
-            ids: &st.material_ids[c.index()][..],
+            ids: st.node_ids(c),
             row_material: &st.row_material[c.index()][..],
             row_runs: &st.row_runs[c.index()],
             table,
@@ -147,7 +148,8 @@ impl<'a, T: Scalar> ComponentRows<'a, T> {
     #[inline(always)]
     pub(crate) fn runs(&self, n: usize, cells: (usize, usize)) -> Runs<'a> {
         let width = self.extent[0];
-        let ids = &self.ids[n * width..(n + 1) * width];
+        // A row of several materials: its component has an id per node.
+        let ids = &self.ids.ids[n * width..(n + 1) * width];
         Runs::of(self.row_runs.of(n), ids, cells)
     }
 

@@ -2,6 +2,7 @@
 //! oracle's arithmetic (no fused multiply-add, the same order).
 
 use yee_core::{Real, Scalar};
+use yee_scalar::material_ids::NodeIds;
 
 use crate::curl::*;
 use crate::runs::Runs;
@@ -448,7 +449,7 @@ fn zip_update_x<T: Scalar>(
 pub(crate) fn general<T: Scalar>(
     row: &mut [T],
     terms: &[Term<T>],
-    ids: &[u16],
+    ids: NodeIds,
     table: &[[T::Real; 2]],
     base: usize,
     a: usize,
@@ -471,7 +472,7 @@ pub(crate) fn general<T: Scalar>(
                 curl - scaled
             };
         }
-        let [decay, gain] = table[ids[o] as usize];
+        let [decay, gain] = table[ids.at(o) as usize];
         let v = row[i].scale(decay) + curl.scale(gain);
         ok &= v.is_finite();
         row[i] = v;

@@ -5,6 +5,7 @@
 use yee_core::{Box3, FieldId, Scalar, Stencil};
 use yee_em::Component;
 
+use crate::material_ids::NodeIds;
 use crate::state::{ALL_IDS, YeeState, written_ids};
 
 /// The CPML ψ update and correction of the electric or magnetic components.
@@ -86,8 +87,8 @@ pub struct CpmlContext<'a, T: Scalar> {
     pub stride: usize,
     /// `[b, c, 1/κ]` along `axis`, indexed by global coordinate.
     pub table: &'a [[T::Real; 3]],
-    /// The component's material id per storage cell.
-    pub ids: &'a [u16],
+    /// The component's material ids.
+    pub ids: NodeIds<'a>,
     /// `[decay, gain]` per material id.
     pub coefficients: &'a [[T::Real; 2]],
     /// Whether the field gains `+Cb ψ` (else `−Cb ψ`).
@@ -118,7 +119,7 @@ impl<T: Scalar> CpmlContext<'_, T> {
                     s[g + self.stride] - s[g]
                 };
                 psi[q] = psi[q].scale(b) + d.scale(k);
-                let [_, gain] = self.coefficients[self.ids[g] as usize];
+                let [_, gain] = self.coefficients[self.ids.at(g) as usize];
                 let correction = psi[q].scale(gain);
                 values[o] = if self.positive {
                     values[o] + correction
@@ -175,7 +176,7 @@ pub fn with_cpml_planes<T: Scalar>(
                 .as_slice(),
             stride: storage.strides()[axis.index()],
             table: st.stretch[axis.index()].table(c, axis),
-            ids: &st.material_ids[c.index()][..],
+            ids: st.node_ids(c),
             coefficients: if c.is_electric() {
                 &st.electric[..]
             } else {

@@ -16,6 +16,7 @@ use yee_core::{Box3, Index3, Real, Scalar};
 use yee_em::Component;
 use yee_em::pole::Ade;
 
+use crate::material_ids::NodeIds;
 use crate::ordered_split::OrderedSplit;
 use crate::state::YeeState;
 
@@ -71,7 +72,7 @@ impl<T: Scalar> DispersiveNodes<T> {
     /// when the chunk has none.
     pub fn of(state: &YeeState<T>, c: Component) -> Option<Self> {
         let field = state.field(c)?;
-        let ids = &state.material_ids[c.index()];
+        let id_at = |offset: usize| state.material_id(c, offset);
         let region = state.owned.intersect(&state.free[c.index()]);
         if state.ade.iter().all(Vec::is_empty) || region.is_empty() {
             return None;
@@ -89,7 +90,7 @@ impl<T: Scalar> DispersiveNodes<T> {
         for n in 0..region.cells() {
             let cell = region.index_at(n);
             let offset = field.storage_offset(cell);
-            let count = state.ade[usize::from(ids[offset])].len();
+            let count = state.ade[usize::from(id_at(offset))].len();
             if count > 0 {
                 nodes.cells.push(cell);
                 nodes.offsets.push(offset);
@@ -108,13 +109,13 @@ impl<T: Scalar> DispersiveNodes<T> {
         let mut n = 0;
         while n < nodes.cells.len() {
             let (cells, offsets) = (&nodes.cells, &nodes.offsets);
-            let id = ids[offsets[n]];
+            let id = id_at(offsets[n]);
             let mut end = n + 1;
             while end < cells.len()
                 && offsets[end] == offsets[end - 1] + 1
                 && cells[end][1] == cells[n][1]
                 && cells[end][2] == cells[n][2]
-                && ids[offsets[end]] == id
+                && id_at(offsets[end]) == id
             {
                 end += 1;
             }
@@ -349,16 +350,17 @@ pub fn for_each_run<'s, T: Scalar>(
         fields,
         dispersive,
         material_ids,
+        one_id,
         ade,
         drive,
         ..
     } = state;
     let ade: &'s [Vec<AdeStep<T::Real>>] = ade;
     let drive: &'s [T::Real] = drive;
-    for ((field, nodes), ids) in fields
+    for ((field, nodes), (ids, &one)) in fields
         .iter_mut()
         .zip(dispersive.iter_mut())
-        .zip(material_ids.iter())
+        .zip(material_ids.iter().zip(one_id.iter()))
     {
         let (Some(field), Some(nodes)) = (field, nodes) else {
             continue;
@@ -383,7 +385,7 @@ pub fn for_each_run<'s, T: Scalar>(
             if a >= b {
                 continue;
             }
-            let id = ids[offsets[a]];
+            let id = NodeIds { ids, one }.at(offsets[a]);
             let (o, poles) = (offsets[a], (first[a], first[b]));
             each(NodeRun {
                 field: field.take(o, o + (b - a)),

@@ -21,7 +21,7 @@ pub mod dft;
 pub mod dispersive;
 pub mod error;
 pub mod field;
-mod material_ids;
+pub mod material_ids;
 mod ordered_split;
 pub mod row_runs;
 pub mod simulation;

@@ -77,6 +77,27 @@ impl MaterialTable {
     }
 }
 
+/// One component's material ids as a chunk keeps them: one per storage node, or, where they
+/// are all the same, that one id alone ([`crate::YeeState::one_id`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NodeIds<'a> {
+    /// One id per storage node (empty when `one` is set).
+    pub ids: &'a [u16],
+    /// The id of every node, if they share one.
+    pub one: Option<u16>,
+}
+
+impl NodeIds<'_> {
+    /// The id of the node at storage offset `offset`.
+    #[inline(always)]
+    pub fn at(&self, offset: usize) -> u16 {
+        match self.one {
+            Some(id) => id,
+            None => self.ids[offset],
+        }
+    }
+}
+
 /// Whether `cell` lies inside a grid of `grid` cells (not a ghost beyond it).
 pub(crate) fn inside_grid(grid: [usize; 3], cell: yee_core::Index3) -> bool {
     (0..3).all(|a| cell[a] >= 0 && (cell[a] as u64) < grid[a] as u64)
@@ -147,6 +168,20 @@ pub(crate) fn component_ids_in_parts<T: Scalar>(
     ids
 }
 
+/// The id in `table` of a node of `component` placed as `placement`.
+pub(crate) fn placed_id(
+    setup: &Setup,
+    component: Component,
+    placement: Placement,
+    table: &mut MaterialTable,
+) -> u16 {
+    table.id(Some(match component.is_electric() {
+        true => placement.medium(setup, component.axis()),
+        // H sees μ and σ* only: its nodes need no poles.
+        false => NodeMedium::of_h_node(placement.material(setup, Some(component.axis()))),
+    }))
+}
+
 /// Places the nodes of `component` on the storage rows from row `first` on (rows run y, then
 /// z), `ids` their ids in `table`: only the nodes near some region's surface take the search;
 /// the stretches between are placed whole (`yee_em::row_placement`).
@@ -166,11 +201,7 @@ fn place_rows(
     let mut id_of = |table: &mut MaterialTable, placement: Placement| match last {
         Some((p, id)) if p == placement => id,
         _ => {
-            let id = table.id(Some(match electric {
-                true => placement.medium(setup, component.axis()),
-                // H sees μ and σ* only: its nodes need no poles.
-                false => NodeMedium::of_h_node(placement.material(setup, Some(component.axis()))),
-            }));
+            let id = placed_id(setup, component, placement, table);
             last = Some((placement, id));
             id
         }

@@ -13,7 +13,7 @@ use crate::dft::DftPart;
 use crate::dispersive::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
 pub use crate::material_ids::MAX_MATERIAL_IDS;
-use crate::material_ids::{MaterialTable, component_ids};
+use crate::material_ids::{MaterialTable, NodeIds, component_ids, placed_id};
 use crate::row_runs::RowRuns;
 use yee_em::IncidentLine;
 
@@ -146,7 +146,12 @@ pub struct YeeState<T: Scalar> {
     /// Per component, a material id per storage cell (same layout as the field): the node's
     /// material as [`Setup::node_material`] places it, or the inactive id in inactive cells.
     /// Ids are the chunk's own, given in the order materials are met (0 is the background).
+    /// Empty where every storage node of the component has the same id, [`YeeState::one_id`]
+    /// (no array of one value: a vacuum grid's ids would be a third of its memory).
     pub material_ids: [Vec<u16>; 6],
+    /// Per component, the id of every node of its storage box when they all share one (its
+    /// `material_ids` are then empty); read ids through [`YeeState::material_id`].
+    pub one_id: [Option<u16>; 6],
     /// `[Ca, Cb]` per material id; all zero for the inactive id.
     pub electric: Vec<[T::Real; 2]>,
     /// `[Da, Db]` per material id; all zero for the inactive id.
@@ -264,11 +269,26 @@ impl<T: Scalar> YeeState<T> {
         let dt = setup.dt();
         let storage = owned.grow(ghost.map(|g| g as i64));
         let mut table = MaterialTable::new(setup.background);
+        let mut one_id = [None; 6];
         let material_ids = core::array::from_fn(|c| {
             let component = Component::ALL[c];
-            match mode.has(component) {
-                true => component_ids(setup, component, storage, &mut table, kernel),
-                false => Vec::new(),
+            if !mode.has(component) {
+                return Vec::new();
+            }
+            // No region and no mask: every node is the background (along the component's
+            // axis, where it is anisotropic).
+            if setup.regions.is_empty() && setup.active.is_none() {
+                let background = yee_em::Placement::whole(None);
+                one_id[c] = Some(placed_id(setup, component, background, &mut table));
+                return Vec::new();
+            }
+            let ids = component_ids(setup, component, storage, &mut table, kernel);
+            match ids.first() {
+                Some(&id) if ids.iter().fold(0, |d, &i| d | (i ^ id)) == 0 => {
+                    one_id[c] = Some(id);
+                    Vec::new()
+                }
+                _ => ids,
             }
         });
         let real = |x: f64| T::Real::from_f64(x);
@@ -309,6 +329,7 @@ impl<T: Scalar> YeeState<T> {
             dt,
             fields,
             material_ids,
+            one_id,
             electric,
             magnetic,
             ade,
@@ -346,7 +367,7 @@ impl<T: Scalar> YeeState<T> {
         let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
         let [ex, ey, ez] = storage.extent();
         for &c in self.mode.components() {
-            let ids = &self.material_ids[c.index()][..];
+            let (ids, one) = (&self.material_ids[c.index()][..], self.one_id[c.index()]);
             let region = self.owned.intersect(&self.free[c.index()]);
             let mut rows: Vec<u32> = vec![MIXED_ROW; ey * ez];
             let (a, b) = (
@@ -367,6 +388,10 @@ impl<T: Scalar> YeeState<T> {
                 for (i, row) in rows.iter_mut().enumerate() {
                     let n = p * FACT_ROWS + i;
                     if !updated(n) {
+                        continue;
+                    }
+                    if let Some(id) = one {
+                        *row = u32::from(id);
                         continue;
                     }
                     let cells = &ids[n * ex + a..n * ex + b];
@@ -399,9 +424,36 @@ impl<T: Scalar> YeeState<T> {
         self.fields[c.index()].as_ref()
     }
 
+    /// Component `c`'s material ids, per node or one for all.
+    #[inline]
+    pub fn node_ids(&self, c: Component) -> NodeIds<'_> {
+        NodeIds {
+            ids: &self.material_ids[c.index()],
+            one: self.one_id[c.index()],
+        }
+    }
+
+    /// The material id of component `c`'s node at storage offset `offset`.
+    #[inline]
+    pub fn material_id(&self, c: Component, offset: usize) -> u16 {
+        self.node_ids(c).at(offset)
+    }
+
+    /// Component `c`'s material ids, one per storage node (spelled out where they are all
+    /// [`YeeState::one_id`]).
+    pub fn material_ids_of(&self, c: Component) -> alloc::borrow::Cow<'_, [u16]> {
+        match self.one_id[c.index()] {
+            Some(id) => {
+                let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
+                alloc::borrow::Cow::Owned(vec![id; storage.cells()])
+            }
+            None => alloc::borrow::Cow::Borrowed(&self.material_ids[c.index()]),
+        }
+    }
+
     /// `[decay, curl]` coefficients of component `c` at storage offset `offset`.
     pub fn coefficients(&self, c: Component, offset: usize) -> [T::Real; 2] {
-        let id = self.material_ids[c.index()][offset] as usize;
+        let id = self.material_id(c, offset) as usize;
         if c.is_electric() {
             self.electric[id]
         } else {
@@ -542,7 +594,7 @@ mod tests {
             let fast: Vec<Vec<u16>> = Component::ALL
                 .into_iter()
                 .filter(|&c| setup.mode.has(c))
-                .map(|c| state.material_ids[c.index()].clone())
+                .map(|c| state.material_ids_of(c).into_owned())
                 .collect();
             assert_eq!(fast, ids_node_by_node(setup, owned), "{owned:?}");
             placed += fast.iter().flatten().filter(|&&id| id > 0).count();
@@ -702,8 +754,8 @@ mod tests {
         assert!(ey * ez > 2 * FACT_ROWS, "rows checked in several parts");
         let mut mixed = 0;
         for c in Component::ALL {
-            let ids = &state.material_ids[c.index()];
-            assert_eq!(ids, &search[c.index()], "{c:?}");
+            let ids = &state.material_ids_of(c)[..];
+            assert_eq!(ids, &search[c.index()][..], "{c:?}");
             let free = owned.intersect(&state.free[c.index()]);
             for n in 0..ey * ez {
                 let (y, z) = (n % ey, n / ey);
@@ -739,6 +791,54 @@ mod tests {
             mixed > 200,
             "{mixed} rows of several materials, their runs recorded"
         );
+    }
+
+    /// A component whose nodes are all of one material keeps that id alone, the search's id
+    /// for them: every component of a grid without regions (an anisotropic background, so each
+    /// component's medium is its own), and the H components around a dielectric sphere.
+    #[test]
+    fn a_component_of_one_material_keeps_one_id_and_no_array() {
+        use yee_em::{Boundary, Region, Shape};
+        let walls = [[Boundary::Pec; 2]; 3];
+        let bare = Setup {
+            background: Material::anisotropic([2.0, 3.0, 4.0], [1.5, 1.0, 2.5]),
+            ..Setup::vacuum(Mode::ThreeD, [9, 8, 7], 0.5, walls)
+        };
+        let regions = [Region {
+            shape: Shape::Sphere {
+                center: [5.0, 4.0, 4.0],
+                radius: 3.0,
+            },
+            material: Material::dielectric(2.25),
+        }];
+        let sphere = Setup {
+            regions: &regions,
+            ..Setup::vacuum(Mode::ThreeD, [10, 9, 8], 0.5, walls)
+        };
+        for (setup, one) in [
+            (&bare, [true; 6]),
+            (&sphere, [false, false, false, true, true, true]),
+        ] {
+            let owned = Box3::from_extent(setup.grid);
+            let state = YeeState::<f32>::new(setup, owned);
+            let search = ids_node_by_node(setup, owned);
+            let ids: Vec<Vec<u16>> = Component::ALL
+                .into_iter()
+                .map(|c| state.material_ids_of(c).into_owned())
+                .collect();
+            assert_eq!(ids, search);
+            for c in Component::ALL {
+                let kept = &state.material_ids[c.index()];
+                assert_eq!(state.one_id[c.index()].is_some(), one[c.index()], "{c:?}");
+                assert_eq!(kept.is_empty(), one[c.index()], "{c:?}");
+                assert_eq!(state.material_id(c, 17), search[c.index()][17], "{c:?}");
+            }
+        }
+        // Each E component of the anisotropic grid sees its own ε: three ids.
+        let state = YeeState::<f32>::new(&bare, Box3::from_extent(bare.grid));
+        let [ex, ey, ez] =
+            [Component::Ex, Component::Ey, Component::Ez].map(|c| state.one_id[c.index()]);
+        assert!(ex != ey && ey != ez && ex != ez, "{ex:?} {ey:?} {ez:?}");
     }
 
     #[test]

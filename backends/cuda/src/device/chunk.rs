@@ -206,7 +206,8 @@ impl<T: DeviceReal> CudaChunk<T> {
             let f = state.field(c).expect("the mode carries it");
             fields[c.index()] = Some(upload(f.as_slice())?);
             materials[c.index()] = Materials {
-                ids: Some(stream.clone_htod(&state.material_ids[c.index()])?),
+                // One id per node, spelled out where the chunk keeps one for all.
+                ids: Some(stream.clone_htod(&state.material_ids_of(c)[..])?),
                 uniform: state.uniform_material[c.index()],
             };
         }
