@@ -365,6 +365,7 @@ pub fn for_each_run<'s, T: Scalar>(
         let (Some(field), Some(nodes)) = (field, nodes) else {
             continue;
         };
+        let ids = NodeIds { ids, one };
         let DispersiveNodes {
             cells,
             offsets,
@@ -385,7 +386,7 @@ pub fn for_each_run<'s, T: Scalar>(
             if a >= b {
                 continue;
             }
-            let id = NodeIds { ids, one }.at(offsets[a]);
+            let id = ids.at(offsets[a]);
             let (o, poles) = (offsets[a], (first[a], first[b]));
             each(NodeRun {
                 field: field.take(o, o + (b - a)),

@@ -103,23 +103,42 @@ pub(crate) fn inside_grid(grid: [usize; 3], cell: yee_core::Index3) -> bool {
     (0..3).all(|a| cell[a] >= 0 && (cell[a] as u64) < grid[a] as u64)
 }
 
-/// The material ids of `component`'s nodes over `storage`, named in `table`: each part of
-/// [`PART_CELLS`] nodes (whole rows) is placed with a table of its own, by `kernel`'s
-/// [`CurlExecutor::each_part`] (at once, on a pool); the parts' materials are then named in
-/// `table` part after part, each in the order its nodes first met them, so the ids are those
-/// of one pass over the nodes in storage order, and the parts' ids are mapped to them.
+/// The id every one of `ids` is, if they are all the same (every id compared, no early exit:
+/// a loop the compiler can vectorise); `None` for none.
+pub(crate) fn one_of(ids: &[u16]) -> Option<u16> {
+    let &first = ids.first()?;
+    (ids.iter().fold(0, |d, &id| d | (id ^ first)) == 0).then_some(first)
+}
+
+/// The material ids of `component`'s nodes over `storage`, named in `table`, as the chunk
+/// keeps them: `(ids, None)` one per node, or `(empty, Some(id))` where every node has `id`
+/// ([`crate::YeeState::one_id`]). Without regions or a mask every node is the background (along
+/// the component's axis, where it is anisotropic), placed without a pass over the nodes.
+/// Otherwise each part of [`PART_CELLS`] nodes (whole rows) is placed with a table of its own,
+/// by `kernel`'s [`CurlExecutor::each_part`] (at once, on a pool); the parts' materials are
+/// then named in `table` part after part, each in the order its nodes first met them, so the
+/// ids are those of one pass over the nodes in storage order, and the parts' ids are mapped
+/// to them.
 pub(crate) fn component_ids<T: Scalar>(
     setup: &Setup,
     component: Component,
     storage: Box3,
     table: &mut MaterialTable,
     kernel: &impl CurlExecutor<T>,
-) -> Vec<u16> {
+) -> (Vec<u16>, Option<u16>) {
+    if setup.regions.is_empty() && setup.active.is_none() {
+        let background = placed_id(setup, component, Placement::whole(None), table);
+        return (Vec::new(), Some(background));
+    }
     let rows = (PART_CELLS / storage.extent()[0].max(1)).max(1);
-    component_ids_in_parts(setup, component, storage, table, kernel, rows)
+    let ids = component_ids_in_parts(setup, component, storage, table, kernel, rows);
+    match one_of(&ids) {
+        Some(id) => (Vec::new(), Some(id)),
+        None => (ids, None),
+    }
 }
 
-/// [`component_ids`] in parts of `rows` whole storage rows.
+/// [`component_ids`]' search in parts of `rows` whole storage rows, one id per node.
 pub(crate) fn component_ids_in_parts<T: Scalar>(
     setup: &Setup,
     component: Component,
@@ -169,7 +188,7 @@ pub(crate) fn component_ids_in_parts<T: Scalar>(
 }
 
 /// The id in `table` of a node of `component` placed as `placement`.
-pub(crate) fn placed_id(
+fn placed_id(
     setup: &Setup,
     component: Component,
     placement: Placement,

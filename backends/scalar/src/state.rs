@@ -13,7 +13,7 @@ use crate::dft::DftPart;
 use crate::dispersive::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
 pub use crate::material_ids::MAX_MATERIAL_IDS;
-use crate::material_ids::{MaterialTable, NodeIds, component_ids, placed_id};
+use crate::material_ids::{MaterialTable, NodeIds, component_ids, one_of};
 use crate::row_runs::RowRuns;
 use yee_em::IncidentLine;
 
@@ -275,21 +275,9 @@ impl<T: Scalar> YeeState<T> {
             if !mode.has(component) {
                 return Vec::new();
             }
-            // No region and no mask: every node is the background (along the component's
-            // axis, where it is anisotropic).
-            if setup.regions.is_empty() && setup.active.is_none() {
-                let background = yee_em::Placement::whole(None);
-                one_id[c] = Some(placed_id(setup, component, background, &mut table));
-                return Vec::new();
-            }
-            let ids = component_ids(setup, component, storage, &mut table, kernel);
-            match ids.first() {
-                Some(&id) if ids.iter().fold(0, |d, &i| d | (i ^ id)) == 0 => {
-                    one_id[c] = Some(id);
-                    Vec::new()
-                }
-                _ => ids,
-            }
+            let (ids, one) = component_ids(setup, component, storage, &mut table, kernel);
+            one_id[c] = one;
+            ids
         });
         let real = |x: f64| T::Real::from_f64(x);
         let zero = [real(0.0), real(0.0)];
@@ -394,11 +382,8 @@ impl<T: Scalar> YeeState<T> {
                         *row = u32::from(id);
                         continue;
                     }
-                    let cells = &ids[n * ex + a..n * ex + b];
-                    // Every id compared, no early exit: a loop the compiler can vectorise.
-                    let differing = cells.iter().fold(0, |d, &id| d | (id ^ cells[0]));
-                    if differing == 0 {
-                        *row = u32::from(cells[0]);
+                    if let Some(id) = one_of(&ids[n * ex + a..n * ex + b]) {
+                        *row = u32::from(id);
                     }
                 }
             });
