@@ -15,7 +15,8 @@
 //!
 //! `--scenes` runs the realistic problems instead of vacuum: CPML on every face, a dielectric
 //! sphere in CPML and a lossy half-space in CPML, each against its own byte model, counted
-//! from the chunk as built ([`byte_model`]).
+//! from the chunk as built ([`byte_model`]), and vacuum at 256³ beside them for reference.
+//! `--rounds` measures the whole list again and again and pools each row's runs.
 
 use std::time::Instant;
 
@@ -47,6 +48,10 @@ pub struct BenchRow {
     /// Median over the runs of each run's rate over the roofline of the triad just before it
     /// (so not exactly `mcells_per_s / roofline_mcells_per_s`).
     pub fraction_of_roofline: f64,
+    /// The lowest and the highest of those runs' fractions.
+    pub fraction_range: [f64; 2],
+    /// Timed runs behind the medians ([`RUNS`] a round).
+    pub runs: usize,
 }
 
 /// A STREAM-like triad `a = b + 3c` over three 1 GiB arrays (far beyond any cache here), kept
@@ -109,18 +114,30 @@ impl Triad {
     }
 }
 
-/// One kernel's medians over its runs.
-struct Measured {
-    mcells_per_s: f64,
-    bandwidth: f64,
-    fraction: f64,
+/// One kernel's timed runs: each run's rate, the triad's bandwidth before it, and its fraction
+/// of that roofline.
+#[derive(Clone, Debug, Default)]
+struct Samples {
+    rates: Vec<f64>,
+    bandwidths: Vec<f64>,
+    fractions: Vec<f64>,
     /// The byte model of the chunk measured ([`byte_model`]).
     bytes: f64,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+impl Samples {
+    /// Adds another round's runs of the same kernel and problem.
+    fn extend(&mut self, more: Samples) {
+        self.rates.extend(more.rates);
+        self.bandwidths.extend(more.bandwidths);
+        self.fractions.extend(more.fractions);
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
 }
 
 /// Timed runs per kernel and problem; the median is reported (this machine's rate wanders by
@@ -252,7 +269,7 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
     kernels: Vec<(K, Runs)>,
     threads: usize,
     triad: &mut Triad,
-) -> Vec<Measured> {
+) -> Vec<Samples> {
     let regions = regions(problem.scene, problem.grid);
     let s = setup(problem, &regions);
     let (grid, steps) = (problem.grid, problem.steps);
@@ -271,30 +288,27 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
     for chunk in &mut chunks {
         chunk.apply_step(0, owned);
     }
-    let mut runs = vec![(Vec::new(), Vec::new(), Vec::new()); chunks.len()];
+    let mut runs: Vec<Samples> = bytes
+        .iter()
+        .map(|&bytes| Samples {
+            bytes,
+            ..Samples::default()
+        })
+        .collect();
     for _ in 0..RUNS {
-        let each = chunks.iter_mut().zip(&mut runs).zip(&bytes);
-        for ((chunk, (rates, bandwidths, fractions)), &bytes) in each {
+        for (chunk, run) in chunks.iter_mut().zip(&mut runs) {
             let bandwidth = triad.bandwidth(threads);
             let t = Instant::now();
             for step in 0..steps {
                 chunk.apply_step(step, owned);
             }
             let rate = owned.cells() as f64 * steps as f64 / t.elapsed().as_secs_f64() / 1e6;
-            rates.push(rate);
-            bandwidths.push(bandwidth);
-            fractions.push(rate / (bandwidth / bytes / 1e6));
+            run.rates.push(rate);
+            run.bandwidths.push(bandwidth);
+            run.fractions.push(rate / (bandwidth / run.bytes / 1e6));
         }
     }
-    runs.into_iter()
-        .zip(bytes)
-        .map(|((rates, bandwidths, fractions), bytes)| Measured {
-            mcells_per_s: median(rates),
-            bandwidth: median(bandwidths),
-            fraction: median(fractions),
-            bytes,
-        })
-        .collect()
+    runs
 }
 
 /// The problems: vacuum grids, or with `scenes` the realistic ones.
@@ -315,6 +329,7 @@ pub fn problems(quick: bool, scenes: bool) -> Vec<Problem> {
             p("sphere 100^3", Scene::Sphere, d3, [100; 3], 60),
             p("sphere 256^3", Scene::Sphere, d3, [256; 3], 12),
             p("lossy half 256^3", Scene::LossyHalfSpace, d3, [256; 3], 12),
+            p("vacuum 256^3", Scene::Vacuum, d3, [256; 3], 12),
         ];
     }
     vec![
@@ -343,6 +358,9 @@ pub struct Plan<'a> {
     pub threads: &'a [usize],
     /// Also run the scalar backend on one thread at 100³ for reference.
     pub scalar: bool,
+    /// How many times the whole list is measured, one round after the other; each row's
+    /// medians are over all its rounds' runs (at least 1).
+    pub rounds: usize,
 }
 
 /// Runs every problem (or those whose name contains `only`) in f32 and f64 on the rayon
@@ -351,7 +369,9 @@ pub struct Plan<'a> {
 /// (`rayon-tog`) and apart (`rayon-apt`), alternating run by run with the default, so the three
 /// are compared side by side; with `whole_phases`, also with each phase over the whole grid
 /// (`rayon-2p`) instead of the step swept in slabs; with `scanned_runs`, also on chunks that
-/// scan their rows' ids every step (`rayon-scan`) instead of keeping the runs.
+/// scan their rows' ids every step (`rayon-scan`) instead of keeping the runs. With `rounds`
+/// above 1 the whole list is measured again round after round, so a slow spell of the machine
+/// falls on every problem rather than on one, and each row's medians are over all its runs.
 pub fn run(plan: &Plan) -> Vec<BenchRow> {
     let mut counts = plan.threads.to_vec();
     if plan.scalar {
@@ -360,22 +380,62 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
     counts.sort_unstable();
     counts.dedup();
     let mut triad = Triad::new(&counts);
+    let mut rows = round(plan, &mut triad);
+    for _ in 1..plan.rounds {
+        for ((_, samples), (_, more)) in rows.iter_mut().zip(round(plan, &mut triad)) {
+            samples.extend(more);
+        }
+    }
+    rows.into_iter()
+        .map(|(row, samples)| row.with(&samples))
+        .collect()
+}
+
+/// What names a bench row: the problem, value type, backend and threads.
+struct RowHead {
+    problem: &'static str,
+    value_type: &'static str,
+    backend: &'static str,
+    threads: usize,
+}
+
+impl RowHead {
+    /// The row of these `samples`' medians.
+    fn with(self, samples: &Samples) -> BenchRow {
+        let bandwidth = median(&samples.bandwidths);
+        let fractions = &samples.fractions;
+        let low = fractions.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = fractions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        BenchRow {
+            problem: self.problem.into(),
+            value_type: self.value_type.into(),
+            backend: self.backend.into(),
+            threads: self.threads,
+            mcells_per_s: median(&samples.rates),
+            bytes_per_cell: samples.bytes,
+            triad_gb_per_s: bandwidth / 1e9,
+            roofline_mcells_per_s: bandwidth / samples.bytes / 1e6,
+            fraction_of_roofline: median(fractions),
+            fraction_range: [low, high],
+            runs: fractions.len(),
+        }
+    }
+}
+
+/// One round: every problem of `plan` measured once, each row's runs in the order [`run`]
+/// reports them.
+fn round(plan: &Plan, triad: &mut Triad) -> Vec<(RowHead, Samples)> {
     let mut rows = Vec::new();
     for problem in problems(plan.quick, plan.scenes)
         .into_iter()
         .filter(|p| plan.only.is_none_or(|o| p.name.contains(o)))
     {
         for value_type in ["f32", "f64"] {
-            let row = |backend: &str, threads: usize, m: Measured| BenchRow {
-                problem: problem.name.into(),
-                value_type: value_type.into(),
-                backend: backend.into(),
+            let row = |backend: &'static str, threads: usize| RowHead {
+                problem: problem.name,
+                value_type,
+                backend,
                 threads,
-                mcells_per_s: m.mcells_per_s,
-                bytes_per_cell: m.bytes,
-                triad_gb_per_s: m.bandwidth / 1e9,
-                roofline_mcells_per_s: m.bandwidth / m.bytes / 1e6,
-                fraction_of_roofline: m.fraction,
             };
             for &threads in plan.threads {
                 let kernel = yee_rayon::RayonCurl::with_threads(threads).expect("a thread pool");
@@ -396,12 +456,12 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
                     names.push("rayon-scan");
                 }
                 let measured = if value_type == "f32" {
-                    measure::<f32, _>(&problem, kernels, threads, &mut triad)
+                    measure::<f32, _>(&problem, kernels, threads, triad)
                 } else {
-                    measure::<f64, _>(&problem, kernels, threads, &mut triad)
+                    measure::<f64, _>(&problem, kernels, threads, triad)
                 };
-                for (m, backend) in measured.into_iter().zip(names) {
-                    rows.push(row(backend, threads, m));
+                for (samples, backend) in measured.into_iter().zip(names) {
+                    rows.push((row(backend, threads), samples));
                 }
             }
             if plan.scalar && problem.grid == [100; 3] {
@@ -411,11 +471,11 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
                     ..problem
                 };
                 let m = if value_type == "f32" {
-                    measure::<f32, _>(&shorter, scalar, 1, &mut triad)
+                    measure::<f32, _>(&shorter, scalar, 1, triad)
                 } else {
-                    measure::<f64, _>(&shorter, scalar, 1, &mut triad)
+                    measure::<f64, _>(&shorter, scalar, 1, triad)
                 };
-                rows.extend(m.into_iter().map(|m| row("scalar", 1, m)));
+                rows.extend(m.into_iter().map(|samples| (row("scalar", 1), samples)));
             }
         }
     }
@@ -425,7 +485,7 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
 /// The table `yee bench` prints.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<11} {:<4} {:<9} {:>7} {:>12} {:>9} {:>10} {:>14} {:>9}\n",
+        "{:<16} {:<4} {:<10} {:>7} {:>12} {:>9} {:>10} {:>14} {:>9} {:>9} {:>5}\n",
         "problem",
         "type",
         "backend",
@@ -434,11 +494,13 @@ pub fn table(rows: &[BenchRow]) -> String {
         "B/cell",
         "triad GB/s",
         "roofline Mc/s",
-        "fraction"
+        "fraction",
+        "range",
+        "runs"
     );
     for r in rows {
         s.push_str(&format!(
-            "{:<11} {:<4} {:<9} {:>7} {:>12.1} {:>9.0} {:>10.1} {:>14.1} {:>8.0}%\n",
+            "{:<16} {:<4} {:<10} {:>7} {:>12.1} {:>9.0} {:>10.1} {:>14.1} {:>8.0}% {:>9} {:>5}\n",
             r.problem,
             r.value_type,
             r.backend,
@@ -447,8 +509,49 @@ pub fn table(rows: &[BenchRow]) -> String {
             r.bytes_per_cell,
             r.triad_gb_per_s,
             r.roofline_mcells_per_s,
-            100.0 * r.fraction_of_roofline
+            100.0 * r.fraction_of_roofline,
+            format!(
+                "{:.0}–{:.0}%",
+                100.0 * r.fraction_range[0],
+                100.0 * r.fraction_range[1]
+            ),
+            r.runs
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples(fractions: &[f64]) -> Samples {
+        Samples {
+            rates: fractions.iter().map(|f| 100.0 * f).collect(),
+            bandwidths: vec![40e9; fractions.len()],
+            fractions: fractions.to_vec(),
+            bytes: 80.0,
+        }
+    }
+
+    #[test]
+    fn rounds_pool_their_runs_before_the_median() {
+        // Each round's own median is 0.70 and 0.79; all ten runs' median is 0.78, and the
+        // range spans both rounds.
+        let mut pooled = samples(&[0.70, 0.60, 0.95, 0.64, 0.72]);
+        pooled.extend(samples(&[0.79, 0.80, 0.78, 0.81, 0.77]));
+        let head = RowHead {
+            problem: "CPML 256^3",
+            value_type: "f32",
+            backend: "rayon",
+            threads: 1,
+        };
+        let row = head.with(&pooled);
+        assert_eq!(row.runs, 10);
+        assert_eq!(row.fraction_of_roofline, 0.78);
+        assert_eq!(row.fraction_range, [0.60, 0.95]);
+        assert_eq!(row.mcells_per_s, 78.0);
+        assert_eq!(row.roofline_mcells_per_s, 500.0);
+        assert_eq!(row.triad_gb_per_s, 40.0);
+    }
 }

@@ -248,9 +248,14 @@ pub struct BenchArgs {
     pub no_scalar: bool,
     /// The realistic problems instead of vacuum: CPML on every face (100³, 256³), a dielectric
     /// sphere in CPML (100³, 256³) and a lossy half-space in CPML (256³), each against its own
-    /// byte model.
+    /// byte model, with vacuum at 256³ (PEC walls) beside them for reference.
     #[arg(long)]
     pub scenes: bool,
+    /// Measure the whole list this many times, one round after the other, each row's medians
+    /// (and its lowest and highest fraction) over all its rounds' runs: on a machine whose
+    /// bandwidth drifts, a slow spell then weighs on every problem.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: usize,
 }
 
 /// `yee geometry`.
@@ -821,6 +826,9 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                     "--threads: a thread count must be at least 1".into(),
                 ));
             }
+            if args.rounds == 0 {
+                return Err(AppError::Usage("--rounds: must be at least 1".into()));
+            }
             let all = std::thread::available_parallelism().map_or(1, |n| n.get());
             let mut threads = args.threads.clone();
             if threads.is_empty() {
@@ -836,6 +844,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
                 scanned_runs: args.scanned_runs,
                 threads: &threads,
                 scalar: !args.no_scalar,
+                rounds: args.rounds,
             };
             let rows = crate::bench::run(&plan);
             if args.json {

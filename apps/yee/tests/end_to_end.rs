@@ -467,6 +467,9 @@ fn bad_command_lines_name_what_is_available() {
         String::from_utf8_lossy(&out.stderr)
             .contains("--threads: a thread count must be at least 1")
     );
+    let out = yee().args(["bench", "--rounds", "0"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rounds: must be at least 1"));
 }
 
 /// A run into a folder an earlier run wrote clears the earlier run's files (those its run.json
