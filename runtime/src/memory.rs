@@ -47,8 +47,11 @@ pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
         .sum();
     let plain = setup.active.is_none();
     let bg = setup.background;
+    // An H node's id is keyed by `NodeMedium::of_h_node` (an anisotropic medium is placed per
+    // axis, so it keeps ids).
+    let h_key = |m: yee_em::Material| yee_em::NodeMedium::of_h_node(m).to_bits();
     let same_h = |m: &yee_em::Material| {
-        m.mu == bg.mu && m.sigma_m == bg.sigma_m && m.diagonal.is_none() && bg.diagonal.is_none()
+        h_key(*m) == h_key(bg) && m.diagonal.is_none() && bg.diagonal.is_none()
     };
     let with_ids = setup
         .mode
@@ -104,5 +107,69 @@ pub fn human(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_em::{Boundary, CpmlParams, Material, Mode, Region, Shape};
+    use yee_scalar::state::YeeState;
+
+    /// Bytes the scalar state of the whole grid keeps: fields, ψ and material ids.
+    fn kept(setup: &Setup) -> u64 {
+        let state = YeeState::<f32>::new(setup, yee_core::Box3::from_extent(setup.grid));
+        let fields: usize = state
+            .fields
+            .iter()
+            .flatten()
+            .map(|f| f.as_slice().len())
+            .sum();
+        let psi: usize = state
+            .slabs
+            .iter()
+            .flat_map(|s| s.psi.iter().flatten())
+            .map(Vec::len)
+            .sum();
+        let ids: usize = state.material_ids.iter().map(Vec::len).sum();
+        (4 * (fields + psi) + 2 * ids) as u64
+    }
+
+    #[test]
+    fn the_estimate_counts_ids_only_for_the_components_that_keep_them() {
+        let sphere = |material| Region {
+            shape: Shape::Sphere {
+                center: [8.0, 7.0, 6.0],
+                radius: 3.5,
+            },
+            material,
+        };
+        let magnetic = Material {
+            mu: 2.0,
+            ..Material::dielectric(2.0)
+        };
+        let cases = [
+            ("vacuum", vec![], Material::VACUUM),
+            (
+                "dielectric sphere",
+                vec![sphere(Material::dielectric(2.25))],
+                Material::VACUUM,
+            ),
+            ("magnetic sphere", vec![sphere(magnetic)], Material::VACUUM),
+            (
+                "anisotropic background",
+                vec![],
+                Material::anisotropic([2.0, 3.0, 4.0], [1.0; 3]),
+            ),
+        ];
+        let cpml = Boundary::Cpml(CpmlParams::with_thickness(3));
+        for (name, regions, background) in &cases {
+            let setup = Setup {
+                regions,
+                background: *background,
+                ..Setup::vacuum(Mode::ThreeD, [16, 14, 12], 0.5, [[cpml; 2]; 3])
+            };
+            assert_eq!(estimate_bytes(&setup, 4), kept(&setup), "{name}");
+        }
     }
 }
