@@ -4,7 +4,7 @@
 //! test profile (the `Costs` defaults come from the release binary on
 //! `bench/scenes/dispersive_cost_*.toml`). Timing, so not run by default:
 //!
-//! `cargo test --release -p yee-tests --test dispersive_cost -- --ignored --nocapture`
+//! `cargo test --release -p yee-tests --test it dispersive_cost:: -- --ignored --nocapture`
 
 use std::time::Instant;
 

@@ -12,6 +12,10 @@
 //! the last one fills, so about one allocation per 31 steps of two phases, whatever the grid.
 //! The rayon test allows exactly those: over 100 steps, at most one block per 63 phases (and
 //! one more for where the count starts), none larger than 2 KiB.
+//!
+//! The counter is installed for the whole test binary, whose other tests run side by side and
+//! allocate as they please; so each test here runs its body again in a child process of the
+//! binary, alone ([`alone`]), where only the counted steps run.
 
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region as Counted, StatsAlloc};
 use std::alloc::System;
@@ -25,8 +29,33 @@ use yee_em::{
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-/// The counter is process-wide: one test counts at a time.
-static ONE_COUNT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Set in the child process that runs one test of this module alone.
+const ALONE: &str = "YEE_TESTS_COUNT_ALLOCATIONS_ALONE";
+
+/// True in the child process, where the test `name` (of this module) runs its body alone.
+/// Otherwise starts that child — this binary, `name` only, one test thread — requires it to
+/// pass, and returns false.
+fn alone(name: &str) -> bool {
+    if std::env::var_os(ALONE).is_some() {
+        return true;
+    }
+    let module = module_path!()
+        .split_once("::")
+        .map_or(module_path!(), |(_, m)| m);
+    let test = format!("{module}::{name}");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([test.as_str(), "--exact", "--test-threads=1"])
+        .env(ALONE, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{test} alone:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
 
 const REGIONS: [Region; 3] = [
     Region {
@@ -103,7 +132,6 @@ fn allocations_per_steps<T: Scalar, B: YeeBackend<T>>(backend: &B, steps: u64) -
 where
     for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
 {
-    let _one = ONE_COUNT.lock().unwrap_or_else(|e| e.into_inner());
     let setup = scene();
     let whole = Box3::from_extent(setup.grid);
     let mut chunk = backend.build(&setup, whole, Costs::default()).unwrap();
@@ -127,12 +155,18 @@ where
 
 #[test]
 fn the_scalar_backend_allocates_nothing_per_step() {
+    if !alone("the_scalar_backend_allocates_nothing_per_step") {
+        return;
+    }
     let (n, _) = allocations_per_steps::<f64, _>(&yee_scalar::ScalarCurl, 10);
     assert_eq!(n, 0, "{n} allocations in 10 steps");
 }
 
 #[test]
 fn the_rayon_backend_allocates_nothing_per_step() {
+    if !alone("the_rayon_backend_allocates_nothing_per_step") {
+        return;
+    }
     for threads in [1, 2] {
         for batch in [None, Some(64)] {
             let mut backend = yee_rayon::RayonCurl::with_threads(threads).unwrap();

@@ -19,7 +19,7 @@ fn yee(args: &[&str]) -> Output {
 }
 
 fn run_on_cuda(name: &str) -> Output {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let out = crate::tmp_dir(module_path!()).join(name);
     let scene = scene();
     yee(&[
         "run",

@@ -13,7 +13,7 @@ fn scene() -> PathBuf {
 }
 
 fn out_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let dir = crate::tmp_dir(module_path!()).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

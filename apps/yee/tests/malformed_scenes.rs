@@ -44,7 +44,7 @@ fn each_malformed_scene_gives_its_message() {
 #[test]
 fn running_a_malformed_scene_exits_non_zero_without_output() {
     for path in malformed().into_iter().step_by(5) {
-        let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("malformed_run");
+        let out_dir = crate::tmp_dir(module_path!()).join("malformed_run");
         let _ = std::fs::remove_dir_all(&out_dir);
         let out = Command::new(env!("CARGO_BIN_EXE_yee"))
             .arg("run")
@@ -65,7 +65,7 @@ fn running_a_malformed_scene_exits_non_zero_without_output() {
 /// with the bytes needed and available and what to change; `yee check` warns the same.
 #[test]
 fn a_grid_too_big_for_memory_stops_before_allocating() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("too_big");
+    let dir = crate::tmp_dir(module_path!()).join("too_big");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let scene = dir.join("too_big.toml");
@@ -119,7 +119,7 @@ fn a_grid_too_big_for_memory_stops_before_allocating() {
 #[cfg(not(feature = "hdf5"))]
 #[test]
 fn hdf5_snapshots_without_the_feature_are_refused_before_the_run() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no_hdf5");
+    let dir = crate::tmp_dir(module_path!()).join("no_hdf5");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let scene = dir.join("h5.toml");

@@ -10,9 +10,7 @@ fn repo() -> PathBuf {
 }
 
 fn out_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("movie")
-        .join(name);
+    let dir = crate::tmp_dir(module_path!()).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

@@ -27,7 +27,7 @@ fn json(out: &Output) -> serde_json::Value {
 #[test]
 fn a_masked_scene_into_four_connected_balanced_parts_with_a_png() {
     let scene = repo().join("examples/scenes/bend2d.toml");
-    let png = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bend_partition.png");
+    let png = crate::tmp_dir(module_path!()).join("bend_partition.png");
     let _ = std::fs::remove_file(&png);
     let r = json(&yee(&[
         "partition",
@@ -81,7 +81,7 @@ fn target_weights_are_met() {
         "4x4",
         "--json",
         "--png",
-        Path::new(env!("CARGO_TARGET_TMPDIR"))
+        crate::tmp_dir(module_path!())
             .join("annulus.png")
             .to_str()
             .unwrap(),
@@ -176,7 +176,7 @@ fn bad_values_are_named() {
 fn yee_run_on_tile_sets_writes_the_bits_of_one_box() {
     let scene = repo().join("examples/scenes/bend2d.toml");
     let scene = scene.to_str().unwrap();
-    let dir = |name: &str| Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let dir = |name: &str| crate::tmp_dir(module_path!()).join(name);
     let run = |name: &str, extra: &[&str]| {
         let out = dir(name);
         let _ = std::fs::remove_dir_all(&out);

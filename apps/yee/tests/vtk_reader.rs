@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn out_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("vtk")
-        .join(name);
+    let dir = crate::tmp_dir(module_path!()).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -46,6 +46,6 @@ fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
 fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
     eprintln!(
         "SKIPPED: built without the `cuda` feature, so the .cu files were NOT compiled; run \
-         `cargo test -p yee-cuda --features cuda --test nvrtc_compile`."
+         `cargo test -p yee-cuda --features cuda --test it nvrtc_compile::`."
     );
 }

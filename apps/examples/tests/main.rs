@@ -1,0 +1,6 @@
+//! The custom apps' integration tests as one binary (`cargo test -p yee-examples --test it`), one
+//! module per topic; `mpi` needs the `mpi` feature and stays a binary of its own.
+
+mod heat_decomposition;
+mod life;
+mod virtual_cluster;

@@ -1,0 +1,6 @@
+//! The scene loader's integration tests as one binary (`cargo test -p yee-scene --test it`), one
+//! module per topic.
+
+mod library;
+mod poles;
+mod sources;

@@ -1,0 +1,5 @@
+//! The CUDA backend's integration tests as one binary (`cargo test -p yee-cuda --test it`), one
+//! module per topic.
+
+mod host_kernels;
+mod nvrtc_compile;
