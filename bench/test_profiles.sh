@@ -7,23 +7,28 @@
 #   bench/test_profiles.sh            every variant below
 #   bench/test_profiles.sh 1 3        the first and the third only
 #
-# Prints a Markdown table: build and run wall seconds, and the tests that passed and were
-# ignored (the same in every row, or a variant dropped some).
+# Each variant states every opt-level it uses (over whatever Cargo.toml says): the default of
+# the workspace's crates, the kernel crates' (core, em, scalar, rayon) and the `yee` app
+# crate's, then any other `--config` overrides. Prints a Markdown table: build and run wall
+# seconds, and the tests that passed and were ignored (the same in every row, or a variant
+# dropped some).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WORKSPACE=(yee-core yee-em yee-scalar yee-rayon yee-noop yee-cuda yee-comm-shm yee-comm-sim
     yee-io yee-scene yee-runtime yee yee-examples yee-tests)
-# name|cargo --config overrides of the committed profile (Cargo.toml)
+KERNELS=(yee-core yee-em yee-scalar yee-rayon)
+# name|workspace opt-level|kernel crates|yee app crate|other overrides
 VARIANTS=(
-    "committed: opt-level 3, the yee app crate at 1|"
-    "opt-level 3 everywhere|--config profile.test.package.yee.opt-level=3"
-    "opt-level 2 everywhere|--config profile.test.opt-level=2 --config profile.test.package.yee.opt-level=2"
-    "opt-level 1 everywhere|--config profile.test.opt-level=1"
-    "committed, yee-tests at 1 too|--config profile.test.package.yee-tests.opt-level=1"
-    "committed, codegen-units 4|--config profile.test.codegen-units=4"
-    "committed, codegen-units 64|--config profile.test.codegen-units=64"
-    "committed, full debug info|--config profile.test.debug=true"
+    "opt-level 3 everywhere|3|3|3|"
+    "opt-level 3, the yee app crate at 1|3|3|1|"
+    "opt-level 2 everywhere|2|2|2|"
+    "opt-level 1 everywhere|1|1|1|"
+    "opt-level 1, the kernel crates at 3|1|3|1|"
+    "opt-level 3, the yee app crate and yee-tests at 1|3|3|1|--config profile.test.package.yee-tests.opt-level=1"
+    "opt-level 3, the yee app crate at 1, codegen-units 4|3|3|1|--config profile.test.codegen-units=4"
+    "opt-level 3, the yee app crate at 1, codegen-units 64|3|3|1|--config profile.test.codegen-units=64"
+    "opt-level 3, the yee app crate at 1, full debug info|3|3|1|--config profile.test.debug=true"
 )
 chosen=("$@")
 if [ ${#chosen[@]} -eq 0 ]; then
@@ -35,15 +40,19 @@ log="$(mktemp)"
 echo "| test profile | build s | run s | total s | passed | ignored |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for i in "${chosen[@]}"; do
-    IFS='|' read -r name overrides <<<"${VARIANTS[$((i - 1))]}"
-    # shellcheck disable=SC2086 # the overrides are words
-    cargo clean --quiet $(printf -- '-p %s ' "${WORKSPACE[@]}") $overrides
+    IFS='|' read -r name level kernels app other <<<"${VARIANTS[$((i - 1))]}"
+    overrides=(--config "profile.test.opt-level=$level"
+        --config "profile.test.package.yee.opt-level=$app")
+    for k in "${KERNELS[@]}"; do
+        overrides+=(--config "profile.test.package.$k.opt-level=$kernels")
+    done
+    # shellcheck disable=SC2206 # the other overrides are words
+    overrides+=($other)
+    cargo clean --quiet $(printf -- '-p %s ' "${WORKSPACE[@]}") "${overrides[@]}"
     t0=$(date +%s.%N)
-    # shellcheck disable=SC2086
-    cargo test --no-run --quiet $overrides
+    cargo test --no-run --quiet "${overrides[@]}"
     t1=$(date +%s.%N)
-    # shellcheck disable=SC2086
-    cargo test $overrides >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+    cargo test "${overrides[@]}" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
     t2=$(date +%s.%N)
     awk -v name="$name" -v t0="$t0" -v t1="$t1" -v t2="$t2" '
         /^test result:/ { p += $4; i += $8 }
