@@ -105,11 +105,13 @@ impl Box3 {
     }
 
     /// Cells along each axis (0 where the box is empty along it).
+    #[inline]
     pub fn extent(&self) -> [usize; 3] {
         core::array::from_fn(|a| (self.hi[a] - self.lo[a]).max(0) as usize)
     }
 
     /// Number of cells in the box.
+    #[inline]
     pub fn cells(&self) -> usize {
         let e = self.extent();
         e[0] * e[1] * e[2]
@@ -121,6 +123,7 @@ impl Box3 {
     }
 
     /// True when `p` lies inside the box.
+    #[inline]
     pub fn contains(&self, p: Index3) -> bool {
         (0..3).all(|a| self.lo[a] <= p[a] && p[a] < self.hi[a])
     }
@@ -175,6 +178,7 @@ impl Box3 {
     /// Position of `p` in an x-fastest array laid out over this box.
     ///
     /// `p` must lie in the box (checked in debug builds).
+    #[inline]
     pub fn linear_index(&self, p: Index3) -> usize {
         debug_assert!(self.contains(p), "{p:?} outside {self:?}");
         let e = self.extent();
@@ -185,12 +189,14 @@ impl Box3 {
     }
 
     /// Distance in memory between neighbours along each axis in an x-fastest array over this box.
+    #[inline]
     pub fn strides(&self) -> [usize; 3] {
         let e = self.extent();
         [1, e[0], e[0] * e[1]]
     }
 
     /// The cell at linear position `n` of an x-fastest array over this box.
+    #[inline]
     pub fn index_at(&self, n: usize) -> Index3 {
         let e = self.extent();
         let x = n % e[0];

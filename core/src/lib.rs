@@ -22,6 +22,8 @@ pub mod balance;
 pub mod box_balance;
 #[cfg(feature = "alloc")]
 pub mod box_layout;
+#[cfg(feature = "alloc")]
+pub mod box_session;
 pub mod chunk;
 pub mod comm;
 pub mod decomposition;

@@ -151,7 +151,7 @@ pub fn run_steps<C: Chunk, M: Comm>(
 
 /// [`run_steps`] from `start` up to step `until` of a run of `total` steps: `chunk` owns this
 /// rank's box of `start`'s borders and holds the fields after `start.step` steps in its owned
-/// cells (after step 0 the halos of every phase are exchanged first, so its ghosts need not). Steps are
+/// cells (the halos of every phase are exchanged first, so its ghosts need not). Steps are
 /// numbered as in the whole run (sources and balancing intervals see the same step numbers),
 /// and the last step of a segment ends with a stop check and the rebalance due there, so a
 /// run cut into segments ([`RunLog::end`] starts the next) steps exactly as the whole run
@@ -180,11 +180,12 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
     debug_assert_eq!(chunk.owned(), plan.layout(&borders).chunk_box(rank));
     let mut driver = Driver::new(Schedule::new(&plan.layout(&borders), rank, plan.active));
     driver.set_overlap(plan.overlap);
-    if first > 0 {
-        // The ghosts of a chunk restored from a checkpoint hold nothing yet.
-        for phase in 0..chunk.phases() {
-            driver.exchange(&mut chunk, comm, phase)?;
-        }
+    // The ghosts hold nothing yet — a chunk restored from a checkpoint, or a fresh one whose
+    // initial values were set on its owned cells only: every phase's halos are exchanged
+    // before the first step, so the first stencil to read across a border reads the
+    // neighbour's values and not zeros.
+    for phase in 0..chunk.phases() {
+        driver.exchange(&mut chunk, comm, phase)?;
     }
     let original = plan.layout(&plan.borders);
     let mut log = RunLog {

@@ -22,12 +22,49 @@ pub trait Stencil<S: ?Sized> {
     /// Fields written.
     fn writes(&self) -> &[FieldId];
 
-    /// Ghost cells needed on each side, in cells.
+    /// Ghost cells needed on each side, in cells: the largest [`Stencil::reach_of`].
     fn reach(&self) -> usize;
+
+    /// How far beyond a cell the rule reads `field` (0: only at the cell itself, so that
+    /// field needs no halo for this stencil). By default [`Stencil::reach`] for every field
+    /// it [reads](Stencil::reads), 0 for the others; a rule that reads one field across
+    /// cells and another only in place says so here, and the halo carries only the first.
+    fn reach_of(&self, field: FieldId) -> usize {
+        match self.reads().contains(&field) {
+            true => self.reach(),
+            false => 0,
+        }
+    }
 
     /// Relative cost of one cell (a plain vacuum Yee cell is 1).
     fn cost_per_cell(&self) -> f64;
 
     /// Applies the rule for time step `step` to the cells of `region`.
     fn apply(&self, state: &mut S, region: Box3, step: u64);
+}
+
+/// A boxed stencil is a stencil: a chunk can hold rules of different types in one list.
+#[cfg(feature = "alloc")]
+impl<S: ?Sized, X: Stencil<S> + ?Sized> Stencil<S> for alloc::boxed::Box<X> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn reads(&self) -> &[FieldId] {
+        (**self).reads()
+    }
+    fn writes(&self) -> &[FieldId] {
+        (**self).writes()
+    }
+    fn reach(&self) -> usize {
+        (**self).reach()
+    }
+    fn reach_of(&self, field: FieldId) -> usize {
+        (**self).reach_of(field)
+    }
+    fn cost_per_cell(&self) -> f64 {
+        (**self).cost_per_cell()
+    }
+    fn apply(&self, state: &mut S, region: Box3, step: u64) {
+        (**self).apply(state, region, step)
+    }
 }

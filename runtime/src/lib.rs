@@ -16,6 +16,7 @@
 //! [`parallel::CommKind`] and [`balance::BalanceMode`]).
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod balance;
 pub mod checkpoint;
 pub mod checkpoint_owned;

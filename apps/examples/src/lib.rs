@@ -7,6 +7,7 @@
 
 pub mod life;
 pub mod virtual_cluster;
+pub mod wave;
 
 use yee_core::balance::Balancer;
 use yee_core::decomposition::uniform_layout_borders;

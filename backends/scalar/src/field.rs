@@ -26,19 +26,65 @@ impl<T: Scalar> HostField<T> {
     }
 
     /// The value at global cell `p` (owned or ghost).
+    #[inline]
     pub fn get(&self, p: [i64; 3]) -> T {
         self.data[self.storage.linear_index(p)]
     }
 
     /// Sets the value at global cell `p` (owned or ghost).
+    #[inline]
     pub fn set(&mut self, p: [i64; 3], value: T) {
         let i = self.storage.linear_index(p);
         self.data[i] = value;
     }
 
+    /// The value at cell `(x, y)` of a 2D grid (z = 0).
+    #[inline]
+    pub fn get_xy(&self, x: i64, y: i64) -> T {
+        self.get([x, y, 0])
+    }
+
+    /// Sets the value at cell `(x, y)` of a 2D grid (z = 0).
+    #[inline]
+    pub fn set_xy(&mut self, x: i64, y: i64, value: T) {
+        self.set([x, y, 0], value)
+    }
+
     /// Position of global cell `p` in [`HostField::as_slice`].
+    #[inline]
     pub fn storage_offset(&self, p: [i64; 3]) -> usize {
         self.storage.linear_index(p)
+    }
+
+    /// The stored row at `(y, z)` in storage order: every x of the storage box, ghosts
+    /// included; cell `x` is at [`HostField::column`]`(x)`. One row of a 1D grid is
+    /// `row(0, 0)`.
+    #[inline]
+    pub fn row(&self, y: i64, z: i64) -> &[T] {
+        let start = self.storage.linear_index([self.storage.lo[0], y, z]);
+        &self.data[start..start + self.storage.extent()[0]]
+    }
+
+    /// [`HostField::row`], mutable.
+    #[inline]
+    pub fn row_mut(&mut self, y: i64, z: i64) -> &mut [T] {
+        let start = self.storage.linear_index([self.storage.lo[0], y, z]);
+        let len = self.storage.extent()[0];
+        &mut self.data[start..start + len]
+    }
+
+    /// Where global column `x` lies in a [`HostField::row`].
+    #[inline]
+    pub fn column(&self, x: i64) -> usize {
+        debug_assert!((self.storage.lo[0]..self.storage.hi[0]).contains(&x));
+        (x - self.storage.lo[0]) as usize
+    }
+
+    /// The positions in a [`HostField::row`] of the columns of `region` (`region.lo[0]` to
+    /// `region.hi[0]`).
+    #[inline]
+    pub fn columns(&self, region: Box3) -> core::ops::Range<usize> {
+        self.column(region.lo[0])..self.column(region.lo[0]) + region.extent()[0]
     }
 
     /// The raw array over [`Field::storage`], x fastest.
@@ -106,6 +152,19 @@ impl<T: Scalar> Field for HostField<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_are_the_storage_rows() {
+        let mut f = HostField::<f64>::zeros(Box3::new([2, 0, 0], [5, 2, 1]), [1, 1, 0]);
+        f.set_xy(4, 1, 7.0);
+        let row = f.row(1, 0);
+        assert_eq!(row.len(), 5);
+        assert_eq!(row[f.column(4)], 7.0);
+        assert_eq!(f.columns(Box3::new([3, 0, 0], [5, 1, 1])), 2..4);
+        f.row_mut(-1, 0)[0] = 1.5;
+        assert_eq!(f.get([1, -1, 0]), 1.5);
+        assert_eq!(f.get_xy(4, 1), 7.0);
+    }
 
     #[test]
     fn boxes_round_trip_and_resizing_keeps_values() {

@@ -2,6 +2,7 @@
 //! [`Fields`] and gets a [`Chunk`] — ghost width, halos, work and migration derived from what
 //! the stencils declare — that runs decomposed, balanced and migrated by the generic session.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use yee_core::{
     Box3, Capabilities, Chunk, Direction, Field, FieldId, HostBuffer, HostChunkError, Scalar,
@@ -19,33 +20,75 @@ pub struct Fields<T> {
 
 impl<T: Scalar> Fields<T> {
     /// The field of `id`.
+    #[inline]
     pub fn get(&self, id: FieldId) -> &HostField<T> {
         &self.fields[id.0 as usize]
     }
 
     /// The field of `id`, mutable.
+    #[inline]
     pub fn get_mut(&mut self, id: FieldId) -> &mut HostField<T> {
         &mut self.fields[id.0 as usize]
     }
+
+    /// The fields of `ids`, all mutable at once (`let [u, v] = fields.disjoint_mut([U, V]);`).
+    ///
+    /// Panics if an id repeats or names no field: a mistake in the app's code, not its input.
+    pub fn disjoint_mut<const N: usize>(&mut self, ids: [FieldId; N]) -> [&mut HostField<T>; N] {
+        let mut slots: [Option<&mut HostField<T>>; N] = [const { None }; N];
+        for (k, field) in self.fields.iter_mut().enumerate() {
+            if let Some(j) = ids.iter().position(|id| id.0 as usize == k) {
+                slots[j] = Some(field);
+            }
+        }
+        slots.map(|f| f.expect("disjoint_mut: each id must name a distinct field"))
+    }
 }
+
+/// A stencil of any type over [`Fields`]: [`StencilChunk`]'s default, so one chunk can hold
+/// rules of different types (`vec![Box::new(Drift), Box::new(Kick)]`).
+pub type DynStencil<T> = Box<dyn Stencil<Fields<T>> + Send>;
 
 /// A chunk whose phases are the stencils `S`, one per phase, in order.
 ///
 /// Derived from the stencils:
 /// - the ghost width: the largest [`Stencil::reach`], on each active axis;
-/// - the halos after phase `p`: the fields stencil `p` writes that some stencil reads with a
-///   non-zero reach, a layer of the ghost width toward every share direction (faces, edges
-///   and corners: a stencil may read diagonal neighbours);
+/// - the halos after phase `p`: each field stencil `p` writes that some stencil reads beyond
+///   its own cell ([`Stencil::reach_of`] > 0), a layer as deep as the deepest such read,
+///   toward every share direction (faces, edges and corners: a stencil may read diagonal
+///   neighbours); a field read only in place is never sent;
 /// - the work of a step: the sum of the stencils' [`Stencil::cost_per_cell`] per cell;
 /// - migration: every field of every cell.
-#[derive(Clone, Debug)]
-pub struct StencilChunk<T: Scalar, S> {
+pub struct StencilChunk<T: Scalar, S = DynStencil<T>> {
     state: Fields<T>,
     stencils: Vec<S>,
     owned: Box3,
     ghost: [usize; 3],
-    /// Per phase, the fields exchanged after it.
-    exchanged: Vec<Vec<FieldId>>,
+    /// Per phase, the fields exchanged after it and the depth of their layer.
+    exchanged: Vec<Vec<(FieldId, usize)>>,
+}
+
+impl<T: Scalar, S: Clone> Clone for StencilChunk<T, S> {
+    fn clone(&self) -> Self {
+        StencilChunk {
+            state: self.state.clone(),
+            stencils: self.stencils.clone(),
+            owned: self.owned,
+            ghost: self.ghost,
+            exchanged: self.exchanged.clone(),
+        }
+    }
+}
+
+impl<T: Scalar, S> core::fmt::Debug for StencilChunk<T, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StencilChunk")
+            .field("owned", &self.owned)
+            .field("ghost", &self.ghost)
+            .field("phases", &self.stencils.len())
+            .field("exchanged", &self.exchanged)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<T: Scalar, S: Stencil<Fields<T>>> StencilChunk<T, S> {
@@ -54,14 +97,16 @@ impl<T: Scalar, S: Stencil<Fields<T>>> StencilChunk<T, S> {
     pub fn new(owned: Box3, active: [bool; 3], fields: usize, stencils: Vec<S>) -> Self {
         let reach = stencils.iter().map(Stencil::reach).max().unwrap_or(0);
         let ghost = active.map(|a| if a { reach } else { 0 });
-        let read_across = |id: &FieldId| {
-            stencils
-                .iter()
-                .any(|s| s.reach() > 0 && s.reads().contains(id))
-        };
+        let depth = |id: FieldId| stencils.iter().map(|s| s.reach_of(id)).max().unwrap_or(0);
         let exchanged = stencils
             .iter()
-            .map(|s| s.writes().iter().copied().filter(read_across).collect())
+            .map(|s| {
+                s.writes()
+                    .iter()
+                    .map(|&id| (id, depth(id).min(reach)))
+                    .filter(|&(_, d)| d > 0)
+                    .collect()
+            })
             .collect();
         StencilChunk {
             state: Fields {
@@ -86,10 +131,10 @@ impl<T: Scalar, S: Stencil<Fields<T>>> StencilChunk<T, S> {
         &mut self.state
     }
 
-    /// The owned cells within the ghost width of the `d` side (`inside`), or the ghost cells
-    /// beyond it (`!inside`).
-    fn layer(&self, d: Direction, inside: bool) -> Box3 {
-        let (o, g) = (self.owned, self.ghost.map(|g| g as i64));
+    /// The owned cells within `depth` of the `d` side (`inside`), or the ghost cells that
+    /// deep beyond it (`!inside`).
+    fn layer(&self, d: Direction, inside: bool, depth: usize) -> Box3 {
+        let (o, g) = (self.owned, self.ghost.map(|g| g.min(depth) as i64));
         let mut b = o;
         for a in 0..3 {
             match (d.0[a], inside) {
@@ -103,22 +148,35 @@ impl<T: Scalar, S: Stencil<Fields<T>>> StencilChunk<T, S> {
         b
     }
 
-    /// Copies the fields exchanged after `phase` over `region` into `out`, one field after
-    /// the other.
-    fn pack(&self, phase: usize, region: Box3, out: &mut [T]) {
-        let n = region.cells();
-        for (k, &id) in self.exchanged[phase].iter().enumerate() {
-            self.state
-                .get(id)
-                .read_box(region, &mut out[k * n..(k + 1) * n]);
+    /// Values sent toward (`inside`) or received from `d` after `phase`.
+    fn halo_values(&self, phase: usize, d: Direction, inside: bool) -> usize {
+        self.exchanged[phase]
+            .iter()
+            .map(|&(_, depth)| self.layer(d, inside, depth).cells())
+            .sum()
+    }
+
+    /// Copies the fields exchanged after `phase` toward `d` into `out`, one field after the
+    /// other.
+    fn pack(&self, phase: usize, d: Direction, out: &mut [T]) {
+        let mut at = 0;
+        for &(id, depth) in &self.exchanged[phase] {
+            let region = self.layer(d, true, depth);
+            let n = region.cells();
+            self.state.get(id).read_box(region, &mut out[at..at + n]);
+            at += n;
         }
     }
 
-    /// Writes what [`StencilChunk::pack`] of a neighbour wrote into `region`.
-    fn unpack(&mut self, phase: usize, region: Box3, data: &[T]) {
-        let n = region.cells();
-        for (k, &id) in self.exchanged[phase].iter().enumerate() {
-            self.state.fields[id.0 as usize].write_box(region, &data[k * n..(k + 1) * n]);
+    /// Writes what [`StencilChunk::pack`] of the neighbour beyond `d` wrote into the ghosts.
+    fn unpack(&mut self, phase: usize, d: Direction, data: &[T]) {
+        let mut at = 0;
+        for k in 0..self.exchanged[phase].len() {
+            let (id, depth) = self.exchanged[phase][k];
+            let region = self.layer(d, false, depth);
+            let n = region.cells();
+            self.state.get_mut(id).write_box(region, &data[at..at + n]);
+            at += n;
         }
     }
 }
@@ -154,11 +212,11 @@ impl<T: Scalar, S: Stencil<Fields<T>>> Chunk for StencilChunk<T, S> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        self.exchanged[phase].len() * self.layer(toward, true).cells()
+        self.halo_values(phase, toward, true)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        self.exchanged[phase].len() * self.layer(from, false).cells()
+        self.halo_values(phase, from, false)
     }
 
     fn pack_halos(
@@ -169,7 +227,7 @@ impl<T: Scalar, S: Stencil<Fields<T>>> Chunk for StencilChunk<T, S> {
     ) -> Result<(), HostChunkError> {
         for (&d, buffer) in towards.iter().zip(out) {
             let len = self.halo_len(phase, d);
-            self.pack(phase, self.layer(d, true), buffer.values_mut(len));
+            self.pack(phase, d, buffer.values_mut(len));
         }
         Ok(())
     }
@@ -182,7 +240,7 @@ impl<T: Scalar, S: Stencil<Fields<T>>> Chunk for StencilChunk<T, S> {
     ) -> Result<(), HostChunkError> {
         for (&d, buffer) in froms.iter().zip(data) {
             let len = self.ghost_len(phase, d);
-            self.unpack(phase, self.layer(d, false), buffer.values(len));
+            self.unpack(phase, d, buffer.values(len));
         }
         Ok(())
     }
