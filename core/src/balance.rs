@@ -174,9 +174,12 @@ pub struct Decision {
     pub measured_seconds: f64,
     /// Disabled lines per axis after the decision.
     pub disabled: [Vec<usize>; 3],
-    /// A short description of what changed: "rebalance", "enable x [2, 3]", or "disable x"
-    /// followed by each set disabled, in the order decided ("disable x [0] [3]": line 0 at
-    /// the costliest border, then line 3 at the next-highest share time, eqs. (9)–(18)).
+    /// A short description of what changed: [`REBALANCE`] (borders recut, no line enabled
+    /// or disabled), "enable x [2, 3]", or "disable x" followed by each set disabled, in the
+    /// order decided ("disable x [0] [3]": line 0 at the costliest border, then line 3 at the
+    /// next-highest share time, eqs. (9)–(18)); changes on several axes are joined by ", "
+    /// ("disable x [1], disable y [1]"). The session records "keep" when the borders did not
+    /// move.
     pub action: alloc::string::String,
 }
 
@@ -196,6 +199,9 @@ pub struct BalancerState {
     /// Messages per step per rank and face.
     pub messages_per_step: Vec<[f64; 6]>,
 }
+
+/// [`Decision::action`] when the borders are recut without enabling or disabling a line.
+pub const REBALANCE: &str = "rebalance";
 
 /// The balancer's state, identical on every rank (each feeds it the same gathered data).
 #[derive(Clone, Debug)]
@@ -398,16 +404,14 @@ impl Balancer {
     /// step time.
     pub fn decide(&mut self, total_work: f64, measured: f64) -> Result<Decision, PartitionError> {
         let perf = rank_perf(&self.perf);
-        let mut action = alloc::string::String::from("rebalance");
+        let mut changes: Vec<alloc::string::String> = Vec::new();
         let mut predicted = 0.0f64;
         let mut borders: [Vec<i64>; 3] = Default::default();
         for a in 0..3 {
             let n = self.topology.0[a];
             let lines = self.line_perf(a, &perf);
             if self.params.disabling && a < self.dims && n > 1 {
-                if let Some(change) = self.change_states(a, &lines, total_work) {
-                    action = change;
-                }
+                changes.extend(self.change_states(a, &lines, total_work));
             }
             let b = self.rounded_borders(a, &self.enabled[a], &lines)?;
             // A line the rounding emptied is disabled as well, and recorded as a disabled set
@@ -434,7 +438,10 @@ impl Balancer {
             predicted_seconds: predicted,
             measured_seconds: measured,
             disabled,
-            action,
+            action: match changes.is_empty() {
+                true => alloc::string::String::from(REBALANCE),
+                false => changes.join(", "),
+            },
         })
     }
 

@@ -8,7 +8,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::balance::{Balancer, FACE_LEN, GATHER_LEN};
+use crate::balance::{Balancer, FACE_LEN, GATHER_LEN, REBALANCE};
 use crate::chunk::{Chunk, ChunkError};
 use crate::comm::{Comm, Incoming, Outgoing, Route};
 use crate::decomposition::Layout;
@@ -63,7 +63,8 @@ pub struct HistoryEntry {
     pub measured_seconds: f64,
     /// Disabled lines per axis.
     pub disabled: [Vec<usize>; 3],
-    /// What changed.
+    /// What changed: the decision's action ([`crate::balance::Decision::action`]), or "keep"
+    /// when the borders did not move.
     pub action: String,
     /// Each rank's box after it, for a jagged or k-d layout (empty for a tensor layout,
     /// whose boxes are its borders).
@@ -232,7 +233,10 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
             predicted_seconds: decision.predicted_seconds,
             measured_seconds: measured,
             disabled: decision.disabled.clone(),
-            action: decision.action.clone(),
+            action: match decision.borders == borders && decision.action == REBALANCE {
+                true => String::from("keep"),
+                false => decision.action.clone(),
+            },
             boxes: Vec::new(),
         });
         if decision.borders != borders {

@@ -13,8 +13,10 @@ pub struct FieldId(pub u16);
 /// of a box into sub-boxes must give the same values as applying it to the whole box: that is
 /// what lets the driver update the border shell and the interior separately.
 pub trait Stencil<S: ?Sized> {
-    /// A short name for logs and profiles.
-    fn name(&self) -> &str;
+    /// A short name for logs and profiles (by default the type's name).
+    fn name(&self) -> &str {
+        core::any::type_name::<Self>()
+    }
 
     /// Fields read.
     fn reads(&self) -> &[FieldId];
@@ -36,8 +38,10 @@ pub trait Stencil<S: ?Sized> {
         }
     }
 
-    /// Relative cost of one cell (a plain vacuum Yee cell is 1).
-    fn cost_per_cell(&self) -> f64;
+    /// Relative cost of one cell (a plain vacuum Yee cell is 1; the default).
+    fn cost_per_cell(&self) -> f64 {
+        1.0
+    }
 
     /// Applies the rule for time step `step` to the cells of `region`.
     fn apply(&self, state: &mut S, region: Box3, step: u64);

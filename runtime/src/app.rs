@@ -43,7 +43,9 @@
 //! let make = |owned: Box3| {
 //!     let mut chunk = StencilChunk::new(owned, [true, false, false], 2,
 //!         vec![Box::new(Smooth) as _, Box::new(Commit) as _]);
-//!     chunk.fields_mut().get_mut(FieldId(0)).set([16, 0, 0], 1.0);
+//!     if owned.contains([16, 0, 0]) {
+//!         chunk.fields_mut().get_mut(FieldId(0)).set([16, 0, 0], 1.0);
+//!     }
 //!     chunk
 //! };
 //! let read = |chunk: &StencilChunk<f64>, region: Box3, out: &mut [f64]| {
@@ -261,6 +263,7 @@ pub struct Gathered<T> {
 }
 
 /// The layout every rank starts from, made once before the ranks start.
+#[allow(clippy::large_enum_variant)] // one per run, shared by reference
 enum Start {
     Tensor(Plan),
     Boxes(BoxOwners),
@@ -272,9 +275,9 @@ enum Start {
 /// with `read(chunk, region, out)` (x fastest). The root (the calling thread for sim and
 /// shm, rank 0 of an MPI job) gets `Some` of the whole grid, the other MPI processes `None`.
 ///
-/// The cost of a cell is the chunk's [`Chunk::work`] of one cell (a chunk built over one
-/// cell at the origin, before the run): static plans and the balancer weigh every cell
-/// alike by it.
+/// The cost of a cell is the chunk's [`Chunk::work`] of one cell: `make` is first called for
+/// the one cell at the origin (so it must set values only inside the box it is given), and
+/// static plans and the balancer weigh every cell alike by it.
 pub fn run<C, F, R>(
     ranks: &Ranks,
     plan: &RunPlan,

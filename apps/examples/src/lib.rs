@@ -1,22 +1,23 @@
 //! 2D heat diffusion with a 9-point (Mehrstellen) Laplacian, written only against yee's traits:
 //! its own [`Stencil`], its own [`Chunk`] (which exchanges faces *and* corners, unlike Yee), a
-//! [`yee_core::Field`] from the scalar backend for storage, and the generic session (driver, balancer, migration) over any
-//! [`yee_core::Comm`]. It runs decomposed on the simulated and shared-memory communicators and
-//! must give the same bits as one rank.
+//! [`yee_core::Field`] from the scalar backend for storage, and the runtime's
+//! [`yee_runtime::app::run`] (layout, driver, balancer, migration, gathering) on any
+//! communicator. It must give the same bits on any decomposition as on one rank.
 #![warn(missing_docs)]
 
+/// The guide to writing an app on yee's traits (docs/custom-app.md): its code is compiled and
+/// run as this module's doctest.
+#[doc = include_str!("../../../docs/custom-app.md")]
+pub mod guide {}
 pub mod life;
 pub mod virtual_cluster;
 pub mod wave;
 
-use yee_core::balance::Balancer;
-use yee_core::decomposition::uniform_layout_borders;
-use yee_core::driver::StepError;
-use yee_core::session::{Plan, RunLog, run_steps};
 use yee_core::{
-    Box3, Capabilities, Chunk, Comm, Direction, Field, FieldId, HostBuffer, HostChunkError,
-    Stencil, Topology,
+    Box3, Capabilities, Chunk, Direction, Field, FieldId, HostBuffer, HostChunkError, Stencil,
 };
+use yee_runtime::RuntimeError;
+use yee_runtime::app::{Gathered, Ranks, RunPlan, run};
 use yee_scalar::HostField;
 
 /// Two time levels of the temperature on one chunk; level `step % 2` is the old one.
@@ -56,12 +57,13 @@ impl Stencil<HeatState> for HeatStencil {
         let [a, b] = &mut state.levels;
         let (src, dst) = if old == 0 { (&*a, b) } else { (&*b, a) };
         for y in region.lo[1]..region.hi[1] {
-            for x in region.lo[0]..region.hi[0] {
-                let u = |dx: i64, dy: i64| src.get([x + dx, y + dy, 0]);
-                let faces = u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1);
-                let corners = u(1, 1) + u(-1, 1) + u(1, -1) + u(-1, -1);
-                let laplacian = (4.0 * faces + corners - 20.0 * u(0, 0)) / 6.0;
-                dst.set([x, y, 0], u(0, 0) + state.r * laplacian);
+            let (s, c, n) = (src.row(y - 1, 0), src.row(y, 0), src.row(y + 1, 0));
+            let out = dst.row_mut(y, 0);
+            for x in src.columns(region) {
+                let faces = c[x + 1] + c[x - 1] + n[x] + s[x];
+                let corners = n[x + 1] + n[x - 1] + s[x + 1] + s[x - 1];
+                let laplacian = (4.0 * faces + corners - 20.0 * c[x]) / 6.0;
+                out[x] = c[x] + state.r * laplacian;
             }
         }
     }
@@ -77,47 +79,23 @@ pub struct HeatChunk {
 }
 
 impl HeatChunk {
-    /// A chunk owning `owned` of a `grid` (wrapping around the `periodic` axes), with the
-    /// initial temperature `u0(x, y)` at cell centres in its owned and ghost cells: the
-    /// ghosts hold what the neighbours would send, so no exchange is needed before the first
-    /// step. Ghosts beyond a non-periodic edge stay 0 (a cold wall).
-    pub fn new(
-        owned: Box3,
-        grid: [usize; 2],
-        periodic: [bool; 3],
-        r: f64,
-        u0: impl Fn(f64, f64) -> f64,
-    ) -> Self {
+    /// A chunk owning `owned`, with the initial temperature `u0(x, y)` at the centres of its
+    /// owned cells (the runtime exchanges the ghosts before the first step; ghosts beyond a
+    /// wall stay 0, a cold wall).
+    pub fn new(owned: Box3, r: f64, u0: impl Fn(f64, f64) -> f64) -> Self {
         let mut level = HostField::zeros(owned, [1, 1, 0]);
-        let storage = level.storage();
-        for n in 0..storage.cells() {
-            let p = storage.index_at(n);
-            let wrapped = |a: usize| {
-                let (x, size) = (p[a], grid[a] as i64);
-                match (0..size).contains(&x) {
-                    true => Some(x),
-                    false => periodic[a].then(|| x.rem_euclid(size)),
-                }
-            };
-            if let (Some(x), Some(y)) = (wrapped(0), wrapped(1)) {
-                level.set(p, u0(x as f64 + 0.5, y as f64 + 0.5));
+        for y in owned.lo[1]..owned.hi[1] {
+            for x in owned.lo[0]..owned.hi[0] {
+                level.set_xy(x, y, u0(x as f64 + 0.5, y as f64 + 0.5));
             }
         }
         HeatChunk {
             state: HeatState {
-                levels: [level.clone(), HostField::zeros(owned, [1, 1, 0])],
+                levels: [level, HostField::zeros(owned, [1, 1, 0])],
                 r,
             },
             newest: 0,
         }
-    }
-
-    /// The newest temperature over the owned box, x fastest.
-    pub fn temperature(&self) -> Vec<f64> {
-        let f = &self.state.levels[self.newest];
-        let mut out = vec![0.0; f.owned().cells()];
-        f.read_box(f.owned(), &mut out);
-        out
     }
 
     /// Owned cells next to `dir` (one layer along each non-zero axis of `dir`).
@@ -254,50 +232,17 @@ pub fn hot_spot(x: f64, y: f64) -> f64 {
     (-((x - 30.0).powi(2) + (y - 25.0).powi(2)) / 50.0).exp()
 }
 
-/// What one rank of a small app ends with: its final box, its values there (x fastest) and
-/// its run log.
-pub type RankPiece<T> = (Box3, Vec<T>, RunLog);
-
-/// Runs `steps` steps of the rank `comm.rank()` laid out (and balanced, if the plan has a
-/// balancer) by `plan`, and returns its final box, its temperature and the run's log.
-pub fn run_rank<M: Comm>(
-    plan: &Plan,
-    grid: [usize; 2],
-    comm: &mut M,
+/// `steps` steps of the heat app with diffusion number `r` from [`hot_spot`], on `ranks` laid
+/// out by `plan`: the temperature over the grid on the root.
+pub fn simulate(
+    ranks: &Ranks,
+    plan: &RunPlan,
     steps: u64,
     r: f64,
-) -> Result<RankPiece<f64>, StepError<HostChunkError, M::Error>> {
-    let owned = plan.initial_box(comm.rank());
-    let chunk = HeatChunk::new(owned, grid, plan.periodic, r, hot_spot);
-    let (chunk, log) = run_steps(plan, comm, steps, chunk, |_, _| false)?;
-    Ok((chunk.owned(), chunk.temperature(), log))
-}
-
-/// A plan over `grid` on `topology` with even borders, and `balancer` if given.
-pub fn plan(
-    grid: [usize; 2],
-    topology: Topology,
-    periodic: [bool; 3],
-    balancer: Option<Balancer>,
-) -> Plan {
-    Plan {
-        topology,
-        borders: uniform_layout_borders([grid[0], grid[1], 1], topology),
-        periodic,
-        active: [true, true, false],
-        balancer,
-        overlap: true,
-    }
-}
-
-/// Assembles the ranks' pieces (box, values over it, log) into the whole `grid` (x fastest).
-pub fn assemble<T: Copy + Default>(grid: [usize; 2], pieces: &[RankPiece<T>]) -> Vec<T> {
-    let whole = Box3::from_extent([grid[0], grid[1], 1]);
-    let mut out = vec![T::default(); whole.cells()];
-    for (owned, values, _) in pieces {
-        for (n, v) in values.iter().enumerate() {
-            out[whole.linear_index(owned.index_at(n))] = *v;
-        }
-    }
-    out
+) -> Result<Option<Gathered<f64>>, RuntimeError> {
+    let make = |owned: Box3| HeatChunk::new(owned, r, hot_spot);
+    let read = |c: &HeatChunk, region: Box3, out: &mut [f64]| {
+        c.state.levels[c.newest].read_box(region, out)
+    };
+    run(ranks, plan, steps, make, read)
 }

@@ -1,18 +1,15 @@
 //! Conway's Game of Life written as two [`Stencil`]s and nothing else: the scalar backend's
 //! [`StencilChunk`] derives the ghost width, the halos (faces, edges and corners), the work
-//! and migration from them, and the generic session runs it decomposed and dynamically
-//! balanced on any communicator, with the same cells as one rank.
+//! and migration from them, and the runtime runs it decomposed and dynamically balanced on
+//! any communicator, with the same cells as one rank.
 //!
 //! Phase 0 commits the next generation (`ALIVE ← NEXT`, reach 0); its `ALIVE` is exchanged;
 //! phase 1 applies the rule (`NEXT ← rule(ALIVE and its 8 neighbours)`, reach 1). A run starts
-//! with generation 0 in `NEXT`, so after `T` steps `NEXT` holds generation `T` — and no
-//! exchange is needed before the first step.
+//! with generation 0 in `NEXT`, so after `T` steps `NEXT` holds generation `T`.
 
-use yee_core::driver::StepError;
-use yee_core::session::{Plan, run_steps};
-
-use crate::RankPiece;
-use yee_core::{Box3, Chunk, Comm, FieldId, HostChunkError, Stencil};
+use yee_core::{Box3, Field, FieldId, Stencil};
+use yee_runtime::RuntimeError;
+use yee_runtime::app::{Gathered, Ranks, RunPlan, run};
 use yee_scalar::stencil_chunk::{Fields, StencilChunk};
 
 /// The current generation (1 alive, 0 dead).
@@ -61,38 +58,25 @@ impl Stencil<Fields<f32>> for LifeStencil {
         }
     }
     fn apply(&self, state: &mut Fields<f32>, region: Box3, _step: u64) {
-        let [alive, next] = &mut state.fields[..] else {
-            unreachable!("a life chunk has two fields")
-        };
+        let [alive, next] = state.disjoint_mut([ALIVE, NEXT]);
+        let columns = alive.columns(region);
         for y in region.lo[1]..region.hi[1] {
-            for x in region.lo[0]..region.hi[0] {
-                match self {
-                    LifeStencil::Commit => alive.set([x, y, 0], next.get([x, y, 0])),
-                    LifeStencil::Rule => {
-                        let mut neighbours = 0.0;
-                        for (dx, dy) in NEIGHBOURS {
-                            neighbours += alive.get([x + dx, y + dy, 0]);
-                        }
-                        let me = alive.get([x, y, 0]) == 1.0;
-                        let lives = neighbours == 3.0 || (me && neighbours == 2.0);
-                        next.set([x, y, 0], f32::from(u8::from(lives)));
-                    }
-                }
+            if *self == LifeStencil::Commit {
+                let from = &next.row(y, 0)[columns.clone()];
+                alive.row_mut(y, 0)[columns.clone()].copy_from_slice(from);
+                continue;
+            }
+            let (s, c, n) = (alive.row(y - 1, 0), alive.row(y, 0), alive.row(y + 1, 0));
+            let out = next.row_mut(y, 0);
+            for x in columns.clone() {
+                let row = |r: &[f32]| r[x - 1] + r[x] + r[x + 1];
+                let neighbours = row(s) + row(n) + c[x - 1] + c[x + 1];
+                let lives = neighbours == 3.0 || (c[x] == 1.0 && neighbours == 2.0);
+                out[x] = f32::from(u8::from(lives));
             }
         }
     }
 }
-
-const NEIGHBOURS: [(i64, i64); 8] = [
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-];
 
 /// A life chunk owning `owned`, with generation 0 (`alive(x, y)`) in `NEXT`.
 pub fn life_chunk(owned: Box3, alive: impl Fn(i64, i64) -> bool) -> StencilChunk<f32, LifeStencil> {
@@ -110,19 +94,19 @@ pub fn life_chunk(owned: Box3, alive: impl Fn(i64, i64) -> bool) -> StencilChunk
     chunk
 }
 
-/// Runs `steps` generations of rank `comm.rank()` laid out (and balanced) by `plan`.
-pub fn run_rank<M: Comm>(
-    plan: &Plan,
-    comm: &mut M,
+/// `steps` generations from `alive` on `ranks` laid out by `plan`: `NEXT` over the grid on
+/// the root.
+pub fn simulate(
+    ranks: &Ranks,
+    plan: &RunPlan,
     steps: u64,
-    alive: impl Fn(i64, i64) -> bool,
-) -> Result<RankPiece<f32>, StepError<HostChunkError, M::Error>> {
-    let chunk = life_chunk(plan.initial_box(comm.rank()), alive);
-    let (chunk, log) = run_steps(plan, comm, steps, chunk, |_, _| false)?;
-    let owned = chunk.owned();
-    let mut cells = vec![0.0; owned.cells()];
-    yee_core::Field::read_box(chunk.fields().get(NEXT), owned, &mut cells);
-    Ok((owned, cells, log))
+    alive: impl Fn(i64, i64) -> bool + Sync,
+) -> Result<Option<Gathered<f32>>, RuntimeError> {
+    let make = |owned: Box3| life_chunk(owned, &alive);
+    let read = |c: &StencilChunk<f32, LifeStencil>, region: Box3, out: &mut [f32]| {
+        c.fields().get(NEXT).read_box(region, out)
+    };
+    run(ranks, plan, steps, make, read)
 }
 
 /// A glider whose top-left corner is at `(x0, y0)`: it moves one cell down and right every

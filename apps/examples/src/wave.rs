@@ -1,8 +1,6 @@
-//! The 2D scalar wave equation u_tt = c²∇²u as two [`Stencil`]s in leapfrog form — a drift
-//! `U += Δt·V` that reads nothing across cells, and a kick `V += (cΔt/Δx)²∇²U` that reads U
-//! across cells and V only in place — and nothing else: the runtime runs it on any
-//! communicator and layout with the one-rank bits. Only U crosses a border (the kick's
-//! [`Stencil::reach_of`] says V is read in place), so a step's halo is one field's.
+//! The 2D wave equation u_tt = c²∇²u as two [`Stencil`]s in leapfrog form, a drift `U += Δt·V`
+//! and a kick `V += (cΔt/Δx)²∇²U` that reads V only in place ([`Stencil::reach_of`]), so only
+//! U crosses a border. The runtime runs it on any communicator and layout with the same bits.
 
 use yee_core::{Box3, Field, FieldId, Stencil};
 use yee_runtime::RuntimeError;
@@ -13,16 +11,13 @@ use yee_scalar::stencil_chunk::{DynStencil, Fields, StencilChunk};
 pub const U: FieldId = FieldId(0);
 /// Its time derivative.
 pub const V: FieldId = FieldId(1);
-/// Δt (with Δx = 1 and c = 1: Courant number 0.5, stable below 1/√2).
+/// Δt (with Δx = c = 1: Courant number 0.5, stable below 1/√2).
 pub const DT: f64 = 0.5;
 
 /// `U += Δt·V`.
 pub struct Drift;
 
 impl Stencil<Fields<f64>> for Drift {
-    fn name(&self) -> &str {
-        "wave-drift"
-    }
     fn reads(&self) -> &[FieldId] {
         &[V]
     }
@@ -50,9 +45,6 @@ impl Stencil<Fields<f64>> for Drift {
 pub struct Kick;
 
 impl Stencil<Fields<f64>> for Kick {
-    fn name(&self) -> &str {
-        "wave-kick"
-    }
     fn reads(&self) -> &[FieldId] {
         &[U, V]
     }
@@ -64,9 +56,6 @@ impl Stencil<Fields<f64>> for Kick {
     }
     fn reach_of(&self, field: FieldId) -> usize {
         usize::from(field == U)
-    }
-    fn cost_per_cell(&self) -> f64 {
-        1.0
     }
     fn apply(&self, f: &mut Fields<f64>, region: Box3, _step: u64) {
         let [u, v] = f.disjoint_mut([U, V]);
@@ -80,14 +69,8 @@ impl Stencil<Fields<f64>> for Kick {
     }
 }
 
-/// The initial displacement: a Gaussian bump at `(60, 50)`, 0.1 high, at rest.
-pub fn bump(x: i64, y: i64) -> f64 {
-    0.1 * (-((x - 60).pow(2) + (y - 50).pow(2)) as f64 / 40.0).exp()
-}
-
-/// A wave chunk over `held` (its cells and, in a box layout, its neighbours' border cells),
-/// kick first or drift first, with the bump in U on its cells only: the runtime exchanges
-/// the ghosts before the first step.
+/// A wave chunk over `held`, kick or drift first, U a bump at (60, 50) on its cells only (the
+/// runtime exchanges the ghosts before the first step).
 pub fn chunk(held: Box3, kick_first: bool) -> StencilChunk<f64> {
     let mut rules: Vec<DynStencil<f64>> = vec![Box::new(Drift), Box::new(Kick)];
     if kick_first {
@@ -97,7 +80,11 @@ pub fn chunk(held: Box3, kick_first: bool) -> StencilChunk<f64> {
     let u = chunk.fields_mut().get_mut(U);
     for y in held.lo[1]..held.hi[1] {
         for x in held.lo[0]..held.hi[0] {
-            u.set_xy(x, y, bump(x, y));
+            u.set_xy(
+                x,
+                y,
+                0.1 * (-((x - 60).pow(2) + (y - 50).pow(2)) as f64 / 40.0).exp(),
+            );
         }
     }
     chunk

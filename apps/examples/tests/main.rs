@@ -4,3 +4,4 @@
 mod heat_decomposition;
 mod life;
 mod virtual_cluster;
+mod wave;

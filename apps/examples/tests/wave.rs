@@ -1,0 +1,90 @@
+//! The 2D wave app (apps/examples/src/wave.rs), kick first and drift first: the same bits on
+//! one rank, on simulated and shared-memory ranks, in tensor, jagged and k-d layouts, and
+//! under dynamic balancing against a slow rank, whose borders move; and one field's halo per
+//! step. Kick first is the case a run without the exchange before step 0 gets wrong: the
+//! kick reads U across the border before anything was sent.
+
+use yee_comm_sim::MachineModel;
+use yee_core::Topology;
+use yee_examples::wave::simulate;
+use yee_runtime::app::{CommKind, Gathered, LayoutKind, Ranks, RunPlan};
+
+const GRID: [usize; 3] = [120, 100, 1];
+const STEPS: u64 = 60;
+
+fn run(comm: CommKind, count: usize, plan: &RunPlan, kick_first: bool) -> Gathered<f64> {
+    let ranks = Ranks::new(comm, count).unwrap();
+    simulate(&ranks, plan, STEPS, kick_first).unwrap().unwrap()
+}
+
+/// Rank 0 three times slower than the others.
+fn slow_rank(ranks: usize) -> MachineModel {
+    let mut model = MachineModel::default_for(ranks);
+    model.speeds[0] /= 3.0;
+    model
+}
+
+#[test]
+fn every_communicator_and_layout_gives_the_one_rank_bits() {
+    for kick_first in [true, false] {
+        let reference = run(CommKind::Sim, 1, &RunPlan::new(GRID), kick_first).values;
+        assert!(reference.iter().any(|&u| u.abs() > 1e-3), "the wave moves");
+        let tensor = RunPlan::new(GRID);
+        let cases = [
+            (CommKind::Shm, 4, tensor.clone()),
+            (CommKind::Sim, 4, tensor.clone()),
+            (CommKind::Sim, 4, tensor.topology(Topology([1, 4, 1]))),
+            (
+                CommKind::Sim,
+                4,
+                RunPlan::new(GRID).layout(LayoutKind::Jagged),
+            ),
+            (CommKind::Shm, 3, RunPlan::new(GRID).layout(LayoutKind::Kd)),
+            (CommKind::Sim, 5, RunPlan::new(GRID).layout(LayoutKind::Kd)),
+        ];
+        for (comm, count, plan) in cases {
+            let out = run(comm, count, &plan, kick_first);
+            assert!(
+                out.values == reference,
+                "{comm:?} {count} ranks {:?} {:?}, kick first {kick_first}",
+                plan.layout,
+                plan.topology
+            );
+        }
+    }
+}
+
+#[test]
+fn balancing_against_a_slow_rank_moves_borders_and_keeps_the_bits() {
+    for kick_first in [true, false] {
+        let reference = run(CommKind::Sim, 1, &RunPlan::new(GRID), kick_first).values;
+        for layout in [LayoutKind::Tensor, LayoutKind::Jagged, LayoutKind::Kd] {
+            let plan = RunPlan::new(GRID)
+                .topology(Topology([4, 1, 1]))
+                .layout(layout)
+                .balanced(10)
+                .model(slow_rank(4));
+            let out = run(CommKind::Sim, 4, &plan, kick_first);
+            let [first, last] = out.boxes[0];
+            assert!(
+                last.cells() < first.cells(),
+                "{layout:?}: the slow rank gave cells away: {first:?} → {last:?}"
+            );
+            assert!(
+                out.values == reference,
+                "{layout:?}, kick first {kick_first}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_step_sends_one_field_halo() {
+    // Two ranks side by side along x: each sends the other one column of U (100 cells of
+    // 8 bytes) per step; V is read in place by the kick and never sent.
+    let plan = RunPlan::new(GRID).topology(Topology([2, 1, 1]));
+    for kick_first in [true, false] {
+        let out = run(CommKind::Sim, 2, &plan, kick_first);
+        assert_eq!(out.halo_bytes, vec![STEPS * 100 * 8; 2]);
+    }
+}
