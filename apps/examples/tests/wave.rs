@@ -88,3 +88,28 @@ fn a_step_sends_one_field_halo() {
         assert_eq!(out.halo_bytes, vec![STEPS * 100 * 8; 2]);
     }
 }
+
+#[test]
+fn box_layouts_balance_one_slow_rank_in_two_by_two_to_the_ideal() {
+    // Rank 0 of 2×2 three times slower: a tensor split cannot give it a third of a share
+    // without starving a line (the balancer's per-axis line model, eq. (21), settles at
+    // 102×102: max load 31 212 cell-units, the best tensor split 24 576), a jagged or k-d
+    // layout can: the ideal is total work / total speed = 3·256²/10 = 19 661.
+    let grid = [256, 256, 1];
+    for layout in [LayoutKind::Jagged, LayoutKind::Kd] {
+        let plan = RunPlan::new(grid)
+            .topology(Topology([2, 2, 1]))
+            .layout(layout)
+            .balanced(20)
+            .model(slow_rank(4));
+        let ranks = Ranks::new(CommKind::Sim, 4).unwrap();
+        let out = simulate(&ranks, &plan, 100, false).unwrap().unwrap();
+        let load = |r: usize| out.boxes[r][1].cells() as f64 * if r == 0 { 3.0 } else { 1.0 };
+        let worst = (0..4).map(load).fold(0.0, f64::max);
+        let ideal = 3.0 * (256.0 * 256.0) / 10.0;
+        assert!(
+            worst < 1.01 * ideal,
+            "{layout:?}: max load {worst} against {ideal}"
+        );
+    }
+}
