@@ -135,6 +135,12 @@ impl BoxBalancer {
         self.params
     }
 
+    /// The same balancer, its measurements forgotten, starting from `boxes` (a resumed run
+    /// on the layout it was saved on).
+    pub fn with_boxes(&self, boxes: Vec<Box3>) -> Self {
+        BoxBalancer::new(self.cut, self.grid, self.active, self.params, boxes)
+    }
+
     /// The current layout.
     pub fn layout(&self) -> BoxLayout {
         BoxLayout {

@@ -40,19 +40,23 @@ pub struct BoxRunLog {
     pub records: Vec<StepRecord>,
     /// Each rebalance: the steps done and what was decided (identical on every rank).
     pub history: Vec<(u64, BoxDecision)>,
-    /// The layout as the run ended.
-    pub layout: BoxLayout,
+    /// Who owns what as the run ended (a balancer with everything it measured): where a run
+    /// that continues this one starts.
+    pub owners: BoxOwners,
 }
 
-/// Runs `steps` steps of `chunk`, which must hold `owners.layout().chunk_box(rank,
-/// chunk.ghost())` with the initial values in its cells (the halos are exchanged before the
-/// first step, so its ghosts need not hold them). `density` weighs the cells when the boxes
-/// are cut again. Migrations resize the chunk in place, so it needs
-/// [`crate::Capabilities::migration`] (the [`TileDriver`] fails at once without it).
+/// Runs steps `from..until` of a run of `total` steps of `chunk`, which must hold
+/// `owners.layout().chunk_box(rank, chunk.ghost())` with the values after `from` steps in its
+/// cells (the halos are exchanged before the first step, so its ghosts need not hold them).
+/// `density` weighs the cells when the boxes are cut again, every `T_perf` steps counted
+/// from step 0 (none after the last step of the run), so a run cut into segments
+/// ([`BoxRunLog::owners`] starts the next) steps as the whole run would. Migrations resize
+/// the chunk in place, so it needs [`crate::Capabilities::migration`] (the [`TileDriver`]
+/// fails at once without it).
 pub fn run_box_steps<C: Chunk, M: Comm>(
-    mut owners: BoxOwners,
+    owners: BoxOwners,
     density: &impl CostDensity,
-    steps: u64,
+    [from, until, total]: [u64; 3],
     comm: &mut M,
     mut chunk: C,
 ) -> Result<(C, BoxRunLog), StepErrorOf<C, M>> {
@@ -62,24 +66,23 @@ pub fn run_box_steps<C: Chunk, M: Comm>(
     let mut log = BoxRunLog {
         records: Vec::new(),
         history: Vec::new(),
-        layout: owners.layout(),
+        owners,
     };
     let mut interval_start = 0;
-    for step in 0..steps {
+    for step in from..until.min(total) {
         log.records.push(driver.step(&mut chunk, comm, step)?);
         let done = step + 1;
-        let BoxOwners::Balanced(balancer) = &mut owners else {
+        let BoxOwners::Balanced(balancer) = &mut log.owners else {
             continue;
         };
-        if done % balancer.params().every != 0 || done == steps {
+        if done % balancer.params().every != 0 || done == total {
             continue;
         }
-        let records = &log.records[interval_start..];
         let decision = rebalance(
             balancer,
-            records,
+            &log.records[interval_start..],
             density,
-            steps - done,
+            total - done,
             &mut chunk,
             comm,
             &mut driver,
@@ -87,6 +90,5 @@ pub fn run_box_steps<C: Chunk, M: Comm>(
         interval_start = log.records.len();
         log.history.extend(decision.map(|d| (done, d)));
     }
-    log.layout = owners.layout();
     Ok((chunk, log))
 }

@@ -65,12 +65,15 @@ use yee_core::box_balance::{BoxBalancer, BoxCut};
 use yee_core::box_layout::{BoxLayout, jagged_layout, kd_layout};
 use yee_core::box_session::{BoxOwners, run_box_steps};
 use yee_core::decomposition::uniform_layout_borders;
-use yee_core::session::{Plan, run_steps};
+use yee_core::session::{self, Plan, run_steps_from};
 use yee_core::tile_driver::Ownership;
 use yee_core::topology::choose_topology;
 use yee_core::{Box3, Chunk, Comm, Topology};
 
+pub use crate::app_checkpoint::AppCheckpoints;
+use crate::app_checkpoint::{self, Saved};
 pub use crate::balance::LayoutKind;
+use crate::balance::layout_name;
 use crate::error::{RuntimeError, RuntimeErrorKind};
 pub use crate::parallel::CommKind;
 
@@ -156,6 +159,11 @@ pub struct RunPlan {
     pub slowdown: Vec<Slowdown>,
     /// Overlap the halo exchange with the interior update (Kim & Park 2012).
     pub overlap: bool,
+    /// Checkpoints written while it runs ([`crate::app_checkpoint`]).
+    pub checkpoints: Option<AppCheckpoints>,
+    /// A folder of checkpoints to resume from: the run starts from its newest whole one, on
+    /// any number of ranks and any layout (the balancer's measurements start afresh).
+    pub resume: Option<std::path::PathBuf>,
 }
 
 impl RunPlan {
@@ -171,7 +179,24 @@ impl RunPlan {
             model: None,
             slowdown: Vec::new(),
             overlap: true,
+            checkpoints: None,
+            resume: None,
         }
+    }
+
+    /// A checkpoint in `dir` every `every` steps.
+    pub fn checkpoint_every(mut self, dir: impl Into<std::path::PathBuf>, every: u64) -> Self {
+        self.checkpoints = Some(AppCheckpoints {
+            dir: dir.into(),
+            every,
+        });
+        self
+    }
+
+    /// Resumes from the newest whole checkpoint in `dir`.
+    pub fn resume_from(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.resume = Some(dir.into());
+        self
     }
 
     /// Wraps around `periodic` axes.
@@ -295,7 +320,27 @@ where
     let probe = make(origin);
     let (cost, ghost) = (probe.work(origin), probe.ghost());
     drop(probe);
-    let start = start(plan, ranks.count(), cost, active)?;
+    if plan.checkpoints.as_ref().is_some_and(|c| c.every == 0) {
+        return Err(RuntimeError::new(
+            RuntimeErrorKind::Options,
+            "checkpoints every 0 steps: give at least 1",
+        ));
+    }
+    let saved = match &plan.resume {
+        Some(dir) => Some(
+            app_checkpoint::latest(dir, plan.grid, size_of::<C::Value>())?.ok_or_else(|| {
+                RuntimeError::new(
+                    RuntimeErrorKind::Checkpoint,
+                    format!("no checkpoint to resume from in {}", dir.display()),
+                )
+            })?,
+        ),
+        None => None,
+    };
+    let mut start = start(plan, ranks.count(), cost, active)?;
+    if let Some(saved) = &saved {
+        continue_layout(&mut start, saved, layout_name(plan.layout));
+    }
     let density = uniform_density(cost);
     let comm_topology = match &start {
         Start::Tensor(p) => p.topology,
@@ -306,7 +351,11 @@ where
         density: &density,
         ghost,
         grid: plan.grid,
+        layout: layout_name(plan.layout),
+        first: saved.as_ref().map_or(0, |s| s.index.step),
         steps,
+        checkpoints: plan.checkpoints.as_ref(),
+        resume: saved.as_ref(),
         make: &make,
         read: &read,
     };
@@ -472,9 +521,53 @@ struct Rank<'a, D, F, R> {
     density: &'a D,
     ghost: [usize; 3],
     grid: [usize; 3],
+    layout: &'a str,
+    first: u64,
     steps: u64,
+    checkpoints: Option<&'a AppCheckpoints>,
+    resume: Option<&'a Saved>,
     make: &'a F,
     read: &'a R,
+}
+
+/// Where a rank's run stands between segments.
+#[allow(clippy::large_enum_variant)] // one per rank, moved once per segment
+enum At<'a> {
+    Tensor(&'a Plan, session::Start),
+    Boxes(BoxOwners),
+}
+
+impl At<'_> {
+    /// Moves the start to `step` (a resumed run).
+    fn set_step(&mut self, step: u64) {
+        if let At::Tensor(_, start) = self {
+            start.step = step;
+        }
+    }
+
+    /// The box rank `me` owns.
+    fn held(&self, me: usize) -> Box3 {
+        match self {
+            At::Tensor(plan, start) => start.owned_box(plan, me),
+            At::Boxes(owners) => owners.layout().boxes[me],
+        }
+    }
+
+    /// The box rank `me`'s chunk holds.
+    fn chunk_box(&self, me: usize, ghost: [usize; 3]) -> Box3 {
+        match self {
+            At::Tensor(..) => self.held(me),
+            At::Boxes(owners) => owners.layout().chunk_box(me, ghost),
+        }
+    }
+
+    /// The cells rank `me` owns, as boxes.
+    fn owned(&self, me: usize) -> Vec<Box3> {
+        match self {
+            At::Tensor(..) => vec![self.held(me)],
+            At::Boxes(owners) => owners.layout().owned(me),
+        }
+    }
 }
 
 /// Bytes of a box in a gathered message.
@@ -493,51 +586,88 @@ where
         R: Fn(&C, Box3, &mut [C::Value]),
     {
         let me = comm.rank();
-        let (chunk, owned, records, history, boxes) = match self.start {
-            Start::Tensor(plan) => {
-                let first = plan.initial_box(me);
-                let (chunk, log) =
-                    run_steps(plan, comm, self.steps, (self.make)(first), |_, _| false)
-                        .map_err(|e| RuntimeError::from_step(&e))?;
-                let ranks = plan.topology.ranks();
-                let history = log
-                    .history
-                    .iter()
-                    .map(|h| Rebalance {
-                        step: h.step,
-                        action: h.action.clone(),
-                        predicted_seconds: h.predicted_seconds,
-                        measured_seconds: h.measured_seconds,
-                        boxes: (0..ranks)
-                            .map(|r| plan.layout(&h.borders).chunk_box(r))
-                            .collect(),
-                    })
-                    .collect();
-                let last = chunk.owned();
-                (chunk, vec![last], log.records, history, [first, last])
+        let rank_error = |e: M::Error| RuntimeError::new(RuntimeErrorKind::Rank, e.to_string());
+        let mut at = match self.start {
+            Start::Tensor(plan) => At::Tensor(plan, session::Start::of(plan)),
+            Start::Boxes(owners) => At::Boxes(owners.clone()),
+        };
+        at.set_step(self.first);
+        let first = at.held(me);
+        let mut chunk = (self.make)(at.chunk_box(me, self.ghost));
+        if let Some(saved) = self.resume {
+            let restored = app_checkpoint::restore(saved, self.make, &mut chunk, &at.owned(me));
+            let mut all = vec![0.0; comm.size()];
+            comm.all_gather(&[f64::from(u8::from(restored.is_ok()))], &mut all)
+                .map_err(rank_error)?;
+            restored?;
+            if let Some(r) = all.iter().position(|&ok| ok == 0.0) {
+                return Err(RuntimeError::new(
+                    RuntimeErrorKind::Checkpoint,
+                    format!("rank {r} could not restore its part of the checkpoint"),
+                ));
             }
-            Start::Boxes(owners) => {
-                let layout = owners.layout();
-                let chunk = (self.make)(layout.chunk_box(me, self.ghost));
-                let (chunk, log) =
-                    run_box_steps(owners.clone(), self.density, self.steps, comm, chunk)
-                        .map_err(|e| RuntimeError::from_step(&e))?;
-                let history = log
-                    .history
-                    .into_iter()
-                    .map(|(step, d)| Rebalance {
+        }
+        let (mut records, mut history) = (Vec::new(), Vec::new());
+        let mut step = self.first;
+        while step < self.steps {
+            let until = match self.checkpoints {
+                Some(c) => (step / c.every + 1) * c.every,
+                None => self.steps,
+            };
+            let error = |e| RuntimeError::from_step(&e);
+            (chunk, at) = match at {
+                At::Tensor(plan, start) => {
+                    let (chunk, log) =
+                        run_steps_from(plan, start, until, self.steps, comm, chunk, |_, _| false)
+                            .map_err(error)?;
+                    let ranks = plan.topology.ranks();
+                    history.extend(log.history.iter().map(|h| {
+                        Rebalance {
+                            step: h.step,
+                            action: h.action.clone(),
+                            predicted_seconds: h.predicted_seconds,
+                            measured_seconds: h.measured_seconds,
+                            boxes: (0..ranks)
+                                .map(|r| plan.layout(&h.borders).chunk_box(r))
+                                .collect(),
+                        }
+                    }));
+                    let next = log.end();
+                    records.extend(log.records);
+                    (chunk, At::Tensor(plan, next))
+                }
+                At::Boxes(owners) => {
+                    let span = [step, until, self.steps];
+                    let (chunk, log) =
+                        run_box_steps(owners, self.density, span, comm, chunk).map_err(error)?;
+                    history.extend(log.history.into_iter().map(|(step, d)| Rebalance {
                         step,
                         action: d.action,
                         predicted_seconds: d.predicted_seconds,
                         measured_seconds: d.measured_seconds,
                         boxes: d.boxes,
-                    })
-                    .collect();
-                let owned = log.layout.owned(me);
-                let ends = [layout.boxes[me], log.layout.boxes[me]];
-                (chunk, owned, log.records, history, ends)
+                    }));
+                    records.extend(log.records);
+                    (chunk, At::Boxes(log.owners))
+                }
+            };
+            step = until.min(self.steps);
+            if let (Some(config), true) = (self.checkpoints, step < self.steps) {
+                let cells = self.grid.iter().map(|&n| n as u64).product();
+                let (owned, held) = (at.owned(me), at.held(me));
+                app_checkpoint::write(
+                    config,
+                    [step, cells],
+                    self.layout,
+                    self.grid,
+                    &mut chunk,
+                    &owned,
+                    held,
+                    comm,
+                )?;
             }
-        };
+        }
+        let (owned, boxes) = (at.owned(me), [first, at.held(me)]);
         let halo_bytes: u64 = records.iter().flat_map(|r| &r.bytes_sent).sum();
         let mut message = Vec::new();
         message.extend(halo_bytes.to_le_bytes());
@@ -589,5 +719,48 @@ where
             }
         }
         Ok(Some(out))
+    }
+}
+
+/// A resumed run on the layout it was written on (as many ranks, the same kind of layout)
+/// continues with the saved borders or boxes; otherwise it starts from the plan's own and
+/// every rank takes its cells from whichever saved boxes hold them.
+fn continue_layout(start: &mut Start, saved: &Saved, layout: &str) {
+    let boxes: Vec<Box3> = saved
+        .index
+        .rank_boxes
+        .iter()
+        .map(|b| Box3::new(b[0], b[1]))
+        .collect();
+    if saved.index.layout != layout {
+        return;
+    }
+    if let Start::Boxes(owners) = start {
+        if boxes.len() == owners.layout().boxes.len() {
+            *owners = match owners {
+                BoxOwners::Fixed(l) => BoxOwners::Fixed(BoxLayout {
+                    grid: l.grid,
+                    boxes,
+                }),
+                BoxOwners::Balanced(b) => BoxOwners::Balanced(b.with_boxes(boxes)),
+            };
+        }
+        return;
+    }
+    match start {
+        Start::Tensor(plan) if boxes.len() == plan.topology.ranks() => {
+            let borders: [Vec<i64>; 3] = core::array::from_fn(|a| {
+                let n = plan.topology.0[a];
+                let stride: usize = plan.topology.0[..a].iter().product();
+                let mut b: Vec<i64> = (0..n).map(|i| boxes[i * stride].lo[a]).collect();
+                b.push(boxes[(n - 1) * stride].hi[a]);
+                b
+            });
+            let same = (0..boxes.len()).all(|r| plan.layout(&borders).chunk_box(r) == boxes[r]);
+            if same {
+                plan.borders = borders;
+            }
+        }
+        _ => {}
     }
 }

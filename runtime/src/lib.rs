@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod app_checkpoint;
 pub mod balance;
 pub mod checkpoint;
 pub mod checkpoint_owned;

@@ -113,3 +113,47 @@ fn box_layouts_balance_one_slow_rank_in_two_by_two_to_the_ideal() {
         );
     }
 }
+
+#[test]
+fn a_checkpoint_resumes_on_any_layout_with_the_same_bits() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("wave_checkpoints");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let reference = run(CommKind::Sim, 1, &RunPlan::new(GRID), true).values;
+    // Four balanced ranks with a slow one write checkpoints at steps 20 and 40.
+    let writing = RunPlan::new(GRID)
+        .balanced(10)
+        .model(slow_rank(4))
+        .checkpoint_every(&dir, 20);
+    assert!(run(CommKind::Sim, 4, &writing, true).values == reference);
+    for step in [20, 40] {
+        assert!(dir.join(format!("step-{step:010}/index.json")).is_file());
+    }
+    assert!(
+        !dir.join(format!("step-{:010}", 60)).exists(),
+        "none at the end"
+    );
+    let resumes = [
+        (
+            CommKind::Sim,
+            4,
+            RunPlan::new(GRID).balanced(10).model(slow_rank(4)),
+        ),
+        (CommKind::Shm, 3, RunPlan::new(GRID).layout(LayoutKind::Kd)),
+        (CommKind::Sim, 1, RunPlan::new(GRID)),
+    ];
+    for (comm, count, plan) in resumes {
+        let out = run(comm, count, &plan.resume_from(&dir), true);
+        assert!(out.values == reference, "{comm:?} {count}");
+    }
+    // An index whose boxes leave cells out is refused, naming the shortfall.
+    let index = dir.join(format!("step-{:010}/index.json", 40));
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
+    json["ranks"].as_array_mut().unwrap().remove(2);
+    std::fs::write(&index, json.to_string()).unwrap();
+    let ranks = Ranks::new(CommKind::Sim, 2).unwrap();
+    let plan = RunPlan::new(GRID).resume_from(&dir);
+    let e = simulate(&ranks, &plan, STEPS, true).unwrap_err();
+    assert!(e.message().contains("cover"), "{e}");
+}
