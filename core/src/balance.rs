@@ -589,6 +589,170 @@ const AXES: [&str; 3] = ["x", "y", "z"];
 mod tests {
     use super::*;
 
+    /// A xorshift64* generator: the random cases below, the same on every platform.
+    pub(super) struct Rng(u64);
+
+    impl Rng {
+        pub(super) fn new(seed: u64) -> Self {
+            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+
+        /// Uniform in [0, 1).
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        /// Uniform in `0..n`.
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        /// Log-uniform in [lo, hi).
+        fn log_uniform(&mut self, lo: f64, hi: f64) -> f64 {
+            lo * (self.unit() * (hi / lo).ln()).exp()
+        }
+    }
+
+    /// A random balancing case: a topology of up to 6 × 5 × 4 ranks over 1–3 axes, cost
+    /// densities with CPML-like ends, random parameters, and `rounds` intervals of gathered
+    /// data (ranks of random speed, one in eight 30 times slower; links of random latency,
+    /// bandwidth and message size, one in six 100 times slower, with or without the probes'
+    /// two sizes), the speeds and slow links drawn anew each interval so that eq. (19) gets
+    /// its chances. Returns the balancer, the intervals and S of eq. (12).
+    pub(super) fn random_case(seed: u64, rounds: usize) -> (Balancer, Vec<Vec<f64>>, f64) {
+        let mut rng = Rng::new(seed);
+        let dims = 1 + rng.below(3);
+        let topology = Topology(core::array::from_fn(|a| {
+            if a < dims {
+                1 + rng.below([6, 5, 4][a])
+            } else {
+                1
+            }
+        }));
+        let params = BalanceParams {
+            every: 100,
+            epsilon: [0.0, 0.01, 0.05, 0.2][rng.below(4)],
+            min_width: 1 + rng.below(3),
+            disabling: rng.below(8) != 0,
+            link_memory: [0.5, 1.0][rng.below(2)],
+        };
+        let density: [Vec<f64>; 3] = core::array::from_fn(|a| {
+            let len = topology.0[a] * params.min_width + rng.below(40);
+            let pml = rng.below(6);
+            (0..len)
+                .map(|i| if i < pml || i + pml >= len { 1.86 } else { 1.0 })
+                .collect()
+        });
+        let ranks = topology.ranks();
+        let total_work = ranks as f64 * 1e3 * rng.log_uniform(0.1, 10.0);
+        let mut intervals = Vec::new();
+        for _ in 0..rounds {
+            let mut g = vec![0.0; ranks * GATHER_LEN];
+            for r in 0..ranks {
+                let slow = if rng.below(8) == 0 { 30.0 } else { 1.0 };
+                let speed = rng.log_uniform(0.2, 1.0) / slow;
+                let c = rank_coords(r, topology);
+                let base = r * GATHER_LEN;
+                g[base..base + 3].copy_from_slice(&[speed * 1e8, 100.0, 100.0]);
+                for f in 0..6 {
+                    let (axis, up) = (f / 2, f % 2 == 1);
+                    let has_neighbour = if up {
+                        c[axis] + 1 < topology.0[axis]
+                    } else {
+                        c[axis] > 0
+                    };
+                    if !has_neighbour || rng.below(10) == 0 {
+                        continue; // a boundary face, or a face with nothing measured
+                    }
+                    let slow = if rng.below(6) == 0 { 100.0 } else { 1.0 };
+                    let latency = rng.log_uniform(1e-6, 1e-4) * slow;
+                    let bandwidth = rng.log_uniform(1e8, 1e10) / slow;
+                    let bytes = rng.log_uniform(1e2, 1e5);
+                    let messages = [100.0, 200.0][rng.below(2)];
+                    let timed = if rng.below(3) == 0 { 0.0 } else { messages };
+                    let seconds = latency + bytes / bandwidth;
+                    let h = base + 3 + FACE_LEN * f;
+                    g[h..h + 5].copy_from_slice(&[
+                        bytes * messages,
+                        seconds * timed,
+                        seconds * messages,
+                        messages,
+                        timed,
+                    ]);
+                    if rng.below(2) == 0 {
+                        g[h + 5..h + 9].copy_from_slice(&[
+                            256.0,
+                            latency + 256.0 / bandwidth,
+                            16384.0,
+                            latency + 16384.0 / bandwidth,
+                        ]);
+                    }
+                }
+            }
+            intervals.push(g);
+        }
+        (
+            Balancer::new(topology, dims, density, params),
+            intervals,
+            total_work,
+        )
+    }
+
+    /// FNV-1a over `bytes`, continuing from `hash`.
+    fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
+        bytes.iter().fold(hash, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+        })
+    }
+
+    /// Every decision of `rounds` intervals of a random case (record, then decide), and the
+    /// disabled sets after the last.
+    fn decisions_of(seed: u64, rounds: usize) -> Vec<Result<Decision, PartitionError>> {
+        let (mut b, intervals, total_work) = random_case(seed, rounds);
+        intervals
+            .iter()
+            .map(|g| {
+                let measured = b.record(g);
+                b.decide(total_work, measured)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn decisions_on_random_cases_are_unchanged() {
+        // A digest of 600 random cases' decisions (three rebalances each), taken with the
+        // balancer of before issue 53 (border times scanned over every rank per border, O(N²)
+        // per decision): the O(N) border table must decide bit for bit the same. A change
+        // meant to alter decisions updates the digest and says why.
+        let mut hash = 0xCBF2_9CE4_8422_2325u64;
+        let (mut disables, mut enables) = (0, 0);
+        for seed in 0..600 {
+            for d in decisions_of(seed, 3) {
+                let text = alloc::format!("{d:?}");
+                hash = fnv1a(hash, text.as_bytes());
+                if let Ok(d) = d {
+                    disables += usize::from(d.action.starts_with("disable"));
+                    enables += usize::from(d.action.starts_with("enable"));
+                    hash = fnv1a(hash, &d.predicted_seconds.to_bits().to_le_bytes());
+                    hash = fnv1a(hash, &d.measured_seconds.to_bits().to_le_bytes());
+                }
+            }
+        }
+        // The cases exercise both searches (eqs. (9)–(18) and (19)).
+        assert!(disables > 100 && enables > 10, "{disables} {enables}");
+        assert_eq!(
+            hash, 16393748048153034760,
+            "{disables} disables, {enables} enables"
+        );
+    }
+
     #[test]
     fn hockney_fit_recovers_latency_and_bandwidth() {
         let mut l = LinkSums::default();
