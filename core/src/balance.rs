@@ -21,6 +21,10 @@
 //!
 //! ε is relative: a change must win by more than `ε × the current predicted step time`.
 //! Yee halos cross faces only, so the diagonal terms of eqs. (23), (24), (27) vanish.
+//!
+//! A decision is O(N + lines × candidates) for N ranks: one pass over the ranks gives every
+//! border's time (the border table), and each candidate layout is predicted from the table in
+//! O(lines) ([`Balancer::decide`]).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -174,8 +178,8 @@ pub struct Decision {
     pub measured_seconds: f64,
     /// Disabled lines per axis after the decision.
     pub disabled: [Vec<usize>; 3],
-    /// A short description of what changed: "rebalance", "enable x [2, 3]", or "disable x"
-    /// followed by each set disabled, in the order decided ("disable x [0] [3]": line 0 at
+    /// A short description of what changed: `rebalance`, `enable x [2, 3]`, or `disable x`
+    /// followed by each set disabled, in the order decided (`disable x [0] [3]`: line 0 at
     /// the costliest border, then line 3 at the next-highest share time, eqs. (9)–(18)).
     pub action: alloc::string::String,
 }
