@@ -422,7 +422,8 @@ impl Balancer {
     /// O(N + Σ_axes (lines × candidates + extent)) for N ranks: the performance of every rank
     /// and line and the border table are computed once (O(N)); each of the candidates the
     /// disable and enable searches predict costs O(lines) (eqs. (9)–(19)), at most O(lines²)
-    /// candidates per axis; the δ rounding of an axis is O(extent + lines).
+    /// candidates per axis; the δ rounding of an axis is O(extent + lines²) at most (narrow
+    /// segments are folded one at a time).
     pub fn decide(&mut self, total_work: f64, measured: f64) -> Result<Decision, PartitionError> {
         let border_times = self.border_seconds();
         self.decide_over(&border_times, total_work, measured)
@@ -510,8 +511,8 @@ impl Balancer {
     /// each set that wins by more than ε (eqs. (9)–(18)). `borders` is the axis' border
     /// table, `lines` its lines' performance (eq. (21)). Returns what changed.
     ///
-    /// O(lines × candidates + extent): eq. (19) predicts one layout and rounds it (O(lines +
-    /// extent)); the disable search checks each border at most once, a border made by a
+    /// O(lines × candidates + extent): eq. (19) predicts one layout and rounds it (O(extent +
+    /// lines²)); the disable search checks each border at most once, a border made by a
     /// disable included (O(lines) borders), each in O(lines) to find it and O(lines²) for its
     /// O(lines) candidates ([`Balancer::best_disable`]).
     fn change_states(
