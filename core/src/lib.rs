@@ -15,6 +15,9 @@
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
+// The property tests (proptest) name `std` paths.
+#[cfg(test)]
+extern crate std;
 
 #[cfg(feature = "alloc")]
 pub mod balance;
