@@ -75,6 +75,7 @@ use crate::app_checkpoint::{self, Saved};
 pub use crate::balance::LayoutKind;
 use crate::balance::layout_name;
 use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::launch::{RankBody, in_process};
 pub use crate::parallel::CommKind;
 
 /// The ranks an app runs on: how many, and through which communicator. For MPI it holds MPI
@@ -347,6 +348,7 @@ where
         Start::Boxes(_) => Topology([ranks.count(), 1, 1]),
     };
     let at = Rank {
+        chunk: core::marker::PhantomData,
         start: &start,
         density: &density,
         ghost,
@@ -359,19 +361,11 @@ where
         make: &make,
         read: &read,
     };
-    let results: Vec<Result<Option<Gathered<C::Value>>, RuntimeError>> = match ranks.comm() {
-        CommKind::Sim => {
-            let model = plan
-                .model
-                .clone()
-                .unwrap_or_else(|| MachineModel::default_for(ranks.count()));
-            yee_comm_sim::launch(comm_topology, model, |mut c| at.run(&mut c))
-        }
-        CommKind::Shm => {
-            yee_comm_shm::launch_slowed(comm_topology, &plan.slowdown, |mut c| at.run(&mut c))
-        }
+    let model = plan.model.clone();
+    let results = match in_process(ranks.comm(), comm_topology, model, &plan.slowdown, &at) {
+        Some(results) => results,
         #[cfg(feature = "mpi")]
-        CommKind::Mpi => {
+        None => {
             use mpi::topology::{Communicator, SimpleCommunicator};
             let world = SimpleCommunicator::world();
             let me = world.rank() as usize;
@@ -381,7 +375,7 @@ where
             vec![at.run(&mut c)]
         }
         #[cfg(not(feature = "mpi"))]
-        CommKind::Mpi => return Err(crate::parallel::mpi_missing()),
+        None => return Err(crate::parallel::mpi_missing()),
     };
     let mut root = None;
     for (r, result) in results.into_iter().enumerate() {
@@ -516,7 +510,8 @@ fn uniform_density(cost: f64) -> impl Fn(Box3, usize, &mut [f64]) + Sync {
 }
 
 /// What every rank runs, whichever communicator it talks through.
-struct Rank<'a, D, F, R> {
+struct Rank<'a, C, D, F, R> {
+    chunk: core::marker::PhantomData<fn() -> C>,
     start: &'a Start,
     density: &'a D,
     ghost: [usize; 3],
@@ -573,18 +568,17 @@ impl At<'_> {
 /// Bytes of a box in a gathered message.
 const BOX_BYTES: usize = 48;
 
-impl<D, F, R> Rank<'_, D, F, R>
+impl<C, D, F, R> RankBody for Rank<'_, C, D, F, R>
 where
+    C: Chunk,
     D: Fn(Box3, usize, &mut [f64]) + Sync,
+    F: Fn(Box3) -> C + Sync,
+    R: Fn(&C, Box3, &mut [C::Value]) + Sync,
 {
+    type Output = Result<Option<Gathered<C::Value>>, RuntimeError>;
+
     /// This rank's run; its owned values gathered on rank 0.
-    fn run<C, M>(&self, comm: &mut M) -> Result<Option<Gathered<C::Value>>, RuntimeError>
-    where
-        C: Chunk,
-        M: Comm<Error: std::fmt::Display>,
-        F: Fn(Box3) -> C,
-        R: Fn(&C, Box3, &mut [C::Value]),
-    {
+    fn run<M: Comm<Error: std::fmt::Display>>(&self, comm: &mut M) -> Self::Output {
         let me = comm.rank();
         let rank_error = |e: M::Error| RuntimeError::new(RuntimeErrorKind::Rank, e.to_string());
         let mut at = match self.start {

@@ -22,6 +22,7 @@ pub mod balance;
 pub mod checkpoint;
 pub mod checkpoint_owned;
 mod error;
+pub mod launch;
 pub mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;

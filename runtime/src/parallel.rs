@@ -14,6 +14,7 @@ use yee_scalar::checkpoints::{Checkpoints, NoCheckpoints};
 use yee_scalar::decomposed::{RankOutput, run_rank_with};
 
 use crate::checkpoint::{CheckpointConfig, Loaded, RankCheckpoints, StopFlag};
+use crate::launch::{RankBody, in_process};
 
 use crate::error::RuntimeError;
 use crate::piece::{Assembled, assemble_pieces, finish_output, piece_of};
@@ -132,62 +133,65 @@ pub fn run_decomposed<T: Scalar, B: YeeBackend<T>>(
             },
         );
     };
-    /// One rank's run, whichever communicator it talks through.
-    fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std::fmt::Display>>(
-        setup: &Setup<'s>,
-        plan: &Plan,
-        costs: yee_em::Costs,
-        backend: &B,
-        comm: &mut M,
-        steps: u64,
-        continuity: &Continuity<'_>,
-        body: &AfterStep<'_, B::Chunk<'s>>,
-    ) -> Result<RankOutput<T>, RuntimeError> {
+    let one = One {
+        setup,
+        plan,
+        costs,
+        backend: &backend,
+        steps,
+        continuity,
+        body: &body,
+    };
+    if let Some(results) = in_process(comm, topology, model, slowdown, &one) {
+        return results.into_iter().collect::<Result<_, _>>().map(Some);
+    }
+    #[cfg(feature = "mpi")]
+    return crate::mpi::run_rank(
+        setup,
+        plan,
+        costs,
+        backend,
+        slowdown,
+        steps,
+        continuity,
+        wants_output,
+        on_output,
+        progress,
+    );
+    #[cfg(not(feature = "mpi"))]
+    Err(mpi_missing())
+}
+
+/// One rank of [`run_decomposed`], whichever communicator it talks through.
+struct One<'a, 's, T: Scalar, B: YeeBackend<T>> {
+    setup: &'a Setup<'s>,
+    plan: &'a Plan,
+    costs: yee_em::Costs,
+    backend: &'a B,
+    steps: u64,
+    continuity: &'a Continuity<'a>,
+    body: &'a AfterStep<'a, B::Chunk<'s>>,
+}
+
+impl<T: Scalar, B: YeeBackend<T>> RankBody for One<'_, '_, T, B>
+where
+    Self: Sync,
+{
+    type Output = Result<RankOutput<T>, RuntimeError>;
+
+    fn run<M: yee_core::Comm<Error: std::fmt::Display>>(&self, comm: &mut M) -> Self::Output {
         let rank = comm.rank();
         run_rank_continued(
-            setup,
-            plan,
-            costs,
-            backend,
+            self.setup,
+            self.plan,
+            self.costs,
+            self.backend,
             comm,
-            steps,
-            continuity,
-            |s, chunk| body(rank, s, chunk),
+            self.steps,
+            self.continuity,
+            |s, chunk| (self.body)(rank, s, chunk),
         )
     }
-    let results = match comm {
-        CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(
-                setup, plan, costs, &backend, &mut c, steps, continuity, &body,
-            )
-        }),
-        CommKind::Sim => {
-            let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
-            yee_comm_sim::launch(topology, model, |mut c| {
-                one(
-                    setup, plan, costs, &backend, &mut c, steps, continuity, &body,
-                )
-            })
-        }
-        #[cfg(feature = "mpi")]
-        CommKind::Mpi => {
-            return crate::mpi::run_rank(
-                setup,
-                plan,
-                costs,
-                backend,
-                slowdown,
-                steps,
-                continuity,
-                wants_output,
-                on_output,
-                progress,
-            );
-        }
-        #[cfg(not(feature = "mpi"))]
-        CommKind::Mpi => return Err(mpi_missing()),
-    };
-    results.into_iter().collect::<Result<_, _>>().map(Some)
 }
 
 /// What [`CommKind::Mpi`] gets in a build without the `mpi` feature.

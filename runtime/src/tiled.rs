@@ -20,6 +20,7 @@ use yee_scalar::tiled::{
 };
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::launch::{RankBody, in_process};
 use crate::parallel::{CommKind, Continuity, OutputGather, rank_hooks, restore_agreed};
 use crate::piece::{Assembled, finish_output};
 
@@ -194,41 +195,72 @@ pub fn run_tiled<T: Scalar, B: YeeBackend<T>>(
         );
     };
     let topology = Topology([ranks, 1, 1]);
-    let results: Vec<Result<RankOutput<T>, RuntimeError>> = match comm {
-        CommKind::Shm => yee_comm_shm::launch_slowed(topology, slowdown, |mut c| {
-            one(
-                setup, map, dynamic, costs, &backend, &mut c, steps, overlap, continuity, &body,
-            )
-        }),
-        CommKind::Sim => {
-            let model = model.unwrap_or_else(|| MachineModel::default_for(ranks));
-            yee_comm_sim::launch(topology, model, |mut c| {
-                one(
-                    setup, map, dynamic, costs, &backend, &mut c, steps, overlap, continuity, &body,
-                )
-            })
-        }
-        #[cfg(feature = "mpi")]
-        CommKind::Mpi => {
-            return crate::mpi::run_tiled_rank(
-                setup,
-                map,
-                dynamic,
-                costs,
-                backend,
-                slowdown,
-                steps,
-                overlap,
-                continuity,
-                wants_output,
-                on_output,
-                progress,
-            );
-        }
-        #[cfg(not(feature = "mpi"))]
-        CommKind::Mpi => return Err(crate::parallel::mpi_missing()),
+    let rank = TiledRank {
+        setup,
+        map,
+        dynamic,
+        costs,
+        backend: &backend,
+        steps,
+        overlap,
+        continuity,
+        body: &body,
     };
-    results.into_iter().collect::<Result<_, _>>().map(Some)
+    if let Some(results) = in_process(comm, topology, model, slowdown, &rank) {
+        return results.into_iter().collect::<Result<_, _>>().map(Some);
+    }
+    #[cfg(feature = "mpi")]
+    return crate::mpi::run_tiled_rank(
+        setup,
+        map,
+        dynamic,
+        costs,
+        backend,
+        slowdown,
+        steps,
+        overlap,
+        continuity,
+        wants_output,
+        on_output,
+        progress,
+    );
+    #[cfg(not(feature = "mpi"))]
+    Err(crate::parallel::mpi_missing())
+}
+
+/// One rank of [`run_tiled`], whichever communicator it talks through.
+struct TiledRank<'a, 's, T: Scalar, B: YeeBackend<T>> {
+    setup: &'a Setup<'s>,
+    map: &'a (dyn Ownership + Sync),
+    dynamic: Option<&'a Rebalancing>,
+    costs: yee_em::Costs,
+    backend: &'a B,
+    steps: u64,
+    overlap: bool,
+    continuity: &'a Continuity<'a>,
+    body: &'a SharedTileAfterStep<'a, B::Chunk<'s>>,
+}
+
+impl<T: Scalar, B: YeeBackend<T>> RankBody for TiledRank<'_, '_, T, B>
+where
+    Self: Sync,
+{
+    type Output = Result<RankOutput<T>, RuntimeError>;
+
+    fn run<M: yee_core::Comm<Error: std::fmt::Display>>(&self, comm: &mut M) -> Self::Output {
+        one(
+            self.setup,
+            self.map,
+            self.dynamic,
+            self.costs,
+            self.backend,
+            comm,
+            self.steps,
+            self.overlap,
+            self.continuity,
+            self.body,
+        )
+    }
 }
 
 /// Whole fields from every rank's tiles; cells of tiles nobody owns are zero.
@@ -256,6 +288,9 @@ pub(crate) fn assemble_tile_pieces<T: Scalar>(
 
 /// What each rank does after a step: `(rank, step, chunk, its tiles)`.
 type TileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + 'a;
+
+/// [`TileAfterStep`] shared by the threads of an in-process run.
+type SharedTileAfterStep<'a, C> = dyn Fn(usize, u64, &mut C, &[Box3]) + Sync + 'a;
 
 /// One rank's tiled run, whichever communicator it talks through, as a [`RankOutput`] whose
 /// owned box is the rank's bounding box: its chunk built where the run starts (on the saved
