@@ -293,6 +293,20 @@ impl Balancer {
         self
     }
 
+    /// Starts as if rank `r` had measured `speeds[r]` work per second and no link: a static
+    /// plan for ranks of known relative speeds (eq. (8) with those performances).
+    pub fn with_speeds(self, speeds: &[f64]) -> Self {
+        let perf = speeds
+            .iter()
+            .map(|&s| PerfSums {
+                work: s,
+                seconds: 1.0,
+            })
+            .collect();
+        let links = vec![[LinkSums::default(); 6]; speeds.len()];
+        self.with_sums(perf, links)
+    }
+
     /// The topology it balances.
     pub fn topology(&self) -> Topology {
         self.topology

@@ -60,7 +60,7 @@
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
-use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
+use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::box_balance::{BoxBalancer, BoxCut};
 use yee_core::box_layout::{BoxLayout, jagged_layout, kd_layout};
 use yee_core::box_session::{BoxOwners, run_box_steps};
@@ -482,14 +482,7 @@ fn start(
     });
     let mut balancer = Balancer::new(topology, dims, slices, params);
     if plan.speeds.is_some() {
-        let perf = speeds
-            .iter()
-            .map(|&s| PerfSums {
-                work: s,
-                seconds: 1.0,
-            })
-            .collect();
-        balancer = balancer.with_sums(perf, vec![[LinkSums::default(); 6]; count]);
+        balancer = balancer.with_speeds(&speeds);
         let total = cost * plan.grid.iter().product::<usize>() as f64;
         tensor.borders = balancer
             .decide(total, 0.0)

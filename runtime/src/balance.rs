@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use yee_core::balance::{BalanceParams, Balancer, LinkSums, PerfSums};
+use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::box_balance::{BoxBalancer, BoxCut};
 use yee_core::box_layout::{jagged_layout, kd_layout};
 use yee_core::decomposition::rank_coords;
@@ -164,14 +164,7 @@ pub fn make_plan(
         balancer = balancer.with_sums(perf, links);
     } else if let Some(speeds) = &options.speeds {
         check_speeds(speeds, topology.ranks())?;
-        let perf = speeds
-            .iter()
-            .map(|&s| PerfSums {
-                work: s,
-                seconds: 1.0,
-            })
-            .collect();
-        balancer = balancer.with_sums(perf, vec![[LinkSums::default(); 6]; topology.ranks()]);
+        balancer = balancer.with_speeds(speeds);
     }
     let decision = balancer.decide(total_work, 0.0).map_err(|e| {
         RuntimeError::new(
