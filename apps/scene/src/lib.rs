@@ -16,6 +16,7 @@ pub mod mask;
 mod resolve;
 pub mod shapes;
 pub mod spec;
+pub mod warnings;
 
 use std::path::Path;
 

@@ -37,12 +37,36 @@ pub enum Units {
     },
 }
 
+/// The built-in perfect electric conductor (gprMax's and Meep's `pec`).
+pub const PEC: &str = "pec";
+
+/// [`PEC`]: vacuum with σ = 10³⁰ (normalised), so the E update's `Ca` is −1 and its `Cb`
+/// 10⁻³⁰: E on its nodes stays below 10⁻³⁰ of the curl of H, a perfect conductor to every
+/// digit a field carries. It is placed as any material is (docs/scene.md, "Where geometry
+/// lands"): a box `[lo, hi]` is a conductor with its surfaces on `lo` and `hi`.
+pub const PEC_MATERIAL: Material = Material {
+    sigma: 1e30,
+    ..Material::VACUUM
+};
+
+/// `q` rounded to the nearest whole number when it lies within a relative 1e-9 of it (far
+/// above the rounding of a quotient, 1e-16, and far below any length a scene means).
+fn snap_to_whole(q: f64) -> f64 {
+    let n = q.round();
+    match (q - n).abs() <= 1e-9 * n.abs().max(1.0) {
+        true => n,
+        false => q,
+    }
+}
+
 impl Units {
-    /// Scene length → cells.
+    /// Scene length → cells. A length within a relative 1e-9 of a whole number of cells is
+    /// that number exactly, so a position on a node in exact arithmetic lands on it:
+    /// `0.086 / 0.002` is 42.999999999999993 in floating point, and 43 here.
     pub fn length(self, x: f64) -> f64 {
         match self {
             Units::Normalised => x,
-            Units::Si { cell_size } => x / cell_size,
+            Units::Si { cell_size } => snap_to_whole(x / cell_size),
         }
     }
 
@@ -512,7 +536,10 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let in_library = |name: &str| library.iter().any(|(n, _)| n == name);
 
     // Materials.
-    let mut materials = vec![("vacuum".to_string(), Material::VACUUM)];
+    let mut materials = vec![
+        ("vacuum".to_string(), Material::VACUUM),
+        (PEC.to_string(), PEC_MATERIAL),
+    ];
     let mut poles = Vec::new();
     for (name, m) in &spec.materials {
         // Keys name where the material came from: the scene's table or the library.
@@ -522,7 +549,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             "materials"
         };
         let key = |p: &str| format!("{table}.{name}.{p}");
-        if name == "vacuum" || name == mask::INACTIVE {
+        if name == "vacuum" || name == PEC || name == mask::INACTIVE {
             return Err(r.err(
                 format!("materials.{name}"),
                 format!("the name {name} is built in; choose another"),
@@ -603,11 +630,20 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             .find(|(n, _)| n == name)
             .map(|(_, m)| *m)
             .ok_or_else(|| {
+                if name == "pmc" {
+                    return r.err(
+                        key,
+                        "a perfect magnetic conductor is a face boundary here (`[boundaries]`, \
+                         e.g. x_low = \"pmc\"), not a material; a perfect electric conductor \
+                         is the built-in material `pec`",
+                    );
+                }
                 let known: Vec<&str> = materials.iter().map(|(n, _)| n.as_str()).collect();
                 r.err(
                     key,
                     format!(
-                        "unknown material `{name}` (defined: {}; library: {})",
+                        "unknown material `{name}` (defined: {}; library: {}; `inactive` marks \
+                         cells not computed)",
                         known.join(", "),
                         library_names().join(", ")
                     ),

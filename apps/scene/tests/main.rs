@@ -3,4 +3,6 @@
 
 mod library;
 mod poles;
+mod positions;
 mod sources;
+mod warnings;

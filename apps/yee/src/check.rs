@@ -147,6 +147,7 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     if let Some(message) = memory_shortfall(scene, 1, false) {
         warnings.push(message);
     }
+    warnings.extend(yee_scene::warnings::placement_warnings(scene));
     let _ = writeln!(s, "{}", device_memory_line(scene));
     let limit = scene.mode.courant_limit();
     let _ = writeln!(

@@ -733,6 +733,11 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
             init_logging(args.quiet, None);
             let (scene, mut options) = prepare_run(&args, comm, None)?;
             options.stop = watch_signals()?;
+            if !args.quiet {
+                for w in yee_scene::warnings::placement_warnings(&scene) {
+                    eprintln!("warning: {w}");
+                }
+            }
             log_start(&scene, &options);
             if let Some(report) = run(&scene, &options)? {
                 if !args.quiet {

@@ -17,6 +17,7 @@ mod malformed_scenes;
 mod movie;
 mod overlap;
 mod partition;
+mod pec_material;
 mod vtk_reader;
 
 /// The folder under cargo's `target/tmp` where one topic (its `module_path!()`) writes: topics

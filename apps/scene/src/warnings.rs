@@ -1,0 +1,84 @@
+//! What a valid scene may still get wrong without meaning to: sources, probes, flux planes and
+//! DFT boxes inside an absorbing layer. `yee check` and `yee run` print these, each naming the
+//! key. (A TF/SF box whose surface reaches a layer is already an error when the scene loads.)
+
+use yee_core::{Axis, Box3, Side};
+use yee_em::Boundary;
+
+use crate::Scene;
+
+/// The CPML slabs of `scene`: (face name, the cells of the layer).
+fn cpml_slabs(scene: &Scene) -> Vec<(String, Box3)> {
+    let whole = Box3::from_extent(scene.grid);
+    let mut slabs = Vec::new();
+    for axis in Axis::ALL.into_iter().take(scene.mode.dims()) {
+        let a = axis.index();
+        for side in Side::BOTH {
+            let Boundary::Cpml(p) = scene.boundaries[a][side.index()] else {
+                continue;
+            };
+            let mut slab = whole;
+            let n = scene.grid[a] as i64;
+            let t = p.thickness as i64;
+            // Cell i holds the nodes at i (and i + ½): the node plane at the layer's inner
+            // face, where its σ is 0, counts as outside (cell t on the low side, n − t on the
+            // high side).
+            match side {
+                Side::Low => slab.hi[a] = t.min(n),
+                Side::High => slab.lo[a] = (n - t + 1).max(0),
+            }
+            slabs.push((format!("{}_{}", axis.name(), side.name()), slab));
+        }
+    }
+    slabs
+}
+
+/// The face whose layer `region` meets, and that layer's cells along its axis.
+fn meets(slabs: &[(String, Box3)], region: Box3) -> Option<String> {
+    slabs.iter().find_map(|(face, slab)| {
+        (!slab.intersect(&region).is_empty()).then(|| format!("the {face} CPML ({slab:?})"))
+    })
+}
+
+/// The warnings of `scene`, each naming the key it is about.
+pub fn placement_warnings(scene: &Scene) -> Vec<String> {
+    let slabs = cpml_slabs(scene);
+    let mut out = Vec::new();
+    let cell = |c: [i64; 3]| Box3::new(c, c.map(|x| x + 1));
+    let mut warned = Vec::new();
+    for (s, &origin) in scene.sources.iter().zip(&scene.source_origin) {
+        if warned.contains(&origin) {
+            continue;
+        }
+        if let Some(layer) = meets(&slabs, cell(s.cell)) {
+            warned.push(origin);
+            out.push(format!(
+                "sources[{origin}] drives cell {:?} in {layer}: the layer absorbs what it radiates; move it inside",
+                s.cell
+            ));
+        }
+    }
+    for (i, p) in scene.probes.iter().enumerate() {
+        if let Some(layer) = meets(&slabs, cell(p.cell)) {
+            out.push(format!(
+                "probes[{i}] ({}) records cell {:?} in {layer}, where the field is being absorbed",
+                scene.probe_names[i], p.cell
+            ));
+        }
+    }
+    for (i, f) in scene.fluxes.iter().enumerate() {
+        let monitors = &scene.monitors[f.first_monitor..f.first_monitor + f.planes.len()];
+        if let Some(layer) = monitors.iter().find_map(|m| meets(&slabs, m.region)) {
+            out.push(format!(
+                "flux[{i}] ({}) reaches into {layer}: the flux through it is not the flux of the scene",
+                f.name
+            ));
+        }
+    }
+    for (i, d) in scene.dfts.iter().enumerate() {
+        if let Some(layer) = meets(&slabs, scene.monitors[d.monitor].region) {
+            out.push(format!("dft[{i}] ({}) reaches into {layer}", d.name));
+        }
+    }
+    out
+}
