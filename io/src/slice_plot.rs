@@ -195,10 +195,26 @@ fn draw(
     let [nu, nv] = plot.size;
     let per = plot.unit.per_cell;
     let (x1, y1) = (nu as f64 * per, nv as f64 * per);
+    // Cells are square: the plotting area is cut to the plane's aspect (a 230 × 20 plane is a
+    // strip, not a stretched box), the spare pixels left as margins. A line of cells (a 1D
+    // grid) has no second extent and keeps the full height.
+    let (pw, ph) = plotting_area((w, h), plot, (x1, y1))?;
+    let (spare_w, spare_h) = match nv > 1 {
+        true => {
+            let cell = (pw as f64 / nu as f64).min(ph as f64 / nv as f64);
+            let spare = |p: u32, n: usize| p.saturating_sub((cell * n as f64).round() as u32);
+            (spare(pw, nu), spare(ph, nv))
+        }
+        false => (0, 0),
+    };
+    // As many tick labels as fit: one per 70 pixels across, per 30 up.
+    let ticks = |pixels: u32, per: u32| ((pixels / per) as usize).clamp(2, 10);
+    let (x_ticks_n, y_ticks_n) = (ticks(pw - spare_w, 70), ticks(ph - spare_h, 30));
     let mut chart = ChartBuilder::on(&image)
         .caption(plot.title, (FONT, 17))
-        .margin_top(8)
-        .margin_right(30)
+        .margin_top(8 + spare_h / 2)
+        .margin_bottom(spare_h - spare_h / 2)
+        .margin_right(30 + spare_w)
         .x_label_area_size(BOTTOM - 10)
         .y_label_area_size(LEFT - 10)
         .build_cartesian_2d(0.0..x1, 0.0..y1)?;
@@ -210,6 +226,8 @@ fn draw(
         .y_desc(format!("{} ({})", plot.axis_names[1], plot.unit.name))
         .x_label_formatter(&x_ticks)
         .y_label_formatter(&y_ticks)
+        .x_labels(x_ticks_n)
+        .y_labels(y_ticks_n)
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 14));
     // A line of cells (a 1D grid) has no second axis to label.
@@ -275,9 +293,39 @@ fn draw(
             .label_font((FONT, 12))
             .draw()?;
     }
-    colour_bar(&bar, plot, limits, (yr.start, yr.end))?;
+    // A short plane's colour bar still gets the height of a legible one, centred on it.
+    let (mid, half) = (
+        (yr.start + yr.end) / 2,
+        (yr.end - yr.start).max(MIN_BAR) / 2,
+    );
+    colour_bar(&bar, plot, limits, ((mid - half).max(0), mid + half))?;
     root.present()?;
     Ok((xr, yr))
+}
+
+/// The fewest pixel rows a colour bar spans.
+const MIN_BAR: i32 = 160;
+
+/// The plotting area's size in pixels when the chart of `plot` fills an image of `size`
+/// without spare margins (laid out on a scratch image: the caption is drawn when a chart is
+/// built).
+fn plotting_area(
+    size: (u32, u32),
+    plot: &SlicePlot,
+    (x1, y1): (f64, f64),
+) -> Result<(u32, u32), Box<dyn std::error::Error>> {
+    let mut scratch = vec![255u8; 3 * (size.0 * size.1) as usize];
+    let root = BitMapBackend::with_buffer(&mut scratch, size).into_drawing_area();
+    let (image, _) = root.split_horizontally(size.0 - RIGHT + 30);
+    let chart = ChartBuilder::on(&image)
+        .caption(plot.title, (FONT, 17))
+        .margin_top(8)
+        .margin_right(30)
+        .x_label_area_size(BOTTOM - 10)
+        .y_label_area_size(LEFT - 10)
+        .build_cartesian_2d(0.0..x1, 0.0..y1)?;
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    Ok(((xr.end - xr.start) as u32, (yr.end - yr.start) as u32))
 }
 
 /// The colour bar beside the image, from the low limit at the bottom to the high at the top,
@@ -381,6 +429,24 @@ mod tests {
             (xr.start as f64 + (u as f64 + 0.5) * pw / 40.0) as u32,
             (yr.end as f64 - (v as f64 + 0.5) * ph / 30.0) as u32,
         )
+    }
+
+    #[test]
+    fn cells_are_square_on_long_thin_and_tall_planes() {
+        for size in [[230, 20], [40, 30], [20, 230], [300, 2]] {
+            let values = vec![0.5; size[0] * size[1]];
+            let p = SlicePlot {
+                size,
+                ..plot(&values, None)
+            };
+            let (xr, yr) = render(&p).unwrap().cells;
+            let across = (xr.end - xr.start) as f64 / size[0] as f64;
+            let up = (yr.end - yr.start) as f64 / size[1] as f64;
+            assert!(
+                (across - up).abs() <= 1.0 / size[0].min(size[1]) as f64 + 0.02 * across,
+                "{size:?}: {across:.3} × {up:.3} pixels per cell"
+            );
+        }
     }
 
     #[test]
