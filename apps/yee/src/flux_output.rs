@@ -165,9 +165,11 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             .iter()
             .map(|&f| scene.units.to_scene_frequency(f))
             .collect();
+        // The flux over the incident intensity is in cells^(dims − 1): an area in 3D, a
+        // width in 2D, a plain ratio (T or R) in 1D.
         let area = match scene.units {
             yee_scene::Units::Normalised => 1.0,
-            yee_scene::Units::Si { cell_size } => cell_size * cell_size,
+            yee_scene::Units::Si { cell_size } => cell_size.powi(scene.mode.dims() as i32 - 1),
         };
         let cross_section: Option<Vec<f64>> =
             crate::far_field_output::incident_intensity(scene, &frequencies, steps)

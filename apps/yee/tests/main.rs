@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod balancing;
 mod checkpoint;
+mod cross_section_units;
 mod cuda;
 mod end_to_end;
 mod geometry_preview;
