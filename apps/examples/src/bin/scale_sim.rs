@@ -12,8 +12,8 @@
 //! topology exchanges).
 //!
 //! Run: `cargo run --release -p yee-examples --bin scale-sim -- [RANKS,…] [--grid AxBxC]
-//! [--intervals K] [--dead-link edge|middle|none] [--slow-every N]`
-//! (defaults: 1000,10000,100000,1000000; 4096x4096x2048; 5; edge; 1000).
+//! [--intervals K] [--dead-link edge|middle|none] [--slow-every N] [--speed-noise E]`
+//! (defaults: 1000,10000,100000,1000000; 4096x4096x2048; 5; edge; 1000 (0: none); 0.05).
 
 use std::time::Instant;
 
@@ -44,6 +44,9 @@ fn parse() -> Result<Options, String> {
                 o.grid = v.try_into().map_err(|_| "--grid AxBxC".to_string())?;
             }
             "--intervals" => o.intervals = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--speed-noise" => {
+                o.machine.speed_noise = value()?.parse().map_err(|e| format!("{e}"))?;
+            }
             "--slow-every" => {
                 o.machine.slow_every = value()?.parse().map_err(|e| format!("{e}"))?;
             }
@@ -79,7 +82,9 @@ fn main() {
          | ideal (ms) | uniform (ms) | static (ms) | predicted (ms) | achieved (ms) | ÷ ideal \
          | actions |"
     );
-    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+    println!(
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    );
     let mut notes = Vec::new();
     for &ranks in &o.ranks {
         if let Err(e) = row(&o, ranks, &mut notes) {
@@ -102,7 +107,8 @@ fn row(o: &Options, ranks: usize, notes: &mut Vec<String>) -> Result<(), String>
     let model = o.machine.model(topology);
     let mut sim = ScaleSim::new(o.grid, topology, model, BalanceParams::default());
     let uniform = sim.borders.clone();
-    let ideal = sim.ideal_compute_seconds() + sim.step_seconds_on(&sim.model.healed(), &uniform).share;
+    let ideal =
+        sim.ideal_compute_seconds() + sim.step_seconds_on(&sim.model.healed(), &uniform).share;
     let before = sim.step_seconds(&uniform);
     let plan = sim.static_plan().map_err(|e| format!("{e}"))?;
     let planned = sim.step_seconds(&plan);
@@ -144,8 +150,13 @@ fn row(o: &Options, ranks: usize, notes: &mut Vec<String>) -> Result<(), String>
     // term against the healed uniform layout's, and the speed the disabled lines leave idle.
     let slow = o.machine.slow_ranks(ranks);
     let mean_cells = sim.total_work() / ranks as f64;
-    let slow_cells =
-        slow.iter().map(|&r| sim.cells(r)).sum::<f64>() / slow.len().max(1) as f64 / mean_cells;
+    let slow_cells = match slow.len() {
+        0 => "none".to_string(),
+        k => format!(
+            "{:.3} × the mean",
+            slow.iter().map(|&r| sim.cells(r)).sum::<f64>() / k as f64 / mean_cells
+        ),
+    };
     let enabled_speed: f64 = (0..ranks)
         .filter(|&r| sim.cells(r) > 0.0)
         .map(|r| sim.model.machine.speeds[r])
@@ -153,7 +164,7 @@ fn row(o: &Options, ranks: usize, notes: &mut Vec<String>) -> Result<(), String>
     let total_speed: f64 = sim.model.machine.speeds.iter().sum();
     notes.push(format!(
         "- {ranks} ranks: slowest compute {} ms = {:.3} × S/Σspeeds ({} ms); share {} ms \
-         (healed uniform {} ms); slow ranks' boxes {:.3} × the mean; speed of disabled ranks \
+         (healed uniform {} ms); slow ranks' boxes {}; speed of disabled ranks \
          {:.2} %; dead link {:?}",
         ms(after.compute),
         after.compute / sim.ideal_compute_seconds(),
