@@ -3,5 +3,6 @@
 
 mod heat_decomposition;
 mod life;
+mod scale_sim;
 mod virtual_cluster;
 mod wave;

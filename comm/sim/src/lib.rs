@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod model;
+pub mod scale;
 
 use std::sync::Arc;
 use std::time::Duration;
