@@ -144,6 +144,15 @@ impl Units {
         }
     }
 
+    /// The unit of time as users name it: `s`, or `Δx/c` (the time light takes to cross a
+    /// cell) in normalised scenes.
+    pub fn time_unit(self) -> &'static str {
+        match self {
+            Units::Normalised => "Δx/c",
+            Units::Si { .. } => "s",
+        }
+    }
+
     /// Name for reports: "normalised" or "si".
     pub fn name(self) -> &'static str {
         match self {

@@ -152,19 +152,21 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     let limit = scene.mode.courant_limit();
     let _ = writeln!(
         s,
-        "time step   dt = {:.6} ({} units: {:.6e}), Courant {:.6} of limit {:.6}",
+        "time step   dt = {:.6} Δx/c{}, Courant {:.6} of limit {:.6}",
         scene.dt(),
-        scene.units.name(),
-        scene.units.to_scene_time(scene.dt()),
+        match scene.units {
+            yee_scene::Units::Normalised => String::new(),
+            si => format!(" = {:.6e} {}", si.to_scene_time(scene.dt()), si.time_unit()),
+        },
         scene.courant,
         limit
     );
     let _ = writeln!(
         s,
-        "run         {} steps = {:.6e} {} time units",
+        "run         {} steps = {:.6e} {}",
         scene.steps,
         scene.units.to_scene_time(scene.steps as f64 * scene.dt()),
-        scene.units.name()
+        scene.units.time_unit()
     );
     let (bg_name, bg) = &scene.background;
     let _ = writeln!(s, "background  {bg_name} ({})", describe_material(bg));
