@@ -505,6 +505,10 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
     ) -> Result<SavedPart, String> {
         let t = Instant::now();
         let saved = self.write_part(chunk, probes, at).map_err(|e| {
+            // What it wrote of its file goes at once (the writing rank removes the folder once
+            // every rank is done with it, in `commit`).
+            let partial = step_dir(&self.config.dir, at.step, true).join(rank_file(self.rank));
+            let _ = fs::remove_file(&partial);
             let message = format!(
                 "rank {} cannot write its part of the checkpoint at step {} in {}: {e}",
                 self.rank,
@@ -526,15 +530,41 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
 
     fn commit(&mut self, at: &Cut, parts: &[Option<SavedPart>]) -> Result<(), String> {
         self.last = Instant::now();
-        if self.rank != 0 || parts.iter().any(Option::is_none) {
+        if self.rank != 0 {
             return Ok(());
         }
-        self.write_index(at, parts).map_err(|e| {
-            format!(
-                "cannot complete the checkpoint at step {} in {}: {e}",
-                at.step,
-                self.config.dir.display()
-            )
+        // The ranks that failed to save said why (`save`): here is only what became of the
+        // folder. Where every part is there, the index makes it whole.
+        let why = match parts.iter().any(Option::is_none) {
+            true => None,
+            false => match self.write_index(at, parts) {
+                Ok(()) => return Ok(()),
+                Err(e) => Some(format!(
+                    "cannot complete the checkpoint at step {} in {}: {e}",
+                    at.step,
+                    self.config.dir.display()
+                )),
+            },
+        };
+        // Every rank is done with the folder (the parts were gathered before this call): what
+        // the others wrote of an incomplete checkpoint would only fill the disk.
+        let folder = step_dir(&self.config.dir, at.step, true);
+        let left = folder.exists() || folder.is_symlink();
+        let removed = match left.then(|| fs::remove_dir_all(&folder)) {
+            None => "no partial checkpoint was left".to_string(),
+            Some(Ok(())) => format!(
+                "the partial checkpoint {} was removed",
+                folder.display()
+            ),
+            Some(Err(e)) => format!(
+                "the partial checkpoint {} could not be removed: {e}",
+                folder.display()
+            ),
+        };
+        log::warn!("{removed}");
+        Err(match why {
+            None => removed,
+            Some(why) => format!("{why}; {removed}"),
         })
     }
 }

@@ -620,3 +620,42 @@ fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
         report(&resumed)["balance"]["final_boxes"]
     );
 }
+
+/// Issue 49, case 1: a checkpoint a rank cannot write (here a folder squats on rank 1's file
+/// name; a full disk fails the same way) left its partial folder behind, filling the disk. The
+/// writing rank now removes it once every rank is done, and run.json says so.
+#[test]
+fn a_failed_checkpoint_removes_its_partial_folder_and_says_so() {
+    let scene = mpi3d();
+    let out = out_dir("partial");
+    let checkpoints = out_dir("partial_checkpoints");
+    let part = checkpoints.join("step-0000000020.part");
+    std::fs::create_dir_all(part.join("rank-00001.bin")).unwrap();
+    // One checkpoint, at step 20: no later one clears the folder away.
+    let r = run(
+        &scene,
+        &out,
+        &[
+            "--backend",
+            "scalar",
+            "--ranks",
+            "2",
+            "--steps",
+            "30",
+            "--checkpoint-every",
+            "20",
+            "--checkpoint-dir",
+            checkpoints.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r["status"], "complete");
+    let recorded = r["checkpoints"].as_array().unwrap();
+    assert_eq!(recorded.len(), 1);
+    let error = recorded[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("rank 1") && error.contains("step-0000000020.part was removed"),
+        "{error}"
+    );
+    assert!(!part.exists(), "{} is left", part.display());
+    assert_eq!(std::fs::read_dir(&checkpoints).unwrap().count(), 0);
+}
