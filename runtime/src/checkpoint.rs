@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use yee_core::balance::{BalancerState, LinkSums, PerfSums};
 use yee_core::session::{Plan, Start};
+use yee_core::tiling::{TilingError, check_tiling};
 use yee_core::{Axis, Box3, Chunk, Scalar, StagingBuffer};
 use yee_em::{Costs, Setup, YeeBackend, YeeFields};
 use yee_scalar::checkpoints::{Checkpoints, Cut, CutLayout, ProbeSamples, SavedPart};
@@ -601,6 +602,13 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
                 index.version
             )));
         }
+        check_rank_tiling(&index).map_err(|why| {
+            error(format!(
+                "cannot resume from {}: its rank files do not tile the {:?} grid: {why}",
+                folder.display(),
+                index.grid
+            ))
+        })?;
         Ok(Loaded {
             dir: folder.to_path_buf(),
             index,
@@ -625,6 +633,42 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
         }
     }
     Ok(None)
+}
+
+/// The boxes of an index's rank files must tile its grid exactly ([`check_tiling`]): a
+/// checkpoint whose index lost or doubled a rank file would restore some cells from nowhere,
+/// or twice. The error names the entries of `ranks` and the cells.
+fn check_rank_tiling(index: &Index) -> Result<(), String> {
+    let held: Vec<(usize, Box3)> = index
+        .ranks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, e)| e.boxes().into_iter().map(move |b| (k, b)))
+        .collect();
+    let boxes: Vec<Box3> = held.iter().map(|&(_, b)| b).collect();
+    let entry = |i: usize| {
+        let k = held[i].0;
+        format!("ranks[{k}] ({})", index.ranks[k].file)
+    };
+    check_tiling(index.grid, &boxes).map_err(|e| match e {
+        TilingError::Outside { index: i, boxed } => {
+            format!("{} holds the box {boxed}, outside the grid", entry(i))
+        }
+        TilingError::Overlap {
+            first,
+            second,
+            cells,
+        } => format!(
+            "{} and {} both hold the {} cells {cells}",
+            entry(first),
+            entry(second),
+            cells.cells()
+        ),
+        TilingError::Gap { missing, cells } => {
+            format!("{missing} cells are in no rank file, among them {cells}")
+        }
+        other => other.to_string(),
+    })
 }
 
 impl Loaded {

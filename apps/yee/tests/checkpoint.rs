@@ -659,3 +659,69 @@ fn a_failed_checkpoint_removes_its_partial_folder_and_says_so() {
     assert!(!part.exists(), "{} is left", part.display());
     assert_eq!(std::fs::read_dir(&checkpoints).unwrap().count(), 0);
 }
+
+/// Issue 49, case 3: an index that lost a rank file, or lists one rank file twice, was
+/// resumed (exit 0, `complete`, every output wrong). The rank files' boxes must tile the grid:
+/// the resume is refused naming the missing or doubled cells.
+#[test]
+fn a_checkpoint_index_that_does_not_tile_the_grid_is_refused() {
+    let scene = mpi3d();
+    let cut = out_dir("untiled");
+    run(
+        &scene,
+        &cut,
+        &[
+            "--backend",
+            "scalar",
+            "--ranks",
+            "3",
+            "--checkpoint-every",
+            "40",
+        ],
+    );
+    let path = cut.join("checkpoint/step-0000000040/checkpoint.json");
+    let whole: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let resume = |index: &Value| {
+        std::fs::write(&path, serde_json::to_string_pretty(index).unwrap()).unwrap();
+        let out = out_dir("untiled_resumed");
+        let output = yee()
+            .args(["run", scene.to_str().unwrap(), "--quiet", "--resume"])
+            .arg(&cut)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "resumed from {index}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let held = |k: usize| {
+        let b = &whole["ranks"][k];
+        let cells: i64 = (0..3)
+            .map(|a| b["hi"][a].as_i64().unwrap() - b["lo"][a].as_i64().unwrap())
+            .product();
+        cells
+    };
+
+    let mut lost = whole.clone();
+    lost["ranks"].as_array_mut().unwrap().remove(2);
+    let stderr = resume(&lost);
+    let missing = format!("{} cells are in no rank file, among them x ", held(2));
+    assert!(
+        stderr.contains("do not tile") && stderr.contains(&missing),
+        "{stderr}"
+    );
+
+    let mut doubled = whole.clone();
+    doubled["ranks"][2] = whole["ranks"][1].clone();
+    let stderr = resume(&doubled);
+    let both = format!(
+        "ranks[1] (rank-00001.bin) and ranks[2] (rank-00001.bin) both hold the {} cells x ",
+        held(1)
+    );
+    assert!(stderr.contains(&both), "{stderr}");
+
+    // The index as written resumes.
+    std::fs::write(&path, serde_json::to_string_pretty(&whole).unwrap()).unwrap();
+    let r = run(&scene, &out_dir("untiled_whole"), &["--resume", cut.to_str().unwrap()]);
+    assert_eq!(r["status"], "complete");
+}
