@@ -27,6 +27,7 @@ use yee_scene::spec::ValueType;
 use yee_scene::{GeometryOutput, Scene, Units};
 
 use crate::error::{AppError, io_error};
+use crate::failures::Failures;
 use crate::hdf5_output::Hdf5Output;
 use crate::report::{
     BalanceReport, CheckpointReport, ProbeReport, RankReport, ResumeReport, RunReport,
@@ -362,40 +363,31 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         false => Vec::new(),
     };
     let written: Mutex<Vec<String>> = Mutex::new(earlier);
-    let failure: Mutex<Option<AppError>> = Mutex::new(None);
+    // An output that cannot be written is kept here, and the run goes on (`Failures`).
+    let failure: Mutex<Failures> = Mutex::new(Failures::default());
     let writing = Mutex::new(Duration::ZERO);
     let on_output = |step: u64, fields: &Assembled<T>| {
         let t = Instant::now();
         let mut files = Vec::new();
-        let result = (|| -> Result<(), AppError> {
-            for (slice, outlines) in scene.slices.iter().zip(&slice_outlines) {
-                if slice_due(slice, step) {
-                    files.push(write_slice(fields, scene, slice, outlines, step, out)?);
-                }
+        let mut failed = Failures::default();
+        for (slice, outlines) in scene.slices.iter().zip(&slice_outlines) {
+            if slice_due(slice, step) {
+                let file = write_slice(fields, scene, slice, outlines, step, out);
+                files.extend(failed.keep(file));
             }
-            if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
-                files.extend(write_snapshot(
-                    fields,
-                    scene,
-                    s,
-                    &geometry,
-                    step,
-                    out,
-                    hdf5.as_ref(),
-                )?);
-            }
-            Ok(())
-        })();
+        }
+        if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
+            let snapshot = write_snapshot(fields, scene, s, &geometry, step, out, hdf5.as_ref());
+            files.extend(failed.keep(snapshot).into_iter().flatten());
+        }
         written
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .extend(files);
-        if let Err(e) = result {
-            failure
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(e);
-        }
+        failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(failed);
         *writing.lock().unwrap_or_else(|p| p.into_inner()) += t.elapsed();
     };
     let progress = Progress::new(scene, options.quiet || !writer);
@@ -529,8 +521,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     // that says so; the spectra of non-finite fields are not written.
     let diverged = first_divergence(&results).map(|e| format!("{}: {e}", scene.file.display()));
     // An output that could not be written (the rest of the run went on) fails the run, and
-    // run.json lists the files that were written whole.
-    let failed = failure.into_inner().unwrap_or_else(|p| p.into_inner());
+    // run.json lists the files that were written whole: from here on every write failure is
+    // kept the same way, and the other outputs and run.json are still written.
+    let mut failed = failure.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut outputs = written.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut probes = Vec::new();
     for (i, (probe, name)) in scene.probes.iter().zip(&scene.probe_names).enumerate() {
@@ -548,21 +541,25 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                 .to_scene_time((step as f64 - offset) * scene.dt())
         };
         let series = probe_series(&results, i).expect("every probe lies in some rank's box");
-        write_file(&path, |w| csv::write_probe(w, &series, time_of))?;
-        if let Some(h) = &hdf5 {
-            h.write_probe(scene, name, probe.component, &series)?;
+        let csv = write_file(&path, |w| csv::write_probe(w, &series, time_of));
+        if failed.keep(csv).is_some() {
+            outputs.push(file.clone());
         }
-        outputs.push(file.clone());
+        if let Some(h) = &hdf5 {
+            failed.keep(h.write_probe(scene, name, probe.component, &series));
+        }
         let plot_file = format!("probe_{name}.png");
-        write_probe_plot(
+        let plot = write_probe_plot(
             scene,
             name,
             probe.component,
             &series,
             time_of,
             &out.join(&plot_file),
-        )?;
-        outputs.push(plot_file);
+        );
+        if failed.keep(plot).is_some() {
+            outputs.push(plot_file);
+        }
         probes.push(ProbeReport {
             name: name.clone(),
             component: probe.component.name().into(),
@@ -570,29 +567,27 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    if let Some(file) = write_collection(scene, &outputs, out)? {
+    if let Some(file) = failed.keep(write_collection(scene, &outputs, out)).flatten() {
         outputs.push(file);
     }
-    let index = hdf5
-        .as_ref()
-        .map(|h| h.write_index(scene, out))
-        .transpose()?;
-    if let Some(file) = index.flatten() {
+    let index = hdf5.as_ref().map(|h| h.write_index(scene, out));
+    if let Some(file) = failed.keep(index.transpose()).flatten().flatten() {
         if !outputs.contains(&file) {
             outputs.push(file);
         }
     }
     if options.movie {
-        let movies = crate::movie::write_movies(out, &outputs)?;
-        outputs.extend(movies);
+        let movies = crate::movie::write_movies(out, &outputs);
+        outputs.extend(failed.keep(movies).into_iter().flatten());
     }
-    let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
-        let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
+    let (fluxes, dfts) = if diverged.is_none() && !interrupted {
+        let (fluxes, flux_files) =
+            crate::flux_output::write_fluxes(scene, &results, steps, out, &mut failed);
         outputs.extend(flux_files);
         if let Some(h) = &hdf5 {
-            h.write_fluxes(&fluxes)?;
+            failed.keep(h.write_fluxes(&fluxes));
         }
-        let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
+        let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out, &mut failed);
         outputs.extend(dft_files);
         (fluxes, dfts)
     } else {
@@ -601,8 +596,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
-        yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
-        outputs.push("balance_history.csv".to_string());
+        let written = yee_io::balance::write_history(&path, history);
+        if failed.keep(written.map_err(|e| io_error(&path, e))).is_some() {
+            outputs.push("balance_history.csv".to_string());
+        }
         // Tile sets' shares are not boxes: their plot is not drawn (not built yet).
         let columns = match (&layout_boxes, options.partition) {
             (_, Some(_)) => None,
@@ -611,8 +608,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         if let Some(columns) = columns {
             let path = out.join("balance_shares.png");
-            yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
-            outputs.push("balance_shares.png".to_string());
+            let written = yee_io::balance::write_share_plot(&path, &columns);
+            if failed.keep(written.map_err(|e| io_error(&path, e))).is_some() {
+                outputs.push("balance_shares.png".to_string());
+            }
         }
         let profile = match (&results[0].balancer, &results[0].box_balancer) {
             (Some(b), _) => Some(Profile::from_balancer(b)),
@@ -621,8 +620,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         if let Some(profile) = profile {
             let path = out.join("profile.json");
-            profile.save(&path).map_err(|e| io_error(&path, e))?;
-            outputs.push("profile.json".into());
+            if failed.keep(profile.save(&path).map_err(|e| io_error(&path, e))).is_some() {
+                outputs.push("profile.json".into());
+            }
         }
     }
     let final_borders = results[0]
@@ -674,16 +674,17 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     });
     let run_steps = last_step - first_step;
     let report = RunReport {
-        status: match (&diverged, &failed, interrupted) {
+        status: match (&diverged, failed.is_empty(), interrupted) {
             (Some(_), _, _) => "diverged",
-            (None, Some(_), _) => "failed",
-            (None, None, true) => "interrupted",
-            (None, None, false) => "complete",
+            (None, false, _) => "failed",
+            (None, true, true) => "interrupted",
+            (None, true, false) => "complete",
         },
         error: diverged
             .clone()
-            .or_else(|| failed.as_ref().map(|e| e.to_string()))
+            .or_else(|| failed.messages().into_iter().next())
             .or_else(|| interruption.clone()),
+        output_errors: failed.messages(),
         steps_completed: last_step,
         resumed_from: options.resume.as_ref().map(|l| ResumeReport {
             checkpoint: l.dir.display().to_string(),
@@ -761,7 +762,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if let Some(message) = diverged {
         return Err(AppError::Run(message));
     }
-    if let Some(e) = failed {
+    if let Some(e) = failed.into_first() {
         return Err(e);
     }
     if let Some(message) = interruption {

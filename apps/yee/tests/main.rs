@@ -15,6 +15,7 @@ mod geometry_preview;
 mod heterogeneous;
 mod malformed_scenes;
 mod movie;
+mod output_folder;
 mod overlap;
 mod partition;
 mod vtk_reader;

@@ -1,0 +1,93 @@
+//! The output folder is the user's (issue 49): a write that fails at the end of a run is
+//! recorded and the run goes on to write the rest and run.json; a scene's name cannot lead its
+//! outputs out of `out/`; the clean-up of an earlier run deletes nothing outside the folder;
+//! an output folder that cannot be written is refused before the run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn yee() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_yee"))
+}
+
+fn mpi3d() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/mpi3d.toml")
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let dir = crate::tmp_dir(module_path!()).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `yee run mpi3d --quiet --backend scalar --out out extra…`.
+fn run_into(out: &Path, extra: &[&str]) -> Output {
+    yee()
+        .args(["run", mpi3d().to_str().unwrap(), "--quiet", "--backend", "scalar"])
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn report(out: &Path) -> Value {
+    let text = std::fs::read_to_string(out.join("run.json"))
+        .unwrap_or_else(|e| panic!("{} has no run.json: {e}", out.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn listed(r: &Value, key: &str) -> Vec<String> {
+    r[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} in {r}"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue 49, case 2: a folder squatting on the probe CSV's temporary name (a full disk or a
+/// name the file system refuses fails the same way) ended the run at "cannot write
+/// probe_near.csv" with no run.json, flux, DFT or fields.pvd. Every failure is now recorded,
+/// every other output written, then run.json (`failed`, the reason, the files written whole).
+#[test]
+fn write_failures_at_the_end_are_recorded_and_the_other_outputs_written() {
+    let out = fresh("squatted");
+    std::fs::create_dir_all(out.join(".probe_near.csv.part")).unwrap();
+    std::fs::create_dir_all(out.join(".flux_around_dft.npy.part")).unwrap();
+    let output = run_into(&out, &[]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("probe_near.csv"), "{stderr}");
+    let r = report(&out);
+    assert_eq!(r["status"], "failed");
+    let error = r["error"].as_str().unwrap();
+    assert!(error.contains("probe_near.csv"), "{error}");
+    let errors = listed(&r, "output_errors");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains(".probe_near.csv.part") || errors[0].contains("probe_near.csv"));
+    assert!(errors[1].contains("flux_around_dft.npy"), "{errors:?}");
+    let outputs = listed(&r, "outputs");
+    for written in [
+        "probe_near.png",
+        "probe_far.csv",
+        "probe_far.png",
+        "flux_around.csv",
+        "flux_around.png",
+        "farfield_around.csv",
+        "ez_000060.npy",
+    ] {
+        assert!(outputs.iter().any(|f| f == written), "{written}: {outputs:?}");
+        assert!(out.join(written).is_file(), "{written}");
+    }
+    for missing in ["probe_near.csv", "flux_around_dft.npy"] {
+        assert!(!outputs.iter().any(|f| f == missing), "{missing}: {outputs:?}");
+        assert!(!out.join(missing).exists(), "{missing}");
+    }
+    assert_eq!(r["fluxes"][0]["name"], "around");
+    // run.json came whole through its own temporary name.
+    assert!(!out.join(".run.json.part").exists());
+}
