@@ -91,3 +91,42 @@ fn write_failures_at_the_end_are_recorded_and_the_other_outputs_written() {
     // run.json came whole through its own temporary name.
     assert!(!out.join(".run.json.part").exists());
 }
+
+/// Issue 49, case 7: `name = "../../x"` wrote (and cleaned up) outside `out/`. Such names are
+/// refused naming the key, and nothing appears outside the working folder.
+#[test]
+fn a_scene_name_that_leaves_the_output_root_is_refused() {
+    let root = fresh("names");
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let text = std::fs::read_to_string(mpi3d()).unwrap();
+    let absolute = root.join("absolute");
+    for (file, name, why) in [
+        ("up.toml", "../../x".to_string(), "holds `..`"),
+        (
+            "absolute.toml",
+            absolute.display().to_string(),
+            "path separator",
+        ),
+        ("long.toml", "n".repeat(201), "longer than 200 bytes"),
+        ("empty.toml", String::new(), "is empty"),
+    ] {
+        let scene = work.join(file);
+        let named = text.replacen("name = \"mpi3d\"", &format!("name = {name:?}"), 1);
+        std::fs::write(&scene, named).unwrap();
+        let output = yee()
+            .current_dir(&work)
+            .args(["run", scene.to_str().unwrap(), "--quiet", "--steps", "2"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{file}");
+        assert!(
+            stderr.contains(": name: ") && stderr.contains(why),
+            "{file}: {stderr}"
+        );
+    }
+    assert!(!root.join("x").exists());
+    assert!(!absolute.exists());
+    assert!(!work.join("out").exists());
+}
