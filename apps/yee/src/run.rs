@@ -125,14 +125,23 @@ impl RunOptions {
     }
 }
 
-/// Creates the output directory and clears what an earlier run of yee wrote there: the files
-/// its `run.json` lists (nothing else in the folder is touched), its checkpoints in
-/// `checkpoint/`, then the `run.json` itself (which would make the directory look finished).
-/// A run that `resumes` keeps the files (it goes on writing beside them) and the checkpoints,
-/// and only takes the `run.json` away.
+/// Creates the output directory, makes sure files can be written in it (before any step is
+/// taken), and clears what an earlier run of yee wrote there: the files its `run.json` lists
+/// that lie in the folder itself ([`inside`]; nothing else in the folder is touched, and
+/// nothing outside it), its checkpoints in `checkpoint/` (unless that is a link elsewhere),
+/// then the `run.json` itself (which would make the directory look finished). A run that
+/// `resumes` keeps the files (it goes on writing beside them) and the checkpoints, and only
+/// takes the `run.json` away.
 pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
+    if out.exists() && !out.is_dir() {
+        return Err(io_error(
+            out,
+            "it is not a directory (--out names the folder the outputs go to)",
+        ));
+    }
     fs::create_dir_all(out)
         .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
+    check_writable(out)?;
     let report_path = out.join("run.json");
     if resumes {
         if report_path.exists() {
@@ -141,12 +150,13 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
         return Ok(());
     }
     let checkpoints = out.join("checkpoint");
-    if let Ok(entries) = fs::read_dir(&checkpoints) {
-        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with("step-") && path.is_dir() {
-                fs::remove_dir_all(&path).map_err(|e| io_error(&path, e))?;
-            }
+    let linked = fs::symlink_metadata(&checkpoints).is_ok_and(|m| m.file_type().is_symlink());
+    let entries = fs::read_dir(&checkpoints).ok().filter(|_| !linked);
+    for path in entries.into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())) {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let linked = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if name.starts_with("step-") && path.is_dir() && !linked {
+            fs::remove_dir_all(&path).map_err(|e| io_error(&path, e))?;
         }
     }
     if report_path.exists() {
@@ -162,17 +172,45 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
                 })
             })
             .unwrap_or_default();
-        for file in earlier {
-            // Only plain names yee writes: never a path that leaves the folder.
-            let plain = !file.is_empty() && !file.contains(['/', '\\']) && file != "..";
-            let path = out.join(&file);
-            if plain && path.is_file() {
+        for path in earlier.iter().filter_map(|file| inside(out, file)) {
+            // A link is removed, never what it points to.
+            if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
                 fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
             }
         }
         fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
     }
     Ok(())
+}
+
+/// `out/file` where `file` (as an earlier run.json lists it) names an entry of the folder
+/// `out` itself: one plain file name — no separator, no `..`, not absolute — whose parent is
+/// `out` once links are resolved. `None` for anything else: the clean-up leaves it alone.
+fn inside(out: &Path, file: &str) -> Option<PathBuf> {
+    let mut parts = Path::new(file).components();
+    let (Some(std::path::Component::Normal(name)), None) = (parts.next(), parts.next()) else {
+        return None;
+    };
+    if file.contains(['/', '\\']) {
+        return None;
+    }
+    let path = out.join(name);
+    let parent = path.parent()?.canonicalize().ok()?;
+    (parent == out.canonicalize().ok()?).then_some(path)
+}
+
+/// Fails, naming `out`, unless a file can be made in it: a read-only or full output folder is
+/// found before the run, not after it.
+fn check_writable(out: &Path) -> Result<(), AppError> {
+    let probe = out.join(format!(".yee-write-check-{}", std::process::id()));
+    let made = File::create(&probe).and_then(|mut f| f.write_all(b"yee"));
+    let _ = fs::remove_file(&probe);
+    made.map_err(|e| {
+        io_error(
+            out,
+            format!("cannot write files in the output directory: {e}"),
+        )
+    })
 }
 
 /// Runs `scene` with the element type it asks for on the chosen backend. Returns the report on

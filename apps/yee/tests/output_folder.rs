@@ -130,3 +130,77 @@ fn a_scene_name_that_leaves_the_output_root_is_refused() {
     assert!(!absolute.exists());
     assert!(!work.join("out").exists());
 }
+
+/// Issue 49, case 7: the clean-up of an earlier run removes only what its run.json lists and
+/// lies in the folder itself: not a path out of it, not what a link points to, and not the
+/// checkpoints of a `checkpoint` folder that is a link elsewhere.
+#[cfg(unix)]
+#[test]
+fn the_clean_up_deletes_nothing_outside_the_output_folder() {
+    let root = fresh("clean_up");
+    let out = root.join("out");
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::create_dir_all(elsewhere.join("step-0000000010")).unwrap();
+    std::fs::write(elsewhere.join("step-0000000010/checkpoint.json"), "{}").unwrap();
+    for victim in ["up.txt", "absolute.txt", "linked.txt"] {
+        std::fs::write(root.join(victim), "keep me").unwrap();
+    }
+    std::os::unix::fs::symlink(root.join("linked.txt"), out.join("link.npy")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join("checkpoint")).unwrap();
+    std::fs::write(out.join("old.npy"), "an earlier run's").unwrap();
+    let earlier = serde_json::json!({
+        "status": "complete",
+        "outputs": [
+            "../up.txt",
+            root.join("absolute.txt").to_str().unwrap(),
+            "link.npy",
+            "old.npy",
+            "..",
+            ".",
+        ],
+    });
+    std::fs::write(out.join("run.json"), earlier.to_string()).unwrap();
+    let output = run_into(&out, &["--steps", "2"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for victim in ["up.txt", "absolute.txt", "linked.txt"] {
+        assert_eq!(
+            std::fs::read_to_string(root.join(victim)).unwrap(),
+            "keep me",
+            "{victim}"
+        );
+    }
+    assert!(elsewhere.join("step-0000000010/checkpoint.json").is_file());
+    // What it listed inside the folder went: the file, and the link (not its target).
+    assert!(!out.join("old.npy").exists());
+    assert!(std::fs::symlink_metadata(out.join("link.npy")).is_err());
+    assert_eq!(report(&out)["status"], "complete");
+}
+
+/// Issue 49, case 10 and build item 7: an output folder that cannot be written was found only
+/// after the whole run; it is refused before the first step, as is one that is not a folder.
+#[test]
+fn an_output_folder_that_cannot_be_written_is_refused_before_the_run() {
+    // The tests may run as root, whom a read-only mode does not stop: /proc/self is a folder
+    // no one can make files in.
+    let output = run_into(Path::new("/proc/self"), &["--steps", "600"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("/proc/self") && stderr.contains("cannot write files in the output"),
+        "{stderr}"
+    );
+
+    let root = fresh("not_a_folder");
+    let file = root.join("plain.txt");
+    std::fs::write(&file, "a file").unwrap();
+    let output = run_into(&file, &["--steps", "600"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is not a directory"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file");
+}
