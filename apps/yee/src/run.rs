@@ -697,9 +697,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let last_checkpoint = checkpoints.iter().rev().find(|c| c.error.is_none());
     let interruption = interrupted.then(|| match last_checkpoint {
         Some(c) if c.step == last_step => format!(
-            "interrupted by a signal after step {last_step}: resume with `yee run {} --resume {}`",
+            "interrupted by a signal after step {last_step}: resume with `yee run {} {}`",
             scene.file.display(),
-            out.display()
+            resume_arguments(out, &checkpoint_config.dir)
         ),
         _ => format!(
             "interrupted by a signal after step {last_step}, and the checkpoint could not be \
@@ -807,6 +807,21 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         return Err(AppError::Interrupted(message));
     }
     Ok(Some(report))
+}
+
+/// The arguments that resume a run writing into `out` with its checkpoints in `checkpoints`:
+/// `--resume OUT` where they are in the output folder (`OUT/checkpoint`), else `--resume
+/// CHECKPOINTS --out OUT --checkpoint-dir CHECKPOINTS` (the output folder alone would not
+/// find them).
+fn resume_arguments(out: &Path, checkpoints: &Path) -> String {
+    if checkpoints == out.join("checkpoint") {
+        return format!("--resume {}", out.display());
+    }
+    format!(
+        "--resume {0} --out {1} --checkpoint-dir {0}",
+        checkpoints.display(),
+        out.display()
+    )
 }
 
 /// Creates `path` and writes it through a buffer, atomically ([`yee_io::atomic`]).

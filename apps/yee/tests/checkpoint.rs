@@ -303,26 +303,46 @@ fn a_damaged_or_foreign_checkpoint_is_refused_with_the_reason() {
 #[cfg(unix)]
 #[test]
 fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
-    sigterm_then_resume("signalled", &["--ranks", "2"]);
+    sigterm_then_resume("signalled", &["--ranks", "2"], false);
 }
 
 #[cfg(unix)]
 #[test]
 fn sigterm_stops_a_kd_layout_at_a_checkpoint_that_resumes() {
-    sigterm_then_resume("signalled_kd", &["--ranks", "3", "--layout", "kd"]);
+    sigterm_then_resume("signalled_kd", &["--ranks", "3", "--layout", "kd"], false);
 }
 
-/// A run of mpi3d on `layout` (extra arguments) signalled with SIGTERM stops at a checkpoint
-/// with an interrupted run.json and exit status 130; resumed into the same folder on the same
-/// layout, it ends where a straight run does.
+/// Issue 49, case 10: with `--checkpoint-dir` elsewhere the hint named `--resume OUT`, which
+/// finds no checkpoint; it names the checkpoint folder used, and the command it gives resumes.
 #[cfg(unix)]
-fn sigterm_then_resume(name: &str, layout: &[&str]) {
+#[test]
+fn the_resume_hint_names_a_checkpoint_folder_outside_the_output_folder() {
+    sigterm_then_resume("signalled_elsewhere", &["--ranks", "2"], true);
+}
+
+/// A run of mpi3d on `layout` (extra arguments; its checkpoints in a folder of their own
+/// where `elsewhere`) signalled with SIGTERM stops at a checkpoint with an interrupted
+/// run.json and exit status 130; resumed into the same folder on the same layout by the
+/// command its hint gives, it ends where a straight run does.
+#[cfg(unix)]
+fn sigterm_then_resume(name: &str, layout: &[&str], elsewhere: bool) {
     let scene = mpi3d();
     let out = out_dir(name);
+    // `--checkpoint-dir BASE/checkpoint`, so that the wait below finds it in BASE.
+    let base = match elsewhere {
+        true => out_dir(&format!("{name}_checkpoints")),
+        false => out.clone(),
+    };
+    let checkpoints = base.join("checkpoint");
+    let mut elsewhere_args = Vec::new();
+    if elsewhere {
+        elsewhere_args = vec!["--checkpoint-dir".to_string(), path_text(&checkpoints)];
+    }
     // Far more steps than the test waits for.
     let child = yee()
         .args(["run", scene.to_str().unwrap(), "--quiet"])
         .args(layout)
+        .args(&elsewhere_args)
         .args([
             "--backend",
             "scalar",
@@ -338,7 +358,7 @@ fn sigterm_then_resume(name: &str, layout: &[&str]) {
         .spawn()
         .unwrap();
     // Once the run steps (its first checkpoint is there), its signal handlers are in place.
-    yee_tests::wait_for_checkpoint(&out);
+    yee_tests::wait_for_checkpoint(&base);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -363,14 +383,31 @@ fn sigterm_then_resume(name: &str, layout: &[&str]) {
         step
     );
     assert!(
-        out.join(format!("checkpoint/step-{step:010}/checkpoint.json"))
+        checkpoints
+            .join(format!("step-{step:010}/checkpoint.json"))
             .is_file()
     );
     // Probes up to the interruption are written.
     assert!(out.join("probe_near.csv").is_file());
+    // The hint names the folder the checkpoint is in.
+    let error = r["error"].as_str().unwrap();
+    let hint = error
+        .split_once("`yee run ")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(command, _)| command)
+        .unwrap_or_else(|| panic!("no command in {error:?}"));
+    let expected = match elsewhere {
+        true => format!(
+            "--resume {0} --out {1} --checkpoint-dir {0}",
+            path_text(&checkpoints),
+            path_text(&out)
+        ),
+        false => format!("--resume {}", path_text(&out)),
+    };
+    assert!(hint.ends_with(&expected), "{hint:?}");
 
-    // Resumed (into the same folder) to 40 steps past the interruption, it ends where a
-    // straight run of that length does.
+    // Resumed by that command (into the same folder) to 40 steps past the interruption, it
+    // ends where a straight run of that length does.
     let total = (step + 40).to_string();
     let straight = out_dir(&format!("{name}_straight"));
     run(
@@ -378,11 +415,29 @@ fn sigterm_then_resume(name: &str, layout: &[&str]) {
         &straight,
         &["--backend", "scalar", "--steps", &total],
     );
-    let mut args = vec!["--steps", &total, "--resume", out.to_str().unwrap()];
-    args.extend(layout);
-    let r = run(&scene, &out, &args);
+    let mut args: Vec<&str> = hint.split(' ').collect();
+    if !elsewhere {
+        args.extend(["--out", out.to_str().unwrap()]);
+    }
+    let output = yee()
+        .arg("run")
+        .args(&args)
+        .args(["--quiet", "--steps", &total])
+        .args(layout)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{hint}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let r = report(&out);
     assert_eq!(r["status"], "complete");
     assert_same_outputs(&straight, &out);
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
 }
 
 #[test]
