@@ -53,11 +53,9 @@ impl core::fmt::Display for TilingError {
                 cells.cells(),
                 cells
             ),
-            TilingError::Gap { missing, cells } => write!(
-                f,
-                "{missing} cells are in no box, among them {}",
-                cells
-            ),
+            TilingError::Gap { missing, cells } => {
+                write!(f, "{missing} cells are in no box, among them {}", cells)
+            }
         }
     }
 }
@@ -106,7 +104,8 @@ fn first_gap(whole: Box3, boxes: &[Box3]) -> Option<Box3> {
     let mut region = whole;
     for axis in [2, 1, 0] {
         let mut best: Option<i64> = None;
-        let candidates = core::iter::once(0).chain(boxes.iter().filter(|b| !b.is_empty()).map(|b| b.hi[axis]));
+        let candidates =
+            core::iter::once(0).chain(boxes.iter().filter(|b| !b.is_empty()).map(|b| b.hi[axis]));
         for at in candidates {
             if at >= whole.hi[axis] || best.is_some_and(|b| b <= at) {
                 continue;

@@ -553,10 +553,7 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
         let left = folder.exists() || folder.is_symlink();
         let removed = match left.then(|| fs::remove_dir_all(&folder)) {
             None => "no partial checkpoint was left".to_string(),
-            Some(Ok(())) => format!(
-                "the partial checkpoint {} was removed",
-                folder.display()
-            ),
+            Some(Ok(())) => format!("the partial checkpoint {} was removed", folder.display()),
             Some(Err(e)) => format!(
                 "the partial checkpoint {} could not be removed: {e}",
                 folder.display()

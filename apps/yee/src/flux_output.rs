@@ -145,12 +145,9 @@ pub fn write_fluxes<T: yee_core::Scalar>(
                 )
             })
             .collect();
-        let Some(subtracted) = failures.keep(
-            minus
-                .as_deref()
-                .map(|m| read_minus(m, &faces))
-                .transpose(),
-        ) else {
+        let Some(subtracted) =
+            failures.keep(minus.as_deref().map(|m| read_minus(m, &faces)).transpose())
+        else {
             continue;
         };
         let frequencies = faces[0].frequencies.clone();
@@ -202,10 +199,9 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         let values: Vec<Complex64> = faces.iter().flat_map(flatten).collect();
         let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
         let mut bytes = Vec::new();
-        let written =
-            yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
-                .and_then(|()| yee_io::atomic::write(&path, bytes))
-                .map_err(|e| io_error(&path, e));
+        let written = yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
+            .and_then(|()| yee_io::atomic::write(&path, bytes))
+            .map_err(|e| io_error(&path, e));
         let dft_written = failures.keep(written).is_some();
         let png = format!("flux_{name}.png");
         let path = out.join(&png);

@@ -152,7 +152,11 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
     let checkpoints = out.join("checkpoint");
     let linked = fs::symlink_metadata(&checkpoints).is_ok_and(|m| m.file_type().is_symlink());
     let entries = fs::read_dir(&checkpoints).ok().filter(|_| !linked);
-    for path in entries.into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())) {
+    for path in entries
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+    {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let linked = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
         if name.starts_with("step-") && path.is_dir() && !linked {
@@ -605,7 +609,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    if let Some(file) = failed.keep(write_collection(scene, &outputs, out)).flatten() {
+    if let Some(file) = failed
+        .keep(write_collection(scene, &outputs, out))
+        .flatten()
+    {
         outputs.push(file);
     }
     let index = hdf5.as_ref().map(|h| h.write_index(scene, out));
@@ -635,7 +642,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
         let written = yee_io::balance::write_history(&path, history);
-        if failed.keep(written.map_err(|e| io_error(&path, e))).is_some() {
+        if failed
+            .keep(written.map_err(|e| io_error(&path, e)))
+            .is_some()
+        {
             outputs.push("balance_history.csv".to_string());
         }
         // Tile sets' shares are not boxes: their plot is not drawn (not built yet).
@@ -647,7 +657,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         if let Some(columns) = columns {
             let path = out.join("balance_shares.png");
             let written = yee_io::balance::write_share_plot(&path, &columns);
-            if failed.keep(written.map_err(|e| io_error(&path, e))).is_some() {
+            if failed
+                .keep(written.map_err(|e| io_error(&path, e)))
+                .is_some()
+            {
                 outputs.push("balance_shares.png".to_string());
             }
         }
@@ -658,7 +671,10 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         if let Some(profile) = profile {
             let path = out.join("profile.json");
-            if failed.keep(profile.save(&path).map_err(|e| io_error(&path, e))).is_some() {
+            if failed
+                .keep(profile.save(&path).map_err(|e| io_error(&path, e)))
+                .is_some()
+            {
                 outputs.push("profile.json".into());
             }
         }

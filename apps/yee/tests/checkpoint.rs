@@ -777,6 +777,10 @@ fn a_checkpoint_index_that_does_not_tile_the_grid_is_refused() {
 
     // The index as written resumes.
     std::fs::write(&path, serde_json::to_string_pretty(&whole).unwrap()).unwrap();
-    let r = run(&scene, &out_dir("untiled_whole"), &["--resume", cut.to_str().unwrap()]);
+    let r = run(
+        &scene,
+        &out_dir("untiled_whole"),
+        &["--resume", cut.to_str().unwrap()],
+    );
     assert_eq!(r["status"], "complete");
 }

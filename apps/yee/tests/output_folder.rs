@@ -26,7 +26,13 @@ fn fresh(name: &str) -> PathBuf {
 /// `yee run mpi3d --quiet --backend scalar --out out extra…`.
 fn run_into(out: &Path, extra: &[&str]) -> Output {
     yee()
-        .args(["run", mpi3d().to_str().unwrap(), "--quiet", "--backend", "scalar"])
+        .args([
+            "run",
+            mpi3d().to_str().unwrap(),
+            "--quiet",
+            "--backend",
+            "scalar",
+        ])
         .arg("--out")
         .arg(out)
         .args(extra)
@@ -80,11 +86,17 @@ fn write_failures_at_the_end_are_recorded_and_the_other_outputs_written() {
         "farfield_around.csv",
         "ez_000060.npy",
     ] {
-        assert!(outputs.iter().any(|f| f == written), "{written}: {outputs:?}");
+        assert!(
+            outputs.iter().any(|f| f == written),
+            "{written}: {outputs:?}"
+        );
         assert!(out.join(written).is_file(), "{written}");
     }
     for missing in ["probe_near.csv", "flux_around_dft.npy"] {
-        assert!(!outputs.iter().any(|f| f == missing), "{missing}: {outputs:?}");
+        assert!(
+            !outputs.iter().any(|f| f == missing),
+            "{missing}: {outputs:?}"
+        );
         assert!(!out.join(missing).exists(), "{missing}");
     }
     assert_eq!(r["fluxes"][0]["name"], "around");
