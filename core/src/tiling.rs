@@ -1,11 +1,13 @@
-//! Whether a set of boxes tiles a grid exactly: every box inside it, no cell in two boxes, no
-//! cell in none. A checkpoint's rank files, a box layout and a tile set must all do so; this is
-//! the one check they share.
+//! Whether a set of boxes tiles a grid exactly: every box inside it, no cell in two boxes, and
+//! every cell that must be held — all of them, or the active ones of a masked grid — in one.
+//! A checkpoint's rank files, a box layout and a tile set must all do so; this is the one
+//! check they share.
 //!
-//! It allocates nothing and runs in O(n²) for n boxes: pairs for the overlaps; for a gap, the
-//! search of [`first_gap`], which only looks at the planes, rows and cells where a box ends.
+//! It allocates nothing. The overlaps take O(n²) for n boxes; the cells no box holds are
+//! counted and found plane by plane, row by row, in O(cells + (nx + ny + nz) · n) with a mask
+//! and O((nx + ny + nz) · n) without.
 
-use crate::geometry::{Box3, Index3};
+use crate::geometry::Box3;
 
 /// How a set of boxes fails to tile a grid. Indices are positions in the slice checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,10 +29,10 @@ pub enum TilingError {
         /// The cells both hold.
         cells: Box3,
     },
-    /// `missing` cells of the grid are in no box; `cells` is a row of them along x (the first
-    /// found, in z, y, x order of the planes, rows and cells where boxes end).
+    /// `missing` cells that must be held are in no box; `cells` is a run of them along x,
+    /// the first in z, y, x order.
     Gap {
-        /// How many cells no box holds.
+        /// How many cells that must be held no box holds.
         missing: usize,
         /// A run of them along x.
         cells: Box3,
@@ -61,20 +63,26 @@ impl core::fmt::Display for TilingError {
 }
 
 /// Checks that `boxes` tile the grid of extent `grid` exactly: each inside it (an empty box is
-/// inside any), no two sharing a cell, and together holding every cell. The error names the
-/// first box outside, the first pair that overlaps with the cells they share, or the cells no
-/// box holds.
-pub fn check_tiling(grid: [usize; 3], boxes: &[Box3]) -> Result<(), TilingError> {
+/// inside any), no two sharing a cell, and together holding every cell — or, with `active`
+/// (one value per cell, x fastest), every active cell (inactive ones may be held or not: a
+/// tile set leaves tiles with no active cell to no one). The error names the first box
+/// outside, the first pair that overlaps with the cells they share, or the cells that must be
+/// held and are not.
+///
+/// `active`, when given, holds one value per cell of `grid` (a shorter mask counts the cells
+/// past its end as inactive).
+pub fn check_tiling(
+    grid: [usize; 3],
+    boxes: &[Box3],
+    active: Option<&[bool]>,
+) -> Result<(), TilingError> {
     let whole = Box3::from_extent(grid);
     for (index, b) in boxes.iter().enumerate() {
         if !whole.contains_box(b) {
             return Err(TilingError::Outside { index, boxed: *b });
         }
     }
-    // Every box is inside the grid, so no count below overflows.
-    let mut held = 0usize;
     for (first, b) in boxes.iter().enumerate() {
-        held += b.cells();
         for (second, o) in boxes.iter().enumerate().skip(first + 1) {
             let cells = b.intersect(o);
             if !cells.is_empty() {
@@ -86,49 +94,66 @@ pub fn check_tiling(grid: [usize; 3], boxes: &[Box3]) -> Result<(), TilingError>
             }
         }
     }
-    if held == whole.cells() {
+    // Every box is inside the grid and none overlaps, so no count below overflows.
+    let needed = |region: &Box3| match active {
+        None => region.cells(),
+        Some(mask) => count_active(whole, mask, region),
+    };
+    let held =
+        |region: &Box3| -> usize { boxes.iter().map(|b| needed(&b.intersect(region))).sum() };
+    let missing = needed(&whole) - held(&whole);
+    if missing == 0 {
         return Ok(());
     }
-    let missing = whole.cells() - held;
-    let cells = first_gap(whole, boxes).unwrap_or(Box3::new([0; 3], [0; 3]));
+    // Narrow down to the lowest plane along z, then row along y, then cell along x, that
+    // holds a cell that must be held and is not.
+    let mut region = whole;
+    for axis in [2, 1, 0] {
+        let slab = |at: i64| {
+            let mut s = region;
+            s.lo[axis] = at;
+            s.hi[axis] = at + 1;
+            s
+        };
+        let Some(at) = (region.lo[axis]..region.hi[axis]).find(|&at| {
+            let s = slab(at);
+            held(&s) < needed(&s)
+        }) else {
+            break;
+        };
+        region = slab(at);
+    }
+    // Run on along x while the next cell must be held and is not.
+    let mut cells = region;
+    loop {
+        let next = Box3::new(
+            [cells.hi[0], cells.lo[1], cells.lo[2]],
+            [cells.hi[0] + 1, cells.hi[1], cells.hi[2]],
+        );
+        if next.hi[0] > whole.hi[0] || needed(&next) == 0 || held(&next) > 0 {
+            break;
+        }
+        cells.hi[0] += 1;
+    }
     Err(TilingError::Gap { missing, cells })
 }
 
-/// A run along x of cells of `whole` that no box of `boxes` (disjoint, inside `whole`) holds.
-///
-/// A missing cell slides down any axis, still missing, until it meets the grid's face or a
-/// box's upper face: so some missing cell has every coordinate 0 or a box's `hi`. The search
-/// takes the lowest such plane along z whose cells the boxes do not fill, the lowest such row
-/// in it, then the lowest such cell.
-fn first_gap(whole: Box3, boxes: &[Box3]) -> Option<Box3> {
-    let mut region = whole;
-    for axis in [2, 1, 0] {
-        let mut best: Option<i64> = None;
-        let candidates =
-            core::iter::once(0).chain(boxes.iter().filter(|b| !b.is_empty()).map(|b| b.hi[axis]));
-        for at in candidates {
-            if at >= whole.hi[axis] || best.is_some_and(|b| b <= at) {
-                continue;
-            }
-            let mut slab = region;
-            slab.lo[axis] = at;
-            slab.hi[axis] = at + 1;
-            let held: usize = boxes.iter().map(|b| b.intersect(&slab).cells()).sum();
-            if held < slab.cells() {
-                best = Some(at);
-            }
+/// Active cells of `region` (inside `whole`, which starts at the origin) by `mask`.
+fn count_active(whole: Box3, mask: &[bool], region: &Box3) -> usize {
+    if region.is_empty() {
+        return 0;
+    }
+    let [nx, ny, _] = whole.extent();
+    let mut count = 0;
+    for z in region.lo[2]..region.hi[2] {
+        for y in region.lo[1]..region.hi[1] {
+            let row = (z as usize * ny + y as usize) * nx;
+            let from = (row + region.lo[0] as usize).min(mask.len());
+            let to = (row + region.hi[0] as usize).min(mask.len());
+            count += mask[from..to].iter().filter(|&&a| a).count();
         }
-        let at = best?;
-        region.lo[axis] = at;
-        region.hi[axis] = at + 1;
     }
-    // `region` is one missing cell: run on along x while no box holds the next.
-    let start: Index3 = region.lo;
-    let mut end = start[0] + 1;
-    while end < whole.hi[0] && !boxes.iter().any(|b| b.contains([end, start[1], start[2]])) {
-        end += 1;
-    }
-    Some(Box3::new(start, [end, start[1] + 1, start[2] + 1]))
+    count
 }
 
 #[cfg(test)]
@@ -141,16 +166,16 @@ mod tests {
         let low = Box3::new([0, 0, 0], [2, 3, 2]);
         let high = Box3::new([2, 0, 0], [4, 3, 2]);
         let empty = Box3::new([9, 9, 9], [9, 9, 9]);
-        assert_eq!(check_tiling(grid, &[low, empty, high]), Ok(()));
+        assert_eq!(check_tiling(grid, &[low, empty, high], None), Ok(()));
         assert_eq!(
-            check_tiling(grid, &[low]),
+            check_tiling(grid, &[low], None),
             Err(TilingError::Gap {
                 missing: 12,
                 cells: Box3::new([2, 0, 0], [4, 1, 1]),
             })
         );
         assert_eq!(
-            check_tiling(grid, &[low, low]),
+            check_tiling(grid, &[low, low], None),
             Err(TilingError::Overlap {
                 first: 0,
                 second: 1,
@@ -159,7 +184,7 @@ mod tests {
         );
         let outside = Box3::new([2, 0, 0], [5, 3, 2]);
         assert_eq!(
-            check_tiling(grid, &[low, outside]),
+            check_tiling(grid, &[low, outside], None),
             Err(TilingError::Outside {
                 index: 1,
                 boxed: outside
@@ -178,7 +203,7 @@ mod tests {
             Box3::new([0, 1, 1], [1, 2, 2]),
             Box3::new([2, 1, 1], [3, 2, 2]),
         ];
-        let error = check_tiling([3, 3, 3], &boxes).unwrap_err();
+        let error = check_tiling([3, 3, 3], &boxes, None).unwrap_err();
         assert_eq!(
             error,
             TilingError::Gap {
@@ -189,6 +214,34 @@ mod tests {
         assert_eq!(
             std::format!("{error}"),
             "1 cells are in no box, among them x 1..2, y 1..2, z 1..2"
+        );
+    }
+
+    #[test]
+    fn with_a_mask_only_the_active_cells_must_be_held() {
+        let grid = [4, 1, 1];
+        let first = Box3::new([0, 0, 0], [1, 1, 1]);
+        let two = Box3::new([0, 0, 0], [2, 1, 1]);
+        // Inactive cells may be held or not.
+        let mask = [true, true, false, false];
+        assert_eq!(check_tiling(grid, &[two], Some(&mask)), Ok(()));
+        let all = Box3::from_extent(grid);
+        assert_eq!(check_tiling(grid, &[all], Some(&mask)), Ok(()));
+        assert_eq!(
+            check_tiling(grid, &[first], Some(&mask)),
+            Err(TilingError::Gap {
+                missing: 1,
+                cells: Box3::new([1, 0, 0], [2, 1, 1]),
+            })
+        );
+        // The run of missing cells starts at the first active one.
+        let mask = [true, false, true, true];
+        assert_eq!(
+            check_tiling(grid, &[first], Some(&mask)),
+            Err(TilingError::Gap {
+                missing: 2,
+                cells: Box3::new([2, 0, 0], [4, 1, 1]),
+            })
         );
     }
 }

@@ -599,13 +599,6 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
                 index.version
             )));
         }
-        check_rank_tiling(&index).map_err(|why| {
-            error(format!(
-                "cannot resume from {}: its rank files do not tile the {:?} grid: {why}",
-                folder.display(),
-                index.grid
-            ))
-        })?;
         Ok(Loaded {
             dir: folder.to_path_buf(),
             index,
@@ -632,10 +625,11 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
     Ok(None)
 }
 
-/// The boxes of an index's rank files must tile its grid exactly ([`check_tiling`]): a
-/// checkpoint whose index lost or doubled a rank file would restore some cells from nowhere,
-/// or twice. The error names the entries of `ranks` and the cells.
-fn check_rank_tiling(index: &Index) -> Result<(), String> {
+/// The boxes of an index's rank files must tile its grid exactly ([`check_tiling`]; with
+/// `active`, the scene's mask, its active cells): a checkpoint whose index lost or doubled a
+/// rank file would restore some cells from nowhere, or twice. The error names the entries of
+/// `ranks` and the cells.
+fn check_rank_tiling(index: &Index, active: Option<&[bool]>) -> Result<(), String> {
     let held: Vec<(usize, Box3)> = index
         .ranks
         .iter()
@@ -647,7 +641,7 @@ fn check_rank_tiling(index: &Index) -> Result<(), String> {
         let k = held[i].0;
         format!("ranks[{k}] ({})", index.ranks[k].file)
     };
-    check_tiling(index.grid, &boxes).map_err(|e| match e {
+    check_tiling(index.grid, &boxes, active).map_err(|e| match e {
         TilingError::Outside { index: i, boxed } => {
             format!("{} holds the box {boxed}, outside the grid", entry(i))
         }
@@ -662,7 +656,8 @@ fn check_rank_tiling(index: &Index) -> Result<(), String> {
             cells.cells()
         ),
         TilingError::Gap { missing, cells } => {
-            format!("{missing} cells are in no rank file, among them {cells}")
+            let which = if active.is_some() { "active " } else { "" };
+            format!("{missing} {which}cells are in no rank file, among them {cells}")
         }
         other => other.to_string(),
     })
@@ -670,12 +665,16 @@ fn check_rank_tiling(index: &Index) -> Result<(), String> {
 
 impl Loaded {
     /// Checks that this checkpoint is of the scene with SHA-256 `sha256`, element type
-    /// `value_type` and `steps` steps; the error says which differs.
+    /// `value_type` and grid `grid`, and that its rank files hold every cell of that grid
+    /// once (every cell `active` marks, for a masked scene: a tile set leaves tiles with no
+    /// active cell to no rank); the error says which differs, or names the cells missing or
+    /// held twice.
     pub fn check_scene(
         &self,
         sha256: &str,
         value_type: &str,
         grid: [usize; 3],
+        active: Option<&[bool]>,
     ) -> Result<(), RuntimeError> {
         let i = &self.index;
         let differs = if i.scene_sha256 != sha256 {
@@ -690,7 +689,9 @@ impl Loaded {
                 i.value_type, i.grid
             ))
         } else {
-            None
+            check_rank_tiling(i, active)
+                .err()
+                .map(|why| format!("its rank files do not tile the {:?} grid: {why}", i.grid))
         };
         match differs {
             Some(why) => Err(RuntimeError::new(

@@ -15,11 +15,6 @@ impl Failures {
         result.map_err(|e| self.0.push(e)).ok()
     }
 
-    /// Keeps `error`.
-    pub fn push(&mut self, error: AppError) {
-        self.0.push(error);
-    }
-
     /// True when every output was written.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -29,7 +29,7 @@ pub fn verify_box_layout(
             return Err("a box is empty but its rank is enabled, or the other way round");
         }
     }
-    check_tiling(grid, boxes).map_err(|e| match e {
+    check_tiling(grid, boxes, None).map_err(|e| match e {
         TilingError::Outside { .. } => "a box reaches outside the grid",
         TilingError::Overlap { .. } => "two boxes share a cell",
         _ => "some cell has no owner",
