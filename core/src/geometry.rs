@@ -90,6 +90,18 @@ pub struct Box3 {
     pub hi: Index3,
 }
 
+/// `x LO..HI, y LO..HI, z LO..HI`: the cells of the box along each axis, `HI` exclusive.
+impl core::fmt::Display for Box3 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let Box3 { lo, hi } = self;
+        write!(
+            f,
+            "x {}..{}, y {}..{}, z {}..{}",
+            lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]
+        )
+    }
+}
+
 impl Box3 {
     /// The box `lo ≤ p < hi`.
     pub const fn new(lo: Index3, hi: Index3) -> Self {

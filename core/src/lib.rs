@@ -52,6 +52,7 @@ pub mod tile_balance;
 pub mod tile_driver;
 #[cfg(feature = "alloc")]
 pub mod tile_map;
+pub mod tiling;
 pub mod topology;
 pub mod verify;
 

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use yee_core::balance::{BalancerState, LinkSums, PerfSums};
 use yee_core::session::{Plan, Start};
+use yee_core::tiling::{TilingError, check_tiling};
 use yee_core::{Axis, Box3, Chunk, Scalar, StagingBuffer};
 use yee_em::{Costs, Setup, YeeBackend, YeeFields};
 use yee_scalar::checkpoints::{Checkpoints, Cut, CutLayout, ProbeSamples, SavedPart};
@@ -505,6 +506,10 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
     ) -> Result<SavedPart, String> {
         let t = Instant::now();
         let saved = self.write_part(chunk, probes, at).map_err(|e| {
+            // What it wrote of its file goes at once (the writing rank removes the folder once
+            // every rank is done with it, in `commit`).
+            let partial = step_dir(&self.config.dir, at.step, true).join(rank_file(self.rank));
+            let _ = fs::remove_file(&partial);
             let message = format!(
                 "rank {} cannot write its part of the checkpoint at step {} in {}: {e}",
                 self.rank,
@@ -526,15 +531,38 @@ impl<C: YeeFields> Checkpoints<C> for RankCheckpoints<'_> {
 
     fn commit(&mut self, at: &Cut, parts: &[Option<SavedPart>]) -> Result<(), String> {
         self.last = Instant::now();
-        if self.rank != 0 || parts.iter().any(Option::is_none) {
+        if self.rank != 0 {
             return Ok(());
         }
-        self.write_index(at, parts).map_err(|e| {
-            format!(
-                "cannot complete the checkpoint at step {} in {}: {e}",
-                at.step,
-                self.config.dir.display()
-            )
+        // The ranks that failed to save said why (`save`): here is only what became of the
+        // folder. Where every part is there, the index makes it whole.
+        let why = match parts.iter().any(Option::is_none) {
+            true => None,
+            false => match self.write_index(at, parts) {
+                Ok(()) => return Ok(()),
+                Err(e) => Some(format!(
+                    "cannot complete the checkpoint at step {} in {}: {e}",
+                    at.step,
+                    self.config.dir.display()
+                )),
+            },
+        };
+        // Every rank is done with the folder (the parts were gathered before this call): what
+        // the others wrote of an incomplete checkpoint would only fill the disk.
+        let folder = step_dir(&self.config.dir, at.step, true);
+        let left = folder.exists() || folder.is_symlink();
+        let removed = match left.then(|| fs::remove_dir_all(&folder)) {
+            None => "no partial checkpoint was left".to_string(),
+            Some(Ok(())) => format!("the partial checkpoint {} was removed", folder.display()),
+            Some(Err(e)) => format!(
+                "the partial checkpoint {} could not be removed: {e}",
+                folder.display()
+            ),
+        };
+        log::warn!("{removed}");
+        Err(match why {
+            None => removed,
+            Some(why) => format!("{why}; {removed}"),
         })
     }
 }
@@ -597,14 +625,56 @@ pub fn find(dir: &Path) -> Result<Option<Loaded>, RuntimeError> {
     Ok(None)
 }
 
+/// The boxes of an index's rank files must tile its grid exactly ([`check_tiling`]; with
+/// `active`, the scene's mask, its active cells): a checkpoint whose index lost or doubled a
+/// rank file would restore some cells from nowhere, or twice. The error names the entries of
+/// `ranks` and the cells.
+fn check_rank_tiling(index: &Index, active: Option<&[bool]>) -> Result<(), String> {
+    let held: Vec<(usize, Box3)> = index
+        .ranks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, e)| e.boxes().into_iter().map(move |b| (k, b)))
+        .collect();
+    let boxes: Vec<Box3> = held.iter().map(|&(_, b)| b).collect();
+    let entry = |i: usize| {
+        let k = held[i].0;
+        format!("ranks[{k}] ({})", index.ranks[k].file)
+    };
+    check_tiling(index.grid, &boxes, active).map_err(|e| match e {
+        TilingError::Outside { index: i, boxed } => {
+            format!("{} holds the box {boxed}, outside the grid", entry(i))
+        }
+        TilingError::Overlap {
+            first,
+            second,
+            cells,
+        } => format!(
+            "{} and {} both hold the {} cells {cells}",
+            entry(first),
+            entry(second),
+            cells.cells()
+        ),
+        TilingError::Gap { missing, cells } => {
+            let which = if active.is_some() { "active " } else { "" };
+            format!("{missing} {which}cells are in no rank file, among them {cells}")
+        }
+        other => other.to_string(),
+    })
+}
+
 impl Loaded {
     /// Checks that this checkpoint is of the scene with SHA-256 `sha256`, element type
-    /// `value_type` and `steps` steps; the error says which differs.
+    /// `value_type` and grid `grid`, and that its rank files hold every cell of that grid
+    /// once (every cell `active` marks, for a masked scene: a tile set leaves tiles with no
+    /// active cell to no rank); the error says which differs, or names the cells missing or
+    /// held twice.
     pub fn check_scene(
         &self,
         sha256: &str,
         value_type: &str,
         grid: [usize; 3],
+        active: Option<&[bool]>,
     ) -> Result<(), RuntimeError> {
         let i = &self.index;
         let differs = if i.scene_sha256 != sha256 {
@@ -619,7 +689,9 @@ impl Loaded {
                 i.value_type, i.grid
             ))
         } else {
-            None
+            check_rank_tiling(i, active)
+                .err()
+                .map(|why| format!("its rank files do not tile the {:?} grid: {why}", i.grid))
         };
         match differs {
             Some(why) => Err(RuntimeError::new(

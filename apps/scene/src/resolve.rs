@@ -725,15 +725,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let component = r.component(&format!("probes[{i}].component"), p.component)?;
         let cell = r.cell(&format!("probes[{i}].position"), &p.position)?;
         let name = p.name.clone().unwrap_or_else(|| format!("probe{i}"));
-        let safe = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if !safe {
-            return Err(r.err(
-                format!("probes[{i}].name"),
-                format!("`{name}` must be letters, digits, _ or - (it names a file)"),
-            ));
+        if !safe_name(&name) {
+            return Err(r.err(format!("probes[{i}].name"), safe_name_rule(&name)));
         }
         if probe_names.contains(&name) {
             return Err(r.err(
@@ -930,6 +923,13 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         file.file_stem()
             .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
     });
+    if let Some(why) = scene_name_fault(&name) {
+        let key = match spec.name {
+            Some(_) => "name",
+            None => "name (by default the scene file's name)",
+        };
+        return Err(r.err(key, why));
+    }
     let scene = Scene {
         sha256: String::new(),
         file: file.to_path_buf(),
@@ -1513,12 +1513,59 @@ fn waveform(r: &Resolver, table: &str, s: &WaveformKeys) -> Result<Waveform, Sce
     Ok(w)
 }
 
-/// A file-name safe name: letters, digits, `_` and `-`.
+/// The longest name, in bytes, that a scene may give an output file or folder: with what the
+/// outputs add around it (`.probe_NAME.png.part`, `.flux_NAME_dft.npy.part`) it stays within
+/// the 255 bytes a file name may have.
+pub const NAME_MAX_BYTES: usize = 200;
+
+/// A file-name safe name: letters, digits, `_` and `-`, at most [`NAME_MAX_BYTES`].
 fn safe_name(name: &str) -> bool {
     !name.is_empty()
+        && name.len() <= NAME_MAX_BYTES
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// What [`safe_name`] asks of a name, for an error about `name`.
+fn safe_name_rule(name: &str) -> String {
+    format!(
+        "`{}` must be letters, digits, _ or -, at most {NAME_MAX_BYTES} bytes (it names a file)",
+        shortened(name)
+    )
+}
+
+/// `name`, cut to its first 60 characters (an error need not repeat thousands).
+fn shortened(name: &str) -> String {
+    match name.char_indices().nth(60) {
+        Some((at, _)) => format!("{}… ({} bytes)", &name[..at], name.len()),
+        None => name.to_string(),
+    }
+}
+
+/// Why the scene's `name` cannot name its output folder (`out/NAME`), if it cannot: it must be
+/// one file name — not empty, no path separator, no `..`, no control character, at most
+/// [`NAME_MAX_BYTES`] — so the outputs of a scene never land outside `out/`.
+fn scene_name_fault(name: &str) -> Option<String> {
+    let long = format!("is longer than {NAME_MAX_BYTES} bytes");
+    let why = if name.is_empty() {
+        "is empty"
+    } else if name.len() > NAME_MAX_BYTES {
+        &long
+    } else if name.contains("..") || name == "." {
+        "holds `..` or is `.`"
+    } else if name.contains(['/', '\\']) {
+        "holds a path separator"
+    } else if name.chars().any(char::is_control) {
+        "holds a control character"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "`{}` {why}: the scene's name must be one file name (it names the output folder \
+         out/NAME)",
+        shortened(name)
+    ))
 }
 
 /// A box of whole cells from two corners in scene units: each coordinate must land on a node
@@ -1630,13 +1677,7 @@ fn flux_region(
     let table = format!("flux[{i}]");
     let key = |k: &str| format!("{table}.{k}");
     if !safe_name(&f.name) {
-        return Err(r.err(
-            key("name"),
-            format!(
-                "`{}` must be letters, digits, _ or - (it names a file)",
-                f.name
-            ),
-        ));
+        return Err(r.err(key("name"), safe_name_rule(&f.name)));
     }
     let whole = Box3::from_extent(r.grid);
     let planes = match (f.axis, f.position) {
@@ -1897,13 +1938,7 @@ fn dft_output(
 ) -> Result<DftOutput, SceneError> {
     let table = format!("dft[{i}]");
     if !safe_name(&d.name) {
-        return Err(r.err(
-            format!("{table}.name"),
-            format!(
-                "`{}` must be letters, digits, _ or - (it names a file)",
-                d.name
-            ),
-        ));
+        return Err(r.err(format!("{table}.name"), safe_name_rule(&d.name)));
     }
     let region = cell_box(r, &table, &d.lo, &d.hi, None)?;
     if !Box3::from_extent(r.grid).contains_box(&region) {

@@ -541,7 +541,12 @@ pub fn prepare_run(
                     dir.display()
                 ))
             })?;
-            loaded.check_scene(&scene.sha256, scene.value_type.name(), scene.grid)?;
+            loaded.check_scene(
+                &scene.sha256,
+                scene.value_type.name(),
+                scene.grid,
+                scene.setup().active,
+            )?;
             if loaded.index.step >= scene.steps {
                 return Err(AppError::Usage(format!(
                     "--resume {}: the checkpoint is of step {}, and the run has {} steps (give \

@@ -9,7 +9,8 @@ use serde::Serialize;
 use yee_scalar::decomposed::{RankOutput, assemble_dft};
 use yee_scene::Scene;
 
-use crate::error::{AppError, io_error};
+use crate::error::io_error;
+use crate::failures::Failures;
 
 /// One `[[dft]]` output's entry in `run.json`.
 #[derive(Debug, Serialize)]
@@ -28,12 +29,14 @@ pub struct DftReport {
     pub hi: [i64; 3],
 }
 
-/// Writes every `[[dft]]` output of `scene` into `out`, returning the reports and the files.
+/// Writes every `[[dft]]` output of `scene` into `out`, returning the reports and the files
+/// written; a file that cannot be written is kept in `failures` and has no report.
 pub fn write_dfts<T: yee_core::Scalar>(
     scene: &Scene,
     results: &[RankOutput<T>],
     out: &Path,
-) -> Result<(Vec<DftReport>, Vec<String>), AppError> {
+    failures: &mut Failures,
+) -> (Vec<DftReport>, Vec<String>) {
     let setup = scene.setup();
     let dims = setup.mode.dims();
     let mut reports = Vec::new();
@@ -60,9 +63,12 @@ pub fn write_dfts<T: yee_core::Scalar>(
         let file = format!("dft_{}.npy", d.name);
         let path = out.join(&file);
         let mut bytes = Vec::new();
-        yee_io::npy::write_array(&mut bytes, &shape, &values)
+        let written = yee_io::npy::write_array(&mut bytes, &shape, &values)
             .and_then(|()| yee_io::atomic::write(&path, bytes))
-            .map_err(|e| io_error(&path, e))?;
+            .map_err(|e| io_error(&path, e));
+        if failures.keep(written).is_none() {
+            continue;
+        }
         files.push(file.clone());
         reports.push(DftReport {
             name: d.name.clone(),
@@ -77,5 +83,5 @@ pub fn write_dfts<T: yee_core::Scalar>(
             hi: fields.region.hi,
         });
     }
-    Ok((reports, files))
+    (reports, files)
 }

@@ -15,7 +15,8 @@ use yee_em::plane_wave::grid_wavenumber;
 use yee_em::{DftFields, DftMonitor, FluxPlane};
 use yee_scene::Scene;
 
-use crate::error::{AppError, io_error};
+use crate::error::io_error;
+use crate::failures::Failures;
 
 /// A far field's entry in `run.json`.
 #[derive(Debug, Serialize)]
@@ -73,7 +74,8 @@ pub fn incident_intensity(scene: &Scene, frequencies: &[f64], steps: u64) -> Opt
 }
 
 /// Writes the far field of the box `planes` with transforms `faces`, returning its report and
-/// the files written.
+/// the files written; a file that cannot be written is kept in `failures`.
+#[allow(clippy::too_many_arguments)]
 pub fn write_far_field(
     scene: &Scene,
     name: &str,
@@ -82,7 +84,8 @@ pub fn write_far_field(
     [n_theta, n_phi]: [usize; 2],
     steps: u64,
     out: &Path,
-) -> Result<(FarFieldReport, Vec<String>), AppError> {
+    failures: &mut Failures,
+) -> (FarFieldReport, Vec<String>) {
     let setup = scene.setup();
     let periodic = yee_core::Axis::ALL.map(|a| setup.is_periodic(a));
     let frequencies = &faces[0].frequencies;
@@ -134,7 +137,13 @@ pub fn write_far_field(
     }
     let csv = format!("farfield_{name}.csv");
     let path = out.join(&csv);
-    yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e))?;
+    let mut written = Vec::new();
+    if failures
+        .keep(yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e)))
+        .is_some()
+    {
+        written.push(csv.clone());
+    }
     let png = format!("farfield_{name}.png");
     let path = out.join(&png);
     let unit = match scene.units {
@@ -160,13 +169,18 @@ pub fn write_far_field(
         xs: &thetas,
         curves: &named,
     };
-    yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
-    Ok((
+    if failures
+        .keep(yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e)))
+        .is_some()
+    {
+        written.push(png.clone());
+    }
+    (
         FarFieldReport {
-            csv: csv.clone(),
-            png: png.clone(),
+            csv,
+            png,
             radiated_power: power,
         },
-        vec![csv, png],
-    ))
+        written,
+    )
 }

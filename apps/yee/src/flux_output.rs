@@ -12,6 +12,7 @@ use yee_scalar::decomposed::{RankOutput, assemble_dft};
 use yee_scene::{Flux, Scene};
 
 use crate::error::{AppError, io_error};
+use crate::failures::Failures;
 
 /// One flux region's entry in `run.json`.
 #[derive(Debug, Serialize)]
@@ -114,13 +115,15 @@ fn read_minus(path: &Path, faces: &[DftFields]) -> Result<Vec<DftFields>, AppErr
 }
 
 /// Writes the outputs of every flux region of `scene` into `out`, returning their reports and
-/// the files written.
+/// the files written. A file that cannot be written (or a `minus` file that cannot be read) is
+/// kept in `failures`, and the others are still written.
 pub fn write_fluxes<T: yee_core::Scalar>(
     scene: &Scene,
     results: &[RankOutput<T>],
     steps: u64,
     out: &Path,
-) -> Result<(Vec<FluxReport>, Vec<String>), AppError> {
+    failures: &mut Failures,
+) -> (Vec<FluxReport>, Vec<String>) {
     let setup = scene.setup();
     let periodic = yee_core::Axis::ALL.map(|a| setup.is_periodic(a));
     let mut reports = Vec::new();
@@ -142,10 +145,11 @@ pub fn write_fluxes<T: yee_core::Scalar>(
                 )
             })
             .collect();
-        let subtracted = minus
-            .as_deref()
-            .map(|m| read_minus(m, &faces))
-            .transpose()?;
+        let Some(subtracted) =
+            failures.keep(minus.as_deref().map(|m| read_minus(m, &faces)).transpose())
+        else {
+            continue;
+        };
         let frequencies = faces[0].frequencies.clone();
         let mut total = vec![0.0; frequencies.len()];
         for (k, (plane, face)) in planes.iter().zip(&faces).enumerate() {
@@ -186,15 +190,21 @@ pub fn write_fluxes<T: yee_core::Scalar>(
                 None => text.push_str(&format!("{f:e},{v:e}\n")),
             }
         }
-        yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e))?;
+        if failures
+            .keep(yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e)))
+            .is_some()
+        {
+            files.push(csv.clone());
+        }
         let dft = format!("flux_{name}_dft.npy");
         let path = out.join(&dft);
         let values: Vec<Complex64> = faces.iter().flat_map(flatten).collect();
         let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
         let mut bytes = Vec::new();
-        yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
+        let written = yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
             .and_then(|()| yee_io::atomic::write(&path, bytes))
-            .map_err(|e| io_error(&path, e))?;
+            .map_err(|e| io_error(&path, e));
+        let dft_written = failures.keep(written).is_some();
         let png = format!("flux_{name}.png");
         let path = out.join(&png);
         let title = format!("{}: flux through {name}", scene.name);
@@ -217,18 +227,22 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             xs: &xs,
             curves: &[("flux", &total)],
         };
-        yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
-        files.extend([csv.clone(), png.clone(), dft.clone()]);
-        let far_field = match far_field {
-            Some(n) => {
-                let (report, written) = crate::far_field_output::write_far_field(
-                    scene, name, planes, &faces, *n, steps, out,
-                )?;
-                files.extend(written);
-                Some(report)
-            }
-            None => None,
-        };
+        if failures
+            .keep(yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e)))
+            .is_some()
+        {
+            files.push(png.clone());
+        }
+        if dft_written {
+            files.push(dft.clone());
+        }
+        let far_field = far_field.map(|n| {
+            let (report, written) = crate::far_field_output::write_far_field(
+                scene, name, planes, &faces, n, steps, out, failures,
+            );
+            files.extend(written);
+            report
+        });
         reports.push(FluxReport {
             name: name.clone(),
             csv,
@@ -241,5 +255,5 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             far_field,
         });
     }
-    Ok((reports, files))
+    (reports, files)
 }

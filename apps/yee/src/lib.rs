@@ -14,6 +14,7 @@ pub mod check;
 pub mod cli;
 pub mod dft_output;
 pub mod error;
+pub mod failures;
 pub mod far_field_output;
 pub mod flux_output;
 pub mod geometry_preview;

@@ -44,6 +44,10 @@ pub struct RunReport {
     pub status: &'static str,
     /// What stopped the run, if anything did.
     pub error: Option<String>,
+    /// Every output that could not be written, in order (the first is `error`); absent when
+    /// all were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub output_errors: Vec<String>,
     /// The last step done: `steps` unless the run stopped early.
     pub steps_completed: u64,
     /// The checkpoint this run resumed from, if it did.

@@ -27,6 +27,7 @@ use yee_scene::spec::ValueType;
 use yee_scene::{GeometryOutput, Scene, Units};
 
 use crate::error::{AppError, io_error};
+use crate::failures::Failures;
 use crate::hdf5_output::Hdf5Output;
 use crate::report::{
     BalanceReport, CheckpointReport, ProbeReport, RankReport, ResumeReport, RunReport,
@@ -124,14 +125,23 @@ impl RunOptions {
     }
 }
 
-/// Creates the output directory and clears what an earlier run of yee wrote there: the files
-/// its `run.json` lists (nothing else in the folder is touched), its checkpoints in
-/// `checkpoint/`, then the `run.json` itself (which would make the directory look finished).
-/// A run that `resumes` keeps the files (it goes on writing beside them) and the checkpoints,
-/// and only takes the `run.json` away.
+/// Creates the output directory, makes sure files can be written in it (before any step is
+/// taken), and clears what an earlier run of yee wrote there: the files its `run.json` lists
+/// that lie in the folder itself ([`inside`]; nothing else in the folder is touched, and
+/// nothing outside it), its checkpoints in `checkpoint/` (unless that is a link elsewhere),
+/// then the `run.json` itself (which would make the directory look finished). A run that
+/// `resumes` keeps the files (it goes on writing beside them) and the checkpoints, and only
+/// takes the `run.json` away.
 pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
+    if out.exists() && !out.is_dir() {
+        return Err(io_error(
+            out,
+            "it is not a directory (--out names the folder the outputs go to)",
+        ));
+    }
     fs::create_dir_all(out)
         .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
+    check_writable(out)?;
     let report_path = out.join("run.json");
     if resumes {
         if report_path.exists() {
@@ -140,12 +150,17 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
         return Ok(());
     }
     let checkpoints = out.join("checkpoint");
-    if let Ok(entries) = fs::read_dir(&checkpoints) {
-        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with("step-") && path.is_dir() {
-                fs::remove_dir_all(&path).map_err(|e| io_error(&path, e))?;
-            }
+    let linked = fs::symlink_metadata(&checkpoints).is_ok_and(|m| m.file_type().is_symlink());
+    let entries = fs::read_dir(&checkpoints).ok().filter(|_| !linked);
+    for path in entries
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+    {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let linked = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if name.starts_with("step-") && path.is_dir() && !linked {
+            fs::remove_dir_all(&path).map_err(|e| io_error(&path, e))?;
         }
     }
     if report_path.exists() {
@@ -161,17 +176,45 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
                 })
             })
             .unwrap_or_default();
-        for file in earlier {
-            // Only plain names yee writes: never a path that leaves the folder.
-            let plain = !file.is_empty() && !file.contains(['/', '\\']) && file != "..";
-            let path = out.join(&file);
-            if plain && path.is_file() {
+        for path in earlier.iter().filter_map(|file| inside(out, file)) {
+            // A link is removed, never what it points to.
+            if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
                 fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
             }
         }
         fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
     }
     Ok(())
+}
+
+/// `out/file` where `file` (as an earlier run.json lists it) names an entry of the folder
+/// `out` itself: one plain file name — no separator, no `..`, not absolute — whose parent is
+/// `out` once links are resolved. `None` for anything else: the clean-up leaves it alone.
+fn inside(out: &Path, file: &str) -> Option<PathBuf> {
+    let mut parts = Path::new(file).components();
+    let (Some(std::path::Component::Normal(name)), None) = (parts.next(), parts.next()) else {
+        return None;
+    };
+    if file.contains(['/', '\\']) {
+        return None;
+    }
+    let path = out.join(name);
+    let parent = path.parent()?.canonicalize().ok()?;
+    (parent == out.canonicalize().ok()?).then_some(path)
+}
+
+/// Fails, naming `out`, unless a file can be made in it: a read-only or full output folder is
+/// found before the run, not after it.
+fn check_writable(out: &Path) -> Result<(), AppError> {
+    let probe = out.join(format!(".yee-write-check-{}", std::process::id()));
+    let made = File::create(&probe).and_then(|mut f| f.write_all(b"yee"));
+    let _ = fs::remove_file(&probe);
+    made.map_err(|e| {
+        io_error(
+            out,
+            format!("cannot write files in the output directory: {e}"),
+        )
+    })
 }
 
 /// Runs `scene` with the element type it asks for on the chosen backend. Returns the report on
@@ -362,40 +405,31 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         false => Vec::new(),
     };
     let written: Mutex<Vec<String>> = Mutex::new(earlier);
-    let failure: Mutex<Option<AppError>> = Mutex::new(None);
+    // An output that cannot be written is kept here, and the run goes on (`Failures`).
+    let failure: Mutex<Failures> = Mutex::new(Failures::default());
     let writing = Mutex::new(Duration::ZERO);
     let on_output = |step: u64, fields: &Assembled<T>| {
         let t = Instant::now();
         let mut files = Vec::new();
-        let result = (|| -> Result<(), AppError> {
-            for (slice, outlines) in scene.slices.iter().zip(&slice_outlines) {
-                if slice_due(slice, step) {
-                    files.push(write_slice(fields, scene, slice, outlines, step, out)?);
-                }
+        let mut failed = Failures::default();
+        for (slice, outlines) in scene.slices.iter().zip(&slice_outlines) {
+            if slice_due(slice, step) {
+                let file = write_slice(fields, scene, slice, outlines, step, out);
+                files.extend(failed.keep(file));
             }
-            if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
-                files.extend(write_snapshot(
-                    fields,
-                    scene,
-                    s,
-                    &geometry,
-                    step,
-                    out,
-                    hdf5.as_ref(),
-                )?);
-            }
-            Ok(())
-        })();
+        }
+        if let Some(s) = scene.snapshots.as_ref().filter(|_| snapshot_due(step)) {
+            let snapshot = write_snapshot(fields, scene, s, &geometry, step, out, hdf5.as_ref());
+            files.extend(failed.keep(snapshot).into_iter().flatten());
+        }
         written
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .extend(files);
-        if let Err(e) = result {
-            failure
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(e);
-        }
+        failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(failed);
         *writing.lock().unwrap_or_else(|p| p.into_inner()) += t.elapsed();
     };
     let progress = Progress::new(scene, options.quiet || !writer);
@@ -529,8 +563,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     // that says so; the spectra of non-finite fields are not written.
     let diverged = first_divergence(&results).map(|e| format!("{}: {e}", scene.file.display()));
     // An output that could not be written (the rest of the run went on) fails the run, and
-    // run.json lists the files that were written whole.
-    let failed = failure.into_inner().unwrap_or_else(|p| p.into_inner());
+    // run.json lists the files that were written whole: from here on every write failure is
+    // kept the same way, and the other outputs and run.json are still written.
+    let mut failed = failure.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut outputs = written.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut probes = Vec::new();
     for (i, (probe, name)) in scene.probes.iter().zip(&scene.probe_names).enumerate() {
@@ -548,21 +583,25 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
                 .to_scene_time((step as f64 - offset) * scene.dt())
         };
         let series = probe_series(&results, i).expect("every probe lies in some rank's box");
-        write_file(&path, |w| csv::write_probe(w, &series, time_of))?;
-        if let Some(h) = &hdf5 {
-            h.write_probe(scene, name, probe.component, &series)?;
+        let csv = write_file(&path, |w| csv::write_probe(w, &series, time_of));
+        if failed.keep(csv).is_some() {
+            outputs.push(file.clone());
         }
-        outputs.push(file.clone());
+        if let Some(h) = &hdf5 {
+            failed.keep(h.write_probe(scene, name, probe.component, &series));
+        }
         let plot_file = format!("probe_{name}.png");
-        write_probe_plot(
+        let plot = write_probe_plot(
             scene,
             name,
             probe.component,
             &series,
             time_of,
             &out.join(&plot_file),
-        )?;
-        outputs.push(plot_file);
+        );
+        if failed.keep(plot).is_some() {
+            outputs.push(plot_file);
+        }
         probes.push(ProbeReport {
             name: name.clone(),
             component: probe.component.name().into(),
@@ -570,29 +609,30 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
             file,
         });
     }
-    if let Some(file) = write_collection(scene, &outputs, out)? {
+    if let Some(file) = failed
+        .keep(write_collection(scene, &outputs, out))
+        .flatten()
+    {
         outputs.push(file);
     }
-    let index = hdf5
-        .as_ref()
-        .map(|h| h.write_index(scene, out))
-        .transpose()?;
-    if let Some(file) = index.flatten() {
+    let index = hdf5.as_ref().map(|h| h.write_index(scene, out));
+    if let Some(file) = failed.keep(index.transpose()).flatten().flatten() {
         if !outputs.contains(&file) {
             outputs.push(file);
         }
     }
     if options.movie {
-        let movies = crate::movie::write_movies(out, &outputs)?;
-        outputs.extend(movies);
+        let movies = crate::movie::write_movies(out, &outputs);
+        outputs.extend(failed.keep(movies).into_iter().flatten());
     }
-    let (fluxes, dfts) = if diverged.is_none() && failed.is_none() && !interrupted {
-        let (fluxes, flux_files) = crate::flux_output::write_fluxes(scene, &results, steps, out)?;
+    let (fluxes, dfts) = if diverged.is_none() && !interrupted {
+        let (fluxes, flux_files) =
+            crate::flux_output::write_fluxes(scene, &results, steps, out, &mut failed);
         outputs.extend(flux_files);
         if let Some(h) = &hdf5 {
-            h.write_fluxes(&fluxes)?;
+            failed.keep(h.write_fluxes(&fluxes));
         }
-        let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out)?;
+        let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out, &mut failed);
         outputs.extend(dft_files);
         (fluxes, dfts)
     } else {
@@ -601,8 +641,13 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if options.balance.mode != BalanceMode::Off {
         let history = &results[0].history;
         let path = out.join("balance_history.csv");
-        yee_io::balance::write_history(&path, history).map_err(|e| io_error(&path, e))?;
-        outputs.push("balance_history.csv".to_string());
+        let written = yee_io::balance::write_history(&path, history);
+        if failed
+            .keep(written.map_err(|e| io_error(&path, e)))
+            .is_some()
+        {
+            outputs.push("balance_history.csv".to_string());
+        }
         // Tile sets' shares are not boxes: their plot is not drawn (not built yet).
         let columns = match (&layout_boxes, options.partition) {
             (_, Some(_)) => None,
@@ -611,8 +656,13 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         if let Some(columns) = columns {
             let path = out.join("balance_shares.png");
-            yee_io::balance::write_share_plot(&path, &columns).map_err(|e| io_error(&path, e))?;
-            outputs.push("balance_shares.png".to_string());
+            let written = yee_io::balance::write_share_plot(&path, &columns);
+            if failed
+                .keep(written.map_err(|e| io_error(&path, e)))
+                .is_some()
+            {
+                outputs.push("balance_shares.png".to_string());
+            }
         }
         let profile = match (&results[0].balancer, &results[0].box_balancer) {
             (Some(b), _) => Some(Profile::from_balancer(b)),
@@ -621,8 +671,12 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         };
         if let Some(profile) = profile {
             let path = out.join("profile.json");
-            profile.save(&path).map_err(|e| io_error(&path, e))?;
-            outputs.push("profile.json".into());
+            if failed
+                .keep(profile.save(&path).map_err(|e| io_error(&path, e)))
+                .is_some()
+            {
+                outputs.push("profile.json".into());
+            }
         }
     }
     let final_borders = results[0]
@@ -659,9 +713,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let last_checkpoint = checkpoints.iter().rev().find(|c| c.error.is_none());
     let interruption = interrupted.then(|| match last_checkpoint {
         Some(c) if c.step == last_step => format!(
-            "interrupted by a signal after step {last_step}: resume with `yee run {} --resume {}`",
+            "interrupted by a signal after step {last_step}: resume with `yee run {} {}`",
             scene.file.display(),
-            out.display()
+            resume_arguments(out, &checkpoint_config.dir)
         ),
         _ => format!(
             "interrupted by a signal after step {last_step}, and the checkpoint could not be \
@@ -674,16 +728,17 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     });
     let run_steps = last_step - first_step;
     let report = RunReport {
-        status: match (&diverged, &failed, interrupted) {
+        status: match (&diverged, failed.is_empty(), interrupted) {
             (Some(_), _, _) => "diverged",
-            (None, Some(_), _) => "failed",
-            (None, None, true) => "interrupted",
-            (None, None, false) => "complete",
+            (None, false, _) => "failed",
+            (None, true, true) => "interrupted",
+            (None, true, false) => "complete",
         },
         error: diverged
             .clone()
-            .or_else(|| failed.as_ref().map(|e| e.to_string()))
+            .or_else(|| failed.messages().into_iter().next())
             .or_else(|| interruption.clone()),
+        output_errors: failed.messages(),
         steps_completed: last_step,
         resumed_from: options.resume.as_ref().map(|l| ResumeReport {
             checkpoint: l.dir.display().to_string(),
@@ -761,13 +816,28 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     if let Some(message) = diverged {
         return Err(AppError::Run(message));
     }
-    if let Some(e) = failed {
+    if let Some(e) = failed.into_first() {
         return Err(e);
     }
     if let Some(message) = interruption {
         return Err(AppError::Interrupted(message));
     }
     Ok(Some(report))
+}
+
+/// The arguments that resume a run writing into `out` with its checkpoints in `checkpoints`:
+/// `--resume OUT` where they are in the output folder (`OUT/checkpoint`), else `--resume
+/// CHECKPOINTS --out OUT --checkpoint-dir CHECKPOINTS` (the output folder alone would not
+/// find them).
+fn resume_arguments(out: &Path, checkpoints: &Path) -> String {
+    if checkpoints == out.join("checkpoint") {
+        return format!("--resume {}", out.display());
+    }
+    format!(
+        "--resume {0} --out {1} --checkpoint-dir {0}",
+        checkpoints.display(),
+        out.display()
+    )
 }
 
 /// Creates `path` and writes it through a buffer, atomically ([`yee_io::atomic`]).

@@ -78,6 +78,24 @@ fn assert_same_files(expected: &Path, actual: &Path, at_least: usize) {
     assert_eq!(a["dfts"], b["dfts"]);
 }
 
+/// `yee run scene --quiet --resume from --out out`, which must fail; returns what it said.
+fn refused_resume(scene: &Path, from: &Path, out: &Path) -> String {
+    let output = yee()
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--resume"])
+        .arg(from)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        !output.status.success(),
+        "resumed from {}: {stderr}",
+        from.display()
+    );
+    stderr
+}
+
 /// The acceptance scene of the MPI tests: CPML on every face, a sphere and a lossy block, a
 /// flux box (DFT sums) with a far field, two probes; 60 steps.
 fn mpi3d() -> PathBuf {
@@ -264,16 +282,7 @@ fn a_damaged_or_foreign_checkpoint_is_refused_with_the_reason() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0x55;
     std::fs::write(&rank_file, &bytes).unwrap();
-    let out = out_dir("damaged_resumed");
-    let output = yee()
-        .args(["run", scene.to_str().unwrap(), "--quiet", "--resume"])
-        .arg(&cut)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
+    let stderr = refused_resume(&scene, &cut, &out_dir("damaged_resumed"));
     assert!(
         stderr.contains("CRC-32") && stderr.contains("rank-00000.bin"),
         "{stderr}"
@@ -303,26 +312,46 @@ fn a_damaged_or_foreign_checkpoint_is_refused_with_the_reason() {
 #[cfg(unix)]
 #[test]
 fn sigterm_leaves_a_checkpoint_and_an_interrupted_run_json_that_resumes() {
-    sigterm_then_resume("signalled", &["--ranks", "2"]);
+    sigterm_then_resume("signalled", &["--ranks", "2"], false);
 }
 
 #[cfg(unix)]
 #[test]
 fn sigterm_stops_a_kd_layout_at_a_checkpoint_that_resumes() {
-    sigterm_then_resume("signalled_kd", &["--ranks", "3", "--layout", "kd"]);
+    sigterm_then_resume("signalled_kd", &["--ranks", "3", "--layout", "kd"], false);
 }
 
-/// A run of mpi3d on `layout` (extra arguments) signalled with SIGTERM stops at a checkpoint
-/// with an interrupted run.json and exit status 130; resumed into the same folder on the same
-/// layout, it ends where a straight run does.
+/// Issue 49, case 10: with `--checkpoint-dir` elsewhere the hint named `--resume OUT`, which
+/// finds no checkpoint; it names the checkpoint folder used, and the command it gives resumes.
 #[cfg(unix)]
-fn sigterm_then_resume(name: &str, layout: &[&str]) {
+#[test]
+fn the_resume_hint_names_a_checkpoint_folder_outside_the_output_folder() {
+    sigterm_then_resume("signalled_elsewhere", &["--ranks", "2"], true);
+}
+
+/// A run of mpi3d on `layout` (extra arguments; its checkpoints in a folder of their own
+/// where `elsewhere`) signalled with SIGTERM stops at a checkpoint with an interrupted
+/// run.json and exit status 130; resumed into the same folder on the same layout by the
+/// command its hint gives, it ends where a straight run does.
+#[cfg(unix)]
+fn sigterm_then_resume(name: &str, layout: &[&str], elsewhere: bool) {
     let scene = mpi3d();
     let out = out_dir(name);
+    // `--checkpoint-dir BASE/checkpoint`, so that the wait below finds it in BASE.
+    let base = match elsewhere {
+        true => out_dir(&format!("{name}_checkpoints")),
+        false => out.clone(),
+    };
+    let checkpoints = base.join("checkpoint");
+    let mut elsewhere_args = Vec::new();
+    if elsewhere {
+        elsewhere_args = vec!["--checkpoint-dir".to_string(), path_text(&checkpoints)];
+    }
     // Far more steps than the test waits for.
     let child = yee()
         .args(["run", scene.to_str().unwrap(), "--quiet"])
         .args(layout)
+        .args(&elsewhere_args)
         .args([
             "--backend",
             "scalar",
@@ -338,7 +367,7 @@ fn sigterm_then_resume(name: &str, layout: &[&str]) {
         .spawn()
         .unwrap();
     // Once the run steps (its first checkpoint is there), its signal handlers are in place.
-    yee_tests::wait_for_checkpoint(&out);
+    yee_tests::wait_for_checkpoint(&base);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -363,14 +392,31 @@ fn sigterm_then_resume(name: &str, layout: &[&str]) {
         step
     );
     assert!(
-        out.join(format!("checkpoint/step-{step:010}/checkpoint.json"))
+        checkpoints
+            .join(format!("step-{step:010}/checkpoint.json"))
             .is_file()
     );
     // Probes up to the interruption are written.
     assert!(out.join("probe_near.csv").is_file());
+    // The hint names the folder the checkpoint is in.
+    let error = r["error"].as_str().unwrap();
+    let hint = error
+        .split_once("`yee run ")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(command, _)| command)
+        .unwrap_or_else(|| panic!("no command in {error:?}"));
+    let expected = match elsewhere {
+        true => format!(
+            "--resume {0} --out {1} --checkpoint-dir {0}",
+            path_text(&checkpoints),
+            path_text(&out)
+        ),
+        false => format!("--resume {}", path_text(&out)),
+    };
+    assert!(hint.ends_with(&expected), "{hint:?}");
 
-    // Resumed (into the same folder) to 40 steps past the interruption, it ends where a
-    // straight run of that length does.
+    // Resumed by that command (into the same folder) to 40 steps past the interruption, it
+    // ends where a straight run of that length does.
     let total = (step + 40).to_string();
     let straight = out_dir(&format!("{name}_straight"));
     run(
@@ -378,11 +424,29 @@ fn sigterm_then_resume(name: &str, layout: &[&str]) {
         &straight,
         &["--backend", "scalar", "--steps", &total],
     );
-    let mut args = vec!["--steps", &total, "--resume", out.to_str().unwrap()];
-    args.extend(layout);
-    let r = run(&scene, &out, &args);
+    let mut args: Vec<&str> = hint.split(' ').collect();
+    if !elsewhere {
+        args.extend(["--out", out.to_str().unwrap()]);
+    }
+    let output = yee()
+        .arg("run")
+        .args(&args)
+        .args(["--quiet", "--steps", &total])
+        .args(layout)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{hint}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let r = report(&out);
     assert_eq!(r["status"], "complete");
     assert_same_outputs(&straight, &out);
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
 }
 
 #[test]
@@ -515,6 +579,17 @@ fn tile_set_checkpoints_resume_bit_for_bit() {
     resume_same(&scene, "rcdc_to_one", &cut, &steps, &straight);
     let three = [&steps[..], &["--ranks", "3", "--partition", "rcdc"]].concat();
     resume_same(&scene, "rcdc_to_three", &cut, &three, &straight);
+    // The tiles with no active cell are in no rank file, and may not be; a lost rank file's
+    // active cells are missed.
+    let path = cut.join("checkpoint/step-0000000150/checkpoint.json");
+    let mut lost = index.clone();
+    lost["ranks"].as_array_mut().unwrap().remove(3);
+    std::fs::write(&path, serde_json::to_string_pretty(&lost).unwrap()).unwrap();
+    let stderr = refused_resume(&scene, &cut, &out_dir("rcdc_lost"));
+    assert!(
+        stderr.contains("active cells are in no rank file"),
+        "{stderr}"
+    );
 
     // Rebalanced tile sets on sim keep their tile owners and measurements in the checkpoint.
     let dynamic = [
@@ -619,4 +694,104 @@ fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
         report(&cut)["balance"]["final_boxes"],
         report(&resumed)["balance"]["final_boxes"]
     );
+}
+
+/// Issue 49, case 1: a checkpoint a rank cannot write (here a folder squats on rank 1's file
+/// name; a full disk fails the same way) left its partial folder behind, filling the disk. The
+/// writing rank now removes it once every rank is done, and run.json says so.
+#[test]
+fn a_failed_checkpoint_removes_its_partial_folder_and_says_so() {
+    let scene = mpi3d();
+    let out = out_dir("partial");
+    let checkpoints = out_dir("partial_checkpoints");
+    let part = checkpoints.join("step-0000000020.part");
+    std::fs::create_dir_all(part.join("rank-00001.bin")).unwrap();
+    // One checkpoint, at step 20: no later one clears the folder away.
+    let r = run(
+        &scene,
+        &out,
+        &[
+            "--backend",
+            "scalar",
+            "--ranks",
+            "2",
+            "--steps",
+            "30",
+            "--checkpoint-every",
+            "20",
+            "--checkpoint-dir",
+            checkpoints.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r["status"], "complete");
+    let recorded = r["checkpoints"].as_array().unwrap();
+    assert_eq!(recorded.len(), 1);
+    let error = recorded[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("rank 1") && error.contains("step-0000000020.part was removed"),
+        "{error}"
+    );
+    assert!(!part.exists(), "{} is left", part.display());
+    assert_eq!(std::fs::read_dir(&checkpoints).unwrap().count(), 0);
+}
+
+/// Issue 49, case 3: an index that lost a rank file, or lists one rank file twice, was
+/// resumed (exit 0, `complete`, every output wrong). The rank files' boxes must tile the grid:
+/// the resume is refused naming the missing or doubled cells.
+#[test]
+fn a_checkpoint_index_that_does_not_tile_the_grid_is_refused() {
+    let scene = mpi3d();
+    let cut = out_dir("untiled");
+    run(
+        &scene,
+        &cut,
+        &[
+            "--backend",
+            "scalar",
+            "--ranks",
+            "3",
+            "--checkpoint-every",
+            "40",
+        ],
+    );
+    let path = cut.join("checkpoint/step-0000000040/checkpoint.json");
+    let whole: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let resume = |index: &Value| {
+        std::fs::write(&path, serde_json::to_string_pretty(index).unwrap()).unwrap();
+        refused_resume(&scene, &cut, &out_dir("untiled_resumed"))
+    };
+    let held = |k: usize| {
+        let b = &whole["ranks"][k];
+        let cells: i64 = (0..3)
+            .map(|a| b["hi"][a].as_i64().unwrap() - b["lo"][a].as_i64().unwrap())
+            .product();
+        cells
+    };
+
+    let mut lost = whole.clone();
+    lost["ranks"].as_array_mut().unwrap().remove(2);
+    let stderr = resume(&lost);
+    let missing = format!("{} cells are in no rank file, among them x ", held(2));
+    assert!(
+        stderr.contains("do not tile") && stderr.contains(&missing),
+        "{stderr}"
+    );
+
+    let mut doubled = whole.clone();
+    doubled["ranks"][2] = whole["ranks"][1].clone();
+    let stderr = resume(&doubled);
+    let both = format!(
+        "ranks[1] (rank-00001.bin) and ranks[2] (rank-00001.bin) both hold the {} cells x ",
+        held(1)
+    );
+    assert!(stderr.contains(&both), "{stderr}");
+
+    // The index as written resumes.
+    std::fs::write(&path, serde_json::to_string_pretty(&whole).unwrap()).unwrap();
+    let r = run(
+        &scene,
+        &out_dir("untiled_whole"),
+        &["--resume", cut.to_str().unwrap()],
+    );
+    assert_eq!(r["status"], "complete");
 }

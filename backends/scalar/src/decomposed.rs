@@ -273,12 +273,16 @@ where
             })
         })
         .collect();
-    let error = match (saved, hooks.commit(at, &parts)) {
-        (Err(e), _) | (Ok(_), Err(e)) => Some(e),
-        (Ok(_), Ok(())) => parts
-            .iter()
-            .position(Option::is_none)
-            .map(|r| alloc::format!("rank {r} could not write its part of the checkpoint")),
+    let missing = parts
+        .iter()
+        .position(Option::is_none)
+        .map(|r| alloc::format!("rank {r} could not write its part of the checkpoint"));
+    // Why it is not whole (this rank's own failure, else the first rank that failed), then
+    // what the commit did about it (the partial folder removed, or the index not written).
+    let error = match (saved.err().or(missing), hooks.commit(at, &parts)) {
+        (None, Ok(())) => None,
+        (Some(e), Ok(())) | (None, Err(e)) => Some(e),
+        (Some(e), Err(c)) => Some(alloc::format!("{e}; {c}")),
     };
     Ok(CheckpointRecord {
         step: at.step,

@@ -4,6 +4,7 @@ use alloc::vec;
 
 use crate::box_layout::{LayoutError, face_contact, halo_layers, jagged_layout, kd_layout};
 use crate::geometry::Box3;
+use crate::tiling::{TilingError, check_tiling};
 use crate::topology::Topology;
 
 /// Checks the claims of a box layout of `grid` by brute force: one box per rank, inside the
@@ -23,24 +24,16 @@ pub fn verify_box_layout(
     }
     let whole = Box3::from_extent(grid);
     let ghost = active.map(usize::from);
-    let mut owned = 0usize;
     for (r, b) in boxes.iter().enumerate() {
         if b.is_empty() != (speeds[r] == 0.0) {
             return Err("a box is empty but its rank is enabled, or the other way round");
         }
-        if !whole.contains_box(b) {
-            return Err("a box reaches outside the grid");
-        }
-        owned += b.cells();
-        for other in &boxes[r + 1..] {
-            if !b.intersect(other).is_empty() {
-                return Err("two boxes share a cell");
-            }
-        }
     }
-    if owned != whole.cells() {
-        return Err("some cell has no owner");
-    }
+    check_tiling(grid, boxes, None).map_err(|e| match e {
+        TilingError::Outside { .. } => "a box reaches outside the grid",
+        TilingError::Overlap { .. } => "two boxes share a cell",
+        _ => "some cell has no owner",
+    })?;
     for (r, b) in boxes.iter().enumerate() {
         let mut received = 0usize;
         for (p, other) in boxes.iter().enumerate() {
