@@ -640,11 +640,10 @@ where
             };
             step = until.min(self.steps);
             if let (Some(config), true) = (self.checkpoints, step < self.steps) {
-                let cells = self.grid.iter().map(|&n| n as u64).product();
                 let (owned, held) = (at.owned(me), at.held(me));
                 app_checkpoint::write(
                     config,
-                    [step, cells],
+                    step,
                     self.layout,
                     self.grid,
                     &mut chunk,

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use yee_core::tiling::TilingError;
 use yee_core::{Box3, Chunk, Comm, StagingBuffer};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
@@ -81,7 +82,7 @@ pub fn step_dir(dir: &Path, step: u64) -> PathBuf {
 /// every rank whether the checkpoint was committed, or the first rank's error.
 pub(crate) fn write<C: Chunk, M: Comm<Error: std::fmt::Display>>(
     config: &AppCheckpoints,
-    [step, grid_cells]: [u64; 2],
+    step: u64,
     layout: &str,
     grid: [usize; 3],
     chunk: &mut C,
@@ -122,7 +123,7 @@ pub(crate) fn write<C: Chunk, M: Comm<Error: std::fmt::Display>>(
     let all = comm.gather_vecs(0, &entry).map_err(rank_error)?;
     let mut outcome = 1.0;
     if let Some(all) = all {
-        let committed = commit(&part, step, layout, grid, size, grid_cells, &all);
+        let committed = commit(&part, step, layout, grid, size, &all);
         if committed.is_err() {
             // Nothing half-written stays behind.
             let _ = std::fs::remove_dir_all(&part);
@@ -151,7 +152,6 @@ fn commit(
     layout: &str,
     grid: [usize; 3],
     value_bytes: usize,
-    grid_cells: u64,
     entries: &[Vec<u8>],
 ) -> Result<(), RuntimeError> {
     let mut index = AppIndex {
@@ -173,7 +173,7 @@ fn commit(
         index.ranks.push(file);
         index.rank_boxes.push(held);
     }
-    check_tiling(&index, grid_cells)?;
+    check_tiling(&index)?;
     let path = part.join("index.json");
     let text = serde_json::to_string_pretty(&index)
         .map_err(|e| RuntimeError::new(RuntimeErrorKind::Checkpoint, e.to_string()))?;
@@ -186,40 +186,36 @@ fn commit(
 }
 
 /// The boxes of every rank file must tile the grid exactly: inside it, no two overlapping,
-/// their cells adding up to the grid's.
-fn check_tiling(index: &AppIndex, grid_cells: u64) -> Result<(), RuntimeError> {
-    let bad = |m: String| RuntimeError::new(RuntimeErrorKind::Checkpoint, m);
-    let whole = Box3::from_extent(index.grid);
-    let boxes: Vec<(usize, Box3)> = index
+/// every cell in one ([`yee_core::tiling::check_tiling`]).
+fn check_tiling(index: &AppIndex) -> Result<(), RuntimeError> {
+    let owners: Vec<(usize, Box3)> = index
         .ranks
         .iter()
         .enumerate()
         .flat_map(|(r, f)| f.boxes.iter().map(move |b| (r, to_box(b))))
         .collect();
-    for (k, &(r, b)) in boxes.iter().enumerate() {
-        if !whole.contains_box(&b) {
-            return Err(bad(format!(
-                "rank {r}'s box {b:?} lies outside the grid {:?}",
-                index.grid
-            )));
-        }
-        if let Some((s, o)) = boxes[k + 1..]
-            .iter()
-            .find(|(_, o)| !o.intersect(&b).is_empty())
-        {
-            return Err(bad(format!(
-                "rank {r}'s box {b:?} and rank {s}'s box {o:?} overlap in {:?}",
-                o.intersect(&b)
-            )));
-        }
-    }
-    let covered: u64 = boxes.iter().map(|(_, b)| b.cells() as u64).sum();
-    match covered == grid_cells {
-        true => Ok(()),
-        false => Err(bad(format!(
-            "the ranks' boxes cover {covered} of the grid's {grid_cells} cells"
-        ))),
-    }
+    let boxes: Vec<Box3> = owners.iter().map(|&(_, b)| b).collect();
+    yee_core::tiling::check_tiling(index.grid, &boxes, None).map_err(|e| {
+        // Box positions become the ranks whose files hold them.
+        let rank = |k: usize| owners[k].0;
+        let message = match e {
+            TilingError::Outside { index: k, boxed } => {
+                format!("rank {}'s box {boxed} reaches outside the grid", rank(k))
+            }
+            TilingError::Overlap {
+                first,
+                second,
+                cells,
+            } => format!(
+                "the boxes of rank {} and rank {} both hold the {} cells {cells}",
+                rank(first),
+                rank(second),
+                cells.cells()
+            ),
+            other => format!("the ranks' boxes do not cover the grid: {other}"),
+        };
+        RuntimeError::new(RuntimeErrorKind::Checkpoint, message)
+    })
 }
 
 /// The newest whole checkpoint in `dir` (`None` when there is none), its index checked
@@ -263,8 +259,7 @@ pub fn latest(
             index.value_bytes
         )));
     }
-    check_tiling(&index, grid.iter().map(|&n| n as u64).product())
-        .map_err(|e| bad(e.message().into()))?;
+    check_tiling(&index).map_err(|e| bad(e.message().into()))?;
     Ok(Some(Saved { dir: folder, index }))
 }
 
