@@ -39,6 +39,36 @@ pub enum TilingError {
     },
 }
 
+#[cfg(feature = "alloc")]
+impl TilingError {
+    /// The error in words, each box named by `owner(position)` (the rank or the file that
+    /// holds it), the missing cells said by `missing` ("active cells are in no rank file").
+    pub fn describe(
+        &self,
+        owner: impl Fn(usize) -> alloc::string::String,
+        missing_said: &str,
+    ) -> alloc::string::String {
+        match *self {
+            TilingError::Outside { index, boxed } => {
+                alloc::format!("{} holds the box {boxed}, outside the grid", owner(index))
+            }
+            TilingError::Overlap {
+                first,
+                second,
+                cells,
+            } => alloc::format!(
+                "{} and {} both hold the {} cells {cells}",
+                owner(first),
+                owner(second),
+                cells.cells()
+            ),
+            TilingError::Gap { missing, cells } => {
+                alloc::format!("{missing} {missing_said}, among them {cells}")
+            }
+        }
+    }
+}
+
 impl core::fmt::Display for TilingError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {

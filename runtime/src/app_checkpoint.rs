@@ -9,7 +9,6 @@
 
 use std::path::{Path, PathBuf};
 
-use yee_core::tiling::TilingError;
 use yee_core::{Box3, Chunk, Comm, StagingBuffer};
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
@@ -196,24 +195,8 @@ fn check_tiling(index: &AppIndex) -> Result<(), RuntimeError> {
         .collect();
     let boxes: Vec<Box3> = owners.iter().map(|&(_, b)| b).collect();
     yee_core::tiling::check_tiling(index.grid, &boxes, None).map_err(|e| {
-        // Box positions become the ranks whose files hold them.
-        let rank = |k: usize| owners[k].0;
-        let message = match e {
-            TilingError::Outside { index: k, boxed } => {
-                format!("rank {}'s box {boxed} reaches outside the grid", rank(k))
-            }
-            TilingError::Overlap {
-                first,
-                second,
-                cells,
-            } => format!(
-                "the boxes of rank {} and rank {} both hold the {} cells {cells}",
-                rank(first),
-                rank(second),
-                cells.cells()
-            ),
-            other => format!("the ranks' boxes do not cover the grid: {other}"),
-        };
+        let owner = |k: usize| format!("rank {}'s file", owners[k].0);
+        let message = e.describe(owner, "cells are in no rank file");
         RuntimeError::new(RuntimeErrorKind::Checkpoint, message)
     })
 }

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use yee_core::balance::{BalancerState, LinkSums, PerfSums};
 use yee_core::session::{Plan, Start};
-use yee_core::tiling::{TilingError, check_tiling};
+use yee_core::tiling::check_tiling;
 use yee_core::{Axis, Box3, Chunk, Scalar, StagingBuffer};
 use yee_em::{Costs, Setup, YeeBackend, YeeFields};
 use yee_scalar::checkpoints::{Checkpoints, Cut, CutLayout, ProbeSamples, SavedPart};
@@ -641,26 +641,11 @@ fn check_rank_tiling(index: &Index, active: Option<&[bool]>) -> Result<(), Strin
         let k = held[i].0;
         format!("ranks[{k}] ({})", index.ranks[k].file)
     };
-    check_tiling(index.grid, &boxes, active).map_err(|e| match e {
-        TilingError::Outside { index: i, boxed } => {
-            format!("{} holds the box {boxed}, outside the grid", entry(i))
-        }
-        TilingError::Overlap {
-            first,
-            second,
-            cells,
-        } => format!(
-            "{} and {} both hold the {} cells {cells}",
-            entry(first),
-            entry(second),
-            cells.cells()
-        ),
-        TilingError::Gap { missing, cells } => {
-            let which = if active.is_some() { "active " } else { "" };
-            format!("{missing} {which}cells are in no rank file, among them {cells}")
-        }
-        other => other.to_string(),
-    })
+    let missing = match active {
+        Some(_) => "active cells are in no rank file",
+        None => "cells are in no rank file",
+    };
+    check_tiling(index.grid, &boxes, active).map_err(|e| e.describe(entry, missing))
 }
 
 impl Loaded {
