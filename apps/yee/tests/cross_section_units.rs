@@ -1,8 +1,6 @@
 //! The `cross_section` column of a flux CSV is what docs/scene.md says it is: in 1D, T (or R)
 //! — dimensionless in an SI scene too (it was the ratio times Δ², 1e-4 with 1 cm cells).
 
-use std::process::Command;
-
 const SCENE: &str = r#"name = "vacuum_si_1d"
 [units]
 system = "si"
@@ -38,16 +36,7 @@ steps = 2400
 #[test]
 fn a_1d_si_transmission_in_vacuum_is_one() {
     let dir = crate::tmp_dir(module_path!());
-    let file = dir.join("vacuum_si_1d.toml");
-    std::fs::write(&file, SCENE).unwrap();
-    let out = dir.join("out");
-    let status = Command::new(env!("CARGO_BIN_EXE_yee"))
-        .args(["run", "--quiet", "--out"])
-        .arg(&out)
-        .arg(&file)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let out = crate::run_text(&dir, "vacuum_si_1d", SCENE);
     let csv = std::fs::read_to_string(out.join("flux_trans.csv")).unwrap();
     assert!(csv.starts_with("frequency,flux,cross_section\n"), "{csv}");
     for line in csv.lines().skip(1) {

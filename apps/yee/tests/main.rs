@@ -30,3 +30,19 @@ fn tmp_dir(module: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Writes scene `text` to `dir/name.toml`, runs `yee run --quiet` on it into `dir/name` and
+/// returns that folder (the run must succeed).
+fn run_text(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join(name);
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(status.success(), "yee run {}", file.display());
+    out
+}

@@ -35,16 +35,7 @@ steps = 500
 
 /// The probe's values of a run of `text`.
 fn probe(dir: &Path, name: &str, text: &str) -> Vec<f64> {
-    let file = dir.join(format!("{name}.toml"));
-    std::fs::write(&file, text).unwrap();
-    let out = dir.join(name);
-    let status = Command::new(env!("CARGO_BIN_EXE_yee"))
-        .args(["run", "--quiet", "--out"])
-        .arg(&out)
-        .arg(&file)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let out = crate::run_text(dir, name, text);
     let csv = std::fs::read_to_string(out.join("probe_p.csv")).unwrap();
     csv.lines()
         .skip(1)
