@@ -8,13 +8,23 @@ use plotters::prelude::*;
 
 use crate::style::{self, FONT};
 
-/// One colour per curve, in order (Tableau's first four).
-const COLOURS: [RGBColor; 4] = [
+/// One colour per curve, in order (Tableau 10, its first four as before: blue, red, green,
+/// purple).
+const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// The most curves one plot tells apart by colour.
+pub const MAX_CURVES: usize = COLOURS.len();
 
 /// A line plot: `curves` (name, y values as long as `xs`) against `xs`.
 pub struct LinePlot<'a> {

@@ -24,7 +24,7 @@ pub struct FarFieldReport {
     /// `farfield_<name>.csv`: one row per frequency and direction.
     pub csv: String,
     /// `farfield_<name>.png`: radiation intensity against θ at φ = 0, one curve per frequency
-    /// (up to four).
+    /// ([`drawn_frequencies`]).
     pub png: String,
     /// Radiated power per frequency (normalised units, the DFT's spectral density).
     pub radiated_power: Vec<f64>,
@@ -97,6 +97,7 @@ pub fn write_far_field(
     let mut power = Vec::with_capacity(frequencies.len());
     let mut curves: Vec<Vec<f64>> = Vec::new();
     let mut thetas: Vec<f64> = Vec::new();
+    let drawn = drawn_frequencies(frequencies.len());
     for (k, &f) in frequencies.iter().enumerate() {
         let samples: Vec<SurfaceSample> = planes
             .iter()
@@ -124,14 +125,14 @@ pub fn write_far_field(
                 text.push_str(&format!(",{:e}", cross_section(ff.intensity, s[k])));
             }
             text.push('\n');
-            if d.phi == 0.0 && k < 4 {
+            if d.phi == 0.0 && drawn.contains(&k) {
                 curve.push(ff.intensity);
-                if k == 0 {
+                if k == drawn[0] {
                     thetas.push(d.theta.to_degrees());
                 }
             }
         }
-        if k < 4 {
+        if drawn.contains(&k) {
             curves.push(curve);
         }
     }
@@ -150,8 +151,8 @@ pub fn write_far_field(
         yee_scene::Units::Si { .. } => " Hz",
         yee_scene::Units::Normalised => "",
     };
-    let names: Vec<String> = (frequencies.iter().take(curves.len()))
-        .map(|&f| {
+    let names: Vec<String> = (drawn.iter().map(|&k| frequencies[k]))
+        .map(|f| {
             format!(
                 "f = {}{unit}",
                 yee_io::style::tick(scene.units.to_scene_frequency(f))
@@ -183,4 +184,32 @@ pub fn write_far_field(
         },
         written,
     )
+}
+
+/// The frequencies a far-field plot draws, by index: all of `count` when a plot tells that
+/// many curves apart ([`yee_io::plot::MAX_CURVES`]), else that many spread evenly from the
+/// lowest to the highest.
+pub fn drawn_frequencies(count: usize) -> Vec<usize> {
+    let most = yee_io::plot::MAX_CURVES;
+    if count <= most {
+        return (0..count).collect();
+    }
+    (0..most)
+        .map(|j| ((j * (count - 1)) as f64 / (most - 1) as f64).round() as usize)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_frequency_up_to_ten_and_the_band_spread_beyond() {
+        assert_eq!(drawn_frequencies(3), [0, 1, 2]);
+        assert_eq!(drawn_frequencies(10), (0..10).collect::<Vec<_>>());
+        let spread = drawn_frequencies(100);
+        assert_eq!(spread.len(), 10);
+        assert_eq!((spread[0], spread[9]), (0, 99));
+        assert!(spread.windows(2).all(|w| w[1] > w[0]));
+    }
 }
