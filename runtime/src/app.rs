@@ -75,8 +75,8 @@ use crate::app_checkpoint::{self, Saved};
 pub use crate::balance::LayoutKind;
 use crate::balance::layout_name;
 use crate::error::{RuntimeError, RuntimeErrorKind};
+pub use crate::launch::CommKind;
 use crate::launch::{RankBody, in_process};
-pub use crate::parallel::CommKind;
 
 /// The ranks an app runs on: how many, and through which communicator. For MPI it holds MPI
 /// initialised for the process (finalised when it is dropped), so make one per process.

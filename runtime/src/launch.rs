@@ -7,7 +7,18 @@ use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::{Comm, Topology};
 
-use crate::parallel::CommKind;
+/// The communicators this build has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum CommKind {
+    /// Threads with real clocks.
+    Shm,
+    /// Threads with virtual clocks from a machine model.
+    Sim,
+    /// One rank per process under mpirun (needs a build with the `mpi` feature).
+    Mpi,
+}
 
 /// What every rank of a run does, whichever communicator it talks through.
 pub trait RankBody: Sync {

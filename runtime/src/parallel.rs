@@ -14,23 +14,11 @@ use yee_scalar::checkpoints::{Checkpoints, NoCheckpoints};
 use yee_scalar::decomposed::{RankOutput, run_rank_with};
 
 use crate::checkpoint::{CheckpointConfig, Loaded, RankCheckpoints, StopFlag};
+pub use crate::launch::CommKind;
 use crate::launch::{RankBody, in_process};
 
 use crate::error::RuntimeError;
 use crate::piece::{Assembled, assemble_pieces, finish_output, piece_of};
-
-/// The communicators this build has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum CommKind {
-    /// Threads with real clocks.
-    Shm,
-    /// Threads with virtual clocks from a machine model.
-    Sim,
-    /// One rank per process under mpirun (needs a build with the `mpi` feature).
-    Mpi,
-}
 
 /// This process's rank when `comm` spans processes (MPI), else 0: the rank that writes.
 pub fn process_rank(comm: CommKind) -> usize {

@@ -20,8 +20,9 @@ use yee_scalar::tiled::{
 };
 
 use crate::error::{RuntimeError, RuntimeErrorKind};
+use crate::launch::CommKind;
 use crate::launch::{RankBody, in_process};
-use crate::parallel::{CommKind, Continuity, OutputGather, rank_hooks, restore_agreed};
+use crate::parallel::{Continuity, OutputGather, rank_hooks, restore_agreed};
 use crate::piece::{Assembled, finish_output};
 
 /// The tile map of a run and what it costs.
