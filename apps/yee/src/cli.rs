@@ -112,6 +112,10 @@ pub struct RunArgs {
     /// Make each series of slice PNGs into slice_<name>.mp4 with ffmpeg at the end.
     #[arg(long)]
     pub movie: bool,
+    /// Start over in an output folder that holds an interrupted run's checkpoint (deleting
+    /// it); without --fresh or --resume such a run is refused.
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
     /// Load balancing: off (uniform), static (by cost density, speeds or profile), dynamic.
     #[arg(long, value_enum, default_value_t = BalanceMode::Off)]
     pub balance: BalanceMode,
@@ -609,6 +613,7 @@ pub fn prepare_run(
     let options = RunOptions {
         out,
         movie: args.movie,
+        fresh: args.fresh,
         partition: args.partition.map(MethodArg::method),
         quiet: args.quiet,
         backend: args.backend,
@@ -688,7 +693,11 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     init_logging(args.quiet, Some(rank));
     let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|prepared| {
         if rank == 0 {
-            crate::run::prepare_output_dir(&prepared.1.out, prepared.1.resume.is_some())?;
+            crate::run::prepare_output_dir(
+                &prepared.1.out,
+                prepared.1.resume.is_some(),
+                prepared.1.fresh,
+            )?;
         }
         Ok(prepared)
     });

@@ -102,6 +102,9 @@ pub struct RunOptions {
     pub stop: Option<yee_runtime::checkpoint::StopFlag>,
     /// Make the slice series into movies at the end ([`crate::movie`]).
     pub movie: bool,
+    /// Start over in an output folder that holds an interrupted run's checkpoint, deleting
+    /// it (`--fresh`); without it such a run is refused ([`prepare_output_dir`]).
+    pub fresh: bool,
 }
 
 /// When a run writes checkpoints, and where.
@@ -132,7 +135,7 @@ impl RunOptions {
 /// then the `run.json` itself (which would make the directory look finished). A run that
 /// `resumes` keeps the files (it goes on writing beside them) and the checkpoints, and only
 /// takes the `run.json` away.
-pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
+pub fn prepare_output_dir(out: &Path, resumes: bool, fresh: bool) -> Result<(), AppError> {
     if out.exists() && !out.is_dir() {
         return Err(io_error(
             out,
@@ -150,6 +153,15 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
         return Ok(());
     }
     let checkpoints = out.join("checkpoint");
+    if let (false, Some(step)) = (fresh, interrupted_checkpoint(&checkpoints, &report_path)) {
+        return Err(AppError::Usage(format!(
+            "{} holds the checkpoint of an interrupted run ({}): resume it with \
+             `yee run SCENE --resume {}`, or start over with --fresh (which deletes it)",
+            out.display(),
+            step.display(),
+            out.display()
+        )));
+    }
     let linked = fs::symlink_metadata(&checkpoints).is_ok_and(|m| m.file_type().is_symlink());
     let entries = fs::read_dir(&checkpoints).ok().filter(|_| !linked);
     for path in entries
@@ -185,6 +197,28 @@ pub fn prepare_output_dir(out: &Path, resumes: bool) -> Result<(), AppError> {
         fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
     }
     Ok(())
+}
+
+/// The newest whole checkpoint in `checkpoints` when the run that wrote it did not end: its
+/// `run.json` says "interrupted", or there is none (the process was killed). `None` when there
+/// is no checkpoint, or its run ended (complete or failed: its checkpoints are stale).
+fn interrupted_checkpoint(checkpoints: &Path, report: &Path) -> Option<PathBuf> {
+    let newest = fs::read_dir(checkpoints)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("step-") && !name.ends_with(".part") && p.is_dir()
+        })
+        .max()?;
+    let status = fs::read_to_string(report)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|doc| doc["status"].as_str().map(str::to_string));
+    match status.as_deref() {
+        None | Some("interrupted") => Some(newest),
+        Some(_) => None,
+    }
 }
 
 /// `out/file` where `file` (as an earlier run.json lists it) names an entry of the folder
@@ -345,7 +379,7 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
     let out = &options.out;
     let writer = process_rank(options.comm) == 0;
     if writer {
-        prepare_output_dir(out, options.resume.is_some())?;
+        prepare_output_dir(out, options.resume.is_some(), options.fresh)?;
     }
     let report_path = out.join("run.json");
     let setup = scene.setup();

@@ -44,6 +44,7 @@ fn options(
         resume: None,
         stop: None,
         movie: false,
+        fresh: false,
     }
 }
 

@@ -644,6 +644,7 @@ fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
         resume: None,
         stop: None,
         movie: false,
+        fresh: false,
     };
     let cut = out_dir("jagged_cut");
     let mut with_checkpoints = options(&cut);
@@ -794,4 +795,36 @@ fn a_checkpoint_index_that_does_not_tile_the_grid_is_refused() {
         &["--resume", cut.to_str().unwrap()],
     );
     assert_eq!(r["status"], "complete");
+}
+
+#[test]
+fn a_plain_rerun_over_an_interrupted_runs_checkpoint_is_refused() {
+    let scene = mpi3d();
+    let out = out_dir("rerun_over_interrupted");
+    run(&scene, &out, &["--steps", "20", "--checkpoint-every", "10"]);
+    // A complete run's checkpoints are stale: a plain rerun clears them.
+    run(&scene, &out, &["--steps", "20", "--checkpoint-every", "10"]);
+    // A run killed before its run.json (or one whose run.json says "interrupted").
+    std::fs::remove_file(out.join("run.json")).unwrap();
+    let refused = yee()
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("holds the checkpoint of an interrupted run")
+            && stderr.contains("step-0000000010")
+            && stderr.contains("--resume")
+            && stderr.contains("--fresh"),
+        "{stderr}"
+    );
+    assert!(
+        out.join("checkpoint/step-0000000010").is_dir(),
+        "nothing deleted"
+    );
+    let report = run(&scene, &out, &["--steps", "20", "--fresh"]);
+    assert_eq!(report["status"], "complete");
+    assert!(!out.join("checkpoint/step-0000000010").exists());
 }
