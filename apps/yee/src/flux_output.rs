@@ -257,3 +257,36 @@ pub fn write_fluxes<T: yee_core::Scalar>(
     }
     (reports, files)
 }
+
+/// A spectrum with infinite or NaN values (DFT sums that overflowed, a `minus` file holding
+/// NaN) is an error naming the flux, how many frequencies and the first: the run's status
+/// says `failed` instead of `complete`.
+pub fn check_finite(report: &FluxReport) -> Result<(), AppError> {
+    let columns = [
+        ("flux", Some(&report.flux)),
+        ("cross_section", report.cross_section.as_ref()),
+        (
+            "radiated power",
+            report.far_field.as_ref().map(|f| &f.radiated_power),
+        ),
+    ];
+    for (what, values) in columns {
+        let Some(values) = values else { continue };
+        let bad: Vec<usize> = (0..values.len())
+            .filter(|&k| !values[k].is_finite())
+            .collect();
+        if let Some(&first) = bad.first() {
+            return Err(AppError::Run(format!(
+                "flux `{}`: its {what} is not finite at {} of its {} frequencies (first: {} at \
+                 f = {:e}): the DFT sums overflowed (fields beyond the range of the values) or \
+                 the subtracted `minus` file holds NaN or inf",
+                report.name,
+                bad.len(),
+                values.len(),
+                values[first],
+                report.frequencies.get(first).copied().unwrap_or(f64::NAN)
+            )));
+        }
+    }
+    Ok(())
+}

@@ -668,6 +668,9 @@ fn run_typed<T: Scalar, K: YeeBackend<T>>(
         }
         let (dfts, dft_files) = crate::dft_output::write_dfts(scene, &results, out, &mut failed);
         outputs.extend(dft_files);
+        for f in &fluxes {
+            failed.keep(crate::flux_output::check_finite(f));
+        }
         (fluxes, dfts)
     } else {
         (Vec::new(), Vec::new())

@@ -16,6 +16,7 @@ mod geometry_preview;
 mod heterogeneous;
 mod malformed_scenes;
 mod movie;
+mod non_finite_results;
 mod output_folder;
 mod overlap;
 mod partition;
