@@ -73,6 +73,17 @@ fn minus_values(path: &Path, nodes: usize, frequencies: usize) -> Result<Vec<Com
              minus run must have the same region, grid and frequencies"
         )));
     }
+    if let Some(n) = values
+        .iter()
+        .position(|v| !(v.re.is_finite() && v.im.is_finite()))
+    {
+        let (node, k, c) = (n / (6 * frequencies), (n / 6) % frequencies, n % 6);
+        return Err(bad(format!(
+            "holds {} at node {node}, frequency {k}, component {c}: the run that wrote it did \
+             not end well (rerun the normalisation scene)",
+            values[n]
+        )));
+    }
     Ok(values)
 }
 

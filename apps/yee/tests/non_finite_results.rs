@@ -33,3 +33,41 @@ fn an_overflowing_flux_spectrum_fails_the_run_naming_it() {
         "{error}"
     );
 }
+
+#[test]
+fn a_minus_file_holding_nan_is_refused_before_the_run() {
+    let dir = crate::tmp_dir(module_path!());
+    let scene = |minus: &str| {
+        format!(
+            "name = \"m\"\n[grid]\nmode = \"1d\"\nsize = [200]\n[boundaries]\nall = \"cpml\"\n\
+             [[sources]]\ncomponent = \"ez\"\nposition = [50]\nwaveform = \"ricker\"\n\
+             frequency = 0.05\n[[flux]]\nname = \"t\"\naxis = \"x\"\nposition = 150\n\
+             fmin = 0.02\nfmax = 0.08\ncount = 4\n{minus}[run]\nsteps = 100\n"
+        )
+    };
+    let normal = crate::run_text(&dir, "normal", &scene(""));
+    let npy = normal.join("flux_t_dft.npy");
+    let mut bytes = std::fs::read(&npy).unwrap();
+    let at = bytes.len() - 16;
+    bytes[at..at + 8].copy_from_slice(&f64::NAN.to_le_bytes());
+    std::fs::write(&npy, bytes).unwrap();
+    let file = dir.join("minus.toml");
+    std::fs::write(
+        &file,
+        scene(&format!("minus = {:?}\n", npy.display().to_string())),
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--out"])
+        .arg(dir.join("minus"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert!(stderr.contains("flux_t_dft.npy: holds NaN"), "{stderr}");
+    assert!(
+        !dir.join("minus/run.json").exists(),
+        "refused before the run: {stderr}"
+    );
+}
