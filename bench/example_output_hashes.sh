@@ -6,7 +6,7 @@
 #   (cd /tmp/h_old && find . -name '*.npy' -o -name '*.csv' -o -name '*.vti' -o -name '*.pvd' | sort | xargs sha256sum) > old.sum
 #   (same for /tmp/h_new), then diff the two sums.
 set -e
-cd /work/main
+cd "$(dirname "$0")/.."
 for s in slab_spectrum_incident waveguide_bend_incident; do
   $1 run examples/scenes/$s.toml --quiet --steps 24 --out out/$s > /dev/null 2>&1 || echo "fail $s"
   mkdir -p $2; rm -rf $2/$s; cp -r out/$s $2/$s
