@@ -1,5 +1,6 @@
 #!/bin/bash
-# Runs every example scene for 24 steps with the yee binary $1 into the folder $2 (the
+# Runs every example scene for 24 steps with the yee binary $1 into the folder $2 (absolute
+# paths; the
 # normalisation runs first, into out/, which the others' `minus` keys name). Hash the outputs of
 # two builds to compare them:
 #   bench/example_output_hashes.sh OLD/yee /tmp/h_old; bench/example_output_hashes.sh NEW/yee /tmp/h_new
