@@ -1,10 +1,15 @@
-//! The `yee` command as a library: its command line, `yee run` (a scene's outputs, progress
-//! and `run.json`) and the other subcommands. Scene files are `yee-scene`, launching ranks,
-//! gathering outputs and planning layouts are `yee-runtime`, file writers are `yee-io`.
+//! The `yee` command as a library: its command line, `yee run` (a `yee_simulation::Simulation`
+//! run to its end) and the other subcommands. Scene files are `yee-scene`, running one is
+//! `yee-simulation`, launching ranks and planning layouts are `yee-runtime`, file writers are
+//! `yee-io`.
 //!
 //! The binary in `main.rs` only parses arguments and calls into here, so the tests drive the
 //! same code.
 #![warn(missing_docs)]
+
+// What a run writes, and its errors, live in `yee-simulation`: `yee run` is argument parsing
+// over its `Simulation`.
+pub use yee_simulation::{error, hdf5_output, movie, plane_plot, report};
 
 #[cfg(feature = "rayon")]
 pub mod bench;
@@ -12,17 +17,8 @@ pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod cli;
-pub mod dft_output;
-pub mod error;
-pub mod failures;
-pub mod far_field_output;
-pub mod flux_output;
 pub mod geometry_preview;
-pub mod hdf5_output;
-pub mod movie;
 pub mod parse;
 pub mod partition;
-pub mod plane_plot;
-pub mod report;
 pub mod run;
 pub mod topology;

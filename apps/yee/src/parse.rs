@@ -21,10 +21,13 @@ pub fn parse_numbers(flag: &str, text: &str) -> Result<Vec<f64>, AppError> {
 
 /// Parses `--rank-backends scalar,rayon,…`: one backend per rank of a run of `ranks` ranks,
 /// named as `--backend` takes them. An unknown name is reported with its entry and rank.
-pub fn parse_rank_backends(text: &str, ranks: usize) -> Result<Vec<crate::run::Backend>, AppError> {
+pub fn parse_rank_backends(
+    text: &str,
+    ranks: usize,
+) -> Result<Vec<yee_simulation::Backend>, AppError> {
     use clap::ValueEnum;
     let names: Vec<&str> = text.split(',').map(str::trim).collect();
-    let known: Vec<&str> = crate::run::Backend::value_variants()
+    let known: Vec<&str> = yee_simulation::Backend::value_variants()
         .iter()
         .map(|b| b.name())
         .collect();
@@ -32,7 +35,7 @@ pub fn parse_rank_backends(text: &str, ranks: usize) -> Result<Vec<crate::run::B
         .iter()
         .enumerate()
         .map(|(rank, name)| {
-            crate::run::Backend::from_str(name, true).map_err(|_| {
+            yee_simulation::Backend::from_str(name, true).map_err(|_| {
                 AppError::Usage(format!(
                     "--rank-backends {text}: entry {} (rank {rank}) `{name}` is not a backend \
                      of this build (it has {})",

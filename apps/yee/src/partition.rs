@@ -12,6 +12,7 @@ use yee_core::graph::{Method, TileGraph, quality};
 use yee_runtime::tiled::{Area, run_partition};
 
 use crate::error::AppError;
+use yee_simulation::weights::check_weights;
 
 /// One part of a partition.
 #[derive(Debug, Serialize)]
@@ -157,23 +158,6 @@ pub fn weights(text: Option<&str>, ranks: usize) -> Result<Vec<f64>, AppError> {
         crate::parse::parse_numbers("--weights", text)?,
         ranks,
     )
-}
-
-/// `w` as the weights of `ranks` parts given by `flag`: one positive number per part.
-pub fn check_weights(flag: &str, w: Vec<f64>, ranks: usize) -> Result<Vec<f64>, AppError> {
-    let text = w.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
-    if w.len() != ranks {
-        return Err(AppError::Usage(format!(
-            "{flag} {text}: {} weights for --ranks {ranks}",
-            w.len()
-        )));
-    }
-    if let Some(v) = w.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
-        return Err(AppError::Usage(format!(
-            "{flag} {text}: {v} is not a positive number"
-        )));
-    }
-    Ok(w)
 }
 
 /// A colour per part: hues spaced by the golden angle, alternating lightness.

@@ -166,7 +166,7 @@ impl RankReport {
 }
 
 /// The tile partition of a `--partition` run in `run.json`.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct PartitionSummary {
     /// rcdc, redeploy or cdc.
     pub method: String,

@@ -1,0 +1,137 @@
+//! What a run is given besides its scene: the backend, ranks and communicator, balancing,
+//! checkpoints and the output folder.
+
+use std::path::PathBuf;
+
+use yee_comm_shm::Slowdown;
+use yee_comm_sim::MachineModel;
+use yee_core::Topology;
+use yee_runtime::balance::BalanceOptions;
+use yee_runtime::parallel::CommKind;
+
+/// Backends this build has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Backend {
+    /// The reference scalar CPU backend.
+    Scalar,
+    /// Vectorised row kernels over rayon's thread pool (bit-identical to scalar).
+    #[cfg(feature = "rayon")]
+    Rayon,
+    /// The CUDA device chunk (feature `cuda`; without it the run says how to rebuild).
+    Cuda,
+}
+
+impl Default for Backend {
+    /// The fastest backend built in: rayon when the feature is on (its fields are the scalar
+    /// oracle's, bit for bit), else scalar.
+    fn default() -> Self {
+        #[cfg(feature = "rayon")]
+        return Backend::Rayon;
+        #[cfg(not(feature = "rayon"))]
+        return Backend::Scalar;
+    }
+}
+
+impl Backend {
+    /// The name used on the command line and in run.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            #[cfg(feature = "rayon")]
+            Backend::Rayon => "rayon",
+            Backend::Cuda => "cuda",
+        }
+    }
+}
+
+/// Options of one run besides the scene.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// No progress and no summary.
+    pub quiet: bool,
+    /// The backend.
+    pub backend: Backend,
+    /// Each rank's backend (`--rank-backends`, one per rank); empty: every rank on `backend`.
+    pub rank_backends: Vec<Backend>,
+    /// The virtual topology (its product is the rank count).
+    pub topology: Topology,
+    /// The communicator.
+    pub comm: CommKind,
+    /// The machine model of a simulated run (default: [`MachineModel::default_for`]).
+    pub model: Option<MachineModel>,
+    /// Balancing.
+    pub balance: BalanceOptions,
+    /// Overlap the halo exchange with the interior update (else exchange after the update).
+    pub overlap: bool,
+    /// Per-rank artificial slowness (shm and MPI), by rank.
+    pub slowdown: Vec<Slowdown>,
+    /// Tile sets partitioned by this method instead of boxes.
+    pub partition: Option<yee_core::graph::Method>,
+    /// Checkpoints: when, and where.
+    pub checkpoint: CheckpointOptions,
+    /// The checkpoint this run resumes from.
+    pub resume: Option<yee_runtime::checkpoint::Loaded>,
+    /// Set by SIGINT, SIGTERM or SIGUSR1: stop at an agreed step, write a checkpoint and a run.json
+    /// saying "interrupted".
+    pub stop: Option<yee_runtime::checkpoint::StopFlag>,
+    /// Make the slice series into movies at the end ([`crate::movie`]).
+    pub movie: bool,
+    /// Start over in an output folder that holds an interrupted run's checkpoint, deleting
+    /// it (`--fresh`); without it such a run is refused ([`prepare_output_dir`]).
+    pub fresh: bool,
+}
+
+/// When a run writes checkpoints, and where.
+#[derive(Clone, Debug, Default)]
+pub struct CheckpointOptions {
+    /// Every this many steps.
+    pub every_steps: Option<u64>,
+    /// Every this many seconds of wall time.
+    pub every_seconds: Option<f64>,
+    /// The folder (default: `checkpoint` in the output folder).
+    pub dir: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// One rank on the default backend writing into `out`, quietly: no balancing, the halo
+    /// exchange overlapped with the update, no checkpoints but the one a stop writes.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            out: out.into(),
+            quiet: true,
+            backend: Backend::default(),
+            rank_backends: Vec::new(),
+            topology: Topology([1, 1, 1]),
+            comm: CommKind::Shm,
+            model: None,
+            balance: BalanceOptions::default(),
+            overlap: true,
+            slowdown: Vec::new(),
+            partition: None,
+            checkpoint: CheckpointOptions::default(),
+            resume: None,
+            stop: None,
+            movie: false,
+            fresh: false,
+        }
+    }
+
+    /// The checkpoint folder.
+    pub fn checkpoint_dir(&self) -> PathBuf {
+        self.checkpoint
+            .dir
+            .clone()
+            .unwrap_or_else(|| self.out.join("checkpoint"))
+    }
+}
+
+/// Each rank's backend, in rank order: `--rank-backends`, else `--backend` for every rank.
+pub fn rank_backends(options: &RunOptions) -> Vec<Backend> {
+    match options.rank_backends.is_empty() {
+        true => vec![options.backend; options.topology.ranks()],
+        false => options.rank_backends.clone(),
+    }
+}

@@ -1,0 +1,131 @@
+//! The output folder before a run: made, checked writable, and cleared of what an earlier run
+//! of yee wrote there.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{AppError, io_error};
+
+/// Creates the output directory, makes sure files can be written in it (before any step is
+/// taken), and clears what an earlier run of yee wrote there: the files its `run.json` lists
+/// that lie in the folder itself ([`inside`]; nothing else in the folder is touched, and
+/// nothing outside it), its checkpoints in `checkpoint/` (unless that is a link elsewhere),
+/// then the `run.json` itself (which would make the directory look finished). A run that
+/// `resumes` keeps the files (it goes on writing beside them) and the checkpoints, and only
+/// takes the `run.json` away.
+pub fn prepare_output_dir(out: &Path, resumes: bool, fresh: bool) -> Result<(), AppError> {
+    if out.exists() && !out.is_dir() {
+        return Err(io_error(
+            out,
+            "it is not a directory (--out names the folder the outputs go to)",
+        ));
+    }
+    fs::create_dir_all(out)
+        .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
+    check_writable(out)?;
+    let report_path = out.join("run.json");
+    if resumes {
+        if report_path.exists() {
+            fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
+        }
+        return Ok(());
+    }
+    let checkpoints = out.join("checkpoint");
+    if let (false, Some(step)) = (fresh, interrupted_checkpoint(&checkpoints, &report_path)) {
+        return Err(AppError::Usage(format!(
+            "{} holds the checkpoint of an interrupted run ({}): resume it with \
+             `yee run SCENE --resume {}`, or start over with --fresh (which deletes it)",
+            out.display(),
+            step.display(),
+            out.display()
+        )));
+    }
+    let linked = fs::symlink_metadata(&checkpoints).is_ok_and(|m| m.file_type().is_symlink());
+    let entries = fs::read_dir(&checkpoints).ok().filter(|_| !linked);
+    for path in entries
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+    {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let linked = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if name.starts_with("step-") && path.is_dir() && !linked {
+            fs::remove_dir_all(&path).map_err(|e| io_error(&path, e))?;
+        }
+    }
+    if report_path.exists() {
+        let earlier: Vec<String> = fs::read_to_string(&report_path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|doc| {
+                doc["outputs"].as_array().map(|files| {
+                    files
+                        .iter()
+                        .filter_map(|f| f.as_str().map(str::to_string))
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        for path in earlier.iter().filter_map(|file| inside(out, file)) {
+            // A link is removed, never what it points to.
+            if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
+                fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
+            }
+        }
+        fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
+    }
+    Ok(())
+}
+
+/// The newest whole checkpoint in `checkpoints` when the run that wrote it did not end: its
+/// `run.json` says "interrupted", or there is none (the process was killed). `None` when there
+/// is no checkpoint, or its run ended (complete or failed: its checkpoints are stale).
+fn interrupted_checkpoint(checkpoints: &Path, report: &Path) -> Option<PathBuf> {
+    let newest = fs::read_dir(checkpoints)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("step-") && !name.ends_with(".part") && p.is_dir()
+        })
+        .max()?;
+    let status = fs::read_to_string(report)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|doc| doc["status"].as_str().map(str::to_string));
+    match status.as_deref() {
+        None | Some("interrupted") => Some(newest),
+        Some(_) => None,
+    }
+}
+
+/// `out/file` where `file` (as an earlier run.json lists it) names an entry of the folder
+/// `out` itself: one plain file name — no separator, no `..`, not absolute — whose parent is
+/// `out` once links are resolved. `None` for anything else: the clean-up leaves it alone.
+fn inside(out: &Path, file: &str) -> Option<PathBuf> {
+    let mut parts = Path::new(file).components();
+    let (Some(std::path::Component::Normal(name)), None) = (parts.next(), parts.next()) else {
+        return None;
+    };
+    if file.contains(['/', '\\']) {
+        return None;
+    }
+    let path = out.join(name);
+    let parent = path.parent()?.canonicalize().ok()?;
+    (parent == out.canonicalize().ok()?).then_some(path)
+}
+
+/// Fails, naming `out`, unless a file can be made in it: a read-only or full output folder is
+/// found before the run, not after it.
+fn check_writable(out: &Path) -> Result<(), AppError> {
+    let probe = out.join(format!(".yee-write-check-{}", std::process::id()));
+    let made = File::create(&probe).and_then(|mut f| f.write_all(b"yee"));
+    let _ = fs::remove_file(&probe);
+    made.map_err(|e| {
+        io_error(
+            out,
+            format!("cannot write files in the output directory: {e}"),
+        )
+    })
+}
