@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
+
+use crate::error::AppError;
 use yee_runtime::balance::BalanceOptions;
 use yee_runtime::parallel::CommKind;
 
@@ -134,4 +136,17 @@ pub fn rank_backends(options: &RunOptions) -> Vec<Backend> {
         true => vec![options.backend; options.topology.ranks()],
         false => options.rank_backends.clone(),
     }
+}
+
+/// The topology of `ranks` ranks over `grid` (of `dims` dimensions) with the smallest share
+/// surface (Balykov 2019, eq. 1), or why there is none.
+pub fn auto_topology(grid: [usize; 3], dims: usize, ranks: usize) -> Result<Topology, AppError> {
+    if ranks == 0 {
+        return Err(AppError::Usage(
+            "--ranks 0: a run needs at least one rank".into(),
+        ));
+    }
+    let chosen = yee_core::topology::choose_topology(grid, dims, ranks, 1)
+        .map_err(|e| AppError::Usage(format!("--ranks {ranks}: {e}")))?;
+    Ok(chosen.topology)
 }

@@ -127,6 +127,14 @@ pub fn device_memory_line(scene: &Scene) -> String {
 pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     let mut s = String::new();
     let mut warnings = Vec::new();
+    describe_setup(scene, &mut s, &mut warnings);
+    describe_sources(scene, &mut s, &mut warnings);
+    describe_outputs(scene, &mut s);
+    (s, warnings)
+}
+
+/// The scene, grid, memory, time step, materials and smoothing.
+fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     let dims = scene.mode.dims();
     let extent: Vec<String> = scene.grid[..dims].iter().map(|n| n.to_string()).collect();
     let _ = writeln!(s, "scene       {} ({})", scene.name, scene.file.display());
@@ -230,6 +238,10 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             }
         );
     }
+}
+
+/// The sources, plane waves, flux regions and the resolution they ask for.
+fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     let mut next = 0;
     while next < scene.sources.len() {
         let origin = scene.source_origin[next];
@@ -310,6 +322,11 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             let _ = writeln!(s, "resolution  no sources or plane waves");
         }
     }
+}
+
+/// The boundaries, mask, probes, slices and snapshots.
+fn describe_outputs(scene: &Scene, s: &mut String) {
+    let dims = scene.mode.dims();
     for axis in Axis::ALL.into_iter().take(dims) {
         let faces: Vec<String> = Side::BOTH
             .iter()
@@ -382,7 +399,6 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
             if snap.hdf5 { ", hdf5" } else { "" }
         );
     }
-    (s, warnings)
 }
 
 /// How much of the grid a geometry material got, beside what its shapes say.

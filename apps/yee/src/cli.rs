@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use yee_runtime::checkpoint::StopFlag;
 
 use yee_core::Topology;
-use yee_core::topology::{check_topology, choose_topology};
+use yee_core::topology::check_topology;
 
 use yee_runtime::balance::{
     BalanceMode, BalanceOptions, DensityModel, LayoutKind, box_layout, layout_name, make_plan,
@@ -459,15 +459,7 @@ pub fn resolve_topology(
 ) -> Result<Topology, AppError> {
     let usage = |e: yee_core::TopologyError| AppError::Usage(format!("--topology {text}: {e}"));
     if text == "auto" {
-        let ranks = ranks.unwrap_or(1);
-        if ranks == 0 {
-            return Err(AppError::Usage(
-                "--ranks 0: a run needs at least one rank".into(),
-            ));
-        }
-        let chosen = choose_topology(grid, dims, ranks, 1)
-            .map_err(|e| AppError::Usage(format!("--ranks {ranks}: {e}")))?;
-        return Ok(chosen.topology);
+        return yee_simulation::options::auto_topology(grid, dims, ranks.unwrap_or(1));
     }
     let parts = parse_extents("--topology", text)?;
     let t = Topology(std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1)));
@@ -739,181 +731,196 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         init_logging(false, None);
     }
     match cli.command {
-        Command::Run(args) => {
-            let comm = args.comm.unwrap_or_else(default_comm);
-            if comm == CommKind::Mpi {
-                return run_mpi(args);
-            }
-            init_logging(args.quiet, None);
-            let (scene, mut options) = prepare_run(&args, comm, None)?;
-            options.stop = watch_signals()?;
-            if !args.quiet {
-                for w in yee_scene::warnings::placement_warnings(&scene) {
-                    eprintln!("warning: {w}");
-                }
-            }
-            log_start(&scene, &options);
-            if let Some(report) = run(&scene, &options)? {
-                if !args.quiet {
-                    println!("{}", summary(&report, &options.out));
-                }
-            }
-            Ok(())
-        }
-        Command::Check(args) => {
-            let scene = yee_scene::load(&args.scene)?;
-            crate::hdf5_output::check_built(&scene)?;
-            let (text, warnings) = crate::check::describe(&scene);
-            print!("{text}");
-            for w in warnings {
-                println!("warning: {w}");
-            }
-            println!("ok: {} is valid", args.scene.display());
-            Ok(())
-        }
-        Command::Geometry(args) => {
-            let scene = yee_scene::load(&args.scene)?;
-            let out = args
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-            let planes = crate::geometry_preview::planes_of(
-                &scene,
-                args.axis.map(AxisArg::axis),
-                args.position,
-            )?;
-            std::fs::create_dir_all(&out).map_err(|e| {
-                crate::error::io_error(&out, format!("cannot create the output directory: {e}"))
-            })?;
-            for plane in &planes {
-                let path = crate::geometry_preview::write_preview(&scene, plane, &out)?;
-                println!("{}", path.display());
-            }
-            print!("{}", crate::geometry_preview::legend(&scene));
-            Ok(())
-        }
-        Command::Balance(args) => {
-            let scene = yee_scene::load(&args.scene)?;
-            let topology = resolve_topology(&args.ranks, None, scene.grid, scene.mode.dims())?;
-            if args.memory && args.density.is_some() {
-                return Err(AppError::Usage(
-                    "--density weighs time; --memory balances memory per slice".into(),
-                ));
-            }
-            let options = BalanceOptions {
-                mode: BalanceMode::Static,
-                profile: args.profile,
-                speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
-                by_memory: args.memory,
-                density: args.density.unwrap_or_default(),
-                layout: args.layout,
-                ..BalanceOptions::default()
-            };
-            let setup = scene.setup();
-            let boxes = if args.layout == LayoutKind::Tensor {
-                let plan = make_plan(
-                    &setup,
-                    &scene.costs,
-                    scene.value_type.bytes(),
-                    topology,
-                    &options,
-                )?;
-                plan_boxes(&plan)
-            } else {
-                box_layout(&setup, &scene.costs, topology, &options)?
-            };
-            // The work of each box against its share, for time (a profile's speeds are
-            // measured, so the report leaves them out).
-            let imbalance = (!args.memory && options.profile.is_none()).then(|| {
-                yee_runtime::balance::load_imbalance_of(
-                    &setup,
-                    &scene.costs,
-                    &boxes,
-                    options.speeds.as_deref(),
-                )
-            });
-            print!(
-                "{}",
-                yee_runtime::balance::boxes_report(&boxes, args.json, imbalance)
-            );
-            Ok(())
-        }
+        Command::Run(args) => run_command(args),
+        Command::Check(args) => check_command(args),
+        Command::Geometry(args) => geometry_command(args),
+        Command::Balance(args) => balance_command(args),
         #[cfg(feature = "rayon")]
-        Command::Bench(args) => {
-            if args.threads.contains(&0) {
-                return Err(AppError::Usage(
-                    "--threads: a thread count must be at least 1".into(),
-                ));
-            }
-            if args.rounds == 0 {
-                return Err(AppError::Usage("--rounds: must be at least 1".into()));
-            }
-            let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let mut threads = args.threads.clone();
-            if threads.is_empty() {
-                threads = vec![1, all];
-                threads.dedup();
-            }
-            let plan = crate::bench::Plan {
-                quick: args.quick,
-                scenes: args.scenes,
-                only: args.only.as_deref(),
-                separate: args.separate,
-                whole_phases: args.whole_phases,
-                scanned_runs: args.scanned_runs,
-                threads: &threads,
-                scalar: !args.no_scalar,
-                rounds: args.rounds,
-            };
-            let rows = crate::bench::run(&plan);
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&rows).expect("serialises")
-                );
-            } else {
-                print!("{}", crate::bench::table(&rows));
-            }
-            Ok(())
-        }
+        Command::Bench(args) => bench_command(args),
         #[cfg(feature = "mpi")]
-        Command::MpiCalibrate(args) => {
-            let _universe = yee_runtime::mpi::initialize()?;
-            let parts = parse_extents("--grid", &args.grid)?;
-            let grid = std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1));
-            if ![4, 8].contains(&args.nbyte) {
-                return Err(AppError::Usage(format!(
-                    "--nbyte {}: expected 4 (f32) or 8 (f64)",
-                    args.nbyte
-                )));
-            }
-            let thp = args.mcells_per_s * 1e6;
-            let result = crate::calibrate::calibrate(
-                grid,
-                parts.len(),
-                args.nbyte,
-                thp,
-                args.repeats.max(1),
-            )?;
-            if let Some(c) = result {
-                if args.json {
-                    println!("{}", serde_json::to_string_pretty(&c).expect("serialises"));
-                } else {
-                    print!("{}", crate::calibrate::report(&c));
-                }
-            }
-            Ok(())
-        }
-        Command::Topology(args) => {
-            let parts = parse_extents("--grid", &args.grid)?;
-            print!(
-                "{}",
-                crate::topology::report(&parts, args.ranks, args.json)?
-            );
-            Ok(())
-        }
+        Command::MpiCalibrate(args) => calibrate_command(args),
+        Command::Topology(args) => topology_command(args),
         Command::Partition(args) => partition_command(&args),
     }
+}
+
+/// `yee run` on this process's communicator (an MPI job's processes each run theirs).
+fn run_command(args: RunArgs) -> Result<(), AppError> {
+    let comm = args.comm.unwrap_or_else(default_comm);
+    if comm == CommKind::Mpi {
+        return run_mpi(args);
+    }
+    init_logging(args.quiet, None);
+    let (scene, mut options) = prepare_run(&args, comm, None)?;
+    options.stop = watch_signals()?;
+    if !args.quiet {
+        for w in yee_scene::warnings::placement_warnings(&scene) {
+            eprintln!("warning: {w}");
+        }
+    }
+    log_start(&scene, &options);
+    if let Some(report) = run(&scene, &options)? {
+        if !args.quiet {
+            println!("{}", summary(&report, &options.out));
+        }
+    }
+    Ok(())
+}
+
+/// `yee check`: the resolved setup and its warnings, without running.
+fn check_command(args: CheckArgs) -> Result<(), AppError> {
+    let scene = yee_scene::load(&args.scene)?;
+    crate::hdf5_output::check_built(&scene)?;
+    let (text, warnings) = crate::check::describe(&scene);
+    print!("{text}");
+    for w in warnings {
+        println!("warning: {w}");
+    }
+    println!("ok: {} is valid", args.scene.display());
+    Ok(())
+}
+
+/// `yee geometry`: the scene's planes drawn before anything runs.
+fn geometry_command(args: GeometryArgs) -> Result<(), AppError> {
+    let scene = yee_scene::load(&args.scene)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    let planes =
+        crate::geometry_preview::planes_of(&scene, args.axis.map(AxisArg::axis), args.position)?;
+    std::fs::create_dir_all(&out).map_err(|e| {
+        crate::error::io_error(&out, format!("cannot create the output directory: {e}"))
+    })?;
+    for plane in &planes {
+        let path = crate::geometry_preview::write_preview(&scene, plane, &out)?;
+        println!("{}", path.display());
+    }
+    print!("{}", crate::geometry_preview::legend(&scene));
+    Ok(())
+}
+
+/// `yee balance`: the boxes a static balance gives each rank, and their imbalance.
+fn balance_command(args: BalanceArgs) -> Result<(), AppError> {
+    let scene = yee_scene::load(&args.scene)?;
+    let topology = resolve_topology(&args.ranks, None, scene.grid, scene.mode.dims())?;
+    if args.memory && args.density.is_some() {
+        return Err(AppError::Usage(
+            "--density weighs time; --memory balances memory per slice".into(),
+        ));
+    }
+    let options = BalanceOptions {
+        mode: BalanceMode::Static,
+        profile: args.profile,
+        speeds: args.speeds.as_deref().map(parse_speeds).transpose()?,
+        by_memory: args.memory,
+        density: args.density.unwrap_or_default(),
+        layout: args.layout,
+        ..BalanceOptions::default()
+    };
+    let setup = scene.setup();
+    let boxes = if args.layout == LayoutKind::Tensor {
+        let plan = make_plan(
+            &setup,
+            &scene.costs,
+            scene.value_type.bytes(),
+            topology,
+            &options,
+        )?;
+        plan_boxes(&plan)
+    } else {
+        box_layout(&setup, &scene.costs, topology, &options)?
+    };
+    // The work of each box against its share, for time (a profile's speeds are
+    // measured, so the report leaves them out).
+    let imbalance = (!args.memory && options.profile.is_none()).then(|| {
+        yee_runtime::balance::load_imbalance_of(
+            &setup,
+            &scene.costs,
+            &boxes,
+            options.speeds.as_deref(),
+        )
+    });
+    print!(
+        "{}",
+        yee_runtime::balance::boxes_report(&boxes, args.json, imbalance)
+    );
+    Ok(())
+}
+
+/// `yee bench`: the benchmark table (or JSON).
+#[cfg(feature = "rayon")]
+fn bench_command(args: BenchArgs) -> Result<(), AppError> {
+    if args.threads.contains(&0) {
+        return Err(AppError::Usage(
+            "--threads: a thread count must be at least 1".into(),
+        ));
+    }
+    if args.rounds == 0 {
+        return Err(AppError::Usage("--rounds: must be at least 1".into()));
+    }
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut threads = args.threads.clone();
+    if threads.is_empty() {
+        threads = vec![1, all];
+        threads.dedup();
+    }
+    let plan = crate::bench::Plan {
+        quick: args.quick,
+        scenes: args.scenes,
+        only: args.only.as_deref(),
+        separate: args.separate,
+        whole_phases: args.whole_phases,
+        scanned_runs: args.scanned_runs,
+        threads: &threads,
+        scalar: !args.no_scalar,
+        rounds: args.rounds,
+    };
+    let rows = crate::bench::run(&plan);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("serialises")
+        );
+    } else {
+        print!("{}", crate::bench::table(&rows));
+    }
+    Ok(())
+}
+
+/// `yee mpi-calibrate`: the machine model measured under mpirun.
+#[cfg(feature = "mpi")]
+fn calibrate_command(args: MpiCalibrateArgs) -> Result<(), AppError> {
+    let _universe = yee_runtime::mpi::initialize()?;
+    let parts = parse_extents("--grid", &args.grid)?;
+    let grid = std::array::from_fn(|a| parts.get(a).copied().unwrap_or(1));
+    if ![4, 8].contains(&args.nbyte) {
+        return Err(AppError::Usage(format!(
+            "--nbyte {}: expected 4 (f32) or 8 (f64)",
+            args.nbyte
+        )));
+    }
+    let thp = args.mcells_per_s * 1e6;
+    let result =
+        crate::calibrate::calibrate(grid, parts.len(), args.nbyte, thp, args.repeats.max(1))?;
+    if let Some(c) = result {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&c).expect("serialises"));
+        } else {
+            print!("{}", crate::calibrate::report(&c));
+        }
+    }
+    Ok(())
+}
+
+/// `yee topology`: the candidate topologies of a grid.
+fn topology_command(args: TopologyArgs) -> Result<(), AppError> {
+    let parts = parse_extents("--grid", &args.grid)?;
+    print!(
+        "{}",
+        crate::topology::report(&parts, args.ranks, args.json)?
+    );
+    Ok(())
 }
 
 /// `yee partition`: the area, the tile, then one report or the speedup table.
