@@ -154,7 +154,7 @@ impl PySimulation {
             at = sim.step();
             drop(sim);
             shown.done(py, at);
-            match status {
+            let ended = match status {
                 Err(AppError::Interrupted(_)) => {
                     let e = stopped.unwrap_or_else(|| {
                         pyo3::exceptions::PyKeyboardInterrupt::new_err("the run was stopped")
@@ -162,11 +162,16 @@ impl PySimulation {
                     return Err(interrupted(py, e, at, &this.lock().checkpoint_dir()));
                 }
                 Err(e) => return Err(to_py(e)),
-                Ok(Status::Ended(_)) => break,
-                Ok(Status::Paused(_)) => {}
+                Ok(Status::Ended(_)) => true,
+                Ok(Status::Paused(_)) => false,
+            };
+            if let (Some(f), Some(n)) = (&callback, every) {
+                if at % n == 0 {
+                    f.call1(py, (slf,))?;
+                }
             }
-            if let Some(f) = &callback {
-                f.call1(py, (slf,))?;
+            if ended {
+                break;
             }
         }
         Ok(this.lock().finished())
@@ -363,7 +368,8 @@ impl Progress {
             Some(s) => s,
             None => elapsed > 1.0,
         };
-        if !due || self.last.elapsed().as_secs_f64() < 0.5 {
+        // The steps are done: what follows (spectra, files) is not stepping.
+        if !due || step >= self.end || self.last.elapsed().as_secs_f64() < 0.5 {
             return;
         }
         self.last = Instant::now();

@@ -18,7 +18,7 @@ def test_sphere_scatters_as_mie_predicts(out):
     import mie_sphere
 
     x, sigma, mie = mie_sphere.main(str(out))
-    # The bound of tests/tests/mie.rs, at the volume-equivalent radius.
+    # The bound of tests/tests/mie.rs.
     assert np.max(np.abs(sigma / mie - 1)) <= 0.03
 
 
