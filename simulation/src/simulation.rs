@@ -11,6 +11,7 @@ use std::time::Duration;
 use yee_core::Box3;
 use yee_em::Component;
 use yee_runtime::checkpoint::StopFlag;
+use yee_runtime::parallel::CommKind;
 use yee_scene::Scene;
 
 use crate::control::{Control, Event, Request};
@@ -161,6 +162,11 @@ impl Simulation {
         until: Option<u64>,
         watch: &mut dyn FnMut(u64) -> bool,
     ) -> Result<Status, AppError> {
+        if self.options.comm == CommKind::Mpi {
+            return Err(AppError::Usage(
+                "an MPI run is not paused: each process runs it to its end with run()".into(),
+            ));
+        }
         let steps = self.scene.steps;
         let until = until.filter(|&u| u < steps);
         if let Some(u) = until.filter(|&u| u <= self.step) {
