@@ -8,8 +8,8 @@ use yee_em::cpml::cpml_coefficients;
 use yee_em::material::magnetic_coefficients;
 use yee_em::{Boundary, Component, CpmlCoefficients, Mode, PointSource, Setup};
 
-use crate::dft::DftPart;
-use crate::dispersive::{AdeStep, DispersiveNodes};
+use crate::dft_part::DftPart;
+use crate::dispersive_nodes::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
 pub use crate::material_ids::MAX_MATERIAL_IDS;
 use crate::material_ids::{MaterialTable, NodeIds, component_ids, one_of};
@@ -344,7 +344,16 @@ impl<T: Scalar> YeeState<T> {
     }
 
     fn with_dispersive_nodes(mut self) -> Self {
-        self.dispersive = core::array::from_fn(|c| DispersiveNodes::of(&self, Component::ALL[c]));
+        self.dispersive = core::array::from_fn(|c| {
+            let component = Component::ALL[c];
+            let region = self.owned.intersect(&self.free[component.index()]);
+            DispersiveNodes::of(
+                self.field(component)?,
+                self.node_ids(component),
+                region,
+                &self.ade,
+            )
+        });
         self
     }
 
