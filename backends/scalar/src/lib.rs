@@ -28,6 +28,7 @@ pub mod material_ids;
 mod ordered_split;
 pub mod part_executor;
 pub mod row_runs;
+pub mod scatter;
 pub mod simulation;
 pub mod source;
 pub mod state;
