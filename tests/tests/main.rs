@@ -27,6 +27,7 @@ mod irregular;
 mod loss;
 mod magic_step;
 mod mie;
+mod module_graph;
 mod no_step_allocations;
 mod partition;
 mod placement;

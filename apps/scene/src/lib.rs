@@ -11,6 +11,7 @@
 
 mod error;
 mod geometry_output;
+mod geometry_values;
 pub mod library;
 pub mod mask;
 mod resolve;

@@ -7,6 +7,7 @@ use yee_core::{Box3, Scalar};
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::dft::DftRow;
 use yee_scalar::dispersive::{NodeRun, Pass};
+use yee_scalar::part_executor::PartExecutor;
 use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
@@ -170,6 +171,25 @@ impl RayonCurl {
     }
 }
 
+impl PartExecutor for RayonCurl {
+    /// The parts at once on this executor's pool (rayon's global pool when it has none).
+    fn each_part<E: Send, R: Send>(
+        &self,
+        items: &mut [E],
+        part: usize,
+        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        use rayon::prelude::*;
+        self.install(|| {
+            items
+                .par_chunks_mut(part.max(1))
+                .enumerate()
+                .map(|(i, p)| work(i, p))
+                .collect()
+        })
+    }
+}
+
 impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     /// Nothing: [`CurlExecutor::curl`] has applied the CPML corrections of the same region,
     /// batch of rows by batch of rows right after their update (`crate::cpml`).
@@ -196,23 +216,6 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
                 rayon::join(work, || ());
             }
         }
-    }
-
-    /// The parts at once on this executor's pool (rayon's global pool when it has none).
-    fn each_part<E: Send, R: Send>(
-        &self,
-        items: &mut [E],
-        part: usize,
-        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
-    ) -> Vec<R> {
-        use rayon::prelude::*;
-        self.install(|| {
-            items
-                .par_chunks_mut(part.max(1))
-                .enumerate()
-                .map(|(i, p)| work(i, p))
-                .collect()
-        })
     }
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {

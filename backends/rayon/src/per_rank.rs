@@ -14,6 +14,7 @@ use yee_em::{Costs, Setup, YeeBackend};
 use yee_scalar::YeeChunk;
 use yee_scalar::chunk::{CurlExecutor, ScalarCurl};
 use yee_scalar::dispersive::Pass;
+use yee_scalar::part_executor::PartExecutor;
 use yee_scalar::state::YeeState;
 
 use crate::RayonCurl;
@@ -33,6 +34,20 @@ impl HostKernel {
         match self {
             HostKernel::Scalar(_) => "scalar",
             HostKernel::Rayon(_) => "rayon",
+        }
+    }
+}
+
+impl PartExecutor for HostKernel {
+    fn each_part<E: Send, R: Send>(
+        &self,
+        items: &mut [E],
+        part: usize,
+        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        match self {
+            HostKernel::Scalar(k) => k.each_part(items, part, work),
+            HostKernel::Rayon(k) => k.each_part(items, part, work),
         }
     }
 }
@@ -77,18 +92,6 @@ impl<T: Scalar> CurlExecutor<T> for HostKernel {
         match self {
             HostKernel::Scalar(k) => CurlExecutor::<T>::within(k, work),
             HostKernel::Rayon(k) => CurlExecutor::<T>::within(k, work),
-        }
-    }
-
-    fn each_part<E: Send, R: Send>(
-        &self,
-        items: &mut [E],
-        part: usize,
-        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
-    ) -> Vec<R> {
-        match self {
-            HostKernel::Scalar(k) => CurlExecutor::<T>::each_part(k, items, part, work),
-            HostKernel::Rayon(k) => CurlExecutor::<T>::each_part(k, items, part, work),
         }
     }
 }

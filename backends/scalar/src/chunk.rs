@@ -8,10 +8,9 @@ use yee_em::halo;
 use yee_em::load::work_of;
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
-use crate::cpml::CpmlUpdate;
-use crate::curl::CurlUpdate;
-use crate::dft::accumulate;
-use crate::dispersive::{self, Pass};
+// The executors a chunk runs on, where the chunk is (`yee_scalar::chunk::ScalarCurl`).
+pub use crate::curl_executor::{CurlExecutor, ScalarCurl};
+use crate::dispersive::Pass;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
@@ -59,73 +58,6 @@ fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
         kernel.dispersive(state, Pass::Complete, region, step);
     }
     kernel.dft(state, electric, region, step);
-}
-
-/// Executes the curl update of a [`YeeState`]: the one part of a step other backends
-/// replace (CPML corrections, sources and halos stay shared). Implementations must give the
-/// same bits as [`ScalarCurl`].
-pub trait CurlExecutor<T: Scalar>: Clone + core::fmt::Debug + Send + Sync {
-    /// Updates the electric (`true`) or magnetic components over `region`.
-    fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3);
-
-    /// Applies the CPML corrections of the electric or magnetic components over `region`
-    /// (after [`CurlExecutor::curl`]). Default: the scalar [`CpmlUpdate`].
-    fn cpml(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        CpmlUpdate { electric }.apply(state, region, 0);
-    }
-
-    /// Adds the phase's values after step `step` over `region` to the DFT monitors' sums.
-    /// Default: row after row ([`accumulate`]); any order of the rows gives the same bits.
-    fn dft(&self, state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
-        accumulate(state, electric, region, step);
-    }
-
-    /// Applies `pass` of a dispersive E phase of step `step` over `region`. Default: run after
-    /// run ([`dispersive::apply`]); any order of the runs gives the same bits.
-    fn dispersive(&self, state: &mut YeeState<T>, pass: Pass, region: Box3, step: u64) {
-        dispersive::apply(state, pass, region, step);
-    }
-
-    /// The cells of the slabs [`YeeChunk::apply_step`] sweeps a whole step in (H then E, slab
-    /// after slab), or `None` to update each phase over the whole region. Default: `None`.
-    fn step_slab_cells(&self, _state: &YeeState<T>) -> Option<usize> {
-        None
-    }
-
-    /// Runs `work` — a phase or a whole step of a chunk, which calls the methods above many
-    /// times — where those calls are cheapest: on the executor's own threads, so that each
-    /// parallel loop inside does not hand its work over from the caller's thread and wait
-    /// (two context switches a call). Default: on the caller's thread.
-    fn within(&self, work: impl FnOnce() + Send) {
-        work();
-    }
-
-    /// Calls `work` on each part of `items` cut into parts of `part` elements (the last may be
-    /// shorter), with the part's index, and returns the results in the parts' order: the
-    /// set-up's independent parts (a chunk's material ids, row after row). Any order gives the
-    /// same results. Default: one part after another, on the caller's thread.
-    fn each_part<E: Send, R: Send>(
-        &self,
-        items: &mut [E],
-        part: usize,
-        work: impl Fn(usize, &mut [E]) -> R + Sync + Send,
-    ) -> alloc::vec::Vec<R> {
-        items
-            .chunks_mut(part.max(1))
-            .enumerate()
-            .map(|(i, p)| work(i, p))
-            .collect()
-    }
-}
-
-/// The reference executor: [`CurlUpdate`]'s plain loops.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ScalarCurl;
-
-impl<T: Scalar> CurlExecutor<T> for ScalarCurl {
-    fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        CurlUpdate { electric }.apply(state, region, 0);
-    }
 }
 
 /// One rank's block of a Yee grid; `K` executes the curl update (scalar by default). It keeps

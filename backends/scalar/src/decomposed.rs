@@ -403,7 +403,7 @@ pub fn assemble<T: Scalar>(
     let mut out = vec![T::zero(); grid.iter().product()];
     for o in outputs {
         let piece = o.fields[c.index()].as_ref()?;
-        crate::tiled::scatter_tiles(grid, core::slice::from_ref(&o.owned), piece, &mut out);
+        crate::scatter::scatter_tiles(grid, core::slice::from_ref(&o.owned), piece, &mut out);
     }
     Some(out)
 }

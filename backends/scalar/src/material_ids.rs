@@ -1,15 +1,15 @@
 //! The material id of every node of a chunk, and the table that names them: built in parts of
-//! whole storage rows, which an executor may build at once ([`CurlExecutor::each_part`]), and
+//! whole storage rows, which an executor may build at once ([`PartExecutor::each_part`]), and
 //! numbered as one pass over the nodes in storage order would number them.
 
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::{Box3, Scalar};
+use yee_core::Box3;
 use yee_em::medium::MediumBits;
 use yee_em::{Component, Material, NodeMedium, Placement, RowScratch, Setup, Stretch};
 
-use crate::chunk::CurlExecutor;
+use crate::part_executor::PartExecutor;
 
 /// The most distinct materials one chunk's nodes can name with `u16` ids (the inactive id
 /// included).
@@ -115,16 +115,16 @@ pub(crate) fn one_of(ids: &[u16]) -> Option<u16> {
 /// ([`crate::YeeState::one_id`]). Without regions or a mask every node is the background (along
 /// the component's axis, where it is anisotropic), placed without a pass over the nodes.
 /// Otherwise each part of [`PART_CELLS`] nodes (whole rows) is placed with a table of its own,
-/// by `kernel`'s [`CurlExecutor::each_part`] (at once, on a pool); the parts' materials are
+/// by `kernel`'s [`PartExecutor::each_part`] (at once, on a pool); the parts' materials are
 /// then named in `table` part after part, each in the order its nodes first met them, so the
 /// ids are those of one pass over the nodes in storage order, and the parts' ids are mapped
 /// to them.
-pub(crate) fn component_ids<T: Scalar>(
+pub(crate) fn component_ids(
     setup: &Setup,
     component: Component,
     storage: Box3,
     table: &mut MaterialTable,
-    kernel: &impl CurlExecutor<T>,
+    kernel: &impl PartExecutor,
 ) -> (Vec<u16>, Option<u16>) {
     if setup.regions.is_empty() && setup.active.is_none() {
         let background = placed_id(setup, component, Placement::whole(None), table);
@@ -139,12 +139,12 @@ pub(crate) fn component_ids<T: Scalar>(
 }
 
 /// [`component_ids`]' search in parts of `rows` whole storage rows, one id per node.
-pub(crate) fn component_ids_in_parts<T: Scalar>(
+pub(crate) fn component_ids_in_parts(
     setup: &Setup,
     component: Component,
     storage: Box3,
     table: &mut MaterialTable,
-    kernel: &impl CurlExecutor<T>,
+    kernel: &impl PartExecutor,
     rows: usize,
 ) -> Vec<u16> {
     let mut ids = vec![0u16; storage.cells()];

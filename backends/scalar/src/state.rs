@@ -8,12 +8,12 @@ use yee_em::cpml::cpml_coefficients;
 use yee_em::material::magnetic_coefficients;
 use yee_em::{Boundary, Component, CpmlCoefficients, Mode, PointSource, Setup};
 
-use crate::chunk::{CurlExecutor, ScalarCurl};
-use crate::dft::DftPart;
-use crate::dispersive::{AdeStep, DispersiveNodes};
+use crate::dft_part::DftPart;
+use crate::dispersive_nodes::{AdeStep, DispersiveNodes};
 use crate::field::HostField;
 pub use crate::material_ids::MAX_MATERIAL_IDS;
 use crate::material_ids::{MaterialTable, NodeIds, component_ids, one_of};
+use crate::part_executor::{PartExecutor, Sequential};
 use crate::row_runs::RowRuns;
 use yee_em::IncidentLine;
 
@@ -198,12 +198,12 @@ pub struct YeeState<T: Scalar> {
 impl<T: Scalar> YeeState<T> {
     /// Builds the state of the chunk owning `owned` of a validated `setup`, fields at zero.
     pub fn new(setup: &Setup, owned: Box3) -> Self {
-        Self::new_with(setup, owned, &ScalarCurl)
+        Self::new_with(setup, owned, &Sequential)
     }
 
-    /// [`YeeState::new`], the material ids placed by `kernel` ([`CurlExecutor::each_part`]:
+    /// [`YeeState::new`], the material ids placed by `kernel` ([`PartExecutor::each_part`]:
     /// at once on its threads, where it has some); the same state.
-    pub fn new_with(setup: &Setup, owned: Box3, kernel: &impl CurlExecutor<T>) -> Self {
+    pub fn new_with(setup: &Setup, owned: Box3, kernel: &impl PartExecutor) -> Self {
         let ghost = setup.mode.active_axes().map(usize::from);
         let fields = core::array::from_fn(|c| {
             setup
@@ -217,7 +217,7 @@ impl<T: Scalar> YeeState<T> {
     /// Moves the state to own `owned` in place: fields, ψ and polarisations keep the values
     /// of cells in both boxes and start at zero elsewhere; materials, walls, CPML tables and sources are
     /// rebuilt for the new box (the ids placed by `kernel`). No second set of fields is allocated (one array at a time).
-    pub fn resize(&mut self, setup: &Setup, owned: Box3, kernel: &impl CurlExecutor<T>) {
+    pub fn resize(&mut self, setup: &Setup, owned: Box3, kernel: &impl PartExecutor) {
         let mut fields = core::mem::take(&mut self.fields);
         for f in fields.iter_mut().flatten() {
             f.resize(owned);
@@ -261,7 +261,7 @@ impl<T: Scalar> YeeState<T> {
         owned: Box3,
         fields: [Option<HostField<T>>; 6],
         slabs: Vec<CpmlSlab<T>>,
-        kernel: &impl CurlExecutor<T>,
+        kernel: &impl PartExecutor,
     ) -> Self {
         let mode = setup.mode;
         let active = mode.active_axes();
@@ -344,14 +344,23 @@ impl<T: Scalar> YeeState<T> {
     }
 
     fn with_dispersive_nodes(mut self) -> Self {
-        self.dispersive = core::array::from_fn(|c| DispersiveNodes::of(&self, Component::ALL[c]));
+        self.dispersive = core::array::from_fn(|c| {
+            let component = Component::ALL[c];
+            let region = self.owned.intersect(&self.free[component.index()]);
+            DispersiveNodes::of(
+                self.field(component)?,
+                self.node_ids(component),
+                region,
+                &self.ade,
+            )
+        });
         self
     }
 
     /// Per component: the material of each row of one ([`YeeState::row_material`], by
     /// `kernel`'s parts), the chunk's if one material fills it, and the runs of the rows of
     /// several.
-    fn with_fast_path_facts(mut self, kernel: &impl CurlExecutor<T>) -> Self {
+    fn with_fast_path_facts(mut self, kernel: &impl PartExecutor) -> Self {
         let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
         let [ex, ey, ez] = storage.extent();
         for &c in self.mode.components() {
@@ -517,16 +526,11 @@ mod tests {
     use crate::material_ids::{component_ids_in_parts, inside_grid};
     use yee_em::{Material, NodeMedium};
 
-    /// The reference executor, but [`CurlExecutor::each_part`] runs the last part first, as a
-    /// pool may finish them.
+    /// One part after another, but the last part first, as a pool may finish them.
     #[derive(Clone, Debug)]
     struct LastFirst;
 
-    impl<T: Scalar> CurlExecutor<T> for LastFirst {
-        fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-            CurlExecutor::<T>::curl(&ScalarCurl, state, electric, region);
-        }
-
+    impl PartExecutor for LastFirst {
         fn each_part<E: Send, R: Send>(
             &self,
             items: &mut [E],
@@ -728,9 +732,7 @@ mod tests {
             let mut table = MaterialTable::new(setup.background);
             let ids: Vec<Vec<u16>> = Component::ALL
                 .into_iter()
-                .map(|c| {
-                    component_ids_in_parts::<f32>(&setup, c, storage, &mut table, &LastFirst, rows)
-                })
+                .map(|c| component_ids_in_parts(&setup, c, storage, &mut table, &LastFirst, rows))
                 .collect();
             assert_eq!(ids, search, "parts of {rows} rows");
         }

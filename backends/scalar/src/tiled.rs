@@ -20,6 +20,7 @@ use crate::checkpoints::{
 };
 use crate::decomposed::{ComponentValues, checkpoint};
 use crate::error::RunError;
+pub use crate::scatter::scatter_tiles;
 
 /// Why a tiled run cannot start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -423,19 +424,6 @@ pub fn tile_values<C: YeeFields>(
         fields[c.index()] = Some(out);
     }
     Ok(fields)
-}
-
-/// Writes `values` (as [`tile_values`] lays them out for `tiles`) into `whole`, a grid of
-/// extent `grid`, x fastest.
-pub fn scatter_tiles<T: Scalar>(grid: [usize; 3], tiles: &[Box3], values: &[T], whole: &mut [T]) {
-    let all = Box3::from_extent(grid);
-    let mut at = 0;
-    for t in tiles {
-        for n in 0..t.cells() {
-            whole[all.linear_index(t.index_at(n))] = values[at + n];
-        }
-        at += t.cells();
-    }
 }
 
 /// Assembles component `c` over the whole grid from the ranks' tiles (x fastest); cells of

@@ -1,0 +1,224 @@
+//! The polarisations of a chunk's dispersive nodes ([`yee_em::pole`], [`yee_em::medium`] for
+//! the equations), which the dispersive passes advance (`crate::dispersive`).
+//!
+//! Like CPML's ψ, the arrays exist only where they are needed: per electric component, the
+//! owned nodes that evolve (the free box) and hold poles, in x-fastest order, each with its
+//! poles' P in two slots. Slot `step % 2` holds Pⁿ and the other Pⁿ⁻¹; the first pass of step
+//! n overwrites Pⁿ⁻¹ with Pⁿ⁺¹ (a Debye pole's with `αPⁿ + βEⁿ`, completed by the last pass
+//! once Eⁿ⁺¹ is known), so the next step finds its Pⁿ⁺¹ in the slot its parity names.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use yee_core::{Box3, Index3, Real, Scalar};
+use yee_em::pole::Ade;
+
+use crate::field::HostField;
+use crate::material_ids::NodeIds;
+
+/// One pole's update in the field's real type: explicit (Lorentz, Drude) `[c₁, c₂, c₃]`, or
+/// trapezoidal (Debye) `[α, α − 1, β]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdeStep<R> {
+    /// True for Lorentz and Drude.
+    pub explicit: bool,
+    /// The coefficients.
+    pub c: [R; 3],
+}
+
+impl<R: Real> AdeStep<R> {
+    /// The step of `ade` in the real type `R`.
+    pub fn new(ade: Ade) -> Self {
+        let r = R::from_f64;
+        match ade {
+            Ade::Explicit { c1, c2, c3 } => AdeStep {
+                explicit: true,
+                c: [r(c1), r(c2), r(c3)],
+            },
+            Ade::Trapezoidal { alpha, beta } => AdeStep {
+                explicit: false,
+                c: [r(alpha), r(alpha - 1.0), r(beta)],
+            },
+        }
+    }
+}
+
+/// The polarisations of one electric component's dispersive nodes in a chunk.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DispersiveNodes<T> {
+    /// The nodes' cells, x fastest.
+    pub cells: Vec<Index3>,
+    /// Each node's offset in the field's storage.
+    pub offsets: Vec<usize>,
+    /// Node `n`'s poles are entries `first[n]..first[n + 1]` of the slots.
+    pub first: Vec<usize>,
+    /// P of every pole of every node, in two slots (module docs).
+    pub slots: [Vec<T>; 2],
+    /// Each node's `Σ kₚ` between the first and the second pass of a phase.
+    pub scratch: Vec<T>,
+    /// The smallest box holding every node: a region holding it needs no test per node.
+    pub bounds: Box3,
+    /// The runs of nodes (`start..end` node indices): consecutive cells along x in one row,
+    /// of one material.
+    pub runs: Vec<(usize, usize)>,
+}
+
+impl<T: Scalar> DispersiveNodes<T> {
+    /// The nodes of `region` (a component's owned nodes that evolve) with poles, P at zero:
+    /// the component's values are in `field`, its material ids are `ids`, and `ade` holds the
+    /// poles of each material id. `None` when the region has none.
+    pub fn of(
+        field: &HostField<T>,
+        ids: NodeIds<'_>,
+        region: Box3,
+        ade: &[Vec<AdeStep<T::Real>>],
+    ) -> Option<Self> {
+        let id_at = |offset: usize| ids.at(offset);
+        if ade.iter().all(Vec::is_empty) || region.is_empty() {
+            return None;
+        }
+        let mut nodes = DispersiveNodes {
+            cells: Vec::new(),
+            offsets: Vec::new(),
+            first: vec![0],
+            slots: [Vec::new(), Vec::new()],
+            scratch: Vec::new(),
+            bounds: Box3::new([0; 3], [0; 3]),
+            runs: Vec::new(),
+        };
+        let mut poles = 0;
+        for n in 0..region.cells() {
+            let cell = region.index_at(n);
+            let offset = field.storage_offset(cell);
+            let count = ade[usize::from(id_at(offset))].len();
+            if count > 0 {
+                nodes.cells.push(cell);
+                nodes.offsets.push(offset);
+                poles += count;
+                nodes.first.push(poles);
+            }
+        }
+        if nodes.cells.is_empty() {
+            return None;
+        }
+        let (first, last) = (nodes.cells[0], nodes.cells[nodes.cells.len() - 1]);
+        nodes.bounds = Box3::new(
+            [region.lo[0], region.lo[1], first[2]],
+            [region.hi[0], region.hi[1], last[2] + 1],
+        );
+        let mut n = 0;
+        while n < nodes.cells.len() {
+            let (cells, offsets) = (&nodes.cells, &nodes.offsets);
+            let id = id_at(offsets[n]);
+            let mut end = n + 1;
+            while end < cells.len()
+                && offsets[end] == offsets[end - 1] + 1
+                && cells[end][1] == cells[n][1]
+                && cells[end][2] == cells[n][2]
+                && id_at(offsets[end]) == id
+            {
+                end += 1;
+            }
+            nodes.runs.push((n, end));
+            n = end;
+        }
+        nodes.slots = [vec![T::zero(); poles], vec![T::zero(); poles]];
+        nodes.scratch = vec![T::zero(); nodes.cells.len()];
+        Some(nodes)
+    }
+
+    /// The poles of node `n`.
+    fn poles(&self, n: usize) -> core::ops::Range<usize> {
+        self.first[n]..self.first[n + 1]
+    }
+
+    /// Copies the P of nodes in both `self` and `to` into `to` (both lists are x-fastest).
+    pub fn keep_into(&self, to: &mut DispersiveNodes<T>) {
+        let key = |p: &Index3| [p[2], p[1], p[0]];
+        let (mut i, mut j) = (0, 0);
+        while i < self.cells.len() && j < to.cells.len() {
+            match key(&self.cells[i]).cmp(&key(&to.cells[j])) {
+                core::cmp::Ordering::Less => i += 1,
+                core::cmp::Ordering::Greater => j += 1,
+                core::cmp::Ordering::Equal => {
+                    let (from, into) = (self.poles(i), to.poles(j));
+                    for s in 0..2 {
+                        to.slots[s][into.clone()].copy_from_slice(&self.slots[s][from.clone()]);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+    }
+
+    /// The nodes inside `region`.
+    fn within(&self, region: Box3) -> impl Iterator<Item = usize> + '_ {
+        (0..self.cells.len()).filter(move |&n| region.contains(self.cells[n]))
+    }
+
+    /// `costs.dispersive(poles)` summed over the nodes in `region`.
+    pub fn work(&self, region: Box3, costs: &yee_em::Costs) -> f64 {
+        let all = region.contains_box(&self.bounds);
+        self.runs
+            .iter()
+            .map(|&run| {
+                let (a, b) = clip_run(&self.cells, run, region, all);
+                (b - a) as f64 * costs.dispersive(self.poles(run.0).len())
+            })
+            .sum()
+    }
+
+    /// Values [`DispersiveNodes::pack`] writes for `region`: two per pole of each node in it.
+    pub fn slab_len(&self, region: Box3) -> usize {
+        self.within(region).map(|n| 2 * self.poles(n).len()).sum()
+    }
+
+    /// Writes the P of the nodes of `region` (node, slot, pole order) to `out`.
+    pub fn pack(&self, region: Box3, out: &mut [T]) -> usize {
+        let mut at = 0;
+        for n in self.within(region) {
+            for slot in &self.slots {
+                let p = &slot[self.poles(n)];
+                out[at..at + p.len()].copy_from_slice(p);
+                at += p.len();
+            }
+        }
+        at
+    }
+
+    /// Reads what [`DispersiveNodes::pack`] wrote for `region`.
+    pub fn unpack(&mut self, region: Box3, data: &[T]) -> usize {
+        let mut at = 0;
+        for n in 0..self.cells.len() {
+            if !region.contains(self.cells[n]) {
+                continue;
+            }
+            let poles = self.poles(n);
+            for slot in &mut self.slots {
+                let len = poles.len();
+                slot[poles.clone()].copy_from_slice(&data[at..at + len]);
+                at += len;
+            }
+        }
+        at
+    }
+}
+
+/// The nodes of `run` (node indices `start..end`, one row) inside `region`, all of them when
+/// `all` (the region holds every node).
+pub(crate) fn clip_run(
+    cells: &[Index3],
+    (start, end): (usize, usize),
+    region: Box3,
+    all: bool,
+) -> (usize, usize) {
+    let c = cells[start];
+    if all {
+        (start, end)
+    } else if (1..3).all(|k| c[k] >= region.lo[k] && c[k] < region.hi[k]) {
+        let x = |v: i64| start + (v - c[0]).clamp(0, (end - start) as i64) as usize;
+        (x(region.lo[0]), x(region.hi[0]))
+    } else {
+        (start, start)
+    }
+}
