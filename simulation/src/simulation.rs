@@ -206,8 +206,9 @@ impl Simulation {
             State::Idle(Some(ended)) => match &ended.fields {
                 Some(fields) => read_kept(fields, component, region),
                 None => Err(AppError::Usage(format!(
-                    "the fields after step {} were not kept: a tiled or MPI run keeps only \
-                     its outputs; pause the run (run_until) to read them",
+                    "the fields after step {} were not kept: run() keeps only the outputs \
+                     the scene asks for, and a stop on a tiled layout none; run_until keeps \
+                     them where it pauses or ends",
                     self.step
                 ))),
             },

@@ -41,7 +41,10 @@ fn ez(sim: &Simulation) -> Values {
 fn a_paused_run_reads_the_same_fields_on_any_layout() {
     let scene = dipole(40);
     let mut one = Simulation::new(scene.clone(), options(&scene, "one", 1, CommKind::Shm)).unwrap();
-    assert_eq!(one.run_until(Some(17), &mut |_| false).unwrap(), Status::Paused(17));
+    assert_eq!(
+        one.run_until(Some(17), &mut |_| false).unwrap(),
+        Status::Paused(17)
+    );
     let at_17 = ez(&one);
     one.run().unwrap();
     let at_end = ez(&one);
@@ -55,25 +58,40 @@ fn a_paused_run_reads_the_same_fields_on_any_layout() {
         let mut sim = Simulation::new(scene.clone(), o).unwrap();
         sim.run_until(Some(17), &mut |_| false).unwrap();
         assert_eq!(ez(&sim), at_17, "{name} at step 17");
-        assert_eq!(sim.run_until(None, &mut |_| false).unwrap(), Status::Ended(40));
+        assert_eq!(
+            sim.run_until(None, &mut |_| false).unwrap(),
+            Status::Ended(40)
+        );
         assert_eq!(ez(&sim), at_end, "{name} at the end");
-        assert_eq!(sim.probes()[0].values, one.probes()[0].values, "{name}'s probe");
+        assert_eq!(
+            sim.probes()[0].values,
+            one.probes()[0].values,
+            "{name}'s probe"
+        );
     }
 }
 
 #[test]
 fn a_stopped_run_goes_on_from_its_checkpoint_to_the_same_bits() {
     let scene = dipole(120);
-    let mut whole = Simulation::new(scene.clone(), options(&scene, "whole", 1, CommKind::Shm)).unwrap();
-    whole.run().unwrap();
-    let mut sim = Simulation::new(scene.clone(), options(&scene, "stopped", 2, CommKind::Shm)).unwrap();
+    let mut whole =
+        Simulation::new(scene.clone(), options(&scene, "whole", 1, CommKind::Shm)).unwrap();
+    whole.run_until(None, &mut |_| false).unwrap();
+    let mut sim =
+        Simulation::new(scene.clone(), options(&scene, "stopped", 2, CommKind::Shm)).unwrap();
     let stopped = sim.run_until(None, &mut |_| true);
-    assert!(matches!(stopped, Err(AppError::Interrupted(_))), "{stopped:?}");
+    assert!(
+        matches!(stopped, Err(AppError::Interrupted(_))),
+        "{stopped:?}"
+    );
     let at = sim.step();
     assert!(at > 0 && at < 120, "stopped after step {at}");
     assert_eq!(sim.report().unwrap().status, "interrupted");
     assert_eq!(sim.field(Component::Ez, None).unwrap().len(), scene.cells());
-    assert_eq!(sim.run_until(None, &mut |_| false).unwrap(), Status::Ended(120));
+    assert_eq!(
+        sim.run_until(None, &mut |_| false).unwrap(),
+        Status::Ended(120)
+    );
     assert_eq!(ez(&sim), ez(&whole));
     assert_eq!(sim.report().unwrap().status, "complete");
 }
@@ -81,8 +99,12 @@ fn a_stopped_run_goes_on_from_its_checkpoint_to_the_same_bits() {
 #[test]
 fn reads_outside_the_grid_and_runs_past_the_end_are_refused() {
     let scene = dipole(10);
-    let mut sim = Simulation::new(scene.clone(), options(&scene, "refused", 1, CommKind::Shm)).unwrap();
-    assert!(matches!(sim.field(Component::Ez, None), Err(AppError::Usage(_))));
+    let mut sim =
+        Simulation::new(scene.clone(), options(&scene, "refused", 1, CommKind::Shm)).unwrap();
+    assert!(matches!(
+        sim.field(Component::Ez, None),
+        Err(AppError::Usage(_))
+    ));
     sim.run_until(Some(5), &mut |_| false).unwrap();
     let outside = yee_core::Box3::new([0, 0, 0], [1000, 1, 1]);
     let e = sim.field(Component::Ez, Some(outside)).unwrap_err();

@@ -22,6 +22,7 @@ mod dispersive;
 mod dispersive_cost;
 mod energy;
 mod flux;
+mod function_length;
 mod heterogeneous;
 mod irregular;
 mod loss;
