@@ -263,6 +263,21 @@ impl PySimulation {
         Ok(all)
     }
 
+    /// The `[[dft]]` output `name` after the end: the `.npy` the run wrote (complex128,
+    /// components × frequencies × the box's cells, as docs/scene.md describes) read by numpy.
+    fn dft(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
+        let sim = self.lock();
+        let report = sim.report().ok_or_else(|| {
+            PyValueError::new_err("the DFT outputs are there once the run has ended")
+        })?;
+        let dft = report.dfts.iter().find(|d| d.name == name).ok_or_else(|| {
+            let names: Vec<&str> = report.dfts.iter().map(|d| d.name.as_str()).collect();
+            PyKeyError::new_err(format!("dft {name:?}: the run's DFT outputs are {names:?}"))
+        })?;
+        let path = sim.options().out.join(&dft.file);
+        Ok(py.import("numpy")?.call_method1("load", (path,))?.unbind())
+    }
+
     /// The run's report (its `run.json`) as a dict, once it has ended; None before.
     #[getter]
     fn report(&self, py: Python<'_>) -> PyResult<PyObject> {

@@ -51,3 +51,21 @@ def test_a_paused_field_is_the_snapshot_of_that_step(out):
     again.run(until=30 * scene.dt)
     assert again.step == 30
     assert np.array_equal(again.field("ez"), at_30)
+
+
+def test_dft_outputs_come_back_as_arrays(out):
+    scene = yee.Scene.from_dict({
+        "name": "dft",
+        "grid": {"mode": "tmz", "size": [60, 40]},
+        "boundaries": {"all": "cpml", "cpml": {"thickness": 8}},
+        "sources": [{"component": "ez", "position": [20, 20], "waveform": "ricker", "frequency": 0.05}],
+        "dft": [{"name": "box", "components": ["ez", "hx"], "lo": [30, 10], "hi": [40, 30],
+                 "fmin": 0.03, "fmax": 0.07, "count": 3}],
+        "run": {"steps": 200},
+    })
+    sim = yee.Simulation(scene, out=out)
+    sim.run()
+    box = sim.dft("box")
+    assert box.shape == (3, 2, 20, 10) and box.dtype == np.complex128
+    assert np.all(np.isfinite(box)) and np.abs(box).max() > 0
+    assert sim.report["dfts"][0]["frequencies"] == [0.03, 0.05, 0.07]

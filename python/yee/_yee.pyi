@@ -84,6 +84,8 @@ class Simulation:
         """``(times, values)`` of a probe, after the end (or a stop)."""
     def fluxes(self) -> Dict[str, Dict[str, Optional[np.ndarray]]]:
         """Each flux region's frequencies, flux and cross-section, after the end."""
+    def dft(self, name: str) -> np.ndarray:
+        """The ``[[dft]]`` output ``name`` (the .npy the run wrote), after the end."""
     @property
     def report(self) -> Optional[Dict[str, Any]]:
         """run.json as a dict, once the run has ended."""
