@@ -58,16 +58,19 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
     setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
     let steps = scene.steps;
     let plan = OutputPlan::new(scene, out, options.resume.as_ref(), writer)?;
-    // A controlled run also gathers the fields where it pauses, and at its last step, which
-    // it keeps for reading after the end.
-    let wants_output =
-        |step: u64| plan.wants(step) || control.is_some_and(|c| c.wants(step) || step == steps);
+    let layout = RunLayout::new(scene, &setup, options)?;
+    // A controlled run also gathers the fields where it pauses; on the tile driver, whose
+    // ranks hand back no fields, also at its last step, to keep them for reading after it.
+    let keep_last = control.is_some() && layout.owned.is_some();
+    let wants_output = |step: u64| {
+        plan.wants(step) || control.is_some_and(|c| c.wants(step)) || (keep_last && step == steps)
+    };
     let on_output = |step: u64, fields: &Assembled<T>| {
         if plan.wants(step) {
             plan.write(step, fields);
         }
         if let Some(c) = control {
-            if step == steps {
+            if keep_last && step == steps {
                 c.keep(FieldsAt::of(step, fields));
             }
             c.pause(step, fields);
@@ -80,7 +83,6 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
             c.update(step);
         }
     };
-    let layout = RunLayout::new(scene, &setup, options)?;
     let checkpoint_config = yee_runtime::checkpoint::CheckpointConfig {
         dir: options.checkpoint_dir(),
         every_steps: options.checkpoint.every_steps,
@@ -96,7 +98,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         stop: control.map(|c| &c.stop).or(options.stop.as_ref()),
         app: Some(&app),
         // Slices and snapshots are gathered while stepping; only a controlled run reads the
-        // final fields (where a stop left them).
+        // final fields (where the run ended or a stop left it).
         drop_fields: control.is_none(),
     };
     let results = match &layout.owned {
@@ -146,6 +148,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         wall_seconds,
         setup_seconds,
         writing_seconds: written.seconds,
+        step_seconds: stepping_seconds(&progress, &written),
     };
     let fields = control
         .and_then(Control::take_kept)
@@ -157,6 +160,22 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         fields,
         error,
     }))
+}
+
+/// From the start of the first step to the end of the last, less the outputs written between
+/// them; at least a nanosecond, so a rate stays finite.
+fn stepping_seconds(progress: &Progress, written: &Written) -> f64 {
+    let (Some(began), Some((ended, last))) = (progress.stepping_began(), progress.last_step_end())
+    else {
+        return 1e-9;
+    };
+    let after_last = if written.last.0 == last {
+        written.last.1
+    } else {
+        0.0
+    };
+    let between = written.seconds - after_last;
+    (ended.saturating_duration_since(began).as_secs_f64() - between).max(1e-9)
 }
 
 /// The fields where the ranks stopped, when they kept them (the box driver does).

@@ -29,7 +29,14 @@ pub struct OutputPlan<'a> {
     outlines: Vec<Option<Outlines>>,
     written: Mutex<Vec<String>>,
     failure: Mutex<Failures>,
-    writing: Mutex<Duration>,
+    writing: Mutex<Writing>,
+}
+
+/// Wall time spent writing: in all, and at the last step written.
+#[derive(Clone, Copy, Debug, Default)]
+struct Writing {
+    total: Duration,
+    last: (u64, Duration),
 }
 
 /// What an [`OutputPlan`] leaves when the run has ended.
@@ -40,6 +47,8 @@ pub struct Written {
     pub failures: Failures,
     /// Wall time spent writing.
     pub seconds: f64,
+    /// The step written last, and the wall time spent writing at it.
+    pub last: (u64, f64),
     /// `fields.h5`, still open for the probes and spectra.
     pub hdf5: Option<Hdf5Output>,
 }
@@ -99,7 +108,7 @@ impl<'a> OutputPlan<'a> {
             outlines,
             written: Mutex::new(earlier),
             failure: Mutex::new(Failures::default()),
-            writing: Mutex::new(Duration::ZERO),
+            writing: Mutex::new(Writing::default()),
         })
     }
 
@@ -136,7 +145,10 @@ impl<'a> OutputPlan<'a> {
         }
         lock(&self.written).extend(files);
         lock(&self.failure).extend(failed);
-        *lock(&self.writing) += t.elapsed();
+        let spent = t.elapsed();
+        let mut writing = lock(&self.writing);
+        writing.total += spent;
+        writing.last = (step, spent);
     }
 
     /// The files written so far.
@@ -146,10 +158,12 @@ impl<'a> OutputPlan<'a> {
 
     /// The files written, the failures and the time spent: the run has ended.
     pub fn finish(self) -> Written {
+        let writing = into_inner(self.writing);
         Written {
             files: into_inner(self.written),
             failures: into_inner(self.failure),
-            seconds: into_inner(self.writing).as_secs_f64(),
+            seconds: writing.total.as_secs_f64(),
+            last: (writing.last.0, writing.last.1.as_secs_f64()),
             hdf5: self.hdf5,
         }
     }

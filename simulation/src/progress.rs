@@ -54,6 +54,12 @@ impl Progress {
         Some(first.checked_sub(mean).unwrap_or(first))
     }
 
+    /// When the latest reported step ended, and which step it was. `None` before any step.
+    pub fn last_step_end(&self) -> Option<(Instant, u64)> {
+        let ends = *self.ends.lock().unwrap_or_else(|p| p.into_inner());
+        ends.map(|e| e[1])
+    }
+
     /// Step `step` has ended.
     pub fn update(&self, step: u64) {
         {

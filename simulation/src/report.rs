@@ -106,7 +106,9 @@ pub struct RunReport {
     /// began: plan, chunks, materials, ψ arrays, a checkpoint read back. Taken as the time
     /// to the end of the first step less the mean duration of the later ones.
     pub setup_seconds: f64,
-    /// Wall time spent stepping alone: `wall_seconds` less set-up and outputs.
+    /// Wall time spent stepping alone: from the start of the first step to the end of the
+    /// last, less the outputs written between them (what follows the last step — the last
+    /// outputs, the ranks' spectra and fields handed back — is not stepping).
     pub step_seconds: f64,
     /// Stepping rate: cells × steps / step_seconds / 1e6.
     pub mcells_per_s: f64,

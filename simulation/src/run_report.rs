@@ -40,6 +40,9 @@ pub struct Timing {
     pub setup_seconds: f64,
     /// Writing outputs while stepping.
     pub writing_seconds: f64,
+    /// From the start of the first step to the end of the last, less the outputs written
+    /// between them.
+    pub step_seconds: f64,
 }
 
 /// The checkpoints `results` took, as run.json lists them.
@@ -119,10 +122,9 @@ pub fn run_report<T>(
     let Timing {
         wall_seconds,
         setup_seconds,
-        writing_seconds,
+        step_seconds,
+        ..
     } = timing;
-    // At least a nanosecond, so a rate stays finite.
-    let step_seconds = (wall_seconds - writing_seconds - setup_seconds).max(1e-9);
     let run_steps = last_step - first_step;
     let steps = scene.steps;
     RunReport {
