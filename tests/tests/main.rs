@@ -22,6 +22,7 @@ mod dispersive;
 mod dispersive_cost;
 mod energy;
 mod flux;
+mod harminv;
 mod heterogeneous;
 mod irregular;
 mod loss;
