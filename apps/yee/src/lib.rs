@@ -24,5 +24,6 @@ pub mod parse;
 pub mod partition;
 pub mod plane_plot;
 pub mod report;
+pub mod resonances;
 pub mod run;
 pub mod topology;
