@@ -99,11 +99,19 @@ pub fn eigen(a: &[C], n: usize) -> Result<Eigen, EigenError> {
             column: i % n,
         });
     }
-    let mut t = a.to_vec();
+    // Scaled to entries of modulus at most 1: num-complex divides through |b|², which
+    // underflows below 1e-154, and the eigenvectors do not change.
+    let scale = a.iter().map(|x| x.norm()).fold(0.0, f64::max);
+    let scale = if scale > 0.0 && scale.is_finite() {
+        scale
+    } else {
+        1.0
+    };
+    let mut t: Vec<C> = a.iter().map(|x| x / scale).collect();
     let mut z = identity(n);
     hessenberg(&mut t, &mut z, n);
     schur(&mut t, &mut z, n)?;
-    let values: Vec<C> = (0..n).map(|k| t[k * n + k]).collect();
+    let values: Vec<C> = (0..n).map(|k| t[k * n + k] * scale).collect();
     let vectors = triangular_eigenvectors(&t, &z, n);
     Ok(Eigen { n, values, vectors })
 }
@@ -321,12 +329,14 @@ fn schur(h: &mut [C], z: &mut [C], n: usize) -> Result<(), EigenError> {
 
 /// The eigenvectors of A = Z T Zᴴ: for each k, (T − λ_k) x = 0 with x_k = 1 and x_j = 0 for
 /// j > k, solved upwards by back substitution (a near-zero pivot, from a repeated
-/// eigenvalue, is raised to ε‖T‖ as `ZTREVC` does), then Z x scaled to unit 2-norm. Row k of
+/// eigenvalue, is raised to ε‖T‖ as `ZTREVC` does; T is scaled to entries of order 1, so
+/// that is far above where num-complex's division underflows), then Z x scaled to unit 2-norm. Row k of
 /// the result is the eigenvector of T_kk.
 fn triangular_eigenvectors(t: &[C], z: &[C], n: usize) -> Vec<C> {
     let zero = C::new(0.0, 0.0);
     let t_norm = t.iter().map(|x| x.norm()).fold(0.0, f64::max);
-    let small = (f64::EPSILON * t_norm).max(f64::MIN_POSITIVE * 1e10);
+    // T's entries are of order 1 (the matrix was scaled) or all zero.
+    let small = f64::EPSILON * if t_norm > 0.0 { t_norm } else { 1.0 };
     let mut vectors = vec![zero; n * n];
     let mut x = vec![zero; n];
     for k in 0..n {
@@ -405,6 +415,21 @@ mod tests {
             let trace: C = (0..n).map(|i| a[i * n + i]).sum();
             let sum: C = e.values.iter().sum();
             assert!((trace - sum).norm() < 1e-12 * n as f64);
+        }
+    }
+
+    #[test]
+    fn the_scale_of_the_entries_does_not_matter() {
+        let n = 12;
+        let a = random_matrix(n, 8);
+        let e = eigen(&a, n).unwrap();
+        for scale in [1e-300, 1e-160, 1e160, 1e300] {
+            let scaled: Vec<C> = a.iter().map(|x| x * scale).collect();
+            let s = eigen(&scaled, n).unwrap();
+            assert!(residual(&scaled, &s) < 1e-12, "{scale:e}");
+            for (v, w) in s.values.iter().zip(&e.values) {
+                assert!((v / scale - w).norm() < 1e-12, "{scale:e}: {v} against {w}");
+            }
         }
     }
 
@@ -507,5 +532,11 @@ mod tests {
         let zero = vec![C::new(0.0, 0.0); 9];
         let e = eigen(&zero, 3).unwrap();
         assert!(e.values.iter().all(|v| v.norm() == 0.0));
+        // A repeated eigenvalue's zero pivots are raised, not divided by.
+        assert!(
+            e.vectors
+                .iter()
+                .all(|v| v.re.is_finite() && v.im.is_finite())
+        );
     }
 }

@@ -385,7 +385,7 @@ pub fn solve(
 ) -> Result<Vec<Mode>, HarminvError> {
     check(signal, dt, f_min, f_max, basis)?;
     let grid = band_grid(dt, f_min, f_max, basis);
-    Fdm::new(signal).modes(grid, dt)
+    modes_of(signal, grid, dt)
 }
 
 /// [`solve`] for a real signal, whose modes come in pairs u, ū (frequencies ±f, the same
@@ -415,8 +415,24 @@ pub fn solve_real(
         .collect();
     grid.extend(mirror);
     let positive = f_min + f_max >= 0.0;
-    let mut modes = Fdm::new(&complex).modes(grid, dt)?;
+    let mut modes = modes_of(&complex, grid, dt)?;
     modes.retain(|m| (m.frequency >= 0.0) == positive || m.frequency == 0.0);
+    Ok(modes)
+}
+
+/// The modes of `signal` on the grid `z`, computed on the signal scaled to a largest sample
+/// of modulus 1 (the U matrices then stay far from under- and overflow whatever the units of
+/// the samples) and the amplitudes scaled back.
+fn modes_of(signal: &[C], z: Vec<C>, dt: f64) -> Result<Vec<Mode>, HarminvError> {
+    let largest = signal.iter().map(|c| c.norm()).fold(0.0, f64::max);
+    if largest == 0.0 {
+        return Ok(Vec::new());
+    }
+    let scaled: Vec<C> = signal.iter().map(|c| c / largest).collect();
+    let mut modes = Fdm::new(&scaled).modes(z, dt)?;
+    for m in &mut modes {
+        m.amplitude *= largest;
+    }
     Ok(modes)
 }
 
@@ -948,6 +964,35 @@ mod tests {
             solve(&c, 1.0, 0.0, 0.1, 1),
             Err(HarminvError::TooFewBasisFunctions { basis: 1 })
         );
+    }
+
+    #[test]
+    fn the_units_of_the_samples_do_not_matter() {
+        let c: Vec<C> = (0..300)
+            .map(|n| {
+                let t = n as f64;
+                C::from_polar(1.0, -2.0 * PI * 0.1 * t) * (-0.001 * t).exp()
+                    + C::from_polar(0.5, 1.0 - 2.0 * PI * 0.2 * t)
+            })
+            .collect();
+        let o = HarminvOptions::default();
+        let unit = harminv(&c, 1.0, 0.05, 0.3, &o).unwrap();
+        assert_eq!(unit.len(), 2, "{unit:?}");
+        for scale in [1e-300, 1e-200, 1e200, 1e300] {
+            let scaled: Vec<C> = c.iter().map(|x| x * scale).collect();
+            let modes = harminv(&scaled, 1.0, 0.05, 0.3, &o).unwrap();
+            assert_eq!(modes.len(), unit.len(), "{scale:e}");
+            for (m, u) in modes.iter().zip(&unit) {
+                assert!(
+                    (m.frequency - u.frequency).abs() < 1e-10,
+                    "{scale:e}: {m:?}"
+                );
+                assert!(
+                    (m.amplitude / (u.amplitude * scale) - 1.0).abs() < 1e-6,
+                    "{m:?}"
+                );
+            }
+        }
     }
 
     #[test]
