@@ -56,6 +56,8 @@ fn modes_of_a_real_record_beside_it() {
         format!("{step},{t:e},{v:e}")
     });
     let csv = write_csv(&dir, "probe_east.csv", "step,time,value", rows);
+    let written = dir.join("resonances_east.csv");
+    let _ = std::fs::remove_file(&written);
     let out = yee(&["--band", "0.05", "0.15"], &[&csv]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -63,7 +65,6 @@ fn modes_of_a_real_record_beside_it() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let written = dir.join("resonances_east.csv");
     assert!(stdout.contains(&written.display().to_string()), "{stdout}");
     assert!(
         stdout.contains("0.1000000000") && stdout.contains("0.1200000000"),
@@ -99,6 +100,7 @@ fn modes_of_a_complex_record_into_out() {
     });
     let csv = write_csv(&dir, "probe_c.csv", "step,time,re,im", rows);
     let out_dir = dir.join("complex_out");
+    let _ = std::fs::remove_dir_all(&out_dir);
     let out = yee(
         &["--band", "-0.1", "0.3", "--out", out_dir.to_str().unwrap()],
         &[&csv],
@@ -139,6 +141,7 @@ position = [29, 19]
 steps = 4000
 "#;
     let run = crate::run_text(&dir, "cavity2d", scene);
+    let _ = std::fs::remove_file(run.join("resonances_ez.csv"));
     let out = yee(
         &["--band", "0", "0.15", "--after", "150"],
         &[&run.join("probe_ez.csv")],
