@@ -40,7 +40,7 @@ pub enum Command {
     /// Print each rank's box after static balancing, without allocating the mesh.
     Balance(BalanceArgs),
     /// Find the modes of a probe CSV by harmonic inversion (frequencies, decay rates, Q,
-    /// amplitudes, phases) and write resonances_<name>.csv beside it (docs/resonances.md).
+    /// amplitudes, phases) and write `resonances_<name>.csv` beside it (docs/resonances.md).
     Resonances(crate::resonances::ResonancesArgs),
     /// Measure the update's throughput against the memory-bandwidth roofline.
     #[cfg(feature = "rayon")]
