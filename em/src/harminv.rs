@@ -6,7 +6,7 @@
 //! harminv program (its library `harminv.c` and command `harminv-main.c`, version 1.4), whose
 //! conventions, defaults and spurious-mode filters this module follows.
 //!
-//! The signal is taken to be a sum of modes (M&T eqs. (1)–(2))
+//! The signal is taken to be a sum of modes, M&T's model
 //!
 //! ```text
 //! c_n = c(n Δt) = Σ_k d_k u_k^n,   u_k = e^{−i ω_k Δt},   ω_k = 2π f_k − i γ_k,
@@ -22,7 +22,7 @@
 //! # The method
 //!
 //! The signal is the autocorrelation c_n = (Φ₀, Ûⁿ Φ₀) of an unknown evolution operator Û with
-//! eigenvalues u_k (M&T §II). J Fourier-type vectors filtered to the band,
+//! eigenvalues u_k. J Fourier-type vectors filtered to the band,
 //! Ψ_j = Σ_{n=0}^{M} z_j^{−n} Ûⁿ Φ₀ with z_j = e^{−2πi φ_j Δt} on a grid of J frequencies φ_j
 //! across it, span (nearly) the eigenvectors whose u_k lie in the band. The matrices
 //! U⁽ᵖ⁾_{jj'} = (Ψ_j, Ûᵖ Ψ_{j'}) need only the signal (M&T eq. (25), the closed form evaluated
@@ -40,9 +40,16 @@
 //! a second estimate of u_k from U⁽²⁾ (ideally U⁽²⁾ B_k = u_k² U⁽⁰⁾ B_k, so
 //! u_k ≈ (B_kᵀ U⁽²⁾ B_k)^{1/2} when B_kᵀ U⁽⁰⁾ B_k = 1, after Wall & Neuhauser eq. (2.19)), and
 //! `error` = |ln(that / u_k)| / |ln u_k|, the relative error of the complex frequency: a figure
-//! of merit rather than an error bar. One difference from harminv: of the two square roots
-//! the one nearer u_k is taken, where harminv takes the principal one and so rejects every mode
-//! above a quarter of the sampling rate.
+//! of merit rather than an error bar.
+//!
+//! Where this module departs from harminv: of the two square roots in the error estimate the
+//! one nearer u_k is taken (harminv takes the principal one, and so rejects every mode above a
+//! quarter of the sampling rate); a real signal's basis also covers the band's mirror image
+//! ([`solve_real`]); the samples are scaled to a largest of 1 and the spectral sums carried
+//! with compensated summation in `f64`, where harminv sums in `long double`.
+//!
+//! The equation numbers of M&T (25)–(27), Chen & Guo and Wall & Neuhauser are those harminv's
+//! source cites for each step.
 //!
 //! Spurious modes — from noise, or the basis' own — have large errors, small amplitudes or
 //! low Q; [`ModeFilter`] drops them with harminv's defaults (error ≤ 0.1, |Q| ≥ 10, no
