@@ -7,8 +7,8 @@
 //! its validation, TF/SF plane waves, DFT monitors and flux, the near-to-far-field
 //! transformation (surface equivalence, Taflove & Hagness §8.5), dispersion and spectra for the
 //! tests, the analytic slab (Airy) and sphere (Mie) responses they compare against, the cell
-//! costs the balancer weighs,
-//! and the seam a backend implements to run the Yee apps ([`YeeBackend`]).
+//! costs the balancer weighs, harmonic inversion of a probe's signal for its modes' frequencies
+//! and Q (filter diagonalization, [`harminv`]), and the seam a backend implements to run the Yee apps ([`YeeBackend`]).
 #![no_std]
 #![warn(missing_docs)]
 
@@ -17,6 +17,7 @@ extern crate alloc;
 pub mod airy;
 pub mod bessel;
 pub mod candidates;
+pub mod complex_eigen;
 pub mod cost;
 pub mod cpml;
 pub mod cylinder_scattering;
@@ -26,6 +27,7 @@ pub mod error;
 pub mod flux;
 pub mod geometry_map;
 pub mod halo;
+pub mod harminv;
 pub mod load;
 pub mod material;
 pub mod medium;

@@ -39,6 +39,9 @@ pub enum Command {
     Geometry(GeometryArgs),
     /// Print each rank's box after static balancing, without allocating the mesh.
     Balance(BalanceArgs),
+    /// Find the modes of a probe CSV by harmonic inversion (frequencies, decay rates, Q,
+    /// amplitudes, phases) and write `resonances_<name>.csv` beside it (docs/resonances.md).
+    Resonances(crate::resonances::ResonancesArgs),
     /// Measure the update's throughput against the memory-bandwidth roofline.
     #[cfg(feature = "rayon")]
     Bench(BenchArgs),
@@ -741,6 +744,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         Command::MpiCalibrate(args) => calibrate_command(args),
         Command::Topology(args) => topology_command(args),
         Command::Partition(args) => partition_command(&args),
+        Command::Resonances(args) => crate::resonances::command(&args).map(|_| ()),
     }
 }
 

@@ -20,5 +20,6 @@ pub mod cli;
 pub mod geometry_preview;
 pub mod parse;
 pub mod partition;
+pub mod resonances;
 pub mod run;
 pub mod topology;

@@ -21,6 +21,7 @@ mod output_folder;
 mod overlap;
 mod partition;
 mod pec_material;
+mod resonances;
 mod vtk_reader;
 
 /// The folder under cargo's `target/tmp` where one topic (its `module_path!()`) writes: topics
