@@ -994,8 +994,11 @@ mod tests {
                     (m.frequency - u.frequency).abs() < 1e-10,
                     "{scale:e}: {m:?}"
                 );
+                // Measured: 2e-6 at 1e-300 in the whole workspace's build, where features
+                // unify (num-traits' elementary functions from std, not libm), 1e-16 in
+                // yee-em's own.
                 assert!(
-                    (m.amplitude / (u.amplitude * scale) - 1.0).abs() < 1e-6,
+                    (m.amplitude / (u.amplitude * scale) - 1.0).abs() < 1e-5,
                     "{m:?}"
                 );
             }
