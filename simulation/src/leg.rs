@@ -135,7 +135,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
     }
     .map_err(|e| AppError::Run(format!("{}: {e}", scene.file.display())))?;
     progress.finish();
-    let Some(results) = results else {
+    let Some(mut results) = results else {
         return Ok(None);
     };
     let wall_seconds = started.elapsed().as_secs_f64();
@@ -152,7 +152,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
     };
     let fields = control
         .and_then(Control::take_kept)
-        .or_else(|| control.and_then(|_| stopped_fields(scene, &results)));
+        .or_else(|| control.and_then(|_| stopped_fields(scene, &mut results)));
     let (report, probes, error) = write_after(scene, options, &layout, &results, written, timing);
     Ok(Some(Ended {
         report,
@@ -178,13 +178,19 @@ fn stepping_seconds(progress: &Progress, written: &Written) -> f64 {
     (ended.saturating_duration_since(began).as_secs_f64() - between).max(1e-9)
 }
 
-/// The fields where the ranks stopped, when they kept them (the box driver does).
-fn stopped_fields<T: Erase>(scene: &Scene, results: &[RankOutput<T>]) -> Option<FieldsAt> {
+/// The fields where the ranks stopped, taken out of `results`, when they kept them (the box
+/// driver does).
+fn stopped_fields<T: Erase>(scene: &Scene, results: &mut [RankOutput<T>]) -> Option<FieldsAt> {
     let grid = scene.grid;
+    let whole = yee_core::Box3::from_extent(grid);
     let components = Component::ALL.map(|c| {
-        (scene.mode.has(c) && results.iter().all(|r| r.fields[c.index()].is_some()))
-            .then(|| assemble(results, grid, c).map(T::erase))
-            .flatten()
+        let kept = scene.mode.has(c) && results.iter().all(|r| r.fields[c.index()].is_some());
+        match results {
+            // One rank's fields are the grid's: moved, not copied.
+            [one] if kept && one.owned == whole => one.fields[c.index()].take().map(T::erase),
+            _ if kept => assemble(results, grid, c).map(T::erase),
+            _ => None,
+        }
     });
     components.iter().any(Option::is_some).then(|| FieldsAt {
         step: results[0].last_step,
