@@ -623,6 +623,7 @@ pub fn prepare_run(
         },
         resume,
         stop: None,
+        output_lock: None,
     };
     Ok((scene, options))
 }
@@ -683,13 +684,17 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     init_logging(args.quiet, Some(rank));
-    let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|prepared| {
+    // Rank 0 takes the output folder's lock before the start-up check and keeps it to the end.
+    let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|mut prepared| {
         if rank == 0 {
-            crate::run::prepare_output_dir(
-                &prepared.1.out,
-                prepared.1.resume.is_some(),
-                prepared.1.fresh,
+            let options = &prepared.1;
+            let lock = crate::run::prepare_output_dir(
+                &options.out,
+                options.resume.is_some(),
+                options.fresh,
+                None,
             )?;
+            prepared.1.output_lock = Some(lock);
         }
         Ok(prepared)
     });
