@@ -65,7 +65,13 @@ fn a_minus_file_holding_nan_is_refused_before_the_run() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());
-    assert!(stderr.contains("flux_t_dft.npy: holds NaN"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "minus.toml: flux[0].minus: {}: holds NaN",
+            npy.display()
+        )),
+        "{stderr}"
+    );
     assert!(
         !dir.join("minus/run.json").exists(),
         "refused before the run: {stderr}"
