@@ -338,5 +338,51 @@ pub fn check_finite(report: &FluxReport) -> Result<(), AppError> {
             )));
         }
     }
+    let far = report.far_field.as_ref();
+    if let Some(where_) = far.and_then(|f| f.not_finite.as_ref()) {
+        return Err(AppError::Run(format!(
+            "flux `{}`: its far field is not finite {where_}: the DFT sums overflowed (fields \
+             beyond the range of the values)",
+            report.name
+        )));
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(flux: f64, far_field: Option<&str>) -> FluxReport {
+        FluxReport {
+            name: "box".into(),
+            csv: String::new(),
+            png: String::new(),
+            dft: String::new(),
+            minus: None,
+            frequencies: vec![0.1],
+            flux: vec![flux],
+            cross_section: None,
+            far_field: far_field.map(|w| crate::far_field_output::FarFieldReport {
+                csv: String::new(),
+                png: String::new(),
+                radiated_power: vec![1.0],
+                not_finite: Some(w.into()),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_far_field_that_is_not_finite_fails_naming_the_flux_and_where() {
+        assert!(check_finite(&report(1.0, None)).is_ok());
+        let e = check_finite(&report(1.0, Some("at 2 of its 8 directions"))).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("flux `box`: its far field is not finite at 2 of its 8 directions"),
+            "{e}"
+        );
+        // The spectrum's own error comes first.
+        let e = check_finite(&report(f64::NAN, Some("at 2"))).unwrap_err();
+        assert!(e.to_string().contains("its flux is not finite"), "{e}");
+    }
 }
