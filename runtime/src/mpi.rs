@@ -60,10 +60,25 @@ pub fn initialize() -> Result<mpi::environment::Universe, RuntimeError> {
 /// Bytes of the error message each rank may contribute to the start-up check.
 const MESSAGE_BYTES: usize = 2048;
 
-/// SHA-256 of a file's bytes (of nothing when it cannot be read: the rank reports that).
+/// Bytes of the scene file's path each rank contributes.
+const PATH_BYTES: usize = 1024;
+
+/// Bytes of the run options each rank contributes.
+const SETTINGS_BYTES: usize = 4096;
+
+/// The most bytes of a scene file hashed (yee-scene reads no more of it either).
+const SCENE_BYTES: u64 = 64 << 20;
+
+/// SHA-256 of a file's first 64 MiB (of nothing when it cannot be read: the rank reports
+/// that).
 pub fn file_sha256(path: &Path) -> [u8; 32] {
     use sha2::Digest;
-    sha2::Sha256::digest(std::fs::read(path).unwrap_or_default()).into()
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(SCENE_BYTES + 1).read_to_end(&mut bytes);
+    }
+    sha2::Sha256::digest(bytes).into()
 }
 
 /// The first 8 bytes of a hash in hex: enough to tell two apart in a message.
@@ -71,49 +86,132 @@ fn hex(bytes: &[u8]) -> String {
     bytes[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// What one rank contributes to the start-up check ([`agree`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Record {
+    /// Why it could not prepare its run.
+    failed: Option<String>,
+    /// SHA-256 of the scene file it read.
+    scene: [u8; 32],
+    /// SHA-256 of its executable.
+    build: [u8; 32],
+    /// The scene file it was given.
+    scene_file: String,
+    /// Its run options, `(name, value)`, when it prepared its run.
+    settings: Vec<(String, String)>,
+}
+
+impl Record {
+    /// Bytes of an encoded record: every rank's is the same size.
+    const BYTES: usize =
+        1 + 32 + 32 + (2 + MESSAGE_BYTES) + (2 + PATH_BYTES) + (2 + SETTINGS_BYTES);
+
+    /// The record as [`Record::BYTES`] bytes; texts longer than their field are cut.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::BYTES);
+        out.push(u8::from(self.failed.is_some()));
+        out.extend(self.scene);
+        out.extend(self.build);
+        let settings: String = (self.settings.iter())
+            .map(|(name, value)| format!("{name}\0{value}\0"))
+            .collect();
+        let fields = [
+            (self.failed.as_deref().unwrap_or(""), MESSAGE_BYTES),
+            (self.scene_file.as_str(), PATH_BYTES),
+            (settings.as_str(), SETTINGS_BYTES),
+        ];
+        for (text, room) in fields {
+            let mut n = text.len().min(room);
+            while !text.is_char_boundary(n) {
+                n -= 1;
+            }
+            out.extend((n as u16).to_le_bytes());
+            out.extend(&text.as_bytes()[..n]);
+            out.resize(out.len() + room - n, 0);
+        }
+        out
+    }
+
+    /// The value of its `i`-th run option (empty when it has none).
+    fn setting(&self, i: usize) -> &str {
+        self.settings.get(i).map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The record of [`Record::encode`]'s bytes.
+    fn decode(bytes: &[u8]) -> Record {
+        let mut at = 65;
+        let mut text = |room: usize| {
+            let n = usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]])).min(room);
+            let t = String::from_utf8_lossy(&bytes[at + 2..at + 2 + n]).into_owned();
+            at += 2 + room;
+            t
+        };
+        let (message, scene_file, settings) =
+            (text(MESSAGE_BYTES), text(PATH_BYTES), text(SETTINGS_BYTES));
+        let mut parts = settings.split('\0');
+        let mut pairs = Vec::new();
+        while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+            pairs.push((name.to_string(), value.to_string()));
+        }
+        Record {
+            failed: (bytes[0] == 1).then_some(message),
+            scene: bytes[1..33].try_into().expect("32 bytes"),
+            build: bytes[33..65].try_into().expect("32 bytes"),
+            scene_file,
+            settings: pairs,
+        }
+    }
+}
+
 /// The start-up check: every rank contributes whether it could prepare its run (`local`), the
-/// SHA-256 of the scene file it read and of its own executable; every rank learns the same
-/// verdict. A different build, a different scene, or an error on any rank ends every rank:
-/// rank 0 prints the one message, then all ranks meet at a barrier (so that no rank's exit lets
-/// mpirun kill rank 0 before it has printed) and return an error of kind
-/// [`RuntimeErrorKind::Reported`].
+/// SHA-256 of the scene file it read and of its own executable, the file's name, and the run
+/// options that every rank must share (`settings` of what it prepared: `(name, value)` pairs,
+/// such as `("--steps", "60")`); every rank learns the same verdict. A different build, a
+/// different scene, an error on any rank, or options that differ end every rank: rank 0
+/// prints the one message (naming each rank's file or values), then all ranks meet at a
+/// barrier (so that no rank's exit lets mpirun kill rank 0 before it has printed) and return
+/// an error of kind [`RuntimeErrorKind::Reported`].
 pub fn agree<R, E: std::fmt::Display>(
     scene_file: &Path,
     local: Result<R, E>,
+    settings: impl FnOnce(&R) -> Vec<(&'static str, String)>,
 ) -> Result<R, RuntimeError> {
     let world = SimpleCommunicator::world();
     let gather = RootGather::new(&world);
     let rank = world.rank() as usize;
-    let build = std::env::current_exe()
-        .map(|p| file_sha256(&p))
-        .unwrap_or_default();
-    let scene = file_sha256(scene_file);
     // A bad YEE_MPI_TIMEOUT is the same on every rank: rank 0 says so once, before the run.
     let local = local.map_err(|e| e.to_string()).and_then(|prepared| {
         yee_comm_mpi::Watchdog::from_env()
             .map(|_| prepared)
             .map_err(|e| e.to_string())
     });
-    let mut record = vec![0u8; 1 + 32 + 32 + 2 + MESSAGE_BYTES];
-    if let Err(e) = &local {
-        let text = e.to_string();
-        let mut n = text.len().min(MESSAGE_BYTES);
-        while !text.is_char_boundary(n) {
-            n -= 1;
-        }
-        record[0] = 1;
-        record[65..67].copy_from_slice(&(n as u16).to_le_bytes());
-        record[67..67 + n].copy_from_slice(&text.as_bytes()[..n]);
-    }
-    record[1..33].copy_from_slice(&scene);
-    record[33..65].copy_from_slice(&build);
-    let all = gather.all_gather_fixed(&record);
-    let records: Vec<&[u8]> = all.chunks_exact(record.len()).collect();
-    let message = match (verdict(scene_file, &records), local) {
+    let record = Record {
+        failed: local.as_ref().err().cloned(),
+        scene: file_sha256(scene_file),
+        build: std::env::current_exe()
+            .map(|p| file_sha256(&p))
+            .unwrap_or_default(),
+        scene_file: scene_file.display().to_string(),
+        settings: local.as_ref().map_or_else(
+            |_| Vec::new(),
+            |prepared| {
+                settings(prepared)
+                    .into_iter()
+                    .map(|(name, value)| (name.to_string(), value))
+                    .collect()
+            },
+        ),
+    };
+    let all = gather.all_gather_fixed(&record.encode());
+    let records: Vec<Record> = all
+        .chunks_exact(Record::BYTES)
+        .map(Record::decode)
+        .collect();
+    let message = match (verdict(&records), local) {
         (None, Ok(prepared)) => return Ok(prepared),
         (Some(message), _) => message,
         // Not reached: this rank's failure is in its record, so there is a verdict.
-        (None, Err(e)) => e.to_string(),
+        (None, Err(e)) => e,
     };
     if rank == 0 {
         eprintln!("error: {message}");
@@ -125,38 +223,87 @@ pub fn agree<R, E: std::fmt::Display>(
     ))
 }
 
-/// The one message of a failed start-up check, from every rank's record (see [`agree`]).
-fn verdict(scene_file: &Path, records: &[&[u8]]) -> Option<String> {
-    let first = records[0];
+/// The one message of a failed start-up check, from every rank's record (see [`agree`]): a
+/// different build, then a different scene, then a rank's own error, then run options that
+/// differ.
+fn verdict(records: &[Record]) -> Option<String> {
+    let first = &records[0];
     for (r, rec) in records.iter().enumerate().skip(1) {
-        if rec[33..65] != first[33..65] {
+        if rec.build != first.build {
             return Some(format!(
                 "rank {r} runs a different yee build than rank 0 (executable sha256 {}… vs {}…): \
                  install the same build on every node",
-                hex(&rec[33..65]),
-                hex(&first[33..65])
+                hex(&rec.build),
+                hex(&first.build)
             ));
         }
     }
     for (r, rec) in records.iter().enumerate().skip(1) {
-        if rec[1..33] != first[1..33] {
+        if rec.scene != first.scene {
             return Some(format!(
-                "rank {r} read a different scene than rank 0 ({}: sha256 {}… vs {}…): every \
-                 process must read the same scene file",
-                scene_file.display(),
-                hex(&rec[1..33]),
-                hex(&first[1..33])
+                "rank {r} read a different scene than rank 0 ({}: sha256 {}… on rank {r}, {}: \
+                 sha256 {}… on rank 0): every process must read the same scene file",
+                rec.scene_file,
+                hex(&rec.scene),
+                first.scene_file,
+                hex(&first.scene)
             ));
         }
     }
-    let (r, rec) = records.iter().enumerate().find(|(_, rec)| rec[0] == 1)?;
-    let n = u16::from_le_bytes([rec[65], rec[66]]) as usize;
-    let text = String::from_utf8_lossy(&rec[67..67 + n]);
-    Some(if r == 0 {
-        text.into_owned()
-    } else {
-        format!("rank {r}: {text}")
+    if let Some((r, rec)) = records
+        .iter()
+        .enumerate()
+        .find(|(_, rec)| rec.failed.is_some())
+    {
+        let text = rec.failed.clone().unwrap_or_default();
+        return Some(match r {
+            0 => text,
+            _ => format!("rank {r}: {text}"),
+        });
+    }
+    let differ: Vec<String> = (first.settings.iter().enumerate())
+        .filter_map(|(i, (name, _))| {
+            let same = records.iter().all(|rec| rec.setting(i) == first.setting(i));
+            let values = records.iter().map(|rec| rec.setting(i));
+            (!same).then(|| format!("{name}: {}", by_value(values)))
+        })
+        .collect();
+    (!differ.is_empty()).then(|| {
+        format!(
+            "the processes were started with different run options ({}): start every process \
+             of the job with the same options",
+            differ.join("; ")
+        )
     })
+}
+
+/// Each value of `values` (one per rank, in rank order) with the ranks that have it: `60 on
+/// ranks 0, 2, 61 on rank 1`.
+fn by_value<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (r, v) in values.enumerate() {
+        match groups.iter_mut().find(|(g, _)| *g == v) {
+            Some((_, ranks)) => ranks.push(r),
+            None => groups.push((v, vec![r])),
+        }
+    }
+    let named = |ranks: &[usize]| {
+        let shown: Vec<String> = ranks.iter().take(8).map(usize::to_string).collect();
+        let more = match ranks.len() > 8 {
+            true => format!(", … ({} ranks)", ranks.len()),
+            false => String::new(),
+        };
+        let noun = if ranks.len() == 1 { "rank" } else { "ranks" };
+        format!("{noun} {}{more}", shown.join(", "))
+    };
+    let shown: Vec<String> = groups
+        .iter()
+        .map(|(v, ranks)| {
+            let v = if v.is_empty() { "(none)" } else { v };
+            format!("{v} on {}", named(ranks))
+        })
+        .collect();
+    shown.join(", ")
 }
 
 /// This process's rank of `setup` over MPI (see [`crate::parallel::run_decomposed`]): the
@@ -308,40 +455,82 @@ fn gather_outcomes<T: Scalar>(
 mod tests {
     use super::*;
 
-    fn record(failed: Option<&str>, scene: u8, build: u8) -> Vec<u8> {
-        let mut r = vec![0u8; 67 + MESSAGE_BYTES];
-        r[1..33].fill(scene);
-        r[33..65].fill(build);
-        if let Some(m) = failed {
-            r[0] = 1;
-            r[65..67].copy_from_slice(&(m.len() as u16).to_le_bytes());
-            r[67..67 + m.len()].copy_from_slice(m.as_bytes());
+    fn record(failed: Option<&str>, scene: u8, build: u8) -> Record {
+        Record {
+            failed: failed.map(str::to_string),
+            scene: [scene; 32],
+            build: [build; 32],
+            scene_file: "a.toml".into(),
+            settings: vec![("--steps".into(), "60".into())],
         }
-        r
+    }
+
+    #[test]
+    fn records_read_back_and_cut_long_texts() {
+        let mut r = record(Some("boom"), 1, 2);
+        r.settings
+            .push(("--checkpoint-dir".into(), "/scratch/é".into()));
+        let bytes = r.encode();
+        assert_eq!(bytes.len(), Record::BYTES);
+        assert_eq!(Record::decode(&bytes), r);
+        r.scene_file = "é".repeat(PATH_BYTES);
+        let back = Record::decode(&r.encode());
+        assert_eq!(back.scene_file.len(), PATH_BYTES);
+        assert_eq!(back.settings, r.settings);
     }
 
     #[test]
     fn the_verdict_names_the_rank_and_what_differs() {
-        let file = Path::new("a.toml");
         let ok = record(None, 1, 1);
-        assert_eq!(verdict(file, &[&ok, &ok]), None);
-        let other_scene = record(None, 2, 1);
-        let v = verdict(file, &[&ok, &other_scene]).unwrap();
+        assert_eq!(verdict(&[ok.clone(), ok.clone()]), None);
+        let mut other_scene = record(None, 2, 1);
+        other_scene.scene_file = "b.toml".into();
+        let v = verdict(&[ok.clone(), other_scene]).unwrap();
         assert!(
-            v.starts_with("rank 1 read a different scene than rank 0 (a.toml: sha256 0202"),
+            v.starts_with(
+                "rank 1 read a different scene than rank 0 (b.toml: sha256 0202020202020202… \
+                 on rank 1, a.toml: sha256 0101"
+            ),
             "{v}"
         );
         let other_build = record(Some("boom"), 2, 3);
-        let v = verdict(file, &[&ok, &ok, &other_build]).unwrap();
+        let v = verdict(&[ok.clone(), ok.clone(), other_build]).unwrap();
         assert!(v.starts_with("rank 2 runs a different yee build"), "{v}");
         let failed = record(Some("grid too small"), 1, 1);
         assert_eq!(
-            verdict(file, &[&ok, &failed]).unwrap(),
+            verdict(&[ok.clone(), failed.clone()]).unwrap(),
             "rank 1: grid too small"
         );
         assert_eq!(
-            verdict(file, &[&failed, &failed]).unwrap(),
+            verdict(&[failed.clone(), failed]).unwrap(),
             "grid too small"
+        );
+    }
+
+    #[test]
+    fn options_that_differ_are_named_with_each_ranks_value() {
+        let with = |steps: &str, every: &str| Record {
+            settings: vec![
+                ("--steps".into(), steps.into()),
+                ("--checkpoint-every".into(), every.into()),
+                ("--overlap".into(), "kernel-split".into()),
+            ],
+            ..record(None, 1, 1)
+        };
+        let v = verdict(&[with("60", ""), with("61", "10"), with("60", "")]).unwrap();
+        assert_eq!(
+            v,
+            "the processes were started with different run options (--steps: 60 on ranks 0, 2, \
+             61 on rank 1; --checkpoint-every: (none) on ranks 0, 2, 10 on rank 1): start every \
+             process of the job with the same options"
+        );
+        let many: Vec<Record> = (0..12)
+            .map(|r| with(if r == 5 { "7" } else { "60" }, ""))
+            .collect();
+        let v = verdict(&many).unwrap();
+        assert!(
+            v.contains("--steps: 60 on ranks 0, 1, 2, 3, 4, 6, 7, 8, … (11 ranks), 7 on rank 5)"),
+            "{v}"
         );
     }
 }

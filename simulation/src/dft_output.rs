@@ -6,10 +6,11 @@ use std::path::Path;
 
 use num_complex::Complex64;
 use serde::Serialize;
+use yee_core::Box3;
 use yee_scalar::decomposed::{RankOutput, assemble_dft};
 use yee_scene::Scene;
 
-use crate::error::io_error;
+use crate::error::{AppError, io_error};
 use crate::failures::Failures;
 
 /// One `[[dft]]` output's entry in `run.json`.
@@ -66,11 +67,8 @@ pub fn write_dfts<T: yee_core::Scalar>(
         let written = yee_io::npy::write_array(&mut bytes, &shape, &values)
             .and_then(|()| yee_io::atomic::write(&path, bytes))
             .map_err(|e| io_error(&path, e));
-        if failures.keep(written).is_none() {
-            continue;
-        }
-        files.push(file.clone());
-        reports.push(DftReport {
+        let written = failures.keep(written).is_some();
+        let report = DftReport {
             name: d.name.clone(),
             file,
             components: components.iter().map(|c| c.name().to_string()).collect(),
@@ -81,7 +79,51 @@ pub fn write_dfts<T: yee_core::Scalar>(
                 .collect(),
             lo: fields.region.lo,
             hi: fields.region.hi,
-        });
+        };
+        // Written all the same (as a flux's CSV is), but the run does not end `complete`.
+        failures.keep(check_finite(&report, &values));
+        if written {
+            files.push(report.file.clone());
+            reports.push(report);
+        }
     }
     (reports, files)
+}
+
+/// A DFT box whose sums are infinite or NaN (they overflowed: fields beyond the range of the
+/// values) is an error naming it, how many of its values and the first (component, frequency,
+/// cell): the run's status says `failed` instead of `complete`. `values` are in the file's
+/// order: frequency, component, then the box's cells x fastest.
+pub fn check_finite(report: &DftReport, values: &[Complex64]) -> Result<(), AppError> {
+    let finite = |v: &Complex64| v.re.is_finite() && v.im.is_finite();
+    let Some(first) = values.iter().position(|v| !finite(v)) else {
+        return Ok(());
+    };
+    let bad = values.iter().filter(|v| !finite(v)).count();
+    let extent = Box3 {
+        lo: report.lo,
+        hi: report.hi,
+    }
+    .extent();
+    let nodes = extent.iter().product::<usize>().max(1);
+    let components = report.components.len().max(1);
+    let (node, component, k) = (
+        first % nodes,
+        (first / nodes) % components,
+        first / (nodes * components),
+    );
+    let cell = [
+        report.lo[0] + (node % extent[0].max(1)) as i64,
+        report.lo[1] + ((node / extent[0].max(1)) % extent[1].max(1)) as i64,
+        report.lo[2] + (node / (extent[0].max(1) * extent[1].max(1))) as i64,
+    ];
+    Err(AppError::Run(format!(
+        "dft `{}`: {bad} of its {} values are not finite (first: {} of {} at f = {:e}, cell \
+         {cell:?}): the DFT sums overflowed (fields beyond the range of the values)",
+        report.name,
+        values.len(),
+        values[first],
+        report.components.get(component).map_or("?", String::as_str),
+        report.frequencies.get(k).copied().unwrap_or(f64::NAN),
+    )))
 }

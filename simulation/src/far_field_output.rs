@@ -28,6 +28,10 @@ pub struct FarFieldReport {
     pub png: String,
     /// Radiated power per frequency (normalised units, the DFT's spectral density).
     pub radiated_power: Vec<f64>,
+    /// Where the CSV's values are not finite, when they are not: how many rows and the first
+    /// (not in `run.json`; [`crate::flux_output::check_finite`] fails the run with it).
+    #[serde(skip)]
+    pub not_finite: Option<String>,
 }
 
 /// The incident intensity at each frequency of the scene's first plane wave as a flux plane
@@ -98,6 +102,7 @@ pub fn write_far_field(
     let mut curves: Vec<Vec<f64>> = Vec::new();
     let mut thetas: Vec<f64> = Vec::new();
     let drawn = drawn_frequencies(frequencies.len());
+    let (mut rows, mut bad_rows, mut first_bad) = (0usize, 0usize, None);
     for (k, &f) in frequencies.iter().enumerate() {
         let samples: Vec<SurfaceSample> = planes
             .iter()
@@ -121,8 +126,23 @@ pub fn write_far_field(
                 ff.e_phi.im,
                 ff.intensity
             ));
-            if let Some(s) = &incident {
-                text.push_str(&format!(",{:e}", cross_section(ff.intensity, s[k])));
+            let rcs = incident.as_ref().map(|s| cross_section(ff.intensity, s[k]));
+            if let Some(rcs) = rcs {
+                text.push_str(&format!(",{rcs:e}"));
+            }
+            let row = [ff.e_theta.re, ff.e_theta.im, ff.e_phi.re, ff.e_phi.im];
+            rows += 1;
+            let mut values = row.iter().chain([&ff.intensity]).chain(&rcs);
+            if !values.all(|v| v.is_finite()) {
+                bad_rows += 1;
+                first_bad.get_or_insert_with(|| {
+                    format!(
+                        "f = {scene_f:e}, θ = {:.1}°, φ = {:.1}°: intensity {}",
+                        d.theta.to_degrees(),
+                        d.phi.to_degrees(),
+                        ff.intensity
+                    )
+                });
             }
             text.push('\n');
             if d.phi == 0.0 && drawn.contains(&k) {
@@ -181,6 +201,9 @@ pub fn write_far_field(
             csv,
             png,
             radiated_power: power,
+            not_finite: first_bad.map(|first| {
+                format!("at {bad_rows} of its {rows} directions and frequencies (first: {first})")
+            }),
         },
         written,
     )

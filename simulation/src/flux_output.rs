@@ -55,24 +55,53 @@ fn flatten(d: &DftFields) -> Vec<Complex64> {
     out
 }
 
-/// The values of the `minus` file of a flux region whose faces have `nodes` nodes in all and
-/// `frequencies` frequencies, or an error naming the file and what does not fit.
-fn minus_values(path: &Path, nodes: usize, frequencies: usize) -> Result<Vec<Complex64>, AppError> {
-    let bytes = std::fs::read(path).map_err(|e| {
+/// The values of the `minus` file `path` (the scene's key `key`) of a flux region whose
+/// faces have `nodes` nodes in all and `frequencies` frequencies, or an error naming the scene,
+/// the key, the file and what does not fit. The file is checked before its values are read: a
+/// regular file (a FIFO or device is never opened) whose `.npy` header names this region's
+/// shape, and exactly as large as that header says.
+fn minus_values(
+    scene: &Scene,
+    key: &str,
+    path: &Path,
+    nodes: usize,
+    frequencies: usize,
+) -> Result<Vec<Complex64>, AppError> {
+    let bad = |why: String| {
         AppError::Run(format!(
-            "cannot read {}, the `minus` fields of a flux region: {e} (run the normalisation \
-             scene first)",
+            "{}: {key}: {}: {why}",
+            scene.file.display(),
             path.display()
         ))
-    })?;
-    let bad = |why: String| AppError::Run(format!("{}: {why}", path.display()));
-    let (shape, values) = yee_io::npy::read_array::<Complex64>(&bytes).map_err(bad)?;
-    if shape != [nodes, frequencies, 6] {
+    };
+    let head = yee_scene::input::read_head(path, yee_io::npy::MAX_HEADER_BYTES as u64)
+        .map_err(|e| bad(format!("{e} (run the normalisation scene first)")))?;
+    let header = yee_io::npy::read_header(&head).map_err(bad)?;
+    let expected = [nodes, frequencies, 6];
+    if header.shape != expected {
         return Err(bad(format!(
-            "holds shape {shape:?}, but this flux region needs ({nodes}, {frequencies}, 6): the \
-             minus run must have the same region, grid and frequencies"
+            "holds shape {:?}, but this flux region needs ({nodes}, {frequencies}, 6): the \
+             minus run must have the same region, grid and frequencies",
+            header.shape
         )));
     }
+    let item = std::mem::size_of::<Complex64>();
+    let size = header
+        .file_bytes(item)
+        .ok_or_else(|| bad(format!("the shape {expected:?} is too large for any file")))?;
+    let actual = yee_scene::input::regular_file(path).map_err(bad)?;
+    if actual != size {
+        let why = match actual < size {
+            true => "it is cut short",
+            false => "it holds more than its values",
+        };
+        return Err(bad(format!(
+            "is {actual} bytes, but its header (shape {expected:?} of complex128) makes it \
+             {size}: {why}"
+        )));
+    }
+    let bytes = yee_scene::input::read_bounded(path, size, "its header makes it").map_err(bad)?;
+    let (_, values) = yee_io::npy::read_array::<Complex64>(&bytes).map_err(bad)?;
     if let Some(n) = values
         .iter()
         .position(|v| !(v.re.is_finite() && v.im.is_finite()))
@@ -87,24 +116,34 @@ fn minus_values(path: &Path, nodes: usize, frequencies: usize) -> Result<Vec<Com
     Ok(values)
 }
 
+/// The scene key of flux region `index`'s `minus` file.
+fn minus_key(index: usize) -> String {
+    format!("flux[{index}].minus")
+}
+
 /// Before a run: every flux region's `minus` file exists and fits, so a long run does not end
 /// in an error.
 pub fn check_minus_files(scene: &Scene) -> Result<(), AppError> {
-    for f in &scene.fluxes {
+    for (i, f) in scene.fluxes.iter().enumerate() {
         if let Some(path) = &f.minus {
             let monitors = &scene.monitors[f.first_monitor..f.first_monitor + f.planes.len()];
             let nodes = monitors.iter().map(|m| m.region.cells()).sum();
-            minus_values(path, nodes, monitors[0].count)?;
+            minus_values(scene, &minus_key(i), path, nodes, monitors[0].count)?;
         }
     }
     Ok(())
 }
 
 /// Reads the transforms an earlier run wrote for `flux`'s faces (same nodes and frequencies).
-fn read_minus(path: &Path, faces: &[DftFields]) -> Result<Vec<DftFields>, AppError> {
+fn read_minus(
+    scene: &Scene,
+    key: &str,
+    path: &Path,
+    faces: &[DftFields],
+) -> Result<Vec<DftFields>, AppError> {
     let f = faces[0].frequencies.len();
     let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
-    let values = minus_values(path, nodes, f)?;
+    let values = minus_values(scene, key, path, nodes, f)?;
     let mut at = 0;
     Ok(faces
         .iter()
@@ -139,7 +178,7 @@ pub fn write_fluxes<T: yee_core::Scalar>(
     let periodic = yee_core::Axis::ALL.map(|a| setup.is_periodic(a));
     let mut reports = Vec::new();
     let mut files = Vec::new();
-    for flux in &scene.fluxes {
+    for (index, flux) in scene.fluxes.iter().enumerate() {
         let Flux {
             name,
             planes,
@@ -156,9 +195,9 @@ pub fn write_fluxes<T: yee_core::Scalar>(
                 )
             })
             .collect();
-        let Some(subtracted) =
-            failures.keep(minus.as_deref().map(|m| read_minus(m, &faces)).transpose())
-        else {
+        let key = minus_key(index);
+        let subtracted = minus.as_deref().map(|m| read_minus(scene, &key, m, &faces));
+        let Some(subtracted) = failures.keep(subtracted.transpose()) else {
             continue;
         };
         let frequencies = faces[0].frequencies.clone();
@@ -299,5 +338,51 @@ pub fn check_finite(report: &FluxReport) -> Result<(), AppError> {
             )));
         }
     }
+    let far = report.far_field.as_ref();
+    if let Some(where_) = far.and_then(|f| f.not_finite.as_ref()) {
+        return Err(AppError::Run(format!(
+            "flux `{}`: its far field is not finite {where_}: the DFT sums overflowed (fields \
+             beyond the range of the values)",
+            report.name
+        )));
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(flux: f64, far_field: Option<&str>) -> FluxReport {
+        FluxReport {
+            name: "box".into(),
+            csv: String::new(),
+            png: String::new(),
+            dft: String::new(),
+            minus: None,
+            frequencies: vec![0.1],
+            flux: vec![flux],
+            cross_section: None,
+            far_field: far_field.map(|w| crate::far_field_output::FarFieldReport {
+                csv: String::new(),
+                png: String::new(),
+                radiated_power: vec![1.0],
+                not_finite: Some(w.into()),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_far_field_that_is_not_finite_fails_naming_the_flux_and_where() {
+        assert!(check_finite(&report(1.0, None)).is_ok());
+        let e = check_finite(&report(1.0, Some("at 2 of its 8 directions"))).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("flux `box`: its far field is not finite at 2 of its 8 directions"),
+            "{e}"
+        );
+        // The spectrum's own error comes first.
+        let e = check_finite(&report(f64::NAN, Some("at 2"))).unwrap_err();
+        assert!(e.to_string().contains("its flux is not finite"), "{e}");
+    }
 }

@@ -51,9 +51,13 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
     let started = Instant::now();
     let out = &options.out;
     let writer = process_rank(options.comm) == 0;
-    if writer {
-        prepare_output_dir(out, options.resume.is_some(), options.fresh)?;
-    }
+    // Held to the end of the leg (also when it fails or is stopped), paused or not.
+    let _lock = writer
+        .then(|| {
+            let resumes = options.resume.is_some();
+            prepare_output_dir(out, resumes, options.fresh, options.output_lock.as_ref())
+        })
+        .transpose()?;
     let setup = scene.setup();
     setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
     let steps = scene.steps;

@@ -24,6 +24,7 @@ pub mod leg;
 pub mod movie;
 pub mod options;
 pub mod output_dir;
+pub mod output_lock;
 pub mod output_plan;
 pub mod plane_plot;
 pub mod probe_output;

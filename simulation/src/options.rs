@@ -2,12 +2,14 @@
 //! checkpoints and the output folder.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
 
 use crate::error::AppError;
+use crate::output_lock::OutputLock;
 use yee_runtime::balance::BalanceOptions;
 use yee_runtime::parallel::CommKind;
 
@@ -82,8 +84,13 @@ pub struct RunOptions {
     /// Make the slice series into movies at the end ([`crate::movie`]).
     pub movie: bool,
     /// Start over in an output folder that holds an interrupted run's checkpoint, deleting
-    /// it (`--fresh`); without it such a run is refused ([`prepare_output_dir`]).
+    /// it (`--fresh`); without it such a run is refused
+    /// ([`crate::output_dir::prepare_output_dir`]).
     pub fresh: bool,
+    /// The lock of `out` when the caller took it already
+    /// ([`crate::output_dir::prepare_output_dir`] on an MPI job's rank 0, before the start-up
+    /// check), kept for the run; `None`: the run takes it.
+    pub output_lock: Option<Arc<OutputLock>>,
 }
 
 /// When a run writes checkpoints, and where.
@@ -118,6 +125,7 @@ impl RunOptions {
             stop: None,
             movie: false,
             fresh: false,
+            output_lock: None,
         }
     }
 

@@ -4,17 +4,25 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::{AppError, io_error};
+use crate::output_lock::{LOCK_FILE, OutputLock};
 
 /// Creates the output directory, makes sure files can be written in it (before any step is
-/// taken), and clears what an earlier run of yee wrote there: the files its `run.json` lists
+/// taken), takes its lock ([`OutputLock`]: one run at a time; `held` when this process took it
+/// already), and clears what an earlier run of yee wrote there: the files its `run.json` lists
 /// that lie in the folder itself ([`inside`]; nothing else in the folder is touched, and
 /// nothing outside it), its checkpoints in `checkpoint/` (unless that is a link elsewhere),
 /// then the `run.json` itself (which would make the directory look finished). A run that
 /// `resumes` keeps the files (it goes on writing beside them) and the checkpoints, and only
-/// takes the `run.json` away.
-pub fn prepare_output_dir(out: &Path, resumes: bool, fresh: bool) -> Result<(), AppError> {
+/// takes the `run.json` away. Returns the lock, which the run keeps to its end.
+pub fn prepare_output_dir(
+    out: &Path,
+    resumes: bool,
+    fresh: bool,
+    held: Option<&Arc<OutputLock>>,
+) -> Result<Arc<OutputLock>, AppError> {
     if out.exists() && !out.is_dir() {
         return Err(io_error(
             out,
@@ -24,12 +32,16 @@ pub fn prepare_output_dir(out: &Path, resumes: bool, fresh: bool) -> Result<(), 
     fs::create_dir_all(out)
         .map_err(|e| io_error(out, format!("cannot create the output directory: {e}")))?;
     check_writable(out)?;
+    let lock = match held.filter(|l| l.dir() == out) {
+        Some(held) => held.clone(),
+        None => Arc::new(OutputLock::take(out)?),
+    };
     let report_path = out.join("run.json");
     if resumes {
         if report_path.exists() {
             fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
         }
-        return Ok(());
+        return Ok(lock);
     }
     let checkpoints = out.join("checkpoint");
     if let (false, Some(step)) = (fresh, interrupted_checkpoint(&checkpoints, &report_path)) {
@@ -75,7 +87,7 @@ pub fn prepare_output_dir(out: &Path, resumes: bool, fresh: bool) -> Result<(), 
         }
         fs::remove_file(&report_path).map_err(|e| io_error(&report_path, e))?;
     }
-    Ok(())
+    Ok(lock)
 }
 
 /// The newest whole checkpoint in `checkpoints` when the run that wrote it did not end: its
@@ -101,14 +113,15 @@ fn interrupted_checkpoint(checkpoints: &Path, report: &Path) -> Option<PathBuf> 
 }
 
 /// `out/file` where `file` (as an earlier run.json lists it) names an entry of the folder
-/// `out` itself: one plain file name — no separator, no `..`, not absolute — whose parent is
-/// `out` once links are resolved. `None` for anything else: the clean-up leaves it alone.
+/// `out` itself: one plain file name — no separator, no `..`, not absolute, not the lock —
+/// whose parent is `out` once links are resolved. `None` for anything else: the clean-up
+/// leaves it alone.
 fn inside(out: &Path, file: &str) -> Option<PathBuf> {
     let mut parts = Path::new(file).components();
     let (Some(std::path::Component::Normal(name)), None) = (parts.next(), parts.next()) else {
         return None;
     };
-    if file.contains(['/', '\\']) {
+    if file.contains(['/', '\\']) || file == LOCK_FILE {
         return None;
     }
     let path = out.join(name);

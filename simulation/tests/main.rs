@@ -114,3 +114,28 @@ fn reads_outside_the_grid_and_runs_past_the_end_are_refused() {
     let e = sim.run().unwrap_err();
     assert!(e.to_string().contains("has ended"), "{e}");
 }
+
+/// Issue 49, case 8: a paused simulation (the Python package's) holds its output folder —
+/// another run into it is refused — and lets go when it ends or is dropped.
+#[test]
+fn a_paused_simulation_holds_its_output_folder_until_it_ends_or_is_dropped() {
+    let scene = dipole(30);
+    let o = options(&scene, "held", 1, CommKind::Shm);
+    let lock = o.out.join(yee_simulation::output_lock::LOCK_FILE);
+    let mut sim = Simulation::new(scene.clone(), o.clone()).unwrap();
+    sim.run_until(Some(10), &mut |_| false).unwrap();
+    assert!(lock.exists(), "held while paused");
+    let mut other = Simulation::new(scene.clone(), o.clone()).unwrap();
+    let e = other.run().unwrap_err();
+    assert!(e.to_string().contains("is in use by another run"), "{e}");
+    assert_eq!(
+        sim.run_until(None, &mut |_| false).unwrap(),
+        Status::Ended(30)
+    );
+    assert!(!lock.exists(), "released at the end");
+    let mut sim = Simulation::new(scene, o).unwrap();
+    sim.run_until(Some(10), &mut |_| false).unwrap();
+    assert!(lock.exists());
+    drop(sim);
+    assert!(!lock.exists(), "released when dropped");
+}

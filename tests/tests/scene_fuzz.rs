@@ -2,7 +2,9 @@
 //! inserted or deleted, numbers swapped for extreme values, lines dropped or repeated — loads
 //! to a valid scene or fails with an error naming the file (issue 23's fuzzing, as a property
 //! test; the cargo-fuzz target `scene` feeds the loader any bytes for longer, see
-//! docs/testing.md).
+//! docs/testing.md). The keys that name files (`[mask] image`, a flux's `minus`) pointed at
+//! devices, FIFOs, folders and random, cut-short or absurd files fail within seconds, without a
+//! panic, naming the key and the file (issue 49, case 5).
 
 use std::path::{Path, PathBuf};
 
@@ -165,5 +167,148 @@ proptest! {
             ),
             Ok(Ok(scene)) => prop_assert!(scene.setup().validate().is_ok()),
         }
+    }
+}
+
+/// What a file-valued key is pointed at.
+#[derive(Clone, Debug)]
+enum Hostile {
+    /// `/dev/zero`: it never ends.
+    DevZero,
+    /// A FIFO no one writes into: opening it blocks.
+    Fifo,
+    /// A folder.
+    Folder,
+    /// Nothing.
+    Missing,
+    /// These bytes.
+    Bytes(Vec<u8>),
+    /// A `.npy` of complex128 with this shape text and this many bytes of values.
+    Npy(String, usize),
+    /// A PNG signature followed by these bytes.
+    Png(Vec<u8>),
+}
+
+fn hostile() -> impl Strategy<Value = Hostile> {
+    let shape = prop::sample::select(vec![
+        "(2, 4, 6)".to_string(),
+        "(2, 4)".to_string(),
+        "()".to_string(),
+        format!("({}, {}, 6)", usize::MAX, usize::MAX),
+        format!("({}, 4, 6)", 1u64 << 60),
+        "(2, -4, 6)".to_string(),
+        format!("({})", "1, ".repeat(70)),
+    ]);
+    prop_oneof![
+        Just(Hostile::DevZero),
+        Just(Hostile::Fifo),
+        Just(Hostile::Folder),
+        Just(Hostile::Missing),
+        prop::collection::vec(any::<u8>(), 0..512).prop_map(Hostile::Bytes),
+        (shape, 0..1600usize).prop_map(|(s, n)| Hostile::Npy(s, n)),
+        prop::collection::vec(any::<u8>(), 0..256).prop_map(Hostile::Png),
+    ]
+}
+
+/// `hostile` made at `path` (a folder of its own for each case).
+fn make(hostile: &Hostile, dir: &Path) -> PathBuf {
+    let path = dir.join("input");
+    match hostile {
+        Hostile::DevZero => return PathBuf::from("/dev/zero"),
+        Hostile::Fifo => {
+            let made = std::process::Command::new("mkfifo").arg(&path).status();
+            assert!(made.unwrap().success());
+        }
+        Hostile::Folder => std::fs::create_dir_all(&path).unwrap(),
+        Hostile::Missing => {}
+        Hostile::Bytes(b) => std::fs::write(&path, b).unwrap(),
+        Hostile::Npy(shape, values) => {
+            let text = format!("{{'descr': '<c16', 'fortran_order': False, 'shape': {shape}, }}\n");
+            let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+            bytes.extend((text.len() as u16).to_le_bytes());
+            bytes.extend(text.as_bytes());
+            bytes.resize(bytes.len() + values, 0);
+            std::fs::write(&path, bytes).unwrap();
+        }
+        Hostile::Png(tail) => {
+            let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+            bytes.extend(tail);
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+    path
+}
+
+/// Loads the scene `text` at `file` and checks its `minus` files as a run does, on a thread
+/// of its own: the error, or `None` when all is well; a panic or a minute without an answer
+/// fails the test.
+fn load_and_check(file: &Path, text: String) -> Option<String> {
+    let (tell, answer) = std::sync::mpsc::channel();
+    let file = file.to_path_buf();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| match yee_scene::parse(&file, &text) {
+            Err(e) => Some(e.to_string()),
+            Ok(scene) => yee_simulation::flux_output::check_minus_files(&scene)
+                .err()
+                .map(|e| e.to_string()),
+        });
+        let _ = tell.send(outcome);
+    });
+    match answer.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(_)) => panic!("the loader panicked"),
+        Err(_) => panic!("the loader hung"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn file_valued_keys_pointed_at_hostile_files_fail_cleanly(
+        input in hostile(),
+        mask in any::<bool>(),
+    ) {
+        static CASE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = CASE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("scene_fuzz_files")
+            .join(n.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = make(&input, &dir);
+        let quoted = format!("{:?}", path.display().to_string());
+        let (text, key) = match mask {
+            true => (
+                format!(
+                    "[grid]\nmode = \"tmz\"\nsize = [16, 12]\n[[sources]]\ncomponent = \"ez\"\n\
+                     position = [8, 6]\nwaveform = \"ricker\"\nfrequency = 0.05\n[mask]\n\
+                     image = {quoted}\n[run]\nsteps = 10\n"
+                ),
+                "mask.image",
+            ),
+            false => (
+                format!(
+                    "[grid]\nmode = \"1d\"\nsize = [200]\n[[sources]]\ncomponent = \"ez\"\n\
+                     position = [50]\nwaveform = \"ricker\"\nfrequency = 0.05\n[[flux]]\n\
+                     name = \"t\"\naxis = \"x\"\nposition = 150\nfmin = 0.02\nfmax = 0.08\n\
+                     count = 4\nminus = {quoted}\n[run]\nsteps = 10\n"
+                ),
+                "flux[0].minus",
+            ),
+        };
+        let file = dir.join("scene.toml");
+        let outcome = load_and_check(&file, text);
+        // Only a whole spectrum of this region's shape (2 nodes, 4 frequencies) is accepted.
+        let whole = matches!(&input, Hostile::Npy(s, 768) if s == "(2, 4, 6)") && !mask;
+        match outcome {
+            None => prop_assert!(whole, "{input:?} accepted as {key}"),
+            Some(e) => {
+                prop_assert!(!whole, "{e}");
+                let named = format!("{}: {key}: {}", file.display(), path.display());
+                prop_assert!(e.starts_with(&named), "{input:?}: {e}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -12,6 +12,7 @@
 mod error;
 mod geometry_output;
 mod geometry_values;
+pub mod input;
 pub mod library;
 pub mod mask;
 mod resolve;
@@ -25,9 +26,27 @@ pub use error::SceneError;
 pub use geometry_output::GeometryOutput;
 pub use resolve::{DftOutput, Flux, Scene, Slice, Snapshots, Units};
 
-/// Reads, parses and resolves the scene at `path`.
+/// The most bytes a scene file may hold: scenes are text, and this bounds what is read from a
+/// path that never ends (`/dev/zero`).
+pub const MAX_SCENE_BYTES: u64 = 64 << 20;
+
+/// Reads, parses and resolves the scene at `path` (at most [`MAX_SCENE_BYTES`]; a pipe, as
+/// `<(…)` gives, is read too).
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|error| SceneError::Read {
+    use std::io::Read;
+    let read = |path: &Path| {
+        let mut text = String::new();
+        std::fs::File::open(path)?
+            .take(MAX_SCENE_BYTES + 1)
+            .read_to_string(&mut text)?;
+        match text.len() as u64 > MAX_SCENE_BYTES {
+            true => Err(std::io::Error::other(format!(
+                "it holds more than {MAX_SCENE_BYTES} bytes, which no scene needs"
+            ))),
+            false => Ok(text),
+        }
+    };
+    let text = read(path).map_err(|error| SceneError::Read {
         file: path.to_path_buf(),
         error,
     })?;
@@ -54,11 +73,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
     let mut scene = resolve::resolve(path, spec)?;
     // The images of the mask are part of the scene: they enter its hash.
     let mut bytes = text.as_bytes().to_vec();
+    let limit = mask::image_bytes_limit(scene.grid[0], scene.grid[1]);
     for file in &scene.mask_files {
-        bytes.extend(std::fs::read(file).map_err(|error| SceneError::Read {
-            file: file.clone(),
-            error,
-        })?);
+        let image =
+            input::read_bounded(file, limit, mask::IMAGE_BOUND).map_err(|e| SceneError::Read {
+                file: file.clone(),
+                error: std::io::Error::other(e),
+            })?;
+        bytes.extend(image);
     }
     scene.sha256 = sha256_hex(&bytes);
     Ok(scene)

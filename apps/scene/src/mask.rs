@@ -72,18 +72,12 @@ pub fn from_images(
     let mut paths = Vec::new();
     for (z, name) in files.iter().enumerate() {
         let path = folder.join(name);
-        let plane = read_plane(&path).map_err(|e| invalid(format!("{name}: {e}")))?;
-        if (plane.width, plane.height) != (grid[0], grid[1]) {
-            return Err(invalid(format!(
-                "{name} is {} × {} pixels, but the grid is {} × {} cells",
-                plane.width, plane.height, grid[0], grid[1]
-            )));
-        }
+        let light = read_plane(&path, name, [grid[0], grid[1]]).map_err(invalid)?;
         for y in 0..grid[1] {
             // Image rows run top-down; y runs up.
             let row = grid[1] - 1 - y;
             for x in 0..grid[0] {
-                mask[x + grid[0] * (y + grid[1] * z)] = plane.light[x + plane.width * row];
+                mask[x + grid[0] * (y + grid[1] * z)] = light[x + grid[0] * row];
             }
         }
         paths.push(path);
@@ -91,26 +85,41 @@ pub fn from_images(
     Ok((mask, paths))
 }
 
-/// One decoded image: light (active) pixels, top row first.
-struct Plane {
-    width: usize,
-    height: usize,
-    light: Vec<bool>,
+/// What bounds a mask image's size, in errors.
+pub const IMAGE_BOUND: &str = "a PNG image of the grid's size takes";
+
+/// The most bytes a PNG image of `width × height` pixels takes: twice its pixels
+/// uncompressed at 8 bytes each (RGBA, 16 bits) with a filter byte per row — deflate's
+/// worst case adds a few bytes per 16 KiB — and 1 MiB for ancillary chunks.
+pub fn image_bytes_limit(width: usize, height: usize) -> u64 {
+    let raw = (height as u64).saturating_mul((width as u64).saturating_mul(8).saturating_add(1));
+    raw.saturating_mul(2).saturating_add(1 << 20)
 }
 
-fn read_plane(path: &Path) -> Result<Plane, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+/// Reads the image `path` (named `name` in the scene) of `size` pixels: a regular file
+/// ([`crate::input`]) of at most [`image_bytes_limit`] bytes, whose header gives that size
+/// before its pixels are decoded. Returns its light (active) pixels, top row first; errors
+/// start with `name`.
+fn read_plane(path: &Path, name: &str, size: [usize; 2]) -> Result<Vec<bool>, String> {
+    let [width, height] = size;
+    let bytes = crate::input::read_bounded(path, image_bytes_limit(width, height), IMAGE_BOUND)
+        .map_err(|e| format!("{name}: {e}"))?;
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     // Palettes, 16-bit and low bit depths all become 8-bit grey or RGB(A).
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder
         .read_info()
-        .map_err(|e| format!("not a PNG image ({e})"))?;
+        .map_err(|e| format!("{name}: not a PNG image ({e})"))?;
+    let (w, h) = (reader.info().width as usize, reader.info().height as usize);
+    if (w, h) != (width, height) {
+        return Err(format!(
+            "{name} is {w} × {h} pixels, but the grid is {width} × {height} cells"
+        ));
+    }
     let mut buffer = vec![0; reader.output_buffer_size()];
     let info = reader
         .next_frame(&mut buffer)
-        .map_err(|e| format!("cannot decode ({e})"))?;
-    let (width, height) = (info.width as usize, info.height as usize);
+        .map_err(|e| format!("{name}: cannot decode ({e})"))?;
     let channels = info.color_type.samples();
     let light = (0..width * height)
         .map(|n| {
@@ -125,11 +134,7 @@ fn read_plane(path: &Path) -> Result<Plane, String> {
             luma >= 127.5 && alpha >= 127.5
         })
         .collect();
-    Ok(Plane {
-        width,
-        height,
-        light,
-    })
+    Ok(light)
 }
 
 /// Rec. 709 luma of an 8-bit RGB pixel.

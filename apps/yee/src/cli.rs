@@ -626,6 +626,7 @@ pub fn prepare_run(
         },
         resume,
         stop: None,
+        output_lock: None,
     };
     Ok((scene, options))
 }
@@ -686,17 +687,23 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     init_logging(args.quiet, Some(rank));
-    let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|prepared| {
+    // Rank 0 takes the output folder's lock before the start-up check and keeps it to the end.
+    let local = prepare_run(&args, CommKind::Mpi, Some(size)).and_then(|mut prepared| {
         if rank == 0 {
-            crate::run::prepare_output_dir(
-                &prepared.1.out,
-                prepared.1.resume.is_some(),
-                prepared.1.fresh,
+            let options = &prepared.1;
+            let lock = crate::run::prepare_output_dir(
+                &options.out,
+                options.resume.is_some(),
+                options.fresh,
+                None,
             )?;
+            prepared.1.output_lock = Some(lock);
         }
         Ok(prepared)
     });
-    let (scene, mut options) = yee_runtime::mpi::agree(&args.scene, local)?;
+    let (scene, mut options) = yee_runtime::mpi::agree(&args.scene, local, |(scene, options)| {
+        agreed_options(&args, scene, options)
+    })?;
     options.stop = watch_signals()?;
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
@@ -705,6 +712,71 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
         }
     }
     Ok(())
+}
+
+/// The run options every process of an MPI job must share, by their command-line names: the
+/// steps, checkpoints, resume, topology, layout and balancing (a rank given other values would
+/// wait for its peers at other steps until the watchdog ends the job).
+#[cfg(feature = "mpi")]
+fn agreed_options(
+    args: &RunArgs,
+    scene: &yee_scene::Scene,
+    options: &RunOptions,
+) -> Vec<(&'static str, String)> {
+    use clap::ValueEnum;
+    let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
+        v().map(|p| p.get_name().to_string()).unwrap_or_default()
+    };
+    let c = &options.checkpoint;
+    let every = match (c.every_steps, c.every_seconds) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(s)) => format!("{s}s"),
+        (None, None) => String::new(),
+    };
+    let [x, y, z] = options.topology.0;
+    let b = &options.balance;
+    vec![
+        ("--steps", scene.steps.to_string()),
+        ("--checkpoint-every", every),
+        (
+            "--checkpoint-dir",
+            options.checkpoint_dir().display().to_string(),
+        ),
+        (
+            "--resume",
+            (options.resume.as_ref())
+                .map(|l| format!("step {}", l.index.step))
+                .unwrap_or_default(),
+        ),
+        ("--topology", format!("{x}x{y}x{z}")),
+        ("--layout", name(&|| b.layout.to_possible_value())),
+        (
+            "--partition",
+            name(&|| args.partition.and_then(|m| m.to_possible_value())),
+        ),
+        ("--balance", name(&|| b.mode.to_possible_value())),
+        ("--rebalance-every", b.every.to_string()),
+        ("--epsilon", b.epsilon.to_string()),
+        ("--balance-memory", b.by_memory.to_string()),
+        ("--density", name(&|| b.density.to_possible_value())),
+        ("--speeds", args.speeds.clone().unwrap_or_default()),
+        (
+            "--profile",
+            (b.profile.as_ref())
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        ),
+        ("--slowdown", args.slowdown.join(",")),
+        (
+            "--overlap",
+            (if options.overlap {
+                "kernel-split"
+            } else {
+                "none"
+            })
+            .into(),
+        ),
+    ]
 }
 
 #[cfg(not(feature = "mpi"))]

@@ -45,6 +45,7 @@ fn options(
         stop: None,
         movie: false,
         fresh: false,
+        output_lock: None,
     }
 }
 

@@ -645,6 +645,7 @@ fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
         stop: None,
         movie: false,
         fresh: false,
+        output_lock: None,
     };
     let cut = out_dir("jagged_cut");
     let mut with_checkpoints = options(&cut);

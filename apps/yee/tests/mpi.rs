@@ -239,9 +239,45 @@ fn a_rank_that_read_another_scene_stops_every_rank_with_one_message() {
     let got = finish(c);
     assert!(!got.status.success());
     let stderr = String::from_utf8_lossy(&got.stderr);
-    let message = "error: rank 1 read a different scene than rank 0";
-    assert_eq!(stderr.matches(message).count(), 1, "{stderr}");
+    let message = format!(
+        "error: rank 1 read a different scene than rank 0 ({}: sha256",
+        b.display()
+    );
+    assert_eq!(stderr.matches(&message).count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: sha256", a.display())),
+        "{stderr}"
+    );
     assert!(!out.join("run.json").exists());
+}
+
+/// Issue 49, case 10: ranks given different `--steps` or `--checkpoint-every` ran until the
+/// watchdog ended the job (4 × YEE_MPI_TIMEOUT) blaming a halo wait. They agree on the run
+/// options at start-up: one message naming each rank's values, nothing run, no lock left.
+#[test]
+fn ranks_started_with_different_run_options_stop_with_one_message_naming_each_value() {
+    let out = out_dir("mpi_options_mismatch");
+    let script = format!(
+        "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then x='--steps 50 --checkpoint-every 10'; \
+         else x=''; fi; exec {} run {} --quiet --backend scalar --out {} $x",
+        env!("CARGO_BIN_EXE_yee"),
+        scene().display(),
+        out.display()
+    );
+    let mut c = mpirun(2, "sh");
+    c.args(["-c", &script]);
+    let got = finish(c);
+    assert!(!got.status.success());
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    let message = "error: the processes were started with different run options (--steps: 60 \
+                   on rank 0, 50 on rank 1; --checkpoint-every: (none) on rank 0, 10 on rank 1)";
+    assert_eq!(stderr.matches(message).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("error: ").count(), 1, "{stderr}");
+    assert!(!out.join("run.json").exists());
+    assert!(
+        !out.join(".yee.lock").exists(),
+        "rank 0 let go of the folder"
+    );
 }
 
 #[test]

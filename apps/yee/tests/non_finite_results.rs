@@ -1,6 +1,7 @@
-//! A run whose fields stay finite but whose flux spectrum overflows (a source of amplitude
-//! 1e300: E × H* is beyond the range of f64) ends `failed`, naming the flux, instead of
-//! `complete` with an all-inf CSV.
+//! A run whose fields stay finite but whose flux spectrum or DFT sums overflow (a source of
+//! amplitude 1e300: E × H* is beyond the range of f64; 1e308: the sums over the steps are)
+//! ends `failed`, naming the flux or DFT box, instead of `complete` with an all-inf CSV or
+//! `.npy`.
 
 use std::process::Command;
 
@@ -34,6 +35,42 @@ fn an_overflowing_flux_spectrum_fails_the_run_naming_it() {
     );
 }
 
+/// Issue 49, case 6: `amplitude = 1e308` left the fields finite while the DFT sums overflowed
+/// to inf and NaN, and the run said `complete`.
+#[test]
+fn overflowing_dft_sums_fail_the_run_naming_the_box() {
+    let dir = crate::tmp_dir(module_path!());
+    let file = dir.join("huge.toml");
+    std::fs::write(
+        &file,
+        "name = \"huge\"\n[grid]\nmode = \"1d\"\nsize = [200]\n[boundaries]\nall = \"cpml\"\n\
+         [[sources]]\ncomponent = \"ez\"\nposition = [50]\nwaveform = \"ricker\"\n\
+         frequency = 0.05\namplitude = 1e308\n[[dft]]\nname = \"box\"\ncomponents = [\"ez\"]\n\
+         lo = [140]\nhi = [160]\nfmin = 0.02\nfmax = 0.08\ncount = 4\n[run]\nsteps = 300\n",
+    )
+    .unwrap();
+    let out = dir.join("huge");
+    let run = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    // Not "diverged": the fields stay finite.
+    assert_eq!(report["status"], "failed");
+    let error = report["error"].as_str().unwrap();
+    assert!(error.starts_with("dft `box`: "), "{error}");
+    assert!(error.contains("values are not finite (first: "), "{error}");
+    assert!(stderr.contains("dft `box`"), "{stderr}");
+    // Written all the same, as the flux CSV is, and listed.
+    assert!(out.join("dft_box.npy").exists());
+    assert_eq!(report["dfts"][0]["file"], "dft_box.npy");
+}
+
 #[test]
 fn a_minus_file_holding_nan_is_refused_before_the_run() {
     let dir = crate::tmp_dir(module_path!());
@@ -65,7 +102,13 @@ fn a_minus_file_holding_nan_is_refused_before_the_run() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());
-    assert!(stderr.contains("flux_t_dft.npy: holds NaN"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "minus.toml: flux[0].minus: {}: holds NaN",
+            npy.display()
+        )),
+        "{stderr}"
+    );
     assert!(
         !dir.join("minus/run.json").exists(),
         "refused before the run: {stderr}"

@@ -1,7 +1,8 @@
 //! The output folder is the user's (issue 49): a write that fails at the end of a run is
 //! recorded and the run goes on to write the rest and run.json; a scene's name cannot lead its
 //! outputs out of `out/`; the clean-up of an earlier run deletes nothing outside the folder;
-//! an output folder that cannot be written is refused before the run.
+//! an output folder that cannot be written is refused before the run; a folder another run
+//! writes into is refused, naming the process that holds its lock.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -215,4 +216,95 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_the_run() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("is not a directory"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file");
+}
+
+/// Issue 49, case 8: two runs into one folder both ran and interleaved their outputs. A run
+/// holds the folder's lock (`.yee.lock`, its PID and host) from before the clean-up to after
+/// run.json: a second run is refused, naming the folder and the holder, and deletes nothing.
+#[test]
+fn a_second_run_into_a_folder_in_use_is_refused_naming_the_holder() {
+    let out = fresh("in_use");
+    assert!(run_into(&out, &["--steps", "20"]).status.success());
+    let first = report(&out);
+    assert!(!out.join(".yee.lock").exists(), "released at the end");
+    let lock = yee_simulation::output_lock::OutputLock::take(&out).unwrap();
+    let output = run_into(&out, &["--steps", "30"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let holder = format!(
+        "error: {} is in use by another run: process {} on ",
+        out.display(),
+        std::process::id()
+    );
+    assert!(stderr.starts_with(&holder), "{stderr}");
+    assert_eq!(report(&out), first, "the refused run deleted nothing");
+    for file in listed(&first, "outputs") {
+        assert!(out.join(&file).exists(), "{file}");
+    }
+    drop(lock);
+    assert!(run_into(&out, &["--steps", "30"]).status.success());
+    assert_eq!(report(&out)["steps_completed"], 30);
+}
+
+/// The lock of a run that was killed (SIGKILL: no clean-up) names a process that no longer
+/// runs: the next run takes it over and says so; while the first still ran, a second run was
+/// refused naming its PID.
+#[test]
+fn the_lock_of_a_killed_run_is_taken_over_by_the_next() {
+    /// The long run, killed when the test ends however it ends.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let out = fresh("killed");
+    let mut first = Killed(
+        yee()
+            .args([
+                "run",
+                mpi3d().to_str().unwrap(),
+                "--quiet",
+                "--backend",
+                "scalar",
+            ])
+            .args(["--steps", "10000000", "--out"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = first.0.id();
+    let lock = out.join(".yee.lock");
+    let started = std::time::Instant::now();
+    while !lock.exists() {
+        assert!(started.elapsed().as_secs() < 60, "no lock after a minute");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let refused = run_into(&out, &["--steps", "20"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains(&format!("process {pid} on ")),
+        "{stderr}"
+    );
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    assert!(lock.exists(), "SIGKILL leaves the lock");
+    let output = yee()
+        .args(["run", mpi3d().to_str().unwrap(), "--backend", "scalar"])
+        .args(["--steps", "20", "--out"])
+        .arg(&out)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("took over the lock of process {pid} on ")),
+        "{stderr}"
+    );
+    assert_eq!(report(&out)["status"], "complete");
+    assert!(!lock.exists());
 }
