@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use yee::run::{CheckpointOptions, RunOptions};
+use yee::run::RunOptions;
 use yee_comm_sim::MachineModel;
 use yee_core::Topology;
 use yee_runtime::balance::{BalanceMode, BalanceOptions, LayoutKind};
@@ -624,10 +624,7 @@ fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
     let mut model = MachineModel::default_for(4);
     model.speeds[3] /= 5.0;
     let options = |out: &Path| RunOptions {
-        out: out.to_path_buf(),
-        quiet: true,
         backend: yee::run::Backend::Scalar,
-        rank_backends: Vec::new(),
         topology: Topology([2, 2, 1]),
         comm: CommKind::Sim,
         model: Some(model.clone()),
@@ -637,15 +634,7 @@ fn a_dynamic_jagged_layout_resumes_its_boxes_and_balancer() {
             layout: LayoutKind::Jagged,
             ..BalanceOptions::default()
         },
-        overlap: true,
-        slowdown: Vec::new(),
-        partition: None,
-        checkpoint: CheckpointOptions::default(),
-        resume: None,
-        stop: None,
-        movie: false,
-        fresh: false,
-        output_lock: None,
+        ..RunOptions::new(out)
     };
     let cut = out_dir("jagged_cut");
     let mut with_checkpoints = options(&cut);
