@@ -27,6 +27,7 @@ mod harminv;
 mod heterogeneous;
 mod irregular;
 mod loss;
+mod low_frequency;
 mod magic_step;
 mod mie;
 mod module_graph;

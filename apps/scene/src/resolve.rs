@@ -1302,12 +1302,15 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
     ];
     let active = r.mode.active_axes();
     let c = &b.cpml;
+    let alpha_max = c
+        .alpha_max
+        .unwrap_or_else(|| crate::spec::default_alpha(r.mode));
     let cpml = CpmlParams {
         thickness: c.thickness,
         order: c.order,
         sigma_max: c.sigma_max,
         kappa_max: c.kappa_max,
-        alpha_max: c.alpha_max,
+        alpha_max,
     };
     let mut out: Boundaries = [[Boundary::Pec; 2]; 3];
     for axis in Axis::ALL {
@@ -1368,7 +1371,7 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
     for (p, v, min) in [
         ("order", c.order, 0.0),
         ("kappa_max", c.kappa_max, 1.0),
-        ("alpha_max", c.alpha_max, 0.0),
+        ("alpha_max", alpha_max, 0.0),
     ] {
         if !(v.is_finite() && v >= min) {
             return Err(r.err(
