@@ -102,6 +102,35 @@ impl Waveform {
         }
     }
 
+    /// The DC part: the amplitude spectrum at zero frequency over its value at
+    /// [`Waveform::centre_frequency`], capped at 1. A Gaussian-modulated carrier's spectrum is
+    /// `g(f − f₀) + g(f + f₀)` with `g(x) = exp(−2π²w²x²)` (up to a common factor), so its DC
+    /// part is `2 exp(−2π²(f₀w)²) / (1 + exp(−8π²(f₀w)²))`: 15 % at f₀w = 0.36, below 1e-3
+    /// from f₀w = 0.621 ([`Waveform::width_for_dc_fraction`]); a baseband Gaussian is all DC
+    /// (1). The Ricker wavelet has none (0), and a sinusoid, whose spectrum at its tone grows
+    /// with the run while its switch-on's DC part does not, counts as none (0).
+    pub fn dc_fraction(&self) -> f64 {
+        match *self {
+            Waveform::Gaussian {
+                width, frequency, ..
+            } => {
+                if frequency == 0.0 {
+                    return 1.0;
+                }
+                let a = 2.0 * PI * PI * (frequency * width).powi(2);
+                (2.0 * (-a).exp() / (1.0 + (-4.0 * a).exp())).min(1.0)
+            }
+            Waveform::Ricker { .. } | Waveform::Sinusoid { .. } => 0.0,
+        }
+    }
+
+    /// The smallest envelope width `w` that brings the DC part of a Gaussian-modulated carrier
+    /// of frequency `frequency` down to `fraction` (`2 exp(−2π²(f₀w)²) ≤ fraction`, which
+    /// bounds [`Waveform::dc_fraction`] from above).
+    pub fn width_for_dc_fraction(frequency: f64, fraction: f64) -> f64 {
+        ((2.0 / fraction).ln() / (2.0 * PI * PI)).sqrt() / frequency
+    }
+
     /// Checks the parameters; returns the name of the first invalid one.
     pub fn invalid_parameter(&self) -> Option<&'static str> {
         let bad = |x: f64| !x.is_finite();
@@ -162,6 +191,61 @@ mod tests {
         };
         assert_eq!(g.value(10.0), 1.0);
         assert!((g.value(12.0) - (-0.5f64).exp()).abs() < 1e-15);
+    }
+
+    /// The amplitude spectrum `|∫ w(t) e^{−2πift} dt|` by the rectangle rule.
+    fn spectrum(w: &Waveform, f: f64, until: f64) -> f64 {
+        let dt = 0.05;
+        let (mut re, mut im) = (0.0, 0.0);
+        for n in 0..(until / dt) as usize {
+            let t = n as f64 * dt;
+            let v = w.value(t) * dt;
+            re += v * (2.0 * PI * f * t).cos();
+            im -= v * (2.0 * PI * f * t).sin();
+        }
+        f64::hypot(re, im)
+    }
+
+    #[test]
+    fn the_dc_fraction_is_the_spectrum_at_zero_over_the_carrier() {
+        // The issue 51 pulse, f₀w = 0.36, and one at the 1e-3 bound.
+        for (frequency, width) in [(0.0145, 25.0), (0.0145, 0.0)] {
+            let width = if width == 0.0 {
+                Waveform::width_for_dc_fraction(frequency, 1e-3)
+            } else {
+                width
+            };
+            let g = Waveform::Gaussian {
+                delay: 8.0 * width,
+                width,
+                frequency,
+            };
+            let numeric = spectrum(&g, 0.0, 16.0 * width) / spectrum(&g, frequency, 16.0 * width);
+            let dc = g.dc_fraction();
+            assert!(
+                (dc - numeric).abs() <= 1e-9 * numeric,
+                "{dc} against {numeric}"
+            );
+            assert!(
+                dc <= 1e-3 * (1.0 + 1e-12) && dc >= 0.999e-3 || width == 25.0,
+                "{dc}"
+            );
+        }
+        let g = Waveform::Gaussian {
+            delay: 125.0,
+            width: 25.0,
+            frequency: 0.0145,
+        };
+        assert!(
+            (g.dc_fraction() - 0.1548).abs() < 1e-4,
+            "{}",
+            g.dc_fraction()
+        );
+        let ricker = Waveform::Ricker {
+            frequency: 0.05,
+            delay: 40.0,
+        };
+        assert_eq!(ricker.dc_fraction(), 0.0);
     }
 
     #[test]

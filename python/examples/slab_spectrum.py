@@ -34,8 +34,8 @@ def scene(slab, out, name):
                 "polarization": [0, 0, 1],
                 "waveform": "gaussian",
                 "frequency": 0.0125,
-                "width": 42.4,
-                "delay": 212,
+                "width": 50,
+                "delay": 250,
             }
         ],
         "flux": [

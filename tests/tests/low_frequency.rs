@@ -8,14 +8,15 @@
 //! Before issue 51 (the incident line's CPML with α = 0.05, the main grid's too): the residue
 //! reached 1.3e-3 of the peak by t = 5250; `R + T − 1` was 7.1e-4 (plane wave, Gaussian),
 //! 6.1e-6 (plane wave, Ricker), 5.4e-3 (sheet, Gaussian), 5.1e-5 (sheet, Ricker) to t = 5000.
-//! Meep 1.25 on the same cells (`bench/meep_slab_rt.py`, sheet, Courant 0.5): 5.4e-5
-//! (Gaussian), 1.3e-5 (Ricker).
+//! After: 1.7e-7 of the peak; 3.6e-6, 3.6e-6, 5.8e-6, 5.8e-6. Meep 1.25 on the same cells
+//! (`bench/meep_slab_rt.py --courant 0.99 --until 5000`, a sheet): 3.9e-5 (Gaussian), 1.3e-5
+//! (Ricker).
 
 use yee_core::{Axis, Box3, Side};
 use yee_em::flux::flux_spectrum;
 use yee_em::{
-    Boundaries, Boundary, Component, CpmlParams, FluxPlane, Material, Mode, PlaneWave,
-    PointSource, Probe, Region, Setup, Shape, SourceKind, Waveform,
+    Boundaries, Boundary, Component, CpmlParams, FluxPlane, Material, Mode, PlaneWave, PointSource,
+    Probe, Region, Setup, Shape, SourceKind, Waveform,
 };
 use yee_tests::{single_chunk, vacuum};
 

@@ -1,9 +1,10 @@
 //! What a valid scene may still get wrong without meaning to: sources, probes, flux planes and
-//! DFT boxes inside an absorbing layer. `yee check` and `yee run` print these, each naming the
-//! key. (A TF/SF box whose surface reaches a layer is already an error when the scene loads.)
+//! DFT boxes inside an absorbing layer, and pulses with a large DC part. `yee check` and
+//! `yee run` print these, each naming the key. (A TF/SF box whose surface reaches a layer is
+//! already an error when the scene loads.)
 
 use yee_core::{Axis, Box3, Side};
-use yee_em::Boundary;
+use yee_em::{Boundary, Waveform};
 
 use crate::Scene;
 
@@ -80,5 +81,53 @@ pub fn placement_warnings(scene: &Scene) -> Vec<String> {
             out.push(format!("dft[{i}] ({}) reaches into {layer}", d.name));
         }
     }
+    out
+}
+
+/// The largest DC part ([`Waveform::dc_fraction`]) a pulse may have without a warning.
+pub const DC_FRACTION_LIMIT: f64 = 1e-3;
+
+/// A warning for each source or plane wave whose pulse has a DC part above
+/// [`DC_FRACTION_LIMIT`] of its spectrum at the carrier, naming the key that fixes it: a CPML
+/// absorbs that part slowly (issue 51) and, behind a point source, it is a static charge.
+pub fn dc_warnings(scene: &Scene) -> Vec<String> {
+    let mut pulses: Vec<(String, Waveform)> = Vec::new();
+    for (s, &origin) in scene.sources.iter().zip(&scene.source_origin) {
+        let key = format!("sources[{origin}]");
+        if !pulses.iter().any(|(k, _)| *k == key) {
+            pulses.push((key, s.waveform));
+        }
+    }
+    for (i, w) in scene.plane_waves.iter().enumerate() {
+        pulses.push((format!("plane_waves[{i}]"), w.waveform));
+    }
+    let bound = Waveform::width_for_dc_fraction(1.0, DC_FRACTION_LIMIT);
+    pulses
+        .into_iter()
+        .filter_map(|(key, w)| {
+            let dc = w.dc_fraction();
+            let Waveform::Gaussian {
+                width, frequency, ..
+            } = w
+            else {
+                return None;
+            };
+            (dc > DC_FRACTION_LIMIT).then(|| {
+                format!(
+                    "{key} has a DC part of {dc:.1e} of its spectrum at the carrier (frequency × \
+                     width = {:.3}): a CPML absorbs it slowly and a point source leaves it behind \
+                     as a static charge; raise {key}.width to at least {bound:.3}/frequency, or \
+                     use waveform = \"ricker\"",
+                    frequency * width
+                )
+            })
+        })
+        .collect()
+}
+
+/// Every warning of `scene`: [`placement_warnings`] and [`dc_warnings`].
+pub fn scene_warnings(scene: &Scene) -> Vec<String> {
+    let mut out = placement_warnings(scene);
+    out.extend(dc_warnings(scene));
     out
 }

@@ -1,10 +1,11 @@
 //! `yee check` and `yee run` warn, naming the key, when a source, probe, flux plane or DFT box
 //! lies in a CPML layer (a TF/SF box that touches one is an error already) — and no example
-//! scene gets a warning.
+//! scene gets a warning; and when a pulse's DC part exceeds 1e-3 of its spectrum at the carrier,
+//! naming the key that fixes it.
 
 use std::path::Path;
 
-use yee_scene::warnings::placement_warnings;
+use yee_scene::warnings::{placement_warnings, scene_warnings};
 
 fn warnings(extra: &str) -> Vec<String> {
     let text = format!(
@@ -70,7 +71,7 @@ fn no_example_scene_gets_a_warning() {
         if path.extension().is_some_and(|e| e == "toml") {
             let scene = yee_scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(
-                placement_warnings(&scene),
+                scene_warnings(&scene),
                 Vec::<String>::new(),
                 "{}",
                 path.display()
@@ -79,4 +80,43 @@ fn no_example_scene_gets_a_warning() {
         }
     }
     assert!(seen >= 10, "{seen} example scenes");
+}
+
+#[test]
+fn a_pulse_with_a_large_dc_part_is_named_with_the_key_that_fixes_it() {
+    let gaussian = |width: f64| {
+        format!(
+            "[[sources]]\ncomponent = \"ez\"\nposition = [40, 30]\nwaveform = \"gaussian\"\n\
+             frequency = 0.0145\nwidth = {width}\n\
+             [[plane_waves]]\nlo = [20, 15]\nhi = [60, 45]\ndirection = [1, 0]\n\
+             polarization = [0, 0, 1]\nwaveform = \"gaussian\"\nfrequency = 0.0145\n\
+             width = {width}\n"
+        )
+    };
+    let scene = |extra: &str| {
+        let text = format!(
+            "[grid]\nmode = \"tmz\"\nsize = [80, 60]\n[boundaries]\nall = \"cpml\"\n\
+             [boundaries.cpml]\nthickness = 10\n{extra}[run]\nsteps = 1\n"
+        );
+        yee_scene::parse(Path::new("dc.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
+    };
+    // f₀w = 0.36: a DC part of 15 % of the spectrum at the carrier.
+    let w = scene_warnings(&scene(&gaussian(25.0)));
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("sources[0] has a DC part of 1.5e-1")
+            && w[0].contains("raise sources[0].width to at least 0.621/frequency"),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with("plane_waves[0] has a DC part of 1.5e-1")
+            && w[1].contains("plane_waves[0].width"),
+        "{w:?}"
+    );
+    // What the warning asks for silences it: 0.621/0.0145 = 42.8.
+    assert_eq!(
+        scene_warnings(&scene(&gaussian(42.9))),
+        Vec::<String>::new()
+    );
+    assert_eq!(scene_warnings(&scene(SOURCE)), Vec::<String>::new());
 }

@@ -155,7 +155,7 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     if let Some(message) = memory_shortfall(scene, 1, false) {
         warnings.push(message);
     }
-    warnings.extend(yee_scene::warnings::placement_warnings(scene));
+    warnings.extend(yee_scene::warnings::scene_warnings(scene));
     let _ = writeln!(s, "{}", device_memory_line(scene));
     let limit = scene.mode.courant_limit();
     let _ = writeln!(

@@ -830,7 +830,7 @@ fn run_command(args: RunArgs) -> Result<(), AppError> {
     let (scene, mut options) = prepare_run(&args, comm, None)?;
     options.stop = watch_signals()?;
     if !args.quiet {
-        for w in yee_scene::warnings::placement_warnings(&scene) {
+        for w in yee_scene::warnings::scene_warnings(&scene) {
             eprintln!("warning: {w}");
         }
     }
