@@ -740,7 +740,9 @@ fn agreed_options(
         ("--checkpoint-every", every),
         (
             "--checkpoint-dir",
-            options.checkpoint_dir().display().to_string(),
+            yee_simulation::options::folder_named(&options.checkpoint_dir())
+                .display()
+                .to_string(),
         ),
         (
             "--resume",
