@@ -11,6 +11,7 @@ use crate::box_layout::{BoxLayout, CostDensity};
 use crate::chunk::Chunk;
 use crate::comm::Comm;
 use crate::driver::{StepError, StepErrorOf, StepRecord};
+use crate::step_log::StepLog;
 use crate::tile_driver::TileDriver;
 
 /// Who owns what in a box-layout run: boxes fixed for the whole run, or a balancer that holds
@@ -36,8 +37,8 @@ impl BoxOwners {
 /// What a box-layout run leaves besides the chunk.
 #[derive(Clone, Debug)]
 pub struct BoxRunLog {
-    /// One record per step.
-    pub records: Vec<StepRecord>,
+    /// The steps' records: totals over every step and the most recent records.
+    pub records: StepLog,
     /// Each rebalance: the steps done and what was decided (identical on every rank).
     pub history: Vec<(u64, BoxDecision)>,
     /// Who owns what as the run ended (a balancer with everything it measured): where a run
@@ -64,30 +65,34 @@ pub fn run_box_steps<C: Chunk, M: Comm>(
     let mut driver = TileDriver::new(&owners.layout(), rank, &chunk).map_err(StepError::Chunk)?;
     driver.refresh_halos(&mut chunk, comm)?;
     let mut log = BoxRunLog {
-        records: Vec::new(),
+        records: StepLog::default(),
         history: Vec::new(),
         owners,
     };
-    let mut interval_start = 0;
+    // The records of the balancing interval under way (kept only with a balancer).
+    let mut interval: Vec<StepRecord> = Vec::new();
     for step in from..until.min(total) {
-        log.records.push(driver.step(&mut chunk, comm, step)?);
+        let record = driver.step(&mut chunk, comm, step)?;
         let done = step + 1;
         let BoxOwners::Balanced(balancer) = &mut log.owners else {
+            log.records.push(record);
             continue;
         };
+        interval.push(record.clone());
+        log.records.push(record);
         if done % balancer.params().every != 0 || done == total {
             continue;
         }
         let decision = rebalance(
             balancer,
-            &log.records[interval_start..],
+            &interval,
             density,
             total - done,
             &mut chunk,
             comm,
             &mut driver,
         )?;
-        interval_start = log.records.len();
+        interval.clear();
         log.history.extend(decision.map(|d| (done, d)));
     }
     Ok((chunk, log))

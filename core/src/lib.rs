@@ -47,6 +47,8 @@ pub mod session;
 pub mod staging;
 pub mod stencil;
 #[cfg(feature = "alloc")]
+pub mod step_log;
+#[cfg(feature = "alloc")]
 pub mod tile_balance;
 #[cfg(feature = "alloc")]
 pub mod tile_driver;

@@ -15,6 +15,7 @@ use crate::decomposition::Layout;
 use crate::direction::Direction;
 use crate::driver::{Driver, Schedule, StepError, StepErrorOf, StepRecord};
 use crate::geometry::{Axis, Box3};
+use crate::step_log::StepLog;
 use crate::topology::Topology;
 
 /// How a run is laid out and balanced.
@@ -74,8 +75,8 @@ pub struct HistoryEntry {
 /// What a run leaves besides the chunk.
 #[derive(Clone, Debug, Default)]
 pub struct RunLog {
-    /// One record per step.
-    pub records: Vec<StepRecord>,
+    /// The steps' records: totals over every step and the most recent records.
+    pub records: StepLog,
     /// The balancing history (identical on every rank).
     pub history: Vec<HistoryEntry>,
     /// The step reached (fewer than asked when a rank asked to stop): the steps run, counted
@@ -196,9 +197,14 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
     let mut stop = false;
     let mut flags = vec![0.0; comm.size()];
     let mut gathered = vec![0.0; comm.size() * GATHER_LEN];
-    let mut interval_start = 0usize;
+    // The records of the balancing interval under way (kept only with a balancer).
+    let mut interval: Vec<StepRecord> = Vec::new();
     for step in first..until.min(total) {
-        log.records.push(driver.step(&mut chunk, comm, step)?);
+        let record = driver.step(&mut chunk, comm, step)?;
+        if balancer.is_some() {
+            interval.push(record.clone());
+        }
+        log.records.push(record);
         log.steps = step + 1;
         stop |= after_step(step + 1, &mut chunk);
         if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == until {
@@ -212,8 +218,8 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
         if (step + 1) % b.params().every != 0 || step + 1 == total {
             continue;
         }
-        let mut mine = interval_summary(&log.records[interval_start..], driver.schedule());
-        interval_start = log.records.len();
+        let mut mine = interval_summary(&interval, driver.schedule());
+        interval.clear();
         // A collective first, so the probes measure the links and not who arrived late.
         comm.all_gather(&[0.0], &mut flags)
             .and_then(|()| probe_links(comm, &original, rank, plan.active, &mut mine))

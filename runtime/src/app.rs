@@ -66,6 +66,7 @@ use yee_core::box_layout::{BoxLayout, jagged_layout, kd_layout};
 use yee_core::box_session::{BoxOwners, run_box_steps};
 use yee_core::decomposition::uniform_layout_borders;
 use yee_core::session::{self, Plan, run_steps_from};
+use yee_core::step_log::StepLog;
 use yee_core::tile_driver::Ownership;
 use yee_core::topology::choose_topology;
 use yee_core::{Box3, Chunk, Comm, Topology};
@@ -594,7 +595,7 @@ where
                 ));
             }
         }
-        let (mut records, mut history) = (Vec::new(), Vec::new());
+        let (mut records, mut history) = (StepLog::default(), Vec::new());
         let mut step = self.first;
         while step < self.steps {
             let until = match self.checkpoints {
@@ -620,7 +621,7 @@ where
                         }
                     }));
                     let next = log.end();
-                    records.extend(log.records);
+                    records.append(log.records);
                     (chunk, At::Tensor(plan, next))
                 }
                 At::Boxes(owners) => {
@@ -634,7 +635,7 @@ where
                         measured_seconds: d.measured_seconds,
                         boxes: d.boxes,
                     }));
-                    records.extend(log.records);
+                    records.append(log.records);
                     (chunk, At::Boxes(log.owners))
                 }
             };
@@ -654,7 +655,7 @@ where
             }
         }
         let (owned, boxes) = (at.owned(me), [first, at.held(me)]);
-        let halo_bytes: u64 = records.iter().flat_map(|r| &r.bytes_sent).sum();
+        let halo_bytes = records.totals.bytes_sent;
         let mut message = Vec::new();
         message.extend(halo_bytes.to_le_bytes());
         message.extend((owned.len() as u64).to_le_bytes());

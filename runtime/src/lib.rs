@@ -24,6 +24,7 @@ pub mod checkpoint_owned;
 mod error;
 pub mod launch;
 pub mod memory;
+pub mod memory_limit;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod parallel;

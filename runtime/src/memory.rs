@@ -65,35 +65,6 @@ pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
     storage * (components * value + with_ids * 2) + psi + dft
 }
 
-/// Memory this process can still take: `MemAvailable` of `/proc/meminfo`, lowered to what a
-/// cgroup limit leaves (v2 `memory.max − memory.current`, v1 `memory.limit_in_bytes −
-/// memory.usage_in_bytes`); with where the figure comes from. `None` where the OS tells
-/// neither.
-pub fn available_bytes() -> Option<(u64, &'static str)> {
-    let read = |path: &str| std::fs::read_to_string(path).ok();
-    let number = |path: &str| read(path).and_then(|t| t.trim().parse::<u64>().ok());
-    let meminfo = read("/proc/meminfo").and_then(|text| {
-        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
-    });
-    let cgroup = [
-        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-        (
-            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-        ),
-    ]
-    .into_iter()
-    .find_map(|(limit, usage)| Some(number(limit)?.saturating_sub(number(usage)?)));
-    match (meminfo, cgroup) {
-        (Some(m), Some(c)) if c < m => Some((c, "the cgroup's memory limit")),
-        (Some(m), _) => Some((m, "MemAvailable")),
-        (None, Some(c)) => Some((c, "the cgroup's memory limit")),
-        (None, None) => None,
-    }
-}
-
 /// `bytes` as a human-readable size.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -4,6 +4,7 @@
 //! kind [`RuntimeErrorKind::Wire`]).
 
 use yee_core::driver::StepRecord;
+use yee_core::step_log::{StepLog, StepTotals};
 use yee_core::{Box3, Scalar};
 use yee_em::Component;
 use yee_scalar::RunError;
@@ -192,8 +193,15 @@ pub fn encode_outcome<T: Scalar>(o: &RankOutput<T>) -> Vec<u8> {
             w.value(v);
         }
     }
-    w.u64(o.records.len() as u64);
-    for r in &o.records {
+    let t = &o.records.totals;
+    w.u64(t.steps);
+    w.f64(t.compute_seconds);
+    w.f64(t.share_seconds);
+    w.u64(t.bytes_sent);
+    w.u64(t.bytes_received);
+    w.f64(t.work);
+    w.u64(o.records.recent.len() as u64);
+    for r in &o.records.recent {
         w.f64(r.compute_seconds);
         w.u64(r.cells);
         w.f64(r.work);
@@ -248,8 +256,18 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, RuntimeE
             .collect::<Result<Vec<_>, RuntimeError>>()?;
         probes.push((index, samples));
     }
+    let mut records = StepLog {
+        totals: StepTotals {
+            steps: r.u64()?,
+            compute_seconds: r.f64()?,
+            share_seconds: r.f64()?,
+            bytes_sent: r.u64()?,
+            bytes_received: r.u64()?,
+            work: r.f64()?,
+        },
+        recent: Default::default(),
+    };
     let n = r.len()?;
-    let mut records = Vec::with_capacity(n);
     for _ in 0..n {
         let compute_seconds = r.f64()?;
         let cells = r.u64()?;
@@ -258,7 +276,7 @@ pub fn decode_outcome<T: Scalar>(bytes: &[u8]) -> Result<RankOutput<T>, RuntimeE
         let transfer_seconds = r.f64s()?;
         let bytes_sent = r.u64s()?;
         let bytes_received = r.u64s()?;
-        records.push(StepRecord {
+        records.recent.push_back(StepRecord {
             compute_seconds,
             share_seconds,
             bytes_sent,
@@ -342,7 +360,12 @@ mod tests {
                 1,
                 vec![(1, Complex::new(0.5, -2.0)), (2, Complex::new(1e-300, 3.0))],
             )],
-            records: vec![record.clone(), record],
+            records: {
+                let mut log = StepLog::default();
+                log.push(record.clone());
+                log.push(record);
+                log
+            },
             dft: vec![DftPiece {
                 monitor: 2,
                 per_node: 4,
@@ -364,10 +387,14 @@ mod tests {
         assert_eq!(back.probes, out.probes);
         assert_eq!(back.dft, out.dft);
         assert_eq!(back.diverged, out.diverged);
-        assert_eq!(back.records.len(), 2);
-        assert_eq!(back.records[0].share_seconds, out.records[0].share_seconds);
-        assert!(back.records[0].transfer_seconds[0].is_nan());
-        assert_eq!(back.records[1].bytes_received, vec![24, 32]);
+        assert_eq!(back.records.totals, out.records.totals);
+        assert_eq!(back.records.recent.len(), 2);
+        assert_eq!(
+            back.records.recent[0].share_seconds,
+            out.records.recent[0].share_seconds
+        );
+        assert!(back.records.recent[0].transfer_seconds[0].is_nan());
+        assert_eq!(back.records.recent[1].bytes_received, vec![24, 32]);
 
         let fields: [Option<Vec<f32>>; 6] =
             std::array::from_fn(|c| (c % 2 == 0).then(|| vec![c as f32 + 0.5; owned.cells()]));

@@ -18,7 +18,7 @@ use crate::failures::Failures;
 use crate::files::write_file;
 use crate::layout::RunLayout;
 use crate::options::RunOptions;
-use crate::output_dir::prepare_output_dir;
+use crate::output_dir::{lock_checkpoint_dir, prepare_output_dir};
 use crate::output_plan::{OutputPlan, Written};
 use crate::probe_output::{ProbeSeries, write_probes};
 use crate::progress::Progress;
@@ -58,6 +58,11 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
             prepare_output_dir(out, resumes, options.fresh, options.output_lock.as_ref())
         })
         .transpose()?;
+    // A --checkpoint-dir outside the output folder is locked too.
+    let _checkpoint_lock = writer
+        .then(|| lock_checkpoint_dir(out, &options.checkpoint_dir()))
+        .transpose()?
+        .flatten();
     let setup = scene.setup();
     setup.validate().map_err(|e| AppError::Run(e.to_string()))?;
     let steps = scene.steps;

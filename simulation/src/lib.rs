@@ -21,6 +21,7 @@ pub mod flux_output;
 pub mod hdf5_output;
 pub mod layout;
 pub mod leg;
+pub mod memory_estimate;
 pub mod movie;
 pub mod options;
 pub mod output_dir;

@@ -138,6 +138,15 @@ impl RunOptions {
     }
 }
 
+/// `path` as the folder it names, for comparing the options of MPI ranks that may run in
+/// different working folders: canonical where it exists, else made absolute (`.` and `..`
+/// kept), else as given.
+pub fn folder_named(path: &std::path::Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Each rank's backend, in rank order: `--rank-backends`, else `--backend` for every rank.
 pub fn rank_backends(options: &RunOptions) -> Vec<Backend> {
     match options.rank_backends.is_empty() {
@@ -157,4 +166,23 @@ pub fn auto_topology(grid: [usize; 3], dims: usize, ranks: usize) -> Result<Topo
     let chosen = yee_core::topology::choose_topology(grid, dims, ranks, 1)
         .map_err(|e| AppError::Usage(format!("--ranks {ranks}: {e}")))?;
     Ok(chosen.topology)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_of_one_folder_name_the_same_folder() {
+        let here = std::env::current_dir().unwrap();
+        let name = here.file_name().unwrap();
+        let roundabout = std::path::Path::new("..").join(name);
+        assert_eq!(
+            folder_named(std::path::Path::new(".")),
+            folder_named(&roundabout)
+        );
+        // A folder not made yet is made absolute from the working folder.
+        let missing = std::path::Path::new("no-such-folder-yet/ck");
+        assert_eq!(folder_named(missing), here.join(missing));
+    }
 }

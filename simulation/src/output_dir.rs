@@ -9,6 +9,19 @@ use std::sync::Arc;
 use crate::error::{AppError, io_error};
 use crate::output_lock::{LOCK_FILE, OutputLock};
 
+/// Takes the lock ([`OutputLock`]) of a checkpoint folder `dir` that lies outside the output
+/// folder `out` (making it), so that two runs writing elsewhere do not checkpoint into one
+/// folder; `None` when it lies inside `out`, whose lock covers it.
+pub fn lock_checkpoint_dir(out: &Path, dir: &Path) -> Result<Option<OutputLock>, AppError> {
+    fs::create_dir_all(dir)
+        .map_err(|e| io_error(dir, format!("cannot create the checkpoint directory: {e}")))?;
+    let real = |p: &Path| fs::canonicalize(p).map_err(|e| io_error(p, e));
+    if real(dir)?.starts_with(real(out)?) {
+        return Ok(None);
+    }
+    OutputLock::take(dir).map(Some)
+}
+
 /// Creates the output directory, makes sure files can be written in it (before any step is
 /// taken), takes its lock ([`OutputLock`]: one run at a time; `held` when this process took it
 /// already), and clears what an earlier run of yee wrote there: the files its `run.json` lists
@@ -141,4 +154,35 @@ fn check_writable(out: &Path) -> Result<(), AppError> {
             format!("cannot write files in the output directory: {e}"),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_folder_outside_the_output_folder_is_locked() {
+        let root = std::env::temp_dir().join(format!("yee-ckpt-lock-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let (out, other) = (root.join("out"), root.join("other"));
+        fs::create_dir_all(&out).unwrap();
+        // Inside the output folder: its own lock covers it.
+        assert!(
+            lock_checkpoint_dir(&out, &out.join("checkpoint"))
+                .unwrap()
+                .is_none()
+        );
+        let elsewhere = root.join("ckpt");
+        let held = lock_checkpoint_dir(&out, &elsewhere).unwrap();
+        assert!(held.is_some());
+        // A second run into another output folder with the same --checkpoint-dir is refused.
+        fs::create_dir_all(&other).unwrap();
+        let e = lock_checkpoint_dir(&other, &elsewhere)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is in use by another run"), "{e}");
+        drop(held);
+        assert!(lock_checkpoint_dir(&other, &elsewhere).unwrap().is_some());
+        fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -1,7 +1,8 @@
 //! One run at a time in an output folder: the lock file `.yee.lock` names the process that
-//! writes there (its PID and host), is made atomically when the run starts and removed when it
+//! writes there (its PID, its start time where the OS tells, and host), is made atomically when the run starts and removed when it
 //! ends. A second run into the folder is refused, naming the holder; the lock of a process that
-//! no longer runs (killed, or ended by a second Ctrl-C) is taken over, with a warning.
+//! no longer runs (killed, or ended by a second Ctrl-C) is taken over, with a warning — also
+//! when its PID has since been given to another process (the start times differ).
 
 use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
@@ -23,20 +24,38 @@ pub struct OutputLock {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Holder {
     pid: u32,
+    /// When the process started (field 22 of `/proc/PID/stat`, clock ticks after boot), where
+    /// the OS tells: a PID given to another process since does not hold the lock.
+    started: Option<u64>,
     host: String,
 }
 
 impl Holder {
     fn this_process() -> Holder {
+        let pid = std::process::id();
         Holder {
-            pid: std::process::id(),
+            pid,
+            started: start_time(pid),
             host: host_name(),
         }
     }
 
-    /// The lock file's text: `pid N` and `host NAME`, one a line.
+    /// The lock file's text: `pid N`, `started T` (where known) and `host NAME`, one a line.
     fn text(&self) -> String {
-        format!("pid {}\nhost {}\n", self.pid, self.host)
+        let started = self
+            .started
+            .map_or(String::new(), |t| format!("started {t}\n"));
+        format!("pid {}\n{started}host {}\n", self.pid, self.host)
+    }
+
+    /// Whether the process it names runs on this host: its PID runs, and where both start
+    /// times are known, they agree.
+    fn runs(&self) -> bool {
+        alive(self.pid)
+            && match (self.started, start_time(self.pid)) {
+                (Some(recorded), Some(now)) => recorded == now,
+                _ => true,
+            }
     }
 
     /// The holder a lock file's text names, `None` when it names none (cut short, or not
@@ -44,15 +63,18 @@ impl Holder {
     fn parse(text: &str) -> Option<Holder> {
         let mut pid = None;
         let mut host = None;
+        let mut started = None;
         for line in text.lines() {
             match line.split_once(' ') {
                 Some(("pid", v)) => pid = v.trim().parse::<u32>().ok().filter(|&p| p > 0),
+                Some(("started", v)) => started = v.trim().parse::<u64>().ok(),
                 Some(("host", v)) => host = Some(v.trim().to_string()),
                 _ => {}
             }
         }
         Some(Holder {
             pid: pid?,
+            started,
             host: host?,
         })
     }
@@ -101,7 +123,7 @@ impl OutputLock {
                 Err(e) => return Err(io_error(&path, format!("cannot read the lock: {e}"))),
             };
             match Holder::parse(&text) {
-                Some(h) if h.host == me.host && !alive(h.pid) => take_over(&path, &h)?,
+                Some(h) if h.host == me.host && !h.runs() => take_over(&path, &h)?,
                 holder => return Err(in_use(out, &path, holder.as_ref())),
             }
         }
@@ -192,6 +214,19 @@ fn alive(_pid: u32) -> bool {
     true
 }
 
+/// The start time in a `/proc/PID/stat` text: its 22nd field (counted after the command
+/// name in parentheses, which may hold spaces and parentheses itself).
+fn start_time_of_stat(stat: &str) -> Option<u64> {
+    let (_, after_name) = stat.rsplit_once(')')?;
+    // Field 3 (the state) is the first after the name.
+    after_name.split_whitespace().nth(22 - 3)?.parse().ok()
+}
+
+/// When process `pid` started, where `/proc` tells.
+fn start_time(pid: u32) -> Option<u64> {
+    start_time_of_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
 /// This host's name.
 #[cfg(unix)]
 fn host_name() -> String {
@@ -245,6 +280,7 @@ mod tests {
         // Beyond any pid_max (at most 2^22 on Linux): no such process.
         let gone = Holder {
             pid: i32::MAX as u32,
+            started: None,
             host: host_name(),
         };
         fs::write(dir.join(LOCK_FILE), gone.text()).unwrap();
@@ -261,6 +297,46 @@ mod tests {
             assert!(e.contains("is in use by another run"), "{text:?}: {e}");
         }
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "nothing set aside");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_pid_given_to_another_process_since_does_not_hold_the_lock() {
+        let stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 \
+                    987654 1000 10 18446744073709551615";
+        assert_eq!(start_time_of_stat(stat), Some(987654));
+        assert_eq!(start_time_of_stat("garbage"), None);
+        let me = Holder::this_process();
+        if me.started.is_none() {
+            eprintln!("skipped: no /proc/PID/stat");
+            return;
+        }
+        let dir = folder("reused");
+        // This process's PID, but a process that started at another time: the PID was reused.
+        let earlier = Holder {
+            started: me.started.map(|t| t + 1),
+            ..me.clone()
+        };
+        fs::write(dir.join(LOCK_FILE), earlier.text()).unwrap();
+        let lock = OutputLock::take(&dir).unwrap();
+        assert_eq!(
+            Holder::parse(&fs::read_to_string(lock.path()).unwrap()),
+            Some(me.clone())
+        );
+        drop(lock);
+        // The same PID and start time: held. A lock without a start time (an older yee's)
+        // goes by the PID alone: held.
+        for holder in [
+            me.clone(),
+            Holder {
+                started: None,
+                ..me
+            },
+        ] {
+            fs::write(dir.join(LOCK_FILE), holder.text()).unwrap();
+            let e = OutputLock::take(&dir).unwrap_err().to_string();
+            assert!(e.contains("is in use by another run"), "{e}");
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 }

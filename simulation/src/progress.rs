@@ -4,6 +4,11 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Whether a run of this process has ended a step: until then it is setting up (reading its
+/// inputs, allocating), and `yee run` exits at once on SIGINT or SIGTERM instead of waiting
+/// for the first collective stop check.
+pub static STEPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 use yee_scene::Scene;
 
 /// Progress: an indicatif bar on a terminal, periodic log lines otherwise.
@@ -62,6 +67,7 @@ impl Progress {
 
     /// Step `step` has ended.
     pub fn update(&self, step: u64) {
+        STEPPING.store(true, std::sync::atomic::Ordering::SeqCst);
         {
             let now = Instant::now();
             let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());

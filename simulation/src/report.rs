@@ -160,9 +160,9 @@ impl RankReport {
             rank: o.rank,
             lo: o.owned.lo,
             hi: o.owned.hi,
-            compute_seconds: o.records.iter().map(|r| r.compute_seconds).sum(),
-            share_seconds: o.records.iter().flat_map(|r| &r.share_seconds).sum(),
-            bytes_sent: o.records.iter().flat_map(|r| &r.bytes_sent).sum(),
+            compute_seconds: o.records.totals.compute_seconds,
+            share_seconds: o.records.totals.share_seconds,
+            bytes_sent: o.records.totals.bytes_sent,
         }
     }
 }

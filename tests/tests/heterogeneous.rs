@@ -366,10 +366,7 @@ fn one_fast_rank_beside_two_slow_ones_on_sim() {
             "  compute s/step by rank {:?}",
             outputs
                 .iter()
-                .map(|o| format!(
-                    "{:.3e}",
-                    o.records.iter().map(|r| r.compute_seconds).sum::<f64>() / steps as f64
-                ))
+                .map(|o| format!("{:.3e}", o.records.totals.compute_seconds / steps as f64))
                 .collect::<Vec<_>>()
         );
         let _ = writeln!(

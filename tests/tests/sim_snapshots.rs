@@ -80,16 +80,21 @@ fn describe(mode: Mode, grid: [usize; 3], topology: Topology, steps: u64) -> Str
             let Some(peer) = schedule.peers[d] else {
                 continue;
             };
-            let r = &o.records[0];
+            let r = &o.records.recent[0];
             let _ = writeln!(
                 s,
                 "  {:<7} -> rank {peer}: sends {} bytes/step, share {:.4e} s/step",
                 dir.name().as_str(),
                 r.bytes_sent[d],
-                o.records.iter().map(|r| r.share_seconds[d]).sum::<f64>() / steps as f64
+                o.records
+                    .recent
+                    .iter()
+                    .map(|r| r.share_seconds[d])
+                    .sum::<f64>()
+                    / steps as f64
             );
         }
-        let compute = o.records.iter().map(|r| r.compute_seconds).sum::<f64>() / steps as f64;
+        let compute = o.records.totals.compute_seconds / steps as f64;
         let _ = writeln!(s, "  compute {compute:.4e} s/step");
     }
     let mean = mean_step_time(&outputs);

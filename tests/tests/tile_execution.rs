@@ -129,7 +129,7 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
             let what = format!("{mode:?} tile {tile:?} sim {sim} overlap {overlap}");
             assert!(outputs.iter().all(|o| o.diverged.is_none()), "{what}");
             assert!(
-                outputs.iter().all(|o| o.records.len() == steps as usize),
+                outputs.iter().all(|o| o.records.totals.steps == steps),
                 "{what}"
             );
             for c in Component::ALL {

@@ -4,8 +4,10 @@ use std::fmt::Write;
 
 use yee_core::{Axis, Index3, Side};
 use yee_em::{Boundary, Component, Shape};
-use yee_runtime::memory::{available_bytes, estimate_bytes, human};
+use yee_runtime::memory::human;
+use yee_runtime::memory_limit::{MemoryLimit, memory_limit};
 use yee_scene::Scene;
+use yee_simulation::memory_estimate::estimate;
 
 /// Below this many cells per wavelength, numerical dispersion is worth a warning.
 pub const MIN_CELLS_PER_WAVELENGTH: f64 = 10.0;
@@ -39,24 +41,27 @@ fn processes_on_this_node() -> usize {
 }
 
 /// The bytes `scene` needs on this machine when `ranks` ranks run it (MPI: one per process,
-/// each holding its share, as many on this machine as it has local processes; otherwise all
-/// in this process), and the bytes the machine has, with where that figure comes from.
-pub fn memory_need(scene: &Scene, ranks: usize, mpi: bool) -> (u64, Option<(u64, &'static str)>) {
-    let whole = estimate_bytes(&scene.setup(), scene.value_type.bytes());
+/// each holding its share of the state, as many on this machine as it has local processes,
+/// and the writing rank the whole gather; otherwise all in this process), and the bound that
+/// binds this process ([`memory_limit`]).
+pub fn memory_need(scene: &Scene, ranks: usize, mpi: bool) -> (u64, Option<MemoryLimit>) {
+    let e = estimate(scene);
     let need = if mpi {
-        whole.div_ceil(ranks as u64) * processes_on_this_node() as u64
+        let local = processes_on_this_node() as u64;
+        let shared = e.state + e.geometry + e.probes;
+        shared.div_ceil(ranks as u64) * local + e.process * local + e.gather.max(e.results)
     } else {
-        whole
+        e.total()
     };
-    (need, available_bytes())
+    (need, memory_limit())
 }
 
 /// The message of a scene that does not fit in memory, or `None` when it fits (or the OS does
 /// not say what is available).
 pub fn memory_shortfall(scene: &Scene, ranks: usize, mpi: bool) -> Option<String> {
-    let (need, available) = memory_need(scene, ranks, mpi);
-    let (have, source) = available?;
-    if need <= have {
+    let (need, limit) = memory_need(scene, ranks, mpi);
+    let limit = limit?;
+    if need <= limit.bytes {
         return None;
     }
     let extent: Vec<String> = scene.grid[..scene.mode.dims()]
@@ -74,15 +79,16 @@ pub fn memory_shortfall(scene: &Scene, ranks: usize, mpi: bool) -> Option<String
         ""
     };
     Some(format!(
-        "{}: the grid {} ({} cells, {}) needs about {}{share}, but {} is available ({source}): \
-         spread it over machines (`mpirun -np N` across nodes),{smaller} or use a smaller or \
-         coarser grid",
+        "{}: the grid {} ({} cells, {}) with its outputs needs about {}{share}, but only {} \
+         is available ({}): spread it over machines (`mpirun -np N` across nodes),{smaller} or \
+         use a smaller or coarser grid",
         scene.file.display(),
         extent.join(" × "),
         scene.cells(),
         scene.value_type.name(),
         human(need),
-        human(have),
+        human(limit.bytes),
+        limit.source,
     ))
 }
 
@@ -145,12 +151,18 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
         dims,
         scene.value_type.name()
     );
+    let memory = estimate(scene);
     let _ = writeln!(
         s,
-        "grid        {} cells ({} in all), about {} on the scalar backend",
+        "grid        {} cells ({} in all)",
         extent.join(" × "),
         scene.cells(),
-        human(estimate_bytes(&scene.setup(), scene.value_type.bytes()))
+    );
+    let _ = writeln!(
+        s,
+        "memory      about {} at the peak of a run on the scalar backend with one rank ({})",
+        human(memory.total()),
+        memory.parts().join(", ")
     );
     if let Some(message) = memory_shortfall(scene, 1, false) {
         warnings.push(message);

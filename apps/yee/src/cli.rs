@@ -740,7 +740,9 @@ fn agreed_options(
         ("--checkpoint-every", every),
         (
             "--checkpoint-dir",
-            options.checkpoint_dir().display().to_string(),
+            yee_simulation::options::folder_named(&options.checkpoint_dir())
+                .display()
+                .to_string(),
         ),
         (
             "--resume",
@@ -787,16 +789,31 @@ fn run_mpi(_: RunArgs) -> Result<(), AppError> {
 /// From here on SIGINT, SIGTERM and SIGUSR1 (which `mpirun` forwards to every process at
 /// once, where it delays SIGTERM) set the returned flag: the run stops at a step every rank
 /// agrees on, writes a checkpoint and a run.json saying "interrupted", and exits with
-/// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status.
+/// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status. Before
+/// the first step has ended (reading the scene's inputs, allocating: nothing to checkpoint
+/// yet), a signal ends the process at once with that status and a message saying so.
 fn watch_signals() -> Result<Option<StopFlag>, AppError> {
     let flag = StopFlag::default();
     use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+    let exit = i32::from(crate::error::INTERRUPTED_EXIT);
     for signal in [SIGINT, SIGTERM, SIGUSR1] {
-        let exit = i32::from(crate::error::INTERRUPTED_EXIT);
         signal_hook::flag::register_conditional_shutdown(signal, exit, flag.clone())
             .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
             .map_err(|e| AppError::Usage(format!("cannot watch signal {signal}: {e}")))?;
     }
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGUSR1])
+        .map_err(|e| AppError::Usage(format!("cannot watch signals: {e}")))?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            if !yee_simulation::progress::STEPPING.load(std::sync::atomic::Ordering::SeqCst) {
+                let name = signal_hook::low_level::signal_name(signal).unwrap_or("a signal");
+                eprintln!(
+                    "error: interrupted by {name} while setting up, before the first step: nothing was run"
+                );
+                std::process::exit(exit);
+            }
+        }
+    });
     Ok(Some(flag))
 }
 
@@ -827,8 +844,11 @@ fn run_command(args: RunArgs) -> Result<(), AppError> {
         return run_mpi(args);
     }
     init_logging(args.quiet, None);
+    // Watched before the scene and its files are read: a signal while setting up ends the
+    // process at once.
+    let stop = watch_signals()?;
     let (scene, mut options) = prepare_run(&args, comm, None)?;
-    options.stop = watch_signals()?;
+    options.stop = stop;
     if !args.quiet {
         for w in yee_scene::warnings::scene_warnings(&scene) {
             eprintln!("warning: {w}");

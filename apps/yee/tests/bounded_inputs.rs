@@ -176,3 +176,53 @@ fn mask_images_that_are_not_pngs_of_the_grid_are_refused_by_the_loader() {
         refused(&output, &[&named]);
     }
 }
+
+/// A signal while the scene is being set up (here: a 200³ grid with a smoothed sphere, about a
+/// second of set-up in a debug build, signalled 0.3 s after the start) ends `yee run` at once,
+/// saying so, with the interrupted status — it went on setting up, stepped to the first stop
+/// check (step 32) and wrote a checkpoint there.
+#[test]
+fn a_signal_while_setting_up_ends_the_run_at_once() {
+    let dir = crate::tmp_dir(module_path!());
+    let scene = dir.join("slow_setup.toml");
+    std::fs::write(
+        &scene,
+        "name = \"slow\"\n[grid]\nmode = \"3d\"\nvalue_type = \"f32\"\nsize = [200, 200, 200]\n\
+         [materials.glass]\neps = 2.0\n[[geometry]]\nshape = \"sphere\"\nmaterial = \"glass\"\n\
+         center = [100, 100, 100]\nradius = 60\n[[sources]]\ncomponent = \"ez\"\n\
+         position = [20, 20, 20]\nwaveform = \"ricker\"\nfrequency = 0.05\n[run]\n\
+         steps = 1000000\n",
+    )
+    .unwrap();
+    let out = dir.join("slow_setup");
+    let _ = std::fs::remove_dir_all(&out);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&scene)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let signalled = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if signalled.elapsed() > Duration::from_secs(5) {
+            child.kill().unwrap();
+            panic!("yee run went on setting up for 5 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted by SIGTERM while setting up, before the first step"),
+        "{stderr}"
+    );
+}

@@ -16,6 +16,7 @@ mod end_to_end;
 mod geometry_preview;
 mod heterogeneous;
 mod malformed_scenes;
+mod memory;
 mod movie;
 mod non_finite_results;
 mod output_folder;

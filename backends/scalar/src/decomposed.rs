@@ -4,8 +4,9 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::driver::{StepError, StepErrorOf, StepRecord};
+use yee_core::driver::{StepError, StepErrorOf};
 use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
+use yee_core::step_log::StepLog;
 use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
@@ -24,8 +25,8 @@ pub struct RankOutput<T> {
     pub fields: [Option<Vec<T>>; 6],
     /// `(probe index, [(step, value)])` for the steps at which it owned the probe.
     pub probes: Vec<(usize, Vec<(u64, T)>)>,
-    /// One record per step.
-    pub records: Vec<StepRecord>,
+    /// Its steps' records: totals over every step and the most recent records.
+    pub records: StepLog,
     /// Its part of each DFT monitor at the end of the run.
     pub dft: Vec<DftPiece<T>>,
     /// The first divergence seen on this rank, if any.
@@ -54,7 +55,7 @@ impl<T> RankOutput<T> {
             owned,
             fields: Default::default(),
             probes: Vec::new(),
-            records: Vec::new(),
+            records: StepLog::default(),
             dft: Vec::new(),
             diverged: None,
             history: Vec::new(),
@@ -152,7 +153,7 @@ pub fn run_rank_with<
     series.resize(setup.probes.len(), Vec::new());
     let mut diverged = None;
     let mut failure = None;
-    let mut records = Vec::new();
+    let mut records = StepLog::default();
     let mut history = Vec::new();
     let mut checkpoints = Vec::new();
     let mut interrupted = false;
@@ -187,7 +188,7 @@ pub fn run_rank_with<
         })?;
         chunk = c;
         at = log.end();
-        records.extend(log.records);
+        records.append(log.records);
         history.extend(log.history);
         if let Some(e) = failure.take() {
             return Err(StepError::Chunk(e));
@@ -409,22 +410,31 @@ pub fn assemble<T: Scalar>(
 }
 
 /// The mean over steps of Balykov 2019's eq. (2) step time, from every rank's records
-/// (virtual seconds on the simulated communicator).
+/// (virtual seconds on the simulated communicator): over the last
+/// [`yee_core::step_log::RECENT_STEPS`] steps at most, the records the ranks keep.
 pub fn mean_step_time<T>(results: &[RankOutput<T>]) -> f64 {
-    let steps = results.iter().map(|r| r.records.len()).min().unwrap_or(0);
+    let steps = results
+        .iter()
+        .map(|r| r.records.recent.len())
+        .min()
+        .unwrap_or(0);
     if steps == 0 {
         return 0.0;
     }
-    let dirs = results[0].records[0].share_seconds.len();
+    // Every rank ran the same steps: align their logs at the last one.
+    fn at<T>(r: &RankOutput<T>, steps: usize, s: usize) -> &yee_core::driver::StepRecord {
+        &r.records.recent[r.records.recent.len() - steps + s]
+    }
+    let dirs = at(&results[0], steps, 0).share_seconds.len();
     let total: f64 = (0..steps)
         .map(|s| {
             let compute: Vec<f64> = results
                 .iter()
-                .map(|r| r.records[s].compute_seconds)
+                .map(|r| at(r, steps, s).compute_seconds)
                 .collect();
             let share: Vec<f64> = results
                 .iter()
-                .flat_map(|r| r.records[s].share_seconds.iter().copied())
+                .flat_map(|r| at(r, steps, s).share_seconds.iter().copied())
                 .collect();
             yee_core::model::step_time(&compute, &share, dirs)
         })

@@ -10,6 +10,7 @@ use yee_core::box_balance::{BoxBalancer, BoxDecision, rebalance};
 use yee_core::driver::{StepError, StepErrorOf, StepRecord};
 use yee_core::graph::TileGraph;
 use yee_core::session::STOP_CHECK_STEPS;
+use yee_core::step_log::StepLog;
 use yee_core::tile_balance::{TileBalancer, TileDecision, rebalance_tiles};
 use yee_core::tile_driver::{Ownership, TileDriver};
 use yee_core::{Axis, Box3, Comm, Scalar};
@@ -60,8 +61,9 @@ pub struct TiledRankOutput<T> {
     pub fields: [Option<Vec<T>>; 6],
     /// `(probe index, [(step, value)])` for the probes in its tiles (steps 1-based).
     pub probes: Vec<(usize, Vec<(u64, T)>)>,
-    /// One record per step (per peer entries, see [`TileDriver::step`]).
-    pub records: Vec<StepRecord>,
+    /// Its steps' records (per peer entries, see [`TileDriver::step`]): totals over every
+    /// step and the most recent records.
+    pub records: StepLog,
     /// Its part of each DFT monitor (per tile) at the end of the run.
     pub dft: Vec<crate::decomposed::DftPiece<T>>,
     /// The first divergence seen in its tiles, if any (the run then stops on every rank).
@@ -263,11 +265,12 @@ where
     let mut mine = in_tiles(&tiles);
     let mut series = start.prior;
     series.resize(setup.probes.len(), Vec::new());
-    let mut records = Vec::new();
+    let mut records = StepLog::default();
+    // The records of the balancing interval under way (kept only when the owners balance).
+    let mut interval: Vec<StepRecord> = Vec::new();
     let mut history = Vec::new();
     let mut tile_history = Vec::new();
     let mut checkpoints = Vec::new();
-    let mut interval_start = 0;
     let mut diverged = None;
     let mut stop = false;
     let mut interrupted = false;
@@ -276,7 +279,11 @@ where
     // Per rank: diverged, wants to stop, interrupted by a signal.
     let mut flags = vec![0.0; 3 * comm.size()];
     for step in start.step..steps {
-        records.push(driver.step(&mut chunk, comm, step)?);
+        let record = driver.step(&mut chunk, comm, step)?;
+        if !matches!(owners, Owners::Fixed(_)) {
+            interval.push(record.clone());
+        }
+        records.push(record);
         let done = step + 1;
         last_step = done;
         for (i, p) in &mine {
@@ -316,13 +323,13 @@ where
                     &mut d.balancer,
                     &d.graph,
                     &d.tile_work,
-                    &records[interval_start..],
+                    &interval,
                     steps - done,
                     &mut chunk,
                     comm,
                     &mut driver,
                 )?;
-                interval_start = records.len();
+                interval.clear();
                 let migrate = decision.migrate;
                 tile_history.push((done, decision));
                 migrate
@@ -336,14 +343,14 @@ where
                 };
                 let decision = rebalance(
                     &mut d.balancer,
-                    &records[interval_start..],
+                    &interval,
                     &density,
                     steps - done,
                     &mut chunk,
                     comm,
                     &mut driver,
                 )?;
-                interval_start = records.len();
+                interval.clear();
                 let migrate = decision.as_ref().is_some_and(|d| d.migrate);
                 history.extend(decision.map(|d| (done, d)));
                 migrate

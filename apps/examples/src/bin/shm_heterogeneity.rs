@@ -71,8 +71,8 @@ fn main() {
         let perf: Vec<f64> = out
             .iter()
             .map(|o| {
-                let work: f64 = o.records.iter().map(|r| r.work).sum();
-                let time: f64 = o.records.iter().map(|r| r.compute_seconds).sum();
+                let work = o.records.totals.work;
+                let time = o.records.totals.compute_seconds;
                 work / time
             })
             .collect();
