@@ -195,6 +195,31 @@ fn a_decayed_run_stops_at_the_same_step_with_the_same_fields_on_any_decompositio
 }
 
 #[test]
+fn a_resumed_run_replays_the_checks_before_its_checkpoint() {
+    let dir = crate::tmp_dir(module_path!());
+    let text = scene(RULE);
+    let (straight, r1) = run(&dir, "straight", &text, &["--backend", "scalar"]);
+    let step = r1["steps_completed"].as_u64().unwrap();
+    // Checkpoints every 1000 steps: the one at 1000 is kept, before the stop.
+    let (cut, r) = run(&dir, "cut", &text, &["--checkpoint-every", "1000"]);
+    assert_eq!(r["steps_completed"], step);
+    assert!(cut.join("checkpoint/step-0000001000").is_dir());
+    // Resumed from step 1000 on three ranks: the checks before it (their largest |Ez|²)
+    // come from the checkpoint's probe samples, so the run stops where the straight one did.
+    let resume = ["--resume", cut.to_str().unwrap(), "--ranks", "3"];
+    let (resumed, r) = run(&dir, "resumed", &text, &resume);
+    assert_eq!(r["resumed_from"]["step"], 1000, "{r}");
+    assert_eq!(r["until_decayed"]["stopped_at_step"], step, "{r}");
+    for file in ["probe_ring.csv", "dft_all.npy"] {
+        assert!(
+            std::fs::read(straight.join(file)).unwrap()
+                == std::fs::read(resumed.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
 fn bad_until_decayed_keys_are_named() {
     let dir = crate::tmp_dir(module_path!());
     for (rule, key, says) in [
