@@ -207,6 +207,9 @@ pub struct Continuity<'a> {
     /// The ranks' outputs leave out the final fields (a run that gathered its outputs while
     /// stepping): no second copy of the fields at the end of the run.
     pub drop_fields: bool,
+    /// Ends the run when its fields have decayed ([`yee_em::decay`]), at a step every rank
+    /// agrees on.
+    pub until_decayed: Option<yee_em::DecayRule>,
 }
 
 /// One rank of a decomposed run: its chunk built for its box of where the run starts, the
@@ -303,13 +306,13 @@ where
 
 /// The checkpoint hooks of `rank` that `continuity` asks for: none, or files written by
 /// [`RankCheckpoints`].
-pub(crate) fn rank_hooks<'a, C: YeeFields>(
+pub(crate) fn rank_hooks<'a, C: YeeFields + 'a>(
     continuity: &Continuity<'a>,
     rank: usize,
     setup: &'a Setup<'a>,
 ) -> Box<dyn Checkpoints<C> + 'a> {
     let keep_fields = !continuity.drop_fields;
-    match continuity.checkpoints {
+    let hooks: Box<dyn Checkpoints<C> + 'a> = match continuity.checkpoints {
         Some(config) => Box::new(
             RankCheckpoints::new(
                 config,
@@ -321,6 +324,55 @@ pub(crate) fn rank_hooks<'a, C: YeeFields>(
             .keeping_fields(keep_fields),
         ),
         None => Box::new(NoCheckpoints { keep_fields }),
+    };
+    match continuity.until_decayed {
+        Some(rule) => Box::new(Decaying { hooks, rule }),
+        None => hooks,
+    }
+}
+
+/// Checkpoint hooks with a decay rule ([`Checkpoints::until_decayed`]).
+struct Decaying<'a, C: YeeFields> {
+    hooks: Box<dyn Checkpoints<C> + 'a>,
+    rule: yee_em::DecayRule,
+}
+
+impl<C: YeeFields> Checkpoints<C> for Decaying<'_, C> {
+    fn next_due(&self, step: u64) -> Option<u64> {
+        self.hooks.next_due(step)
+    }
+
+    fn wants_stop(&mut self) -> bool {
+        self.hooks.wants_stop()
+    }
+
+    fn interrupted(&self) -> bool {
+        self.hooks.interrupted()
+    }
+
+    fn save(
+        &mut self,
+        chunk: &mut C,
+        probes: &yee_scalar::checkpoints::ProbeSamples<C::Value>,
+        at: &yee_scalar::checkpoints::Cut,
+    ) -> Result<yee_scalar::checkpoints::SavedPart, String> {
+        self.hooks.save(chunk, probes, at)
+    }
+
+    fn commit(
+        &mut self,
+        at: &yee_scalar::checkpoints::Cut,
+        parts: &[Option<yee_scalar::checkpoints::SavedPart>],
+    ) -> Result<(), String> {
+        self.hooks.commit(at, parts)
+    }
+
+    fn keeps_fields(&self) -> bool {
+        self.hooks.keeps_fields()
+    }
+
+    fn until_decayed(&self) -> Option<yee_em::DecayRule> {
+        Some(self.rule)
     }
 }
 

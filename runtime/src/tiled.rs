@@ -377,6 +377,7 @@ pub(crate) fn one<'s, T: Scalar, B: YeeBackend<T>, M: yee_core::Comm<Error: std:
         first_step: o.first_step,
         last_step: o.last_step,
         interrupted: o.interrupted,
+        decayed: o.decayed,
         checkpoints: o.checkpoints,
         records: o.records,
         dft: o.dft,

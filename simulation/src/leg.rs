@@ -109,6 +109,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         // Slices and snapshots are gathered while stepping; only a controlled run reads the
         // final fields (where the run ended or a stop left it).
         drop_fields: control.is_none(),
+        until_decayed: scene.until_decayed,
     };
     let results = match &layout.owned {
         None => run_decomposed::<T, K>(
@@ -254,16 +255,22 @@ fn write_after<T: Scalar + Erase>(
         let movies = crate::movie::write_movies(out, &outputs);
         outputs.extend(failed.keep(movies).into_iter().flatten());
     }
-    let (fluxes, dfts) = match diverged.is_none() && !interrupted {
-        true => write_spectra(
-            scene,
-            results,
-            out,
-            hdf5.as_ref(),
-            &mut outputs,
-            &mut failed,
-        ),
-        false => (Vec::new(), Vec::new()),
+    let (fluxes, dfts, resonances) = match diverged.is_none() && !interrupted {
+        true => {
+            let (fluxes, dfts) = write_spectra(
+                scene,
+                results,
+                out,
+                hdf5.as_ref(),
+                &mut outputs,
+                &mut failed,
+            );
+            let (resonances, files) =
+                crate::resonances_output::write_resonances(scene, &series, out, &mut failed);
+            outputs.extend(files);
+            (fluxes, dfts, resonances)
+        }
+        false => (Vec::new(), Vec::new(), Vec::new()),
     };
     crate::balance_output::write_balance(
         scene,
@@ -280,6 +287,7 @@ fn write_after<T: Scalar + Erase>(
         probes,
         fluxes,
         dfts,
+        resonances,
         diverged: diverged.clone(),
         output_errors: failed.messages(),
     };
@@ -318,7 +326,7 @@ fn write_spectra<T: Scalar>(
     Vec<crate::dft_output::DftReport>,
 ) {
     let (fluxes, flux_files) =
-        crate::flux_output::write_fluxes(scene, results, scene.steps, out, failed);
+        crate::flux_output::write_fluxes(scene, results, results[0].last_step, out, failed);
     outputs.extend(flux_files);
     if let Some(h) = hdf5 {
         failed.keep(h.write_fluxes(&fluxes));

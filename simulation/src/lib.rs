@@ -31,6 +31,7 @@ pub mod plane_plot;
 pub mod probe_output;
 pub mod progress;
 pub mod report;
+pub mod resonances_output;
 pub mod run_report;
 pub mod simulation;
 pub mod slices;

@@ -134,6 +134,35 @@ pub struct RunReport {
     pub fluxes: Vec<crate::flux_output::FluxReport>,
     /// DFT field outputs.
     pub dfts: Vec<crate::dft_output::DftReport>,
+    /// The `[[resonances]]` blocks: each one's file, probes, band and modes (absent when the
+    /// scene has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resonances: Vec<crate::resonances_output::ResonancesReport>,
+    /// The scene's `[run] until_decayed` rule and whether it ended the run (absent without
+    /// one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until_decayed: Option<DecayReport>,
+}
+
+/// `until_decayed` in `run.json`: the rule as run, and where it ended the run.
+#[derive(Debug, Serialize)]
+pub struct DecayReport {
+    /// The probe watched.
+    pub probe: String,
+    /// Its component.
+    pub component: String,
+    /// The run ends at a check whose interval's largest |field|² is at most `factor` times
+    /// the largest seen.
+    pub factor: f64,
+    /// Samples after this step count.
+    pub after_step: u64,
+    /// Steps between checks (the first `every_steps` after `after_step`).
+    pub every_steps: u64,
+    /// Whether the fields decayed: the run ended at `stopped_at_step` for that reason.
+    pub decayed: bool,
+    /// The check step at which the rule ended the run (`null` when it went on to `steps` or
+    /// stopped for another reason).
+    pub stopped_at_step: Option<u64>,
 }
 
 /// One rank's entry in `run.json`.

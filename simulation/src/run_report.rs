@@ -12,7 +12,7 @@ use crate::flux_output::FluxReport;
 use crate::layout::RunLayout;
 use crate::options::{RunOptions, rank_backends};
 use crate::report::{
-    BalanceReport, CheckpointReport, ProbeReport, RankReport, ResumeReport, RunReport,
+    BalanceReport, CheckpointReport, DecayReport, ProbeReport, RankReport, ResumeReport, RunReport,
 };
 
 /// What a run produced besides its ranks' outputs, for its report.
@@ -25,6 +25,8 @@ pub struct Produced {
     pub fluxes: Vec<FluxReport>,
     /// The DFT outputs.
     pub dfts: Vec<DftReport>,
+    /// The `[[resonances]]` blocks inverted.
+    pub resonances: Vec<crate::resonances_output::ResonancesReport>,
     /// Why the run diverged, if it did.
     pub diverged: Option<String>,
     /// The files that could not be written, first first.
@@ -104,6 +106,7 @@ pub fn run_report<T>(
         probes,
         fluxes,
         dfts,
+        resonances,
         diverged,
         output_errors,
     } = produced;
@@ -127,6 +130,7 @@ pub fn run_report<T>(
     } = timing;
     let run_steps = last_step - first_step;
     let steps = scene.steps;
+    let until_decayed = decay_report(scene, results);
     RunReport {
         status: match (&diverged, output_errors.is_empty(), interrupted) {
             (Some(_), _, _) => "diverged",
@@ -210,6 +214,8 @@ pub fn run_report<T>(
         fluxes,
         dfts,
         partition: layout.partition.clone(),
+        resonances,
+        until_decayed,
     }
 }
 
@@ -277,4 +283,19 @@ fn box_json(boxes: &[Box3]) -> Vec<yee_runtime::balance::BoxJson> {
             hi: b.hi,
         })
         .collect()
+}
+
+/// The scene's decay rule and where it ended the run, for `run.json`.
+fn decay_report<T>(scene: &Scene, results: &[RankOutput<T>]) -> Option<DecayReport> {
+    let rule = scene.until_decayed?;
+    let decayed = results[0].decayed;
+    Some(DecayReport {
+        probe: scene.probe_names[rule.probe].clone(),
+        component: scene.probes[rule.probe].component.name().into(),
+        factor: rule.factor,
+        after_step: rule.after,
+        every_steps: rule.every,
+        decayed,
+        stopped_at_step: decayed.then_some(results[0].last_step),
+    })
 }

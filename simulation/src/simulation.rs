@@ -135,9 +135,17 @@ impl Simulation {
         self.step
     }
 
-    /// Whether the run has reached the scene's last step.
+    /// Whether the run has ended: reached the scene's last step, or the step where its
+    /// `until_decayed` rule found the fields decayed.
     pub fn finished(&self) -> bool {
-        self.step >= self.scene.steps
+        self.step >= self.scene.steps || self.decayed()
+    }
+
+    /// Whether the scene's `until_decayed` rule ended the run.
+    pub fn decayed(&self) -> bool {
+        self.report()
+            .and_then(|r| r.until_decayed.as_ref())
+            .is_some_and(|d| d.decayed)
     }
 
     /// Runs to the scene's last step and writes what comes after it (probes, spectra,
@@ -254,6 +262,12 @@ impl Simulation {
     /// Before a leg starts: a run that ended at its last step does not run again, and one
     /// that was stopped goes on from its newest checkpoint.
     fn prepare_leg(&mut self) -> Result<(), AppError> {
+        if self.decayed() {
+            return Err(AppError::Usage(format!(
+                "the run has ended: its fields decayed by step {} (until_decayed)",
+                self.step
+            )));
+        }
         if self.finished() {
             return Err(AppError::Usage(format!(
                 "the run has ended: it is after step {}, the scene's last",

@@ -272,6 +272,10 @@ pub struct Scene {
     pub frequencies: Vec<f64>,
     /// Steps to run.
     pub steps: u64,
+    /// Harmonic inversions of probe records at the end of the run (`[[resonances]]`).
+    pub resonances: Vec<Resonances>,
+    /// Ends the run earlier when the fields at a probe have decayed (`[run] until_decayed`).
+    pub until_decayed: Option<yee_em::DecayRule>,
     /// PNG slices.
     pub slices: Vec<Slice>,
     /// Whole-field snapshots.
@@ -737,6 +741,29 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         probes.push(Probe { component, cell });
         probe_names.push(name);
     }
+    let until_decayed = match &spec.run.until_decayed {
+        Some(d) => Some(decay_rule(&r, d, &mut probes, &mut probe_names, courant)?),
+        None => None,
+    };
+    let resonances = spec
+        .resonances
+        .iter()
+        .enumerate()
+        .map(|(i, b)| resonances_block(&r, i, b, &probes, &probe_names, courant))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(i) = (1..resonances.len()).find(|&i| {
+        resonances[..i]
+            .iter()
+            .any(|b: &Resonances| b.name == resonances[i].name)
+    }) {
+        return Err(r.err(
+            format!("resonances[{i}].name"),
+            format!(
+                "`{}` is used by an earlier [[resonances]] block",
+                resonances[i].name
+            ),
+        ));
+    }
 
     let plane_waves = spec
         .plane_waves
@@ -954,6 +981,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         monitors,
         frequencies,
         steps,
+        resonances,
+        until_decayed,
         slices,
         snapshots,
         costs,
@@ -969,6 +998,194 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         r.err(setup_error_key(&e, origin), e.to_string())
     })?;
     Ok(scene)
+}
+
+/// A `[[resonances]]` block: harmonic inversion of the (summed) records of `probes` over
+/// `band`, from time `after` on, written as `resonances_<name>.csv` at the end of the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resonances {
+    /// Names the file.
+    pub name: String,
+    /// The probes (indices into [`Scene::probes`]), all E or all H, so that their samples
+    /// share one time axis.
+    pub probes: Vec<usize>,
+    /// `[fmin, fmax]` in scene frequency units.
+    pub band: [f64; 2],
+    /// Samples before this time (scene units) are left out.
+    pub after: f64,
+}
+
+/// `[[resonances]]` entry `i`: its probes found by name, its band inside `(−Nyquist,
+/// Nyquist)` and not empty.
+fn resonances_block(
+    r: &Resolver,
+    i: usize,
+    b: &super::spec::ResonancesSpec,
+    probes: &[Probe],
+    names: &[String],
+    courant: f64,
+) -> Result<Resonances, SceneError> {
+    let key = |k: &str| format!("resonances[{i}].{k}");
+    if !safe_name(&b.name) {
+        return Err(r.err(key("name"), safe_name_rule(&b.name)));
+    }
+    if b.probes.is_empty() {
+        return Err(r.err(
+            key("probes"),
+            "is empty; name one [[probes]] entry or a few",
+        ));
+    }
+    let mut found = Vec::new();
+    for (j, name) in b.probes.iter().enumerate() {
+        let Some(p) = names.iter().position(|n| n == name) else {
+            let known = match names.is_empty() {
+                true => "the scene has no [[probes]]".to_string(),
+                false => format!("the probes are {}", names.join(", ")),
+            };
+            return Err(r.err(
+                format!("{}[{j}]", key("probes")),
+                format!("`{name}` names no probe: {known}"),
+            ));
+        };
+        if found.contains(&p) {
+            return Err(r.err(
+                format!("{}[{j}]", key("probes")),
+                format!("`{name}` is named twice"),
+            ));
+        }
+        if probes[p].component.is_electric()
+            != probes[found.first().copied().unwrap_or(p)]
+                .component
+                .is_electric()
+        {
+            return Err(r.err(
+                format!("{}[{j}]", key("probes")),
+                format!(
+                    "`{name}` records {}, an H component where the first records E or the other \
+                     way round: H is sampled half a step earlier, so their records cannot be \
+                     summed",
+                    probes[p].component.name()
+                ),
+            ));
+        }
+        found.push(p);
+    }
+    let [f_min, f_max] = match b.band[..] {
+        [lo, hi] if lo.is_finite() && hi.is_finite() => [lo, hi],
+        _ => {
+            return Err(r.err(key("band"), "give [fmin, fmax]: two finite frequencies"));
+        }
+    };
+    if f_min >= f_max {
+        return Err(r.err(
+            key("band"),
+            format!("[{f_min}, {f_max}] is empty: fmin must be below fmax"),
+        ));
+    }
+    // Sampled every step: frequencies past 1 / (2 Δt) alias.
+    let nyquist = 0.5 / r.units.to_scene_time(courant);
+    if f_max.abs().max(f_min.abs()) > nyquist {
+        return Err(r.err(
+            key("band"),
+            format!(
+                "[{f_min}, {f_max}] reaches past the Nyquist frequency {nyquist} of the probes, \
+                 sampled once a step"
+            ),
+        ));
+    }
+    let after = b.after.unwrap_or(0.0);
+    if !(after.is_finite() && after >= 0.0) {
+        return Err(r.err(key("after"), format!("{after} must be a non-negative time")));
+    }
+    Ok(Resonances {
+        name: b.name.clone(),
+        probes: found,
+        band: [f_min, f_max],
+        after,
+    })
+}
+
+/// `[run] until_decayed` as a rule on a probe: a `[[probes]]` entry by name, or a point,
+/// added as the probe `until_decayed`; `after` and `every` rounded up to whole steps.
+fn decay_rule(
+    r: &Resolver,
+    d: &super::spec::DecaySpec,
+    probes: &mut Vec<Probe>,
+    names: &mut Vec<String>,
+    courant: f64,
+) -> Result<yee_em::DecayRule, SceneError> {
+    const KEY: &str = "run.until_decayed";
+    let probe = match &d.probe {
+        super::spec::ProbeRef::Name(name) => {
+            let i = names.iter().position(|n| n == name).ok_or_else(|| {
+                let known = match names.is_empty() {
+                    true => "the scene has no [[probes]]".to_string(),
+                    false => format!("the probes are {}", names.join(", ")),
+                };
+                r.err(
+                    format!("{KEY}.probe"),
+                    format!("`{name}` names no probe: {known}"),
+                )
+            })?;
+            if let Some(c) = d.component {
+                let c = r.component(&format!("{KEY}.component"), c)?;
+                if c != probes[i].component {
+                    return Err(r.err(
+                        format!("{KEY}.component"),
+                        format!(
+                            "is {} but the probe `{name}` records {}: leave it out, or give a \
+                             position as the probe",
+                            c.name(),
+                            probes[i].component.name()
+                        ),
+                    ));
+                }
+            }
+            i
+        }
+        super::spec::ProbeRef::Position(position) => {
+            let Some(c) = d.component else {
+                return Err(r.err(
+                    format!("{KEY}.component"),
+                    "is required when the probe is a position",
+                ));
+            };
+            let component = r.component(&format!("{KEY}.component"), c)?;
+            let cell = r.cell(&format!("{KEY}.probe"), position)?;
+            if names.iter().any(|n| n == "until_decayed") {
+                return Err(r.err(
+                    format!("{KEY}.probe"),
+                    "a position is sampled as the probe `until_decayed`, a name a [[probes]] \
+                     entry has: name that probe here instead",
+                ));
+            }
+            probes.push(Probe { component, cell });
+            names.push("until_decayed".into());
+            probes.len() - 1
+        }
+    };
+    if !(d.factor.is_finite() && d.factor > 0.0 && d.factor < 1.0) {
+        return Err(r.err(
+            format!("{KEY}.factor"),
+            format!("{} must lie between 0 and 1 (e.g. 1e-3)", d.factor),
+        ));
+    }
+    let to_steps = |key: &str, t: f64, positive: bool| {
+        let (ok, kind) = match positive {
+            true => (t > 0.0, "positive"),
+            false => (t >= 0.0, "non-negative"),
+        };
+        match t.is_finite() && ok {
+            true => Ok((r.units.time(t) / courant).ceil() as u64),
+            false => Err(r.err(format!("{KEY}.{key}"), format!("{t} must be a {kind} time"))),
+        }
+    };
+    Ok(yee_em::DecayRule {
+        probe,
+        after: to_steps("after", d.after.unwrap_or(0.0), false)?,
+        every: to_steps("every", d.every, true)?.max(1),
+        factor: d.factor,
+    })
 }
 
 type MaskParts = (Option<Vec<bool>>, Vec<PathBuf>, [usize; 3]);

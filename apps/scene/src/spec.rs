@@ -42,6 +42,9 @@ pub struct SceneSpec {
     /// DFT field outputs.
     #[serde(default)]
     pub dft: Vec<DftSpec>,
+    /// Harmonic inversion of probe records at the end of the run.
+    #[serde(default)]
+    pub resonances: Vec<ResonancesSpec>,
     /// What to write.
     #[serde(default)]
     pub output: OutputSpec,
@@ -736,4 +739,48 @@ pub struct RunSpec {
     pub steps: Option<u64>,
     /// Duration (scene time units); rounded up to whole steps.
     pub time: Option<f64>,
+    /// End the run earlier, when the fields at a point have decayed.
+    pub until_decayed: Option<DecaySpec>,
+}
+
+/// `[[resonances]]`: the modes of one or a few probes' records (harmonic inversion).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResonancesSpec {
+    /// Names the file `resonances_<name>.csv`.
+    pub name: String,
+    /// `[[probes]]` names: one, or a few whose records are summed.
+    pub probes: Vec<String>,
+    /// `[fmin, fmax]` (scene frequency units).
+    pub band: Vec<f64>,
+    /// Samples before this time (scene units) are left out (default 0).
+    pub after: Option<f64>,
+}
+
+/// `[run] until_decayed`: Meep's `stop_when_fields_decayed`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecaySpec {
+    /// The name of a `[[probes]]` entry, or a position (then sampled as the probe
+    /// `until_decayed`).
+    pub probe: ProbeRef,
+    /// The component: required with a position; with a probe's name, its component.
+    pub component: Option<ComponentName>,
+    /// The run ends at a check whose interval's largest |field|² is at most this times the
+    /// largest seen.
+    pub factor: f64,
+    /// Time (scene units) before which nothing is checked (default 0).
+    pub after: Option<f64>,
+    /// Time between checks (scene units); both rounded up to whole steps.
+    pub every: f64,
+}
+
+/// A probe by name, or a point.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ProbeRef {
+    /// A `[[probes]]` name.
+    Name(String),
+    /// A position (1, 2 or 3 numbers).
+    Position(Vec<f64>),
 }

@@ -336,6 +336,44 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     }
 }
 
+/// The `[[resonances]]` blocks and the `until_decayed` rule.
+fn describe_resonances(scene: &Scene, s: &mut String) {
+    let units = scene.units;
+    for b in &scene.resonances {
+        let probes: Vec<&str> = b
+            .probes
+            .iter()
+            .map(|&p| scene.probe_names[p].as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "resonances  {}: harmonic inversion of {} in [{}, {}] from time {} on, into \
+             resonances_{}.csv",
+            b.name,
+            probes.join(" + "),
+            b.band[0],
+            b.band[1],
+            b.after,
+            b.name
+        );
+    }
+    if let Some(rule) = scene.until_decayed {
+        let time = |steps: u64| units.to_scene_time(steps as f64 * scene.dt());
+        let _ = writeln!(
+            s,
+            "decay stop  when |{}|² at probe {} over {} steps (time {:.6e}) falls to {:e} of its \
+             largest, checked from step {} (time {:.6e}) on",
+            scene.probes[rule.probe].component.name(),
+            scene.probe_names[rule.probe],
+            rule.every,
+            time(rule.every),
+            rule.factor,
+            rule.after + rule.every,
+            time(rule.after + rule.every)
+        );
+    }
+}
+
 /// The boundaries, mask, probes, slices and snapshots.
 fn describe_outputs(scene: &Scene, s: &mut String) {
     let dims = scene.mode.dims();
@@ -381,6 +419,7 @@ fn describe_outputs(scene: &Scene, s: &mut String) {
             p.cell
         );
     }
+    describe_resonances(scene, s);
     for slice in &scene.slices {
         let _ = writeln!(
             s,

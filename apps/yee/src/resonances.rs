@@ -273,19 +273,8 @@ pub fn output_name(probe: &Path) -> String {
     format!("resonances_{name}.csv")
 }
 
-/// Writes the modes as CSV: `frequency,decay,Q,amplitude,phase,error`, one row per mode,
-/// every number in full precision.
-pub fn write_modes_csv(out: &mut impl Write, modes: &[Mode]) -> std::io::Result<()> {
-    writeln!(out, "frequency,decay,Q,amplitude,phase,error")?;
-    for m in modes {
-        writeln!(
-            out,
-            "{:e},{:e},{:e},{:e},{:e},{:e}",
-            m.frequency, m.decay, m.q, m.amplitude, m.phase, m.error
-        )?;
-    }
-    Ok(())
-}
+/// The modes as CSV, as a run's `[[resonances]]` blocks write them.
+pub use yee_simulation::resonances_output::write_modes_csv;
 
 /// The table `yee resonances` prints.
 pub fn table(modes: &[Mode]) -> String {

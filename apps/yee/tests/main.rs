@@ -24,6 +24,7 @@ mod overlap;
 mod partition;
 mod pec_material;
 mod resonances;
+mod until_decayed;
 mod vtk_reader;
 
 /// The folder under cargo's `target/tmp` where one topic (its `module_path!()`) writes: topics

@@ -234,3 +234,289 @@ fn bad_records_are_refused_naming_the_file_and_line() {
         "{stderr}"
     );
 }
+
+/// The PEC cavity above with a second probe (`hz` is not in TMz: a second Ez point) and
+/// `[[resonances]]` blocks; `blocks` is appended.
+fn cavity_with(blocks: &str) -> String {
+    format!(
+        r#"name = "cavity_blocks"
+[grid]
+mode = "tmz"
+size = [40, 30]
+courant = 0.5
+[boundaries]
+all = "pec"
+[[sources]]
+component = "ez"
+position = [11, 7]
+waveform = "ricker"
+frequency = 0.03
+delay = 60
+[[probes]]
+name = "ez"
+component = "ez"
+position = [29, 19]
+[[probes]]
+name = "low"
+component = "ez"
+position = [7, 5]
+[[probes]]
+name = "h"
+component = "hx"
+position = [7, 5]
+[run]
+steps = 4000
+{blocks}
+"#
+    )
+}
+
+#[test]
+fn a_resonances_block_writes_what_yee_resonances_finds_and_lists_it_in_run_json() {
+    let dir = crate::tmp_dir(module_path!());
+    let blocks = r#"
+[[resonances]]
+name = "one"
+probes = ["ez"]
+band = [0, 0.15]
+after = 150
+
+[[resonances]]
+name = "both"
+probes = ["ez", "low"]
+band = [0, 0.15]
+after = 150
+"#;
+    let run = crate::run_text(&dir, "cavity_blocks", &cavity_with(blocks));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    // The same record through `yee resonances`.
+    let by_command = dir.join("by_command");
+    let out = yee(
+        &[
+            "--band",
+            "0",
+            "0.15",
+            "--after",
+            "150",
+            "--out",
+            by_command.to_str().unwrap(),
+        ],
+        &[&run.join("probe_ez.csv")],
+    );
+    assert!(out.status.success());
+    let want = read_modes(&by_command.join("resonances_ez.csv"));
+    let got = read_modes(&run.join("resonances_one.csv"));
+    assert_eq!(got.len(), want.len());
+    assert!(got.len() >= 3, "{got:?}");
+    for (g, w) in got.iter().zip(&want) {
+        for k in 0..6 {
+            assert!(
+                (g[k] - w[k]).abs() <= 1e-9 * w[k].abs().max(1e-9),
+                "{g:?} against {w:?}"
+            );
+        }
+    }
+    let listed = &report["resonances"];
+    assert_eq!(listed[0]["name"], "one");
+    assert_eq!(listed[0]["file"], "resonances_one.csv");
+    assert_eq!(listed[0]["probes"], serde_json::json!(["ez"]));
+    assert_eq!(listed[0]["band"], serde_json::json!([0.0, 0.15]));
+    assert_eq!(listed[0]["samples"], 4000 - 299);
+    let modes = listed[0]["modes"].as_array().unwrap();
+    assert_eq!(modes.len(), got.len());
+    for (m, row) in modes.iter().zip(&got) {
+        assert_eq!(m["frequency"].as_f64().unwrap(), row[0]);
+        assert_eq!(m["Q"].as_f64().unwrap(), row[2]);
+        assert_eq!(m["error"].as_f64().unwrap(), row[5]);
+    }
+    let outputs = report["outputs"].as_array().unwrap();
+    assert!(outputs.iter().any(|o| o == "resonances_both.csv"));
+    // The summed record holds the (1, 1) mode on the discrete dispersion relation too.
+    let both = read_modes(&run.join("resonances_both.csv"));
+    let s = ((PI / 80.0).sin().powi(2) + (PI / 60.0).sin().powi(2)).sqrt();
+    let discrete = (s * 0.5).asin() / (PI * 0.5);
+    assert!(
+        both.iter().any(|r| (r[0] / discrete - 1.0).abs() < 1e-6),
+        "{both:?}"
+    );
+}
+
+#[test]
+fn bad_resonances_blocks_are_named() {
+    let dir = crate::tmp_dir(module_path!());
+    for (block, key, says) in [
+        (
+            r#"name = "r"
+probes = ["nope"]
+band = [0, 0.1]"#,
+            "resonances[0].probes[0]",
+            "ez, low, h",
+        ),
+        (
+            r#"name = "r"
+probes = []
+band = [0, 0.1]"#,
+            "resonances[0].probes",
+            "is empty",
+        ),
+        (
+            r#"name = "r"
+probes = ["ez"]
+band = [0.1, 0.1]"#,
+            "resonances[0].band",
+            "is empty",
+        ),
+        (
+            r#"name = "r"
+probes = ["ez"]
+band = [0.1, 1.5]"#,
+            "resonances[0].band",
+            "Nyquist frequency 1",
+        ),
+        (
+            r#"name = "r"
+probes = ["ez", "h"]
+band = [0, 0.1]"#,
+            "resonances[0].probes[1]",
+            "cannot be summed",
+        ),
+        (
+            r#"name = "r"
+probes = ["ez"]
+band = [0, 0.1]
+after = -1"#,
+            "resonances[0].after",
+            "non-negative",
+        ),
+        (
+            r#"name = "a/b"
+probes = ["ez"]
+band = [0, 0.1]"#,
+            "resonances[0].name",
+            "",
+        ),
+    ] {
+        let file = dir.join("bad_block.toml");
+        std::fs::write(&file, cavity_with(&format!("[[resonances]]\n{block}"))).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+            .arg("check")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{block}");
+        assert!(
+            stderr.contains(key) && stderr.contains(says),
+            "{block}: {stderr}"
+        );
+    }
+    // `yee check` describes a good block.
+    let file = dir.join("good_block.toml");
+    let block = "[[resonances]]\nname = \"r\"\nprobes = [\"ez\", \"low\"]\nband = [0, 0.1]\n";
+    std::fs::write(&file, cavity_with(block)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("resonances  r: harmonic inversion of ez + low in [0, 0.1]"),
+        "{stdout}"
+    );
+}
+
+/// Meep's Harminv on its ring-resonator tutorial at resolution 10 (eps averaging on, Courant
+/// 0.5, meep 1.25.0): `/usr/bin/python3 bench/meep_ring.py --until-after-sources U`, frequency
+/// and Q of each mode, in Meep's units (yee's frequencies × 10).
+const MEEP_RING_300: [(f64, f64); 3] = [
+    (0.1181015030, 80.677394),
+    (0.1471626549, 316.303205),
+    (0.1752467778, 1679.283341),
+];
+/// The same with `--until-after-sources 1000`.
+const MEEP_RING_1000: [(f64, f64); 3] = [
+    (0.1180795259, 78.458630),
+    (0.1471647537, 347.203429),
+    (0.1752478789, 1676.967955),
+];
+
+/// Runs examples/scenes/ring_resonator.toml (with `extra` arguments) and returns its modes:
+/// frequency × 10 (Meep's units) and Q.
+fn ring_modes(dir: &Path, name: &str, extra: &[&str]) -> Vec<(f64, f64)> {
+    let scene =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenes/ring_resonator.toml");
+    let out = dir.join(name);
+    let done = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&scene)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    read_modes(&out.join("resonances_ring.csv"))
+        .iter()
+        .map(|r| (r[0] * 10.0, r[2]))
+        .collect()
+}
+
+/// Each of Meep's modes has one of `modes` within `df` relative in frequency; returns the
+/// relative differences in frequency and Q.
+fn against_meep(modes: &[(f64, f64)], meep: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    meep.iter()
+        .map(|&(f, q)| {
+            let near = modes
+                .iter()
+                .min_by(|a, b| (a.0 - f).abs().total_cmp(&(b.0 - f).abs()))
+                .unwrap();
+            (near.0 / f - 1.0, near.1 / q - 1.0)
+        })
+        .collect()
+}
+
+#[test]
+fn ring_resonator_matches_meep_in_frequency_over_the_tutorials_record() {
+    // Meep's tutorial record: 300 after the source (t = 4000 here, 8000 steps).
+    let dir = crate::tmp_dir(module_path!());
+    let modes = ring_modes(&dir, "ring_300", &["--steps", "8000"]);
+    let diff = against_meep(&modes, &MEEP_RING_300);
+    for (i, (df, dq)) in diff.iter().enumerate() {
+        assert!(
+            df.abs() < 1e-3,
+            "mode {i}: {modes:?} against {MEEP_RING_300:?}"
+        );
+        // Over so short a record the Q of the slower modes moves by 10 % with its length, in
+        // Meep as here (316 → 347, 1679 → 1633 → 1575 for 300, 500, 700): only the first,
+        // decayed well within it, is held to 5 %.
+        if i == 0 {
+            assert!(
+                dq.abs() < 0.05,
+                "mode {i}: {modes:?} against {MEEP_RING_300:?}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "22000 steps of 160 × 160 cells: about 15 s in the test profile"]
+fn ring_resonator_matches_meep_in_frequency_and_q() {
+    let dir = crate::tmp_dir(module_path!());
+    let modes = ring_modes(&dir, "ring_1000", &[]);
+    let diff = against_meep(&modes, &MEEP_RING_1000);
+    for (i, (df, dq)) in diff.iter().enumerate() {
+        assert!(
+            df.abs() < 1e-3,
+            "mode {i}: {modes:?} against {MEEP_RING_1000:?}"
+        );
+        assert!(
+            dq.abs() < 0.05,
+            "mode {i}: {modes:?} against {MEEP_RING_1000:?}"
+        );
+    }
+}

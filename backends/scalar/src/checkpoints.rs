@@ -133,6 +133,12 @@ pub trait Checkpoints<C: YeeFields> {
     fn keeps_fields(&self) -> bool {
         true
     }
+
+    /// The rule that ends the run when its fields have decayed, checked by every rank at the
+    /// same steps ([`yee_em::decay`]); `None` (the default): the run goes to its last step.
+    fn until_decayed(&self) -> Option<yee_em::DecayRule> {
+        None
+    }
 }
 
 /// No checkpoints: a run that is never cut.

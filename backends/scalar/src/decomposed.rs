@@ -8,6 +8,7 @@ use yee_core::driver::{StepError, StepErrorOf};
 use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
 use yee_core::step_log::StepLog;
 use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
+use yee_em::decay::{DecayRule, DecayWatch, largest_over_ranks};
 use yee_em::{Component, Costs, Setup, YeeBackend, YeeFields};
 
 use crate::checkpoints::{CheckpointRecord, Checkpoints, Cut, CutLayout, NoCheckpoints, SavedPart};
@@ -43,6 +44,9 @@ pub struct RankOutput<T> {
     pub last_step: u64,
     /// A signal stopped the run at `last_step` (identical on every rank).
     pub interrupted: bool,
+    /// The decay rule ([`Checkpoints::until_decayed`]) ended the run at `last_step`
+    /// (identical on every rank).
+    pub decayed: bool,
     /// The checkpoints taken, in order (as the writing rank completed them).
     pub checkpoints: Vec<CheckpointRecord>,
 }
@@ -64,6 +68,7 @@ impl<T> RankOutput<T> {
             first_step: 0,
             last_step: 0,
             interrupted: false,
+            decayed: false,
             checkpoints: Vec::new(),
         }
     }
@@ -157,9 +162,14 @@ pub fn run_rank_with<
     let mut history = Vec::new();
     let mut checkpoints = Vec::new();
     let mut interrupted = false;
+    let mut decayed = false;
+    let mut watch =
+        start_watch(hooks.until_decayed(), &series, first_step, comm).map_err(StepError::Comm)?;
     let mut at = start;
     while at.step < steps {
-        let until = hooks.next_due(at.step).map_or(steps, |s| s.min(steps));
+        let due = hooks.next_due(at.step);
+        let check = watch.map(|w| w.rule.next_check(at.step));
+        let until = [due, check].into_iter().flatten().fold(steps, u64::min);
         let (c, log) = run_steps_from(plan, at, until, steps, comm, chunk, |step, chunk| {
             let owned = chunk.owned();
             let read = (|| {
@@ -196,22 +206,42 @@ pub fn run_rank_with<
         if at.step == steps {
             break;
         }
-        // Cut before the end: every rank learns why, and a run that went wrong ends here.
+        // Cut before the end: every rank learns why, and a run that went wrong ends here;
+        // at a decay check every rank hands in its part of the interval's peak, and all end
+        // here when the fields have decayed. A cut for a check alone takes no checkpoint.
+        let checks = check == Some(at.step);
+        let peak = match watch.filter(|_| checks) {
+            Some(w) => w.rule.local_peak(held(&series, w.rule.probe), at.step),
+            None => 0.0,
+        };
+        let wants = at.step < until || due == Some(at.step) || hooks.wants_stop();
         let mine = [
             f64::from(u8::from(diverged.is_some())),
             f64::from(u8::from(hooks.interrupted())),
+            f64::from(u8::from(wants)),
+            peak,
         ];
-        let mut why = vec![0.0; 2 * comm.size()];
+        let mut why = vec![0.0; WHY * comm.size()];
         comm.all_gather(&mine, &mut why).map_err(StepError::Comm)?;
-        if why.chunks(2).any(|w| w[0] > 0.0) {
+        let any = |k: usize| why.chunks(WHY).any(|w| w[k] > 0.0);
+        if any(0) {
             break;
+        }
+        if let Some(w) = watch.as_mut().filter(|_| checks) {
+            if w.decayed(largest_over_ranks(&why, WHY, 3)) {
+                decayed = true;
+                break;
+            }
+        }
+        if !any(2) {
+            continue;
         }
         let cut = Cut {
             step: at.step,
             layout: CutLayout::Tensor { plan, start: &at },
         };
         checkpoints.push(checkpoint(&mut chunk, comm, hooks, &series, &cut)?);
-        if why.chunks(2).any(|w| w[1] > 0.0) {
+        if any(1) {
             interrupted = true;
             break;
         }
@@ -241,8 +271,46 @@ pub fn run_rank_with<
         first_step,
         last_step: at.step,
         interrupted,
+        decayed,
         checkpoints,
     })
+}
+
+/// The samples of probe `probe` this rank holds (none for an index past the probes).
+pub(crate) fn held<T>(series: &[Vec<(u64, T)>], probe: usize) -> &[(u64, T)] {
+    series.get(probe).map_or(&[], Vec::as_slice)
+}
+
+/// What each rank hands in at a cut: diverged, interrupted, wants a checkpoint, its part of
+/// the decay check's peak.
+const WHY: usize = 4;
+
+/// The decay watch of a run that starts after `first_step` (`None` without a rule): the
+/// checks before it (a resumed run's) replayed from the probe samples the ranks hold, each
+/// check's peak agreed over the ranks, so every rank's watch is the one the run had.
+pub(crate) fn start_watch<T: Scalar, M: Comm>(
+    rule: Option<DecayRule>,
+    series: &[Vec<(u64, T)>],
+    first_step: u64,
+    comm: &mut M,
+) -> Result<Option<DecayWatch>, M::Error> {
+    let Some(rule) = rule else {
+        return Ok(None);
+    };
+    let mut watch = DecayWatch::new(rule);
+    let checks: Vec<u64> = rule.checks_through(first_step).collect();
+    if !checks.is_empty() {
+        let mine: Vec<f64> = checks
+            .iter()
+            .map(|&c| rule.local_peak(held(series, rule.probe), c))
+            .collect();
+        let mut all = vec![0.0; mine.len() * comm.size()];
+        comm.all_gather(&mine, &mut all)?;
+        for k in 0..checks.len() {
+            watch.decayed(largest_over_ranks(&all, checks.len(), k));
+        }
+    }
+    Ok(Some(watch))
 }
 
 /// Every rank saves its part of the checkpoint at `at`; what each saved is gathered, and the

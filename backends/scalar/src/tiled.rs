@@ -82,6 +82,9 @@ pub struct TiledRankOutput<T> {
     pub last_step: u64,
     /// A signal stopped the run at `last_step` (identical on every rank).
     pub interrupted: bool,
+    /// The decay rule ([`Checkpoints::until_decayed`]) ended the run at `last_step`
+    /// (identical on every rank).
+    pub decayed: bool,
     /// The checkpoints taken, in order.
     pub checkpoints: Vec<CheckpointRecord>,
 }
@@ -276,8 +279,13 @@ where
     let mut interrupted = false;
     let mut due = hooks.next_due(start.step);
     let mut last_step = start.step;
-    // Per rank: diverged, wants to stop, interrupted by a signal.
-    let mut flags = vec![0.0; 3 * comm.size()];
+    let mut decayed = false;
+    let mut watch =
+        crate::decomposed::start_watch(hooks.until_decayed(), &series, start.step, comm)
+            .map_err(StepError::Comm)?;
+    // Per rank: diverged, wants to stop, interrupted by a signal, its part of a decay check's
+    // peak.
+    let mut flags = vec![0.0; 4 * comm.size()];
     for step in start.step..steps {
         let record = driver.step(&mut chunk, comm, step)?;
         if !matches!(owners, Owners::Fixed(_)) {
@@ -305,13 +313,27 @@ where
         // Every rank checks at the same steps, so all stop together when one has diverged,
         // and all cut at the same step.
         let mut cut = false;
-        if done % STOP_CHECK_STEPS == 0 || done == steps || Some(done) == due {
-            let mine = [diverged.is_some(), stop, hooks.interrupted()];
-            comm.all_gather(&mine.map(|b| f64::from(u8::from(b))), &mut flags)
+        let checks = watch.is_some_and(|w| w.rule.is_check(done)) && done < steps;
+        if done % STOP_CHECK_STEPS == 0 || done == steps || Some(done) == due || checks {
+            let peak = match watch.filter(|_| checks) {
+                Some(w) => w
+                    .rule
+                    .local_peak(crate::decomposed::held(&series, w.rule.probe), done),
+                None => 0.0,
+            };
+            let [a, b, c] = [diverged.is_some(), stop, hooks.interrupted()];
+            let mine = [a, b, c].map(|b| f64::from(u8::from(b)));
+            comm.all_gather(&[mine[0], mine[1], mine[2], peak], &mut flags)
                 .map_err(StepError::Comm)?;
-            let any = |k: usize| flags.chunks(3).any(|f| f[k] > 0.0);
+            let any = |k: usize| flags.chunks(4).any(|f| f[k] > 0.0);
             if any(0) {
                 break;
+            }
+            if let Some(w) = watch.as_mut().filter(|_| checks) {
+                if w.decayed(yee_em::decay::largest_over_ranks(&flags, 4, 3)) {
+                    decayed = true;
+                    break;
+                }
             }
             cut = done < steps && (any(1) || Some(done) == due);
             interrupted = cut && any(2);
@@ -404,6 +426,7 @@ where
         first_step: start.step,
         last_step,
         interrupted,
+        decayed,
         checkpoints,
     })
 }
