@@ -23,6 +23,7 @@ mod dispersive_cost;
 mod energy;
 mod flux;
 mod function_length;
+mod bloch;
 mod harminv;
 mod heterogeneous;
 mod irregular;

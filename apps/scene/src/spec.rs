@@ -232,6 +232,10 @@ pub struct BoundariesSpec {
     /// Parameters of every CPML face.
     #[serde(default)]
     pub cpml: CpmlSpec,
+    /// The Bloch wavevector on the periodic axes, one number per axis of the mode, in cycles
+    /// per scene length unit (Meep's `k_point`: the fields one period `L` apart differ by
+    /// `e^{i 2π k·L}`). Needs a complex value type.
+    pub k: Option<Vec<f64>>,
 }
 
 /// A face boundary.
