@@ -304,6 +304,8 @@ pub struct Scene {
     pub smoothing: bool,
     /// The Bloch wavevector in cycles per cell (`[boundaries] k`; zero without one).
     pub bloch: [f64; 3],
+    /// The band structure `yee bands` computes (`[bands]`).
+    pub bands: Option<crate::bands::Bands>,
     /// The materials taken from the library ([`crate::library`]): the name the scene uses,
     /// and the entry.
     pub library: Vec<(String, &'static LibraryMaterial)>,
@@ -950,6 +952,21 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         };
         return Err(r.err(key, why));
     }
+    let bands = match &spec.bands {
+        Some(b) => Some(crate::bands::resolve_bands(
+            &crate::bands::BandsContext {
+                file,
+                units,
+                mode,
+                value_type: spec.grid.value_type,
+                boundaries: &boundaries,
+                duration: units.to_scene_time(steps as f64 * courant),
+                probes: probes.len(),
+            },
+            b,
+        )?),
+        None => None,
+    };
     let scene = Scene {
         sha256: String::new(),
         file: file.to_path_buf(),
@@ -982,6 +999,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         tile,
         smoothing: spec.smoothing.unwrap_or(true),
         bloch,
+        bands,
         library,
     };
     // Anything the checks above missed, reported through the core's own message.
