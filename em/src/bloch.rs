@@ -67,9 +67,15 @@ mod tests {
         let down = wrap_phase(&setup, whole, Direction::face(Axis::X, false)).unwrap();
         assert!((down.1 + theta.sin()).abs() < 1e-15);
         // k = 0 on y: nothing to multiply; an inner border of x: no wrap.
-        assert_eq!(wrap_phase(&setup, whole, Direction::face(Axis::Y, true)), None);
+        assert_eq!(
+            wrap_phase(&setup, whole, Direction::face(Axis::Y, true)),
+            None
+        );
         let left = Box3::new([0, 0, 0], [5, 8, 1]);
-        assert_eq!(wrap_phase(&setup, left, Direction::face(Axis::X, true)), None);
+        assert_eq!(
+            wrap_phase(&setup, left, Direction::face(Axis::X, true)),
+            None
+        );
         assert!(wrap_phase(&setup, left, Direction::face(Axis::X, false)).is_some());
     }
 

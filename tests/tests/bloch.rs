@@ -40,13 +40,23 @@ fn ricker(component: Component, cell: [i64; 3], frequency: f64, delay: f64) -> P
 /// The discrete frequency (f = ω/2π) of Bloch wavevector `k` (radians per cell) in a medium of
 /// permittivity `eps`: `sin²(ωΔt/2)/Δt² = (1/ε) Σ sin²(k_a/2)` (c = μ = 1).
 fn discrete_frequency(k: [f64; 3], dt: f64, eps: f64) -> f64 {
-    let s: f64 = k.iter().map(|&x| (x / 2.0).sin().powi(2)).sum::<f64>().sqrt();
+    let s: f64 = k
+        .iter()
+        .map(|&x| (x / 2.0).sin().powi(2))
+        .sum::<f64>()
+        .sqrt();
     2.0 * (s * dt / eps.sqrt()).asin() / dt / (2.0 * PI)
 }
 
 /// The lowest distinct discrete frequencies of the plane waves e^{i(k+G)·x} of a `grid` with
 /// Bloch `k` (cycles per cell), G = 2π(m/Nx, n/Ny): ascending, those in (0, `f_max`).
-fn plane_wave_frequencies(grid: [usize; 3], k: [f64; 3], dt: f64, eps: f64, f_max: f64) -> Vec<f64> {
+fn plane_wave_frequencies(
+    grid: [usize; 3],
+    k: [f64; 3],
+    dt: f64,
+    eps: f64,
+    f_max: f64,
+) -> Vec<f64> {
     let mut out: Vec<f64> = Vec::new();
     for m in -4i32..=4 {
         for n in -4i32..=4 {
@@ -110,7 +120,12 @@ fn modes_on_the_dispersion_relation(eps: f64, k: [f64; 3]) {
 
 #[test]
 fn vacuum_modes_on_the_discrete_dispersion_relation_at_every_k() {
-    for k in [[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0213, 0.0137, 0.0], [0.0281, 0.0397, 0.0]] {
+    for k in [
+        [0.0, 0.0, 0.0],
+        [0.01, 0.0, 0.0],
+        [0.0213, 0.0137, 0.0],
+        [0.0281, 0.0397, 0.0],
+    ] {
         modes_on_the_dispersion_relation(1.0, k);
     }
 }
@@ -123,7 +138,11 @@ fn dielectric_modes_on_the_discrete_dispersion_relation_at_every_k() {
 }
 
 /// A 2D TMz Bloch setup with a dielectric rod, sources and probes across chunk borders.
-fn rods_setup<'a>(regions: &'a [Region], sources: &'a [PointSource], probes: &'a [Probe]) -> Setup<'a> {
+fn rods_setup<'a>(
+    regions: &'a [Region],
+    sources: &'a [PointSource],
+    probes: &'a [Probe],
+) -> Setup<'a> {
     Setup {
         regions,
         sources,
@@ -165,15 +184,29 @@ fn decomposed_bloch_runs_are_one_chunk_bit_for_bit() {
     let steps = 120;
     let reference = single_chunk::<C64>(&setup, steps);
     // The phase reached the fields: their imaginary parts are not zero.
-    let imaginary: f64 = reference.fields.iter().flatten().flatten().map(|v| v.im.abs()).sum();
+    let imaginary: f64 = reference
+        .fields
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|v| v.im.abs())
+        .sum();
     assert!(imaginary > 1e-6, "{imaginary}");
     let mut runs = 0;
     for ranks in [2, 3, 4] {
         for_each_candidate(setup.grid, 2, ranks, 1, |c| {
             for comm in [CommKind::Sim, CommKind::Shm] {
                 let got = decomposed::<C64>(&setup, c.topology, comm, steps);
-                assert!(got.fields == reference.fields, "{comm:?} {:?}: fields differ", c.topology.0);
-                assert!(got.probes == reference.probes, "{comm:?} {:?}: probes differ", c.topology.0);
+                assert!(
+                    got.fields == reference.fields,
+                    "{comm:?} {:?}: fields differ",
+                    c.topology.0
+                );
+                assert!(
+                    got.probes == reference.probes,
+                    "{comm:?} {:?}: probes differ",
+                    c.topology.0
+                );
                 runs += 1;
             }
         });
@@ -230,7 +263,11 @@ fn rebalanced_bloch_runs_are_one_chunk_bit_for_bit() {
             Mode::ThreeD,
             [20, 10, 10],
             0.55,
-            [[Boundary::Periodic; 2], [Boundary::Periodic; 2], [Boundary::Pec; 2]],
+            [
+                [Boundary::Periodic; 2],
+                [Boundary::Periodic; 2],
+                [Boundary::Pec; 2],
+            ],
         )
     };
     let steps = 80;
@@ -256,10 +293,19 @@ fn rebalanced_bloch_runs_are_one_chunk_bit_for_bit() {
         .iter()
         .filter(|h| h.borders != plan.borders)
         .count();
-    eprintln!("{} rebalances, {moves} away from the start", outputs[0].history.len());
+    eprintln!(
+        "{} rebalances, {moves} away from the start",
+        outputs[0].history.len()
+    );
     assert!(moves >= 1, "the borders should move");
-    assert!(got.fields == reference.fields, "fields differ after balancing");
-    assert!(got.probes == reference.probes, "probes differ after balancing");
+    assert!(
+        got.fields == reference.fields,
+        "fields differ after balancing"
+    );
+    assert!(
+        got.probes == reference.probes,
+        "probes differ after balancing"
+    );
 }
 
 /// The rayon backend runs the same Bloch exchange: the oracle's bits on one and two ranks.
@@ -271,11 +317,23 @@ fn rayon_bloch_runs_are_the_oracle() {
     let steps = 60;
     let reference = single_chunk::<C64>(&setup, steps);
     let backend = yee_rayon::RayonCurl::with_threads(2).unwrap();
-    for topology in [Topology([1, 1, 1]), Topology([2, 1, 1]), Topology([1, 2, 1])] {
+    for topology in [
+        Topology([1, 1, 1]),
+        Topology([2, 1, 1]),
+        Topology([1, 2, 1]),
+    ] {
         let plan = uniform_plan(&setup, topology);
         let outputs = yee_comm_shm::launch(topology, |mut c| {
-            run_rank_on(&setup, &plan, yee_em::Costs::default(), &backend, &mut c, steps, |_, _| {})
-                .unwrap()
+            run_rank_on(
+                &setup,
+                &plan,
+                yee_em::Costs::default(),
+                &backend,
+                &mut c,
+                steps,
+                |_, _| {},
+            )
+            .unwrap()
         });
         let fields = Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
         assert!(fields == reference.fields, "rayon {:?} differs", topology.0);
@@ -285,13 +343,25 @@ fn rayon_bloch_runs_are_the_oracle() {
 #[test]
 fn real_fields_refuse_a_bloch_phase() {
     let setup = rods_setup(&[], &[], &[]);
-    let refused = yee_scalar::Simulation::<f64>::new(&setup).map(|_| ()).unwrap_err();
-    assert!(matches!(refused, SetupError::BlochNeedsComplex { .. }), "{refused:?}");
+    let refused = yee_scalar::Simulation::<f64>::new(&setup)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(refused, SetupError::BlochNeedsComplex { .. }),
+        "{refused:?}"
+    );
     assert!(refused.to_string().contains("complex"), "{refused}");
     // A Bloch k on an axis that is not periodic.
     let walls = Setup {
-        boundaries: [[Boundary::Periodic; 2], [Boundary::Pec; 2], [Boundary::Pec; 2]],
+        boundaries: [
+            [Boundary::Periodic; 2],
+            [Boundary::Pec; 2],
+            [Boundary::Pec; 2],
+        ],
         ..setup
     };
-    assert!(matches!(walls.validate(), Err(SetupError::InvalidBloch { .. })));
+    assert!(matches!(
+        walls.validate(),
+        Err(SetupError::InvalidBloch { .. })
+    ));
 }

@@ -76,7 +76,10 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
     }
     let a = spec.lattice_constant.unwrap_or(1.0);
     if !(a.is_finite() && a > 0.0) {
-        return Err(err("lattice_constant", format!("{a} must be a positive length")));
+        return Err(err(
+            "lattice_constant",
+            format!("{a} must be a positive length"),
+        ));
     }
     let a_cells = c.units.length(a);
     let dims = c.mode.dims();
@@ -85,13 +88,20 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
         if k.len() != dims {
             return Err(err(
                 &format!("path[{i}]"),
-                format!("has {} numbers, but mode {} needs {dims}", k.len(), c.mode.name()),
+                format!(
+                    "has {} numbers, but mode {} needs {dims}",
+                    k.len(),
+                    c.mode.name()
+                ),
             ));
         }
         let mut p = [0.0; 3];
         for (axis, &v) in k.iter().enumerate() {
             if !v.is_finite() {
-                return Err(err(&format!("path[{i}]"), format!("{v} is not a finite number")));
+                return Err(err(
+                    &format!("path[{i}]"),
+                    format!("{v} is not a finite number"),
+                ));
             }
             if v != 0.0 && c.boundaries[axis][0] != Boundary::Periodic {
                 return Err(err(
@@ -115,7 +125,11 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
         Some(l) if l.len() != corners.len() => {
             return Err(err(
                 "labels",
-                format!("has {} names for {} corners of the path", l.len(), corners.len()),
+                format!(
+                    "has {} names for {} corners of the path",
+                    l.len(),
+                    corners.len()
+                ),
             ));
         }
         Some(l) => l.iter().cloned().map(Some).collect(),
@@ -126,7 +140,10 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
         _ => {
             return Err(err(
                 "band",
-                format!("{:?} must be [fmin, fmax] with fmin < fmax and fmax > 0", spec.band),
+                format!(
+                    "{:?} must be [fmin, fmax] with fmin < fmax and fmax > 0",
+                    spec.band
+                ),
             ));
         }
     };
@@ -141,10 +158,7 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
         ));
     }
     let (k_points, corner_at) = interpolate(&corners, spec.points);
-    let k_cells = k_points
-        .iter()
-        .map(|k| k.map(|v| v / a_cells))
-        .collect();
+    let k_cells = k_points.iter().map(|k| k.map(|v| v / a_cells)).collect();
     Ok(Bands {
         k_points,
         k_cells,

@@ -48,12 +48,18 @@ k = [50.0]
 fn bad_k_is_refused_naming_the_key() {
     let real = NORMALISED.replace("c64", "f64");
     let e = parse(&format!("{real}k = [0.01, 0.0]")).unwrap_err();
-    assert!(e.contains("boundaries.k") && e.contains("complex") && e.contains("c64"), "{e}");
+    assert!(
+        e.contains("boundaries.k") && e.contains("complex") && e.contains("c64"),
+        "{e}"
+    );
     let e = parse(&format!("{NORMALISED}k = [0.01]")).unwrap_err();
     assert!(e.contains("boundaries.k") && e.contains("needs 2"), "{e}");
     let walls = NORMALISED.replace("all = \"periodic\"", "x = \"periodic\"");
     let e = parse(&format!("{walls}k = [0.01, 0.02]")).unwrap_err();
-    assert!(e.contains("boundaries.k[1]") && e.contains("periodic"), "{e}");
+    assert!(
+        e.contains("boundaries.k[1]") && e.contains("periodic"),
+        "{e}"
+    );
     // k = 0 on a wall is plain: no error.
     assert!(parse(&format!("{walls}k = [0.01, 0.0]")).is_ok());
 }

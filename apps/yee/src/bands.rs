@@ -97,10 +97,20 @@ pub fn merge_modes(per_probe: &[Vec<Mode>], band: [f64; 2]) -> Vec<(Mode, usize)
 fn samples_after(times: &[f64], values: &Values, after: f64) -> (Vec<Complex<f64>>, f64) {
     let all: Vec<Complex<f64>> = match values {
         Values::C64(v) => v.clone(),
-        Values::C32(v) => v.iter().map(|z| Complex::new(f64::from(z.re), f64::from(z.im))).collect(),
-        other => other.real_f64().into_iter().map(|x| Complex::new(x, 0.0)).collect(),
+        Values::C32(v) => v
+            .iter()
+            .map(|z| Complex::new(f64::from(z.re), f64::from(z.im)))
+            .collect(),
+        other => other
+            .real_f64()
+            .into_iter()
+            .map(|x| Complex::new(x, 0.0))
+            .collect(),
     };
-    let first = times.iter().position(|&t| t >= after).unwrap_or(times.len());
+    let first = times
+        .iter()
+        .position(|&t| t >= after)
+        .unwrap_or(times.len());
     let dt = match times.len() {
         n if n >= 2 => (times[n - 1] - times[0]) / (n - 1) as f64,
         _ => f64::NAN,
@@ -110,7 +120,12 @@ fn samples_after(times: &[f64], values: &Values, after: f64) -> (Vec<Complex<f64
 
 /// Runs `scene` at k-point `index` of `bands` into `out/k_NNN/` and returns each probe's
 /// modes.
-fn run_k_point(scene: &Scene, bands: &Bands, index: usize, out: &Path) -> Result<Vec<Vec<Mode>>, AppError> {
+fn run_k_point(
+    scene: &Scene,
+    bands: &Bands,
+    index: usize,
+    out: &Path,
+) -> Result<Vec<Vec<Mode>>, AppError> {
     let mut at_k = scene.clone();
     at_k.bloch = bands.k_cells[index];
     let options = RunOptions::new(out.join(format!("k_{index:03}")));
@@ -129,7 +144,12 @@ fn run_k_point(scene: &Scene, bands: &Bands, index: usize, out: &Path) -> Result
 
 /// Runs every k-point of the scene's `[bands]`, `jobs` at a time, into `out`; the merged modes
 /// of each k-point in path order.
-pub fn compute(scene: &Scene, out: &Path, jobs: usize, quiet: bool) -> Result<Vec<BandMode>, AppError> {
+pub fn compute(
+    scene: &Scene,
+    out: &Path,
+    jobs: usize,
+    quiet: bool,
+) -> Result<Vec<BandMode>, AppError> {
     let bands = scene.bands.as_ref().ok_or_else(|| {
         AppError::Usage(format!(
             "{}: the scene has no [bands] block (docs/bands.md)",
@@ -142,17 +162,25 @@ pub fn compute(scene: &Scene, out: &Path, jobs: usize, quiet: bool) -> Result<Ve
         Mutex::new((0..count).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, count) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= count {
-                    break;
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= count {
+                        break;
+                    }
+                    let result = run_k_point(scene, bands, i, out);
+                    if !quiet {
+                        let n = result
+                            .as_ref()
+                            .map_or(0, |r| merge_modes(r, bands.band).len());
+                        eprintln!(
+                            "k-point {}/{count} {:?}: {n} modes",
+                            i + 1,
+                            bands.k_points[i]
+                        );
+                    }
+                    results.lock().expect("no panic holds it")[i] = Some(result);
                 }
-                let result = run_k_point(scene, bands, i, out);
-                if !quiet {
-                    let n = result.as_ref().map_or(0, |r| merge_modes(r, bands.band).len());
-                    eprintln!("k-point {}/{count} {:?}: {n} modes", i + 1, bands.k_points[i]);
-                }
-                results.lock().expect("no panic holds it")[i] = Some(result);
             });
         }
     });
@@ -181,7 +209,12 @@ pub fn frequency_ac(scene: &Scene, bands: &Bands, f: f64) -> f64 {
 
 /// Writes `bands.csv`: `k_index,kx,ky,kz,k_distance,frequency,frequency_ac,decay,q,amplitude,
 /// error,probes` (k in cycles per lattice constant, frequency and decay in scene units).
-pub fn write_bands_csv(path: &Path, scene: &Scene, bands: &Bands, modes: &[BandMode]) -> Result<(), AppError> {
+pub fn write_bands_csv(
+    path: &Path,
+    scene: &Scene,
+    bands: &Bands,
+    modes: &[BandMode],
+) -> Result<(), AppError> {
     let mut text = String::from(
         "k_index,kx,ky,kz,k_distance,frequency,frequency_ac,decay,q,amplitude,error,probes\n",
     );
@@ -208,7 +241,12 @@ pub fn write_bands_csv(path: &Path, scene: &Scene, bands: &Bands, modes: &[BandM
 
 /// Writes `bands.png`: the band diagram with the corners labelled and the light line
 /// `f = |k| c / n` of the background.
-pub fn write_bands_png(path: &Path, scene: &Scene, bands: &Bands, modes: &[BandMode]) -> Result<(), AppError> {
+pub fn write_bands_png(
+    path: &Path,
+    scene: &Scene,
+    bands: &Bands,
+    modes: &[BandMode],
+) -> Result<(), AppError> {
     let distances = path_distances(&bands.k_points);
     let points: Vec<(f64, f64)> = modes
         .iter()
@@ -276,7 +314,12 @@ pub fn command(args: &BandsArgs) -> Result<PathBuf, AppError> {
     let text = serde_json::to_string_pretty(&report).map_err(|e| io_error(&path, e))?;
     yee_io::atomic::write(&path, text).map_err(|e| io_error(&path, e))?;
     if !args.quiet {
-        println!("{} modes at {} k-points: {}", modes.len(), bands.k_points.len(), out.join("bands.csv").display());
+        println!(
+            "{} modes at {} k-points: {}",
+            modes.len(),
+            bands.k_points.len(),
+            out.join("bands.csv").display()
+        );
     }
     Ok(out)
 }

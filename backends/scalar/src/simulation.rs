@@ -256,8 +256,14 @@ mod tests {
         let hy = sim.field(Component::Hy).unwrap().get([-1, 0, 0]);
         let ez_expected = wave(Component::Ez.position([n as i64, 0, 0])[0]);
         let hy_expected = wave(Component::Hy.position([-1, 0, 0])[0]);
-        assert!((ez - ez_expected).norm() < 1e-14, "{ez} against {ez_expected}");
-        assert!((hy - hy_expected).norm() < 1e-14, "{hy} against {hy_expected}");
+        assert!(
+            (ez - ez_expected).norm() < 1e-14,
+            "{ez} against {ez_expected}"
+        );
+        assert!(
+            (hy - hy_expected).norm() < 1e-14,
+            "{hy} against {hy_expected}"
+        );
         // Real fields refuse the phase.
         assert!(matches!(
             Simulation::<f64>::new(&setup).map(|_| ()),
