@@ -142,6 +142,9 @@ fn run_k_point(
     Ok(found)
 }
 
+/// Each probe's modes at one k-point, or why the k-point failed.
+type ProbeModes = Result<Vec<Vec<Mode>>, AppError>;
+
 /// Runs every k-point of the scene's `[bands]`, `jobs` at a time, into `out`; the merged modes
 /// of each k-point in path order.
 pub fn compute(
@@ -158,8 +161,7 @@ pub fn compute(
     })?;
     let count = bands.k_points.len();
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Vec<Vec<Mode>>, AppError>>>> =
-        Mutex::new((0..count).map(|_| None).collect());
+    let results: Mutex<Vec<Option<ProbeModes>>> = Mutex::new((0..count).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, count) {
             s.spawn(|| {
