@@ -30,11 +30,17 @@ pub trait Scalar:
     const NAME: &'static str;
     /// Bytes of one value in little-endian form.
     const BYTES: usize;
+    /// True for the complex types (which can carry a phase).
+    const COMPLEX: bool;
 
     /// The value with real part `r` and no imaginary part.
     fn from_real(r: Self::Real) -> Self;
     /// Multiplies by a real coefficient.
     fn scale(self, r: Self::Real) -> Self;
+    /// Multiplies by the complex number `re + i·im` (a Bloch phase). Real types have no
+    /// imaginary part to carry one: they are scaled by `re`, and callers only pass `im = 0`
+    /// for them (a Bloch-periodic setup refuses real fields).
+    fn rotate(self, re: Self::Real, im: Self::Real) -> Self;
     /// The real part.
     fn re(self) -> Self::Real;
     /// The imaginary part (0 for real types).
@@ -63,11 +69,16 @@ macro_rules! real_scalar {
             type Real = $t;
             const NAME: &'static str = $name;
             const BYTES: usize = core::mem::size_of::<$t>();
+            const COMPLEX: bool = false;
             fn from_real(r: $t) -> Self {
                 r
             }
             fn scale(self, r: $t) -> Self {
                 self * r
+            }
+            fn rotate(self, re: $t, im: $t) -> Self {
+                debug_assert!(im == 0.0, "a real field cannot take a complex phase");
+                self * re
             }
             fn re(self) -> $t {
                 self
@@ -104,11 +115,15 @@ macro_rules! real_scalar {
             type Real = $t;
             const NAME: &'static str = $cname;
             const BYTES: usize = 2 * core::mem::size_of::<$t>();
+            const COMPLEX: bool = true;
             fn from_real(r: $t) -> Self {
                 Complex::new(r, 0.0)
             }
             fn scale(self, r: $t) -> Self {
                 Complex::new(self.re * r, self.im * r)
+            }
+            fn rotate(self, re: $t, im: $t) -> Self {
+                Complex::new(self.re * re - self.im * im, self.re * im + self.im * re)
             }
             fn re(self) -> $t {
                 self.re

@@ -106,6 +106,19 @@ pub enum SetupError {
         /// The axis.
         axis: Axis,
     },
+    /// A Bloch wavevector component is not finite, or non-zero on an axis that is not
+    /// periodic.
+    InvalidBloch {
+        /// The axis.
+        axis: Axis,
+        /// Its `k` (cycles per cell).
+        k: f64,
+    },
+    /// A Bloch wavevector on fields of a real element type.
+    BlochNeedsComplex {
+        /// The wavevector (cycles per cell).
+        k: [f64; 3],
+    },
     /// A CPML parameter is out of range.
     InvalidCpml {
         /// The axis.
@@ -320,6 +333,17 @@ impl fmt::Display for SetupError {
                 f,
                 "axis {} is periodic on one face only; both faces must be periodic",
                 axis.name()
+            ),
+            InvalidBloch { axis, k } => write!(
+                f,
+                "Bloch wavevector k = {k} on axis {}: it must be finite, and non-zero only on a \
+                 periodic axis",
+                axis.name()
+            ),
+            BlochNeedsComplex { k } => write!(
+                f,
+                "Bloch wavevector k = {k:?} needs complex fields (value type c32 or c64): a \
+                 real field cannot carry the phase e^(i 2π k·L)"
             ),
             InvalidCpml {
                 axis,

@@ -16,6 +16,7 @@ extern crate alloc;
 
 pub mod airy;
 pub mod bessel;
+pub mod bloch;
 pub mod candidates;
 pub mod complex_eigen;
 pub mod cost;

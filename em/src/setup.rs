@@ -124,6 +124,10 @@ pub struct Setup<'a> {
     /// Subpixel smoothing of curved interfaces ([`crate::smoothing`]); `false` staircases
     /// them ([`crate::placement`]).
     pub smoothing: bool,
+    /// The Bloch wavevector `k` in cycles per cell on each axis ([`crate::bloch`]): fields on a
+    /// periodic axis of `N` cells obey `F(x + N) = e^{i 2π k N} F(x)`. Zero (plain periodic)
+    /// on every axis unless the axis is periodic; non-zero needs complex fields.
+    pub bloch: [f64; 3],
 }
 
 impl Setup<'static> {
@@ -150,6 +154,7 @@ impl Setup<'static> {
             frequencies: &[],
             active: None,
             smoothing: true,
+            bloch: [0.0; 3],
         }
     }
 }
@@ -218,6 +223,15 @@ impl Setup<'_> {
     pub fn is_periodic(&self, axis: Axis) -> bool {
         self.mode.active_axes()[axis.index()]
             && self.boundaries[axis.index()][0] == Boundary::Periodic
+    }
+
+    /// Checks that fields of a complex (`complex`) or real element type can run this setup:
+    /// a Bloch phase ([`Setup::bloch`]) needs complex fields.
+    pub fn validate_value_type(&self, complex: bool) -> Result<(), SetupError> {
+        match crate::bloch::is_bloch(self) && !complex {
+            true => Err(SetupError::BlochNeedsComplex { k: self.bloch }),
+            false => Ok(()),
+        }
     }
 
     /// Checks every value; the first problem found is returned with the offending value.
@@ -431,6 +445,10 @@ impl Setup<'_> {
             let [low, high] = self.boundaries[axis.index()];
             if (low == Boundary::Periodic) != (high == Boundary::Periodic) {
                 return Err(SetupError::HalfPeriodic { axis });
+            }
+            let k = self.bloch[axis.index()];
+            if !k.is_finite() || (k != 0.0 && low != Boundary::Periodic) {
+                return Err(SetupError::InvalidBloch { axis, k });
             }
             let n = self.grid[axis.index()];
             let mut total = 0;

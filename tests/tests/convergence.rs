@@ -42,6 +42,7 @@ fn phase_error(refinement: usize) -> f64 {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     // 600 time units: both pulses (direct and PEC-echoed) pass both probes, nothing returns

@@ -141,6 +141,7 @@ fn one_d() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     check(&setup, 60, &[2, 3, 4, 6, 8]);
 }
@@ -199,6 +200,7 @@ fn two_d_tmz() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
 }
@@ -247,6 +249,7 @@ fn two_d_tez() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
 }
@@ -300,6 +303,7 @@ fn three_d() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     check(&setup, 20, &[2, 3, 4, 6, 8]);
 }
@@ -334,6 +338,7 @@ fn three_d_grid_that_no_rank_count_divides() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     check(&setup, 14, &[6]);
 }

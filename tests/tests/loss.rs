@@ -57,6 +57,7 @@ fn wave_in_conductor_decays_at_the_analytic_rate() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();
     // The front reaches x2 after 400 + 700·√2 ≈ 1400 time units plus the 200 of the ramp:

@@ -11,6 +11,7 @@ mod anisotropy;
 mod backend_conformance;
 mod bad_input;
 mod balancing;
+mod bloch;
 mod box_layouts;
 mod cavity;
 mod comm_conformance;

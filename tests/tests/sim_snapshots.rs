@@ -34,6 +34,7 @@ fn cpml_setup<'a>(
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     }
 }
 

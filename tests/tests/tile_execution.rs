@@ -85,6 +85,7 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
         frequencies: &[],
         active: Some(&active),
         smoothing: true,
+        bloch: [0.0; 3],
     };
     setup.validate().expect("valid setup");
     let steps = 90;

@@ -94,6 +94,22 @@ impl Units {
         }
     }
 
+    /// Scene wavenumber (cycles per length unit) → cycles per cell.
+    pub fn wavenumber(self, k: f64) -> f64 {
+        match self {
+            Units::Normalised => k,
+            Units::Si { cell_size } => k * cell_size,
+        }
+    }
+
+    /// Cycles per cell → scene wavenumber (cycles per length unit).
+    pub fn to_scene_wavenumber(self, k: f64) -> f64 {
+        match self {
+            Units::Normalised => k,
+            Units::Si { cell_size } => k / cell_size,
+        }
+    }
+
     /// Normalised frequency → scene frequency.
     pub fn to_scene_frequency(self, f: f64) -> f64 {
         match self {
@@ -290,6 +306,10 @@ pub struct Scene {
     pub tile: [usize; 3],
     /// Subpixel smoothing of curved interfaces ([`yee_em::smoothing`]).
     pub smoothing: bool,
+    /// The Bloch wavevector in cycles per cell (`[boundaries] k`; zero without one).
+    pub bloch: [f64; 3],
+    /// The band structure `yee bands` computes (`[bands]`).
+    pub bands: Option<crate::bands::Bands>,
     /// The materials taken from the library ([`crate::library`]): the name the scene uses,
     /// and the entry.
     pub library: Vec<(String, &'static LibraryMaterial)>,
@@ -313,6 +333,7 @@ impl Scene {
             frequencies: &self.frequencies,
             active: self.active.as_deref(),
             smoothing: self.smoothing,
+            bloch: self.bloch,
         }
     }
 
@@ -689,6 +710,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let (active, mask_files, tile) = resolve_mask(&r, &spec, background_inactive, &mask_layers)?;
 
     let boundaries = boundaries(&r, &spec)?;
+    let bloch = bloch(&r, &spec, &boundaries)?;
 
     // Sources.
     let mut sources = Vec::new();
@@ -957,6 +979,21 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         };
         return Err(r.err(key, why));
     }
+    let bands = match &spec.bands {
+        Some(b) => Some(crate::bands::resolve_bands(
+            &crate::bands::BandsContext {
+                file,
+                units,
+                mode,
+                value_type: spec.grid.value_type,
+                boundaries: &boundaries,
+                duration: units.to_scene_time(steps as f64 * courant),
+                probes: probes.len(),
+            },
+            b,
+        )?),
+        None => None,
+    };
     let scene = Scene {
         sha256: String::new(),
         file: file.to_path_buf(),
@@ -990,6 +1027,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         mask_files,
         tile,
         smoothing: spec.smoothing.unwrap_or(true),
+        bloch,
+        bands,
         library,
     };
     // Anything the checks above missed, reported through the core's own message.
@@ -1313,6 +1352,9 @@ fn setup_error_key(e: &SetupError, origin: impl Fn(usize) -> usize) -> String {
         | SetupError::CpmlOverlap { .. }
         | SetupError::InvalidCpml { .. } => "boundaries.cpml".into(),
         SetupError::HalfPeriodic { axis } => format!("boundaries.{}", axis.name()),
+        SetupError::InvalidBloch { .. } | SetupError::BlochNeedsComplex { .. } => {
+            "boundaries.k".into()
+        }
         SetupError::SourceInactive { source, .. } => {
             format!("sources[{}].position", origin(source))
         }
@@ -1507,6 +1549,56 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
             })
         }
     }
+}
+
+/// `[boundaries] k`: the Bloch wavevector in cycles per cell, zero on every axis without it.
+/// It needs a complex value type, and non-zero components only on periodic axes.
+fn bloch(r: &Resolver, spec: &SceneSpec, boundaries: &Boundaries) -> Result<[f64; 3], SceneError> {
+    let Some(k) = &spec.boundaries.k else {
+        return Ok([0.0; 3]);
+    };
+    if k.len() != r.dims() {
+        return Err(r.err(
+            "boundaries.k",
+            format!(
+                "has {} numbers, but mode {} needs {}",
+                k.len(),
+                r.mode.name(),
+                r.dims()
+            ),
+        ));
+    }
+    let mut out = [0.0; 3];
+    for (a, &v) in k.iter().enumerate() {
+        let key = format!("boundaries.k[{a}]");
+        if !v.is_finite() {
+            return Err(r.err(key, format!("{v} is not a finite number")));
+        }
+        if v != 0.0 && boundaries[a][0] != Boundary::Periodic {
+            let axis = Axis::from_index(a).name();
+            return Err(r.err(
+                key,
+                format!(
+                    "{v} on axis {axis}, whose faces are {}: a Bloch phase needs a periodic \
+                     axis (boundaries.{axis} = \"periodic\")",
+                    boundaries[a][0].name()
+                ),
+            ));
+        }
+        out[a] = r.units.wavenumber(v);
+    }
+    let complex = matches!(spec.grid.value_type, ValueType::C32 | ValueType::C64);
+    if out.iter().any(|&v| v != 0.0) && !complex {
+        return Err(r.err(
+            "boundaries.k",
+            format!(
+                "{k:?} needs complex fields, but grid.value_type is \"{}\": set \
+                 value_type = \"c64\" (or \"c32\") in [grid]",
+                spec.grid.value_type.name()
+            ),
+        ));
+    }
+    Ok(out)
 }
 
 fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> {

@@ -58,6 +58,28 @@ pub struct SceneSpec {
     pub mask: MaskSpec,
     /// Subpixel smoothing of curved interfaces (default true; false staircases them).
     pub smoothing: Option<bool>,
+    /// A band structure for `yee bands`: the k-points and the band searched.
+    pub bands: Option<BandsSpec>,
+}
+
+/// `[bands]`: what `yee bands` computes (docs/bands.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BandsSpec {
+    /// The corners of the k-path (or the k-points themselves with `points = 0`), each as many
+    /// numbers as the mode has axes, in cycles per lattice constant.
+    pub path: Vec<Vec<f64>>,
+    /// A name per corner (e.g. "Γ", "X", "M", "Γ").
+    pub labels: Option<Vec<String>>,
+    /// k-points inserted between consecutive corners (default 0).
+    #[serde(default)]
+    pub points: usize,
+    /// `[fmin, fmax]` searched (scene frequency units).
+    pub band: Vec<f64>,
+    /// Probe samples before this time (scene units) are left out: the source must be off.
+    pub after: f64,
+    /// The lattice constant `a` (scene length) the path is measured in (default 1).
+    pub lattice_constant: Option<f64>,
 }
 
 /// `[mask]`: images of the active cells (light = active) and the tile extent.
@@ -235,6 +257,10 @@ pub struct BoundariesSpec {
     /// Parameters of every CPML face.
     #[serde(default)]
     pub cpml: CpmlSpec,
+    /// The Bloch wavevector on the periodic axes, one number per axis of the mode, in cycles
+    /// per scene length unit (Meep's `k_point`: the fields one period `L` apart differ by
+    /// `e^{i 2π k·L}`). Needs a complex value type.
+    pub k: Option<Vec<f64>>,
 }
 
 /// A face boundary.

@@ -42,6 +42,10 @@ pub enum Command {
     /// Find the modes of a probe CSV by harmonic inversion (frequencies, decay rates, Q,
     /// amplitudes, phases) and write `resonances_<name>.csv` beside it (docs/resonances.md).
     Resonances(crate::resonances::ResonancesArgs),
+    /// Compute a band structure: run the scene once per k-point of its `[bands]` block with a
+    /// Bloch phase, find the modes at its probes by harmonic inversion, and write `bands.csv`,
+    /// `bands.png` and `run.json` (docs/bands.md).
+    Bands(crate::bands::BandsArgs),
     /// Measure the update's throughput against the memory-bandwidth roofline.
     #[cfg(feature = "rayon")]
     Bench(BenchArgs),
@@ -834,6 +838,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         Command::Topology(args) => topology_command(args),
         Command::Partition(args) => partition_command(&args),
         Command::Resonances(args) => crate::resonances::command(&args).map(|_| ()),
+        Command::Bands(args) => crate::bands::command(&args).map(|_| ()),
     }
 }
 

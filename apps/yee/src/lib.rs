@@ -11,6 +11,7 @@
 // over its `Simulation`.
 pub use yee_simulation::{error, hdf5_output, movie, plane_plot, report};
 
+pub mod bands;
 #[cfg(feature = "rayon")]
 pub mod bench;
 #[cfg(feature = "mpi")]

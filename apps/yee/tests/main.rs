@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 mod balancing;
+mod bands;
 mod bounded_inputs;
 mod checkpoint;
 mod cross_section_units;

@@ -51,6 +51,7 @@ pub fn setup() -> Setup<'static> {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     }
 }
 

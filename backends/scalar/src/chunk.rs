@@ -2,7 +2,7 @@
 
 use yee_core::{
     Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Field, HostBuffer, HostChunkError,
-    Index3, Scalar, Stencil,
+    Index3, Real, Scalar, Stencil,
 };
 use yee_em::halo;
 use yee_em::load::work_of;
@@ -20,6 +20,13 @@ const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
     kind: ChunkErrorKind::InvalidArgument,
     what: "the chunk's nodes need more than 65536 distinct materials (the means on shape \
            surfaces count): fewer or simpler shapes, or more ranks",
+};
+
+/// The error of a chunk of real fields on a Bloch-periodic setup ([`YeeChunk::checked`]).
+const BLOCH_NEEDS_COMPLEX: HostChunkError = HostChunkError {
+    kind: ChunkErrorKind::InvalidArgument,
+    what: "a Bloch wavevector needs complex fields (c32 or c64): a real field cannot carry \
+           the phase e^(i 2π k·L)",
 };
 
 /// The cells of `setup`'s probes inside `owned`.
@@ -100,6 +107,9 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     pub fn checked(self) -> Result<Self, HostChunkError> {
         if self.state.too_many_materials {
             return Err(TOO_MANY_MATERIALS);
+        }
+        if self.setup.validate_value_type(T::COMPLEX).is_err() {
+            return Err(BLOCH_NEEDS_COMPLEX);
         }
         Ok(self)
     }
@@ -482,11 +492,22 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             return;
         };
         let n = layer.cells();
+        let bloch = yee_em::bloch::wrap_phase(&self.setup, self.state.owned, from);
         for (k, c) in halo::phase_components(self.state.mode, phase).enumerate() {
             let field = self.state.fields[c.index()]
                 .as_mut()
                 .expect("phase components are carried");
-            field.write_box(layer, &data[k * n..(k + 1) * n]);
+            let values = &data[k * n..(k + 1) * n];
+            match bloch {
+                // Across a Bloch-periodic wrap the ghosts take the phase e^{±i2πkN}.
+                Some((re, im)) => {
+                    let (re, im) = (T::Real::from_f64(re), T::Real::from_f64(im));
+                    for (i, &v) in values.iter().enumerate() {
+                        field.set(layer.index_at(i), v.rotate(re, im));
+                    }
+                }
+                None => field.write_box(layer, values),
+            }
         }
     }
 }

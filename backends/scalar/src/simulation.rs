@@ -25,6 +25,7 @@ impl<'s, T: Scalar> Simulation<'s, T> {
     /// Validates `setup` and allocates its fields (all zero).
     pub fn new(setup: &Setup<'s>) -> Result<Self, SetupError> {
         setup.validate()?;
+        setup.validate_value_type(T::COMPLEX)?;
         let owned = yee_core::Box3::from_extent(setup.grid);
         Ok(Simulation {
             chunk: YeeChunk::new(setup, owned),
@@ -233,5 +234,40 @@ mod tests {
             "{}",
             refused.what
         );
+    }
+
+    /// A Bloch wave `e^{i2πkx}` filled over the grid continues into the ghosts across the
+    /// wrap, as `F(x + N) = e^{i2πkN} F(x)` says: Ez's ghost beyond the high face and Hy's
+    /// below the low face hold the wave at their nodes' positions.
+    #[test]
+    fn the_ghosts_continue_a_bloch_wave_across_the_wrap() {
+        use num_complex::Complex;
+        let n = 10;
+        let k = 0.0173;
+        let setup = Setup {
+            bloch: [k, 0.0, 0.0],
+            ..Setup::vacuum(Mode::OneD, [n, 1, 1], 0.5, [[Boundary::Periodic; 2]; 3])
+        };
+        let wave = |x: f64| Complex::from_polar(1.0, 2.0 * core::f64::consts::PI * k * x);
+        let mut sim = Simulation::<Complex<f64>>::new(&setup).unwrap();
+        sim.fill(Component::Ez, |p| wave(p[0]));
+        sim.fill(Component::Hy, |p| wave(p[0]));
+        let ez = sim.field(Component::Ez).unwrap().get([n as i64, 0, 0]);
+        let hy = sim.field(Component::Hy).unwrap().get([-1, 0, 0]);
+        let ez_expected = wave(Component::Ez.position([n as i64, 0, 0])[0]);
+        let hy_expected = wave(Component::Hy.position([-1, 0, 0])[0]);
+        assert!(
+            (ez - ez_expected).norm() < 1e-14,
+            "{ez} against {ez_expected}"
+        );
+        assert!(
+            (hy - hy_expected).norm() < 1e-14,
+            "{hy} against {hy_expected}"
+        );
+        // Real fields refuse the phase.
+        assert!(matches!(
+            Simulation::<f64>::new(&setup).map(|_| ()),
+            Err(SetupError::BlochNeedsComplex { .. })
+        ));
     }
 }

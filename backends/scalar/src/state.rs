@@ -854,6 +854,7 @@ mod tests {
             frequencies: &[],
             active: Some(&active),
             smoothing: true,
+            bloch: [0.0; 3],
         };
         let state = YeeState::<f64>::new(&setup, Box3::from_extent(setup.grid));
         let storage = state.owned.grow([1, 0, 0]);

@@ -41,6 +41,7 @@ fn main() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        bloch: [0.0; 3],
     };
     let steps = 600;
     let topology = Topology([2, 1, 1]);

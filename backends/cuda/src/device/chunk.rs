@@ -154,6 +154,9 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     if !setup.monitors.is_empty() {
         return unsupported("DFT monitors (flux, far field, frequency outputs)");
     }
+    if yee_em::bloch::is_bloch(setup) {
+        return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
+    }
     Ok(())
 }
 

@@ -1,0 +1,65 @@
+//! `[boundaries] k`: the Bloch wavevector in cycles per scene length, converted to cycles per
+//! cell, and the errors that name the key (docs/scene.md, `[boundaries]`).
+
+use std::path::Path;
+
+fn parse(text: &str) -> Result<yee_scene::Scene, String> {
+    let text = format!("{text}\n[run]\nsteps = 1\n");
+    yee_scene::parse(Path::new("bloch.toml"), &text).map_err(|e| e.to_string())
+}
+
+const NORMALISED: &str = r#"
+[grid]
+mode = "tmz"
+size = [32, 32]
+value_type = "c64"
+
+[boundaries]
+all = "periodic"
+"#;
+
+#[test]
+fn k_is_in_cycles_per_length_and_lands_in_the_setup() {
+    let s = parse(&format!("{NORMALISED}k = [0.015625, -0.01]")).unwrap();
+    assert_eq!(s.bloch, [0.015625, -0.01, 0.0]);
+    assert_eq!(s.setup().bloch, s.bloch);
+    // In SI a wavenumber per metre is per cell times the cell size.
+    let si = parse(
+        r#"
+[units]
+system = "si"
+cell_size = 0.001
+
+[grid]
+mode = "1d"
+size = [100]
+value_type = "c32"
+
+[boundaries]
+x = "periodic"
+k = [50.0]
+"#,
+    )
+    .unwrap();
+    assert!((si.bloch[0] - 0.05).abs() < 1e-15, "{:?}", si.bloch);
+}
+
+#[test]
+fn bad_k_is_refused_naming_the_key() {
+    let real = NORMALISED.replace("c64", "f64");
+    let e = parse(&format!("{real}k = [0.01, 0.0]")).unwrap_err();
+    assert!(
+        e.contains("boundaries.k") && e.contains("complex") && e.contains("c64"),
+        "{e}"
+    );
+    let e = parse(&format!("{NORMALISED}k = [0.01]")).unwrap_err();
+    assert!(e.contains("boundaries.k") && e.contains("needs 2"), "{e}");
+    let walls = NORMALISED.replace("all = \"periodic\"", "x = \"periodic\"");
+    let e = parse(&format!("{walls}k = [0.01, 0.02]")).unwrap_err();
+    assert!(
+        e.contains("boundaries.k[1]") && e.contains("periodic"),
+        "{e}"
+    );
+    // k = 0 on a wall is plain: no error.
+    assert!(parse(&format!("{walls}k = [0.01, 0.0]")).is_ok());
+}
