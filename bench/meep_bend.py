@@ -7,6 +7,9 @@ examples/scenes/waveguide_bend_incident.toml and waveguide_bend.toml scaled to t
     cargo build --release -p yee && /usr/bin/python3 bench/meep_bend.py [--resolution 10] [--no-averaging]
 --no-averaging turns Meep's subpixel smoothing off (yee's interfaces take the mean of both
 materials on the nodes they cut; it has no smoothing yet).
+--meep-only prints Meep's T(f) alone, as the Rust table that apps/yee/tests/bend_vs_meep.rs
+holds (the numbers recorded there were made with
+    /usr/bin/python3 bench/meep_bend.py --meep-only --resolution 10   (and 20), Meep 1.25.0).
 """
 import argparse
 import json
@@ -105,8 +108,16 @@ def main():
     p.add_argument("--resolution", type=int, default=10)
     p.add_argument("--no-averaging", action="store_true")
     p.add_argument("--yee", default=os.path.join(ROOT, "target/release/yee"))
+    p.add_argument("--meep-only", action="store_true")
     a = p.parse_args()
     fm, rm, tm = meep_spectra(a.resolution, not a.no_averaging)
+    if a.meep_only:
+        print(f"// Meep {mp.__version__}, resolution {a.resolution}, f = {fm[0]:.4f} … {fm[-1]:.4f} c/um")
+        print(f"const MEEP_T_{a.resolution}: [f64; {len(tm)}] = [")
+        for i in range(0, len(tm), 6):
+            print("    " + " ".join(f"{x:.6f}," for x in tm[i:i + 6]))
+        print("];")
+        return
     fy, ry, ty = yee_spectra(a.resolution, a.yee)
     print(f"resolution {a.resolution}, Meep subpixel averaging {'off' if a.no_averaging else 'on'}")
     print("f (c/um)   R meep  R yee   T meep  T yee")

@@ -9,6 +9,7 @@
 //! [`shapes`] holds the four irregular test areas on which partitions are compared.
 #![warn(missing_docs)]
 
+pub mod closed_box;
 mod error;
 mod geometry_output;
 mod geometry_values;

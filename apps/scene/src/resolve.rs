@@ -691,7 +691,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let mut source_origin = Vec::new();
     for (i, s) in spec.sources.iter().enumerate() {
         let component = r.component(&format!("sources[{i}].component"), s.component)?;
-        let (cells, extended) = source_nodes(&r, i, component, s)?;
+        let (nodes, extended) = source_nodes(&r, i, component, s, &boundaries)?;
         let waveform = waveform(&r, &format!("sources[{i}]"), &s.into())?;
         if !s.amplitude.is_finite() {
             return Err(r.err(
@@ -706,7 +706,13 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let amplitude = r
             .units
             .source_amplitude(s.amplitude, component, kind, extended);
-        for cell in cells {
+        for (cell, weight) in nodes {
+            // A soft source is a current density: a node holding part of the box carries that
+            // part of it. A hard source sets the field on every node the box holds.
+            let amplitude = match kind {
+                SourceKind::Soft => amplitude * weight,
+                SourceKind::Hard => amplitude,
+            };
             sources.push(PointSource {
                 component,
                 cell,
@@ -1780,57 +1786,34 @@ fn flux_region(
     })
 }
 
-/// The nodes of `component` a source drives, and how many axes it extends along (the unused
-/// axes of the mode included): the cell containing `position`, or the cells whose node lies in
-/// `[lo, hi)` on each axis where `hi > lo` and in the cell containing `lo` where `hi = lo`.
+/// The nodes of `component` a source drives with the weight of each, and how many axes it
+/// extends along (the unused axes of the mode included): the node of the cell containing
+/// `position` (weight 1), or the nodes of the closed box `[lo, hi]` weighted by the rule that
+/// places geometry ([`crate::closed_box`]).
 fn source_nodes(
     r: &Resolver,
     i: usize,
     component: Component,
     s: &SourceSpec,
-) -> Result<(Vec<[i64; 3]>, usize), SceneError> {
+    boundaries: &Boundaries,
+) -> Result<(Vec<([i64; 3], f64)>, usize), SceneError> {
     let key = |k: &str| format!("sources[{i}].{k}");
     let unused = 3 - r.dims();
     match (&s.position, &s.lo, &s.hi) {
-        (Some(p), None, None) => Ok((vec![r.cell(&key("position"), p)?], unused)),
+        (Some(p), None, None) => Ok((vec![(r.cell(&key("position"), p)?, 1.0)], unused)),
         (None, Some(lo), Some(hi)) => {
             let (a, b) = (r.point(&key("lo"), lo, 0.0)?, r.point(&key("hi"), hi, 0.0)?);
-            let stagger = component.stagger();
-            let mut ranges = [(0i64, 1i64); 3];
-            let mut extended = unused;
             for axis in 0..r.dims() {
-                let n = r.grid[axis] as i64;
+                let n = r.grid[axis] as f64;
                 if b[axis] < a[axis] {
                     return Err(r.err(key("hi"), format!("{hi:?} lies below lo {lo:?}")));
                 }
-                if !(-1.0..=n as f64 + 1.0).contains(&a[axis])
-                    || !(-1.0..=n as f64 + 1.0).contains(&b[axis])
-                {
+                if !(-1.0..=n + 1.0).contains(&a[axis]) || !(-1.0..=n + 1.0).contains(&b[axis]) {
                     return Err(r.err(key("lo"), format!("[{lo:?}, {hi:?}] leaves the grid")));
                 }
-                ranges[axis] = if b[axis] == a[axis] {
-                    let c = a[axis].floor() as i64;
-                    (c, c + 1)
-                } else {
-                    extended += 1;
-                    // Cells whose node x + stagger lies in [a, b).
-                    let first = (a[axis] - stagger[axis]).ceil() as i64;
-                    let end = (b[axis] - stagger[axis]).ceil() as i64;
-                    (first, end)
-                };
-                let (first, end) = ranges[axis];
-                if first < 0 || end > n || end <= first {
-                    return Err(r.err(
-                        key("lo"),
-                        format!(
-                            "[{lo:?}, {hi:?}] holds no {} node inside the grid along {}, or leaves it",
-                            component.name(),
-                            ["x", "y", "z"][axis]
-                        ),
-                    ));
-                }
             }
-            let nodes: u64 = ranges.iter().map(|(a, b)| (b - a) as u64).product();
+            let extended = unused + (0..r.dims()).filter(|&axis| b[axis] > a[axis]).count();
+            let nodes = crate::closed_box::node_count_bound(a, b, r.dims());
             if nodes > MAX_SOURCE_NODES {
                 return Err(r.err(
                     format!("sources[{i}]"),
@@ -1840,15 +1823,21 @@ fn source_nodes(
                     ),
                 ));
             }
-            let mut cells = Vec::new();
-            for z in ranges[2].0..ranges[2].1 {
-                for y in ranges[1].0..ranges[1].1 {
-                    for x in ranges[0].0..ranges[0].1 {
-                        cells.push([x, y, z]);
-                    }
-                }
-            }
-            Ok((cells, extended))
+            let periodic = std::array::from_fn(|axis| boundaries[axis][0] == Boundary::Periodic);
+            let nodes =
+                crate::closed_box::weighted_nodes(component, a, b, r.grid, periodic, r.dims())
+                    .map_err(|crate::closed_box::BoxFault::Outside { axis }| {
+                        r.err(
+                            key("lo"),
+                            format!(
+                                "[{lo:?}, {hi:?}] holds no {} node inside the grid along {}, or \
+                                 leaves it",
+                                component.name(),
+                                ["x", "y", "z"][axis]
+                            ),
+                        )
+                    })?;
+            Ok((nodes, extended))
         }
         _ => Err(r.err(
             format!("sources[{i}]"),

@@ -249,14 +249,26 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
             .iter()
             .take_while(|&&o| o == origin)
             .count();
-        let (src, last) = (&scene.sources[next], &scene.sources[next + nodes - 1]);
-        let place = if nodes == 1 {
-            format!("at cell {:?}", src.cell)
-        } else {
-            format!(
+        let group = &scene.sources[next..next + nodes];
+        let (src, last) = (&group[0], &group[nodes - 1]);
+        // Nodes on the faces of a box carry part of its current (docs/scene.md, "The same
+        // rule for sources and monitors"): the amplitude shown is a whole node's.
+        let whole = group
+            .iter()
+            .map(|p| p.amplitude)
+            .fold(0.0, |m: f64, a| if a.abs() > m.abs() { a } else { m });
+        let weighted = group.iter().any(|p| p.amplitude != whole);
+        let place = match (nodes, weighted) {
+            (1, _) => format!("at cell {:?}", src.cell),
+            (_, false) => format!(
                 "on {nodes} nodes from cell {:?} to {:?}",
                 src.cell, last.cell
-            )
+            ),
+            (_, true) => format!(
+                "on {nodes} nodes from cell {:?} to {:?} (those on the box's faces weighted ½, \
+                 edges ¼, corners ⅛)",
+                src.cell, last.cell
+            ),
         };
         let _ = writeln!(
             s,
@@ -264,7 +276,7 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
              significant up to f = {:.6e}{}",
             src.component.name(),
             src.kind,
-            src.amplitude,
+            whole,
             describe_waveform(&src.waveform, &scene.units),
             scene.units.to_scene_frequency(src.waveform.max_frequency()),
             frequency_unit(&scene.units)

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 mod balancing;
+mod bend_vs_meep;
 mod bounded_inputs;
 mod checkpoint;
 mod cross_section_units;
@@ -23,6 +24,7 @@ mod overlap;
 mod partition;
 mod pec_material;
 mod resonances;
+mod source_placement;
 mod vtk_reader;
 
 /// The folder under cargo's `target/tmp` where one topic (its `module_path!()`) writes: topics
