@@ -35,6 +35,12 @@ pub enum Units {
         /// Cell size Δ in metres.
         cell_size: f64,
     },
+    /// Normalised with lengths in a unit `a` of `resolution` cells (Meep's units): lengths in
+    /// `a`, times in `a/c`, frequencies in `c/a`, conductivities in `1/(η₀ a)` and `η₀/a`.
+    Lengths {
+        /// Cells per `a`.
+        resolution: f64,
+    },
 }
 
 /// The built-in perfect electric conductor (gprMax's and Meep's `pec`).
@@ -49,10 +55,11 @@ pub const PEC_MATERIAL: Material = Material {
     ..Material::VACUUM
 };
 
-/// `q` rounded to the nearest whole number when it lies within a relative 1e-9 of it (far
-/// above the rounding of a quotient, 1e-16, and far below any length a scene means).
-fn snap_to_whole(q: f64) -> f64 {
-    let n = q.round();
+/// `q` rounded to the nearest whole or half number — the coordinates nodes sit at — when it
+/// lies within a relative 1e-9 of it (far above the rounding of a quotient or a product,
+/// 1e-16, and far below any length a scene means).
+fn snap_to_node(q: f64) -> f64 {
+    let n = (2.0 * q).round() / 2.0;
     match (q - n).abs() <= 1e-9 * n.abs().max(1.0) {
         true => n,
         false => q,
@@ -62,11 +69,31 @@ fn snap_to_whole(q: f64) -> f64 {
 impl Units {
     /// Scene length → cells. A length within a relative 1e-9 of a whole number of cells is
     /// that number exactly, so a position on a node in exact arithmetic lands on it:
-    /// `0.086 / 0.002` is 42.999999999999993 in floating point, and 43 here.
+    /// `0.086 / 0.002` is 42.999999999999993 in floating point, and 43 here. So is one within
+    /// 1e-9 of a half number of cells, where the other nodes sit.
     pub fn length(self, x: f64) -> f64 {
         match self {
             Units::Normalised => x,
-            Units::Si { cell_size } => snap_to_whole(x / cell_size),
+            Units::Si { cell_size } => snap_to_node(x / cell_size),
+            Units::Lengths { resolution } => snap_to_node(x * resolution),
+        }
+    }
+
+    /// Cells → scene length.
+    pub fn to_scene_length(self, cells: f64) -> f64 {
+        match self {
+            Units::Normalised => cells,
+            Units::Si { cell_size } => cells * cell_size,
+            Units::Lengths { resolution } => cells / resolution,
+        }
+    }
+
+    /// The length of a cell in scene units: 1, `1/resolution` (in `a`) or Δ (in metres).
+    pub fn cell(self) -> f64 {
+        match self {
+            Units::Normalised => 1.0,
+            Units::Si { cell_size } => cell_size,
+            Units::Lengths { resolution } => 1.0 / resolution,
         }
     }
 
@@ -75,6 +102,7 @@ impl Units {
         match self {
             Units::Normalised => t,
             Units::Si { cell_size } => t * C0 / cell_size,
+            Units::Lengths { resolution } => t * resolution,
         }
     }
 
@@ -83,6 +111,7 @@ impl Units {
         match self {
             Units::Normalised => t,
             Units::Si { cell_size } => t * cell_size / C0,
+            Units::Lengths { resolution } => t / resolution,
         }
     }
 
@@ -91,6 +120,7 @@ impl Units {
         match self {
             Units::Normalised => f,
             Units::Si { cell_size } => f * cell_size / C0,
+            Units::Lengths { resolution } => f / resolution,
         }
     }
 
@@ -99,6 +129,7 @@ impl Units {
         match self {
             Units::Normalised => f,
             Units::Si { cell_size } => f * C0 / cell_size,
+            Units::Lengths { resolution } => f * resolution,
         }
     }
 
@@ -107,6 +138,7 @@ impl Units {
         match self {
             Units::Normalised => s,
             Units::Si { cell_size } => s * ETA0 * cell_size,
+            Units::Lengths { resolution } => s / resolution,
         }
     }
 
@@ -115,6 +147,7 @@ impl Units {
         match self {
             Units::Normalised => s,
             Units::Si { cell_size } => s * cell_size / ETA0,
+            Units::Lengths { resolution } => s / resolution,
         }
     }
 
@@ -132,24 +165,28 @@ impl Units {
         kind: SourceKind,
         extended: usize,
     ) -> f64 {
-        let Units::Si { cell_size } = self else {
-            return amplitude;
+        // In units of a the impedance of free space is 1, as in cells.
+        let (cell_size, eta) = match self {
+            Units::Normalised => return amplitude,
+            Units::Si { cell_size } => (cell_size, ETA0),
+            Units::Lengths { resolution } => (1.0 / resolution, 1.0),
         };
-        let impedance = if component.is_electric() { ETA0 } else { 1.0 };
+        let impedance = if component.is_electric() { eta } else { 1.0 };
         match kind {
             SourceKind::Hard if component.is_electric() => amplitude,
-            SourceKind::Hard => amplitude * ETA0,
+            SourceKind::Hard => amplitude * eta,
             // J = amplitude / Δ^{3 − extended}, scaled by η₀Δ (E) or Δ (H).
             SourceKind::Soft => impedance * amplitude * cell_size.powi(extended as i32 - 2),
         }
     }
 
-    /// The unit of time as users name it: `s`, or `Δx/c` (the time light takes to cross a
-    /// cell) in normalised scenes.
+    /// The unit of time as users name it: `s`, `a/c` in a scene of lengths in `a`, or `Δx/c`
+    /// (the time light takes to cross a cell) in normalised scenes.
     pub fn time_unit(self) -> &'static str {
         match self {
             Units::Normalised => "Δx/c",
             Units::Si { .. } => "s",
+            Units::Lengths { .. } => "a/c",
         }
     }
 
@@ -158,6 +195,7 @@ impl Units {
         match self {
             Units::Normalised => "normalised",
             Units::Si { .. } => "si",
+            Units::Lengths { .. } => "normalised",
         }
     }
 }
@@ -343,6 +381,8 @@ impl Scene {
 struct Resolver<'a> {
     file: &'a Path,
     units: Units,
+    /// Grid sizes and CPML thickness are lengths (`[units] resolution`), not cells.
+    lengths: bool,
     mode: Mode,
     grid: [usize; 3],
 }
@@ -471,35 +511,64 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         key: key.into(),
         message,
     };
-    let units = match (spec.units.system, spec.units.cell_size) {
-        (UnitSystem::Normalised, None) => Units::Normalised,
-        (UnitSystem::Normalised, Some(_)) => {
+    let resolution = match spec.units.resolution {
+        Some(_) if spec.units.cell_size.is_some() => {
+            return Err(err(
+                "units.resolution",
+                "give the cell size (cell_size) or the cells per metre (resolution), not both"
+                    .into(),
+            ));
+        }
+        Some(res) if !(res.is_finite() && res > 0.0) => {
+            return Err(err(
+                "units.resolution",
+                format!("{res} must be a positive number of cells per length unit"),
+            ));
+        }
+        other => other,
+    };
+    let units = match (spec.units.system, spec.units.cell_size, resolution) {
+        (UnitSystem::Normalised, None, Some(resolution)) => Units::Lengths { resolution },
+        (UnitSystem::Si, None, Some(resolution)) => Units::Si {
+            cell_size: 1.0 / resolution,
+        },
+        (UnitSystem::Normalised, None, None) => Units::Normalised,
+        (UnitSystem::Normalised, Some(_), _) => {
             return Err(err(
                 "units.cell_size",
                 "is only used with system = \"si\" (normalised scenes have cell size 1)".into(),
             ));
         }
-        (UnitSystem::Si, Some(d)) if d.is_finite() && d > 0.0 => Units::Si { cell_size: d },
-        (UnitSystem::Si, Some(d)) => {
+        (UnitSystem::Si, Some(d), _) if d.is_finite() && d > 0.0 => Units::Si { cell_size: d },
+        (UnitSystem::Si, Some(d), _) => {
             return Err(err(
                 "units.cell_size",
                 format!("{d} must be a positive length in metres"),
             ));
         }
-        (UnitSystem::Si, None) => {
+        (UnitSystem::Si, None, None) => {
             return Err(err(
                 "units.cell_size",
-                "is required with system = \"si\"".into(),
+                "is required with system = \"si\" (or resolution, in cells per metre)".into(),
             ));
         }
     };
+    let lengths = resolution.is_some();
     let mode = match spec.grid.mode {
         ModeSpec::OneD => Mode::OneD,
         ModeSpec::Tmz => Mode::Tmz,
         ModeSpec::Tez => Mode::Tez,
         ModeSpec::ThreeD => Mode::ThreeD,
     };
-    let size = &spec.grid.size;
+    let size = spec
+        .grid
+        .size
+        .iter()
+        .enumerate()
+        .map(|(a, &v)| {
+            whole_cells(units, lengths, v).map_err(|m| err(&format!("grid.size[{a}]"), m))
+        })
+        .collect::<Result<Vec<usize>, _>>()?;
     if size.len() != mode.dims() {
         return Err(err(
             "grid.size",
@@ -532,6 +601,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let r = Resolver {
         file,
         units,
+        lengths,
         mode,
         grid,
     };
@@ -1139,7 +1209,7 @@ fn library_materials(
         let Some(m) = library_material(name) else {
             continue;
         };
-        if matches!(r.units, Units::Normalised) {
+        if !matches!(r.units, Units::Si { .. }) {
             return Err(r.err(
                 key,
                 format!(
@@ -1298,6 +1368,38 @@ fn shape(r: &Resolver, i: usize, g: &GeometrySpec) -> Result<Shape, SceneError> 
     }
 }
 
+/// The CPML's thickness when the scene gives none, in cells whatever its units.
+const DEFAULT_CPML_CELLS: usize = 10;
+
+/// A grid size or CPML thickness as a whole number of cells: `v` cells, or with `lengths` a
+/// length in scene units that must be a whole number of cells (within a relative 1e-9).
+fn whole_cells(units: Units, lengths: bool, v: f64) -> Result<usize, String> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("{v} must be a non-negative finite number"));
+    }
+    let q = if lengths { units.length(v) } else { v };
+    if q.fract() != 0.0 {
+        return Err(match units {
+            _ if !lengths => format!(
+                "{v} is not a whole number of cells (give [units] resolution to state sizes \
+                 as lengths)"
+            ),
+            Units::Lengths { resolution } => {
+                format!("{v} is {q} cells at resolution {resolution}, not a whole number")
+            }
+            _ => format!(
+                "{v} m is {q} cells at resolution {}, not a whole number",
+                1.0 / units.cell()
+            ),
+        });
+    }
+    // Far beyond any grid (`yee_em::setup::MAX_EXTENT`), refused before it is counted.
+    if q > 2.0 * yee_em::setup::MAX_EXTENT as f64 {
+        return Err(format!("{v} is far larger than any grid"));
+    }
+    Ok(q as usize)
+}
+
 fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> {
     let b = &spec.boundaries;
     let per_axis = [b.x, b.y, b.z];
@@ -1308,8 +1410,14 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
     ];
     let active = r.mode.active_axes();
     let c = &b.cpml;
+    let thickness = match c.thickness {
+        None => DEFAULT_CPML_CELLS,
+        Some(v) => {
+            whole_cells(r.units, r.lengths, v).map_err(|m| r.err("boundaries.cpml.thickness", m))?
+        }
+    };
     let cpml = CpmlParams {
-        thickness: c.thickness,
+        thickness,
         order: c.order,
         sigma_max: c.sigma_max,
         kappa_max: c.kappa_max,
@@ -1353,18 +1461,18 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
             .count();
         if layers > 0 {
             let n = r.grid[a];
-            if c.thickness == 0 {
+            if thickness == 0 {
                 return Err(r.err(
                     "boundaries.cpml.thickness",
                     "is 0; a CPML layer needs at least one cell",
                 ));
             }
-            if 2 * c.thickness > n {
+            if 2 * thickness > n {
                 return Err(r.err(
                     "boundaries.cpml.thickness",
                     format!(
                         "{} cells is more than half the {n} cells along {}",
-                        c.thickness,
+                        thickness,
                         axis.name()
                     ),
                 ));
@@ -1743,7 +1851,7 @@ fn flux_region(
     };
     let listed = band.resolve(r, &table)?;
     let first = frequencies.len();
-    frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
+    frequencies.extend(&listed);
     let first_monitor = monitors.len();
     monitors.extend(
         planes
@@ -1865,10 +1973,10 @@ struct Band<'a> {
 }
 
 impl Band<'_> {
-    /// The frequencies in scene units, checked.
+    /// The frequencies, checked, normalised (a band spaced between its converted ends).
     fn resolve(&self, r: &Resolver, table: &str) -> Result<Vec<f64>, SceneError> {
         let listed: Vec<f64> = match (self.frequencies, self.fmin, self.fmax) {
-            (Some(list), None, None) => list.to_vec(),
+            (Some(list), None, None) => list.iter().map(|&f| r.units.frequency(f)).collect(),
             (None, Some(lo), Some(hi)) => {
                 let n = self.count.unwrap_or(100);
                 if n == 0
@@ -1883,6 +1991,9 @@ impl Band<'_> {
                         ),
                     ));
                 }
+                // The band's ends converted first, so a scene in lengths and the same scene in
+                // cells space their frequencies alike, to the bit.
+                let (lo, hi) = (r.units.frequency(lo), r.units.frequency(hi));
                 (0..n)
                     .map(|k| {
                         if n == 1 {
@@ -1948,7 +2059,7 @@ fn dft_output(
     };
     let listed = band.resolve(r, &table)?;
     let first = frequencies.len();
-    frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
+    frequencies.extend(&listed);
     monitors.push(DftMonitor {
         region,
         components,

@@ -1,6 +1,7 @@
 //! The scene loader's integration tests as one binary (`cargo test -p yee-scene --test it`), one
 //! module per topic.
 
+mod lengths;
 mod library;
 mod poles;
 mod positions;

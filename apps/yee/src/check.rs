@@ -147,8 +147,9 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     );
     let _ = writeln!(
         s,
-        "grid        {} cells ({} in all), about {} on the scalar backend",
+        "grid        {} cells{} ({} in all), about {} on the scalar backend",
         extent.join(" × "),
+        in_lengths(&scene.units, &scene.grid[..dims]),
         scene.cells(),
         human(estimate_bytes(&scene.setup(), scene.value_type.bytes()))
     );
@@ -344,9 +345,10 @@ fn describe_outputs(scene: &Scene, s: &mut String) {
             .iter()
             .map(|&side| match scene.boundaries[axis.index()][side.index()] {
                 Boundary::Cpml(p) => format!(
-                    "{} cpml ({} cells, m {}, sigma_max {:.3}, kappa_max {}, alpha_max {})",
+                    "{} cpml ({} cells{}, m {}, sigma_max {:.3}, kappa_max {}, alpha_max {})",
                     side.name(),
                     p.thickness,
+                    in_lengths(&scene.units, &[p.thickness]),
                     p.order,
                     p.resolved_sigma_max(),
                     p.kappa_max,
@@ -574,10 +576,26 @@ fn node_range(scene: &Scene) -> (Index3, Index3) {
     (lo, hi)
 }
 
+/// " = 16 × 32 a" or " = 0.8 × 1.6 m": `cells` as lengths in the scene's units (nothing in
+/// normalised scenes, whose lengths are cells).
+fn in_lengths(units: &yee_scene::Units, cells: &[usize]) -> String {
+    let unit = match units {
+        yee_scene::Units::Normalised => return String::new(),
+        yee_scene::Units::Lengths { .. } => "a",
+        yee_scene::Units::Si { .. } => "m",
+    };
+    let lengths: Vec<String> = cells
+        .iter()
+        .map(|&n| format!("{}", units.to_scene_length(n as f64)))
+        .collect();
+    format!(" = {} {unit}", lengths.join(" × "))
+}
+
 /// " Hz" in SI scenes; nothing in normalised ones (frequencies in c/Δx).
 fn frequency_unit(units: &yee_scene::Units) -> &'static str {
     match units {
         yee_scene::Units::Si { .. } => " Hz",
+        yee_scene::Units::Lengths { .. } => " c/a",
         yee_scene::Units::Normalised => "",
     }
 }
@@ -587,6 +605,7 @@ fn frequency_unit(units: &yee_scene::Units) -> &'static str {
 fn describe_waveform(w: &yee_em::Waveform, units: &yee_scene::Units) -> String {
     let (hz, s) = match units {
         yee_scene::Units::Si { .. } => (" Hz", " s"),
+        yee_scene::Units::Lengths { .. } => (" c/a", " a/c"),
         yee_scene::Units::Normalised => ("", ""),
     };
     let f = |x: f64| format!("{:.6e}{hz}", units.to_scene_frequency(x));

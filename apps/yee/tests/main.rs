@@ -16,6 +16,7 @@ mod cuda;
 mod end_to_end;
 mod geometry_preview;
 mod heterogeneous;
+mod length_units;
 mod malformed_scenes;
 mod movie;
 mod non_finite_results;
