@@ -24,6 +24,9 @@ pub enum BoxFault {
     },
 }
 
+/// A node (the cell whose node it is) and its weight.
+pub type WeightedNode = ([i64; 3], f64);
+
 /// The nodes along one axis: (cell index, weight).
 fn axis_nodes(
     lo: f64,
@@ -67,7 +70,7 @@ pub fn weighted_nodes(
     grid: [usize; 3],
     periodic: [bool; 3],
     dims: usize,
-) -> Result<Vec<([i64; 3], f64)>, BoxFault> {
+) -> Result<Vec<WeightedNode>, BoxFault> {
     let stagger = component.stagger();
     let mut axes: [Vec<(i64, f64)>; 3] = [vec![(0, 1.0)], vec![(0, 1.0)], vec![(0, 1.0)]];
     for axis in 0..dims {

@@ -1904,7 +1904,7 @@ fn source_nodes(
     component: Component,
     s: &SourceSpec,
     boundaries: &Boundaries,
-) -> Result<(Vec<([i64; 3], f64)>, usize), SceneError> {
+) -> Result<(Vec<crate::closed_box::WeightedNode>, usize), SceneError> {
     let key = |k: &str| format!("sources[{i}].{k}");
     let unused = 3 - r.dims();
     match (&s.position, &s.lo, &s.hi) {
