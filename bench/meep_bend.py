@@ -2,16 +2,18 @@
 """Meep's bent-waveguide tutorial ("Transmittance Spectrum of a Waveguide Bend") in Meep and in
 yee at the same resolution: R(f) and T(f) of the 90° bend, each normalised by its own straight
 waveguide run, and the largest differences. yee runs the example scenes
-examples/scenes/waveguide_bend_incident.toml and waveguide_bend.toml scaled to the resolution
-(cells per um; the examples are 10).
+examples/scenes/waveguide_bend_incident.toml and waveguide_bend.toml (in um) at the resolution
+(cells per um; the examples say 10).
     cargo build --release -p yee && /usr/bin/python3 bench/meep_bend.py [--resolution 10] [--no-averaging]
 --no-averaging turns Meep's subpixel smoothing off (yee's interfaces take the mean of both
 materials on the nodes they cut; it has no smoothing yet).
+--meep-only prints Meep's T(f) alone, as the Rust table that apps/yee/tests/bend_vs_meep.rs
+holds (the numbers recorded there were made with
+    /usr/bin/python3 bench/meep_bend.py --meep-only --resolution 10   (and 20), Meep 1.25.0).
 """
 import argparse
 import json
 import os
-import re
 import subprocess
 import tempfile
 
@@ -57,44 +59,22 @@ def meep_spectra(resolution, averaging):
     return mp.get_flux_freqs(refl), r, t
 
 
-def scaled(text, k):
-    """An example scene with every length (and time) multiplied by k, frequencies divided."""
-    def times(m, factor):
-        return f"{m.group(1)}{float(m.group(2)) * factor:g}"
-    out = []
-    for line in text.splitlines():
-        if re.match(r"^(size|lo|hi) = \[", line):
-            key, rest = line.split(" = ", 1)
-            numbers = [float(x) * k for x in rest.strip("[]").split(",")]
-            line = f"{key} = [{', '.join(f'{x:g}' for x in numbers)}]"
-        elif re.match(r"^(position|width|delay|thickness) = ", line):
-            line = re.sub(r"^(\w+ = )([0-9.e+-]+)", lambda m: times(m, k), line)
-        elif re.match(r"^(frequency|fmin|fmax) = ", line):
-            line = re.sub(r"^(\w+ = )([0-9.e+-]+)", lambda m: times(m, 1 / k), line)
-        elif line.startswith("steps = "):
-            line = f"steps = {int(int(line.split('=')[1]) * k)}"
-        elif line.startswith("every = "):
-            line = f"every = {int(int(line.split('=')[1]) * k)}"
-        out.append(line)
-    return "\n".join(out) + "\n"
-
-
 def yee_spectra(resolution, yee):
-    k = resolution / 10
     with tempfile.TemporaryDirectory() as tmp:
         spectra = {}
         for name in ["waveguide_bend_incident", "waveguide_bend"]:
             text = open(os.path.join(ROOT, "examples/scenes", name + ".toml")).read()
             text = text.replace("../../out/waveguide_bend_incident/", os.path.join(tmp, "incident") + "/")
             scene = os.path.join(tmp, name + ".toml")
-            open(scene, "w").write(scaled(text, k))
+            # The examples are in um at resolution 10: one number sets the resolution.
+            open(scene, "w").write(text.replace("\nresolution = 10\n", f"\nresolution = {resolution}\n"))
             out = os.path.join(tmp, "incident" if name.endswith("incident") else "bend")
             subprocess.run([yee, "run", scene, "--quiet", "--out", out], check=True)
             report = json.load(open(os.path.join(out, "run.json")))
             spectra[name] = {f["name"]: f for f in report["fluxes"]}
     incident = spectra["waveguide_bend_incident"]["trans"]["flux"]
     bend = spectra["waveguide_bend"]
-    f = [x * k * 10 for x in bend["trans"]["frequencies"]]  # per cell → per um
+    f = bend["trans"]["frequencies"]  # c/um, the scene's units
     r = [-a / b for a, b in zip(bend["refl"]["flux"], incident)]
     t = [a / b for a, b in zip(bend["trans"]["flux"], incident)]
     return f, r, t
@@ -105,8 +85,16 @@ def main():
     p.add_argument("--resolution", type=int, default=10)
     p.add_argument("--no-averaging", action="store_true")
     p.add_argument("--yee", default=os.path.join(ROOT, "target/release/yee"))
+    p.add_argument("--meep-only", action="store_true")
     a = p.parse_args()
     fm, rm, tm = meep_spectra(a.resolution, not a.no_averaging)
+    if a.meep_only:
+        print(f"// Meep {mp.__version__}, resolution {a.resolution}, f = {fm[0]:.4f} … {fm[-1]:.4f} c/um")
+        print(f"const MEEP_T_{a.resolution}: [f64; {len(tm)}] = [")
+        for i in range(0, len(tm), 6):
+            print("    " + " ".join(f"{x:.6f}," for x in tm[i:i + 6]))
+        print("];")
+        return
     fy, ry, ty = yee_spectra(a.resolution, a.yee)
     print(f"resolution {a.resolution}, Meep subpixel averaging {'off' if a.no_averaging else 'on'}")
     print("f (c/um)   R meep  R yee   T meep  T yee")

@@ -169,6 +169,7 @@ pub fn write_far_field(
     let path = out.join(&png);
     let unit = match scene.units {
         yee_scene::Units::Si { .. } => " Hz",
+        yee_scene::Units::Lengths { .. } => " c/a",
         yee_scene::Units::Normalised => "",
     };
     let names: Vec<String> = (drawn.iter().map(|&k| frequencies[k]))

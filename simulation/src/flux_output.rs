@@ -221,10 +221,7 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             .collect();
         // The flux over the incident intensity is in cells^(dims − 1): an area in 3D, a
         // width in 2D, a plain ratio (T or R) in 1D.
-        let area = match scene.units {
-            yee_scene::Units::Normalised => 1.0,
-            yee_scene::Units::Si { cell_size } => cell_size.powi(scene.mode.dims() as i32 - 1),
-        };
+        let area = scene.units.cell().powi(scene.mode.dims() as i32 - 1);
         let cross_section: Option<Vec<f64>> =
             crate::far_field_output::incident_intensity(scene, &frequencies, steps)
                 .map(|s| total.iter().zip(&s).map(|(p, i)| p / i * area).collect());
@@ -269,6 +266,9 @@ pub fn write_fluxes<T: yee_core::Scalar>(
                 "frequency (c / cell)".to_string(),
                 scene_frequencies.clone(),
             ),
+            yee_scene::Units::Lengths { .. } => {
+                ("frequency (c / a)".to_string(), scene_frequencies.clone())
+            }
         };
         let plot = yee_io::plot::LinePlot {
             title: &title,

@@ -77,10 +77,7 @@ impl Hdf5Output {
                 let run = RunAttributes {
                     scene: &scene.name,
                     units: scene.units.name(),
-                    spacing: match scene.units {
-                        yee_scene::Units::Normalised => 1.0,
-                        yee_scene::Units::Si { cell_size } => cell_size,
-                    },
+                    spacing: scene.units.cell(),
                     time_step: scene.units.to_scene_time(scene.dt()),
                     courant: scene.courant,
                     grid: scene.grid,
@@ -167,10 +164,7 @@ impl Hdf5Output {
             file: FILE,
             grid: scene.grid,
             dims: scene.mode.dims(),
-            spacing: match scene.units {
-                yee_scene::Units::Normalised => 1.0,
-                yee_scene::Units::Si { cell_size } => cell_size,
-            },
+            spacing: scene.units.cell(),
             precision,
             steps: &steps,
         };

@@ -5,10 +5,15 @@ use yee_core::Axis;
 use yee_io::slice_plot::LengthUnit;
 use yee_scene::{GeometryOutput, Scene, Units};
 
-/// The unit of a scene's plot axes: cells in normalised scenes, m/mm/µm/nm in SI ones.
+/// The unit of a scene's plot axes: cells in normalised scenes, `a` in scenes of lengths in
+/// `a`, m/mm/µm/nm in SI ones.
 pub fn length_unit(scene: &Scene) -> LengthUnit {
     match scene.units {
         Units::Normalised => LengthUnit::CELLS,
+        Units::Lengths { resolution } => LengthUnit {
+            name: "a",
+            per_cell: 1.0 / resolution,
+        },
         Units::Si { cell_size } => {
             LengthUnit::si(cell_size, scene.grid.iter().copied().max().unwrap_or(1))
         }

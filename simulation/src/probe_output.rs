@@ -106,6 +106,7 @@ fn write_probe_plot<T: Scalar>(
             format!("time ({prefix}s)")
         }
         Units::Normalised => "time (cell crossings of light)".into(),
+        Units::Lengths { .. } => "time (a/c)".into(),
     };
     let re: Vec<f64> = series.iter().map(|v| v.re().to_f64()).collect();
     let im: Vec<f64> = series.iter().map(|v| v.im().to_f64()).collect();

@@ -165,7 +165,7 @@ pub fn run_report<T>(
         units: scene.units.name().into(),
         cell_size: match scene.units {
             Units::Si { cell_size } => Some(cell_size),
-            Units::Normalised => None,
+            Units::Normalised | Units::Lengths { .. } => None,
         },
         materials: scene
             .material_names()

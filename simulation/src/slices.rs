@@ -53,6 +53,7 @@ pub fn write_slice<T: Scalar>(
             )
         }
         Units::Normalised => format!("step {step}, t = {}", yee_io::style::tick(time)),
+        Units::Lengths { .. } => format!("step {step}, t = {} a/c", yee_io::style::tick(time)),
     };
     let (file, title) = if scene.mode.dims() == 3 {
         let at = crate::plane_plot::plane_position(scene, slice.axis, index);

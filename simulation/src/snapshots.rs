@@ -6,7 +6,7 @@ use std::path::Path;
 use yee_core::Scalar;
 use yee_io::{npy, vti};
 use yee_runtime::piece::Assembled;
-use yee_scene::{GeometryOutput, Scene, Units};
+use yee_scene::{GeometryOutput, Scene};
 
 use crate::error::AppError;
 use crate::files::write_file;
@@ -66,10 +66,7 @@ pub fn write_snapshot<T: Scalar>(
     }
     if s.vti {
         let file = format!("fields_{step:06}.vti");
-        let spacing = match scene.units {
-            Units::Normalised => 1.0,
-            Units::Si { cell_size } => cell_size,
-        };
+        let spacing = scene.units.cell();
         arrays.extend(geometry.iter().map(|(q, values)| vti::CellArray {
             name: q.name(),
             values: vti::Values::Real(values),

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod bands;
+pub mod closed_box;
 mod error;
 mod geometry_output;
 mod geometry_values;

@@ -35,6 +35,12 @@ pub enum Units {
         /// Cell size Δ in metres.
         cell_size: f64,
     },
+    /// Normalised with lengths in a unit `a` of `resolution` cells (Meep's units): lengths in
+    /// `a`, times in `a/c`, frequencies in `c/a`, conductivities in `1/(η₀ a)` and `η₀/a`.
+    Lengths {
+        /// Cells per `a`.
+        resolution: f64,
+    },
 }
 
 /// The built-in perfect electric conductor (gprMax's and Meep's `pec`).
@@ -49,10 +55,11 @@ pub const PEC_MATERIAL: Material = Material {
     ..Material::VACUUM
 };
 
-/// `q` rounded to the nearest whole number when it lies within a relative 1e-9 of it (far
-/// above the rounding of a quotient, 1e-16, and far below any length a scene means).
-fn snap_to_whole(q: f64) -> f64 {
-    let n = q.round();
+/// `q` rounded to the nearest whole or half number — the coordinates nodes sit at — when it
+/// lies within a relative 1e-9 of it (far above the rounding of a quotient or a product,
+/// 1e-16, and far below any length a scene means).
+fn snap_to_node(q: f64) -> f64 {
+    let n = (2.0 * q).round() / 2.0;
     match (q - n).abs() <= 1e-9 * n.abs().max(1.0) {
         true => n,
         false => q,
@@ -62,11 +69,31 @@ fn snap_to_whole(q: f64) -> f64 {
 impl Units {
     /// Scene length → cells. A length within a relative 1e-9 of a whole number of cells is
     /// that number exactly, so a position on a node in exact arithmetic lands on it:
-    /// `0.086 / 0.002` is 42.999999999999993 in floating point, and 43 here.
+    /// `0.086 / 0.002` is 42.999999999999993 in floating point, and 43 here. So is one within
+    /// 1e-9 of a half number of cells, where the other nodes sit.
     pub fn length(self, x: f64) -> f64 {
         match self {
             Units::Normalised => x,
-            Units::Si { cell_size } => snap_to_whole(x / cell_size),
+            Units::Si { cell_size } => snap_to_node(x / cell_size),
+            Units::Lengths { resolution } => snap_to_node(x * resolution),
+        }
+    }
+
+    /// Cells → scene length.
+    pub fn to_scene_length(self, cells: f64) -> f64 {
+        match self {
+            Units::Normalised => cells,
+            Units::Si { cell_size } => cells * cell_size,
+            Units::Lengths { resolution } => cells / resolution,
+        }
+    }
+
+    /// The length of a cell in scene units: 1, `1/resolution` (in `a`) or Δ (in metres).
+    pub fn cell(self) -> f64 {
+        match self {
+            Units::Normalised => 1.0,
+            Units::Si { cell_size } => cell_size,
+            Units::Lengths { resolution } => 1.0 / resolution,
         }
     }
 
@@ -75,6 +102,7 @@ impl Units {
         match self {
             Units::Normalised => t,
             Units::Si { cell_size } => t * C0 / cell_size,
+            Units::Lengths { resolution } => t * resolution,
         }
     }
 
@@ -83,6 +111,7 @@ impl Units {
         match self {
             Units::Normalised => t,
             Units::Si { cell_size } => t * cell_size / C0,
+            Units::Lengths { resolution } => t / resolution,
         }
     }
 
@@ -91,6 +120,7 @@ impl Units {
         match self {
             Units::Normalised => f,
             Units::Si { cell_size } => f * cell_size / C0,
+            Units::Lengths { resolution } => f / resolution,
         }
     }
 
@@ -99,6 +129,7 @@ impl Units {
         match self {
             Units::Normalised => k,
             Units::Si { cell_size } => k * cell_size,
+            Units::Lengths { resolution } => k / resolution,
         }
     }
 
@@ -107,6 +138,7 @@ impl Units {
         match self {
             Units::Normalised => k,
             Units::Si { cell_size } => k / cell_size,
+            Units::Lengths { resolution } => k * resolution,
         }
     }
 
@@ -115,6 +147,7 @@ impl Units {
         match self {
             Units::Normalised => f,
             Units::Si { cell_size } => f * C0 / cell_size,
+            Units::Lengths { resolution } => f * resolution,
         }
     }
 
@@ -123,6 +156,7 @@ impl Units {
         match self {
             Units::Normalised => s,
             Units::Si { cell_size } => s * ETA0 * cell_size,
+            Units::Lengths { resolution } => s / resolution,
         }
     }
 
@@ -131,6 +165,7 @@ impl Units {
         match self {
             Units::Normalised => s,
             Units::Si { cell_size } => s * cell_size / ETA0,
+            Units::Lengths { resolution } => s / resolution,
         }
     }
 
@@ -148,24 +183,28 @@ impl Units {
         kind: SourceKind,
         extended: usize,
     ) -> f64 {
-        let Units::Si { cell_size } = self else {
-            return amplitude;
+        // In units of a the impedance of free space is 1, as in cells.
+        let (cell_size, eta) = match self {
+            Units::Normalised => return amplitude,
+            Units::Si { cell_size } => (cell_size, ETA0),
+            Units::Lengths { resolution } => (1.0 / resolution, 1.0),
         };
-        let impedance = if component.is_electric() { ETA0 } else { 1.0 };
+        let impedance = if component.is_electric() { eta } else { 1.0 };
         match kind {
             SourceKind::Hard if component.is_electric() => amplitude,
-            SourceKind::Hard => amplitude * ETA0,
+            SourceKind::Hard => amplitude * eta,
             // J = amplitude / Δ^{3 − extended}, scaled by η₀Δ (E) or Δ (H).
             SourceKind::Soft => impedance * amplitude * cell_size.powi(extended as i32 - 2),
         }
     }
 
-    /// The unit of time as users name it: `s`, or `Δx/c` (the time light takes to cross a
-    /// cell) in normalised scenes.
+    /// The unit of time as users name it: `s`, `a/c` in a scene of lengths in `a`, or `Δx/c`
+    /// (the time light takes to cross a cell) in normalised scenes.
     pub fn time_unit(self) -> &'static str {
         match self {
             Units::Normalised => "Δx/c",
             Units::Si { .. } => "s",
+            Units::Lengths { .. } => "a/c",
         }
     }
 
@@ -174,6 +213,7 @@ impl Units {
         match self {
             Units::Normalised => "normalised",
             Units::Si { .. } => "si",
+            Units::Lengths { .. } => "normalised",
         }
     }
 }
@@ -368,6 +408,8 @@ impl Scene {
 struct Resolver<'a> {
     file: &'a Path,
     units: Units,
+    /// Grid sizes and CPML thickness are lengths (`[units] resolution`), not cells.
+    lengths: bool,
     mode: Mode,
     grid: [usize; 3],
 }
@@ -496,35 +538,64 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         key: key.into(),
         message,
     };
-    let units = match (spec.units.system, spec.units.cell_size) {
-        (UnitSystem::Normalised, None) => Units::Normalised,
-        (UnitSystem::Normalised, Some(_)) => {
+    let resolution = match spec.units.resolution {
+        Some(_) if spec.units.cell_size.is_some() => {
+            return Err(err(
+                "units.resolution",
+                "give the cell size (cell_size) or the cells per metre (resolution), not both"
+                    .into(),
+            ));
+        }
+        Some(res) if !(res.is_finite() && res > 0.0) => {
+            return Err(err(
+                "units.resolution",
+                format!("{res} must be a positive number of cells per length unit"),
+            ));
+        }
+        other => other,
+    };
+    let units = match (spec.units.system, spec.units.cell_size, resolution) {
+        (UnitSystem::Normalised, None, Some(resolution)) => Units::Lengths { resolution },
+        (UnitSystem::Si, None, Some(resolution)) => Units::Si {
+            cell_size: 1.0 / resolution,
+        },
+        (UnitSystem::Normalised, None, None) => Units::Normalised,
+        (UnitSystem::Normalised, Some(_), _) => {
             return Err(err(
                 "units.cell_size",
                 "is only used with system = \"si\" (normalised scenes have cell size 1)".into(),
             ));
         }
-        (UnitSystem::Si, Some(d)) if d.is_finite() && d > 0.0 => Units::Si { cell_size: d },
-        (UnitSystem::Si, Some(d)) => {
+        (UnitSystem::Si, Some(d), _) if d.is_finite() && d > 0.0 => Units::Si { cell_size: d },
+        (UnitSystem::Si, Some(d), _) => {
             return Err(err(
                 "units.cell_size",
                 format!("{d} must be a positive length in metres"),
             ));
         }
-        (UnitSystem::Si, None) => {
+        (UnitSystem::Si, None, None) => {
             return Err(err(
                 "units.cell_size",
-                "is required with system = \"si\"".into(),
+                "is required with system = \"si\" (or resolution, in cells per metre)".into(),
             ));
         }
     };
+    let lengths = resolution.is_some();
     let mode = match spec.grid.mode {
         ModeSpec::OneD => Mode::OneD,
         ModeSpec::Tmz => Mode::Tmz,
         ModeSpec::Tez => Mode::Tez,
         ModeSpec::ThreeD => Mode::ThreeD,
     };
-    let size = &spec.grid.size;
+    let size = spec
+        .grid
+        .size
+        .iter()
+        .enumerate()
+        .map(|(a, &v)| {
+            whole_cells(units, lengths, v).map_err(|m| err(&format!("grid.size[{a}]"), m))
+        })
+        .collect::<Result<Vec<usize>, _>>()?;
     if size.len() != mode.dims() {
         return Err(err(
             "grid.size",
@@ -557,6 +628,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let r = Resolver {
         file,
         units,
+        lengths,
         mode,
         grid,
     };
@@ -717,7 +789,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let mut source_origin = Vec::new();
     for (i, s) in spec.sources.iter().enumerate() {
         let component = r.component(&format!("sources[{i}].component"), s.component)?;
-        let (cells, extended) = source_nodes(&r, i, component, s)?;
+        let (nodes, extended) = source_nodes(&r, i, component, s, &boundaries)?;
         let waveform = waveform(&r, &format!("sources[{i}]"), &s.into())?;
         if !s.amplitude.is_finite() {
             return Err(r.err(
@@ -732,7 +804,13 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let amplitude = r
             .units
             .source_amplitude(s.amplitude, component, kind, extended);
-        for cell in cells {
+        for (cell, weight) in nodes {
+            // A soft source is a current density: a node holding part of the box carries that
+            // part of it. A hard source sets the field on every node the box holds.
+            let amplitude = match kind {
+                SourceKind::Soft => amplitude * weight,
+                SourceKind::Hard => amplitude,
+            };
             sources.push(PointSource {
                 component,
                 cell,
@@ -1392,7 +1470,7 @@ fn library_materials(
         let Some(m) = library_material(name) else {
             continue;
         };
-        if matches!(r.units, Units::Normalised) {
+        if !matches!(r.units, Units::Si { .. }) {
             return Err(r.err(
                 key,
                 format!(
@@ -1601,6 +1679,38 @@ fn bloch(r: &Resolver, spec: &SceneSpec, boundaries: &Boundaries) -> Result<[f64
     Ok(out)
 }
 
+/// The CPML's thickness when the scene gives none, in cells whatever its units.
+const DEFAULT_CPML_CELLS: usize = 10;
+
+/// A grid size or CPML thickness as a whole number of cells: `v` cells, or with `lengths` a
+/// length in scene units that must be a whole number of cells (within a relative 1e-9).
+fn whole_cells(units: Units, lengths: bool, v: f64) -> Result<usize, String> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("{v} must be a non-negative finite number"));
+    }
+    let q = if lengths { units.length(v) } else { v };
+    if q.fract() != 0.0 {
+        return Err(match units {
+            _ if !lengths => format!(
+                "{v} is not a whole number of cells (give [units] resolution to state sizes \
+                 as lengths)"
+            ),
+            Units::Lengths { resolution } => {
+                format!("{v} is {q} cells at resolution {resolution}, not a whole number")
+            }
+            _ => format!(
+                "{v} m is {q} cells at resolution {}, not a whole number",
+                1.0 / units.cell()
+            ),
+        });
+    }
+    // Far beyond any grid (`yee_em::setup::MAX_EXTENT`), refused before it is counted.
+    if q > 2.0 * yee_em::setup::MAX_EXTENT as f64 {
+        return Err(format!("{v} is far larger than any grid"));
+    }
+    Ok(q as usize)
+}
+
 fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> {
     let b = &spec.boundaries;
     let per_axis = [b.x, b.y, b.z];
@@ -1614,8 +1724,14 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
     let alpha_max = c
         .alpha_max
         .unwrap_or_else(|| crate::spec::default_alpha(r.mode));
+    let thickness = match c.thickness {
+        None => DEFAULT_CPML_CELLS,
+        Some(v) => {
+            whole_cells(r.units, r.lengths, v).map_err(|m| r.err("boundaries.cpml.thickness", m))?
+        }
+    };
     let cpml = CpmlParams {
-        thickness: c.thickness,
+        thickness,
         order: c.order,
         sigma_max: c.sigma_max,
         kappa_max: c.kappa_max,
@@ -1659,18 +1775,18 @@ fn boundaries(r: &Resolver, spec: &SceneSpec) -> Result<Boundaries, SceneError> 
             .count();
         if layers > 0 {
             let n = r.grid[a];
-            if c.thickness == 0 {
+            if thickness == 0 {
                 return Err(r.err(
                     "boundaries.cpml.thickness",
                     "is 0; a CPML layer needs at least one cell",
                 ));
             }
-            if 2 * c.thickness > n {
+            if 2 * thickness > n {
                 return Err(r.err(
                     "boundaries.cpml.thickness",
                     format!(
                         "{} cells is more than half the {n} cells along {}",
-                        c.thickness,
+                        thickness,
                         axis.name()
                     ),
                 ));
@@ -2049,7 +2165,7 @@ fn flux_region(
     };
     let listed = band.resolve(r, &table)?;
     let first = frequencies.len();
-    frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
+    frequencies.extend(&listed);
     let first_monitor = monitors.len();
     monitors.extend(
         planes
@@ -2092,57 +2208,34 @@ fn flux_region(
     })
 }
 
-/// The nodes of `component` a source drives, and how many axes it extends along (the unused
-/// axes of the mode included): the cell containing `position`, or the cells whose node lies in
-/// `[lo, hi)` on each axis where `hi > lo` and in the cell containing `lo` where `hi = lo`.
+/// The nodes of `component` a source drives with the weight of each, and how many axes it
+/// extends along (the unused axes of the mode included): the node of the cell containing
+/// `position` (weight 1), or the nodes of the closed box `[lo, hi]` weighted by the rule that
+/// places geometry ([`crate::closed_box`]).
 fn source_nodes(
     r: &Resolver,
     i: usize,
     component: Component,
     s: &SourceSpec,
-) -> Result<(Vec<[i64; 3]>, usize), SceneError> {
+    boundaries: &Boundaries,
+) -> Result<(Vec<crate::closed_box::WeightedNode>, usize), SceneError> {
     let key = |k: &str| format!("sources[{i}].{k}");
     let unused = 3 - r.dims();
     match (&s.position, &s.lo, &s.hi) {
-        (Some(p), None, None) => Ok((vec![r.cell(&key("position"), p)?], unused)),
+        (Some(p), None, None) => Ok((vec![(r.cell(&key("position"), p)?, 1.0)], unused)),
         (None, Some(lo), Some(hi)) => {
             let (a, b) = (r.point(&key("lo"), lo, 0.0)?, r.point(&key("hi"), hi, 0.0)?);
-            let stagger = component.stagger();
-            let mut ranges = [(0i64, 1i64); 3];
-            let mut extended = unused;
             for axis in 0..r.dims() {
-                let n = r.grid[axis] as i64;
+                let n = r.grid[axis] as f64;
                 if b[axis] < a[axis] {
                     return Err(r.err(key("hi"), format!("{hi:?} lies below lo {lo:?}")));
                 }
-                if !(-1.0..=n as f64 + 1.0).contains(&a[axis])
-                    || !(-1.0..=n as f64 + 1.0).contains(&b[axis])
-                {
+                if !(-1.0..=n + 1.0).contains(&a[axis]) || !(-1.0..=n + 1.0).contains(&b[axis]) {
                     return Err(r.err(key("lo"), format!("[{lo:?}, {hi:?}] leaves the grid")));
                 }
-                ranges[axis] = if b[axis] == a[axis] {
-                    let c = a[axis].floor() as i64;
-                    (c, c + 1)
-                } else {
-                    extended += 1;
-                    // Cells whose node x + stagger lies in [a, b).
-                    let first = (a[axis] - stagger[axis]).ceil() as i64;
-                    let end = (b[axis] - stagger[axis]).ceil() as i64;
-                    (first, end)
-                };
-                let (first, end) = ranges[axis];
-                if first < 0 || end > n || end <= first {
-                    return Err(r.err(
-                        key("lo"),
-                        format!(
-                            "[{lo:?}, {hi:?}] holds no {} node inside the grid along {}, or leaves it",
-                            component.name(),
-                            ["x", "y", "z"][axis]
-                        ),
-                    ));
-                }
             }
-            let nodes: u64 = ranges.iter().map(|(a, b)| (b - a) as u64).product();
+            let extended = unused + (0..r.dims()).filter(|&axis| b[axis] > a[axis]).count();
+            let nodes = crate::closed_box::node_count_bound(a, b, r.dims());
             if nodes > MAX_SOURCE_NODES {
                 return Err(r.err(
                     format!("sources[{i}]"),
@@ -2152,15 +2245,21 @@ fn source_nodes(
                     ),
                 ));
             }
-            let mut cells = Vec::new();
-            for z in ranges[2].0..ranges[2].1 {
-                for y in ranges[1].0..ranges[1].1 {
-                    for x in ranges[0].0..ranges[0].1 {
-                        cells.push([x, y, z]);
-                    }
-                }
-            }
-            Ok((cells, extended))
+            let periodic = std::array::from_fn(|axis| boundaries[axis][0] == Boundary::Periodic);
+            let nodes =
+                crate::closed_box::weighted_nodes(component, a, b, r.grid, periodic, r.dims())
+                    .map_err(|crate::closed_box::BoxFault::Outside { axis }| {
+                        r.err(
+                            key("lo"),
+                            format!(
+                                "[{lo:?}, {hi:?}] holds no {} node inside the grid along {}, or \
+                                 leaves it",
+                                component.name(),
+                                ["x", "y", "z"][axis]
+                            ),
+                        )
+                    })?;
+            Ok((nodes, extended))
         }
         _ => Err(r.err(
             format!("sources[{i}]"),
@@ -2188,10 +2287,10 @@ struct Band<'a> {
 }
 
 impl Band<'_> {
-    /// The frequencies in scene units, checked.
+    /// The frequencies, checked, normalised (a band spaced between its converted ends).
     fn resolve(&self, r: &Resolver, table: &str) -> Result<Vec<f64>, SceneError> {
         let listed: Vec<f64> = match (self.frequencies, self.fmin, self.fmax) {
-            (Some(list), None, None) => list.to_vec(),
+            (Some(list), None, None) => list.iter().map(|&f| r.units.frequency(f)).collect(),
             (None, Some(lo), Some(hi)) => {
                 let n = self.count.unwrap_or(100);
                 if n == 0
@@ -2206,6 +2305,9 @@ impl Band<'_> {
                         ),
                     ));
                 }
+                // The band's ends converted first, so a scene in lengths and the same scene in
+                // cells space their frequencies alike, to the bit.
+                let (lo, hi) = (r.units.frequency(lo), r.units.frequency(hi));
                 (0..n)
                     .map(|k| {
                         if n == 1 {
@@ -2271,7 +2373,7 @@ fn dft_output(
     };
     let listed = band.resolve(r, &table)?;
     let first = frequencies.len();
-    frequencies.extend(listed.iter().map(|&x| r.units.frequency(x)));
+    frequencies.extend(&listed);
     monitors.push(DftMonitor {
         region,
         components,

@@ -146,8 +146,11 @@ pub struct UnitsSpec {
     /// "normalised" (default) or "si".
     #[serde(default)]
     pub system: UnitSystem,
-    /// Cell size in metres (required with "si").
+    /// Cell size in metres ("si": this or `resolution`; grid and CPML then in cells).
     pub cell_size: Option<f64>,
+    /// Cells per length unit (per `a`, or per metre in "si"): every length of the scene,
+    /// the grid's size and the CPML's thickness too, is then a length.
+    pub resolution: Option<f64>,
 }
 
 /// The unit system of lengths, times, frequencies and conductivities in the scene.
@@ -168,8 +171,8 @@ pub enum UnitSystem {
 pub struct GridSpec {
     /// "1d", "tmz", "tez" or "3d".
     pub mode: ModeSpec,
-    /// Cells along each used axis: 1, 2 or 3 numbers.
-    pub size: Vec<usize>,
+    /// Cells along each used axis (lengths with `[units] resolution`): 1, 2 or 3 numbers.
+    pub size: Vec<f64>,
     /// "f32", "f64" (default), "c32" or "c64".
     #[serde(default)]
     pub value_type: ValueType,
@@ -281,9 +284,8 @@ pub enum BoundaryKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CpmlSpec {
-    /// Thickness in cells (default 10).
-    #[serde(default = "default_thickness")]
-    pub thickness: usize,
+    /// Thickness in cells, or a length with `[units] resolution` (default 10 cells).
+    pub thickness: Option<f64>,
     /// Grading order m (default 3).
     #[serde(default = "default_order")]
     pub order: f64,
@@ -299,7 +301,7 @@ pub struct CpmlSpec {
 impl Default for CpmlSpec {
     fn default() -> Self {
         CpmlSpec {
-            thickness: default_thickness(),
+            thickness: None,
             order: default_order(),
             sigma_max: None,
             kappa_max: 1.0,
@@ -308,9 +310,6 @@ impl Default for CpmlSpec {
     }
 }
 
-fn default_thickness() -> usize {
-    10
-}
 fn default_order() -> f64 {
     3.0
 }

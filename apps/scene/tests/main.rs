@@ -2,6 +2,7 @@
 //! module per topic.
 
 mod bloch;
+mod lengths;
 mod library;
 mod poles;
 mod positions;

@@ -42,8 +42,18 @@ fn every_multiple_of_the_cell_size_lands_on_its_node() {
 #[test]
 fn lengths_between_nodes_are_not_moved() {
     let units = Units::Si { cell_size: 0.002 };
-    assert_eq!(units.length(0.087), 43.49999999999999);
+    assert_eq!(units.length(0.0871), 0.0871 / 0.002);
     assert!(units.length(0.086 - 1e-7) < 43.0);
+}
+
+/// Half a cell is where the other half of the nodes sit (Hy at x + ½, …): 0.087 m with 2 mm
+/// cells is 43.5 in exact arithmetic and 43.49999999999999 in floating point; it lands on the
+/// node, in SI and in lengths of `a` alike.
+#[test]
+fn lengths_on_half_cells_land_on_the_half_nodes() {
+    assert_eq!(Units::Si { cell_size: 0.002 }.length(0.087), 43.5);
+    assert_eq!(Units::Lengths { resolution: 10.0 }.length(0.35), 3.5);
+    assert_eq!(Units::Lengths { resolution: 3.0 }.length(0.1), 0.1 * 3.0);
 }
 
 #[test]

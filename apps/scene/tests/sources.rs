@@ -14,7 +14,7 @@ fn scene(text: &str) -> yee_scene::Scene {
 }
 
 #[test]
-fn a_line_source_drives_each_node_on_it() {
+fn a_line_source_holds_its_nodes_by_the_geometry_rule() {
     let s = scene(
         r#"
 [grid]
@@ -29,13 +29,19 @@ waveform = "ricker"
 frequency = 0.05
 "#,
     );
+    // The Ez nodes at y = 40 … 50, the two on the ends at half weight: ten cells of current,
+    // centred on 45 as the guide [40, 50] of the bend example is.
     let cells: Vec<[i64; 3]> = s.sources.iter().map(|p| p.cell).collect();
-    assert_eq!(cells, (40..50).map(|y| [10, y, 0]).collect::<Vec<_>>());
+    assert_eq!(cells, (40..=50).map(|y| [10, y, 0]).collect::<Vec<_>>());
+    let weights: Vec<f64> = s.sources.iter().map(|p| p.amplitude).collect();
+    let mut expected = vec![1.0; 11];
+    (expected[0], expected[10]) = (0.5, 0.5);
+    assert_eq!(weights, expected);
     assert!(s.source_origin.iter().all(|&i| i == 0));
 }
 
 #[test]
-fn a_box_source_takes_the_nodes_whose_positions_lie_inside() {
+fn a_box_source_weighs_its_nodes_half_on_faces_a_quarter_on_edges() {
     let s = scene(
         r#"
 [grid]
@@ -48,12 +54,71 @@ lo = [2, 2, 2]
 hi = [4, 3, 3]
 waveform = "ricker"
 frequency = 0.05
+amplitude = 3.0
 "#,
     );
-    // Ex sits at x + ½: the nodes at 2.5 and 3.5 lie in [2, 4), those at y = 2, z = 2 in
-    // [2, 3).
-    let cells: Vec<[i64; 3]> = s.sources.iter().map(|p| p.cell).collect();
-    assert_eq!(cells, vec![[2, 2, 2], [3, 2, 2]]);
+    // Ex sits at x + ½: the nodes at 2.5 and 3.5 lie inside [2, 4]; those at y = 2, 3 and
+    // z = 2, 3 on the box's faces, so each node lies on an x edge: weight ¼, and the eight
+    // add up to the box's volume, 2.
+    let nodes: Vec<([i64; 3], f64)> = s.sources.iter().map(|p| (p.cell, p.amplitude)).collect();
+    let mut expected = Vec::new();
+    for z in 2..4 {
+        for y in 2..4 {
+            for x in 2..4 {
+                expected.push(([x, y, z], 0.75));
+            }
+        }
+    }
+    assert_eq!(nodes, expected);
+}
+
+#[test]
+fn a_hard_source_sets_every_node_of_its_closed_box() {
+    let s = scene(
+        r#"
+[grid]
+mode = "tmz"
+size = [60, 60]
+
+[[sources]]
+component = "ez"
+lo = [10, 40]
+hi = [10, 50]
+waveform = "ricker"
+frequency = 0.05
+amplitude = 2.0
+kind = "hard"
+"#,
+    );
+    assert_eq!(s.sources.len(), 11);
+    assert!(s.sources.iter().all(|p| p.amplitude == 2.0));
+}
+
+#[test]
+fn a_plane_source_across_a_periodic_axis_is_uniform() {
+    let s = scene(
+        r#"
+[grid]
+mode = "tmz"
+size = [30, 20]
+
+[boundaries]
+y = "periodic"
+
+[[sources]]
+component = "ez"
+lo = [10, 0]
+hi = [10, 20]
+waveform = "ricker"
+frequency = 0.05
+"#,
+    );
+    // The node at y = 20 is the image of the one at 0: their halves make it whole.
+    let nodes: Vec<([i64; 3], f64)> = s.sources.iter().map(|p| (p.cell, p.amplitude)).collect();
+    assert_eq!(
+        nodes,
+        (0..20).map(|y| ([10, y, 0], 1.0)).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -80,14 +145,13 @@ kind = "{kind}"
         )
     };
     let d = 0.005f64;
+    // The amplitude of a node inside (whole weight); nodes on the box's faces carry half.
     let amplitude = |t: String| {
         let s = scene(&t);
-        assert!(
-            s.sources
-                .iter()
-                .all(|p| p.amplitude == s.sources[0].amplitude)
-        );
-        (s.sources[0].amplitude, s.sources[0].kind)
+        let full = s.sources.iter().map(|p| p.amplitude).fold(0.0, f64::max);
+        let parts = [full, full / 2.0, full / 4.0, full / 8.0];
+        assert!(s.sources.iter().all(|p| parts.contains(&p.amplitude)));
+        (full, s.sources[0].kind)
     };
     // A point dipole of current moment I·l = 2 mA·m in 3D: J = I·l / Δ³, normalised η₀ Δ J.
     let (a, kind) = amplitude(text(

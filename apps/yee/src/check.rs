@@ -154,8 +154,9 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     let memory = estimate(scene);
     let _ = writeln!(
         s,
-        "grid        {} cells ({} in all)",
+        "grid        {} cells{} ({} in all)",
         extent.join(" × "),
+        in_lengths(&scene.units, &scene.grid[..dims]),
         scene.cells(),
     );
     let _ = writeln!(
@@ -261,14 +262,26 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
             .iter()
             .take_while(|&&o| o == origin)
             .count();
-        let (src, last) = (&scene.sources[next], &scene.sources[next + nodes - 1]);
-        let place = if nodes == 1 {
-            format!("at cell {:?}", src.cell)
-        } else {
-            format!(
+        let group = &scene.sources[next..next + nodes];
+        let (src, last) = (&group[0], &group[nodes - 1]);
+        // Nodes on the faces of a box carry part of its current (docs/scene.md, "The same
+        // rule for sources and monitors"): the amplitude shown is a whole node's.
+        let whole = group
+            .iter()
+            .map(|p| p.amplitude)
+            .fold(0.0, |m: f64, a| if a.abs() > m.abs() { a } else { m });
+        let weighted = group.iter().any(|p| p.amplitude != whole);
+        let place = match (nodes, weighted) {
+            (1, _) => format!("at cell {:?}", src.cell),
+            (_, false) => format!(
                 "on {nodes} nodes from cell {:?} to {:?}",
                 src.cell, last.cell
-            )
+            ),
+            (_, true) => format!(
+                "on {nodes} nodes from cell {:?} to {:?} (those on the box's faces weighted ½, \
+                 edges ¼, corners ⅛)",
+                src.cell, last.cell
+            ),
         };
         let _ = writeln!(
             s,
@@ -276,7 +289,7 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
              significant up to f = {:.6e}{}",
             src.component.name(),
             src.kind,
-            src.amplitude,
+            whole,
             describe_waveform(&src.waveform, &scene.units),
             scene.units.to_scene_frequency(src.waveform.max_frequency()),
             frequency_unit(&scene.units)
@@ -382,9 +395,10 @@ fn describe_outputs(scene: &Scene, s: &mut String) {
             .iter()
             .map(|&side| match scene.boundaries[axis.index()][side.index()] {
                 Boundary::Cpml(p) => format!(
-                    "{} cpml ({} cells, m {}, sigma_max {:.3}, kappa_max {}, alpha_max {})",
+                    "{} cpml ({} cells{}, m {}, sigma_max {:.3}, kappa_max {}, alpha_max {})",
                     side.name(),
                     p.thickness,
+                    in_lengths(&scene.units, &[p.thickness]),
                     p.order,
                     p.resolved_sigma_max(),
                     p.kappa_max,
@@ -613,10 +627,26 @@ fn node_range(scene: &Scene) -> (Index3, Index3) {
     (lo, hi)
 }
 
+/// " = 16 × 32 a" or " = 0.8 × 1.6 m": `cells` as lengths in the scene's units (nothing in
+/// normalised scenes, whose lengths are cells).
+fn in_lengths(units: &yee_scene::Units, cells: &[usize]) -> String {
+    let unit = match units {
+        yee_scene::Units::Normalised => return String::new(),
+        yee_scene::Units::Lengths { .. } => "a",
+        yee_scene::Units::Si { .. } => "m",
+    };
+    let lengths: Vec<String> = cells
+        .iter()
+        .map(|&n| format!("{}", units.to_scene_length(n as f64)))
+        .collect();
+    format!(" = {} {unit}", lengths.join(" × "))
+}
+
 /// " Hz" in SI scenes; nothing in normalised ones (frequencies in c/Δx).
 fn frequency_unit(units: &yee_scene::Units) -> &'static str {
     match units {
         yee_scene::Units::Si { .. } => " Hz",
+        yee_scene::Units::Lengths { .. } => " c/a",
         yee_scene::Units::Normalised => "",
     }
 }
@@ -626,6 +656,7 @@ fn frequency_unit(units: &yee_scene::Units) -> &'static str {
 fn describe_waveform(w: &yee_em::Waveform, units: &yee_scene::Units) -> String {
     let (hz, s) = match units {
         yee_scene::Units::Si { .. } => (" Hz", " s"),
+        yee_scene::Units::Lengths { .. } => (" c/a", " a/c"),
         yee_scene::Units::Normalised => ("", ""),
     };
     let f = |x: f64| format!("{:.6e}{hz}", units.to_scene_frequency(x));

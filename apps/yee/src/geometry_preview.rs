@@ -251,11 +251,16 @@ fn marks(scene: &Scene, axis: Axis, index: usize, axes: [Axis; 2]) -> Vec<Mark> 
     origins.sort_unstable();
     origins.dedup();
     for o in origins {
-        let nodes = (scene.sources.iter().zip(&scene.source_origin))
+        let sources = (scene.sources.iter().zip(&scene.source_origin))
             .filter(|&(_, &origin)| origin == o)
-            .map(|(s, _)| s.cell);
-        if let Some(b) = bounding_box(nodes) {
-            boxes.push((MarkKind::Source, format!("source {o}"), b));
+            .map(|(s, _)| s);
+        let stagger = sources.clone().next().map(|s| s.component.stagger());
+        if let (Some(b), Some(stagger)) = (bounding_box(sources.map(|s| s.cell)), stagger) {
+            boxes.push((
+                MarkKind::Source,
+                format!("source {o}"),
+                node_span(b, stagger),
+            ));
         }
     }
     for (n, w) in scene.plane_waves.iter().enumerate() {
@@ -299,6 +304,18 @@ fn marks(scene: &Scene, axis: Axis, index: usize, axes: [Axis; 2]) -> Vec<Mark> 
 }
 
 /// The smallest box holding every cell of `cells`.
+/// The cells `b` of a source's nodes drawn as the span of the nodes themselves: along an axis
+/// where it holds several nodes at whole coordinates, the last lies on the box's high face
+/// (docs/scene.md, "The same rule for sources and monitors"), so the span ends there, not a
+/// cell beyond; a single node keeps its cell.
+fn node_span(b: Box3, stagger: [f64; 3]) -> Box3 {
+    let hi = core::array::from_fn(|a| match b.hi[a] - b.lo[a] > 1 && stagger[a] == 0.0 {
+        true => b.hi[a] - 1,
+        false => b.hi[a],
+    });
+    Box3::new(b.lo, hi)
+}
+
 fn bounding_box(cells: impl Iterator<Item = [i64; 3]>) -> Option<Box3> {
     cells.fold(None, |b: Option<Box3>, c| {
         let hi = c.map(|x| x + 1);
@@ -372,6 +389,7 @@ steps = 1
             .filter(|m| m.kind == MarkKind::Source)
             .collect();
         assert_eq!(source.len(), 1);
+        // Its Ez nodes at y = 3 … 26: drawn from 3 to 26, as the box it was given.
         assert_eq!((source[0].lo, source[0].hi), ([8, 3], [9, 26]));
         let cpml = p.marks.iter().filter(|m| m.kind == MarkKind::Cpml).count();
         assert_eq!(cpml, 4);

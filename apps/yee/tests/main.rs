@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod balancing;
 mod bands;
+mod bend_vs_meep;
 mod bounded_inputs;
 mod checkpoint;
 mod cross_section_units;
@@ -16,6 +17,7 @@ mod cuda;
 mod end_to_end;
 mod geometry_preview;
 mod heterogeneous;
+mod length_units;
 mod malformed_scenes;
 mod memory;
 mod movie;
@@ -25,6 +27,7 @@ mod overlap;
 mod partition;
 mod pec_material;
 mod resonances;
+mod source_placement;
 mod until_decayed;
 mod vtk_reader;
 
