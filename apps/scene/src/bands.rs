@@ -8,7 +8,6 @@ use std::path::Path;
 use yee_em::{Boundaries, Boundary, Mode};
 
 use crate::error::SceneError;
-use crate::resolve::Units;
 use crate::spec::{BandsSpec, ValueType};
 
 /// A resolved `[bands]` block.
@@ -35,8 +34,8 @@ pub struct Bands {
 pub struct BandsContext<'a> {
     /// The scene file, for errors.
     pub file: &'a Path,
-    /// Units of the scene.
-    pub units: Units,
+    /// A scene length in cells (the scene's units).
+    pub length: &'a dyn Fn(f64) -> f64,
     /// Its mode.
     pub mode: Mode,
     /// Its value type (complex needed).
@@ -81,7 +80,7 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
             format!("{a} must be a positive length"),
         ));
     }
-    let a_cells = c.units.length(a);
+    let a_cells = (c.length)(a);
     let dims = c.mode.dims();
     let mut corners = Vec::new();
     for (i, k) in spec.path.iter().enumerate() {

@@ -1061,7 +1061,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         Some(b) => Some(crate::bands::resolve_bands(
             &crate::bands::BandsContext {
                 file,
-                units,
+                length: &|x| units.length(x),
                 mode,
                 value_type: spec.grid.value_type,
                 boundaries: &boundaries,

@@ -63,3 +63,55 @@ fn bad_k_is_refused_naming_the_key() {
     // k = 0 on a wall is plain: no error.
     assert!(parse(&format!("{walls}k = [0.01, 0.0]")).is_ok());
 }
+
+const BANDS: &str = r#"
+[[probes]]
+component = "ez"
+position = [7.2, 21.4]
+
+[bands]
+path = [[0, 0], [0.5, 0], [0.5, 0.5]]
+labels = ["Γ", "X", "M"]
+points = 1
+lattice_constant = 32
+band = [0.0, 0.03]
+after = 0.5
+"#;
+
+#[test]
+fn bands_resolve_to_k_points_per_cell() {
+    let s = parse(&format!("{NORMALISED}{BANDS}")).unwrap();
+    let b = s.bands.unwrap();
+    assert_eq!(b.k_points.len(), 5);
+    assert_eq!(b.k_points[1], [0.25, 0.0, 0.0]);
+    assert_eq!(b.k_cells[2], [0.5 / 32.0, 0.0, 0.0]);
+    assert_eq!(b.corners[2], (4, Some("M".to_string())));
+}
+
+#[test]
+fn bad_bands_are_refused_naming_the_key() {
+    let real = NORMALISED.replace("c64", "f64");
+    let e = parse(&format!("{real}{BANDS}")).unwrap_err();
+    assert!(e.contains("bands.path") && e.contains("complex"), "{e}");
+    let e = parse(&format!(
+        "{NORMALISED}{}",
+        BANDS.replace("[0.0, 0.03]", "[0.03, 0.01]")
+    ))
+    .unwrap_err();
+    assert!(e.contains("bands.band"), "{e}");
+    let e = parse(&format!(
+        "{NORMALISED}{}",
+        BANDS.replace("\"M\"]", "\"M\", \"Γ\"]")
+    ))
+    .unwrap_err();
+    assert!(e.contains("bands.labels"), "{e}");
+    let e = parse(&format!(
+        "{NORMALISED}{}",
+        BANDS.replace("after = 0.5", "after = 5")
+    ))
+    .unwrap_err();
+    assert!(e.contains("bands.after"), "{e}");
+    let walls = NORMALISED.replace("all = \"periodic\"", "x = \"periodic\"");
+    let e = parse(&format!("{walls}{BANDS}")).unwrap_err();
+    assert!(e.contains("bands.path[2]") && e.contains("periodic"), "{e}");
+}
