@@ -227,7 +227,7 @@ mod tests {
                 "{dc} against {numeric}"
             );
             assert!(
-                dc <= 1e-3 * (1.0 + 1e-12) && dc >= 0.999e-3 || width == 25.0,
+                (0.999e-3..=1e-3 * (1.0 + 1e-12)).contains(&dc) || width == 25.0,
                 "{dc}"
             );
         }
