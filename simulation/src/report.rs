@@ -137,7 +137,7 @@ pub struct RunReport {
     /// The `[[resonances]]` blocks: each one's file, probes, band and modes (absent when the
     /// scene has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resonances: Vec<crate::resonances_output::ResonancesReport>,
+    pub resonances: Vec<ResonancesReport>,
     /// The scene's `[run] until_decayed` rule and whether it ended the run (absent without
     /// one).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -232,4 +232,41 @@ pub struct BalanceReport {
     /// Each rank's box at the end (a jagged or k-d layout; moved by `--balance dynamic`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_boxes: Option<Vec<yee_runtime::balance::BoxJson>>,
+}
+
+/// One mode in `run.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModeReport {
+    /// Frequency (scene units).
+    pub frequency: f64,
+    /// Decay rate γ (per scene time unit).
+    pub decay: f64,
+    /// Quality factor π |f| / γ.
+    #[serde(rename = "Q")]
+    pub q: f64,
+    /// |d| at time 0 (for a real record, half the cosine's amplitude).
+    pub amplitude: f64,
+    /// arg d at time 0, radians.
+    pub phase: f64,
+    /// harminv's relative error estimate.
+    pub error: f64,
+}
+
+/// A `[[resonances]]` block in `run.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResonancesReport {
+    /// The block's name.
+    pub name: String,
+    /// `resonances_<name>.csv`.
+    pub file: String,
+    /// The probes whose records were summed.
+    pub probes: Vec<String>,
+    /// `[fmin, fmax]` (scene units).
+    pub band: [f64; 2],
+    /// Samples before this time were left out.
+    pub after: f64,
+    /// How many samples were inverted.
+    pub samples: usize,
+    /// The modes, in increasing frequency.
+    pub modes: Vec<ModeReport>,
 }

@@ -7,7 +7,6 @@ use std::io::Write;
 use std::path::Path;
 
 use num_complex::Complex;
-use serde::Serialize;
 use yee_em::harminv::{HarminvOptions, Mode, harminv, harminv_real};
 use yee_scene::{Resonances, Scene};
 
@@ -15,6 +14,7 @@ use crate::error::AppError;
 use crate::failures::Failures;
 use crate::files::write_file;
 use crate::probe_output::ProbeSeries;
+use crate::report::{ModeReport, ResonancesReport};
 use crate::values::Values;
 
 /// Writes the modes as CSV: `frequency,decay,Q,amplitude,phase,error`, one row per mode,
@@ -29,43 +29,6 @@ pub fn write_modes_csv(out: &mut impl Write, modes: &[Mode]) -> std::io::Result<
         )?;
     }
     Ok(())
-}
-
-/// One mode in `run.json`.
-#[derive(Clone, Debug, Serialize)]
-pub struct ModeReport {
-    /// Frequency (scene units).
-    pub frequency: f64,
-    /// Decay rate γ (per scene time unit).
-    pub decay: f64,
-    /// Quality factor π |f| / γ.
-    #[serde(rename = "Q")]
-    pub q: f64,
-    /// |d| at time 0 (for a real record, half the cosine's amplitude).
-    pub amplitude: f64,
-    /// arg d at time 0, radians.
-    pub phase: f64,
-    /// harminv's relative error estimate.
-    pub error: f64,
-}
-
-/// A `[[resonances]]` block in `run.json`.
-#[derive(Clone, Debug, Serialize)]
-pub struct ResonancesReport {
-    /// The block's name.
-    pub name: String,
-    /// `resonances_<name>.csv`.
-    pub file: String,
-    /// The probes whose records were summed.
-    pub probes: Vec<String>,
-    /// `[fmin, fmax]` (scene units).
-    pub band: [f64; 2],
-    /// Samples before this time were left out.
-    pub after: f64,
-    /// How many samples were inverted.
-    pub samples: usize,
-    /// The modes, in increasing frequency.
-    pub modes: Vec<ModeReport>,
 }
 
 /// Inverts every `[[resonances]]` block of `scene` from the run's probe `series` and writes

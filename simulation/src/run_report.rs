@@ -26,7 +26,7 @@ pub struct Produced {
     /// The DFT outputs.
     pub dfts: Vec<DftReport>,
     /// The `[[resonances]]` blocks inverted.
-    pub resonances: Vec<crate::resonances_output::ResonancesReport>,
+    pub resonances: Vec<crate::report::ResonancesReport>,
     /// Why the run diverged, if it did.
     pub diverged: Option<String>,
     /// The files that could not be written, first first.
