@@ -11,12 +11,16 @@ use crate::output_lock::{LOCK_FILE, OutputLock};
 
 /// Takes the lock ([`OutputLock`]) of a checkpoint folder `dir` that lies outside the output
 /// folder `out` (making it), so that two runs writing elsewhere do not checkpoint into one
-/// folder; `None` when it lies inside `out`, whose lock covers it.
+/// folder; `None` when it lies inside `out`, whose lock covers it, or cannot be made (then
+/// each checkpoint fails, is reported in `run.json`, and the run goes on).
 pub fn lock_checkpoint_dir(out: &Path, dir: &Path) -> Result<Option<OutputLock>, AppError> {
-    fs::create_dir_all(dir)
-        .map_err(|e| io_error(dir, format!("cannot create the checkpoint directory: {e}")))?;
-    let real = |p: &Path| fs::canonicalize(p).map_err(|e| io_error(p, e));
-    if real(dir)?.starts_with(real(out)?) {
+    if fs::create_dir_all(dir).is_err() {
+        return Ok(None);
+    }
+    let (Ok(dir_real), Ok(out_real)) = (fs::canonicalize(dir), fs::canonicalize(out)) else {
+        return Ok(None);
+    };
+    if dir_real.starts_with(out_real) {
         return Ok(None);
     }
     OutputLock::take(dir).map(Some)
@@ -183,6 +187,9 @@ mod tests {
         assert!(e.contains("is in use by another run"), "{e}");
         drop(held);
         assert!(lock_checkpoint_dir(&other, &elsewhere).unwrap().is_some());
+        // One that cannot be made is not locked: its checkpoints fail and are reported.
+        let unmade = Path::new("/dev/null/checkpoints");
+        assert!(lock_checkpoint_dir(&out, unmade).unwrap().is_none());
         fs::remove_dir_all(&root).unwrap();
     }
 }
