@@ -14,13 +14,17 @@ use crate::output_lock::{LOCK_FILE, OutputLock};
 /// folder; `None` when it lies inside `out`, whose lock covers it, or cannot be made (then
 /// each checkpoint fails, is reported in `run.json`, and the run goes on).
 pub fn lock_checkpoint_dir(out: &Path, dir: &Path) -> Result<Option<OutputLock>, AppError> {
-    if fs::create_dir_all(dir).is_err() {
-        return Ok(None);
-    }
-    let (Ok(dir_real), Ok(out_real)) = (fs::canonicalize(dir), fs::canonicalize(out)) else {
+    // Where `dir` does not exist yet, its absolute path stands in for the real one; `out`
+    // exists (made before), and either of its spellings counts.
+    let real = |p: &Path| fs::canonicalize(p).or_else(|_| std::path::absolute(p));
+    let (Ok(dir_real), Ok(out_real)) = (real(dir), fs::canonicalize(out)) else {
         return Ok(None);
     };
-    if dir_real.starts_with(out_real) {
+    let out_given = std::path::absolute(out).unwrap_or_else(|_| out_real.clone());
+    if dir_real.starts_with(&out_real) || dir_real.starts_with(&out_given) {
+        return Ok(None);
+    }
+    if fs::create_dir_all(dir).is_err() {
         return Ok(None);
     }
     OutputLock::take(dir).map(Some)
@@ -175,6 +179,10 @@ mod tests {
             lock_checkpoint_dir(&out, &out.join("checkpoint"))
                 .unwrap()
                 .is_none()
+        );
+        assert!(
+            !out.join("checkpoint").exists(),
+            "made before any checkpoint"
         );
         let elsewhere = root.join("ckpt");
         let held = lock_checkpoint_dir(&out, &elsewhere).unwrap();
