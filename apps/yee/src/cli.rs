@@ -708,7 +708,8 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     let (scene, mut options) = yee_runtime::mpi::agree(&args.scene, local, |(scene, options)| {
         agreed_options(&args, scene, options)
     })?;
-    options.stop = watch_signals()?;
+    // Only rank 0 reports steps, so every rank keeps its signal for the collective stop.
+    options.stop = watch_signals(false)?;
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
@@ -795,8 +796,9 @@ fn run_mpi(_: RunArgs) -> Result<(), AppError> {
 /// agrees on, writes a checkpoint and a run.json saying "interrupted", and exits with
 /// [`crate::error::INTERRUPTED_EXIT`]; a second signal exits at once with that status. Before
 /// the first step has ended (reading the scene's inputs, allocating: nothing to checkpoint
-/// yet), a signal ends the process at once with that status and a message saying so.
-fn watch_signals() -> Result<Option<StopFlag>, AppError> {
+/// yet), a signal ends the process at once with that status and a message saying so, when
+/// `exit_while_setting_up` (a run of one process; an MPI rank stops with the others).
+fn watch_signals(exit_while_setting_up: bool) -> Result<Option<StopFlag>, AppError> {
     let flag = StopFlag::default();
     use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
     let exit = i32::from(crate::error::INTERRUPTED_EXIT);
@@ -804,6 +806,9 @@ fn watch_signals() -> Result<Option<StopFlag>, AppError> {
         signal_hook::flag::register_conditional_shutdown(signal, exit, flag.clone())
             .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
             .map_err(|e| AppError::Usage(format!("cannot watch signal {signal}: {e}")))?;
+    }
+    if !exit_while_setting_up {
+        return Ok(Some(flag));
     }
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGUSR1])
         .map_err(|e| AppError::Usage(format!("cannot watch signals: {e}")))?;
@@ -851,7 +856,7 @@ fn run_command(args: RunArgs) -> Result<(), AppError> {
     init_logging(args.quiet, None);
     // Watched before the scene and its files are read: a signal while setting up ends the
     // process at once.
-    let stop = watch_signals()?;
+    let stop = watch_signals(true)?;
     let (scene, mut options) = prepare_run(&args, comm, None)?;
     options.stop = stop;
     if !args.quiet {
