@@ -32,14 +32,19 @@ fn peak_rss(out: &Path) -> u64 {
         .expect("run.json has peak_rss_bytes")
 }
 
-/// The bytes of `yee check`'s `memory` line ("memory      about 12.3 MiB at the peak …").
-fn estimated(scene: &Path) -> u64 {
+/// `yee check`'s `memory` line ("memory      about 12.3 MiB at the peak …").
+fn memory_line(scene: &Path) -> String {
     let output = yee().arg("check").arg(scene).output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
-    let line = text
-        .lines()
+    text.lines()
         .find(|l| l.starts_with("memory"))
-        .unwrap_or_else(|| panic!("no memory line in {text}"));
+        .unwrap_or_else(|| panic!("no memory line in {text}"))
+        .to_string()
+}
+
+/// The bytes of `yee check`'s `memory` line.
+fn estimated(scene: &Path) -> u64 {
+    let line = memory_line(scene);
     let mut words = line.split_whitespace().skip(2);
     let value: f64 = words.next().unwrap().parse().unwrap();
     let unit = match words.next().unwrap() {
@@ -106,7 +111,9 @@ fn a_run_over_the_address_space_limit_is_refused_before_allocating() {
 fn the_estimate_is_within_15_percent_of_the_peak_of_a_run_with_snapshots() {
     let dir = crate::tmp_dir(module_path!());
     let scene = dir.join("cube.toml");
-    std::fs::write(&scene, cube(80, 2)).unwrap();
+    // The 160³ six-component snapshot scene (265.8 MiB estimated, 688 MiB peak before):
+    // at this size the process itself, which varies between machines, is a few per cent.
+    std::fs::write(&scene, cube(160, 2)).unwrap();
     let out = dir.join("cube");
     let _ = std::fs::remove_dir_all(&out);
     let status = yee()
@@ -119,7 +126,8 @@ fn the_estimate_is_within_15_percent_of_the_peak_of_a_run_with_snapshots() {
     let (estimate, peak) = (estimated(&scene) as f64, peak_rss(&out) as f64);
     assert!(
         (estimate - peak).abs() <= 0.15 * peak,
-        "estimate {estimate} bytes, peak {peak} bytes"
+        "estimate {estimate} bytes ({}), peak {peak} bytes",
+        memory_line(&scene)
     );
 }
 
