@@ -36,6 +36,13 @@ pub fn write_array<T: Scalar>(
     shape: &[usize],
     values: &[T],
 ) -> std::io::Result<()> {
+    write_header::<T>(out, shape)?;
+    write_values(out, values.iter().copied())
+}
+
+/// Writes the magic, version and header of a `.npy` array of `T` and `shape`; the values
+/// follow ([`write_values`]).
+pub fn write_header<T: Scalar>(out: &mut impl Write, shape: &[usize]) -> std::io::Result<()> {
     let dims_text = match shape {
         [n] => format!("({n},)"),
         s => format!(
@@ -56,13 +63,30 @@ pub fn write_array<T: Scalar>(
     header.push('\n');
     out.write_all(b"\x93NUMPY\x01\x00")?;
     out.write_all(&(header.len() as u16).to_le_bytes())?;
-    out.write_all(header.as_bytes())?;
-    let mut buffer = vec![0u8; values.len() * T::BYTES];
-    for (v, chunk) in values.iter().zip(buffer.chunks_exact_mut(T::BYTES)) {
-        v.write_le(chunk);
-    }
-    out.write_all(&buffer)
+    out.write_all(header.as_bytes())
 }
+
+/// Writes `values` little-endian through a buffer of [`CHUNK_BYTES`]: an array is written
+/// without a second copy of it in memory.
+pub fn write_values<T: Scalar>(
+    out: &mut impl Write,
+    values: impl IntoIterator<Item = T>,
+) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; CHUNK_BYTES.next_multiple_of(T::BYTES)];
+    let mut filled = 0;
+    for v in values {
+        if filled == buffer.len() {
+            out.write_all(&buffer)?;
+            filled = 0;
+        }
+        v.write_le(&mut buffer[filled..filled + T::BYTES]);
+        filled += T::BYTES;
+    }
+    out.write_all(&buffer[..filled])
+}
+
+/// The bytes [`write_values`] converts at a time.
+const CHUNK_BYTES: usize = 1 << 16;
 
 /// The most bytes a version 1.0 header takes with the magic, version and length before it.
 pub const MAX_HEADER_BYTES: usize = 10 + u16::MAX as usize;

@@ -48,25 +48,30 @@ pub fn write_dfts<T: yee_core::Scalar>(
             setup.monitors[d.monitor].component_list().collect();
         let nodes = fields.region.cells();
         let f = fields.frequencies.len();
-        let mut values = vec![Complex64::new(0.0, 0.0); f * components.len() * nodes];
-        for (ci, c) in components.iter().enumerate() {
-            let sums = fields.values[c.index()]
-                .as_ref()
-                .expect("the monitor transforms its components");
-            for node in 0..nodes {
-                for k in 0..f {
-                    values[(k * components.len() + ci) * nodes + node] = sums[node * f + k];
-                }
-            }
-        }
+        let sums: Vec<&[Complex64]> = components
+            .iter()
+            .map(|c| {
+                fields.values[c.index()]
+                    .as_deref()
+                    .expect("the monitor transforms its components")
+            })
+            .collect();
+        // C order (frequency, component, node): streamed, without a copy of the sums.
+        let values = || {
+            (0..f).flat_map(|k| {
+                sums.iter()
+                    .flat_map(move |s| (0..nodes).map(move |node| s[node * f + k]))
+            })
+        };
         let mut shape = vec![f, components.len()];
         shape.extend(yee_io::npy::shape(fields.region.extent(), dims));
         let file = format!("dft_{}.npy", d.name);
         let path = out.join(&file);
-        let mut bytes = Vec::new();
-        let written = yee_io::npy::write_array(&mut bytes, &shape, &values)
-            .and_then(|()| yee_io::atomic::write(&path, bytes))
-            .map_err(|e| io_error(&path, e));
+        let written = yee_io::atomic::write_with(&path, |w| {
+            yee_io::npy::write_header::<Complex64>(w, &shape)?;
+            yee_io::npy::write_values(w, values())
+        })
+        .map_err(|e| io_error(&path, e));
         let written = failures.keep(written).is_some();
         let report = DftReport {
             name: d.name.clone(),
@@ -81,7 +86,7 @@ pub fn write_dfts<T: yee_core::Scalar>(
             hi: fields.region.hi,
         };
         // Written all the same (as a flux's CSV is), but the run does not end `complete`.
-        failures.keep(check_finite(&report, &values));
+        failures.keep(check_finite(&report, values()));
         if written {
             files.push(report.file.clone());
             reports.push(report);
@@ -93,13 +98,19 @@ pub fn write_dfts<T: yee_core::Scalar>(
 /// A DFT box whose sums are infinite or NaN (they overflowed: fields beyond the range of the
 /// values) is an error naming it, how many of its values and the first (component, frequency,
 /// cell): the run's status says `failed` instead of `complete`. `values` are in the file's
-/// order: frequency, component, then the box's cells x fastest.
-pub fn check_finite(report: &DftReport, values: &[Complex64]) -> Result<(), AppError> {
+/// order (frequency, component, then the box's cells x fastest), read twice.
+pub fn check_finite(
+    report: &DftReport,
+    values: impl Iterator<Item = Complex64> + Clone,
+) -> Result<(), AppError> {
     let finite = |v: &Complex64| v.re.is_finite() && v.im.is_finite();
-    let Some(first) = values.iter().position(|v| !finite(v)) else {
+    let Some(first) = values.clone().position(|v| !finite(&v)) else {
         return Ok(());
     };
-    let bad = values.iter().filter(|v| !finite(v)).count();
+    let (bad, count) = values
+        .clone()
+        .fold((0, 0), |(b, n), v| (b + usize::from(!finite(&v)), n + 1));
+    let value = values.clone().nth(first).unwrap_or_default();
     let extent = Box3 {
         lo: report.lo,
         hi: report.hi,
@@ -121,8 +132,8 @@ pub fn check_finite(report: &DftReport, values: &[Complex64]) -> Result<(), AppE
         "dft `{}`: {bad} of its {} values are not finite (first: {} of {} at f = {:e}, cell \
          {cell:?}): the DFT sums overflowed (fields beyond the range of the values)",
         report.name,
-        values.len(),
-        values[first],
+        count,
+        value,
         report.components.get(component).map_or("?", String::as_str),
         report.frequencies.get(k).copied().unwrap_or(f64::NAN),
     )))

@@ -41,18 +41,14 @@ pub struct FluxReport {
 }
 
 /// The values of one face's transforms in the `.npy` layout: per node, per frequency, the six
-/// components (zero where not transformed).
-fn flatten(d: &DftFields) -> Vec<Complex64> {
-    let f = d.frequencies.len();
-    let mut out = vec![Complex64::new(0.0, 0.0); d.region.cells() * f * 6];
-    for (c, values) in d.values.iter().enumerate() {
-        if let Some(values) = values {
-            for (k, v) in values.iter().enumerate() {
-                out[k * 6 + c] = *v;
-            }
-        }
-    }
-    out
+/// components (zero where not transformed), without a copy of them.
+fn node_values(d: &DftFields) -> impl Iterator<Item = Complex64> + '_ {
+    let count = d.region.cells() * d.frequencies.len();
+    (0..count).flat_map(move |k| {
+        d.values
+            .iter()
+            .map(move |v| v.as_ref().map_or(Complex64::new(0.0, 0.0), |v| v[k]))
+    })
 }
 
 /// The values of the `minus` file `path` (the scene's key `key`) of a flux region whose
@@ -245,12 +241,12 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         }
         let dft = format!("flux_{name}_dft.npy");
         let path = out.join(&dft);
-        let values: Vec<Complex64> = faces.iter().flat_map(flatten).collect();
         let nodes: usize = faces.iter().map(|d| d.region.cells()).sum();
-        let mut bytes = Vec::new();
-        let written = yee_io::npy::write_array(&mut bytes, &[nodes, frequencies.len(), 6], &values)
-            .and_then(|()| yee_io::atomic::write(&path, bytes))
-            .map_err(|e| io_error(&path, e));
+        let written = yee_io::atomic::write_with(&path, |w| {
+            yee_io::npy::write_header::<Complex64>(w, &[nodes, frequencies.len(), 6])?;
+            yee_io::npy::write_values(w, faces.iter().flat_map(node_values))
+        })
+        .map_err(|e| io_error(&path, e));
         let dft_written = failures.keep(written).is_some();
         let png = format!("flux_{name}.png");
         let path = out.join(&png);

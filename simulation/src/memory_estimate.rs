@@ -15,7 +15,8 @@ pub struct MemoryEstimate {
     /// Fields, ψ arrays, material ids and DFT sums of the scalar backend.
     pub state: u64,
     /// An output step's gather: each rank's piece of every component of the mode, then the
-    /// whole fields assembled from them (both held while assembling).
+    /// whole fields assembled from them (both held while assembling), and the largest slice
+    /// image drawn from them ([`slice_render_bytes`]).
     pub gather: u64,
     /// The geometry quantities the snapshots write, computed once and kept.
     pub geometry: u64,
@@ -49,34 +50,65 @@ impl MemoryEstimate {
     }
 }
 
-/// The share of its executable's and libraries' mapped pages a run touches: 0.68 of the debug
-/// `yee` binary's 39 MiB on a 1D scene stepped 20000 times (`RssFile` of
-/// `/proc/PID/status` against the mappings of `/proc/PID/maps`).
+/// The share of its executable's mapped pages a run touches: 0.68 of the debug `yee` binary's
+/// 39 MiB on a 1D scene stepped 20000 times (`RssFile` of `/proc/PID/status` against the
+/// mappings of `/proc/PID/maps`).
 const CODE_TOUCHED: f64 = 0.7;
 
-/// The bytes of the file mappings in a `/proc/self/maps` text (the executable and the
-/// libraries: lines whose path starts with `/`).
-pub fn mapped_file_bytes(maps: &str) -> u64 {
-    maps.lines()
-        .filter_map(|line| {
-            let mut fields = line.split_whitespace();
-            let range = fields.next()?;
-            let path = fields.nth(4)?;
-            let (lo, hi) = range.split_once('-')?;
-            let size = u64::from_str_radix(hi, 16).ok()? - u64::from_str_radix(lo, 16).ok()?;
-            path.starts_with('/').then_some(size)
-        })
-        .sum()
+/// The file-backed memory of a process from its `/proc/PID/smaps` text: the bytes the
+/// executable `exe` maps, and the resident bytes of every other file mapping (the libraries,
+/// and whatever the environment preloads — resident as much now as during a run, where a share
+/// of their mapped size could be far off).
+pub fn file_mappings(smaps: &str, exe: &str) -> (u64, u64) {
+    let (mut exe_mapped, mut others_resident) = (0, 0);
+    let mut current: Option<bool> = None;
+    for line in smaps.lines() {
+        let mut fields = line.split_whitespace();
+        let Some(first) = fields.next() else { continue };
+        if let Some((lo, hi)) = first.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (u64::from_str_radix(lo, 16), u64::from_str_radix(hi, 16))
+        {
+            let path = fields.nth(4).filter(|p| p.starts_with('/'));
+            current = path.map(|p| p == exe);
+            if current == Some(true) {
+                exe_mapped += hi.saturating_sub(lo);
+            }
+        } else if first == "Rss:" && current == Some(false) {
+            let kib: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            others_resident += kib * 1024;
+        }
+    }
+    (exe_mapped, others_resident)
 }
 
 /// The process as a run will hold it before its state: what it has allocated now
-/// (`RssAnon`) and the code pages a run touches ([`CODE_TOUCHED`] of the file mappings);
-/// nothing where the OS does not tell.
+/// (`RssAnon`), the code pages of the executable a run touches ([`CODE_TOUCHED`] of its
+/// mapping) and the libraries as resident now ([`file_mappings`]); nothing where the OS does
+/// not tell.
 pub fn process_bytes() -> u64 {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let anon = yee_runtime::memory_limit::kib_field(&read("/proc/self/status"), "RssAnon");
-    let code = mapped_file_bytes(&read("/proc/self/maps")) as f64 * CODE_TOUCHED;
-    anon.unwrap_or(0) + code as u64
+    let exe = std::env::current_exe()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (exe_mapped, libraries) = file_mappings(&read("/proc/self/smaps"), &exe);
+    anon.unwrap_or(0) + (exe_mapped as f64 * CODE_TOUCHED) as u64 + libraries
+}
+
+/// The pixels of the largest slice image of `scene`: the canvas and the image of the cells
+/// drawn onto it, 3 bytes a pixel each ([`yee_io::slice_plot::image_size`]).
+pub fn slice_render_bytes(scene: &Scene) -> u64 {
+    scene
+        .slices
+        .iter()
+        .map(|s| {
+            let (u, v) = (s.axis.next(), s.axis.next().next());
+            let [u, v] = [u, v].map(|a| scene.grid[a.index()]);
+            let (w, h) = yee_io::slice_plot::image_size([u, v]);
+            2 * 3 * u64::from(w) * u64::from(h)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The peak memory of a one-rank `yee run` of `scene` ([`MemoryEstimate`]).
@@ -105,7 +137,7 @@ pub fn estimate(scene: &Scene) -> MemoryEstimate {
         process: process_bytes(),
         state: estimate_bytes(&setup, scene.value_type.bytes()),
         gather: if gathers {
-            2 * cells * components * value
+            2 * cells * components * value + slice_render_bytes(scene)
         } else {
             0
         },
@@ -120,11 +152,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_mappings_are_summed_and_anonymous_ones_left_out() {
-        let maps = "5000-7000 r-xp 00000000 08:01 12 /usr/bin/yee\n\
-                    7000-8000 rw-p 00000000 00:00 0 \n\
-                    9000-a000 rw-p 00000000 00:00 0 [heap]\n\
-                    b000-c000 r--p 00000000 08:01 13 /lib/libc.so.6\n";
-        assert_eq!(mapped_file_bytes(maps), 0x2000 + 0x1000);
+    fn the_executable_counts_by_its_mapping_and_libraries_by_their_resident_pages() {
+        let smaps = "5000-7000 r-xp 00000000 08:01 12 /usr/bin/yee\n\
+                     Size:                  8 kB\n\
+                     Rss:                   4 kB\n\
+                     7000-8000 rw-p 00000000 00:00 0 \n\
+                     Rss:                   4 kB\n\
+                     9000-a000 rw-p 00000000 00:00 0 [heap]\n\
+                     Rss:                   4 kB\n\
+                     b000-f000 r--p 00000000 08:01 13 /lib/libc.so.6\n\
+                     Size:                 16 kB\n\
+                     Rss:                   8 kB\n\
+                     VmFlags: rd mr mw me sd\n";
+        assert_eq!(file_mappings(smaps, "/usr/bin/yee"), (0x2000, 8 * 1024));
     }
 }
