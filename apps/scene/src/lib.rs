@@ -18,6 +18,7 @@ pub mod input;
 pub mod library;
 pub mod mask;
 mod resolve;
+pub mod scan;
 pub mod shapes;
 pub mod spec;
 pub mod warnings;
