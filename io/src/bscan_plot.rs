@@ -71,9 +71,10 @@ fn draw(rgb: &mut [u8], plot: &BscanPlot) -> Result<(), Box<dyn std::error::Erro
     let mut chart = ChartBuilder::on(&image)
         .caption(plot.title, (FONT, 17))
         .margin_top(8)
+        .margin_left(12)
         .margin_right(30)
         .x_label_area_size(45)
-        .y_label_area_size(70)
+        .y_label_area_size(72)
         .build_cartesian_2d(x0.min(x1)..x0.max(x1), -t1..-t0)?;
     let x_ticks = |v: &f64| style::tick_in(*v, x1 - x0);
     let y_ticks = |v: &f64| format!("{} ", style::tick_in(-*v, t1 - t0));

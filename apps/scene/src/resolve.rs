@@ -366,7 +366,8 @@ pub struct Scene {
     /// The materials taken from the library ([`crate::library`]): the name the scene uses,
     /// and the entry.
     pub library: Vec<(String, &'static LibraryMaterial)>,
-    /// The B-scan `yee run` runs trace by trace (`[scan]`; [`Scene::trace`]).
+    /// The B-scan `yee run` runs trace by trace (`[scan]`; `Scene::trace`), set by
+    /// [`crate::parse`].
     pub scan: Option<crate::scan::Scan>,
 }
 
@@ -1123,10 +1124,6 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let origin = |n: usize| scene.source_origin.get(n).copied().unwrap_or(n);
         r.err(setup_error_key(&e, origin), e.to_string())
     })?;
-    let mut scene = scene;
-    if let Some(scan) = &spec.scan {
-        scene.scan = Some(crate::scan::resolve_scan(&scene, scan, spec.probes.len())?);
-    }
     Ok(scene)
 }
 

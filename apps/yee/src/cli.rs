@@ -648,7 +648,9 @@ fn check_scan_flags(
 ) -> Result<(), AppError> {
     let refuse = |m: &str| Err(AppError::Usage(m.into()));
     match (&scene.scan, args.jobs) {
-        (None, Some(_)) => refuse("--jobs runs the traces of a [scan] side by side; this scene has no [scan]"),
+        (None, Some(_)) => {
+            refuse("--jobs runs the traces of a [scan] side by side; this scene has no [scan]")
+        }
         (Some(_), Some(0)) => refuse("--jobs 0: a scan runs at least one trace at a time"),
         (Some(_), _) if args.resume.is_some() => refuse(
             "--resume: a scan's traces start over (its run.json lists those that ended); run the scan again",

@@ -46,6 +46,10 @@ struct Ledger {
     done: Vec<Option<f64>>,
     bscans: Vec<Value>,
     outputs: Vec<String>,
+    /// Each trace's folder, sources and receivers (as `run.json` lists them).
+    positions: Vec<Value>,
+    /// When `run.json` was last written.
+    written: Instant,
 }
 
 /// Runs trace `k` of `scene`'s scan into its folder of `options.out`.
@@ -105,17 +109,12 @@ fn report(scene: &Scene, options: &RunOptions, jobs: usize, ledger: &Ledger, wal
             .map(|&c| scene.units.to_scene_length(c as f64))
             .collect()
     };
-    let traces: Vec<Value> = (0..scan.count)
-        .map(|k| {
-            let (sources, receivers) = scene.trace_positions(k);
-            json!({
-                "index": k,
-                "folder": trace_folder(k),
-                "status": if ledger.done[k].is_some() { "complete" } else { "pending" },
-                "wall_seconds": ledger.done[k],
-                "sources": positions_json(&sources),
-                "receivers": positions_json(&receivers),
-            })
+    let traces: Vec<Value> = (ledger.positions.iter().zip(&ledger.done))
+        .map(|(trace, done)| {
+            let mut trace = trace.clone();
+            trace["status"] = json!(if done.is_some() { "complete" } else { "pending" });
+            trace["wall_seconds"] = json!(done);
+            trace
         })
         .collect();
     json!({
@@ -163,23 +162,42 @@ pub fn run_scan(scene: &Scene, options: &RunOptions, jobs: usize) -> Result<(), 
     let out = &options.out;
     let _lock = yee_simulation::output_dir::prepare_output_dir(out, false, options.fresh, None)?;
     let jobs = jobs.clamp(1, scan.count);
+    let positions = (0..scan.count)
+        .map(|k| {
+            let (sources, receivers) = scene.trace_positions(k);
+            json!({
+                "index": k,
+                "folder": trace_folder(k),
+                "sources": positions_json(&sources),
+                "receivers": positions_json(&receivers),
+            })
+        })
+        .collect();
     let ledger = Mutex::new(Ledger {
         status: "running",
         error: None,
         done: vec![None; scan.count],
         bscans: Vec::new(),
         outputs: Vec::new(),
+        positions,
+        written: Instant::now(),
     });
-    let write = |ledger: &Ledger| {
+    let write = |ledger: &mut Ledger| {
         let wall = started.elapsed().as_secs_f64();
+        ledger.written = Instant::now();
         write_report(out, &report(scene, options, jobs, ledger, wall))
     };
-    write(&ledger.lock().expect("no panic holds it"))?;
+    write(&mut ledger.lock().expect("no panic holds it"))?;
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<TraceResult, AppError>>>> =
         Mutex::new((0..scan.count).map(|_| None).collect());
-    let stopped = || options.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst));
+    let stopped = || {
+        options
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    };
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| {
@@ -191,7 +209,10 @@ pub fn run_scan(scene: &Scene, options: &RunOptions, jobs: usize) -> Result<(), 
                     if k >= scan.count {
                         break;
                     }
-                    let result = run_trace(scene, options, k);
+                    let result = run_trace(scene, options, k).map_err(|e| match e {
+                        AppError::Interrupted(_) => e,
+                        e => AppError::Run(format!("trace {k} ({}): {e}", trace_folder(k))),
+                    });
                     let mut ledger = ledger.lock().expect("no panic holds it");
                     match &result {
                         Ok(r) => {
@@ -199,9 +220,13 @@ pub fn run_scan(scene: &Scene, options: &RunOptions, jobs: usize) -> Result<(), 
                             if !options.quiet {
                                 eprintln!("{}", progress_line(scene, k, &ledger.done, r.seconds));
                             }
-                            // A run.json that cannot be written fails the scan at its end.
-                            if let Err(e) = write(&ledger) {
-                                log::warn!("{e}");
+                            // At most one rewrite a second: a long scan of short traces
+                            // would spend its time rewriting its list. One that cannot be
+                            // written fails the scan at its end.
+                            if ledger.written.elapsed().as_secs_f64() >= 1.0 {
+                                if let Err(e) = write(&mut ledger) {
+                                    log::warn!("{e}");
+                                }
                             }
                         }
                         Err(_) => failed.store(true, Ordering::SeqCst),
@@ -221,29 +246,33 @@ pub fn run_scan(scene: &Scene, options: &RunOptions, jobs: usize) -> Result<(), 
             _ => {}
         }
     }
-    let unfinished = first_error.or_else(|| {
-        (rows.len() < scan.count).then(|| {
-            AppError::Interrupted(format!(
-                "the scan stopped after {} of {} traces; run it again to run them all",
-                rows.len(),
-                scan.count
-            ))
-        })
-    });
+    // A stopped trace's own hint (`--resume` into its folder) does not apply to a scan.
+    let stopped_message = format!(
+        "the scan stopped with {} of {} traces complete (run.json lists them); run it again to \
+         run them all",
+        rows.len(),
+        scan.count
+    );
+    let unfinished = match first_error {
+        Some(AppError::Interrupted(_)) => Some(AppError::Interrupted(stopped_message)),
+        Some(e) => Some(e),
+        None if rows.len() < scan.count => Some(AppError::Interrupted(stopped_message)),
+        None => None,
+    };
     if let Some(e) = unfinished {
         ledger.status = match e {
             AppError::Interrupted(_) => "interrupted",
             _ => "failed",
         };
         ledger.error = Some(e.to_string());
-        write(&ledger)?;
+        write(&mut ledger)?;
         return Err(e);
     }
     let (bscans, outputs) = write_bscans(scene, out, &rows)?;
     ledger.bscans = bscans;
     ledger.outputs = outputs;
     ledger.status = "complete";
-    write(&ledger)?;
+    write(&mut ledger)?;
     if !options.quiet {
         println!(
             "{} traces in {:.1} s: {}",
@@ -357,10 +386,18 @@ fn write_bscans(
             true => format!("receiver {name}"),
             false => "sources[0]".into(),
         };
-        plot_bscan(scene, &out.join(&png), (name, component), &values, rows.len(), times, {
-            let label = format!("{axis_name} of {what} ({})", unit.name);
-            (label, (positions[0], positions[positions.len() - 1]))
-        })?;
+        plot_bscan(
+            scene,
+            &out.join(&png),
+            (name, component),
+            &values,
+            rows.len(),
+            times,
+            {
+                let label = format!("{axis_name} of {what} ({})", unit.name);
+                (label, (positions[0], positions[positions.len() - 1]))
+            },
+        )?;
         entries.push(json!({
             "probe": name,
             "component": component.name(),

@@ -157,10 +157,19 @@ fn a_buried_cylinder_reflects_at_the_ray_travel_time_on_every_trace() {
         let s = point(&trace["sources"][0]["position"]);
         let r = point(&trace["receivers"][0]["position"]);
         // The offset stays 2 cm and each trace moves by exactly one step.
-        assert!((r[0] - s[0] - 0.02).abs() < 1e-12 && r[1] == s[1], "trace {k}: {s:?} {r:?}");
+        assert!(
+            (r[0] - s[0] - 0.02).abs() < 1e-12 && r[1] == s[1],
+            "trace {k}: {s:?} {r:?}"
+        );
         if let Some((ps, pr)) = previous {
-            assert!((s[0] - ps[0] - CELL).abs() < 1e-12 && s[1] == ps[1], "trace {k}");
-            assert!((r[0] - pr[0] - CELL).abs() < 1e-12 && r[1] == pr[1], "trace {k}");
+            assert!(
+                (s[0] - ps[0] - CELL).abs() < 1e-12 && s[1] == ps[1],
+                "trace {k}"
+            );
+            assert!(
+                (r[0] - pr[0] - CELL).abs() < 1e-12 && r[1] == pr[1],
+                "trace {k}"
+            );
         }
         previous = Some((s, r));
         // The merged row is the trace's own probe record.
@@ -237,27 +246,64 @@ fn bad_scans_name_the_key_the_trace_and_the_object() {
     assert!(e.contains("x_high CPML"), "{e}");
     let e = refused(
         "half_cell",
-        scene("half_cell", false, 10, "").replace("src_steps = [0.005, 0]", "src_steps = [0.0025, 0]"),
+        scene("half_cell", false, 10, "")
+            .replace("src_steps = [0.005, 0]", "src_steps = [0.0025, 0]"),
     );
-    assert!(e.contains("scan.src_steps[0]") && e.contains("0.5 cells"), "{e}");
+    assert!(
+        e.contains("scan.src_steps[0]") && e.contains("0.5 cells"),
+        "{e}"
+    );
     let e = refused(
         "receiver",
         scene("receiver", false, 10, "receivers = [\"tx\"]"),
     );
     assert!(e.contains("scan.receivers[0]") && e.contains("`tx`"), "{e}");
-    let e = refused(
-        "no_traces",
-        scene("no_traces", false, 0, ""),
-    );
+    let e = refused("no_traces", scene("no_traces", false, 0, ""));
     assert!(e.contains("scan.count"), "{e}");
     let e = refused(
         "dims",
         scene("dims", false, 10, "").replace("rx_steps = [0.005, 0]", "rx_steps = [0.005]"),
     );
     assert!(e.contains("scan.rx_steps") && e.contains("needs 2"), "{e}");
-    let e = refused(
-        "unknown",
-        scene("unknown", false, 10, "step = 1"),
-    );
+    let e = refused("unknown", scene("unknown", false, 10, "step = 1"));
     assert!(e.contains("scan") && e.contains("step"), "{e}");
+}
+
+/// SIGTERM during a trace stops the scan: exit status 130, the trace's own run.json and the
+/// scan's say "interrupted", and the scan's lists no trace as complete.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_scan_says_so() {
+    let dir = crate::tmp_dir(module_path!());
+    let file = dir.join("interrupted.toml");
+    std::fs::write(&file, scene("interrupted", false, 10, "")).unwrap();
+    let out = dir.join("interrupted");
+    let _ = std::fs::remove_dir_all(&out);
+    // Far more steps than the test waits for.
+    let child = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--backend", "scalar", "--steps", "100000000"])
+        .args(["--checkpoint-every", "40", "--out"])
+        .arg(&out)
+        .arg(&file)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first trace steps (its first checkpoint is there), the handlers are in place.
+    yee_tests::wait_for_checkpoint(&out.join("trace_000"));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("0 of 10 traces complete"), "{stderr}");
+    let report = read_json(&out.join("run.json"));
+    assert_eq!(report["status"], "interrupted");
+    assert_eq!(report["traces_complete"], 0);
+    assert_eq!(report["traces"][0]["status"], "pending");
+    let trace = read_json(&out.join("trace_000/run.json"));
+    assert_eq!(trace["status"], "interrupted");
+    assert!(!out.join("trace_001").exists(), "no trace starts after the stop");
 }
