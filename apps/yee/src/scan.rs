@@ -112,7 +112,11 @@ fn report(scene: &Scene, options: &RunOptions, jobs: usize, ledger: &Ledger, wal
     let traces: Vec<Value> = (ledger.positions.iter().zip(&ledger.done))
         .map(|(trace, done)| {
             let mut trace = trace.clone();
-            trace["status"] = json!(if done.is_some() { "complete" } else { "pending" });
+            trace["status"] = json!(if done.is_some() {
+                "complete"
+            } else {
+                "pending"
+            });
             trace["wall_seconds"] = json!(done);
             trace
         })
@@ -188,58 +192,11 @@ pub fn run_scan(scene: &Scene, options: &RunOptions, jobs: usize) -> Result<(), 
         write_report(out, &report(scene, options, jobs, ledger, wall))
     };
     write(&mut ledger.lock().expect("no panic holds it"))?;
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<Result<TraceResult, AppError>>>> =
-        Mutex::new((0..scan.count).map(|_| None).collect());
-    let stopped = || {
-        options
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::SeqCst))
-    };
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                loop {
-                    if failed.load(Ordering::SeqCst) || stopped() {
-                        break;
-                    }
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    if k >= scan.count {
-                        break;
-                    }
-                    let result = run_trace(scene, options, k).map_err(|e| match e {
-                        AppError::Interrupted(_) => e,
-                        e => AppError::Run(format!("trace {k} ({}): {e}", trace_folder(k))),
-                    });
-                    let mut ledger = ledger.lock().expect("no panic holds it");
-                    match &result {
-                        Ok(r) => {
-                            ledger.done[k] = Some(r.seconds);
-                            if !options.quiet {
-                                eprintln!("{}", progress_line(scene, k, &ledger.done, r.seconds));
-                            }
-                            // At most one rewrite a second: a long scan of short traces
-                            // would spend its time rewriting its list. One that cannot be
-                            // written fails the scan at its end.
-                            if ledger.written.elapsed().as_secs_f64() >= 1.0 {
-                                if let Err(e) = write(&mut ledger) {
-                                    log::warn!("{e}");
-                                }
-                            }
-                        }
-                        Err(_) => failed.store(true, Ordering::SeqCst),
-                    }
-                    results.lock().expect("no panic holds it")[k] = Some(result);
-                }
-            });
-        }
-    });
+    let results = run_traces(scene, options, jobs, &ledger, &write);
     let mut ledger = ledger.into_inner().expect("no panic holds it");
     let mut rows = Vec::with_capacity(scan.count);
     let mut first_error = None;
-    for r in results.into_inner().expect("no panic holds it") {
+    for r in results {
         match r {
             Some(Ok(r)) => rows.push(r.receivers),
             Some(Err(e)) if first_error.is_none() => first_error = Some(e),
@@ -282,6 +239,68 @@ pub fn run_scan(scene: &Scene, options: &RunOptions, jobs: usize) -> Result<(), 
         );
     }
     Ok(())
+}
+
+/// Each trace's result, `jobs` traces at a time on threads of their own; after each, the
+/// ledger notes it and `write` rewrites `run.json` (at most once a second). No trace starts
+/// after one has failed or a stop was asked for (`None` for those).
+fn run_traces(
+    scene: &Scene,
+    options: &RunOptions,
+    jobs: usize,
+    ledger: &Mutex<Ledger>,
+    write: &(dyn Fn(&mut Ledger) -> Result<(), AppError> + Sync),
+) -> Vec<Option<Result<TraceResult, AppError>>> {
+    let count = scan_of(scene).count;
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Result<TraceResult, AppError>>>> =
+        Mutex::new((0..count).map(|_| None).collect());
+    let stopped = || {
+        options
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    };
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                loop {
+                    if failed.load(Ordering::SeqCst) || stopped() {
+                        break;
+                    }
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    if k >= count {
+                        break;
+                    }
+                    let result = run_trace(scene, options, k).map_err(|e| match e {
+                        AppError::Interrupted(_) => e,
+                        e => AppError::Run(format!("trace {k} ({}): {e}", trace_folder(k))),
+                    });
+                    let mut ledger = ledger.lock().expect("no panic holds it");
+                    match &result {
+                        Ok(r) => {
+                            ledger.done[k] = Some(r.seconds);
+                            if !options.quiet {
+                                eprintln!("{}", progress_line(scene, k, &ledger.done, r.seconds));
+                            }
+                            // At most one rewrite a second: a long scan of short traces
+                            // would spend its time rewriting its list. One that cannot be
+                            // written fails the scan at its end.
+                            if ledger.written.elapsed().as_secs_f64() >= 1.0 {
+                                if let Err(e) = write(&mut ledger) {
+                                    log::warn!("{e}");
+                                }
+                            }
+                        }
+                        Err(_) => failed.store(true, Ordering::SeqCst),
+                    }
+                    results.lock().expect("no panic holds it")[k] = Some(result);
+                }
+            });
+        }
+    });
+    results.into_inner().expect("no panic holds it")
 }
 
 /// `trace 3/60 (12 done): sources[0] at [0.1, 0.2] m, rx at [0.1, 0.2] m, 0.4 s`.
