@@ -8,7 +8,7 @@
 //! `run.json` lists the traces with their positions and the merged files, and says where the
 //! scan stands ("running", "complete", "interrupted" or "failed") after every trace.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -439,7 +439,7 @@ fn write_bscans(
 /// Draws one receiver's B-scan into `path`.
 fn plot_bscan(
     scene: &Scene,
-    path: &PathBuf,
+    path: &Path,
     (name, component): (&str, yee_em::Component),
     values: &Values,
     traces: usize,
