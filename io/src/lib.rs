@@ -16,6 +16,7 @@
 pub mod atomic;
 pub mod balance;
 pub mod band_plot;
+pub mod bscan_plot;
 pub mod csv;
 #[cfg(feature = "hdf5")]
 pub mod hdf5;

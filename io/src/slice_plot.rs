@@ -298,7 +298,8 @@ fn draw(
         (yr.start + yr.end) / 2,
         (yr.end - yr.start).max(MIN_BAR) / 2,
     );
-    colour_bar(&bar, plot, limits, ((mid - half).max(0), mid + half))?;
+    let rows = ((mid - half).max(0), mid + half);
+    colour_bar(&bar, plot.map, plot.bar_label, limits, rows)?;
     root.present()?;
     Ok((xr, yr))
 }
@@ -328,11 +329,12 @@ fn plotting_area(
     Ok(((xr.end - xr.start) as u32, (yr.end - yr.start) as u32))
 }
 
-/// The colour bar beside the image, from the low limit at the bottom to the high at the top,
-/// spanning the image's pixel rows `rows`.
-fn colour_bar(
+/// The colour bar of `map`, labelled `label`, beside an image: from the low limit at the
+/// bottom to the high at the top, spanning the image's pixel rows `rows`.
+pub(crate) fn colour_bar(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
-    plot: &SlicePlot,
+    map: ColourMap,
+    label: &str,
     (lo, hi): (f64, f64),
     rows: (i32, i32),
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -347,7 +349,7 @@ fn colour_bar(
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
-        .y_desc(plot.bar_label)
+        .y_desc(label)
         .y_label_formatter(&|v| format!(" {}", style::tick_in(*v, hi - lo)))
         .label_style((FONT, 12))
         .axis_desc_style((FONT, 13))
@@ -360,7 +362,7 @@ fn colour_bar(
     let mut pixels = vec![0u8; 3 * (pw * ph) as usize];
     for py in 0..ph {
         let v = hi - (hi - lo) * py as f64 / (ph - 1) as f64;
-        let c = map_colour(plot.map, (lo, hi), v);
+        let c = map_colour(map, (lo, hi), v);
         for px in 0..pw {
             let o = 3 * (py * pw + px) as usize;
             pixels[o..o + 3].copy_from_slice(&c);

@@ -18,8 +18,10 @@ pub mod input;
 pub mod library;
 pub mod mask;
 mod resolve;
+pub mod scan;
 pub mod shapes;
 pub mod spec;
+pub mod trace;
 pub mod warnings;
 
 use std::path::Path;
@@ -72,7 +74,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Scene, SceneError> {
             message: inner.message().trim().replace('\n', "; "),
         }
     })?;
+    let mut spec = spec;
+    let scan = spec.scan.take();
+    let declared_probes = spec.probes.len();
     let mut scene = resolve::resolve(path, spec)?;
+    if let Some(scan) = scan {
+        scene.scan = Some(trace::resolve_scan(&scene, &scan, declared_probes)?);
+    }
     // The images of the mask are part of the scene: they enter its hash.
     let mut bytes = text.as_bytes().to_vec();
     let limit = mask::image_bytes_limit(scene.grid[0], scene.grid[1]);

@@ -55,6 +55,19 @@ pub const PEC_MATERIAL: Material = Material {
     ..Material::VACUUM
 };
 
+/// The built-in perfect magnetic conductor (Meep's `perfect_magnetic_conductor`).
+pub const PMC: &str = "pmc";
+
+/// [`PMC`]: vacuum with σ* = 10³⁰ (normalised), the dual of [`PEC_MATERIAL`]: the H update's
+/// `Da` is −1 and its `Db` 10⁻³⁰, so tangential H on its nodes stays zero. A box `[lo, hi]`
+/// holds its H nodes from `lo + ½` on, so its wall is where a grid's PMC face puts its own,
+/// half a cell inside the face (a grid of `lo + 1` cells with a PMC high face pins H at
+/// `lo + ½`).
+pub const PMC_MATERIAL: Material = Material {
+    sigma_m: 1e30,
+    ..Material::VACUUM
+};
+
 /// `q` rounded to the nearest whole or half number — the coordinates nodes sit at — when it
 /// lies within a relative 1e-9 of it (far above the rounding of a quotient or a product,
 /// 1e-16, and far below any length a scene means).
@@ -353,6 +366,9 @@ pub struct Scene {
     /// The materials taken from the library ([`crate::library`]): the name the scene uses,
     /// and the entry.
     pub library: Vec<(String, &'static LibraryMaterial)>,
+    /// The B-scan `yee run` runs trace by trace (`[scan]`; `Scene::trace`), set by
+    /// [`crate::parse`].
+    pub scan: Option<crate::scan::Scan>,
 }
 
 impl Scene {
@@ -645,6 +661,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let mut materials = vec![
         ("vacuum".to_string(), Material::VACUUM),
         (PEC.to_string(), PEC_MATERIAL),
+        (PMC.to_string(), PMC_MATERIAL),
     ];
     let mut poles = Vec::new();
     for (name, m) in &spec.materials {
@@ -655,7 +672,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             "materials"
         };
         let key = |p: &str| format!("{table}.{name}.{p}");
-        if name == "vacuum" || name == PEC || name == mask::INACTIVE {
+        if name == "vacuum" || name == PEC || name == PMC || name == mask::INACTIVE {
             return Err(r.err(
                 format!("materials.{name}"),
                 format!("the name {name} is built in; choose another"),
@@ -736,14 +753,6 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             .find(|(n, _)| n == name)
             .map(|(_, m)| *m)
             .ok_or_else(|| {
-                if name == "pmc" {
-                    return r.err(
-                        key,
-                        "a perfect magnetic conductor is a face boundary here (`[boundaries]`, \
-                         e.g. x_low = \"pmc\"), not a material; a perfect electric conductor \
-                         is the built-in material `pec`",
-                    );
-                }
                 let known: Vec<&str> = materials.iter().map(|(n, _)| n.as_str()).collect();
                 r.err(
                     key,
@@ -1108,6 +1117,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         bloch,
         bands,
         library,
+        scan: None,
     };
     // Anything the checks above missed, reported through the core's own message.
     scene.setup().validate().map_err(|e| {

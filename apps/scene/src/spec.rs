@@ -60,6 +60,25 @@ pub struct SceneSpec {
     pub smoothing: Option<bool>,
     /// A band structure for `yee bands`: the k-points and the band searched.
     pub bands: Option<BandsSpec>,
+    /// A B-scan: the scene run once per trace with its sources and receivers moved.
+    pub scan: Option<ScanSpec>,
+}
+
+/// `[scan]`: gprMax's `#src_steps` and `#rx_steps` — the scene runs `count` times, trace `k`
+/// with every source moved by `k × src_steps` and every receiver by `k × rx_steps`
+/// (docs/scene.md, "Scans").
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanSpec {
+    /// How many traces.
+    pub count: usize,
+    /// The sources' displacement from one trace to the next (scene lengths, one number per
+    /// axis of the mode; whole cells). Default: they stay.
+    pub src_steps: Option<Vec<f64>>,
+    /// The receivers' displacement from one trace to the next. Default: they stay.
+    pub rx_steps: Option<Vec<f64>>,
+    /// The `[[probes]]` names that are receivers (default: every probe).
+    pub receivers: Option<Vec<String>>,
 }
 
 /// `[bands]`: what `yee bands` computes (docs/bands.md).

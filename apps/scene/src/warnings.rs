@@ -9,7 +9,7 @@ use yee_em::{Boundary, Waveform};
 use crate::Scene;
 
 /// The CPML slabs of `scene`: (face name, the cells of the layer).
-fn cpml_slabs(scene: &Scene) -> Vec<(String, Box3)> {
+pub(crate) fn cpml_slabs(scene: &Scene) -> Vec<(String, Box3)> {
     let whole = Box3::from_extent(scene.grid);
     let mut slabs = Vec::new();
     for axis in Axis::ALL.into_iter().take(scene.mode.dims()) {

@@ -136,7 +136,48 @@ pub fn describe(scene: &Scene) -> (String, Vec<String>) {
     describe_setup(scene, &mut s, &mut warnings);
     describe_sources(scene, &mut s, &mut warnings);
     describe_outputs(scene, &mut s);
+    describe_scan(scene, &mut s);
     (s, warnings)
+}
+
+/// `[scan]`: the trace count, the steps, and where the first and the last trace put the
+/// sources and receivers.
+fn describe_scan(scene: &Scene, s: &mut String) {
+    let Some(scan) = &scene.scan else {
+        return;
+    };
+    let dims = scene.mode.dims();
+    let unit = match scene.units {
+        yee_scene::Units::Si { .. } => " m",
+        yee_scene::Units::Lengths { .. } => " a",
+        yee_scene::Units::Normalised => "",
+    };
+    let step = |cells: &[i64; 3]| {
+        let lengths: Vec<f64> = (cells[..dims].iter())
+            .map(|&c| scene.units.to_scene_length(c as f64))
+            .collect();
+        format!("{lengths:?}{unit} ({:?} cells)", &cells[..dims])
+    };
+    let names: Vec<&str> = (scan.receivers.iter())
+        .map(|&p| scene.probe_names[p].as_str())
+        .collect();
+    let _ = writeln!(
+        s,
+        "scan        {} traces of {} steps: sources move {} per trace, receivers ({}) {}; \
+         one folder per trace (trace_000/…), merged into bscan_<probe>_<component>.npy and .png",
+        scan.count,
+        scene.steps,
+        step(&scan.src_step),
+        names.join(", "),
+        step(&scan.rx_step)
+    );
+    for (label, k) in [("first", 0), ("last", scan.count - 1)] {
+        let (sources, receivers) = scene.trace_positions(k);
+        let at: Vec<String> = (sources.iter().chain(&receivers))
+            .map(|p| format!("{} at {:?}{unit}", p.name, p.position))
+            .collect();
+        let _ = writeln!(s, "  {label:<5} trace {k}: {}", at.join(", "));
+    }
 }
 
 /// The scene, grid, memory, time step, materials and smoothing.

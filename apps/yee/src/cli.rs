@@ -175,6 +175,10 @@ pub struct RunArgs {
     /// Where checkpoints go (default: the output folder's `checkpoint/`).
     #[arg(long)]
     pub checkpoint_dir: Option<PathBuf>,
+    /// Traces of a `[scan]` run at the same time, each on threads of its own (default 1: one
+    /// after another, each on the run's ranks and backend).
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// Resume from the newest checkpoint in DIR (an output folder, its `checkpoint/`, or one
     /// checkpoint): same scene file, any ranks, layout and backend; outputs go on into DIR
     /// when it is an output folder and --out is not given. The fields, probes and outputs are
@@ -511,6 +515,7 @@ pub fn prepare_run(
     if let Some(steps) = args.steps {
         scene.set_steps(steps)?;
     }
+    check_scan_flags(args, &scene, comm)?;
     let ranks = match (processes, args.ranks) {
         (Some(p), Some(r)) if p != r => {
             return Err(AppError::Usage(format!(
@@ -633,6 +638,28 @@ pub fn prepare_run(
         output_lock: None,
     };
     Ok((scene, options))
+}
+
+/// The flags of `yee run` that a scene with `[scan]` (or one without) does not take.
+fn check_scan_flags(
+    args: &RunArgs,
+    scene: &yee_scene::Scene,
+    comm: CommKind,
+) -> Result<(), AppError> {
+    let refuse = |m: &str| Err(AppError::Usage(m.into()));
+    match (&scene.scan, args.jobs) {
+        (None, Some(_)) => {
+            refuse("--jobs runs the traces of a [scan] side by side; this scene has no [scan]")
+        }
+        (Some(_), Some(0)) => refuse("--jobs 0: a scan runs at least one trace at a time"),
+        (Some(_), _) if args.resume.is_some() => refuse(
+            "--resume: a scan's traces start over (its run.json lists those that ended); run the scan again",
+        ),
+        (Some(_), _) if comm == CommKind::Mpi => refuse(
+            "--comm mpi: a scan runs its traces in one process (--ranks and --jobs spread them over threads)",
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Parses `--slowdown R=S` values (S seconds per million cell updates on rank R).
@@ -865,6 +892,9 @@ fn run_command(args: RunArgs) -> Result<(), AppError> {
         }
     }
     log_start(&scene, &options);
+    if scene.scan.is_some() {
+        return crate::scan::run_scan(&scene, &options, args.jobs.unwrap_or(1));
+    }
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
             println!("{}", summary(&report, &options.out));

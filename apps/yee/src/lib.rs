@@ -23,4 +23,5 @@ pub mod parse;
 pub mod partition;
 pub mod resonances;
 pub mod run;
+pub mod scan;
 pub mod topology;

@@ -62,7 +62,7 @@ fn npy_shape(path: &Path) -> Vec<usize> {
         .collect()
 }
 
-/// `fields`: the scene writes slices and snapshots (every example but the band-structure
+/// `fields`: the scene writes slices and snapshots (every example but the band-structure and scan
 /// ones, which sample probes for `yee bands`).
 fn check_outputs(report: &Value, out: &Path, want_steps: u64, fields: bool) {
     let grid: Vec<usize> = report["grid"]
@@ -222,8 +222,32 @@ fn every_example_scene_runs_and_writes_readable_outputs() {
             false => STEPS,
         };
         let report = run_scene(&scene, &out, steps);
+        if text.contains("\n[scan]") {
+            check_scan_outputs(&report, &out, steps);
+            continue;
+        }
         assert_eq!(report["scene"], stem.as_str());
         check_outputs(&report, &out, steps, !text.contains("\n[bands]"));
+    }
+}
+
+/// A scan's outputs: every trace a run of its own (checked as one), and each receiver's
+/// merged B-scan of traces × steps with its plot.
+fn check_scan_outputs(report: &Value, out: &Path, steps: u64) {
+    assert_eq!(report["status"], "complete");
+    let traces = report["traces"].as_array().unwrap();
+    assert_eq!(report["traces_complete"], traces.len());
+    for trace in traces {
+        let folder = out.join(trace["folder"].as_str().unwrap());
+        let own: Value =
+            serde_json::from_str(&std::fs::read_to_string(folder.join("run.json")).unwrap())
+                .unwrap();
+        check_outputs(&own, &folder, steps, false);
+    }
+    for bscan in report["bscans"].as_array().unwrap() {
+        let file = out.join(bscan["file"].as_str().unwrap());
+        assert_eq!(npy_shape(&file), [traces.len(), steps as usize]);
+        assert!(out.join(bscan["plot"].as_str().unwrap()).is_file());
     }
 }
 

@@ -27,6 +27,7 @@ mod overlap;
 mod partition;
 mod pec_material;
 mod resonances;
+mod scan;
 mod source_placement;
 mod until_decayed;
 mod vtk_reader;
