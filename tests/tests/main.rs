@@ -28,7 +28,7 @@ mod harminv;
 mod heterogeneous;
 mod irregular;
 mod loss;
-mod lossy_sphere;
+mod lossy_smoothing;
 mod low_frequency;
 mod magic_step;
 mod mie;
