@@ -11,7 +11,8 @@
 //!   `a_n = [mJ_n(mx)J_n′(x) − J_n′(mx)J_n(x)] / [mJ_n(mx)H_n′(x) − J_n′(mx)H_n(x)]`,
 //!
 //! and the scattering efficiency `Q_sca = (2/x)[|c_0|² + 2 Σ_{n≥1} |c_n|²]` (B&H eqs. 8.32,
-//! 8.36), the scattering width `σ = 2R Q_sca`. Conventions as [`crate::mie`]: e^{−iωt}, an
+//! 8.36), the scattering width `σ = 2R Q_sca`; the extinction efficiency
+//! `Q_ext = (2/x) Re[c_0 + 2 Σ_{n≥1} c_n]` (B&H eq. 8.36) and the absorption `Q_ext − Q_sca`. Conventions as [`crate::mie`]: e^{−iωt}, an
 //! absorbing cylinder has Im m ≥ 0.
 
 use num_complex::Complex64;
@@ -38,6 +39,21 @@ pub fn scattering_efficiency(
     x: f64,
     polarisation: CylinderPolarisation,
 ) -> Option<f64> {
+    efficiencies(eps, x, polarisation).map(|(scattering, _)| scattering)
+}
+
+/// The absorption efficiency `Q_abs = Q_ext − Q_sca` (B&H eq. 8.36 for the extinction,
+/// `Q_ext = (2/x) Re[c_0 + 2 Σ_{n≥1} c_n]`), as [`scattering_efficiency`] takes its arguments.
+pub fn absorption_efficiency(
+    eps: Complex64,
+    x: f64,
+    polarisation: CylinderPolarisation,
+) -> Option<f64> {
+    efficiencies(eps, x, polarisation).map(|(scattering, extinction)| extinction - scattering)
+}
+
+/// `(Q_sca, Q_ext)` summed over the same coefficients (module docs).
+fn efficiencies(eps: Complex64, x: f64, polarisation: CylinderPolarisation) -> Option<(f64, f64)> {
     let m = eps.sqrt();
     let mx = m * x;
     if x.is_nan() || x <= 0.0 || x > LARGEST_ARGUMENT || mx.norm() > LARGEST_ARGUMENT {
@@ -45,7 +61,7 @@ pub fn scattering_efficiency(
     }
     let real = |v: f64| Complex64::new(v, 0.0);
     let terms = (x + 4.0 * x.cbrt() + 2.0).ceil() as u32 + 4;
-    let mut sum = 0.0;
+    let (mut scattering, mut extinction) = (0.0, 0.0);
     for n in 0..=terms {
         let (jx, jpx) = (real(j(n, real(x)).re), real(j_prime(n, real(x)).re));
         let (hx, hpx) = (
@@ -61,9 +77,23 @@ pub fn scattering_efficiency(
                 (m * jm * jpx - jpm * jx) / (m * jm * hpx - jpm * hx)
             }
         };
-        sum += if n == 0 { 1.0 } else { 2.0 } * c.norm_sqr();
+        let weight = if n == 0 { 1.0 } else { 2.0 };
+        scattering += weight * c.norm_sqr();
+        extinction += weight * c.re;
     }
-    Some(2.0 / x * sum)
+    Some((2.0 / x * scattering, 2.0 / x * extinction))
+}
+
+/// The absorption width (per unit length) of a cylinder of `radius` and permittivity `eps`
+/// at frequency `f` (normalised units).
+pub fn absorption_width(
+    eps: Complex64,
+    radius: f64,
+    frequency: f64,
+    polarisation: CylinderPolarisation,
+) -> Option<f64> {
+    let x = 2.0 * core::f64::consts::PI * radius * frequency;
+    Some(2.0 * radius * absorption_efficiency(eps, x, polarisation)?)
 }
 
 /// The scattering width (per unit length) of a cylinder of `radius` and permittivity `eps` at
@@ -110,6 +140,28 @@ mod tests {
                     "m = {m}, x = {x}, {p:?}: {q}"
                 );
             }
+        }
+    }
+
+    /// A lossless cylinder absorbs nothing (the extinction sum equals the scattering sum),
+    /// and a thin lossy one absorbs as the field inside it predicts: `E_in = E_0` along the
+    /// axis and `2E_0/(ε + 1)` across it, so `Q_abs → (πx/2) Im ε |E_in/E_0|²`.
+    #[test]
+    fn absorption_is_nil_without_loss_and_the_thin_cylinder_limit_with_it() {
+        for p in [ElectricAlong, ElectricAcross] {
+            for x in [0.3, 1.7] {
+                let q = absorption_efficiency(Complex64::new(2.25, 0.0), x, p).unwrap();
+                assert!(q.abs() < 1e-12, "{p:?}, x = {x}: {q}");
+            }
+        }
+        let (eps, x) = (Complex64::new(2.25, 0.3), 1e-3);
+        for (p, inside) in [
+            (ElectricAlong, Complex64::new(1.0, 0.0)),
+            (ElectricAcross, 2.0 / (eps + 1.0)),
+        ] {
+            let q = absorption_efficiency(eps, x, p).unwrap();
+            let thin = core::f64::consts::PI * x / 2.0 * eps.im * inside.norm_sqr();
+            assert!((q / thin - 1.0).abs() < 1e-3, "{p:?}: {q} vs {thin}");
         }
     }
 

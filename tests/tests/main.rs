@@ -28,6 +28,7 @@ mod harminv;
 mod heterogeneous;
 mod irregular;
 mod loss;
+mod lossy_smoothing;
 mod low_frequency;
 mod magic_step;
 mod mie;
