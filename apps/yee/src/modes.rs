@@ -327,3 +327,11 @@ fn write_plots(
     }
     Ok(paths)
 }
+
+/// "ex" → "Ex".
+fn capitalised(name: &str) -> String {
+    let mut c = name.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
