@@ -101,7 +101,7 @@ impl CrossSection {
                         None => medium.permittivity(setup.poles, frequency),
                     };
                     let tangent = e.im.abs() / e.re;
-                    if !(e.re > 0.0) || tangent > CONDUCTOR {
+                    if e.re.is_nan() || e.re <= 0.0 || tangent > CONDUCTOR {
                         return f64::INFINITY;
                     }
                     loss_tangent = loss_tangent.max(tangent);

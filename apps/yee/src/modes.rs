@@ -277,7 +277,7 @@ fn write_plots(
         ),
         (
             r.dominant,
-            r.dominant.to_uppercase(),
+            capitalised(r.dominant),
             ColourMap::Diverging,
             plot_values(cs, component),
         ),
