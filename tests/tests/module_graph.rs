@@ -1,5 +1,5 @@
 //! No module of a library imports one that imports it back (docs/architecture.md, "Inside the
-//! libraries"): the module graph of `yee-scene`, `yee-scalar`, `yee-simulation` and `yee` has no cycle.
+//! libraries"): the module graph of `yee-scene`, `yee-scalar`, `yee-simulation`, `yee-modes` and `yee` has no cycle.
 //!
 //! A module is a file of `src/` (a folder of modules counts as one, named after the folder);
 //! it uses module `m` where its code names a path `crate::m…` (or `crate::{m…}`), or
@@ -378,6 +378,11 @@ fn yee_modules_have_no_cycle() {
 #[test]
 fn simulation_modules_have_no_cycle() {
     assert_no_cycles("simulation");
+}
+
+#[test]
+fn mode_solver_modules_have_no_cycle() {
+    assert_no_cycles("modes");
 }
 
 /// `(path, text)` pairs from string slices.

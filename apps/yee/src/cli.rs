@@ -46,6 +46,10 @@ pub enum Command {
     /// Bloch phase, find the modes at its probes by harmonic inversion, and write `bands.csv`,
     /// `bands.png` and `run.json` (docs/bands.md).
     Bands(crate::bands::BandsArgs),
+    /// The guided modes of a cross-section without running: effective and group indices and
+    /// polarisation printed, `modes.csv` and plots of each mode's fields written
+    /// (docs/modes.md).
+    Modes(crate::modes::ModesArgs),
     /// Measure the update's throughput against the memory-bandwidth roofline.
     #[cfg(feature = "rayon")]
     Bench(BenchArgs),
@@ -871,6 +875,7 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
         Command::Partition(args) => partition_command(&args),
         Command::Resonances(args) => crate::resonances::command(&args).map(|_| ()),
         Command::Bands(args) => crate::bands::command(&args).map(|_| ()),
+        Command::Modes(args) => crate::modes::command(&args).map(|_| ()),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod geometry_preview;
+pub mod modes;
 pub mod parse;
 pub mod partition;
 pub mod resonances;
