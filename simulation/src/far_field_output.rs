@@ -190,6 +190,7 @@ pub fn write_far_field(
         y_label: "radiation intensity",
         xs: &thetas,
         curves: &named,
+        log_y: false,
     };
     if failures
         .keep(yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e)))

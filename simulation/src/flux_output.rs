@@ -255,27 +255,14 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         let png = format!("flux_{name}.png");
         let path = out.join(&png);
         let title = format!("{}: flux through {name}", scene.name);
-        let (x_label, xs) = match scene.units {
-            yee_scene::Units::Si { .. } => {
-                let top = scene_frequencies.last().copied().unwrap_or(1.0);
-                let (prefix, factor) = yee_io::style::si_prefix(top);
-                let xs: Vec<f64> = scene_frequencies.iter().map(|f| f / factor).collect();
-                (format!("frequency ({prefix}Hz)"), xs)
-            }
-            yee_scene::Units::Normalised => (
-                "frequency (c / cell)".to_string(),
-                scene_frequencies.clone(),
-            ),
-            yee_scene::Units::Lengths { .. } => {
-                ("frequency (c / a)".to_string(), scene_frequencies.clone())
-            }
-        };
+        let (x_label, xs) = crate::plot_axes::frequency_axis(&scene.units, &scene_frequencies);
         let plot = yee_io::plot::LinePlot {
             title: &title,
             x_label: &x_label,
             y_label: "flux",
             xs: &xs,
             curves: &[("flux", &total)],
+            log_y: false,
         };
         if failures
             .keep(yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e)))
