@@ -13,7 +13,7 @@ use crate::style::{self, FONT};
 
 /// One colour per curve, in order (Tableau 10, its first four as before: blue, red, green,
 /// purple).
-const COLOURS: [RGBColor; 10] = [
+pub const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),

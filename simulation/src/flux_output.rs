@@ -185,6 +185,7 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             first_monitor,
             minus,
             far_field,
+            plot_frequencies,
         } = flux;
         let faces: Vec<DftFields> = (0..planes.len())
             .map(|k| {
@@ -275,7 +276,15 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         }
         let far_field = far_field.map(|n| {
             let (report, written) = crate::far_field_output::write_far_field(
-                scene, name, planes, &faces, n, steps, out, failures,
+                scene,
+                name,
+                planes,
+                &faces,
+                n,
+                plot_frequencies,
+                steps,
+                out,
+                failures,
             );
             files.extend(written);
             report
@@ -353,6 +362,7 @@ mod tests {
             far_field: far_field.map(|w| crate::far_field_output::FarFieldReport {
                 csv: String::new(),
                 png: String::new(),
+                plot_frequencies: vec![1.0],
                 radiated_power: vec![1.0],
                 not_finite: Some(w.into()),
             }),

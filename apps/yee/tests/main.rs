@@ -26,6 +26,7 @@ mod output_folder;
 mod overlap;
 mod partition;
 mod pec_material;
+mod plots;
 mod resonances;
 mod source_placement;
 mod until_decayed;
