@@ -24,8 +24,10 @@ pub struct FarFieldReport {
     /// `farfield_<name>.csv`: one row per frequency and direction.
     pub csv: String,
     /// `farfield_<name>.png`: radiation intensity against θ at φ = 0, one curve per frequency
-    /// ([`drawn_frequencies`]).
+    /// it draws ([`yee_scene::Flux::plot_frequencies`]).
     pub png: String,
+    /// The frequencies (scene units) the PNG draws, in its legend's order.
+    pub plot_frequencies: Vec<f64>,
     /// Radiated power per frequency (normalised units, the DFT's spectral density).
     pub radiated_power: Vec<f64>,
     /// Where the CSV's values are not finite, when they are not: how many rows and the first
@@ -77,8 +79,9 @@ pub fn incident_intensity(scene: &Scene, frequencies: &[f64], steps: u64) -> Opt
     )
 }
 
-/// Writes the far field of the box `planes` with transforms `faces`, returning its report and
-/// the files written; a file that cannot be written is kept in `failures`.
+/// Writes the far field of the box `planes` with transforms `faces`, its plot drawing the
+/// frequencies `drawn` (indices, increasing), returning its report and the files written; a
+/// file that cannot be written is kept in `failures`.
 #[allow(clippy::too_many_arguments)]
 pub fn write_far_field(
     scene: &Scene,
@@ -86,6 +89,7 @@ pub fn write_far_field(
     planes: &[FluxPlane],
     faces: &[DftFields],
     [n_theta, n_phi]: [usize; 2],
+    drawn: &[usize],
     steps: u64,
     out: &Path,
     failures: &mut Failures,
@@ -101,7 +105,6 @@ pub fn write_far_field(
     let mut power = Vec::with_capacity(frequencies.len());
     let mut curves: Vec<Vec<f64>> = Vec::new();
     let mut thetas: Vec<f64> = Vec::new();
-    let drawn = drawn_frequencies(frequencies.len());
     let (mut rows, mut bad_rows, mut first_bad) = (0usize, 0usize, None);
     for (k, &f) in frequencies.iter().enumerate() {
         let samples: Vec<SurfaceSample> = planes
@@ -170,7 +173,7 @@ pub fn write_far_field(
     let unit = match scene.units {
         yee_scene::Units::Si { .. } => " Hz",
         yee_scene::Units::Lengths { .. } => " c/a",
-        yee_scene::Units::Normalised => "",
+        yee_scene::Units::Normalised => " c/Δx",
     };
     let names: Vec<String> = (drawn.iter().map(|&k| frequencies[k]))
         .map(|f| {
@@ -183,13 +186,18 @@ pub fn write_far_field(
     let named: Vec<(&str, &[f64])> = (names.iter().map(String::as_str))
         .zip(curves.iter().map(Vec::as_slice))
         .collect();
-    let title = format!("{}: far field of {name}, φ = 0", scene.name);
+    // One curve has no legend: the title names its frequency.
+    let title = match &names[..] {
+        [only] => format!("{}: far field of {name}, φ = 0, {only}", scene.name),
+        _ => format!("{}: far field of {name}, φ = 0", scene.name),
+    };
     let plot = yee_io::plot::LinePlot {
         title: &title,
         x_label: "θ (degrees)",
         y_label: "radiation intensity",
         xs: &thetas,
         curves: &named,
+        log_y: false,
     };
     if failures
         .keep(yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e)))
@@ -201,6 +209,9 @@ pub fn write_far_field(
         FarFieldReport {
             csv,
             png,
+            plot_frequencies: (drawn.iter())
+                .map(|&k| scene.units.to_scene_frequency(frequencies[k]))
+                .collect(),
             radiated_power: power,
             not_finite: first_bad.map(|first| {
                 format!("at {bad_rows} of its {rows} directions and frequencies (first: {first})")
@@ -210,30 +221,5 @@ pub fn write_far_field(
     )
 }
 
-/// The frequencies a far-field plot draws, by index: all of `count` when a plot tells that
-/// many curves apart ([`yee_io::plot::MAX_CURVES`]), else that many spread evenly from the
-/// lowest to the highest.
-pub fn drawn_frequencies(count: usize) -> Vec<usize> {
-    let most = yee_io::plot::MAX_CURVES;
-    if count <= most {
-        return (0..count).collect();
-    }
-    (0..most)
-        .map(|j| ((j * (count - 1)) as f64 / (most - 1) as f64).round() as usize)
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_frequency_up_to_ten_and_the_band_spread_beyond() {
-        assert_eq!(drawn_frequencies(3), [0, 1, 2]);
-        assert_eq!(drawn_frequencies(10), (0..10).collect::<Vec<_>>());
-        let spread = drawn_frequencies(100);
-        assert_eq!(spread.len(), 10);
-        assert_eq!((spread[0], spread[9]), (0, 99));
-        assert!(spread.windows(2).all(|w| w[1] > w[0]));
-    }
-}
+// The default spread and the picks draw no more curves than a plot has colours.
+const _: () = assert!(yee_scene::plot_frequencies::MOST <= yee_io::plot::MAX_CURVES);

@@ -181,6 +181,7 @@ pub fn write_fluxes<T: yee_core::Scalar>(
             first_monitor,
             minus,
             far_field,
+            plot_frequencies,
         } = flux;
         let faces: Vec<DftFields> = (0..planes.len())
             .map(|k| {
@@ -251,27 +252,14 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         let png = format!("flux_{name}.png");
         let path = out.join(&png);
         let title = format!("{}: flux through {name}", scene.name);
-        let (x_label, xs) = match scene.units {
-            yee_scene::Units::Si { .. } => {
-                let top = scene_frequencies.last().copied().unwrap_or(1.0);
-                let (prefix, factor) = yee_io::style::si_prefix(top);
-                let xs: Vec<f64> = scene_frequencies.iter().map(|f| f / factor).collect();
-                (format!("frequency ({prefix}Hz)"), xs)
-            }
-            yee_scene::Units::Normalised => (
-                "frequency (c / cell)".to_string(),
-                scene_frequencies.clone(),
-            ),
-            yee_scene::Units::Lengths { .. } => {
-                ("frequency (c / a)".to_string(), scene_frequencies.clone())
-            }
-        };
+        let (x_label, xs) = crate::plot_axes::frequency_axis(&scene.units, &scene_frequencies);
         let plot = yee_io::plot::LinePlot {
             title: &title,
             x_label: &x_label,
             y_label: "flux",
             xs: &xs,
             curves: &[("flux", &total)],
+            log_y: false,
         };
         if failures
             .keep(yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e)))
@@ -284,7 +272,15 @@ pub fn write_fluxes<T: yee_core::Scalar>(
         }
         let far_field = far_field.map(|n| {
             let (report, written) = crate::far_field_output::write_far_field(
-                scene, name, planes, &faces, n, steps, out, failures,
+                scene,
+                name,
+                planes,
+                &faces,
+                n,
+                plot_frequencies,
+                steps,
+                out,
+                failures,
             );
             files.extend(written);
             report
@@ -362,6 +358,7 @@ mod tests {
             far_field: far_field.map(|w| crate::far_field_output::FarFieldReport {
                 csv: String::new(),
                 png: String::new(),
+                plot_frequencies: vec![1.0],
                 radiated_power: vec![1.0],
                 not_finite: Some(w.into()),
             }),

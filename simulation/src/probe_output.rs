@@ -1,12 +1,14 @@
-//! Probes after a run: each series as `probe_<name>.csv`, a plot, and in `fields.h5`.
+//! Probes after a run: each series as `probe_<name>.csv`, a plot of it beside its spectrum,
+//! and in `fields.h5`.
 
 use std::path::Path;
 
 use yee_core::{Real, Scalar};
 use yee_em::Component;
 use yee_io::csv;
+use yee_io::plot::LinePlot;
 use yee_scalar::decomposed::{RankOutput, probe_series};
-use yee_scene::{Scene, Units};
+use yee_scene::Scene;
 
 use crate::error::{AppError, io_error};
 use crate::failures::Failures;
@@ -14,6 +16,7 @@ use crate::files::write_file;
 use crate::hdf5_output::Hdf5Output;
 use crate::report::ProbeReport;
 use crate::values::{Erase, Values};
+use crate::{plot_axes, probe_spectrum};
 
 /// One probe's series, as a run hands it back.
 #[derive(Clone, Debug)]
@@ -89,7 +92,9 @@ pub fn write_probes<T: Scalar + Erase>(
     (reports, all)
 }
 
-/// `probe_<name>.png`: the probe's series against time (real and imaginary parts if complex).
+/// `probe_<name>.png`: two panels, the probe's series against time (real and imaginary parts
+/// if complex) and beside it its spectrum ([`crate::probe_spectrum`]) on a logarithmic axis,
+/// both in the scene's units ([`crate::plot_axes`]).
 fn write_probe_plot<T: Scalar>(
     scene: &Scene,
     name: &str,
@@ -98,30 +103,46 @@ fn write_probe_plot<T: Scalar>(
     time_of: impl Fn(u64) -> f64,
     path: &Path,
 ) -> Result<(), AppError> {
-    let mut times: Vec<f64> = (1..=series.len() as u64).map(time_of).collect();
-    let x_label = match scene.units {
-        Units::Si { .. } => {
-            let (prefix, factor) = yee_io::style::si_prefix(times.last().copied().unwrap_or(1.0));
-            times.iter_mut().for_each(|t| *t /= factor);
-            format!("time ({prefix}s)")
-        }
-        Units::Normalised => "time (cell crossings of light)".into(),
-        Units::Lengths { .. } => "time (a/c)".into(),
-    };
+    let times: Vec<f64> = (1..=series.len() as u64).map(time_of).collect();
+    let (x_label, xs) = plot_axes::time_axis(&scene.units, &times);
     let re: Vec<f64> = series.iter().map(|v| v.re().to_f64()).collect();
     let im: Vec<f64> = series.iter().map(|v| v.im().to_f64()).collect();
     let c = component.name();
-    let curves: Vec<(&str, &[f64])> = match T::NAME.starts_with('c') {
+    let complex = T::NAME.starts_with('c');
+    let curves: Vec<(&str, &[f64])> = match complex {
         true => vec![("re", &re), ("im", &im)],
         false => vec![(c, &re)],
     };
+    let frequencies: Vec<f64> = probe_spectrum::frequencies(probe_spectrum::top_frequency(scene))
+        .into_iter()
+        .map(|f| scene.units.to_scene_frequency(f))
+        .collect();
+    let dt = scene.units.to_scene_time(scene.dt());
+    let magnitude = probe_spectrum::magnitudes(&re, &im, dt, &frequencies);
+    let (f_label, fs) = plot_axes::frequency_axis(&scene.units, &frequencies);
     let title = format!("{}: probe {name} ({c})", scene.name);
-    let plot = yee_io::plot::LinePlot {
-        title: &title,
-        x_label: &x_label,
-        y_label: c,
-        xs: &times,
-        curves: &curves,
+    let y_spectrum = format!("|{c}(f)|");
+    let spectrum_title = match complex {
+        true => format!("spectrum of {c} (re + i im)"),
+        false => format!("spectrum of {c}"),
     };
-    yee_io::plot::write_line_plot(path, &plot).map_err(|e| io_error(path, e))
+    let panels = [
+        LinePlot {
+            title: &title,
+            x_label: &x_label,
+            y_label: c,
+            xs: &xs,
+            curves: &curves,
+            log_y: false,
+        },
+        LinePlot {
+            title: &spectrum_title,
+            x_label: &f_label,
+            y_label: &y_spectrum,
+            xs: &fs,
+            curves: &[(c, &magnitude)],
+            log_y: true,
+        },
+    ];
+    yee_io::plot::write_line_plots(path, &panels).map_err(|e| io_error(path, e))
 }

@@ -84,6 +84,7 @@ pub fn write_slice<T: Scalar>(
             y_label: name,
             xs: &xs,
             curves: &[(name, &values)],
+            log_y: false,
         };
         yee_io::plot::write_line_plot(&path, &plot).map_err(|e| io_error(&path, e))?;
         return Ok(file);

@@ -17,6 +17,7 @@ mod geometry_values;
 pub mod input;
 pub mod library;
 pub mod mask;
+pub mod plot_frequencies;
 mod resolve;
 pub mod scan;
 pub mod shapes;

@@ -261,6 +261,9 @@ pub struct Flux {
     pub minus: Option<PathBuf>,
     /// Far-field directions `[n_theta, n_phi]` (a closed box in a 3D vacuum scene).
     pub far_field: Option<[usize; 2]>,
+    /// The indices of the frequencies the far-field plot draws, increasing
+    /// ([`crate::plot_frequencies`]; empty without a far field).
+    pub plot_frequencies: Vec<usize>,
 }
 
 /// A `[[dft]]` output: the transforms of chosen components over a box, written whole.
@@ -2209,12 +2212,30 @@ fn flux_region(
             Some([n_theta, n_phi])
         }
     };
+    let plot_frequencies = match (&f.plot_frequencies, far_field) {
+        (Some(_), None) => {
+            return Err(r.err(
+                key("plot_frequencies"),
+                "picks the frequencies of a far field's plot: give far_field too",
+            ));
+        }
+        (Some(picks), Some(_)) => {
+            let scene: Vec<f64> = (listed.iter())
+                .map(|&x| r.units.to_scene_frequency(x))
+                .collect();
+            crate::plot_frequencies::pick(&scene, picks)
+                .map_err(|m| r.err(key("plot_frequencies"), m))?
+        }
+        (None, Some(_)) => crate::plot_frequencies::spread(listed.len()),
+        (None, None) => Vec::new(),
+    };
     Ok(Flux {
         name: f.name.clone(),
         planes,
         first_monitor,
         minus,
         far_field,
+        plot_frequencies,
     })
 }
 

@@ -669,6 +669,9 @@ pub struct FluxSpec {
     /// A closed box in a 3D vacuum scene: the far field by surface equivalence, on this many
     /// polar and azimuthal directions `[n_theta, n_phi]`.
     pub far_field: Option<Vec<usize>>,
+    /// With `far_field`: the frequencies (scene units) its plot draws, each the nearest of the
+    /// region's (default: all up to ten, else ten spread over the band).
+    pub plot_frequencies: Option<Vec<f64>>,
 }
 
 /// Waveform names.

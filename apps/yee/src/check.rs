@@ -355,7 +355,7 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
         let frequencies = &scene.frequencies[m.first..m.first + m.count];
         let _ = writeln!(
             s,
-            "flux {}  {} face(s), {} frequencies from {:.6e} to {:.6e}{}{}",
+            "flux {}  {} face(s), {} frequencies from {:.6e} to {:.6e}{}{}{}",
             f.name,
             f.planes.len(),
             frequencies.len(),
@@ -363,6 +363,7 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
             scene
                 .units
                 .to_scene_frequency(frequencies[frequencies.len() - 1]),
+            frequency_unit(&scene.units),
             f.minus
                 .as_ref()
                 .map_or(String::new(), |p| format!(", minus {}", p.display())),
@@ -375,8 +376,9 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
         Some((cells, f)) => {
             let _ = writeln!(
                 s,
-                "resolution  {cells:.1} cells per wavelength at f = {:.6e} in the densest material",
-                scene.units.to_scene_frequency(f)
+                "resolution  {cells:.1} cells per wavelength at f = {:.6e}{} in the densest material",
+                scene.units.to_scene_frequency(f),
+                frequency_unit(&scene.units)
             );
             if cells < MIN_CELLS_PER_WAVELENGTH {
                 warnings.push(format!(
@@ -401,22 +403,25 @@ fn describe_resonances(scene: &Scene, s: &mut String) {
             .collect();
         let _ = writeln!(
             s,
-            "resonances  {}: harmonic inversion of {} in [{}, {}] from time {} on, into \
+            "resonances  {}: harmonic inversion of {} in [{}, {}]{} from time {}{} on, into \
              resonances_{}.csv",
             b.name,
             probes.join(" + "),
             b.band[0],
             b.band[1],
+            frequency_unit(&units),
             b.after,
+            time_unit(&units),
             b.name
         );
     }
     if let Some(rule) = scene.until_decayed {
         let time = |steps: u64| units.to_scene_time(steps as f64 * scene.dt());
+        let unit = time_unit(&units);
         let _ = writeln!(
             s,
-            "decay stop  when |{}|² at probe {} over {} steps (time {:.6e}) falls to {:e} of its \
-             largest, checked from step {} (time {:.6e}) on",
+            "decay stop  when |{}|² at probe {} over {} steps (time {:.6e}{unit}) falls to {:e} of \
+             its largest, checked from step {} (time {:.6e}{unit}) on",
             scene.probes[rule.probe].component.name(),
             scene.probe_names[rule.probe],
             rule.every,
@@ -690,6 +695,11 @@ fn frequency_unit(units: &yee_scene::Units) -> &'static str {
         yee_scene::Units::Lengths { .. } => " c/a",
         yee_scene::Units::Normalised => "",
     }
+}
+
+/// " s" in SI scenes, " a/c" in scenes of lengths in `a`, " Δx/c" in normalised ones.
+fn time_unit(units: &yee_scene::Units) -> String {
+    format!(" {}", units.time_unit())
 }
 
 /// A waveform in the scene's units: frequencies in Hz and times in seconds in SI scenes, in

@@ -27,6 +27,7 @@ mod output_folder;
 mod overlap;
 mod partition;
 mod pec_material;
+mod plots;
 mod resonances;
 mod scan;
 mod source_placement;
