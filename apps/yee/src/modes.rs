@@ -319,6 +319,7 @@ fn write_plots(
                     y_label: &label,
                     xs: &xs,
                     curves: &[(label.as_str(), &values)],
+                    log_y: false,
                 },
             )
         };
