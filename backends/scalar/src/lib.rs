@@ -33,6 +33,7 @@ pub mod simulation;
 pub mod source;
 pub mod state;
 pub mod stencil_chunk;
+pub mod tensor_nodes;
 pub mod tfsf;
 pub mod tiled;
 
