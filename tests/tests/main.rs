@@ -41,5 +41,6 @@ mod scalar_types;
 mod scene_fuzz;
 mod sim_snapshots;
 mod smoothing;
+mod tensor;
 mod tile_execution;
 mod topology;

@@ -705,6 +705,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             eps: shape.eps,
             mu: if isotropic { axes(m.mu)[0] } else { shape.mu },
             diagonal: shape.diagonal,
+            coupling: shape.coupling,
             sigma: units.sigma(m.sigma),
             sigma_m: units.sigma_m(m.sigma_m),
             poles: yee_em::PoleSet {

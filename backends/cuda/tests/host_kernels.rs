@@ -35,6 +35,7 @@ const REGIONS: [Region; 2] = [
             sigma_m: 0.01,
             poles: yee_em::PoleSet::NONE,
             diagonal: None,
+            coupling: None,
         },
     },
     Region {
@@ -52,6 +53,7 @@ const REGIONS: [Region; 2] = [
                 eps: [2.0, 3.0, 4.0],
                 mu: [1.0, 1.5, 1.1],
             }),
+            coupling: None,
         },
     },
 ];
