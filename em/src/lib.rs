@@ -15,6 +15,7 @@
 extern crate alloc;
 
 pub mod airy;
+pub mod berreman;
 pub mod bessel;
 pub mod bloch;
 pub mod candidates;

@@ -367,8 +367,27 @@ impl<T: Scalar> YeeState<T> {
             };
             let region = self.owned.intersect(&self.free[c.index()]);
             let ids = self.node_ids(c);
-            self.tensor[c.index()] =
-                TensorNodes::of(c, region, storage, |o| ids.at(o), &materials, &gains);
+            // A neighbour evolves where its node, wrapped across periodic faces, is free.
+            let evolves = |b: Component, q: yee_core::Index3| {
+                let mut q = q;
+                for axis in yee_core::Axis::ALL {
+                    let (a, n) = (axis.index(), setup.grid[axis.index()] as i64);
+                    if setup.is_periodic(axis) {
+                        q[a] = q[a].rem_euclid(n);
+                    }
+                }
+                self.free[b.index()].contains(q)
+            };
+            self.tensor[c.index()] = TensorNodes::of(
+                c,
+                region,
+                storage,
+                |o| ids.at(o),
+                &materials,
+                &gains,
+                self.mode.active_axes(),
+                evolves,
+            );
         }
         self
     }

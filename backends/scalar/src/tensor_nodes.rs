@@ -42,6 +42,9 @@ pub struct TensorNode<R> {
     /// `Cb κₐb/κₐₐ` (E) or `Db νₐb/νₐₐ` (H) for each of the two other axes, in increasing
     /// axis order.
     pub weights: [R; 2],
+    /// Bit `4k + n` set when neighbour `n` ([`neighbours`]) of the other axis `k` is a node
+    /// that evolves: inside the grid (or wrapped across a periodic face) and not a wall.
+    pub present: u8,
 }
 
 /// The tensor nodes of one component in a chunk, x fastest.
@@ -54,7 +57,9 @@ pub struct TensorNodes<R> {
 impl<R: Real> TensorNodes<R> {
     /// The nodes of component `c` in `region` (its owned nodes that evolve) whose material
     /// (`materials[id]`, `None` for the inactive id) couples it to the other components;
-    /// `gains` holds each id's curl coefficient (`Cb` or `Db`). `None` when there are none.
+    /// `gains` holds each id's curl coefficient (`Cb` or `Db`), `active` the axes the mode
+    /// uses and `evolves` whether a node of a component in a cell is updated (wrapped across
+    /// periodic faces). `None` when there are none.
     pub fn of(
         c: Component,
         region: Box3,
@@ -62,6 +67,8 @@ impl<R: Real> TensorNodes<R> {
         id_at: impl Fn(usize) -> u16,
         materials: &[Option<Material>],
         gains: &[R],
+        active: [bool; 3],
+        evolves: impl Fn(Component, Index3) -> bool,
     ) -> Option<Self> {
         let a = c.axis().index();
         let weights: Vec<Option<[R; 2]>> = materials
@@ -88,11 +95,41 @@ impl<R: Real> TensorNodes<R> {
                     cell,
                     offset,
                     weights,
+                    present: present(c, cell, active, &evolves),
                 });
             }
         }
         (!nodes.is_empty()).then_some(TensorNodes { nodes })
     }
+}
+
+/// [`TensorNode::present`] of the node of `c` in `cell`.
+fn present(
+    c: Component,
+    cell: Index3,
+    active: [bool; 3],
+    evolves: &impl Fn(Component, Index3) -> bool,
+) -> u8 {
+    let a = c.axis().index();
+    let mut bits = 0;
+    for (k, b) in others(a).into_iter().enumerate() {
+        let component = Component::along(yee_core::Axis::ALL[b], c.is_electric());
+        for (n, q) in neighbours(c.is_electric(), a, b, cell, active)
+            .into_iter()
+            .enumerate()
+        {
+            if evolves(component, q) {
+                bits |= 1 << (4 * k + n);
+            }
+        }
+    }
+    bits
+}
+
+/// The two axes other than `a`, in increasing order.
+fn others(a: usize) -> [usize; 2] {
+    let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+    [b.min(c), b.max(c)]
 }
 
 /// The cells of the four nodes of `b` around the node of `a` in `cell` (module docs), along
@@ -155,8 +192,7 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
             continue;
         };
         let a = c.axis().index();
-        let others = [(a + 1) % 3, (a + 2) % 3];
-        let others = [others[0].min(others[1]), others[0].max(others[1])];
+        let others = others(a);
         let quarter = T::Real::from_f64(0.25);
         let mut finite = true;
         {
@@ -170,10 +206,12 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
                     if !state.mode.has(component) {
                         continue;
                     }
-                    let free = state.free[component.index()];
                     let mut mean = T::zero();
-                    for q in neighbours(electric, a, b, node.cell, active) {
-                        if free.contains(q) {
+                    for (n, q) in neighbours(electric, a, b, node.cell, active)
+                        .into_iter()
+                        .enumerate()
+                    {
+                        if node.present & (1 << (4 * k + n)) != 0 {
                             mean = mean + curl_at(state, component, storage.linear_index(q));
                         }
                     }
