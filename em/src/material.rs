@@ -220,7 +220,11 @@ impl Material {
                 core::array::from_fn(|j| if i == j { diagonal[i] } else { 0.0 })
             });
         };
-        let off = if electric { c.eps_inverse } else { c.mu_inverse };
+        let off = if electric {
+            c.eps_inverse
+        } else {
+            c.mu_inverse
+        };
         let inv: Matrix3 = core::array::from_fn(|i| {
             core::array::from_fn(|j| match i == j {
                 true => 1.0 / diagonal[i],

@@ -446,7 +446,9 @@ impl Setup<'_> {
             }
             let (lo, hi) = r.shape.bounds();
             let reach = Box3::new(
-                core::array::from_fn(|a| (num_traits::Float::floor(lo[a]) as i64).saturating_sub(2)),
+                core::array::from_fn(|a| {
+                    (num_traits::Float::floor(lo[a]) as i64).saturating_sub(2)
+                }),
                 core::array::from_fn(|a| (num_traits::Float::ceil(hi[a]) as i64).saturating_add(2)),
             );
             if layers.iter().any(|l| !l.intersect(&reach).is_empty()) {

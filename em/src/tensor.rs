@@ -42,7 +42,7 @@ pub fn check_symmetric_positive(m: &Matrix3) -> Result<(), TensorProblem> {
         m[0][0] * m[1][1] - m[0][1] * m[1][0],
         determinant(m),
     ];
-    if !(low > 0.0) || minors.iter().any(|&d| !(d > 0.0)) {
+    if low <= 0.0 || minors.iter().any(|&d| d <= 0.0) {
         return Err(TensorProblem::NotPositiveDefinite(low));
     }
     Ok(())
@@ -50,7 +50,8 @@ pub fn check_symmetric_positive(m: &Matrix3) -> Result<(), TensorProblem> {
 
 /// The determinant.
 pub fn determinant(m: &Matrix3) -> f64 {
-    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
 }
 
@@ -79,8 +80,9 @@ pub fn extreme_eigenvalues(m: &Matrix3) -> [f64; 2] {
     let q = (diagonal[0] + diagonal[1] + diagonal[2]) / 3.0;
     let p2 = diagonal.iter().map(|d| (d - q) * (d - q)).sum::<f64>() + 2.0 * off;
     let p = (p2 / 6.0).sqrt();
-    let b: Matrix3 =
-        core::array::from_fn(|i| core::array::from_fn(|j| (m[i][j] - if i == j { q } else { 0.0 }) / p));
+    let b: Matrix3 = core::array::from_fn(|i| {
+        core::array::from_fn(|j| (m[i][j] - if i == j { q } else { 0.0 }) / p)
+    });
     let r = (determinant(&b) / 2.0).clamp(-1.0, 1.0);
     let phi = r.acos() / 3.0;
     let high = q + 2.0 * p * phi.cos();
@@ -123,15 +125,24 @@ mod tests {
         for i in 0..3 {
             for j in 0..3 {
                 let p: f64 = (0..3).map(|k| m[i][k] * inv[k][j]).sum();
-                assert!((p - f64::from(u8::from(i == j))).abs() < 1e-14, "{i}{j}: {p}");
+                assert!(
+                    (p - f64::from(u8::from(i == j))).abs() < 1e-14,
+                    "{i}{j}: {p}"
+                );
             }
         }
         let [low, high] = extreme_eigenvalues(&m);
-        assert!((low - 2.0).abs() < 1e-12 && (high - 5.0).abs() < 1e-12, "{low} {high}");
+        assert!(
+            (low - 2.0).abs() < 1e-12 && (high - 5.0).abs() < 1e-12,
+            "{low} {high}"
+        );
         assert_eq!(check_symmetric_positive(&m), Ok(()));
         let mut skew = m;
         skew[1][0] += 1e-3;
-        assert_eq!(check_symmetric_positive(&skew), Err(TensorProblem::NotSymmetric(0, 1)));
+        assert_eq!(
+            check_symmetric_positive(&skew),
+            Err(TensorProblem::NotSymmetric(0, 1))
+        );
         let indefinite = [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         assert!(matches!(
             check_symmetric_positive(&indefinite),

@@ -51,7 +51,13 @@ fn crystal() -> Material {
 fn check(setup: &Setup, steps: u64, ranks: &[usize]) {
     setup.validate().unwrap();
     let reference = single_chunk::<f64>(setup, steps);
-    let energy: f64 = reference.fields.iter().flatten().flatten().map(|v| v * v).sum();
+    let energy: f64 = reference
+        .fields
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|v| v * v)
+        .sum();
     assert!(energy > 1e-8, "nothing happened ({energy:e})");
     let mut runs = 0;
     for &n in ranks {
@@ -84,7 +90,11 @@ fn check(setup: &Setup, steps: u64, ranks: &[usize]) {
 
 /// A 3D block of the crystal across a periodic axis (so its halo wraps across edges and
 /// corners), between CPML and wall faces.
-fn three_d<'a>(regions: &'a [Region], sources: &'a [PointSource], probes: &'a [Probe]) -> Setup<'a> {
+fn three_d<'a>(
+    regions: &'a [Region],
+    sources: &'a [PointSource],
+    probes: &'a [Probe],
+) -> Setup<'a> {
     Setup {
         regions,
         sources,
@@ -154,9 +164,15 @@ fn two_d_tez_decompositions_keep_every_bit() {
             lo: [3.0, 2.0, -1.0],
             hi: [11.0, 9.0, 1.0],
         },
-        material: Material::tensor(rotated_diagonal([2.0, 4.0, 1.0], 2, 0.6), rotated_diagonal([1.0; 3], 2, 0.0)),
+        material: Material::tensor(
+            rotated_diagonal([2.0, 4.0, 1.0], 2, 0.6),
+            rotated_diagonal([1.0; 3], 2, 0.0),
+        ),
     }];
-    let sources = [ricker(Component::Ex, [0, 5, 0]), ricker(Component::Hz, [12, 0, 0])];
+    let sources = [
+        ricker(Component::Ex, [0, 5, 0]),
+        ricker(Component::Hz, [12, 0, 0]),
+    ];
     let setup = Setup {
         regions: &regions,
         sources: &sources,
@@ -188,13 +204,14 @@ fn rebalanced_borders_keep_every_bit() {
     let mut model = yee_comm_sim::MachineModel::default_for(3);
     model.speeds = vec![2e7, 1e8, 6e7];
     model.delays = vec![5e-5, 0.0, 0.0];
-    let (got, outputs) = yee_tests::planned_on::<f64>(&setup, &plan, CommKind::Sim, Some(model), steps);
-    let moved = outputs[0]
-        .history
-        .iter()
-        .any(|h| h.borders != plan.borders);
+    let (got, outputs) =
+        yee_tests::planned_on::<f64>(&setup, &plan, CommKind::Sim, Some(model), steps);
+    let moved = outputs[0].history.iter().any(|h| h.borders != plan.borders);
     assert!(moved, "the borders should move");
-    assert!(got.fields == reference.fields, "fields differ after balancing");
+    assert!(
+        got.fields == reference.fields,
+        "fields differ after balancing"
+    );
 }
 
 /// The rayon executor (one rank and two, small batches) gives the scalar oracle's bits.
@@ -202,21 +219,47 @@ fn rebalanced_borders_keep_every_bit() {
 fn rayon_keeps_every_bit() {
     use yee_em::{Costs, YeeBackend};
     use yee_scalar::decomposed::{assemble, run_rank_on, uniform_plan};
-    fn fields<B: YeeBackend<f64>>(setup: &Setup, topology: Topology, backend: B) -> Vec<Option<Vec<f64>>> {
+    fn fields<B: YeeBackend<f64>>(
+        setup: &Setup,
+        topology: Topology,
+        backend: B,
+    ) -> Vec<Option<Vec<f64>>> {
         let plan = uniform_plan(setup, topology);
         let outputs = yee_comm_shm::launch(topology, |mut c| {
-            run_rank_on(setup, &plan, Costs::default(), &backend, &mut c, 40, |_, _| {}).unwrap()
+            run_rank_on(
+                setup,
+                &plan,
+                Costs::default(),
+                &backend,
+                &mut c,
+                40,
+                |_, _| {},
+            )
+            .unwrap()
         });
-        Component::ALL.iter().map(|&c| assemble(&outputs, setup.grid, c)).collect()
+        Component::ALL
+            .iter()
+            .map(|&c| assemble(&outputs, setup.grid, c))
+            .collect()
     }
     let regions = three_d_regions();
     let setup = three_d(&regions, &THREE_D_SOURCES, &[]);
     let reference = fields(&setup, Topology([1, 1, 1]), yee_scalar::chunk::ScalarCurl);
     let rayon = yee_rayon::RayonCurl::with_threads(2).unwrap();
-    for topology in [Topology([1, 1, 1]), Topology([2, 1, 1]), Topology([1, 2, 2])] {
-        assert!(fields(&setup, topology, rayon.clone()) == reference, "{topology:?}");
+    for topology in [
+        Topology([1, 1, 1]),
+        Topology([2, 1, 1]),
+        Topology([1, 2, 2]),
+    ] {
+        assert!(
+            fields(&setup, topology, rayon.clone()) == reference,
+            "{topology:?}"
+        );
         let small = rayon.clone().with_batch_cells(200);
-        assert!(fields(&setup, topology, small) == reference, "{topology:?} small batches");
+        assert!(
+            fields(&setup, topology, small) == reference,
+            "{topology:?} small batches"
+        );
     }
 }
 
@@ -289,8 +332,11 @@ fn slab_transmittances(cells: usize) -> ([f64; 2], [f64; 2], f64) {
     // x̂ = c â − s b̂ (â the optic axis): the parts along â and b̂ are c t_e and −s t_o.
     let measured = [(tx * c + ty * s) / c, (ty * c - tx * s) / -s].map(|t| t.norm_sqr());
     let b = lossless_slab(&eps, thickness as f64, f0, [1.0, 0.0]).unwrap();
-    let reference = [(b.t[0] * c + b.t[1] * s) / c, (b.t[1] * c - b.t[0] * s) / -s]
-        .map(|t| t.norm_sqr());
+    let reference = [
+        (b.t[0] * c + b.t[1] * s) / c,
+        (b.t[1] * c - b.t[0] * s) / -s,
+    ]
+    .map(|t| t.norm_sqr());
     (measured, reference, ty.norm_sqr())
 }
 
@@ -308,8 +354,13 @@ fn a_turned_crystal_slab_transmits_as_berremans_matrix() {
         let error = (0..2)
             .map(|k| (measured[k] - reference[k]).abs())
             .fold(0.0, f64::max);
-        eprintln!("{cells} cells/λ0: measured {measured:?}, Berreman {reference:?}, |ty|² {cross:.4}, error {error:.2e}");
-        assert!(cross > 0.3, "the off-diagonal terms must turn the polarisation: {cross}");
+        eprintln!(
+            "{cells} cells/λ0: measured {measured:?}, Berreman {reference:?}, |ty|² {cross:.4}, error {error:.2e}"
+        );
+        assert!(
+            cross > 0.3,
+            "the off-diagonal terms must turn the polarisation: {cross}"
+        );
         errors.push(error);
     }
     // 68 cells per vacuum wavelength are 40 per wavelength in the crystal (n_e = 1.7).

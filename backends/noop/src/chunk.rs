@@ -46,7 +46,8 @@ impl Chunk for NoopChunk {
         Ok(HostBuffer::with_bytes(bytes))
     }
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo(self.mode, self.owned, phase, toward, halo::HaloShape::Faces).map_or(0, |(l, n)| n * l.cells())
+        halo::halo(self.mode, self.owned, phase, toward, halo::HaloShape::Faces)
+            .map_or(0, |(l, n)| n * l.cells())
     }
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
         self.halo_len(phase, from.opposite())

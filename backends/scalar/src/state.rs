@@ -16,8 +16,8 @@ use crate::material_ids::{MaterialTable, NodeIds, component_ids, one_of};
 use crate::part_executor::{PartExecutor, Sequential};
 use crate::row_runs::RowRuns;
 use crate::tensor_nodes::TensorNodes;
-use yee_em::halo::HaloShape;
 use yee_em::IncidentLine;
+use yee_em::halo::HaloShape;
 
 /// Rows per part of [`YeeState::with_fast_path_facts`]' check of each row's material.
 const FACT_ROWS: usize = 1 << 10;

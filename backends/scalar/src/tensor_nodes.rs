@@ -134,13 +134,7 @@ fn others(a: usize) -> [usize; 2] {
 
 /// The cells of the four nodes of `b` around the node of `a` in `cell` (module docs), along
 /// the axes the mode uses (an unused axis keeps the node's own coordinate).
-fn neighbours(
-    electric: bool,
-    a: usize,
-    b: usize,
-    cell: Index3,
-    active: [bool; 3],
-) -> [Index3; 4] {
+fn neighbours(electric: bool, a: usize, b: usize, cell: Index3, active: [bool; 3]) -> [Index3; 4] {
     let (along_a, along_b) = if electric {
         ([0, 1], [-1, 0])
     } else {
@@ -212,10 +206,10 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
                         .enumerate()
                     {
                         if node.present & (1 << (4 * k + n)) != 0 {
-                            mean = mean + curl_at(state, component, storage.linear_index(q));
+                            mean += curl_at(state, component, storage.linear_index(q));
                         }
                     }
-                    sum = sum + mean.scale(quarter).scale(node.weights[k]);
+                    sum += mean.scale(quarter).scale(node.weights[k]);
                 }
                 let updated = values[node.offset] + sum;
                 finite &= updated.is_finite();
