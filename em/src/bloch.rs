@@ -17,22 +17,28 @@ use crate::setup::Setup;
 
 /// The Bloch phase `(cos θ, sin θ)` of the halo that arrives at the chunk owning `owned` from
 /// its `from` side, when that halo wraps across a periodic face with a non-zero `k`: `θ =
-/// ±2π k N` (sign of `from` along its axis). `None` when nothing is to be multiplied (no
+/// ±2π k N` (sign of `from` along its axis; the sum over the axes an edge's or a corner's
+/// halo wraps). `None` when nothing is to be multiplied (no
 /// wrap, or `k = 0` there: plain periodic, bit for bit as before).
 pub fn wrap_phase(setup: &Setup<'_>, owned: Box3, from: Direction) -> Option<(f64, f64)> {
-    let axis = from.face_axis()?;
-    let a = axis.index();
-    let k = setup.bloch[a];
-    if k == 0.0 || !setup.is_periodic(axis) {
-        return None;
+    // A face's phase, or an edge's or a corner's: the sum of the phases of the faces it wraps.
+    let mut theta = None;
+    for axis in Axis::ALL {
+        let a = axis.index();
+        let k = setup.bloch[a];
+        if from.0[a] == 0 || k == 0.0 || !setup.is_periodic(axis) {
+            continue;
+        }
+        let n = setup.grid[a] as i64;
+        let sign = match from.0[a] {
+            1 if owned.hi[a] == n => 1.0,
+            -1 if owned.lo[a] == 0 => -1.0,
+            _ => continue,
+        };
+        let phase = sign * period_phase(k, setup.grid[a]);
+        theta = Some(theta.map_or(phase, |t: f64| t + phase));
     }
-    let n = setup.grid[a] as i64;
-    let sign = match from.0[a] {
-        1 if owned.hi[a] == n => 1.0,
-        -1 if owned.lo[a] == 0 => -1.0,
-        _ => return None,
-    };
-    let theta = sign * period_phase(k, setup.grid[a]);
+    let theta = theta?;
     Some((Float::cos(theta), Float::sin(theta)))
 }
 

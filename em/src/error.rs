@@ -94,6 +94,28 @@ pub enum SetupError {
         /// The least it may be: `d S² / μ`.
         needed: f64,
     },
+    /// A general anisotropic material (full ε or μ tensor) with poles: the tensor update has
+    /// no polarisation currents.
+    TensorWithPoles {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+    },
+    /// A general anisotropic material (full ε or μ tensor) reaches within two cells of a CPML
+    /// layer: the tensor update has no stretched coordinates.
+    TensorInCpml {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+    },
+    /// A general anisotropic material's fastest wave breaks the Courant limit: the time step
+    /// must satisfy `S ≤ S_max √(λmin(ε) λmin(μ))`.
+    TensorCourant {
+        /// Region index, or `None` for the background.
+        region: Option<usize>,
+        /// The Courant number.
+        courant: f64,
+        /// The largest one the material allows.
+        limit: f64,
+    },
     /// A shape parameter is invalid.
     InvalidShape {
         /// Region index.
@@ -312,6 +334,36 @@ impl fmt::Display for SetupError {
                          of the explicit Lorentz update: lower the frequency or the time step"
                     ),
                 }
+            }
+            TensorWithPoles { region } => {
+                material(f, region)?;
+                write!(
+                    f,
+                    ": a full `eps` or `mu` tensor (off-diagonal entries) cannot have poles: \
+                     the tensor update carries no polarisation currents"
+                )
+            }
+            TensorInCpml { region } => {
+                material(f, region)?;
+                write!(
+                    f,
+                    ": a full `eps` or `mu` tensor (off-diagonal entries) reaches within two \
+                     cells of a CPML layer, where the tensor update has no stretched \
+                     coordinates: keep the material clear of the layers (a periodic axis or a \
+                     wider grid)"
+                )
+            }
+            TensorCourant {
+                region,
+                courant,
+                limit,
+            } => {
+                material(f, region)?;
+                write!(
+                    f,
+                    ": its `eps`/`mu` tensors let light travel at 1/√(λmin(ε)λmin(μ)), so the \
+                     Courant number {courant} must be at most {limit:.6}: lower `courant`"
+                )
             }
             DispersiveCourant {
                 region,

@@ -15,6 +15,7 @@
 extern crate alloc;
 
 pub mod airy;
+pub mod berreman;
 pub mod bessel;
 pub mod bloch;
 pub mod candidates;
@@ -43,6 +44,7 @@ pub mod setup;
 pub mod shape;
 pub mod smoothing;
 pub mod spectrum;
+pub mod tensor;
 pub mod voxel;
 pub mod waveform;
 pub mod yee;
@@ -56,7 +58,7 @@ pub use dft::DftMonitor;
 pub use error::SetupError;
 pub use flux::{DftFields, FluxPlane};
 pub use geometry_map::CellQuantity;
-pub use material::{Diagonal, Material, PoleSet, UpdateCoefficients};
+pub use material::{Coupling, Diagonal, Material, PoleSet, UpdateCoefficients};
 pub use medium::NodeMedium;
 pub use placement::Placement;
 pub use plane_wave::{IncidentLine, PlaneWave};

@@ -14,8 +14,17 @@
 //! `μ = diag(μx, μy, μz)` in the grid's axes. On the Yee lattice each component lives on its
 //! own node and its update involves only its own axis's entry (`εx ∂Ex/∂t = (∇×H)x`), so a
 //! node of `Ex` sees the isotropic material [`Material::along`]`(x)`: nothing else changes.
+//!
+//! A general anisotropic material ([`Material::tensor`]) has full symmetric `ε` and `μ`. The
+//! update is written with `ε⁻¹` (`E = ε⁻¹D`, `∂D/∂t = ∇×H`): the node of `Ex` takes the
+//! diagonal entry `(ε⁻¹)ₓₓ` as its own (its [`Diagonal`] entry is `1/(ε⁻¹)ₓₓ`), and the
+//! off-diagonal entries ([`Coupling`]) weigh the curls of the other components, averaged onto
+//! its node (`yee_scalar::tensor_nodes`; Kottke, Farjadpour & Johnson 2008, *Phys. Rev. E* 77,
+//! 036611, sec. III; Werner & Cary 2007, *J. Comput. Phys.* 226, 1085).
 
 use yee_core::geometry::Axis;
+
+use crate::tensor::{Matrix3, inverse};
 
 /// A material: isotropic unless [`Material::diagonal`] is set.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +42,52 @@ pub struct Material {
     /// Diagonal anisotropy, or `None` for an isotropic material. The solver sees each
     /// component's axis through [`Material::along`].
     pub diagonal: Option<Diagonal>,
+    /// The off-diagonal entries of `ε⁻¹` and `μ⁻¹` of a general anisotropic material, `None`
+    /// when they are all zero.
+    pub coupling: Option<Coupling>,
+}
+
+/// The off-diagonal entries of a general anisotropic material's `ε⁻¹` and `μ⁻¹`, each indexed
+/// by the axis its pair leaves out ([`Coupling::slot`]): `[yz, xz, xy]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coupling {
+    /// `[(ε⁻¹)yz, (ε⁻¹)xz, (ε⁻¹)xy]`.
+    pub eps_inverse: [f64; 3],
+    /// `[(μ⁻¹)yz, (μ⁻¹)xz, (μ⁻¹)xy]`.
+    pub mu_inverse: [f64; 3],
+}
+
+impl Coupling {
+    /// The slot of the pair of distinct axes `a`, `b`: the axis it leaves out.
+    pub const fn slot(a: usize, b: usize) -> usize {
+        3 - a - b
+    }
+
+    /// The entries of `ε⁻¹` (`electric`) or `μ⁻¹` coupling axis `a` to the two others, as
+    /// `[(b, entry); 2]` with `b` increasing.
+    pub fn row(&self, electric: bool, a: usize) -> [(usize, f64); 2] {
+        let entries = if electric {
+            self.eps_inverse
+        } else {
+            self.mu_inverse
+        };
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        let (b, c) = (b.min(c), b.max(c));
+        [
+            (b, entries[Coupling::slot(a, b)]),
+            (c, entries[Coupling::slot(a, c)]),
+        ]
+    }
+
+    /// `None` when every entry is zero.
+    fn nonzero(self) -> Option<Coupling> {
+        let any = self
+            .eps_inverse
+            .iter()
+            .chain(&self.mu_inverse)
+            .any(|&v| v != 0.0);
+        any.then_some(self)
+    }
 }
 
 /// The diagonals of a diagonally anisotropic ε and μ, along x, y, z.
@@ -78,6 +133,7 @@ impl Material {
         sigma_m: 0.0,
         poles: PoleSet::NONE,
         diagonal: None,
+        coupling: None,
     };
 
     /// A lossless dielectric of relative permittivity `eps`.
@@ -98,18 +154,84 @@ impl Material {
         }
     }
 
+    /// A lossless general anisotropic material of symmetric positive definite `eps` and `mu`
+    /// ([`crate::tensor::check_symmetric_positive`] must pass). Each axis's [`Diagonal`] entry
+    /// is the inverse of the diagonal entry of the tensor's inverse (what the component along
+    /// it weighs its own curl by); the off-diagonal entries of the inverses are the
+    /// [`Coupling`]. Diagonal tensors give [`Material::anisotropic`] of their diagonals.
+    pub fn tensor(eps: Matrix3, mu: Matrix3) -> Material {
+        let diagonal_of = |m: &Matrix3| -> Option<[f64; 3]> {
+            let off = [m[0][1], m[0][2], m[1][2]];
+            off.iter()
+                .all(|&v| v == 0.0)
+                .then_some([m[0][0], m[1][1], m[2][2]])
+        };
+        let split = |m: &Matrix3| -> ([f64; 3], [f64; 3]) {
+            if let Some(d) = diagonal_of(m) {
+                return (d, [0.0; 3]);
+            }
+            let inv = inverse(m);
+            (
+                core::array::from_fn(|a| 1.0 / inv[a][a]),
+                [inv[1][2], inv[0][2], inv[0][1]],
+            )
+        };
+        let ((eps_diagonal, eps_inverse), (mu_diagonal, mu_inverse)) = (split(&eps), split(&mu));
+        Material {
+            coupling: Coupling {
+                eps_inverse,
+                mu_inverse,
+            }
+            .nonzero(),
+            ..Material::anisotropic(eps_diagonal, mu_diagonal)
+        }
+    }
+
     /// The isotropic material a component along `axis` sees: ε and μ are the diagonals'
-    /// entries for `axis` (the material itself when it is isotropic).
+    /// entries for `axis` (the material itself when it is isotropic); of the [`Coupling`],
+    /// only the entries of `axis`'s row stay.
     pub fn along(&self, axis: Axis) -> Material {
+        let coupling = self.coupling.and_then(|c| {
+            let mut row = c;
+            row.eps_inverse[axis.index()] = 0.0;
+            row.mu_inverse[axis.index()] = 0.0;
+            row.nonzero()
+        });
         match self.diagonal {
-            None => *self,
+            None => Material { coupling, ..*self },
             Some(d) => Material {
                 eps: d.eps[axis.index()],
                 mu: d.mu[axis.index()],
                 diagonal: None,
+                coupling,
                 ..*self
             },
         }
+    }
+
+    /// The full `ε` (`electric`) or `μ` tensor: the inverse of the tensor whose diagonal is
+    /// the inverses of [`Material::diagonals`] and whose off-diagonal entries are the
+    /// [`Coupling`] (the material's own tensor for one made by [`Material::tensor`]).
+    pub fn full_tensor(&self, electric: bool) -> Matrix3 {
+        let d = self.diagonals();
+        let diagonal = if electric { d.eps } else { d.mu };
+        let Some(c) = self.coupling else {
+            return core::array::from_fn(|i| {
+                core::array::from_fn(|j| if i == j { diagonal[i] } else { 0.0 })
+            });
+        };
+        let off = if electric {
+            c.eps_inverse
+        } else {
+            c.mu_inverse
+        };
+        let inv: Matrix3 = core::array::from_fn(|i| {
+            core::array::from_fn(|j| match i == j {
+                true => 1.0 / diagonal[i],
+                false => off[Coupling::slot(i, j)],
+            })
+        });
+        inverse(&inv)
     }
 
     /// `[εx, εy, εz]` and `[μx, μy, μz]` (three equal entries when isotropic).
@@ -122,8 +244,8 @@ impl Material {
 }
 
 impl Material {
-    /// The mean of `parts`, each material taken `count` times: ε, μ, σ and σ* each averaged
-    /// arithmetically, as cell-based codes average the cells around an edge (gprMax: Warren,
+    /// The mean of `parts`, each material taken `count` times: ε, μ, σ and σ* (and the
+    /// [`Coupling`]'s entries, zero for a material without) each averaged arithmetically, as cell-based codes average the cells around an edge (gprMax: Warren,
     /// Giannopoulos & Giannakis 2016, *Comput. Phys. Commun.* 209, 163–170). Summed in the
     /// order given, so equal parts in equal order give equal bits; a single part comes back
     /// unchanged. The poles are the parts' when they all share one set, else none: a mix of
@@ -157,6 +279,23 @@ impl Material {
                 })
             }
         };
+        let coupling = match parts.iter().any(|(m, _)| m.coupling.is_some()) {
+            false => None,
+            true => {
+                let entry = |get: fn(&Coupling) -> [f64; 3], k: usize| {
+                    parts
+                        .iter()
+                        .map(|(m, n)| m.coupling.map_or(0.0, |c| get(&c)[k]) * f64::from(*n))
+                        .sum::<f64>()
+                        / f64::from(total)
+                };
+                Coupling {
+                    eps_inverse: core::array::from_fn(|k| entry(|c| c.eps_inverse, k)),
+                    mu_inverse: core::array::from_fn(|k| entry(|c| c.mu_inverse, k)),
+                }
+                .nonzero()
+            }
+        };
         Some(Material {
             eps: average(|m| m.eps),
             mu: average(|m| m.mu),
@@ -167,14 +306,19 @@ impl Material {
                 false => PoleSet::NONE,
             },
             diagonal,
+            coupling,
         })
     }
 
-    /// The parameters' bit patterns (the diagonals' entries, σ, σ* and the pole set's
-    /// indices): a total order and an exact identity for interning. An isotropic material and
+    /// The parameters' bit patterns (the diagonals' entries, σ, σ*, the pole set's indices
+    /// and the [`Coupling`]'s entries): a total order and an exact identity for interning. An isotropic material and
     /// an anisotropic one with three equal entries are the same material.
     pub fn to_bits(&self) -> MaterialBits {
         let Diagonal { eps, mu } = self.diagonals();
+        let c = self.coupling.unwrap_or(Coupling {
+            eps_inverse: [0.0; 3],
+            mu_inverse: [0.0; 3],
+        });
         let [ex, ey, ez, mx, my, mz, sigma, sigma_m] = [
             eps[0],
             eps[1],
@@ -197,6 +341,12 @@ impl Material {
             sigma_m,
             self.poles.first as u64,
             self.poles.count as u64,
+            c.eps_inverse[0].to_bits(),
+            c.eps_inverse[1].to_bits(),
+            c.eps_inverse[2].to_bits(),
+            c.mu_inverse[0].to_bits(),
+            c.mu_inverse[1].to_bits(),
+            c.mu_inverse[2].to_bits(),
         ]
     }
 
@@ -213,7 +363,7 @@ impl Default for Material {
 }
 
 /// A [`Material`]'s bit patterns ([`Material::to_bits`]).
-pub type MaterialBits = [u64; 10];
+pub type MaterialBits = [u64; 16];
 
 /// The two coefficients of one update: `F^{new} = decay · F^{old} + curl · (∇×G)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -278,6 +428,7 @@ mod tests {
                 sigma_m: 0.0,
                 poles: PoleSet::NONE,
                 diagonal: None,
+                coupling: None,
             }
         );
         // Eight equal samples give the material back bit for bit.

@@ -39,14 +39,23 @@ impl NodeMedium {
         NodeMedium::from_sets(material, &[(material.poles, 1.0)])
     }
 
-    /// The medium of an H node of `material`: its μ and σ* alone, the rest vacuum's. The H
+    /// The medium of an H node of `material`: its μ, σ* and the off-diagonal entries of its
+    /// μ⁻¹ alone, the rest vacuum's. The H
     /// update reads nothing else ([`crate::material::magnetic_coefficients`]), so H nodes of
     /// media that differ only electrically (a dielectric and the vacuum around it) share one
     /// material id, and the rows they fill stay rows of one material for the fast kernels.
     pub fn of_h_node(material: Material) -> NodeMedium {
+        let coupling = material.coupling.and_then(|c| {
+            let any = c.mu_inverse.iter().any(|&v| v != 0.0);
+            any.then_some(crate::material::Coupling {
+                eps_inverse: [0.0; 3],
+                ..c
+            })
+        });
         let magnetic = Material {
             mu: material.mu,
             sigma_m: material.sigma_m,
+            coupling,
             ..Material::VACUUM
         };
         NodeMedium::from_sets(magnetic, &[])

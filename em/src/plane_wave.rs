@@ -353,6 +353,7 @@ impl IncidentLine {
             sigma_m: background.sigma_m * scale,
             poles: crate::material::PoleSet::NONE,
             diagonal: None,
+            coupling: None,
         };
         let pad = LINE_CPML as i64 + LINE_GAP;
         let (near, far) = wave.distance_range(mode);

@@ -165,6 +165,15 @@ impl Setup<'_> {
         self.courant
     }
 
+    /// Whether some node may carry off-diagonal ε⁻¹ or μ⁻¹ (a general anisotropic material,
+    /// [`crate::material::Coupling`]): its chunks then run the tensor update and exchange the
+    /// whole shell of ghosts ([`crate::halo::HaloShape::Shell`]).
+    pub fn has_tensor_nodes(&self) -> bool {
+        core::iter::once(&self.background)
+            .chain(self.regions.iter().map(|r| &r.material))
+            .any(|m| m.coupling.is_some())
+    }
+
     /// Total number of cells.
     pub fn cells(&self) -> usize {
         self.grid.iter().product()
@@ -240,6 +249,7 @@ impl Setup<'_> {
         self.validate_courant()?;
         validate_material(&self.background, None)?;
         check_poles(&self.background, None, self.poles, self.mode, self.courant)?;
+        check_tensor(&self.background, None, self.mode, self.courant)?;
         for (index, region) in self.regions.iter().enumerate() {
             if let Some(parameter) = region.shape.invalid_parameter() {
                 return Err(SetupError::InvalidShape {
@@ -255,8 +265,10 @@ impl Setup<'_> {
                 self.mode,
                 self.courant,
             )?;
+            check_tensor(&region.material, Some(index), self.mode, self.courant)?;
         }
         self.validate_boundaries()?;
+        self.validate_tensor_reach()?;
         for (index, s) in self.sources.iter().enumerate() {
             self.validate_node("source", index, s.component, s.cell)?;
             if let Some(parameter) = s.waveform.invalid_parameter() {
@@ -418,6 +430,36 @@ impl Setup<'_> {
         Ok(())
     }
 
+    /// No material with a [`crate::material::Coupling`] within two cells of a CPML layer:
+    /// the background (which fills the layers) not at all, a region's shape by its bounds.
+    fn validate_tensor_reach(&self) -> Result<(), SetupError> {
+        let layers: alloc::vec::Vec<Box3> = self.cpml_layers().collect();
+        if layers.is_empty() {
+            return Ok(());
+        }
+        if self.background.coupling.is_some() {
+            return Err(SetupError::TensorInCpml { region: None });
+        }
+        for (index, r) in self.regions.iter().enumerate() {
+            if r.material.coupling.is_none() {
+                continue;
+            }
+            let (lo, hi) = r.shape.bounds();
+            let reach = Box3::new(
+                core::array::from_fn(|a| {
+                    (num_traits::Float::floor(lo[a]) as i64).saturating_sub(2)
+                }),
+                core::array::from_fn(|a| (num_traits::Float::ceil(hi[a]) as i64).saturating_add(2)),
+            );
+            if layers.iter().any(|l| !l.intersect(&reach).is_empty()) {
+                return Err(SetupError::TensorInCpml {
+                    region: Some(index),
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn validate_courant(&self) -> Result<(), SetupError> {
         let limit = self.mode.courant_limit();
         if !(self.courant.is_finite() && self.courant > 0.0) {
@@ -550,6 +592,38 @@ fn validate_material(m: &Material, region: Option<usize>) -> Result<(), SetupErr
     }
     if !(m.sigma_m.is_finite() && m.sigma_m >= 0.0) {
         return Err(bad("sigma_m", m.sigma_m));
+    }
+    Ok(())
+}
+
+/// A general anisotropic `m` (of region `region`, `None`: the background; one with a
+/// [`crate::material::Coupling`]): no poles, and the Courant number `courant` within the
+/// `mode`'s limit scaled by `√(λmin(ε) λmin(μ))`, the slowest a wave of the tensor may travel
+/// relative to vacuum's fastest. The off-diagonal update's four-node averages have norm at
+/// most 1, so the lattice's operator is bounded by the tensor's largest eigenvalue of `ε⁻¹`
+/// (Werner & Cary 2007, *J. Comput. Phys.* 226, 1085, sec. 3).
+pub fn check_tensor(
+    m: &Material,
+    region: Option<usize>,
+    mode: Mode,
+    courant: f64,
+) -> Result<(), SetupError> {
+    if m.coupling.is_none() {
+        return Ok(());
+    }
+    if m.is_dispersive() {
+        return Err(SetupError::TensorWithPoles { region });
+    }
+    let [eps_low, _] = crate::tensor::extreme_eigenvalues(&m.full_tensor(true));
+    let [mu_low, _] = crate::tensor::extreme_eigenvalues(&m.full_tensor(false));
+    let slowest = num_traits::Float::sqrt(eps_low * mu_low).min(1.0);
+    let limit = mode.courant_limit() * slowest;
+    if courant > limit * (1.0 + 1e-12) {
+        return Err(SetupError::TensorCourant {
+            region,
+            courant,
+            limit,
+        });
     }
     Ok(())
 }

@@ -31,8 +31,9 @@
 //! cylinder crossing it smooths between its own material ([`Material::along`] the component)
 //! and what lies under it at the node (the earlier regions and the background, placed by the
 //! staircase rule). A box, `everywhere`, a cylinder's flat end, a voxel across a periodic face,
-//! an E node by a dispersive material on either side (H nodes still smooth μ), or a voxel
-//! wholly inside keeps the staircase rule.
+//! an E node by a dispersive material on either side (H nodes still smooth μ), a node by a
+//! material with a full ε or μ tensor ([`Material::tensor`]), or a voxel wholly inside keeps
+//! the staircase rule.
 //!
 //! Smoothed values are rounded to one of [`STEPS`] steps between the two materials' values (σ̃,
 //! which may leave that range, to a multiple of the larger σ over [`STEPS`]), so a surface
@@ -133,6 +134,10 @@ impl Setup<'_> {
         };
         // Poles act on E alone: an E node by a dispersive side keeps the staircase.
         if c.is_electric() && (inside.is_dispersive() || outside.is_dispersive()) {
+            return None;
+        }
+        // A side with a full ε or μ tensor keeps the staircase.
+        if inside.coupling.is_some() || outside.material.coupling.is_some() {
             return None;
         }
         let out = outside.material;

@@ -31,6 +31,7 @@ const REGIONS: [Region; 4] = [
             sigma_m: 0.0,
             poles: yee_em::PoleSet::NONE,
             diagonal: None,
+            coupling: None,
         },
     },
     // Drude, Lorentz and Debye poles over the first source, meeting the lossy block, then a
@@ -66,6 +67,7 @@ const REGIONS: [Region; 4] = [
                 eps: [2.0, 3.0, 4.0],
                 mu: [1.0, 1.5, 1.4],
             }),
+            coupling: None,
         },
     },
 ];

@@ -42,5 +42,6 @@ mod scalar_types;
 mod scene_fuzz;
 mod sim_snapshots;
 mod smoothing;
+mod tensor;
 mod tile_execution;
 mod topology;

@@ -70,6 +70,7 @@ const REGIONS: [Region; 3] = [
             sigma_m: 0.0,
             poles: yee_em::PoleSet::NONE,
             diagonal: None,
+            coupling: None,
         },
     },
     Region {
@@ -91,6 +92,7 @@ const REGIONS: [Region; 3] = [
             sigma_m: 0.0,
             poles: yee_em::PoleSet::NONE,
             diagonal: None,
+            coupling: None,
         },
     },
 ];

@@ -686,7 +686,14 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             Diagonal::Axes(v) => (0..3)
                 .map(|a| (format!("{name}[{a}]"), v[a], true))
                 .collect(),
+            // A tensor is checked as a whole below.
+            Diagonal::Tensor(_) => Vec::new(),
         };
+        for (p, d) in [("eps", m.eps), ("mu", m.mu)] {
+            if let Diagonal::Tensor(t) = d {
+                check_tensor(&t).map_err(|problem| r.err(key(p), problem))?;
+            }
+        }
         let checks = entries("eps", m.eps)
             .into_iter()
             .chain(entries("mu", m.mu))
@@ -712,19 +719,30 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let axes = |d: Diagonal| match d {
             Diagonal::Isotropic(v) => [v; 3],
             Diagonal::Axes(v) => v,
+            Diagonal::Tensor(t) => [t[0][0], t[1][1], t[2][2]],
+        };
+        let tensor = |d: Diagonal| match d {
+            Diagonal::Tensor(t) => t,
+            _ => {
+                let v = axes(d);
+                std::array::from_fn(|i| std::array::from_fn(|j| if i == j { v[i] } else { 0.0 }))
+            }
         };
         let isotropic = matches!(
             (m.eps, m.mu),
             (Diagonal::Isotropic(_), Diagonal::Isotropic(_))
         );
-        let shape = match isotropic {
-            true => Material::dielectric(axes(m.eps)[0]),
-            false => Material::anisotropic(axes(m.eps), axes(m.mu)),
+        let full = matches!(m.eps, Diagonal::Tensor(_)) || matches!(m.mu, Diagonal::Tensor(_));
+        let shape = match (isotropic, full) {
+            (true, _) => Material::dielectric(axes(m.eps)[0]),
+            (false, false) => Material::anisotropic(axes(m.eps), axes(m.mu)),
+            (false, true) => Material::tensor(tensor(m.eps), tensor(m.mu)),
         };
         let material = Material {
             eps: shape.eps,
             mu: if isotropic { axes(m.mu)[0] } else { shape.mu },
             diagonal: shape.diagonal,
+            coupling: shape.coupling,
             sigma: units.sigma(m.sigma),
             sigma_m: units.sigma_m(m.sigma_m),
             poles: yee_em::PoleSet {
@@ -2414,5 +2432,22 @@ fn dft_output(
     Ok(DftOutput {
         name: d.name.clone(),
         monitor: monitors.len() - 1,
+    })
+}
+
+/// Why a material's tensor `eps` or `mu` cannot be used: an entry not finite, not symmetric
+/// (naming the pair), or not positive definite (with its smallest eigenvalue).
+fn check_tensor(t: &[[f64; 3]; 3]) -> Result<(), String> {
+    use yee_em::tensor::{TensorProblem, check_symmetric_positive};
+    check_symmetric_positive(t).map_err(|p| match p {
+        TensorProblem::NotFinite => "every entry of the tensor must be finite".to_string(),
+        TensorProblem::NotSymmetric(i, j) => format!(
+            "the tensor is not symmetric: [{i}][{j}] = {} but [{j}][{i}] = {}",
+            t[i][j], t[j][i]
+        ),
+        TensorProblem::NotPositiveDefinite(low) => format!(
+            "the tensor is not positive definite (smallest eigenvalue {low:.6}): a passive \
+             medium needs every eigenvalue > 0"
+        ),
     })
 }

@@ -351,13 +351,25 @@ fn isotropic_one() -> Diagonal {
     Diagonal::Isotropic(1.0)
 }
 
-/// A material parameter that may be diagonally anisotropic: one number, or one per axis.
+/// A material parameter that may be anisotropic: one number, one per axis, or a full 3×3
+/// tensor (rows first).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Diagonal {
     /// The same along every axis.
     Isotropic(f64),
     /// Along x, y, z.
     Axes([f64; 3]),
+    /// A full tensor `[[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]` (checked symmetric and
+    /// positive definite when resolved).
+    Tensor([[f64; 3]; 3]),
+}
+
+/// An entry of a material parameter's list: a number (of `[x, y, z]`) or a row (of a tensor).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Entry {
+    Number(f64),
+    Row(Vec<f64>),
 }
 
 impl<'de> Deserialize<'de> for Diagonal {
@@ -366,7 +378,7 @@ impl<'de> Deserialize<'de> for Diagonal {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = Diagonal;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a number or [x, y, z]")
+                f.write_str("a number, [x, y, z] or [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]")
             }
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Diagonal, E> {
                 Ok(Diagonal::Isotropic(v))
@@ -381,15 +393,35 @@ impl<'de> Deserialize<'de> for Diagonal {
                 self,
                 mut seq: A,
             ) -> Result<Diagonal, A::Error> {
-                let mut axes = Vec::new();
-                while let Some(v) = seq.next_element::<f64>()? {
-                    axes.push(v);
+                let mut entries = Vec::new();
+                while let Some(v) = seq.next_element::<Entry>()? {
+                    entries.push(v);
                 }
-                <[f64; 3]>::try_from(axes.as_slice())
-                    .map(Diagonal::Axes)
-                    .map_err(|_| {
-                        serde::de::Error::invalid_length(axes.len(), &"a number or [x, y, z]")
+                let expected = &"a number, [x, y, z] or three rows of three";
+                let numbers: Vec<f64> = entries
+                    .iter()
+                    .filter_map(|e| match e {
+                        Entry::Number(v) => Some(*v),
+                        Entry::Row(_) => None,
                     })
+                    .collect();
+                let rows: Vec<[f64; 3]> = entries
+                    .iter()
+                    .filter_map(|e| match e {
+                        Entry::Row(r) => <[f64; 3]>::try_from(r.as_slice()).ok(),
+                        Entry::Number(_) => None,
+                    })
+                    .collect();
+                if numbers.len() == entries.len() {
+                    return <[f64; 3]>::try_from(numbers.as_slice())
+                        .map(Diagonal::Axes)
+                        .map_err(|_| serde::de::Error::invalid_length(numbers.len(), expected));
+                }
+                <[[f64; 3]; 3]>::try_from(rows.as_slice())
+                    .ok()
+                    .filter(|_| rows.len() == entries.len())
+                    .map(Diagonal::Tensor)
+                    .ok_or_else(|| serde::de::Error::invalid_length(entries.len(), expected))
             }
         }
         d.deserialize_any(Visitor)
@@ -400,11 +432,11 @@ impl<'de> Deserialize<'de> for Diagonal {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialSpec {
-    /// Relative permittivity: one number, or `[εx, εy, εz]` for a diagonally anisotropic
-    /// material (default 1).
+    /// Relative permittivity: one number, `[εx, εy, εz]` for a diagonally anisotropic
+    /// material, or a symmetric 3×3 tensor `[[εxx, εxy, εxz], …]` (default 1).
     #[serde(default = "isotropic_one")]
     pub eps: Diagonal,
-    /// Relative permeability: one number, or `[μx, μy, μz]` (default 1).
+    /// Relative permeability: one number, `[μx, μy, μz]` or a symmetric 3×3 tensor (default 1).
     #[serde(default = "isotropic_one")]
     pub mu: Diagonal,
     /// Electric conductivity (default 0; S/m in SI scenes).

@@ -7,4 +7,5 @@ mod library;
 mod poles;
 mod positions;
 mod sources;
+mod tensors;
 mod warnings;

@@ -738,8 +738,21 @@ fn describe_waveform(w: &yee_em::Waveform, units: &yee_scene::Units) -> String {
     }
 }
 
-/// ε, μ and σ of `m`, with the diagonals of an anisotropic one.
+/// ε, μ and σ of `m`, with the diagonals of an anisotropic one and the tensors of a general
+/// one.
 fn describe_material(m: &yee_em::Material) -> String {
+    if m.coupling.is_some() {
+        let rows = |t: [[f64; 3]; 3]| {
+            let row = |r: [f64; 3]| format!("[{}, {}, {}]", r[0], r[1], r[2]);
+            format!("[{}, {}, {}]", row(t[0]), row(t[1]), row(t[2]))
+        };
+        return format!(
+            "eps {}, mu {}, sigma {}",
+            rows(m.full_tensor(true)),
+            rows(m.full_tensor(false)),
+            m.sigma
+        );
+    }
     match m.diagonal {
         None => format!("eps {}, mu {}, sigma {}", m.eps, m.mu, m.sigma),
         Some(d) => format!(

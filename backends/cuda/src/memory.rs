@@ -3,7 +3,7 @@
 //! [`halo_staging_values`]).
 
 use yee_core::{Box3, share_directions};
-use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE, halo_values};
+use yee_em::halo::{ELECTRIC_PHASE, HaloShape, MAGNETIC_PHASE, halo_values};
 use yee_em::{Component, Mode, Setup};
 
 /// Bytes of device memory per part of one chunk.
@@ -79,7 +79,7 @@ pub fn halo_staging_values(mode: Mode, owned: Box3) -> usize {
         .map(|phase| {
             share_directions(mode.active_axes())
                 .iter()
-                .map(|&d| halo_values(mode, owned, phase, d))
+                .map(|&d| halo_values(mode, owned, phase, d, HaloShape::Faces))
                 .sum::<usize>()
         })
         .max()

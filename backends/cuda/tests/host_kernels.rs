@@ -11,7 +11,7 @@ use yee_cuda::host::{
     Ids, KernelReal, Storage, Term, cpml_box, first_non_finite, pack_box, source, unpack_box,
     update_box,
 };
-use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE, ghosts, halo, phase_components};
+use yee_em::halo::{ELECTRIC_PHASE, HaloShape, MAGNETIC_PHASE, ghosts, halo, phase_components};
 use yee_em::{
     Boundary, Component, CpmlParams, Material, Mode, PointSource, Region, Setup, Shape, SourceKind,
     Waveform, YeeFields,
@@ -35,6 +35,7 @@ const REGIONS: [Region; 2] = [
             sigma_m: 0.01,
             poles: yee_em::PoleSet::NONE,
             diagonal: None,
+            coupling: None,
         },
     },
     Region {
@@ -52,6 +53,7 @@ const REGIONS: [Region; 2] = [
                 eps: [2.0, 3.0, 4.0],
                 mu: [1.0, 1.5, 1.1],
             }),
+            coupling: None,
         },
     },
 ];
@@ -432,7 +434,7 @@ fn halos_packed_and_unpacked_by_the_box_body_are_the_oracles() {
                 let mut expected = vec![0.0; len];
                 oracle.pack_halo(phase, d, &mut expected);
                 let mut packed = vec![f64::NAN; len];
-                if let Some((layer, _)) = halo(mode, owned, phase, d) {
+                if let Some((layer, _)) = halo(mode, owned, phase, d, HaloShape::Faces) {
                     host_box(&mut host, phase, layer, &mut packed, true);
                 }
                 assert_eq!(differing(&expected, &packed), 0, "{mode:?} toward {d:?}");
@@ -442,7 +444,7 @@ fn halos_packed_and_unpacked_by_the_box_body_are_the_oracles() {
                     .map(|n| n as f64 * 0.25 - 3.0)
                     .collect();
                 oracle.unpack_halo(phase, from, &incoming);
-                if let Some((layer, _)) = ghosts(mode, owned, phase, from) {
+                if let Some((layer, _)) = ghosts(mode, owned, phase, from, HaloShape::Faces) {
                     host_box(&mut host, phase, layer, &mut incoming.clone(), false);
                 }
             }

@@ -1,4 +1,5 @@
-//! A chunk that only costs time: it holds no fields, sends the Yee halos' sizes ([`yee_em::halo`]) in zeros and moves
+//! A chunk that only costs time: it holds no fields, sends the Yee halos' sizes ([`yee_em::halo`], the
+//! faces' shape: a tensor setup's shell is not modelled) in zeros and moves
 //! nothing when migrating, so balancing runs on large virtual machines (Balykov 2019's 100³ on
 //! 8 nodes for 20 000 steps) take seconds. Its work is one unit per cell.
 
@@ -45,7 +46,8 @@ impl Chunk for NoopChunk {
         Ok(HostBuffer::with_bytes(bytes))
     }
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo(self.mode, self.owned, phase, toward).map_or(0, |(l, n)| n * l.cells())
+        halo::halo(self.mode, self.owned, phase, toward, halo::HaloShape::Faces)
+            .map_or(0, |(l, n)| n * l.cells())
     }
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
         self.halo_len(phase, from.opposite())

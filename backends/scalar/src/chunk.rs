@@ -56,6 +56,7 @@ fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
     }
     kernel.curl(state, electric, region);
     kernel.cpml(state, electric, region);
+    crate::tensor_update::apply_tensor_nodes(state, electric, region);
     if electric {
         kernel.dispersive(state, Pass::Correct, region, step);
     }
@@ -108,6 +109,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         if self.state.too_many_materials {
             return Err(TOO_MANY_MATERIALS);
         }
+
         if self.setup.validate_value_type(T::COMPLEX).is_err() {
             return Err(BLOCH_NEEDS_COMPLEX);
         }
@@ -137,7 +139,11 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let (kernel, state) = (&self.kernel, &mut self.state);
-        let slab_cells = kernel.step_slab_cells(state);
+        // A tensor node reads the other field a cell above and below: no slabs.
+        let slab_cells = match state.halo_shape {
+            halo::HaloShape::Faces => kernel.step_slab_cells(state),
+            halo::HaloShape::Shell => None,
+        };
         kernel.within(|| {
             let (Some(axis), Some(cells)) = (axis, slab_cells) else {
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
@@ -230,11 +236,13 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.state.mode, self.state.owned, phase, toward)
+        let s = &self.state;
+        halo::halo_values(s.mode, s.owned, phase, toward, s.halo_shape)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.state.mode, self.state.owned, phase, from)
+        let s = &self.state;
+        halo::ghost_values(s.mode, s.owned, phase, from, s.halo_shape)
     }
 
     fn pack_halos(
@@ -476,7 +484,8 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
 
     /// Packs the halo of `phase` toward `toward` into `out`.
     pub fn pack_halo(&self, phase: usize, toward: Direction, out: &mut [T]) {
-        let Some((layer, _)) = halo::halo(self.state.mode, self.state.owned, phase, toward) else {
+        let s = &self.state;
+        let Some((layer, _)) = halo::halo(s.mode, s.owned, phase, toward, s.halo_shape) else {
             return;
         };
         let n = layer.cells();
@@ -488,7 +497,8 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
 
     /// Unpacks the halo of `phase` that arrived from the `from` side.
     pub fn unpack_halo(&mut self, phase: usize, from: Direction, data: &[T]) {
-        let Some((layer, _)) = halo::ghosts(self.state.mode, self.state.owned, phase, from) else {
+        let s = &self.state;
+        let Some((layer, _)) = halo::ghosts(s.mode, s.owned, phase, from, s.halo_shape) else {
             return;
         };
         let n = layer.cells();

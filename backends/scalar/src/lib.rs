@@ -33,6 +33,8 @@ pub mod simulation;
 pub mod source;
 pub mod state;
 pub mod stencil_chunk;
+pub mod tensor_nodes;
+pub mod tensor_update;
 pub mod tfsf;
 pub mod tiled;
 

@@ -2,7 +2,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::{Axis, Chunk, Direction, Field, Index3, Scalar};
+use yee_core::{Axis, Chunk, Field, Index3, Scalar};
 use yee_em::{Component, Mode, Probe, Setup, SetupError};
 
 use crate::chunk::{ELECTRIC_PHASE, MAGNETIC_PHASE, YeeChunk};
@@ -167,14 +167,13 @@ impl<'s, T: Scalar> Simulation<'s, T> {
         &self.chunk
     }
 
-    /// Copies the halo of `phase` across each periodic axis: the chunk is its own neighbour.
+    /// Copies the halo of `phase` across each periodic axis: the chunk is its own neighbour
+    /// (across edges and corners too, where the halo is a shell).
     fn wrap_periodic(&mut self, phase: usize) {
-        for axis in Axis::ALL {
-            if !self.periodic[axis.index()] {
-                continue;
-            }
-            for positive in [true, false] {
-                let toward = Direction::face(axis, positive);
+        let active = self.mode().active_axes();
+        for &toward in yee_core::share_directions(active).iter() {
+            let wraps = (0..3).all(|a| toward.0[a] == 0 || self.periodic[a]);
+            if wraps {
                 let len = self.chunk.halo_len(phase, toward);
                 if len == 0 {
                     continue;

@@ -15,7 +15,9 @@ pub use crate::material_ids::MAX_MATERIAL_IDS;
 use crate::material_ids::{MaterialTable, NodeIds, component_ids, one_of};
 use crate::part_executor::{PartExecutor, Sequential};
 use crate::row_runs::RowRuns;
+use crate::tensor_nodes::TensorNodes;
 use yee_em::IncidentLine;
+use yee_em::halo::HaloShape;
 
 /// Rows per part of [`YeeState::with_fast_path_facts`]' check of each row's material.
 const FACT_ROWS: usize = 1 << 10;
@@ -193,6 +195,10 @@ pub struct YeeState<T: Scalar> {
     /// Per component, the runs of one material along each storage row of several
     /// ([`RowRuns`]): fast kernels take them rather than scanning the row's ids every step.
     pub row_runs: [RowRuns; 6],
+    /// Per component, its owned nodes with off-diagonal ε⁻¹ or μ⁻¹ ([`TensorNodes`]), if any.
+    pub tensor: [Option<TensorNodes<T::Real>>; 6],
+    /// The ghosts each phase fills ([`HaloShape::of`] the setup).
+    pub halo_shape: HaloShape,
 }
 
 impl<T: Scalar> YeeState<T> {
@@ -338,9 +344,52 @@ impl<T: Scalar> YeeState<T> {
             uniform_material: [None; 6],
             row_material: Default::default(),
             row_runs: Default::default(),
+            tensor: Default::default(),
+            halo_shape: HaloShape::of(setup),
         }
         .with_fast_path_facts(kernel)
         .with_dispersive_nodes()
+        .with_tensor_nodes(setup, &table.materials)
+    }
+
+    /// The tensor nodes of each component ([`TensorNodes`]), when the setup may have some.
+    fn with_tensor_nodes(mut self, setup: &Setup, media: &[Option<yee_em::NodeMedium>]) -> Self {
+        if !setup.has_tensor_nodes() {
+            return self;
+        }
+        let materials: Vec<Option<yee_em::Material>> =
+            media.iter().map(|m| m.map(|m| m.material)).collect();
+        let storage = self.owned.grow(self.mode.active_axes().map(i64::from));
+        for &c in self.mode.components() {
+            let gains: Vec<T::Real> = match c.is_electric() {
+                true => self.electric.iter().map(|g| g[1]).collect(),
+                false => self.magnetic.iter().map(|g| g[1]).collect(),
+            };
+            let region = self.owned.intersect(&self.free[c.index()]);
+            let ids = self.node_ids(c);
+            // A neighbour evolves where its node, wrapped across periodic faces, is free.
+            let evolves = |b: Component, q: yee_core::Index3| {
+                let mut q = q;
+                for axis in yee_core::Axis::ALL {
+                    let (a, n) = (axis.index(), setup.grid[axis.index()] as i64);
+                    if setup.is_periodic(axis) {
+                        q[a] = q[a].rem_euclid(n);
+                    }
+                }
+                self.free[b.index()].contains(q)
+            };
+            self.tensor[c.index()] = TensorNodes::of(
+                c,
+                region,
+                storage,
+                |o| ids.at(o),
+                &materials,
+                &gains,
+                self.mode.active_axes(),
+                evolves,
+            );
+        }
+        self
     }
 
     fn with_dispersive_nodes(mut self) -> Self {

@@ -34,6 +34,9 @@ pub enum TiledError {
     },
     /// The map's grid is not the setup's.
     GridMismatch,
+    /// A material with off-diagonal ε or μ: its update reads diagonal neighbours, and
+    /// tile-set and box-layout halos carry the faces alone.
+    Tensor,
 }
 
 impl fmt::Display for TiledError {
@@ -45,6 +48,11 @@ impl fmt::Display for TiledError {
                 axis.name()
             ),
             TiledError::GridMismatch => write!(f, "the tile map was made for another grid"),
+            TiledError::Tensor => write!(
+                f,
+                "a material has a full `eps` or `mu` tensor (off-diagonal entries): tile-set and \
+                 box-layout runs exchange faces only; use a rectilinear layout"
+            ),
         }
     }
 }
@@ -147,6 +155,9 @@ pub fn check_tiled(setup: &Setup, map: &(impl Ownership + ?Sized)) -> Result<(),
     }
     if map.grid() != setup.grid {
         return Err(TiledError::GridMismatch);
+    }
+    if setup.has_tensor_nodes() {
+        return Err(TiledError::Tensor);
     }
     Ok(())
 }

@@ -8,7 +8,8 @@
 //! Runs what the kernels cover: the curl update (uniform or per-node materials, lossy media,
 //! masks), CPML, PEC/PMC walls (nodes outside each component's free box are never updated),
 //! periodic faces and neighbours (halos), point sources, probes and the divergence report.
-//! A setup with dispersive media, plane waves or DFT monitors is refused with an error naming
+//! A setup with dispersive media, plane waves, DFT monitors or off-diagonal ε or μ is refused
+//! with an error naming
 //! it; migration (dynamic balancing) is not supported.
 
 use std::sync::Arc;
@@ -137,6 +138,9 @@ pub struct CudaChunk<T: DeviceReal> {
     key: CudaSlice<u64>,
 }
 
+/// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
+const FACES: halo::HaloShape = halo::HaloShape::Faces;
+
 /// Refuses what the kernels do not cover yet, naming it.
 fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     let unsupported = |what: &str| {
@@ -156,6 +160,12 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     }
     if yee_em::bloch::is_bloch(setup) {
         return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
+    }
+    if setup.has_tensor_nodes() {
+        return unsupported(
+            "off-diagonal ε or μ (a material's full `eps`/`mu` tensor: its neighbours' curls \
+             and the halo's edges and corners)",
+        );
     }
     Ok(())
 }
@@ -556,11 +566,11 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.mode, self.owned, phase, toward)
+        halo::halo_values(self.mode, self.owned, phase, toward, FACES)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.mode, self.owned, phase, from)
+        halo::ghost_values(self.mode, self.owned, phase, from, FACES)
     }
 
     /// Packs each halo on the device into the staging buffer (one component after another),
@@ -573,7 +583,7 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     ) -> Result<(), CudaError> {
         let mut at = 0;
         for (&toward, buffer) in towards.iter().zip(out) {
-            let Some((layer, _)) = halo::halo(self.mode, self.owned, phase, toward) else {
+            let Some((layer, _)) = halo::halo(self.mode, self.owned, phase, toward, FACES) else {
                 continue;
             };
             let start = at;
@@ -607,7 +617,7 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     ) -> Result<(), CudaError> {
         let mut at = 0;
         for (&from, buffer) in froms.iter().zip(data) {
-            let Some((layer, _)) = halo::ghosts(self.mode, self.owned, phase, from) else {
+            let Some((layer, _)) = halo::ghosts(self.mode, self.owned, phase, from, FACES) else {
                 continue;
             };
             let start = at;

@@ -1,0 +1,156 @@
+//! The off-diagonal part of the update at a chunk's tensor nodes: the nodes whose ε⁻¹ (E) or
+//! μ⁻¹ (H) has off-diagonal entries ([`yee_em::Coupling`]).
+//!
+//! With `E = ε⁻¹D` and `∂D/∂t = ∇×H`, the update of `Eₐ` is
+//! `Eₐ ← Ca Eₐ + Cb (∇×H)ₐ + Σ_b Cb (κₐb/κₐₐ) ⟨(∇×H)_b⟩`, `κ = ε⁻¹`: the diagonal part is the
+//! curl kernel's (its `Cb` is `Δt κₐₐ`, with loss `Δt κₐₐ/(1 + σΔt κₐₐ/2)`), and `⟨(∇×H)_b⟩` is
+//! the curl of component `b`, taken at the four nodes of `b` around the node of `a` (the
+//! nodes of `b` nearest to it in the plane of the two axes) and averaged, as Meep averages the
+//! other components of D onto a node (Kottke, Farjadpour & Johnson 2008, *Phys. Rev. E* 77,
+//! 036611, sec. III; Meep's `step_update_EDHB`). The curls are the increments of D, so the
+//! update is Meep's `E = ε⁻¹D` without storing D. In a uniform medium the average from the
+//! nodes of `b` onto `a` is the transpose of the one from `a` onto `b`, so the update is
+//! symmetric and as stable as the tensor's largest eigenvalue allows (Werner & Cary 2007,
+//! *J. Comput. Phys.* 226, 1085). H is the dual with `μ⁻¹`, `Db` and `−∇×E`.
+//!
+//! E's node of `a` in cell `p` sits half a cell above `p` along `a`; the nodes of `b` around it
+//! are in cells `p + {0, 1}·a + {−1, 0}·b`. H's node of `a` sits half a cell above along the
+//! other two axes, so its neighbours of `b` are in cells `p + {−1, 0}·a + {0, 1}·b`. Their
+//! curls read the other field one cell further, so a tensor node reads the whole one-cell
+//! shell around it ([`yee_em::halo::HaloShape::Shell`]). A node of `b` that does not evolve (a
+//! wall) contributes no curl. The curl is the plain one: a material with off-diagonal entries
+//! within reach of a CPML layer is refused by the setup's validation
+//! ([`yee_em::SetupError::TensorInCpml`]).
+//!
+//! Like the dispersive nodes, only the nodes that need it are listed (a vacuum or diagonal
+//! grid lists none and pays nothing), each with its two weights `Cb κₐb/κₐₐ`.
+
+use alloc::vec::Vec;
+use yee_core::{Box3, Index3, Real};
+use yee_em::{Component, Material};
+
+/// One node of a component with off-diagonal entries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorNode<R> {
+    /// The cell.
+    pub cell: Index3,
+    /// The offset in the field's storage.
+    pub offset: usize,
+    /// `Cb κₐb/κₐₐ` (E) or `Db νₐb/νₐₐ` (H) for each of the two other axes, in increasing
+    /// axis order.
+    pub weights: [R; 2],
+    /// Bit `4k + n` set when neighbour `n` ([`neighbours`]) of the other axis `k` is a node
+    /// that evolves: inside the grid (or wrapped across a periodic face) and not a wall.
+    pub present: u8,
+}
+
+/// The tensor nodes of one component in a chunk, x fastest.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TensorNodes<R> {
+    /// The nodes.
+    pub nodes: Vec<TensorNode<R>>,
+}
+
+impl<R: Real> TensorNodes<R> {
+    /// The nodes of component `c` in `region` (its owned nodes that evolve) whose material
+    /// (`materials[id]`, `None` for the inactive id) couples it to the other components;
+    /// `gains` holds each id's curl coefficient (`Cb` or `Db`), `active` the axes the mode
+    /// uses and `evolves` whether a node of a component in a cell is updated (wrapped across
+    /// periodic faces). `None` when there are none.
+    pub fn of(
+        c: Component,
+        region: Box3,
+        storage: Box3,
+        id_at: impl Fn(usize) -> u16,
+        materials: &[Option<Material>],
+        gains: &[R],
+        active: [bool; 3],
+        evolves: impl Fn(Component, Index3) -> bool,
+    ) -> Option<Self> {
+        let a = c.axis().index();
+        let weights: Vec<Option<[R; 2]>> = materials
+            .iter()
+            .zip(gains)
+            .map(|(m, &gain)| {
+                let m = (*m)?;
+                let row = m.coupling?.row(c.is_electric(), a);
+                let own = if c.is_electric() { m.eps } else { m.mu };
+                // κₐₐ = 1/ε along the axis: κₐb/κₐₐ = κₐb·ε.
+                let w = row.map(|(_, k)| gain * R::from_f64(k * own));
+                (row.iter().any(|&(_, k)| k != 0.0)).then_some(w)
+            })
+            .collect();
+        if weights.iter().all(Option::is_none) || region.is_empty() {
+            return None;
+        }
+        let mut nodes = Vec::new();
+        for n in 0..region.cells() {
+            let cell = region.index_at(n);
+            let offset = storage.linear_index(cell);
+            if let Some(weights) = weights[usize::from(id_at(offset))] {
+                nodes.push(TensorNode {
+                    cell,
+                    offset,
+                    weights,
+                    present: present(c, cell, active, &evolves),
+                });
+            }
+        }
+        (!nodes.is_empty()).then_some(TensorNodes { nodes })
+    }
+}
+
+/// [`TensorNode::present`] of the node of `c` in `cell`.
+fn present(
+    c: Component,
+    cell: Index3,
+    active: [bool; 3],
+    evolves: &impl Fn(Component, Index3) -> bool,
+) -> u8 {
+    let a = c.axis().index();
+    let mut bits = 0;
+    for (k, b) in others(a).into_iter().enumerate() {
+        let component = Component::along(yee_core::Axis::ALL[b], c.is_electric());
+        for (n, q) in neighbours(c.is_electric(), a, b, cell, active)
+            .into_iter()
+            .enumerate()
+        {
+            if evolves(component, q) {
+                bits |= 1 << (4 * k + n);
+            }
+        }
+    }
+    bits
+}
+
+/// The two axes other than `a`, in increasing order.
+pub(crate) fn others(a: usize) -> [usize; 2] {
+    let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+    [b.min(c), b.max(c)]
+}
+
+/// The cells of the four nodes of `b` around the node of `a` in `cell` (module docs), along
+/// the axes the mode uses (an unused axis keeps the node's own coordinate).
+pub(crate) fn neighbours(
+    electric: bool,
+    a: usize,
+    b: usize,
+    cell: Index3,
+    active: [bool; 3],
+) -> [Index3; 4] {
+    let (along_a, along_b) = if electric {
+        ([0, 1], [-1, 0])
+    } else {
+        ([-1, 0], [0, 1])
+    };
+    let mut out = [cell; 4];
+    for (k, q) in out.iter_mut().enumerate() {
+        if active[a] {
+            q[a] += along_a[k % 2];
+        }
+        if active[b] {
+            q[b] += along_b[k / 2];
+        }
+    }
+    out
+}
