@@ -131,8 +131,10 @@ fn check_outputs(report: &Value, out: &Path, want_steps: u64, fields: bool) {
             let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
             let reader = decoder.read_info().unwrap();
             let (w, h) = match dims {
-                // Probe plots and 1D slices are line plots.
-                _ if file.starts_with("probe_") || dims == 1 => yee_io::plot::SIZE,
+                // Probe plots are two line plots side by side (the record and its spectrum),
+                // 1D slices one.
+                _ if file.starts_with("probe_") => yee_io::plot::panels_size(2),
+                _ if dims == 1 => yee_io::plot::SIZE,
                 3 => {
                     // Plane normal to the slice axis, named in the file: slice_<c>_<axis><i>_<step>.
                     let axis = file.split('_').nth(2).unwrap().chars().next().unwrap();
