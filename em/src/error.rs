@@ -106,9 +106,10 @@ pub enum SetupError {
         /// Region index, or `None` for the background.
         region: Option<usize>,
     },
-    /// A general anisotropic material's fastest wave breaks the Courant limit: the time step
-    /// must satisfy `S ≤ S_max √(λmin(ε) λmin(μ))`.
-    TensorCourant {
+    /// A material's fastest wave (a scalar `eps`·`mu` below 1, or a tensor's smallest
+    /// eigenvalues) breaks the Courant limit: the time step must satisfy
+    /// `S ≤ S_max √(λmin(ε) λmin(μ))`.
+    MaterialCourant {
         /// Region index, or `None` for the background.
         region: Option<usize>,
         /// The Courant number.
@@ -353,7 +354,7 @@ impl fmt::Display for SetupError {
                      wider grid)"
                 )
             }
-            TensorCourant {
+            MaterialCourant {
                 region,
                 courant,
                 limit,
@@ -361,8 +362,9 @@ impl fmt::Display for SetupError {
                 material(f, region)?;
                 write!(
                     f,
-                    ": its `eps`/`mu` tensors let light travel at 1/√(λmin(ε)λmin(μ)), so the \
-                     Courant number {courant} must be at most {limit:.6}: lower `courant`"
+                    ": its `eps` and `mu` let light travel at 1/√(λmin(ε)λmin(μ)) of its speed \
+                     in vacuum, so the Courant number {courant} must be at most {limit:.6}: \
+                     lower `courant`"
                 )
             }
             DispersiveCourant {

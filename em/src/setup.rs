@@ -249,7 +249,7 @@ impl Setup<'_> {
         self.validate_courant()?;
         validate_material(&self.background, None)?;
         check_poles(&self.background, None, self.poles, self.mode, self.courant)?;
-        check_tensor(&self.background, None, self.mode, self.courant)?;
+        check_material_speed(&self.background, None, self.mode, self.courant)?;
         for (index, region) in self.regions.iter().enumerate() {
             if let Some(parameter) = region.shape.invalid_parameter() {
                 return Err(SetupError::InvalidShape {
@@ -265,7 +265,7 @@ impl Setup<'_> {
                 self.mode,
                 self.courant,
             )?;
-            check_tensor(&region.material, Some(index), self.mode, self.courant)?;
+            check_material_speed(&region.material, Some(index), self.mode, self.courant)?;
         }
         self.validate_boundaries()?;
         self.validate_tensor_reach()?;
@@ -596,30 +596,33 @@ fn validate_material(m: &Material, region: Option<usize>) -> Result<(), SetupErr
     Ok(())
 }
 
-/// A general anisotropic `m` (of region `region`, `None`: the background; one with a
-/// [`crate::material::Coupling`]): no poles, and the Courant number `courant` within the
-/// `mode`'s limit scaled by `√(λmin(ε) λmin(μ))`, the slowest a wave of the tensor may travel
-/// relative to vacuum's fastest. The off-diagonal update's four-node averages have norm at
-/// most 1, so the lattice's operator is bounded by the tensor's largest eigenvalue of `ε⁻¹`
-/// (Werner & Cary 2007, *J. Comput. Phys.* 226, 1085, sec. 3).
-pub fn check_tensor(
+/// The speed light may reach in `m` (of region `region`, `None`: the background) on a `mode`
+/// grid at Courant number `courant`: within the `mode`'s limit scaled by
+/// `√(λmin(ε) λmin(μ))`, the slowest a wave of the material may travel relative to vacuum's
+/// fastest — a scalar `eps` below 1 is as much a faster medium as a tensor's small eigenvalue.
+/// For a general anisotropic `m` (a [`crate::material::Coupling`]), no poles: the off-diagonal
+/// update's four-node averages have norm at most 1, so the lattice's operator is bounded by
+/// the tensor's largest eigenvalue of `ε⁻¹` (Werner & Cary 2007, *J. Comput. Phys.* 226, 1085,
+/// sec. 3). A dispersive `m`'s bound is its permittivity at the Nyquist frequency
+/// ([`check_poles`]).
+pub fn check_material_speed(
     m: &Material,
     region: Option<usize>,
     mode: Mode,
     courant: f64,
 ) -> Result<(), SetupError> {
-    if m.coupling.is_none() {
-        return Ok(());
-    }
     if m.is_dispersive() {
-        return Err(SetupError::TensorWithPoles { region });
+        return match m.coupling {
+            Some(_) => Err(SetupError::TensorWithPoles { region }),
+            None => Ok(()),
+        };
     }
     let [eps_low, _] = crate::tensor::extreme_eigenvalues(&m.full_tensor(true));
     let [mu_low, _] = crate::tensor::extreme_eigenvalues(&m.full_tensor(false));
     let slowest = num_traits::Float::sqrt(eps_low * mu_low).min(1.0);
     let limit = mode.courant_limit() * slowest;
     if courant > limit * (1.0 + 1e-12) {
-        return Err(SetupError::TensorCourant {
+        return Err(SetupError::MaterialCourant {
             region,
             courant,
             limit,
