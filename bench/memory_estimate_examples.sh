@@ -18,7 +18,11 @@ for s in examples/scenes/*_incident.toml examples/scenes/*.toml; do
     steps=40
     grep -q '^\[\[resonances\]\]' "$s" && steps=2400
     "$B" run --quiet --steps "$steps" --out "$o" "$s" >/dev/null
-    p=$(grep -o '"peak_rss_bytes": [0-9]*' "$o/run.json" | awk '{ print $2 / 1048576 }')
+    # A scan's top-level run.json lists its traces; the first trace's holds its peak (the
+    # traces run one after another in this process, so the process peak is in the last).
+    report="$o/run.json"
+    [ -d "$o/trace_000" ] && report="$(ls -d "$o"/trace_* | tail -1)/run.json"
+    p=$(grep -o '"peak_rss_bytes": [0-9]*' "$report" | awk '{ print $2 / 1048576 }')
     awk -v n="$n" -v e="$e" -v p="$p" \
         'BEGIN { printf "%-24s estimate %7.1f MiB  peak %7.1f MiB  %+5.1f %%\n", n, e, p, (e - p) / p * 100 }'
     touch "$OUT/$n.done"

@@ -24,13 +24,16 @@ pub struct MemoryEstimate {
     pub probes: u64,
     /// The DFT sums copied out of the chunk at the end, and the largest monitor assembled.
     pub results: u64,
+    /// The canvas the probes' plots are drawn on at the end ([`probe_plot_bytes`]).
+    pub plots: u64,
 }
 
 impl MemoryEstimate {
-    /// The whole peak: the state with the larger of an output step's gather and the results
-    /// read back at the end (one follows the other).
+    /// The whole peak: the state with the largest of an output step's gather, the results
+    /// read back at the end and the probes' plots (one follows the other).
     pub fn total(&self) -> u64 {
-        self.process + self.state + self.geometry + self.probes + self.gather.max(self.results)
+        let phases = self.gather.max(self.results).max(self.plots);
+        self.process + self.state + self.geometry + self.probes + phases
     }
 
     /// The parts that are not zero, as `name size` texts.
@@ -42,6 +45,7 @@ impl MemoryEstimate {
             ("geometry", self.geometry),
             ("probes", self.probes),
             ("results", self.results),
+            ("probe plots", self.plots),
         ]
         .iter()
         .filter(|(_, b)| *b > 0)
@@ -111,6 +115,16 @@ pub fn slice_render_bytes(scene: &Scene) -> u64 {
         .unwrap_or(0)
 }
 
+/// The canvas a probe's plot is drawn on (its record beside its spectrum, 3 bytes a pixel;
+/// [`yee_io::plot::panels_size`]), where the scene has probes.
+pub fn probe_plot_bytes(scene: &Scene) -> u64 {
+    if scene.probes.is_empty() {
+        return 0;
+    }
+    let (w, h) = yee_io::plot::panels_size(2);
+    3 * u64::from(w) * u64::from(h)
+}
+
 /// The peak memory of a one-rank `yee run` of `scene` ([`MemoryEstimate`]).
 pub fn estimate(scene: &Scene) -> MemoryEstimate {
     let setup = scene.setup();
@@ -143,6 +157,7 @@ pub fn estimate(scene: &Scene) -> MemoryEstimate {
         },
         geometry,
         probes: scene.probes.len() as u64 * steps * (8 + value),
+        plots: probe_plot_bytes(scene),
         results: dft.iter().sum::<u64>() + dft.iter().copied().max().unwrap_or(0),
     }
 }
