@@ -158,7 +158,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         wall_seconds,
         setup_seconds,
         writing_seconds: written.seconds,
-        step_seconds: stepping_seconds(&progress, &written),
+        step_seconds: stepping_seconds(&progress, &written, started),
     };
     let fields = control
         .and_then(Control::take_kept)
@@ -174,11 +174,14 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
 
 /// From the start of the first step to the end of the last, less the outputs written between
 /// them; at least a nanosecond, so a rate stays finite.
-fn stepping_seconds(progress: &Progress, written: &Written) -> f64 {
+fn stepping_seconds(progress: &Progress, written: &Written, started: Instant) -> f64 {
     let (Some(began), Some((ended, last))) = (progress.stepping_began(), progress.last_step_end())
     else {
         return 1e-9;
     };
+    // The first step's start is estimated from the mean step, which output writes lengthen:
+    // never before the run began, so that set-up and stepping stay within the wall time.
+    let began = began.max(started);
     let after_last = if written.last.0 == last {
         written.last.1
     } else {
