@@ -92,8 +92,9 @@ pub fn absorption_width(
     frequency: f64,
     polarisation: CylinderPolarisation,
 ) -> Option<f64> {
-    let x = 2.0 * core::f64::consts::PI * radius * frequency;
-    Some(2.0 * radius * absorption_efficiency(eps, x, polarisation)?)
+    width(radius, frequency, |x| {
+        absorption_efficiency(eps, x, polarisation)
+    })
 }
 
 /// The scattering width (per unit length) of a cylinder of `radius` and permittivity `eps` at
@@ -104,8 +105,16 @@ pub fn scattering_width(
     frequency: f64,
     polarisation: CylinderPolarisation,
 ) -> Option<f64> {
+    width(radius, frequency, |x| {
+        scattering_efficiency(eps, x, polarisation)
+    })
+}
+
+/// A width per unit length from an `efficiency` of the size parameter `x = 2πRf`: the
+/// efficiency times the diameter `2R` (Bohren & Huffman §8.4).
+fn width(radius: f64, frequency: f64, efficiency: impl Fn(f64) -> Option<f64>) -> Option<f64> {
     let x = 2.0 * core::f64::consts::PI * radius * frequency;
-    Some(2.0 * radius * scattering_efficiency(eps, x, polarisation)?)
+    Some(2.0 * radius * efficiency(x)?)
 }
 
 #[cfg(test)]
