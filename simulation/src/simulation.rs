@@ -162,7 +162,7 @@ impl Simulation {
     }
 
     /// Runs on its own thread until after step `until` (`None`: the scene's last step), calling
-    /// `watch(step)` about every 50 ms while it waits; `watch` returning true stops the run at
+    /// `watch(step)` before it goes on and about every 50 ms while it waits; `watch` returning true stops the run at
     /// a step every rank agrees on, with a checkpoint, which the next call resumes from. A
     /// stopped run returns [`AppError::Interrupted`].
     pub fn run_until(
@@ -183,8 +183,14 @@ impl Simulation {
                 self.step
             )));
         }
+        // `watch` is asked once before the run goes on, so a stop it already wants (a signal
+        // that came while paused) takes effect at the first step every rank agrees on.
+        let stop_now = watch(self.step);
         let leg = match std::mem::replace(&mut self.state, State::Idle(None)) {
             State::Paused(leg) => {
+                if stop_now {
+                    leg.control.stop.store(true, Ordering::Relaxed);
+                }
                 let _ = leg.requests.send(Request::Go(until));
                 leg
             }
@@ -192,7 +198,11 @@ impl Simulation {
                 self.state = State::Idle(ended);
                 self.prepare_leg()?;
                 self.state = State::Idle(None);
-                self.start_leg(until)
+                let leg = self.start_leg(until);
+                if stop_now {
+                    leg.control.stop.store(true, Ordering::Relaxed);
+                }
+                leg
             }
         };
         self.wait(leg, watch)
