@@ -133,6 +133,27 @@ impl CrossSection {
         self.size[0] * self.size[1]
     }
 
+    /// The largest `ε μ` over the nodes on the plane's edges (along the axes the fields vary
+    /// on) that are not conductors: a mode whose `n_eff²` exceeds it decays towards the edges,
+    /// a guided mode; below it a mode fills the plane, one of the modes of the box its walls
+    /// make.
+    pub fn edge_index_squared(&self) -> f64 {
+        let [nu, nv] = self.size;
+        let [au, av] = self.active;
+        let on_edge = |n: usize| {
+            let (i, j) = (n % nu, n / nu);
+            (au && (i == 0 || i + 1 == nu)) || (av && (j == 0 || j + 1 == nv))
+        };
+        let largest = |values: &[Vec<f64>; 3]| {
+            values
+                .iter()
+                .flat_map(|v| v.iter().enumerate())
+                .filter(|&(n, x)| on_edge(n) && x.is_finite())
+                .fold(0.0f64, |a, (_, &b)| a.max(b))
+        };
+        largest(&self.eps) * largest(&self.mu)
+    }
+
     /// The largest `ε μ` over the nodes that are not conductors: `n_max²`.
     pub fn max_index_squared(&self) -> f64 {
         let eps = self

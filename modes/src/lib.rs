@@ -7,6 +7,8 @@
 //! [`operator`], solved for the modes nearest the highest index by shift-invert Arnoldi
 //! ([`arnoldi`]) over a band LU ([`band_lu`]) — giving each mode's effective index, group
 //! index and six field components ([`solve`]). A 2D scene's plane is a line: its slab modes.
+//! [`overlap`] decomposes a run's transforms on a plane into the modes' forward and backward
+//! amplitudes.
 //!
 //! The solver needs `std` (its matrices are heap vectors of any size), so it lives beside
 //! `yee-em`, which stays `no_std`.
@@ -17,9 +19,11 @@ pub mod band_lu;
 pub mod cross_section;
 pub mod error;
 pub mod operator;
+pub mod overlap;
 pub mod slab;
 pub mod solver;
 
 pub use cross_section::CrossSection;
 pub use error::ModeError;
+pub use overlap::{GridOf, ModeAmplitudes, PlaneFields};
 pub use solver::{ModeFields, ModeOptions, WaveguideMode, solve};

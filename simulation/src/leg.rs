@@ -258,9 +258,9 @@ fn write_after<T: Scalar + Erase>(
         let movies = crate::movie::write_movies(out, &outputs);
         outputs.extend(failed.keep(movies).into_iter().flatten());
     }
-    let (fluxes, dfts, resonances) = match diverged.is_none() && !interrupted {
+    let (fluxes, dfts, modes, resonances) = match diverged.is_none() && !interrupted {
         true => {
-            let (fluxes, dfts) = write_spectra(
+            let (fluxes, dfts, modes) = write_spectra(
                 scene,
                 results,
                 out,
@@ -271,9 +271,9 @@ fn write_after<T: Scalar + Erase>(
             let (resonances, files) =
                 crate::resonances_output::write_resonances(scene, &series, out, &mut failed);
             outputs.extend(files);
-            (fluxes, dfts, resonances)
+            (fluxes, dfts, modes, resonances)
         }
-        false => (Vec::new(), Vec::new(), Vec::new()),
+        false => (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
     };
     crate::balance_output::write_balance(
         scene,
@@ -290,6 +290,7 @@ fn write_after<T: Scalar + Erase>(
         probes,
         fluxes,
         dfts,
+        modes,
         resonances,
         diverged: diverged.clone(),
         output_errors: failed.messages(),
@@ -315,8 +316,8 @@ fn write_after<T: Scalar + Erase>(
     (report, series, error)
 }
 
-/// The flux spectra and DFT outputs of a run that ended well, written into `out` (and
-/// `fields.h5`); a spectrum that is not finite fails the run.
+/// The flux spectra, DFT outputs and mode amplitudes of a run that ended well, written into
+/// `out` (and `fields.h5`); a spectrum that is not finite fails the run.
 fn write_spectra<T: Scalar>(
     scene: &Scene,
     results: &[RankOutput<T>],
@@ -327,6 +328,7 @@ fn write_spectra<T: Scalar>(
 ) -> (
     Vec<crate::flux_output::FluxReport>,
     Vec<crate::dft_output::DftReport>,
+    Vec<crate::modes_output::ModesReport>,
 ) {
     let (fluxes, flux_files) =
         crate::flux_output::write_fluxes(scene, results, results[0].last_step, out, failed);
@@ -339,5 +341,7 @@ fn write_spectra<T: Scalar>(
     for f in &fluxes {
         failed.keep(crate::flux_output::check_finite(f));
     }
-    (fluxes, dfts)
+    let (modes, mode_files) = crate::modes_output::write_mode_monitors(scene, results, out, failed);
+    outputs.extend(mode_files);
+    (fluxes, dfts, modes)
 }

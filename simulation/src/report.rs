@@ -134,6 +134,10 @@ pub struct RunReport {
     pub fluxes: Vec<crate::flux_output::FluxReport>,
     /// DFT field outputs.
     pub dfts: Vec<crate::dft_output::DftReport>,
+    /// The `[[modes]]` monitors: each one's files, modes and powers (absent when the scene has
+    /// none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub modes: Vec<crate::modes_output::ModesReport>,
     /// The `[[resonances]]` blocks: each one's file, probes, band and modes (absent when the
     /// scene has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]

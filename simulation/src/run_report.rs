@@ -25,6 +25,8 @@ pub struct Produced {
     pub fluxes: Vec<FluxReport>,
     /// The DFT outputs.
     pub dfts: Vec<DftReport>,
+    /// The `[[modes]]` monitors.
+    pub modes: Vec<crate::modes_output::ModesReport>,
     /// The `[[resonances]]` blocks inverted.
     pub resonances: Vec<crate::report::ResonancesReport>,
     /// Why the run diverged, if it did.
@@ -106,6 +108,7 @@ pub fn run_report<T>(
         probes,
         fluxes,
         dfts,
+        modes,
         resonances,
         diverged,
         output_errors,
@@ -213,6 +216,7 @@ pub fn run_report<T>(
         probes,
         fluxes,
         dfts,
+        modes,
         partition: layout.partition.clone(),
         resonances,
         until_decayed,

@@ -110,6 +110,7 @@ impl Simulation {
     /// scene's `minus` files cannot be read or it asks for an output this build lacks.
     pub fn new(scene: Scene, options: RunOptions) -> Result<Self, AppError> {
         crate::flux_output::check_minus_files(&scene)?;
+        crate::modes_output::check_mode_monitors(&scene)?;
         crate::hdf5_output::check_built(&scene)?;
         let step = options.resume.as_ref().map_or(0, |l| l.index.step);
         Ok(Simulation {

@@ -16,7 +16,7 @@ use super::library::{LibraryMaterial, library_material, library_names};
 use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, Diagonal, DirectionSpec, FluxSpec,
-    GeometrySpec, ModeSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind,
+    GeometrySpec, ModeSpec, ModesSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind,
     SnapshotFormat, SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
 };
 
@@ -275,6 +275,20 @@ pub struct DftOutput {
     pub monitor: usize,
 }
 
+/// A `[[modes]]` monitor: the transforms of the tangential fields on a plane, decomposed after
+/// the run into the forward and backward amplitudes of the plane's waveguide modes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeMonitor {
+    /// File-name safe name.
+    pub name: String,
+    /// The plane (the grid's whole cross-section; forward is along increasing coordinate).
+    pub plane: FluxPlane,
+    /// Its monitor's index in [`Scene::monitors`].
+    pub monitor: usize,
+    /// The mode numbers, from 0 by decreasing effective index.
+    pub modes: Vec<usize>,
+}
+
 /// A whole-field snapshot request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshots {
@@ -337,8 +351,10 @@ pub struct Scene {
     pub fluxes: Vec<Flux>,
     /// DFT field outputs.
     pub dfts: Vec<DftOutput>,
+    /// Mode monitors.
+    pub mode_monitors: Vec<ModeMonitor>,
     /// DFT monitors: those of each flux region, in [`Scene::fluxes`] order, then those of
-    /// [`Scene::dfts`].
+    /// [`Scene::dfts`], then those of [`Scene::mode_monitors`].
     pub monitors: Vec<yee_em::DftMonitor>,
     /// The monitors' frequencies (normalised).
     pub frequencies: Vec<f64>,
@@ -933,6 +949,22 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         }
         dfts.push(out);
     }
+    let mut mode_monitors: Vec<ModeMonitor> = Vec::new();
+    for (i, m) in spec.modes.iter().enumerate() {
+        let monitor = mode_monitor(&r, i, m, &mut monitors, &mut frequencies)?;
+        let taken = fluxes.iter().any(|f| f.name == monitor.name)
+            || mode_monitors.iter().any(|e| e.name == monitor.name);
+        if taken {
+            return Err(r.err(
+                format!("modes[{i}].name"),
+                format!(
+                    "`{}` is used by an earlier flux region or mode monitor",
+                    monitor.name
+                ),
+            ));
+        }
+        mode_monitors.push(monitor);
+    }
 
     // Outputs.
     let mut slices = Vec::new();
@@ -1123,6 +1155,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         plane_waves,
         fluxes,
         dfts,
+        mode_monitors,
         monitors,
         frequencies,
         steps,
@@ -2432,6 +2465,106 @@ fn dft_output(
     Ok(DftOutput {
         name: d.name.clone(),
         monitor: monitors.len() - 1,
+    })
+}
+
+/// The most modes one `[[modes]]` table asks for (each is a mode solve per frequency).
+const MAX_MODES: usize = 32;
+
+/// A `[[modes]]` table: its monitor (the tangential fields a flux through the same plane
+/// needs) appended to `monitors`, its frequencies (normalised) to `frequencies`.
+fn mode_monitor(
+    r: &Resolver,
+    i: usize,
+    m: &ModesSpec,
+    monitors: &mut Vec<DftMonitor>,
+    frequencies: &mut Vec<f64>,
+) -> Result<ModeMonitor, SceneError> {
+    let table = format!("modes[{i}]");
+    let key = |k: &str| format!("{table}.{k}");
+    if !safe_name(&m.name) {
+        return Err(r.err(key("name"), safe_name_rule(&m.name)));
+    }
+    let axis = to_axis(m.axis);
+    if r.dims() == 1 || axis.index() >= r.dims() {
+        return Err(r.err(
+            key("axis"),
+            format!(
+                "{}: a {} scene's modes propagate along {}",
+                axis.name(),
+                r.mode.name(),
+                match r.dims() {
+                    1 => "no axis (a 1D scene has no cross-section)",
+                    2 => "x or y",
+                    _ => "x, y or z",
+                }
+            ),
+        ));
+    }
+    let x = r.units.length(m.position);
+    let k = x.round() as i64;
+    if !(x.is_finite() && k >= 1 && k < r.grid[axis.index()] as i64) {
+        return Err(r.err(
+            key("position"),
+            format!(
+                "{} must lie inside the grid, a cell or more from its faces",
+                m.position
+            ),
+        ));
+    }
+    let numbers = m.modes.clone().unwrap_or_else(|| vec![0]);
+    if numbers.is_empty() || numbers.len() > MAX_MODES {
+        return Err(r.err(
+            key("modes"),
+            format!("{numbers:?}: list from 1 to {MAX_MODES} mode numbers"),
+        ));
+    }
+    if let Some(&n) = numbers.iter().find(|&&n| n >= MAX_MODES) {
+        return Err(r.err(
+            key("modes"),
+            format!("{n}: mode numbers run from 0 to {}", MAX_MODES - 1),
+        ));
+    }
+    if let Some(w) = numbers.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(r.err(
+            key("modes"),
+            format!(
+                "{numbers:?}: list each mode once, increasing ({} then {})",
+                w[0], w[1]
+            ),
+        ));
+    }
+    let band = Band {
+        frequencies: m.frequencies.as_deref(),
+        fmin: m.fmin,
+        fmax: m.fmax,
+        count: m.count,
+    };
+    let listed = band.resolve(r, &table)?;
+    if let Some(&f) = listed.iter().find(|&&f| f <= 0.0) {
+        return Err(r.err(
+            key("frequencies"),
+            format!(
+                "{}: a guided mode's frequency is positive",
+                r.units.to_scene_frequency(f)
+            ),
+        ));
+    }
+    let plane = FluxPlane {
+        cells: Box3::from_extent(r.grid)
+            .with_bound(axis, Side::Low, k)
+            .with_bound(axis, Side::High, k + 1),
+        axis,
+        normal: Side::High,
+    };
+    let first = frequencies.len();
+    frequencies.extend(&listed);
+    monitors.push(plane.monitor(r.mode, r.grid, first, listed.len()));
+    Ok(ModeMonitor {
+        name: m.name.clone(),
+        plane,
+        monitor: monitors.len() - 1,
+        modes: numbers,
     })
 }
 

@@ -42,6 +42,9 @@ pub struct SceneSpec {
     /// DFT field outputs.
     #[serde(default)]
     pub dft: Vec<DftSpec>,
+    /// Mode monitors: waveguide mode amplitudes through a plane.
+    #[serde(default)]
+    pub modes: Vec<ModesSpec>,
     /// Harmonic inversion of probe records at the end of the run.
     #[serde(default)]
     pub resonances: Vec<ResonancesSpec>,
@@ -704,6 +707,30 @@ pub struct FluxSpec {
     /// With `far_field`: the frequencies (scene units) its plot draws, each the nearest of the
     /// region's (default: all up to ten, else ten spread over the band).
     pub plot_frequencies: Option<Vec<f64>>,
+}
+
+/// `[[modes]]`: the forward and backward amplitudes of a waveguide's modes through a plane
+/// (docs/modes.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModesSpec {
+    /// Name used in file names.
+    pub name: String,
+    /// The plane's normal, the direction of propagation (forward: increasing coordinate).
+    pub axis: AxisName,
+    /// The plane's coordinate along `axis` (scene units; rounded to the nearest node plane).
+    pub position: f64,
+    /// The modes, numbered from 0 by decreasing effective index as `yee modes` numbers them
+    /// (default `[0]`).
+    pub modes: Option<Vec<usize>>,
+    /// Listed frequencies (scene units)...
+    pub frequencies: Option<Vec<f64>>,
+    /// ...or a band: lowest,
+    pub fmin: Option<f64>,
+    /// highest,
+    pub fmax: Option<f64>,
+    /// and how many (default 100).
+    pub count: Option<usize>,
 }
 
 /// Waveform names.

@@ -20,6 +20,7 @@ mod heterogeneous;
 mod length_units;
 mod malformed_scenes;
 mod memory;
+mod mode_monitors;
 mod modes;
 mod movie;
 mod non_finite_results;
