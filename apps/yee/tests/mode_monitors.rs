@@ -184,7 +184,7 @@ const MEEP_FACET_R: [f64; 11] = [
 /// between the source and the facet against Meep's eigenmode coefficients on the same scene
 /// (16 cells across the core): within 5 % at every frequency (measured ≤ 3.8 %: Meep's curve
 /// ripples by ±2 % about a smooth rise that yee's follows; at 8 cells across the two differ by
-/// up to 15 %).
+/// up to 16 %).
 #[test]
 fn a_guide_ends_reflection_agrees_with_meep() {
     let dir = crate::tmp_dir(module_path!());
