@@ -30,7 +30,7 @@ pub fn run_scene(
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl, control),
         #[cfg(feature = "rayon")]
         Backend::Rayon => run_on(scene, options, rayon_kernel(options), control),
-        Backend::Cuda => run_cuda(scene, options, control),
+        Backend::Cuda | Backend::CudaEmulated => run_cuda(scene, options, control),
     }
 }
 
@@ -69,9 +69,15 @@ fn run_per_rank(
         };
         return run_scene(scene, &same, control);
     }
-    if let Some(rank) = list.iter().position(|&b| b == Backend::Cuda) {
+    let device = |b: &Backend| matches!(b, Backend::Cuda | Backend::CudaEmulated);
+    if let Some(rank) = list.iter().position(device) {
         return Err(AppError::Usage(format!(
-            "--rank-backends: rank {rank} is cuda beside host ranks, which is not built: the              device chunk is a chunk type of its own and cannot migrate cells (no slab              packing on the device yet); run every rank on cuda (--backend cuda) or mix              scalar and rayon ranks"
+            "--rank-backends: rank {rank} is {} beside host ranks, which is not built: the \
+             device chunk is a chunk type of its own and cannot migrate cells (no slab \
+             packing on the device yet); run every rank on the device (--backend {}) or mix \
+             scalar and rayon ranks",
+            list[rank].name(),
+            list[rank].name()
         )));
     }
     #[cfg(feature = "rayon")]
@@ -98,22 +104,37 @@ fn run_per_rank(
 
 /// `--backend cuda`: each rank on a device (round-robin), f32 and f64 scenes. Without the
 /// driver the run stops with "no CUDA driver found (libcuda)" before anything is written.
+/// `--backend cuda-emulated`: the same chunk on the emulated device (no driver needed).
 #[cfg(feature = "cuda")]
 fn run_cuda(
     scene: &Scene,
     options: &RunOptions,
     control: Option<&Control>,
 ) -> Result<Option<Ended>, AppError> {
-    use yee_cuda::device::{CudaBackend, NO_DRIVER, driver_present};
+    use yee_cuda::device::{CudaBackend, EmulatedBackend, NO_DRIVER, driver_present};
+    if options.backend == Backend::CudaEmulated {
+        return run_device(scene, options, EmulatedBackend::default(), control);
+    }
     if !driver_present() {
         return Err(AppError::Run(NO_DRIVER.into()));
     }
-    let backend = CudaBackend::default();
+    run_device(scene, options, CudaBackend::default(), control)
+}
+
+/// A run on device backend `backend`: f32 and f64 scenes.
+#[cfg(feature = "cuda")]
+fn run_device<B: YeeBackend<f32> + YeeBackend<f64>>(
+    scene: &Scene,
+    options: &RunOptions,
+    backend: B,
+    control: Option<&Control>,
+) -> Result<Option<Ended>, AppError> {
     match scene.value_type {
         ValueType::F32 => run_leg::<f32, _>(scene, options, backend, control),
         ValueType::F64 => run_leg::<f64, _>(scene, options, backend, control),
         other => Err(AppError::Usage(format!(
-            "--backend cuda runs f32 and f64 scenes; this one has {} values",
+            "--backend {} runs f32 and f64 scenes; this one has {} values",
+            options.backend.name(),
             other.name()
         ))),
     }

@@ -12,12 +12,6 @@
 //! with an error naming
 //! it; migration (dynamic balancing) is not supported.
 
-use std::sync::Arc;
-
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg,
-};
 use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3};
 use yee_em::halo::{self, ELECTRIC_PHASE, phase_components};
 use yee_em::load::work_of;
@@ -25,58 +19,28 @@ use yee_em::{Component, Costs, Mode, PointSource, Setup, SourceKind, YeeFields};
 use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
-use super::nvrtc::{compile, nvrtc_present};
-use super::{CudaError, DeviceReal, PinnedBuffer, device_for_rank, driver_present};
-use crate::kernels::{self, KernelFile, entry_name};
+use super::driver::{Arg, DeviceTerm, DeviceTerms, Driver};
+use super::{CudaError, Cudarc, DeviceReal, PinnedBuffer};
+use crate::kernels::{self, KernelFile};
 use crate::layout::{
     FINITE_KEY, Launch, RawRegion, Storage, box_launch, cell_of_key, linear_launch,
 };
 use crate::memory::halo_staging_values;
 
-/// One curl term as a kernel takes it by value (`yee_term`: device pointers as integers).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct DeviceTerm {
-    source: u64,
-    stride: i64,
-    axis: i32,
-    sign: i32,
-    stretch: u64,
-}
-
-/// The curl terms of one component (`yee_terms`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct DeviceTerms {
-    term: [DeviceTerm; 2],
-    count: i32,
-}
-
-// SAFETY: plain `repr(C)` data laid out as the C structs of `kernels/yee_cell.h` (64-bit
-// pointers and `long long`, `int`), passed by value as kernel parameters.
-unsafe impl DeviceRepr for DeviceTerm {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for DeviceTerms {}
-// SAFETY: `yee_region`: twelve `long long`.
-unsafe impl DeviceRepr for RawRegion {}
-
 /// The kernels of one value type.
 #[derive(Debug)]
-struct Kernels {
-    curl: CudaFunction,
-    cpml: CudaFunction,
-    source: CudaFunction,
-    box_copy: CudaFunction,
-    non_finite: CudaFunction,
+struct Kernels<D: Driver> {
+    curl: D::Kernel,
+    cpml: D::Kernel,
+    source: D::Kernel,
+    box_copy: D::Kernel,
+    non_finite: D::Kernel,
 }
 
-impl Kernels {
-    /// Compiles every kernel file for `T` with NVRTC and loads it into `context`.
-    fn load<T: DeviceReal>(context: &Arc<CudaContext>) -> Result<Self, CudaError> {
-        let function = |file: KernelFile, entry: &str| -> Result<CudaFunction, CudaError> {
-            let module = context.load_module(compile(file, T::PRECISION)?)?;
-            Ok(module.load_function(&entry_name(entry, T::PRECISION))?)
-        };
+impl<D: Driver> Kernels<D> {
+    /// Every kernel file built for `T` and loaded on `driver`.
+    fn load<T: DeviceReal>(driver: &D) -> Result<Self, CudaError> {
+        let function = |file: KernelFile, entry: &str| driver.kernel(file, entry, T::PRECISION);
         Ok(Kernels {
             curl: function(kernels::CURL, "yee_curl")?,
             cpml: function(kernels::CPML, "yee_cpml")?,
@@ -89,7 +53,7 @@ impl Kernels {
 
 /// The ψ arrays of one CPML layer inside the chunk.
 #[derive(Debug)]
-struct DeviceSlab<T> {
+struct DeviceSlab<T: DeviceReal, D: Driver> {
     /// The axis it absorbs along.
     axis: yee_core::Axis,
     /// The whole layer.
@@ -97,45 +61,54 @@ struct DeviceSlab<T> {
     /// Its cells in the chunk (ψ's box).
     region: Box3,
     /// ψ per component differentiating along `axis`.
-    psi: [Option<CudaSlice<T>>; 6],
+    psi: [Option<D::Memory<T>>; 6],
 }
 
 /// The arrays of one component's material: ids in device memory, and the id every node
 /// shares if it has one (the kernels then read no id).
 #[derive(Debug)]
-struct Materials {
-    ids: Option<CudaSlice<u16>>,
+struct Materials<D: Driver> {
+    ids: Option<D::Memory<u16>>,
     uniform: Option<u16>,
 }
 
-/// One rank's block of a Yee grid on a CUDA device.
+/// One rank's block of a Yee grid on a CUDA device (driver `D`: a GPU, or the emulated
+/// device). Kernels run on the compute stream; the halos' copies between the staging buffer
+/// and pinned memory on the copy stream, ordered against the packs and unpacks by events.
 #[derive(Debug)]
-pub struct CudaChunk<T: DeviceReal> {
-    context: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
-    kernels: Kernels,
+pub struct CudaChunk<T: DeviceReal, D: Driver = Cudarc> {
+    driver: D,
+    /// The kernels, in the order the scalar chunk updates.
+    compute: D::Stream,
+    /// The halos' copies to and from pinned memory.
+    copy: D::Stream,
+    /// Recorded on `compute` before `copy` touches the staging buffer.
+    computed: D::Event,
+    /// Recorded on `copy` after the ghosts' copies into the staging buffer.
+    copied: D::Event,
+    kernels: Kernels<D>,
     mode: Mode,
     grid: [usize; 3],
     owned: Box3,
     storage: Storage,
     dt: f64,
-    fields: [Option<CudaSlice<T>>; 6],
-    materials: [Materials; 6],
+    fields: [Option<D::Memory<T>>; 6],
+    materials: [Materials<D>; 6],
     /// `[decay, gain]` per material id, E then H.
-    coefficients: [CudaSlice<T>; 2],
+    coefficients: [D::Memory<T>; 2],
     /// `[b, c, 1/κ]` per global coordinate, per axis, at integer and half positions.
-    stretch: [[CudaSlice<T>; 2]; 3],
+    stretch: [[D::Memory<T>; 2]; 3],
     free: [Box3; 6],
-    slabs: Vec<DeviceSlab<T>>,
+    slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
     probe_cells: Vec<Index3>,
     costs: Costs,
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
-    staging: CudaSlice<T>,
+    staging: D::Memory<T>,
     /// Raised by the curl kernel when it stores a NaN or an infinity.
-    flag: CudaSlice<i32>,
+    flag: D::Memory<i32>,
     /// The first non-finite node's order key (atomicMin).
-    key: CudaSlice<u64>,
+    key: D::Memory<u64>,
 }
 
 /// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
@@ -170,25 +143,11 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     Ok(())
 }
 
-/// The launch configuration of a [`Launch`].
-fn config(l: Launch) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: l.grid.into(),
-        block_dim: l.block.into(),
-        shared_mem_bytes: 0,
-    }
-}
-
-impl<T: DeviceReal> CudaChunk<T> {
+impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
     /// The chunk owning `owned` of a validated `setup` on the device of rank `rank`: its
     /// arrays built on the host as the scalar backend builds them, then uploaded.
     pub fn new(setup: &Setup, owned: Box3, costs: Costs, rank: usize) -> Result<Self, CudaError> {
-        if !driver_present() {
-            return Err(CudaError::no_driver());
-        }
-        if !nvrtc_present() {
-            return Err(super::nvrtc::CompileFailure::NoNvrtc.into());
-        }
+        let driver = D::open(rank)?;
         let state = YeeState::<T>::new(setup, owned);
         supported(setup, state.dispersive.iter().any(Option::is_some))?;
         if state.too_many_materials {
@@ -197,21 +156,14 @@ impl<T: DeviceReal> CudaChunk<T> {
                 "the chunk's nodes need more than 65536 distinct materials",
             ));
         }
-        let devices = CudaContext::device_count()? as usize;
-        let ordinal = device_for_rank(rank, devices)
-            .ok_or_else(|| CudaError::new(ChunkErrorKind::Device, "no CUDA device is visible"))?;
-        let context = CudaContext::new(ordinal)?;
-        log::info!(
-            "rank {rank}: CUDA device {ordinal} of {devices} ({})",
-            context.name().unwrap_or_default()
-        );
-        let stream = context.new_stream()?;
-        let kernels = Kernels::load::<T>(&context)?;
-        let upload = |values: &[T]| stream.clone_htod(values);
+        let compute = driver.stream()?;
+        let copy = driver.stream()?;
+        let kernels = Kernels::load::<T>(&driver)?;
+        let upload = |values: &[T]| driver.upload(&compute, values);
         let flat = |pairs: &[[T; 2]]| -> Vec<T> { pairs.iter().flatten().copied().collect() };
         let table = |t: &[[T; 3]]| -> Vec<T> { t.iter().flatten().copied().collect() };
-        let mut fields: [Option<CudaSlice<T>>; 6] = Default::default();
-        let mut materials: [Materials; 6] = core::array::from_fn(|_| Materials {
+        let mut fields: [Option<D::Memory<T>>; 6] = Default::default();
+        let mut materials: [Materials<D>; 6] = core::array::from_fn(|_| Materials {
             ids: None,
             uniform: None,
         });
@@ -220,7 +172,7 @@ impl<T: DeviceReal> CudaChunk<T> {
             fields[c.index()] = Some(upload(f.as_slice())?);
             materials[c.index()] = Materials {
                 // One id per node, spelled out where the chunk keeps one for all.
-                ids: Some(stream.clone_htod(&state.material_ids_of(c)[..])?),
+                ids: Some(driver.upload(&compute, &state.material_ids_of(c)[..])?),
                 uniform: state.uniform_material[c.index()],
             };
         }
@@ -232,10 +184,12 @@ impl<T: DeviceReal> CudaChunk<T> {
         for s in &state.stretch {
             stretch.push([upload(&table(&s.integer))?, upload(&table(&s.half))?]);
         }
-        let stretch: [[CudaSlice<T>; 2]; 3] = stretch.try_into().expect("three axes");
+        let Ok(stretch) = <[[D::Memory<T>; 2]; 3]>::try_from(stretch) else {
+            unreachable!("three axes")
+        };
         let mut slabs = Vec::new();
         for s in &state.slabs {
-            let mut psi: [Option<CudaSlice<T>>; 6] = Default::default();
+            let mut psi: [Option<D::Memory<T>>; 6] = Default::default();
             for (to, from) in psi.iter_mut().zip(&s.psi) {
                 if let Some(values) = from {
                     *to = Some(upload(values)?);
@@ -249,13 +203,17 @@ impl<T: DeviceReal> CudaChunk<T> {
             });
         }
         let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
-        let staging = stream.alloc_zeros::<T>(halo_staging_values(setup.mode, owned).max(1))?;
-        let flag = stream.alloc_zeros::<i32>(1)?;
-        let key = stream.alloc_zeros::<u64>(1)?;
-        stream.synchronize()?;
+        let staging =
+            driver.alloc_zeros::<T>(&compute, halo_staging_values(setup.mode, owned).max(1))?;
+        let flag = driver.alloc_zeros::<i32>(&compute, 1)?;
+        let key = driver.alloc_zeros::<u64>(&compute, 1)?;
+        driver.synchronize(&compute)?;
         Ok(CudaChunk {
-            context,
-            stream,
+            computed: driver.event()?,
+            copied: driver.event()?,
+            driver,
+            compute,
+            copy,
             kernels,
             mode: setup.mode,
             grid: setup.grid,
@@ -285,10 +243,9 @@ impl<T: DeviceReal> CudaChunk<T> {
         })
     }
 
-    /// The device address of `slice`, `offset` values in.
-    fn address<X>(&self, slice: &CudaSlice<X>, offset: usize) -> u64 {
-        let (ptr, _sync) = slice.device_ptr(&self.stream);
-        ptr + (offset * size_of::<X>()) as u64
+    /// The device address of `memory`, `offset` values in (for the compute stream).
+    fn address<X: super::DeviceValue>(&self, memory: &D::Memory<X>, offset: usize) -> u64 {
+        self.driver.address(memory, &self.compute) + (offset * size_of::<X>()) as u64
     }
 
     /// The address of component `c`'s field (carried by the mode: checked by callers).
@@ -330,6 +287,21 @@ impl<T: DeviceReal> CudaChunk<T> {
         [1, ex, ex * ey]
     }
 
+    /// Queues `kernel` over `launch` on the compute stream.
+    ///
+    /// # Safety
+    /// As [`Driver::launch`]: `args` match the kernel and their addresses are the chunk's
+    /// memory, with room for what the kernel touches.
+    unsafe fn launch(
+        &self,
+        kernel: &D::Kernel,
+        launch: Launch,
+        args: &[Arg],
+    ) -> Result<(), CudaError> {
+        // SAFETY: the caller's contract.
+        unsafe { self.driver.launch(&self.compute, kernel, launch, args) }
+    }
+
     /// Queues the curl update of `c` over `region` (∩ its free box).
     fn curl(&self, c: Component, region: Box3) -> Result<(), CudaError> {
         let r = region.intersect(&self.free[c.index()]);
@@ -352,32 +324,27 @@ impl<T: DeviceReal> CudaChunk<T> {
             };
             terms.count += 1;
         }
-        let values = self.field_address(c)?;
         let (ids, uniform) = self.ids(c);
-        let coefficients = self.coefficients_address(c);
-        let region = RawRegion::new([r.lo, r.hi], self.storage);
-        let electric = i32::from(c.is_electric());
-        let flag = self.address(&self.flag, 0);
-        let mut args = self.stream.launch_builder(&self.kernels.curl);
-        args.arg(&values)
-            .arg(&terms)
-            .arg(&ids)
-            .arg(&uniform)
-            .arg(&coefficients)
-            .arg(&region)
-            .arg(&electric)
-            .arg(&flag);
+        let args = [
+            Arg::Address(self.field_address(c)?),
+            Arg::Terms(terms),
+            Arg::Address(ids),
+            Arg::Int(uniform),
+            Arg::Address(self.coefficients_address(c)),
+            Arg::Region(RawRegion::new([r.lo, r.hi], self.storage)),
+            Arg::Int(i32::from(c.is_electric())),
+            Arg::Address(self.address(&self.flag, 0)),
+        ];
         // SAFETY: the arguments match `yee_curl` (kernels/curl.cu) in order and type; every
         // node of `r` and its one-node reach lie in the storage box all fields share (the
         // box is inside the owned box, grown by the ghosts the curl reads), the stretch
         // tables span the grid and the ids name rows of the coefficient table (built so by
         // `YeeState`).
-        unsafe { args.launch(config(launch)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.curl, launch, &args) }
     }
 
     /// Queues the CPML correction of `c` in `slab` over `region`.
-    fn cpml(&self, slab: &DeviceSlab<T>, c: Component, region: Box3) -> Result<(), CudaError> {
+    fn cpml(&self, slab: &DeviceSlab<T, D>, c: Component, region: Box3) -> Result<(), CudaError> {
         let Some(psi) = &slab.psi[c.index()] else {
             return Ok(());
         };
@@ -399,11 +366,7 @@ impl<T: DeviceReal> CudaChunk<T> {
             sign: i32::from(t.sign),
             stretch: self.stretch_address(c, t.axis),
         };
-        let values = self.field_address(c)?;
-        let psi = self.address(psi, 0);
         let (ids, uniform) = self.ids(c);
-        let coefficients = self.coefficients_address(c);
-        let region = RawRegion::new([r.lo, r.hi], self.storage);
         let layer = RawRegion::new(
             [slab.region.lo, slab.region.hi],
             Storage {
@@ -411,49 +374,45 @@ impl<T: DeviceReal> CudaChunk<T> {
                 extent: slab.region.extent(),
             },
         );
-        let electric = i32::from(c.is_electric());
-        let mut args = self.stream.launch_builder(&self.kernels.cpml);
-        args.arg(&values)
-            .arg(&psi)
-            .arg(&term)
-            .arg(&ids)
-            .arg(&uniform)
-            .arg(&coefficients)
-            .arg(&region)
-            .arg(&layer)
-            .arg(&electric);
+        let args = [
+            Arg::Address(self.field_address(c)?),
+            Arg::Address(self.address(psi, 0)),
+            Arg::Term(term),
+            Arg::Address(ids),
+            Arg::Int(uniform),
+            Arg::Address(self.coefficients_address(c)),
+            Arg::Region(RawRegion::new([r.lo, r.hi], self.storage)),
+            Arg::Region(layer),
+            Arg::Int(i32::from(c.is_electric())),
+        ];
         // SAFETY: the arguments match `yee_cpml` (kernels/cpml.cu); `r` lies in the layer's
         // cells in the chunk (ψ's box) and in the storage box, as for the curl update.
-        unsafe { args.launch(config(launch)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.cpml, launch, &args) }
     }
 
     /// Queues point source `s` at step `step` (one thread).
     fn source(&self, s: &PointSource, step: u64) -> Result<(), CudaError> {
         let v = T::from_f64(s.amplitude * s.waveform.value(source_time(s, step, self.dt)));
-        let values = self.field_address(s.component)?;
         let offset = self.storage.offset(s.cell).ok_or_else(|| {
             CudaError::new(
                 ChunkErrorKind::InvalidArgument,
                 "a source outside the chunk",
             )
         })? as i64;
-        let hard = i32::from(s.kind == SourceKind::Hard);
         let (ids, uniform) = self.ids(s.component);
-        let coefficients = self.coefficients_address(s.component);
-        let mut args = self.stream.launch_builder(&self.kernels.source);
-        args.arg(&values)
-            .arg(&offset)
-            .arg(&v)
-            .arg(&hard)
-            .arg(&ids)
-            .arg(&uniform)
-            .arg(&coefficients);
+        let args = [
+            Arg::Address(self.field_address(s.component)?),
+            Arg::Long(offset),
+            v.arg(),
+            Arg::Int(i32::from(s.kind == SourceKind::Hard)),
+            Arg::Address(ids),
+            Arg::Int(uniform),
+            Arg::Address(self.coefficients_address(s.component)),
+        ];
         let one = linear_launch(1)?.expect("one thread");
         // SAFETY: the arguments match `yee_source` (kernels/source.cu); `offset` lies in the
         // field's storage (checked above).
-        unsafe { args.launch(config(one)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.source, one, &args) }
     }
 
     /// Queues a copy between `layer` of component `c` and `count` values at `address`
@@ -474,15 +433,15 @@ impl<T: DeviceReal> CudaChunk<T> {
                 format!("the box {layer:?} is not inside the chunk's storage"),
             ));
         }
-        let values = self.field_address(c)?;
-        let region = RawRegion::new([layer.lo, layer.hi], self.storage);
-        let pack = i32::from(pack);
-        let mut args = self.stream.launch_builder(&self.kernels.box_copy);
-        args.arg(&values).arg(&address).arg(&region).arg(&pack);
+        let args = [
+            Arg::Address(self.field_address(c)?),
+            Arg::Address(address),
+            Arg::Region(RawRegion::new([layer.lo, layer.hi], self.storage)),
+            Arg::Int(i32::from(pack)),
+        ];
         // SAFETY: the arguments match `yee_box_copy` (kernels/box.cu); the box lies
         // in the storage (checked) and callers give `address` room for its cells.
-        unsafe { args.launch(config(launch)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.box_copy, launch, &args) }
     }
 
     /// Copies component `c` over `region` to the host (packed on the device, then one copy).
@@ -497,16 +456,14 @@ impl<T: DeviceReal> CudaChunk<T> {
         if cells == 0 {
             return Ok(());
         }
-        let packed = self.stream.alloc_zeros::<T>(cells)?;
+        let packed = self.driver.alloc_zeros::<T>(&self.compute, cells)?;
         self.copy_box(c, region, self.address(&packed, 0), true)?;
-        self.stream.memcpy_dtoh(&packed, &mut out[..cells])?;
-        self.stream.synchronize()?;
-        Ok(())
+        self.driver.read(&self.compute, &packed, &mut out[..cells])
     }
 
     /// Checks that `needed` values fit the staging buffer.
     fn staging_holds(&self, needed: usize) -> Result<(), CudaError> {
-        match needed <= self.staging.len() {
+        match needed <= D::len(&self.staging) {
             true => Ok(()),
             false => Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
@@ -514,11 +471,46 @@ impl<T: DeviceReal> CudaChunk<T> {
             )),
         }
     }
+
+    /// Makes the copy stream wait for everything queued on the compute stream so far.
+    fn copy_after_compute(&self) -> Result<(), CudaError> {
+        self.driver.record(&self.computed, &self.compute)?;
+        self.driver.wait(&self.copy, &self.computed)
+    }
+
+    /// Blocks until both streams have finished.
+    fn synchronize(&self) -> Result<(), CudaError> {
+        self.driver.synchronize(&self.compute)?;
+        self.driver.synchronize(&self.copy)
+    }
 }
 
-impl<T: DeviceReal> Chunk for CudaChunk<T> {
+impl<T: DeviceReal, D: Driver> Drop for CudaChunk<T, D> {
+    /// Lets queued work finish before the memory it addresses is released.
+    fn drop(&mut self) {
+        if let Err(e) = self.synchronize() {
+            log::warn!("the device chunk's last work failed: {e}");
+        }
+    }
+}
+
+/// `Err` when a halo buffer holds fewer than `len` values.
+fn holds<T: DeviceReal, D: Driver>(
+    buffer: &PinnedBuffer<T, D>,
+    len: usize,
+) -> Result<(), CudaError> {
+    match buffer.len() >= len {
+        true => Ok(()),
+        false => Err(CudaError::new(
+            ChunkErrorKind::InvalidArgument,
+            "a halo buffer is too short",
+        )),
+    }
+}
+
+impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
     type Value = T;
-    type Buffer = PinnedBuffer<T>;
+    type Buffer = PinnedBuffer<T, D>;
     type Error = CudaError;
     const CAPABILITIES: Capabilities = Capabilities {
         asynchronous: true,
@@ -558,11 +550,14 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     }
 
     fn wait(&mut self) -> Result<(), CudaError> {
-        Ok(self.stream.synchronize()?)
+        self.synchronize()
     }
 
-    fn buffer(&self, bytes: usize) -> Result<PinnedBuffer<T>, CudaError> {
-        PinnedBuffer::with_bytes(&self.context, bytes)
+    fn buffer(&self, bytes: usize) -> Result<PinnedBuffer<T, D>, CudaError> {
+        let len = bytes.div_ceil(size_of::<T>()).max(1);
+        Ok(PinnedBuffer {
+            pinned: self.driver.alloc_pinned(len)?,
+        })
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
@@ -573,65 +568,72 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
         halo::ghost_values(self.mode, self.owned, phase, from, FACES)
     }
 
-    /// Packs each halo on the device into the staging buffer (one component after another),
-    /// then queues its copy into the pinned buffer.
+    /// Packs each halo on the device into the staging buffer (one component after another)
+    /// on the compute stream, then queues the copies into the pinned buffers on the copy
+    /// stream once the packs are done.
     fn pack_halos(
         &mut self,
         phase: usize,
         towards: &[Direction],
-        out: &mut [PinnedBuffer<T>],
+        out: &mut [PinnedBuffer<T, D>],
     ) -> Result<(), CudaError> {
         let mut at = 0;
-        for (&toward, buffer) in towards.iter().zip(out) {
+        let mut copies = Vec::new();
+        for (k, &toward) in towards.iter().enumerate().take(out.len()) {
             let Some((layer, _)) = halo::halo(self.mode, self.owned, phase, toward, FACES) else {
                 continue;
             };
             let start = at;
             let len = self.halo_len(phase, toward);
             self.staging_holds(start + len)?;
-            if buffer.len() < len {
-                return Err(CudaError::new(
-                    ChunkErrorKind::InvalidArgument,
-                    "a halo buffer is too short",
-                ));
-            }
+            holds(&out[k], len)?;
             for c in phase_components(self.mode, phase) {
                 self.copy_box(c, layer, self.address(&self.staging, at), true)?;
                 at += layer.cells();
             }
-            self.stream.memcpy_dtoh(
-                &self.staging.slice(start..at),
-                &mut buffer.values_mut()[..len],
-            )?;
+            copies.push((k, start, at - start));
+        }
+        self.copy_after_compute()?;
+        for (k, start, len) in copies {
+            let pinned = &mut out[k].pinned;
+            self.driver
+                .device_to_pinned(&self.copy, &self.staging, start, len, pinned)?;
         }
         Ok(())
     }
 
-    /// Queues each arrived halo's copy into the staging buffer, then its unpack into the
-    /// ghost cells on that side.
+    /// Queues each arrived halo's copy into the staging buffer on the copy stream (after the
+    /// compute stream's earlier use of it), then its unpack into the ghost cells on that side
+    /// on the compute stream (after the copies).
     fn unpack_halos(
         &mut self,
         phase: usize,
         froms: &[Direction],
-        data: &[PinnedBuffer<T>],
+        data: &[PinnedBuffer<T, D>],
     ) -> Result<(), CudaError> {
+        self.copy_after_compute()?;
         let mut at = 0;
-        for (&from, buffer) in froms.iter().zip(data) {
+        let mut unpacks = Vec::new();
+        for (k, &from) in froms.iter().enumerate().take(data.len()) {
             let Some((layer, _)) = halo::ghosts(self.mode, self.owned, phase, from, FACES) else {
                 continue;
             };
-            let start = at;
             let len = self.ghost_len(phase, from);
-            self.staging_holds(start + len)?;
-            if buffer.len() < len {
-                return Err(CudaError::new(
-                    ChunkErrorKind::InvalidArgument,
-                    "a halo buffer is too short",
-                ));
-            }
-            let mut target = self.staging.slice_mut(start..start + len);
-            self.stream
-                .memcpy_htod(&buffer.values()[..len], &mut target)?;
+            self.staging_holds(at + len)?;
+            holds(&data[k], len)?;
+            self.driver.pinned_to_device(
+                &self.copy,
+                &data[k].pinned,
+                len,
+                &mut self.staging,
+                at,
+            )?;
+            unpacks.push((layer, at));
+            at += len;
+        }
+        self.driver.record(&self.copied, &self.copy)?;
+        self.driver.wait(&self.compute, &self.copied)?;
+        for (layer, mut at) in unpacks {
             for c in phase_components(self.mode, phase) {
                 self.copy_box(c, layer, self.address(&self.staging, at), false)?;
                 at += layer.cells();
@@ -653,7 +655,7 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     }
 }
 
-impl<T: DeviceReal> YeeFields for CudaChunk<T> {
+impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<T, D> {
     fn read_component(
         &mut self,
         c: Component,
@@ -695,37 +697,34 @@ impl<T: DeviceReal> YeeFields for CudaChunk<T> {
         regions: &[Box3],
     ) -> Result<Option<(Component, Index3)>, CudaError> {
         let mut flag = [0i32];
-        self.stream.memcpy_dtoh(&self.flag, &mut flag)?;
-        self.stream.synchronize()?;
+        self.driver.read(&self.compute, &self.flag, &mut flag)?;
         if flag[0] == 0 {
             return Ok(None);
         }
-        self.stream.memset_zeros(&mut self.flag)?;
+        self.driver.write(&self.compute, &[0i32], &mut self.flag)?;
         let grid = self.grid.map(|g| g as i64);
         for &c in self.mode.components() {
-            self.stream.memcpy_htod(&[FINITE_KEY], &mut self.key)?;
+            self.driver
+                .write(&self.compute, &[FINITE_KEY], &mut self.key)?;
             for r in regions {
                 let r = r.intersect(&self.owned);
                 let Some(launch) = box_launch(r.extent())? else {
                     continue;
                 };
-                let values = self.field_address(c)?;
-                let region = RawRegion::new([r.lo, r.hi], self.storage);
-                let key = self.address(&self.key, 0);
-                let mut args = self.stream.launch_builder(&self.kernels.non_finite);
-                args.arg(&values)
-                    .arg(&region)
-                    .arg(&grid[0])
-                    .arg(&grid[1])
-                    .arg(&grid[2])
-                    .arg(&key);
+                let args = [
+                    Arg::Address(self.field_address(c)?),
+                    Arg::Region(RawRegion::new([r.lo, r.hi], self.storage)),
+                    Arg::Long(grid[0]),
+                    Arg::Long(grid[1]),
+                    Arg::Long(grid[2]),
+                    Arg::Address(self.address(&self.key, 0)),
+                ];
                 // SAFETY: the arguments match `yee_non_finite` (kernels/finite.cu); `r` lies
                 // in the owned box.
-                unsafe { args.launch(config(launch)) }?;
+                unsafe { self.launch(&self.kernels.non_finite, launch, &args) }?;
             }
             let mut key = [FINITE_KEY];
-            self.stream.memcpy_dtoh(&self.key, &mut key)?;
-            self.stream.synchronize()?;
+            self.driver.read(&self.compute, &self.key, &mut key)?;
             if key[0] != FINITE_KEY {
                 return Ok(Some((c, cell_of_key(key[0], self.grid))));
             }
