@@ -72,26 +72,11 @@ struct Materials<D: Driver> {
     uniform: Option<u16>,
 }
 
-/// One rank's block of a Yee grid on a CUDA device (driver `D`: a GPU, or the emulated
-/// device). Kernels run on the compute stream; the halos' copies between the staging buffer
-/// and pinned memory on the copy stream, ordered against the packs and unpacks by events.
+/// The arrays of a chunk that depend on the box it owns (rebuilt by [`Chunk::resize`]).
 #[derive(Debug)]
-pub struct CudaChunk<T: DeviceReal, D: Driver = Cudarc> {
-    driver: D,
-    /// The kernels, in the order the scalar chunk updates.
-    compute: D::Stream,
-    /// The halos' copies to and from pinned memory.
-    copy: D::Stream,
-    /// Recorded on `compute` before `copy` touches the staging buffer.
-    computed: D::Event,
-    /// Recorded on `copy` after the ghosts' copies into the staging buffer.
-    copied: D::Event,
-    kernels: Kernels<D>,
-    mode: Mode,
-    grid: [usize; 3],
+struct Arrays<T: DeviceReal, D: Driver> {
     owned: Box3,
     storage: Storage,
-    dt: f64,
     fields: [Option<D::Memory<T>>; 6],
     materials: [Materials<D>; 6],
     /// `[decay, gain]` per material id, E then H.
@@ -102,9 +87,120 @@ pub struct CudaChunk<T: DeviceReal, D: Driver = Cudarc> {
     slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
     probe_cells: Vec<Index3>,
-    costs: Costs,
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
     staging: D::Memory<T>,
+}
+
+impl<T: DeviceReal, D: Driver> Arrays<T, D> {
+    /// The arrays of the chunk owning `owned` of `setup`, built on the host as the scalar
+    /// backend builds them ([`YeeState`]), then uploaded on `stream`.
+    fn upload(
+        driver: &D,
+        stream: &D::Stream,
+        setup: &Setup,
+        owned: Box3,
+    ) -> Result<Self, CudaError> {
+        let state = YeeState::<T>::new(setup, owned);
+        supported(setup, state.dispersive.iter().any(Option::is_some))?;
+        if state.too_many_materials {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                "the chunk's nodes need more than 65536 distinct materials",
+            ));
+        }
+        let upload = |values: &[T]| driver.upload(stream, values);
+        let flat = |pairs: &[[T; 2]]| -> Vec<T> { pairs.iter().flatten().copied().collect() };
+        let table = |t: &[[T; 3]]| -> Vec<T> { t.iter().flatten().copied().collect() };
+        let mut fields: [Option<D::Memory<T>>; 6] = Default::default();
+        let mut materials: [Materials<D>; 6] = core::array::from_fn(|_| Materials {
+            ids: None,
+            uniform: None,
+        });
+        for &c in setup.mode.components() {
+            let f = state.field(c).expect("the mode carries it");
+            fields[c.index()] = Some(upload(f.as_slice())?);
+            materials[c.index()] = Materials {
+                // One id per node, spelled out where the chunk keeps one for all.
+                ids: Some(driver.upload(stream, &state.material_ids_of(c)[..])?),
+                uniform: state.uniform_material[c.index()],
+            };
+        }
+        let coefficients = [
+            upload(&flat(&state.electric))?,
+            upload(&flat(&state.magnetic))?,
+        ];
+        let mut stretch = Vec::new();
+        for s in &state.stretch {
+            stretch.push([upload(&table(&s.integer))?, upload(&table(&s.half))?]);
+        }
+        let Ok(stretch) = <[[D::Memory<T>; 2]; 3]>::try_from(stretch) else {
+            unreachable!("three axes")
+        };
+        let mut slabs = Vec::new();
+        for s in &state.slabs {
+            let mut psi: [Option<D::Memory<T>>; 6] = Default::default();
+            for (to, from) in psi.iter_mut().zip(&s.psi) {
+                if let Some(values) = from {
+                    *to = Some(upload(values)?);
+                }
+            }
+            slabs.push(DeviceSlab {
+                axis: s.axis,
+                layer: s.layer,
+                region: s.region,
+                psi,
+            });
+        }
+        let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
+        let staging_len = halo_staging_values(setup.mode, owned).max(1);
+        Ok(Arrays {
+            owned,
+            storage: Storage {
+                lo: storage_box.lo,
+                extent: storage_box.extent(),
+            },
+            fields,
+            materials,
+            coefficients,
+            stretch,
+            free: state.free,
+            slabs,
+            sources: state.sources.clone(),
+            probe_cells: setup
+                .probes
+                .iter()
+                .map(|p| p.cell)
+                .filter(|&c| owned.contains(c))
+                .collect(),
+            staging: driver.alloc_zeros::<T>(stream, staging_len)?,
+        })
+    }
+}
+
+/// One rank's block of a Yee grid on a CUDA device (driver `D`: a GPU, or the emulated
+/// device). Kernels run on the compute stream; the copies between device memory and pinned
+/// memory (halos, slabs) on the copy stream, ordered against the packs and unpacks by events.
+#[derive(Debug)]
+pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc> {
+    driver: D,
+    /// The kernels, in the order the scalar chunk updates.
+    compute: D::Stream,
+    /// The copies to and from pinned memory.
+    copy: D::Stream,
+    /// Recorded on `compute` before `copy` touches memory the kernels use.
+    computed: D::Event,
+    /// Recorded on `copy` after its copies into device memory.
+    copied: D::Event,
+    kernels: Kernels<D>,
+    setup: Setup<'s>,
+    mode: Mode,
+    grid: [usize; 3],
+    dt: f64,
+    costs: Costs,
+    arrays: Arrays<T, D>,
+    /// The slabs of the last [`Chunk::pack_slabs`] or [`Chunk::unpack_slabs`] on the device,
+    /// kept until the next (their copies may still be in flight).
+    slab_values: Option<D::Memory<T>>,
     /// Raised by the curl kernel when it stores a NaN or an infinity.
     flag: D::Memory<i32>,
     /// The first non-finite node's order key (atomicMin).
@@ -143,68 +239,20 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     Ok(())
 }
 
-impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
+impl<'s, T: DeviceReal, D: Driver> CudaChunk<'s, T, D> {
     /// The chunk owning `owned` of a validated `setup` on the device of rank `rank`: its
     /// arrays built on the host as the scalar backend builds them, then uploaded.
-    pub fn new(setup: &Setup, owned: Box3, costs: Costs, rank: usize) -> Result<Self, CudaError> {
+    pub fn new(
+        setup: &Setup<'s>,
+        owned: Box3,
+        costs: Costs,
+        rank: usize,
+    ) -> Result<Self, CudaError> {
         let driver = D::open(rank)?;
-        let state = YeeState::<T>::new(setup, owned);
-        supported(setup, state.dispersive.iter().any(Option::is_some))?;
-        if state.too_many_materials {
-            return Err(CudaError::new(
-                ChunkErrorKind::InvalidArgument,
-                "the chunk's nodes need more than 65536 distinct materials",
-            ));
-        }
         let compute = driver.stream()?;
         let copy = driver.stream()?;
+        let arrays = Arrays::upload(&driver, &compute, setup, owned)?;
         let kernels = Kernels::load::<T>(&driver)?;
-        let upload = |values: &[T]| driver.upload(&compute, values);
-        let flat = |pairs: &[[T; 2]]| -> Vec<T> { pairs.iter().flatten().copied().collect() };
-        let table = |t: &[[T; 3]]| -> Vec<T> { t.iter().flatten().copied().collect() };
-        let mut fields: [Option<D::Memory<T>>; 6] = Default::default();
-        let mut materials: [Materials<D>; 6] = core::array::from_fn(|_| Materials {
-            ids: None,
-            uniform: None,
-        });
-        for &c in setup.mode.components() {
-            let f = state.field(c).expect("the mode carries it");
-            fields[c.index()] = Some(upload(f.as_slice())?);
-            materials[c.index()] = Materials {
-                // One id per node, spelled out where the chunk keeps one for all.
-                ids: Some(driver.upload(&compute, &state.material_ids_of(c)[..])?),
-                uniform: state.uniform_material[c.index()],
-            };
-        }
-        let coefficients = [
-            upload(&flat(&state.electric))?,
-            upload(&flat(&state.magnetic))?,
-        ];
-        let mut stretch = Vec::new();
-        for s in &state.stretch {
-            stretch.push([upload(&table(&s.integer))?, upload(&table(&s.half))?]);
-        }
-        let Ok(stretch) = <[[D::Memory<T>; 2]; 3]>::try_from(stretch) else {
-            unreachable!("three axes")
-        };
-        let mut slabs = Vec::new();
-        for s in &state.slabs {
-            let mut psi: [Option<D::Memory<T>>; 6] = Default::default();
-            for (to, from) in psi.iter_mut().zip(&s.psi) {
-                if let Some(values) = from {
-                    *to = Some(upload(values)?);
-                }
-            }
-            slabs.push(DeviceSlab {
-                axis: s.axis,
-                layer: s.layer,
-                region: s.region,
-                psi,
-            });
-        }
-        let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
-        let staging =
-            driver.alloc_zeros::<T>(&compute, halo_staging_values(setup.mode, owned).max(1))?;
         let flag = driver.alloc_zeros::<i32>(&compute, 1)?;
         let key = driver.alloc_zeros::<u64>(&compute, 1)?;
         driver.synchronize(&compute)?;
@@ -215,29 +263,13 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
             compute,
             copy,
             kernels,
+            setup: *setup,
             mode: setup.mode,
             grid: setup.grid,
-            owned,
-            storage: Storage {
-                lo: storage_box.lo,
-                extent: storage_box.extent(),
-            },
-            dt: state.dt,
-            fields,
-            materials,
-            coefficients,
-            stretch,
-            free: state.free,
-            slabs,
-            sources: state.sources.clone(),
-            probe_cells: setup
-                .probes
-                .iter()
-                .map(|p| p.cell)
-                .filter(|&c| owned.contains(c))
-                .collect(),
+            dt: setup.dt(),
             costs,
-            staging,
+            arrays,
+            slab_values: None,
             flag,
             key,
         })
@@ -250,7 +282,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
 
     /// The address of component `c`'s field (carried by the mode: checked by callers).
     fn field_address(&self, c: Component) -> Result<u64, CudaError> {
-        let f = self.fields[c.index()].as_ref().ok_or_else(|| {
+        let f = self.arrays.fields[c.index()].as_ref().ok_or_else(|| {
             CudaError::new(
                 ChunkErrorKind::InvalidArgument,
                 format!("the mode does not carry {c:?}"),
@@ -261,7 +293,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
 
     /// The id pointer (0: uniform) and the uniform id of component `c`.
     fn ids(&self, c: Component) -> (u64, i32) {
-        let m = &self.materials[c.index()];
+        let m = &self.arrays.materials[c.index()];
         match (m.uniform, &m.ids) {
             (Some(id), _) => (0, i32::from(id)),
             (None, Some(ids)) => (self.address(ids, 0), 0),
@@ -271,19 +303,19 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
 
     /// The coefficient table of the phase of `c`.
     fn coefficients_address(&self, c: Component) -> u64 {
-        self.address(&self.coefficients[usize::from(!c.is_electric())], 0)
+        self.address(&self.arrays.coefficients[usize::from(!c.is_electric())], 0)
     }
 
     /// The stretch table of component `c` along `axis` (half positions where `c` is
     /// staggered along it).
     fn stretch_address(&self, c: Component, axis: yee_core::Axis) -> u64 {
         let half = c.stagger()[axis.index()] != 0.0;
-        self.address(&self.stretch[axis.index()][usize::from(half)], 0)
+        self.address(&self.arrays.stretch[axis.index()][usize::from(half)], 0)
     }
 
     /// The storage strides (x fastest).
     fn strides(&self) -> [i64; 3] {
-        let [ex, ey, _] = self.storage.extent.map(|e| e as i64);
+        let [ex, ey, _] = self.arrays.storage.extent.map(|e| e as i64);
         [1, ex, ex * ey]
     }
 
@@ -304,7 +336,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
 
     /// Queues the curl update of `c` over `region` (∩ its free box).
     fn curl(&self, c: Component, region: Box3) -> Result<(), CudaError> {
-        let r = region.intersect(&self.free[c.index()]);
+        let r = region.intersect(&self.arrays.free[c.index()]);
         let Some(launch) = box_launch(r.extent())? else {
             return Ok(());
         };
@@ -331,7 +363,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
             Arg::Address(ids),
             Arg::Int(uniform),
             Arg::Address(self.coefficients_address(c)),
-            Arg::Region(RawRegion::new([r.lo, r.hi], self.storage)),
+            Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
             Arg::Int(i32::from(c.is_electric())),
             Arg::Address(self.address(&self.flag, 0)),
         ];
@@ -350,7 +382,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
         };
         let r = region
             .intersect(&slab.region)
-            .intersect(&self.free[c.index()]);
+            .intersect(&self.arrays.free[c.index()]);
         let Some(launch) = box_launch(r.extent())? else {
             return Ok(());
         };
@@ -367,13 +399,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
             stretch: self.stretch_address(c, t.axis),
         };
         let (ids, uniform) = self.ids(c);
-        let layer = RawRegion::new(
-            [slab.region.lo, slab.region.hi],
-            Storage {
-                lo: slab.region.lo,
-                extent: slab.region.extent(),
-            },
-        );
+        let layer = RawRegion::new([slab.region.lo, slab.region.hi], slab_storage(slab.region));
         let args = [
             Arg::Address(self.field_address(c)?),
             Arg::Address(self.address(psi, 0)),
@@ -381,7 +407,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
             Arg::Address(ids),
             Arg::Int(uniform),
             Arg::Address(self.coefficients_address(c)),
-            Arg::Region(RawRegion::new([r.lo, r.hi], self.storage)),
+            Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
             Arg::Region(layer),
             Arg::Int(i32::from(c.is_electric())),
         ];
@@ -393,7 +419,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
     /// Queues point source `s` at step `step` (one thread).
     fn source(&self, s: &PointSource, step: u64) -> Result<(), CudaError> {
         let v = T::from_f64(s.amplitude * s.waveform.value(source_time(s, step, self.dt)));
-        let offset = self.storage.offset(s.cell).ok_or_else(|| {
+        let offset = self.arrays.storage.offset(s.cell).ok_or_else(|| {
             CudaError::new(
                 ChunkErrorKind::InvalidArgument,
                 "a source outside the chunk",
@@ -415,8 +441,8 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
         unsafe { self.launch(&self.kernels.source, one, &args) }
     }
 
-    /// Queues a copy between `layer` of component `c` and `count` values at `address`
-    /// (device memory): a pack (`true`) or an unpack.
+    /// Queues a copy between `layer` of component `c` and its cells' count of values at
+    /// `address` (device memory): a pack (`true`) or an unpack.
     fn copy_box(
         &self,
         c: Component,
@@ -424,24 +450,95 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
         address: u64,
         pack: bool,
     ) -> Result<(), CudaError> {
+        let values = self.field_address(c)?;
+        self.copy_values(values, self.arrays.storage, layer, address, pack)
+    }
+
+    /// Queues a copy between `layer` of the array at `values` (stored over `storage`) and
+    /// its cells' count of values at `address` (device memory): a pack (`true`) or an
+    /// unpack.
+    fn copy_values(
+        &self,
+        values: u64,
+        storage: Storage,
+        layer: Box3,
+        address: u64,
+        pack: bool,
+    ) -> Result<(), CudaError> {
         let Some(launch) = linear_launch(layer.cells())? else {
             return Ok(());
         };
-        if !self.storage.contains([layer.lo, layer.hi]) {
+        if !storage.contains([layer.lo, layer.hi]) {
             return Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
-                format!("the box {layer:?} is not inside the chunk's storage"),
+                format!("the box {layer:?} is not inside the array's storage"),
             ));
         }
         let args = [
-            Arg::Address(self.field_address(c)?),
+            Arg::Address(values),
             Arg::Address(address),
-            Arg::Region(RawRegion::new([layer.lo, layer.hi], self.storage)),
+            Arg::Region(RawRegion::new([layer.lo, layer.hi], storage)),
             Arg::Int(i32::from(pack)),
         ];
         // SAFETY: the arguments match `yee_box_copy` (kernels/box.cu); the box lies
         // in the storage (checked) and callers give `address` room for its cells.
         unsafe { self.launch(&self.kernels.box_copy, launch, &args) }
+    }
+
+    /// Queues on the compute stream the copies between the cells of `region` (every field,
+    /// then the ψ of each CPML layer, as the scalar chunk's slabs hold them) and the values
+    /// at `address` onward: a pack (`true`) or an unpack. Returns the values copied.
+    fn copy_slab(&self, region: Box3, address: u64, pack: bool) -> Result<usize, CudaError> {
+        let size = size_of::<T>() as u64;
+        let mut at = 0;
+        for &c in self.mode.components() {
+            self.copy_box(c, region, address + at as u64 * size, pack)?;
+            at += region.cells();
+        }
+        for slab in &self.arrays.slabs {
+            let part = slab.layer.intersect(&region);
+            let storage = slab_storage(slab.region);
+            for psi in slab.psi.iter().flatten() {
+                let values = self.address(psi, 0);
+                self.copy_values(values, storage, part, address + at as u64 * size, pack)?;
+                at += part.cells();
+            }
+        }
+        Ok(at)
+    }
+
+    /// `Err` unless `buffer` holds `needed` values.
+    fn slab_buffer_holds(
+        &self,
+        buffer: &PinnedBuffer<T, D>,
+        needed: usize,
+    ) -> Result<(), CudaError> {
+        match buffer.len() >= needed {
+            true => Ok(()),
+            false => Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!("a slab buffer of {} values for {needed}", buffer.len()),
+            )),
+        }
+    }
+
+    /// Copies the values of `from` over `kept` into `to` (stored over `into`) on the device,
+    /// through a packed buffer: what a resize keeps.
+    fn keep(
+        &self,
+        (from, storage): (u64, Storage),
+        (to, into): (u64, Storage),
+        kept: Box3,
+    ) -> Result<(), CudaError> {
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let packed = self.driver.alloc_zeros::<T>(&self.compute, kept.cells())?;
+        let at = self.address(&packed, 0);
+        self.copy_values(from, storage, kept, at, true)?;
+        self.copy_values(to, into, kept, at, false)?;
+        // The packed buffer is released below: let the kernels that use it finish first.
+        self.driver.synchronize(&self.compute)
     }
 
     /// Copies component `c` over `region` to the host (packed on the device, then one copy).
@@ -463,7 +560,7 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
 
     /// Checks that `needed` values fit the staging buffer.
     fn staging_holds(&self, needed: usize) -> Result<(), CudaError> {
-        match needed <= D::len(&self.staging) {
+        match needed <= D::len(&self.arrays.staging) {
             true => Ok(()),
             false => Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
@@ -485,12 +582,20 @@ impl<T: DeviceReal, D: Driver> CudaChunk<T, D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> Drop for CudaChunk<T, D> {
+impl<T: DeviceReal, D: Driver> Drop for CudaChunk<'_, T, D> {
     /// Lets queued work finish before the memory it addresses is released.
     fn drop(&mut self) {
         if let Err(e) = self.synchronize() {
             log::warn!("the device chunk's last work failed: {e}");
         }
+    }
+}
+
+/// The storage of a CPML layer's ψ: its cells in the chunk.
+fn slab_storage(region: Box3) -> Storage {
+    Storage {
+        lo: region.lo,
+        extent: region.extent(),
     }
 }
 
@@ -508,17 +613,17 @@ fn holds<T: DeviceReal, D: Driver>(
     }
 }
 
-impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
+impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
     type Value = T;
     type Buffer = PinnedBuffer<T, D>;
     type Error = CudaError;
     const CAPABILITIES: Capabilities = Capabilities {
         asynchronous: true,
-        migration: false,
+        migration: true,
     };
 
     fn owned(&self) -> Box3 {
-        self.owned
+        self.arrays.owned
     }
 
     fn ghost(&self) -> [usize; 3] {
@@ -536,12 +641,12 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
         for c in phase_components(self.mode, phase) {
             self.curl(c, region)?;
         }
-        for slab in &self.slabs {
+        for slab in &self.arrays.slabs {
             for c in phase_components(self.mode, phase) {
                 self.cpml(slab, c, region)?;
             }
         }
-        for s in &self.sources {
+        for s in &self.arrays.sources {
             if s.component.is_electric() == electric && region.contains(s.cell) {
                 self.source(s, step)?;
             }
@@ -561,11 +666,11 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.mode, self.owned, phase, toward, FACES)
+        halo::halo_values(self.mode, self.arrays.owned, phase, toward, FACES)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.mode, self.owned, phase, from, FACES)
+        halo::ghost_values(self.mode, self.arrays.owned, phase, from, FACES)
     }
 
     /// Packs each halo on the device into the staging buffer (one component after another)
@@ -580,7 +685,8 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
         let mut at = 0;
         let mut copies = Vec::new();
         for (k, &toward) in towards.iter().enumerate().take(out.len()) {
-            let Some((layer, _)) = halo::halo(self.mode, self.owned, phase, toward, FACES) else {
+            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, FACES)
+            else {
                 continue;
             };
             let start = at;
@@ -588,7 +694,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
             self.staging_holds(start + len)?;
             holds(&out[k], len)?;
             for c in phase_components(self.mode, phase) {
-                self.copy_box(c, layer, self.address(&self.staging, at), true)?;
+                self.copy_box(c, layer, self.address(&self.arrays.staging, at), true)?;
                 at += layer.cells();
             }
             copies.push((k, start, at - start));
@@ -597,7 +703,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
         for (k, start, len) in copies {
             let pinned = &mut out[k].pinned;
             self.driver
-                .device_to_pinned(&self.copy, &self.staging, start, len, pinned)?;
+                .device_to_pinned(&self.copy, &self.arrays.staging, start, len, pinned)?;
         }
         Ok(())
     }
@@ -615,7 +721,8 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
         let mut at = 0;
         let mut unpacks = Vec::new();
         for (k, &from) in froms.iter().enumerate().take(data.len()) {
-            let Some((layer, _)) = halo::ghosts(self.mode, self.owned, phase, from, FACES) else {
+            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, FACES)
+            else {
                 continue;
             };
             let len = self.ghost_len(phase, from);
@@ -625,7 +732,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
                 &self.copy,
                 &data[k].pinned,
                 len,
-                &mut self.staging,
+                &mut self.arrays.staging,
                 at,
             )?;
             unpacks.push((layer, at));
@@ -635,27 +742,114 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<T, D> {
         self.driver.wait(&self.compute, &self.copied)?;
         for (layer, mut at) in unpacks {
             for c in phase_components(self.mode, phase) {
-                self.copy_box(c, layer, self.address(&self.staging, at), false)?;
+                self.copy_box(c, layer, self.address(&self.arrays.staging, at), false)?;
                 at += layer.cells();
             }
         }
         Ok(())
     }
 
+    /// Every field, then each CPML layer's ψ (the scalar chunk's slab format).
+    fn slab_len(&self, region: Box3) -> usize {
+        let fields = self.mode.components().len() * region.cells();
+        let psi: usize = (self.arrays.slabs.iter())
+            .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
+            .sum();
+        fields + psi
+    }
+
+    /// Packs each region on the device into one buffer (compute stream), then copies it into
+    /// `out` on the copy stream once the packs are done.
+    fn pack_slabs(
+        &mut self,
+        regions: &[Box3],
+        out: &mut PinnedBuffer<T, D>,
+    ) -> Result<(), CudaError> {
+        let total: usize = regions.iter().map(|&r| self.slab_len(r)).sum();
+        self.slab_buffer_holds(out, total)?;
+        // The previous slabs' copies are done before their buffer goes.
+        self.synchronize()?;
+        let values = self.driver.alloc_zeros::<T>(&self.compute, total.max(1))?;
+        let mut at = 0;
+        for &region in regions {
+            at += self.copy_slab(region, self.address(&values, at), true)?;
+        }
+        self.copy_after_compute()?;
+        self.driver
+            .device_to_pinned(&self.copy, &values, 0, total, &mut out.pinned)?;
+        self.slab_values = Some(values);
+        Ok(())
+    }
+
+    /// Copies `data` to the device on the copy stream, then unpacks each region from it on
+    /// the compute stream once the copy is done.
+    fn unpack_slabs(
+        &mut self,
+        regions: &[Box3],
+        data: &PinnedBuffer<T, D>,
+    ) -> Result<(), CudaError> {
+        let total: usize = regions.iter().map(|&r| self.slab_len(r)).sum();
+        self.slab_buffer_holds(data, total)?;
+        self.synchronize()?;
+        let mut values = self.driver.alloc_zeros::<T>(&self.compute, total.max(1))?;
+        self.driver
+            .pinned_to_device(&self.copy, &data.pinned, total, &mut values, 0)?;
+        self.driver.record(&self.copied, &self.copy)?;
+        self.driver.wait(&self.compute, &self.copied)?;
+        let mut at = 0;
+        for &region in regions {
+            at += self.copy_slab(region, self.address(&values, at), false)?;
+        }
+        self.slab_values = Some(values);
+        Ok(())
+    }
+
+    /// Uploads the arrays of `owned` (built on the host as at the start), then copies what
+    /// the old and new boxes share on the device: the fields over both storage boxes (ghosts
+    /// included, as the scalar chunk keeps them), each layer's ψ over both regions.
+    fn resize(&mut self, owned: Box3) -> Result<(), CudaError> {
+        self.synchronize()?;
+        let mut arrays = Arrays::upload(&self.driver, &self.compute, &self.setup, owned)?;
+        let storage_box =
+            |s: Storage| Box3::new(s.lo, core::array::from_fn(|a| s.lo[a] + s.extent[a] as i64));
+        let kept = storage_box(self.arrays.storage).intersect(&storage_box(arrays.storage));
+        for &c in self.mode.components() {
+            let (Some(from), Some(to)) =
+                (&self.arrays.fields[c.index()], &arrays.fields[c.index()])
+            else {
+                continue;
+            };
+            let from = (self.address(from, 0), self.arrays.storage);
+            self.keep(from, (self.address(to, 0), arrays.storage), kept)?;
+        }
+        for (old, new) in self.arrays.slabs.iter().zip(&arrays.slabs) {
+            let kept = old.region.intersect(&new.region);
+            for (from, to) in old.psi.iter().zip(&new.psi) {
+                if let (Some(from), Some(to)) = (from, to) {
+                    let from = (self.address(from, 0), slab_storage(old.region));
+                    self.keep(from, (self.address(to, 0), slab_storage(new.region)), kept)?;
+                }
+            }
+        }
+        self.synchronize()?;
+        core::mem::swap(&mut self.arrays, &mut arrays);
+        Ok(())
+    }
+
     fn work(&self, region: Box3) -> f64 {
         work_of(
             region,
-            self.slabs.iter().map(|s| s.layer),
+            self.arrays.slabs.iter().map(|s| s.layer),
             core::iter::empty(),
-            self.sources.iter().map(|s| s.cell),
-            self.probe_cells.iter().copied(),
+            self.arrays.sources.iter().map(|s| s.cell),
+            self.arrays.probe_cells.iter().copied(),
             0.0,
             &self.costs,
         )
     }
 }
 
-impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<T, D> {
+impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<'_, T, D> {
     fn read_component(
         &mut self,
         c: Component,
@@ -707,13 +901,13 @@ impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<T, D> {
             self.driver
                 .write(&self.compute, &[FINITE_KEY], &mut self.key)?;
             for r in regions {
-                let r = r.intersect(&self.owned);
+                let r = r.intersect(&self.arrays.owned);
                 let Some(launch) = box_launch(r.extent())? else {
                     continue;
                 };
                 let args = [
                     Arg::Address(self.field_address(c)?),
-                    Arg::Region(RawRegion::new([r.lo, r.hi], self.storage)),
+                    Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
                     Arg::Long(grid[0]),
                     Arg::Long(grid[1]),
                     Arg::Long(grid[2]),

@@ -124,7 +124,7 @@ impl<D> core::fmt::Debug for DeviceBackend<D> {
 }
 
 impl<T: DeviceReal, D: Driver> YeeBackend<T> for DeviceBackend<D> {
-    type Chunk<'s> = CudaChunk<T, D>;
+    type Chunk<'s> = CudaChunk<'s, T, D>;
 
     fn name(&self) -> &'static str {
         D::NAME
@@ -135,7 +135,7 @@ impl<T: DeviceReal, D: Driver> YeeBackend<T> for DeviceBackend<D> {
         setup: &Setup<'s>,
         owned: Box3,
         costs: Costs,
-    ) -> Result<CudaChunk<T, D>, CudaError> {
+    ) -> Result<CudaChunk<'s, T, D>, CudaError> {
         CudaChunk::new(setup, owned, costs, self.rank)
     }
 
