@@ -12,6 +12,8 @@
 //! with an error naming
 //! it; migration (dynamic balancing) is not supported.
 
+use core::marker::PhantomData;
+
 use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3};
 use yee_em::halo::{self, ELECTRIC_PHASE, phase_components};
 use yee_em::load::work_of;
@@ -20,7 +22,7 @@ use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
 use super::driver::{Arg, DeviceTerm, DeviceTerms, Driver};
-use super::{CudaError, Cudarc, DeviceReal, PinnedBuffer};
+use super::{CudaError, Cudarc, DeviceReal, MessageBuffer, PinnedBuffer};
 use crate::kernels::{self, KernelFile};
 use crate::layout::{
     FINITE_KEY, Launch, RawRegion, Storage, box_launch, cell_of_key, linear_launch,
@@ -181,7 +183,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
 /// device). Kernels run on the compute stream; the copies between device memory and pinned
 /// memory (halos, slabs) on the copy stream, ordered against the packs and unpacks by events.
 #[derive(Debug)]
-pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc> {
+pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, D>> {
     driver: D,
     /// The kernels, in the order the scalar chunk updates.
     compute: D::Stream,
@@ -205,6 +207,8 @@ pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc> {
     flag: D::Memory<i32>,
     /// The first non-finite node's order key (atomicMin).
     key: D::Memory<u64>,
+    /// Messages go through buffers of type `B`.
+    buffers: PhantomData<fn() -> B>,
 }
 
 /// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
@@ -239,7 +243,7 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     Ok(())
 }
 
-impl<'s, T: DeviceReal, D: Driver> CudaChunk<'s, T, D> {
+impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B> {
     /// The chunk owning `owned` of a validated `setup` on the device of rank `rank`: its
     /// arrays built on the host as the scalar backend builds them, then uploaded.
     pub fn new(
@@ -272,6 +276,7 @@ impl<'s, T: DeviceReal, D: Driver> CudaChunk<'s, T, D> {
             slab_values: None,
             flag,
             key,
+            buffers: PhantomData,
         })
     }
 
@@ -508,16 +513,15 @@ impl<'s, T: DeviceReal, D: Driver> CudaChunk<'s, T, D> {
     }
 
     /// `Err` unless `buffer` holds `needed` values.
-    fn slab_buffer_holds(
-        &self,
-        buffer: &PinnedBuffer<T, D>,
-        needed: usize,
-    ) -> Result<(), CudaError> {
-        match buffer.len() >= needed {
+    fn slab_buffer_holds(&self, buffer: &B, needed: usize) -> Result<(), CudaError> {
+        match buffer.values_len() >= needed {
             true => Ok(()),
             false => Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
-                format!("a slab buffer of {} values for {needed}", buffer.len()),
+                format!(
+                    "a slab buffer of {} values for {needed}",
+                    buffer.values_len()
+                ),
             )),
         }
     }
@@ -555,7 +559,8 @@ impl<'s, T: DeviceReal, D: Driver> CudaChunk<'s, T, D> {
         }
         let packed = self.driver.alloc_zeros::<T>(&self.compute, cells)?;
         self.copy_box(c, region, self.address(&packed, 0), true)?;
-        self.driver.read(&self.compute, &packed, &mut out[..cells])
+        self.driver
+            .read(&self.compute, &packed, 0, &mut out[..cells])
     }
 
     /// Checks that `needed` values fit the staging buffer.
@@ -582,10 +587,12 @@ impl<'s, T: DeviceReal, D: Driver> CudaChunk<'s, T, D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> Drop for CudaChunk<'_, T, D> {
+impl<T: DeviceReal, D: Driver, B> Drop for CudaChunk<'_, T, D, B> {
     /// Lets queued work finish before the memory it addresses is released.
     fn drop(&mut self) {
-        if let Err(e) = self.synchronize() {
+        let synchronized = (self.driver.synchronize(&self.compute))
+            .and_then(|()| self.driver.synchronize(&self.copy));
+        if let Err(e) = synchronized {
             log::warn!("the device chunk's last work failed: {e}");
         }
     }
@@ -601,10 +608,10 @@ fn slab_storage(region: Box3) -> Storage {
 
 /// `Err` when a halo buffer holds fewer than `len` values.
 fn holds<T: DeviceReal, D: Driver>(
-    buffer: &PinnedBuffer<T, D>,
+    buffer: &impl MessageBuffer<T, D>,
     len: usize,
 ) -> Result<(), CudaError> {
-    match buffer.len() >= len {
+    match buffer.values_len() >= len {
         true => Ok(()),
         false => Err(CudaError::new(
             ChunkErrorKind::InvalidArgument,
@@ -613,9 +620,9 @@ fn holds<T: DeviceReal, D: Driver>(
     }
 }
 
-impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
+impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T, D, B> {
     type Value = T;
-    type Buffer = PinnedBuffer<T, D>;
+    type Buffer = B;
     type Error = CudaError;
     const CAPABILITIES: Capabilities = Capabilities {
         asynchronous: true,
@@ -658,11 +665,9 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
         self.synchronize()
     }
 
-    fn buffer(&self, bytes: usize) -> Result<PinnedBuffer<T, D>, CudaError> {
+    fn buffer(&self, bytes: usize) -> Result<B, CudaError> {
         let len = bytes.div_ceil(size_of::<T>()).max(1);
-        Ok(PinnedBuffer {
-            pinned: self.driver.alloc_pinned(len)?,
-        })
+        B::zeroed(&self.driver, len)
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
@@ -680,7 +685,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
         &mut self,
         phase: usize,
         towards: &[Direction],
-        out: &mut [PinnedBuffer<T, D>],
+        out: &mut [B],
     ) -> Result<(), CudaError> {
         let mut at = 0;
         let mut copies = Vec::new();
@@ -701,9 +706,8 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
         }
         self.copy_after_compute()?;
         for (k, start, len) in copies {
-            let pinned = &mut out[k].pinned;
-            self.driver
-                .device_to_pinned(&self.copy, &self.arrays.staging, start, len, pinned)?;
+            let staging = &self.arrays.staging;
+            out[k].copy_from_device(&self.driver, &self.copy, staging, start, len)?;
         }
         Ok(())
     }
@@ -715,7 +719,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
         &mut self,
         phase: usize,
         froms: &[Direction],
-        data: &[PinnedBuffer<T, D>],
+        data: &[B],
     ) -> Result<(), CudaError> {
         self.copy_after_compute()?;
         let mut at = 0;
@@ -728,13 +732,8 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
             let len = self.ghost_len(phase, from);
             self.staging_holds(at + len)?;
             holds(&data[k], len)?;
-            self.driver.pinned_to_device(
-                &self.copy,
-                &data[k].pinned,
-                len,
-                &mut self.arrays.staging,
-                at,
-            )?;
+            let staging = &mut self.arrays.staging;
+            data[k].copy_to_device(&self.driver, &self.copy, len, staging, at)?;
             unpacks.push((layer, at));
             at += len;
         }
@@ -760,11 +759,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
 
     /// Packs each region on the device into one buffer (compute stream), then copies it into
     /// `out` on the copy stream once the packs are done.
-    fn pack_slabs(
-        &mut self,
-        regions: &[Box3],
-        out: &mut PinnedBuffer<T, D>,
-    ) -> Result<(), CudaError> {
+    fn pack_slabs(&mut self, regions: &[Box3], out: &mut B) -> Result<(), CudaError> {
         let total: usize = regions.iter().map(|&r| self.slab_len(r)).sum();
         self.slab_buffer_holds(out, total)?;
         // The previous slabs' copies are done before their buffer goes.
@@ -775,25 +770,19 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
             at += self.copy_slab(region, self.address(&values, at), true)?;
         }
         self.copy_after_compute()?;
-        self.driver
-            .device_to_pinned(&self.copy, &values, 0, total, &mut out.pinned)?;
+        out.copy_from_device(&self.driver, &self.copy, &values, 0, total)?;
         self.slab_values = Some(values);
         Ok(())
     }
 
     /// Copies `data` to the device on the copy stream, then unpacks each region from it on
     /// the compute stream once the copy is done.
-    fn unpack_slabs(
-        &mut self,
-        regions: &[Box3],
-        data: &PinnedBuffer<T, D>,
-    ) -> Result<(), CudaError> {
+    fn unpack_slabs(&mut self, regions: &[Box3], data: &B) -> Result<(), CudaError> {
         let total: usize = regions.iter().map(|&r| self.slab_len(r)).sum();
         self.slab_buffer_holds(data, total)?;
         self.synchronize()?;
         let mut values = self.driver.alloc_zeros::<T>(&self.compute, total.max(1))?;
-        self.driver
-            .pinned_to_device(&self.copy, &data.pinned, total, &mut values, 0)?;
+        data.copy_to_device(&self.driver, &self.copy, total, &mut values, 0)?;
         self.driver.record(&self.copied, &self.copy)?;
         self.driver.wait(&self.compute, &self.copied)?;
         let mut at = 0;
@@ -849,7 +838,7 @@ impl<T: DeviceReal, D: Driver> Chunk for CudaChunk<'_, T, D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<'_, T, D> {
+impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> YeeFields for CudaChunk<'_, T, D, B> {
     fn read_component(
         &mut self,
         c: Component,
@@ -891,15 +880,16 @@ impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<'_, T, D> {
         regions: &[Box3],
     ) -> Result<Option<(Component, Index3)>, CudaError> {
         let mut flag = [0i32];
-        self.driver.read(&self.compute, &self.flag, &mut flag)?;
+        self.driver.read(&self.compute, &self.flag, 0, &mut flag)?;
         if flag[0] == 0 {
             return Ok(None);
         }
-        self.driver.write(&self.compute, &[0i32], &mut self.flag)?;
+        self.driver
+            .write(&self.compute, &[0i32], &mut self.flag, 0)?;
         let grid = self.grid.map(|g| g as i64);
         for &c in self.mode.components() {
             self.driver
-                .write(&self.compute, &[FINITE_KEY], &mut self.key)?;
+                .write(&self.compute, &[FINITE_KEY], &mut self.key, 0)?;
             for r in regions {
                 let r = r.intersect(&self.arrays.owned);
                 let Some(launch) = box_launch(r.extent())? else {
@@ -918,7 +908,7 @@ impl<T: DeviceReal, D: Driver> YeeFields for CudaChunk<'_, T, D> {
                 unsafe { self.launch(&self.kernels.non_finite, launch, &args) }?;
             }
             let mut key = [FINITE_KEY];
-            self.driver.read(&self.compute, &self.key, &mut key)?;
+            self.driver.read(&self.compute, &self.key, 0, &mut key)?;
             if key[0] != FINITE_KEY {
                 return Ok(Some((c, cell_of_key(key[0], self.grid))));
             }

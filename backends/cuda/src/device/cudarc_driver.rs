@@ -107,17 +107,20 @@ impl Driver for Cudarc {
         stream: &Arc<CudaStream>,
         values: &[X],
         memory: &mut CudaSlice<X>,
+        at: usize,
     ) -> Result<(), CudaError> {
-        Ok(stream.memcpy_htod(values, &mut memory.slice_mut(..values.len()))?)
+        let end = at + values.len();
+        Ok(stream.memcpy_htod(values, &mut memory.slice_mut(at..end))?)
     }
 
     fn read<X: DeviceValue>(
         &self,
         stream: &Arc<CudaStream>,
         memory: &CudaSlice<X>,
+        at: usize,
         out: &mut [X],
     ) -> Result<(), CudaError> {
-        stream.memcpy_dtoh(&memory.slice(..out.len()), out)?;
+        stream.memcpy_dtoh(&memory.slice(at..at + out.len()), out)?;
         Ok(stream.synchronize()?)
     }
 

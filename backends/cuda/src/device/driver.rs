@@ -172,20 +172,22 @@ pub trait Driver: Sized + Debug {
     fn address<X: DeviceValue>(&self, memory: &Self::Memory<X>, stream: &Self::Stream) -> u64;
 
     /// Queues on `stream` a copy of `values` (pageable host memory, read before it returns)
-    /// into `memory`, from its first value.
+    /// into `memory`, from value `at`.
     fn write<X: DeviceValue>(
         &self,
         stream: &Self::Stream,
         values: &[X],
         memory: &mut Self::Memory<X>,
+        at: usize,
     ) -> Result<(), CudaError>;
 
-    /// Copies `memory`'s first `out.len()` values into `out` (pageable host memory) after the
-    /// work queued on `stream` before it; returns when they are there.
+    /// Copies `out.len()` values of `memory` from value `at` into `out` (pageable host
+    /// memory) after the work queued on `stream` before it; returns when they are there.
     fn read<X: DeviceValue>(
         &self,
         stream: &Self::Stream,
         memory: &Self::Memory<X>,
+        at: usize,
         out: &mut [X],
     ) -> Result<(), CudaError>;
 

@@ -298,7 +298,7 @@ impl Driver for Emulated {
         values: &[X],
     ) -> Result<EmulatedMemory<X>, CudaError> {
         let mut memory = EmulatedMemory::zeroed(values.len())?;
-        self.write(stream, values, &mut memory)?;
+        self.write(stream, values, &mut memory, 0)?;
         Ok(memory)
     }
 
@@ -315,15 +315,16 @@ impl Driver for Emulated {
         stream: &EmulatedStream,
         values: &[X],
         memory: &mut EmulatedMemory<X>,
+        at: usize,
     ) -> Result<(), CudaError> {
-        memory.bytes(0, values.len(), "a write")?;
+        let (into, _) = memory.bytes(at, values.len(), "a write")?;
         let bytes: Vec<u8> = bytemuck::cast_slice(values).to_vec();
         let block = memory.block.clone();
         let to = Address(block.ptr);
         stream.push(Box::new(move || {
             let to = to;
-            // SAFETY: `bytes` fits the block (checked), which `block` keeps alive.
-            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), to.0, bytes.len()) };
+            // SAFETY: `bytes` fits the block from `into` (checked), which `block` keeps alive.
+            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), to.0.add(into), bytes.len()) };
             drop(block);
         }))
     }
@@ -332,16 +333,18 @@ impl Driver for Emulated {
         &self,
         stream: &EmulatedStream,
         memory: &EmulatedMemory<X>,
+        at: usize,
         out: &mut [X],
     ) -> Result<(), CudaError> {
-        let (_, len) = memory.bytes(0, out.len(), "a read")?;
+        let (start, len) = memory.bytes(at, out.len(), "a read")?;
         let block = memory.block.clone();
         let from = Address(block.ptr);
         let (sender, arrived) = mpsc::channel::<Vec<u8>>();
         stream.push(Box::new(move || {
             let from = from;
-            // SAFETY: `len` bytes fit the block (checked), which `block` keeps alive.
-            let bytes = unsafe { std::slice::from_raw_parts(from.0, len) }.to_vec();
+            // SAFETY: `len` bytes from `start` fit the block (checked), which `block` keeps
+            // alive.
+            let bytes = unsafe { std::slice::from_raw_parts(from.0.add(start), len) }.to_vec();
             drop(block);
             let _ = sender.send(bytes);
         }))?;

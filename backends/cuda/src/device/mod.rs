@@ -12,6 +12,7 @@ pub mod cudarc_driver;
 pub mod driver;
 pub mod emulated;
 pub mod error;
+pub mod mixed;
 pub mod nvrtc;
 
 use core::marker::PhantomData;
@@ -19,12 +20,13 @@ use core::marker::PhantomData;
 use yee_core::{Box3, Real};
 use yee_em::{Costs, Setup, YeeBackend};
 
-pub use buffer::PinnedBuffer;
+pub use buffer::{MessageBuffer, PinnedBuffer};
 pub use chunk::CudaChunk;
 pub use cudarc_driver::Cudarc;
 pub use driver::{Arg, DeviceValue, Driver};
 pub use emulated::Emulated;
 pub use error::{CudaError, NO_DRIVER};
+pub use mixed::MixedChunk;
 
 use crate::host::KernelReal;
 use crate::kernels::Precision;
