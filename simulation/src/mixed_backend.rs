@@ -91,9 +91,8 @@ impl<T: DeviceReal, D: Driver> YeeBackend<T> for MixedBackend<D> {
         match self.on_device() {
             true => {
                 let rank = self.rank.unwrap_or(0);
-                Ok(MixedChunk::Device(CudaChunk::new(
-                    setup, owned, costs, rank,
-                )?))
+                let chunk = CudaChunk::new(setup, owned, costs, rank)?;
+                Ok(MixedChunk::Device(Box::new(chunk)))
             }
             false => Ok(MixedChunk::Host(YeeBackend::<T>::build(
                 &self.host, setup, owned, costs,

@@ -20,7 +20,7 @@ pub enum MixedChunk<'s, T: DeviceReal, H, D: Driver> {
     /// A host rank.
     Host(H),
     /// A device rank, sending through host buffers.
-    Device(CudaChunk<'s, T, D, HostBuffer<T>>),
+    Device(Box<CudaChunk<'s, T, D, HostBuffer<T>>>),
 }
 
 impl From<HostChunkError> for CudaError {
