@@ -388,3 +388,55 @@ fn an_emulated_device_rank_beside_host_ranks_writes_the_scalar_bytes() {
         }
     }
 }
+
+/// A diverging run (a hard source of 1e308) on emulated-device ranks stops at the step and
+/// cell the scalar backend names: the curl kernel's flag, then the device's search for the
+/// first non-finite node.
+#[cfg(feature = "cuda")]
+#[test]
+fn a_diverging_run_on_the_emulated_device_names_the_scalar_step_and_cell() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/diverging.toml"),
+    )
+    .unwrap();
+    // Without its flux plane (DFT monitors are not run on the device).
+    let (head, tail) = text.split_at(text.find("[[flux]]").unwrap());
+    let text = format!("{head}{}", &tail[tail.find("[run]").unwrap()..]);
+    let dir = crate::tmp_dir(module_path!());
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("diverging_device.toml");
+    std::fs::write(&scene, text).unwrap();
+    let said = |extra: &[&str]| {
+        let out = dir.join("diverging_out");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut args = vec!["run", scene.to_str().unwrap(), "--quiet", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(extra);
+        let output = yee(&args);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let at = stderr
+            .find("the run diverged")
+            .unwrap_or_else(|| panic!("{stderr}"));
+        stderr[at..].trim().to_string()
+    };
+    let expected = said(&["--backend", "scalar"]);
+    assert!(
+        expected.contains("at step 8 in cell [20, 19, 0]"),
+        "{expected}"
+    );
+    for extra in [
+        &["--backend", "cuda-emulated"][..],
+        &[
+            "--backend",
+            "cuda-emulated",
+            "--ranks",
+            "2",
+            "--comm",
+            "shm",
+        ],
+        &["--rank-backends", "rayon,cuda-emulated", "--comm", "sim"],
+    ] {
+        assert_eq!(said(extra), expected, "{extra:?}");
+    }
+}

@@ -100,3 +100,52 @@ fn what_the_device_does_not_run_is_refused_by_name() {
         );
     }
 }
+
+/// Every entry point of every kernel file loads on the emulated device for both types, and a
+/// launch whose arguments do not have the kernel's parameter sizes is refused naming both.
+#[test]
+#[allow(unsafe_code)]
+fn every_kernel_loads_and_a_launch_of_wrong_sizes_is_refused() {
+    use yee_cuda::device::{Arg, Driver, Emulated};
+    use yee_cuda::kernels::{self, Precision};
+    let driver = Emulated::open(0).unwrap();
+    for file in kernels::ALL {
+        for entry in file.entries {
+            for p in Precision::BOTH {
+                driver
+                    .kernel(file, entry, p)
+                    .unwrap_or_else(|e| panic!("{} {entry} {p:?}: {e}", file.name));
+            }
+        }
+    }
+    let e = driver
+        .kernel(kernels::BOX, "yee_curl", Precision::F32)
+        .expect_err("box.cu has no yee_curl");
+    assert!(
+        e.message.contains("box.cu has no kernel yee_curl_f32"),
+        "{e}"
+    );
+    let stream = driver.stream().unwrap();
+    let source = driver
+        .kernel(kernels::SOURCE, "yee_source", Precision::F64)
+        .unwrap();
+    let one = yee_cuda::layout::linear_launch(1).unwrap().unwrap();
+    // A float where the f64 kernel takes a double: refused before anything runs.
+    let args = [
+        Arg::Address(0),
+        Arg::Long(0),
+        Arg::Float(1.0),
+        Arg::Int(0),
+        Arg::Address(0),
+        Arg::Int(0),
+        Arg::Address(0),
+    ];
+    // SAFETY: refused before it runs (the sizes differ), so no address is touched.
+    let e = unsafe { driver.launch(&stream, &source, one, &args) }.expect_err("sizes differ");
+    assert!(
+        e.message
+            .contains("yee_source_f64 takes parameters of [8, 8, 8, 4, 8, 4, 8] bytes")
+            && e.message.contains("passed [8, 8, 4, 4, 8, 4, 8]"),
+        "{e}"
+    );
+}
