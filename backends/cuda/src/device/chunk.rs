@@ -1,16 +1,18 @@
 //! The device chunk: one rank's block of a Yee grid in device memory, stepped by the kernels
-//! of `kernels/*.cu`. Each phase's kernels are queued on the chunk's stream by
-//! [`Chunk::submit`] and the packs and unpacks of its halos go through one device staging
-//! buffer into pinned host buffers; [`Chunk::wait`] synchronises the stream (the `Chunk`
-//! trait's flush). The materials, CPML tables and walls come from the scalar backend's
-//! [`YeeState`] built on the host and uploaded, so the arrays are the oracle's own.
+//! of `kernels/*.cu` on a driver ([`Driver`]: a GPU through cudarc, or the emulated device).
+//! Each phase's kernels are queued on the chunk's compute stream by [`Chunk::submit`]; the
+//! packs and unpacks of its halos go through one device staging buffer, copied to and from
+//! the message buffers on a second (copy) stream, ordered against the kernels by events;
+//! [`Chunk::wait`] synchronises both streams (the `Chunk` trait's flush). The materials, CPML
+//! tables and walls come from the scalar backend's [`YeeState`] built on the host and
+//! uploaded, so the arrays are the oracle's own.
 //!
 //! Runs what the kernels cover: the curl update (uniform or per-node materials, lossy media,
 //! masks), CPML, PEC/PMC walls (nodes outside each component's free box are never updated),
-//! periodic faces and neighbours (halos), point sources, probes and the divergence report.
-//! A setup with dispersive media, plane waves, DFT monitors or off-diagonal ε or μ is refused
-//! with an error naming
-//! it; migration (dynamic balancing) is not supported.
+//! periodic faces and neighbours (halos), point sources, probes, the divergence report, and
+//! migration (slabs in the scalar chunk's format, resizing in place). A setup with dispersive
+//! media, plane waves, DFT monitors or off-diagonal ε or μ is refused with an error naming
+//! it.
 
 use core::marker::PhantomData;
 
