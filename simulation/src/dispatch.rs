@@ -209,10 +209,16 @@ fn run_device<B: YeeBackend<f32> + YeeBackend<f64>>(
 #[cfg(not(feature = "cuda"))]
 fn run_cuda(
     _scene: &Scene,
-    _options: &RunOptions,
+    options: &RunOptions,
     _control: Option<&Control>,
 ) -> Result<Option<Ended>, AppError> {
-    Err(AppError::Usage(crate::error::CUDA_MISSING.into()))
+    // Named as asked: `--backend cuda` or `--backend cuda-emulated`.
+    let named = format!("--backend {}", options.backend.name());
+    Err(AppError::Usage(crate::error::CUDA_MISSING.replacen(
+        "--backend cuda",
+        &named,
+        1,
+    )))
 }
 
 fn run_on<K>(
