@@ -31,7 +31,7 @@ pub fn run_scene(
         Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl, control),
         #[cfg(feature = "rayon")]
         Backend::Rayon => run_on(scene, options, rayon_kernel(options), control),
-        Backend::Cuda => run_cuda(scene, options, control),
+        Backend::Cuda | Backend::CudaEmulated => run_cuda(scene, options, control),
     }
 }
 
@@ -70,22 +70,12 @@ fn run_per_rank(
         };
         return run_scene(scene, &same, control);
     }
-    if let Some(rank) = list.iter().position(|&b| b == Backend::Cuda) {
-        return Err(AppError::Usage(format!(
-            "--rank-backends: rank {rank} is cuda beside host ranks, which is not built: the              device chunk is a chunk type of its own and cannot migrate cells (no slab              packing on the device yet); run every rank on cuda (--backend cuda) or mix              scalar and rayon ranks"
-        )));
+    if list.iter().any(|&b| is_device(b)) {
+        return run_mixed(scene, options, control);
     }
     #[cfg(feature = "rayon")]
     {
-        use yee_rayon::HostKernel;
-        let kernels = list
-            .iter()
-            .map(|b| match b {
-                Backend::Rayon => HostKernel::Rayon(rayon_kernel(options)),
-                _ => HostKernel::Scalar(yee_scalar::chunk::ScalarCurl),
-            })
-            .collect();
-        let backend = yee_rayon::PerRank::new(kernels)
+        let backend = yee_rayon::PerRank::new(host_kernels(options))
             .ok_or_else(|| AppError::Usage("--rank-backends: the list is empty".into()))?;
         run_on(scene, options, backend, control)
     }
@@ -97,24 +87,120 @@ fn run_per_rank(
     ))
 }
 
+/// Whether `backend` runs on a device (the GPU or the emulated one).
+fn is_device(backend: Backend) -> bool {
+    matches!(backend, Backend::Cuda | Backend::CudaEmulated)
+}
+
+/// Each rank's host kernel (a device rank's entry is never used: the scalar loops).
+#[cfg(feature = "rayon")]
+fn host_kernels(options: &RunOptions) -> Vec<yee_rayon::HostKernel> {
+    use yee_rayon::HostKernel;
+    (options.rank_backends.iter())
+        .map(|b| match b {
+            Backend::Rayon => HostKernel::Rayon(rayon_kernel(options)),
+            _ => HostKernel::Scalar(yee_scalar::chunk::ScalarCurl),
+        })
+        .collect()
+}
+
+/// `--rank-backends` with device ranks beside host ranks ([`crate::mixed_backend`]): one kind
+/// of device per run, f32 and f64 scenes.
+#[cfg(all(feature = "cuda", feature = "rayon"))]
+fn run_mixed(
+    scene: &Scene,
+    options: &RunOptions,
+    control: Option<&Control>,
+) -> Result<Option<Ended>, AppError> {
+    use crate::mixed_backend::MixedBackend;
+    use yee_cuda::device::{Cudarc, Emulated, NO_DRIVER, driver_present};
+    let list = &options.rank_backends;
+    let device: Vec<bool> = list.iter().map(|&b| is_device(b)).collect();
+    let gpu = list.iter().position(|&b| b == Backend::Cuda);
+    let emulated = list.iter().position(|&b| b == Backend::CudaEmulated);
+    if let (Some(a), Some(b)) = (gpu, emulated) {
+        return Err(AppError::Usage(format!(
+            "--rank-backends: rank {a} is cuda and rank {b} cuda-emulated; the device ranks \
+             of a run are all on the GPU or all emulated"
+        )));
+    }
+    let host = yee_rayon::PerRank::new(host_kernels(options))
+        .ok_or_else(|| AppError::Usage("--rank-backends: the list is empty".into()))?;
+    if !matches!(scene.value_type, ValueType::F32 | ValueType::F64) {
+        return Err(AppError::Usage(format!(
+            "--rank-backends with a device rank runs f32 and f64 scenes; this one has {} values",
+            scene.value_type.name()
+        )));
+    }
+    if gpu.is_some() {
+        if !driver_present() {
+            return Err(AppError::Run(NO_DRIVER.into()));
+        }
+        return run_device(
+            scene,
+            options,
+            MixedBackend::<Cudarc>::new(host, device),
+            control,
+        );
+    }
+    run_device(
+        scene,
+        options,
+        MixedBackend::<Emulated>::new(host, device),
+        control,
+    )
+}
+
+/// `--rank-backends` with a device rank in a build without the `cuda` or `rayon` feature.
+#[cfg(not(all(feature = "cuda", feature = "rayon")))]
+fn run_mixed(
+    _scene: &Scene,
+    options: &RunOptions,
+    _control: Option<&Control>,
+) -> Result<Option<Ended>, AppError> {
+    let list = &options.rank_backends;
+    let rank = list.iter().position(|&b| is_device(b)).unwrap_or(0);
+    Err(AppError::Usage(format!(
+        "--rank-backends: rank {rank} is {} beside host ranks, which needs a yee built with \
+         the `cuda` and `rayon` features: rebuild with `cargo build --release -p yee \
+         --features cuda`",
+        list[rank].name()
+    )))
+}
+
 /// `--backend cuda`: each rank on a device (round-robin), f32 and f64 scenes. Without the
 /// driver the run stops with "no CUDA driver found (libcuda)" before anything is written.
+/// `--backend cuda-emulated`: the same chunk on the emulated device (no driver needed).
 #[cfg(feature = "cuda")]
 fn run_cuda(
     scene: &Scene,
     options: &RunOptions,
     control: Option<&Control>,
 ) -> Result<Option<Ended>, AppError> {
-    use yee_cuda::device::{CudaBackend, NO_DRIVER, driver_present};
+    use yee_cuda::device::{CudaBackend, EmulatedBackend, NO_DRIVER, driver_present};
+    if options.backend == Backend::CudaEmulated {
+        return run_device(scene, options, EmulatedBackend::default(), control);
+    }
     if !driver_present() {
         return Err(AppError::Run(NO_DRIVER.into()));
     }
-    let backend = CudaBackend::default();
+    run_device(scene, options, CudaBackend::default(), control)
+}
+
+/// A run on device backend `backend`: f32 and f64 scenes.
+#[cfg(feature = "cuda")]
+fn run_device<B: YeeBackend<f32> + YeeBackend<f64>>(
+    scene: &Scene,
+    options: &RunOptions,
+    backend: B,
+    control: Option<&Control>,
+) -> Result<Option<Ended>, AppError> {
     match scene.value_type {
         ValueType::F32 => run_leg::<f32, _>(scene, options, backend, control),
         ValueType::F64 => run_leg::<f64, _>(scene, options, backend, control),
         other => Err(AppError::Usage(format!(
-            "--backend cuda runs f32 and f64 scenes; this one has {} values",
+            "--backend {} runs f32 and f64 scenes; this one has {} values",
+            options.backend.name(),
             other.name()
         ))),
     }
@@ -124,10 +210,16 @@ fn run_cuda(
 #[cfg(not(feature = "cuda"))]
 fn run_cuda(
     _scene: &Scene,
-    _options: &RunOptions,
+    options: &RunOptions,
     _control: Option<&Control>,
 ) -> Result<Option<Ended>, AppError> {
-    Err(AppError::Usage(crate::error::CUDA_MISSING.into()))
+    // Named as asked: `--backend cuda` or `--backend cuda-emulated`.
+    let named = format!("--backend {}", options.backend.name());
+    Err(AppError::Usage(crate::error::CUDA_MISSING.replacen(
+        "--backend cuda",
+        &named,
+        1,
+    )))
 }
 
 fn run_on<K>(

@@ -22,6 +22,8 @@ pub mod hdf5_output;
 pub mod layout;
 pub mod leg;
 pub mod memory_estimate;
+#[cfg(all(feature = "cuda", feature = "rayon"))]
+pub mod mixed_backend;
 pub mod modes_output;
 pub mod movie;
 pub mod options;

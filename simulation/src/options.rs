@@ -24,6 +24,9 @@ pub enum Backend {
     Rayon,
     /// The CUDA device chunk (feature `cuda`; without it the run says how to rebuild).
     Cuda,
+    /// The CUDA device chunk on the emulated device: the kernel files built for the host, each
+    /// stream a worker thread (feature `cuda`; needs no driver). For correctness, not speed.
+    CudaEmulated,
 }
 
 impl Default for Backend {
@@ -45,6 +48,7 @@ impl Backend {
             #[cfg(feature = "rayon")]
             Backend::Rayon => "rayon",
             Backend::Cuda => "cuda",
+            Backend::CudaEmulated => "cuda-emulated",
         }
     }
 }

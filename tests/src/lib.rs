@@ -5,6 +5,7 @@
 
 pub mod backend_conformance;
 pub mod comm_conformance;
+pub mod conformance_cases;
 pub mod external;
 pub mod mpirun;
 

@@ -93,3 +93,350 @@ fn check_prints_the_device_memory_the_scene_needs() {
         assert!(line.contains(part), "{part} missing: {line}");
     }
 }
+
+/// The device acceptance scene: CPML, a periodic axis, a sphere and a lossy block across the
+/// borders, a soft and a hard source, two probes, snapshots of every component; 40 steps.
+#[cfg(feature = "cuda")]
+fn device3d(value_type: &str) -> PathBuf {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/device3d.toml"),
+    )
+    .unwrap();
+    let text = text.replace(
+        "[grid]\n",
+        &format!("[grid]\nvalue_type = \"{value_type}\"\n"),
+    );
+    let dir = crate::tmp_dir(module_path!());
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("device3d_{value_type}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `yee run scene --quiet --out DIR extra…` into a fresh folder `name`, which must succeed;
+/// returns the folder and run.json.
+#[cfg(feature = "cuda")]
+fn run_into(scene: &Path, name: &str, extra: &[&str]) -> (PathBuf, serde_json::Value) {
+    let out = crate::tmp_dir(module_path!()).join(name);
+    let _ = std::fs::remove_dir_all(&out);
+    let mut args = vec!["run", scene.to_str().unwrap(), "--quiet", "--out"];
+    args.push(out.to_str().unwrap());
+    args.extend(extra);
+    let output = yee(&args);
+    assert!(
+        output.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap());
+    (out, doc.unwrap())
+}
+
+/// Every snapshot and probe record of `expected` is in `actual` with the same bytes.
+#[cfg(feature = "cuda")]
+fn assert_same_outputs(expected: &Path, actual: &Path, what: &str) {
+    let mut compared = 0;
+    for entry in std::fs::read_dir(expected).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !(name.ends_with(".npy") || (name.starts_with("probe_") && name.ends_with(".csv"))) {
+            continue;
+        }
+        let theirs =
+            std::fs::read(actual.join(&name)).unwrap_or_else(|e| panic!("{what}: no {name}: {e}"));
+        assert!(
+            std::fs::read(&path).unwrap() == theirs,
+            "{what}: {name} differs from the one-rank scalar run's"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 8, "{what}: six snapshots and two probes");
+}
+
+/// The device chunk on emulated-device ranks writes the one-rank scalar run's bytes, f32 and
+/// f64: on one rank, decomposed on shm and on sim (halos over both streams, a rank its own
+/// neighbour across the periodic axis), statically balanced by speed, and dynamically
+/// balanced with a slowed rank, whose borders move (cells migrate between device chunks:
+/// slabs and resizing on the device).
+#[cfg(feature = "cuda")]
+#[test]
+fn the_emulated_device_writes_the_scalar_bytes_decomposed_and_balanced() {
+    for value_type in ["f32", "f64"] {
+        let scene = device3d(value_type);
+        let (one, _) = run_into(
+            &scene,
+            &format!("one_{value_type}"),
+            &["--backend", "scalar"],
+        );
+        let device = ["--backend", "cuda-emulated"];
+        let cases: [(&str, &[&str]); 5] = [
+            ("device_one", &[]),
+            (
+                "device_shm",
+                &["--ranks", "4", "--topology", "2x2x1", "--comm", "shm"],
+            ),
+            (
+                "device_sim",
+                &["--ranks", "3", "--topology", "1x1x3", "--comm", "sim"],
+            ),
+            (
+                "device_static",
+                &[
+                    "--ranks",
+                    "3",
+                    "--comm",
+                    "sim",
+                    "--balance",
+                    "static",
+                    "--speeds",
+                    "1,3,1",
+                ],
+            ),
+            (
+                "device_dynamic",
+                &[
+                    "--ranks",
+                    "3",
+                    "--comm",
+                    "shm",
+                    "--balance",
+                    "dynamic",
+                    "--rebalance-every",
+                    "5",
+                    "--slowdown",
+                    "1=2",
+                ],
+            ),
+        ];
+        for (name, extra) in cases {
+            let name = format!("{name}_{value_type}");
+            let (out, doc) = run_into(&scene, &name, &[&device[..], extra].concat());
+            assert_eq!(doc["backend"], "cuda-emulated", "{name}");
+            assert_same_outputs(&one, &out, &name);
+            if name.starts_with("device_dynamic") {
+                let balance = &doc["balance"];
+                assert_ne!(
+                    balance["initial_borders"], balance["final_borders"],
+                    "{name}: the borders moved"
+                );
+            }
+        }
+    }
+}
+
+/// A checkpoint written by emulated-device ranks resumes on the scalar backend, and one
+/// written by the scalar backend resumes on emulated-device ranks (another layout), both
+/// bit for bit the run that was never stopped.
+#[cfg(feature = "cuda")]
+#[test]
+fn checkpoints_go_from_and_onto_emulated_device_ranks() {
+    let scene = device3d("f64");
+    let (straight, _) = run_into(&scene, "ck_straight", &["--backend", "scalar"]);
+    let every = ["--checkpoint-every", "25"];
+    let device = ["--backend", "cuda-emulated"];
+    let (from_device, doc) = run_into(
+        &scene,
+        "ck_device",
+        &[&device[..], &["--ranks", "2", "--comm", "shm"], &every].concat(),
+    );
+    assert_eq!(doc["checkpoints"][0]["step"], 25, "{doc}");
+    let (from_scalar, _) = run_into(
+        &scene,
+        "ck_scalar",
+        &[&["--backend", "scalar"][..], &every].concat(),
+    );
+    for (name, from, extra) in [
+        ("onto_scalar", &from_device, &["--backend", "scalar"][..]),
+        (
+            "onto_device",
+            &from_scalar,
+            &[
+                "--backend",
+                "cuda-emulated",
+                "--ranks",
+                "4",
+                "--comm",
+                "sim",
+            ][..],
+        ),
+    ] {
+        let resume = ["--resume", from.to_str().unwrap()];
+        let (out, doc) = run_into(&scene, name, &[&resume[..], extra].concat());
+        assert_eq!(doc["resumed_from"]["step"], 25, "{name}");
+        assert_same_outputs(&straight, &out, name);
+    }
+}
+
+/// What the device does not run is refused by name on the emulated device too (DFT monitors
+/// here), before a step; a complex scene is refused naming its value type.
+#[cfg(feature = "cuda")]
+#[test]
+fn the_emulated_device_refuses_what_the_device_does_not_run() {
+    let mpi3d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/mpi3d.toml");
+    let out = crate::tmp_dir(module_path!()).join("refused");
+    let output = yee(&[
+        "run",
+        mpi3d.to_str().unwrap(),
+        "--quiet",
+        "--backend",
+        "cuda-emulated",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the CUDA backend does not run DFT monitors"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let complex = device3d("c64");
+    let output = yee(&[
+        "run",
+        complex.to_str().unwrap(),
+        "--quiet",
+        "--backend",
+        "cuda-emulated",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--backend cuda-emulated runs f32 and f64 scenes; this one has c64 values"),
+        "{stderr}"
+    );
+}
+
+/// `--rank-backends cuda-emulated,rayon,…`: an emulated-device rank beside rayon and scalar
+/// ranks writes the one-rank scalar run's bytes, f32 and f64, on sim and shm, statically
+/// balanced by speed and dynamically balanced with the device rank slowed, whose border moves:
+/// cells cross from the device rank to a host rank (slabs packed on one side,
+/// unpacked on the other, resizing in place on both).
+#[cfg(all(feature = "cuda", feature = "rayon"))]
+#[test]
+fn an_emulated_device_rank_beside_host_ranks_writes_the_scalar_bytes() {
+    for value_type in ["f32", "f64"] {
+        let scene = device3d(value_type);
+        let (one, _) = run_into(
+            &scene,
+            &format!("het_one_{value_type}"),
+            &["--backend", "scalar"],
+        );
+        let cases: [(&str, &[&str]); 4] = [
+            (
+                "het_sim",
+                &["--rank-backends", "cuda-emulated,rayon", "--comm", "sim"],
+            ),
+            (
+                "het_shm",
+                &[
+                    "--rank-backends",
+                    "rayon,cuda-emulated,scalar",
+                    "--comm",
+                    "shm",
+                ],
+            ),
+            (
+                "het_static",
+                &[
+                    "--rank-backends",
+                    "cuda-emulated,rayon,rayon",
+                    "--comm",
+                    "sim",
+                    "--balance",
+                    "static",
+                    "--speeds",
+                    "4,1,1",
+                ],
+            ),
+            (
+                "het_dynamic",
+                &[
+                    "--rank-backends",
+                    "cuda-emulated,rayon,scalar",
+                    "--comm",
+                    "shm",
+                    "--balance",
+                    "dynamic",
+                    "--rebalance-every",
+                    "5",
+                    "--slowdown",
+                    "0=2",
+                ],
+            ),
+        ];
+        for (name, args) in cases {
+            let name = format!("{name}_{value_type}");
+            let (out, doc) = run_into(&scene, &name, args);
+            assert_eq!(doc["backend"], "per-rank", "{name}");
+            assert_same_outputs(&one, &out, &name);
+            let balance = &doc["balance"];
+            if name.starts_with("het_static") {
+                // The device rank, four times faster, owns most of the x axis.
+                let x = balance["initial_borders"][0].as_array().unwrap();
+                let width = |i: usize| x[i + 1].as_i64().unwrap() - x[i].as_i64().unwrap();
+                assert!(width(0) > width(1) + width(2), "{name}: {balance}");
+            }
+            if name.starts_with("het_dynamic") {
+                // The slowed device rank gives cells to the rayon rank beside it.
+                assert_ne!(
+                    balance["initial_borders"][0][1], balance["final_borders"][0][1],
+                    "{name}: the border between the device rank and rank 1 moved: {balance}"
+                );
+            }
+        }
+    }
+}
+
+/// A diverging run (a hard source of 1e308) on emulated-device ranks stops at the step and
+/// cell the scalar backend names: the curl kernel's flag, then the device's search for the
+/// first non-finite node.
+#[cfg(feature = "cuda")]
+#[test]
+fn a_diverging_run_on_the_emulated_device_names_the_scalar_step_and_cell() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/diverging.toml"),
+    )
+    .unwrap();
+    // Without its flux plane (DFT monitors are not run on the device).
+    let (head, tail) = text.split_at(text.find("[[flux]]").unwrap());
+    let text = format!("{head}{}", &tail[tail.find("[run]").unwrap()..]);
+    let dir = crate::tmp_dir(module_path!());
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("diverging_device.toml");
+    std::fs::write(&scene, text).unwrap();
+    let said = |extra: &[&str]| {
+        let out = dir.join("diverging_out");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut args = vec!["run", scene.to_str().unwrap(), "--quiet", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(extra);
+        let output = yee(&args);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let at = stderr
+            .find("the run diverged")
+            .unwrap_or_else(|| panic!("{stderr}"));
+        stderr[at..].trim().to_string()
+    };
+    let expected = said(&["--backend", "scalar"]);
+    assert!(
+        expected.contains("at step 8 in cell [20, 19, 0]"),
+        "{expected}"
+    );
+    for extra in [
+        &["--backend", "cuda-emulated"][..],
+        &[
+            "--backend",
+            "cuda-emulated",
+            "--ranks",
+            "2",
+            "--comm",
+            "shm",
+        ],
+        &["--rank-backends", "rayon,cuda-emulated", "--comm", "sim"],
+    ] {
+        assert_eq!(said(extra), expected, "{extra:?}");
+    }
+}

@@ -1,5 +1,6 @@
 //! The CUDA backend's integration tests as one binary (`cargo test -p yee-cuda --test it`), one
 //! module per topic.
 
+mod emulated;
 mod host_kernels;
 mod nvrtc_compile;

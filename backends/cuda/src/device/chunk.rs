@@ -1,23 +1,21 @@
 //! The device chunk: one rank's block of a Yee grid in device memory, stepped by the kernels
-//! of `kernels/*.cu`. Each phase's kernels are queued on the chunk's stream by
-//! [`Chunk::submit`] and the packs and unpacks of its halos go through one device staging
-//! buffer into pinned host buffers; [`Chunk::wait`] synchronises the stream (the `Chunk`
-//! trait's flush). The materials, CPML tables and walls come from the scalar backend's
-//! [`YeeState`] built on the host and uploaded, so the arrays are the oracle's own.
+//! of `kernels/*.cu` on a driver ([`Driver`]: a GPU through cudarc, or the emulated device).
+//! Each phase's kernels are queued on the chunk's compute stream by [`Chunk::submit`]; the
+//! packs and unpacks of its halos go through one device staging buffer, copied to and from
+//! the message buffers on a second (copy) stream, ordered against the kernels by events;
+//! [`Chunk::wait`] synchronises both streams (the `Chunk` trait's flush). The materials, CPML
+//! tables and walls come from the scalar backend's [`YeeState`] built on the host and
+//! uploaded, so the arrays are the oracle's own.
 //!
 //! Runs what the kernels cover: the curl update (uniform or per-node materials, lossy media,
 //! masks), CPML, PEC/PMC walls (nodes outside each component's free box are never updated),
-//! periodic faces and neighbours (halos), point sources, probes and the divergence report.
-//! A setup with dispersive media, plane waves, DFT monitors or off-diagonal ε or μ is refused
-//! with an error naming
-//! it; migration (dynamic balancing) is not supported.
+//! periodic faces and neighbours (halos), point sources, probes, the divergence report, and
+//! migration (slabs in the scalar chunk's format, resizing in place). A setup with dispersive
+//! media, plane waves, DFT monitors or off-diagonal ε or μ is refused with an error naming
+//! it.
 
-use std::sync::Arc;
+use core::marker::PhantomData;
 
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg,
-};
 use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3};
 use yee_em::halo::{self, ELECTRIC_PHASE, phase_components};
 use yee_em::load::work_of;
@@ -25,58 +23,28 @@ use yee_em::{Component, Costs, Mode, PointSource, Setup, SourceKind, YeeFields};
 use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
-use super::nvrtc::{compile, nvrtc_present};
-use super::{CudaError, DeviceReal, PinnedBuffer, device_for_rank, driver_present};
-use crate::kernels::{self, KernelFile, entry_name};
+use super::driver::{Arg, DeviceTerm, DeviceTerms, Driver};
+use super::{CudaError, Cudarc, DeviceReal, MessageBuffer, PinnedBuffer};
+use crate::kernels::{self, KernelFile};
 use crate::layout::{
     FINITE_KEY, Launch, RawRegion, Storage, box_launch, cell_of_key, linear_launch,
 };
 use crate::memory::halo_staging_values;
 
-/// One curl term as a kernel takes it by value (`yee_term`: device pointers as integers).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct DeviceTerm {
-    source: u64,
-    stride: i64,
-    axis: i32,
-    sign: i32,
-    stretch: u64,
-}
-
-/// The curl terms of one component (`yee_terms`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct DeviceTerms {
-    term: [DeviceTerm; 2],
-    count: i32,
-}
-
-// SAFETY: plain `repr(C)` data laid out as the C structs of `kernels/yee_cell.h` (64-bit
-// pointers and `long long`, `int`), passed by value as kernel parameters.
-unsafe impl DeviceRepr for DeviceTerm {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for DeviceTerms {}
-// SAFETY: `yee_region`: twelve `long long`.
-unsafe impl DeviceRepr for RawRegion {}
-
 /// The kernels of one value type.
 #[derive(Debug)]
-struct Kernels {
-    curl: CudaFunction,
-    cpml: CudaFunction,
-    source: CudaFunction,
-    box_copy: CudaFunction,
-    non_finite: CudaFunction,
+struct Kernels<D: Driver> {
+    curl: D::Kernel,
+    cpml: D::Kernel,
+    source: D::Kernel,
+    box_copy: D::Kernel,
+    non_finite: D::Kernel,
 }
 
-impl Kernels {
-    /// Compiles every kernel file for `T` with NVRTC and loads it into `context`.
-    fn load<T: DeviceReal>(context: &Arc<CudaContext>) -> Result<Self, CudaError> {
-        let function = |file: KernelFile, entry: &str| -> Result<CudaFunction, CudaError> {
-            let module = context.load_module(compile(file, T::PRECISION)?)?;
-            Ok(module.load_function(&entry_name(entry, T::PRECISION))?)
-        };
+impl<D: Driver> Kernels<D> {
+    /// Every kernel file built for `T` and loaded on `driver`.
+    fn load<T: DeviceReal>(driver: &D) -> Result<Self, CudaError> {
+        let function = |file: KernelFile, entry: &str| driver.kernel(file, entry, T::PRECISION);
         Ok(Kernels {
             curl: function(kernels::CURL, "yee_curl")?,
             cpml: function(kernels::CPML, "yee_cpml")?,
@@ -89,7 +57,7 @@ impl Kernels {
 
 /// The ψ arrays of one CPML layer inside the chunk.
 #[derive(Debug)]
-struct DeviceSlab<T> {
+struct DeviceSlab<T: DeviceReal, D: Driver> {
     /// The axis it absorbs along.
     axis: yee_core::Axis,
     /// The whole layer.
@@ -97,45 +65,152 @@ struct DeviceSlab<T> {
     /// Its cells in the chunk (ψ's box).
     region: Box3,
     /// ψ per component differentiating along `axis`.
-    psi: [Option<CudaSlice<T>>; 6],
+    psi: [Option<D::Memory<T>>; 6],
 }
 
 /// The arrays of one component's material: ids in device memory, and the id every node
 /// shares if it has one (the kernels then read no id).
 #[derive(Debug)]
-struct Materials {
-    ids: Option<CudaSlice<u16>>,
+struct Materials<D: Driver> {
+    ids: Option<D::Memory<u16>>,
     uniform: Option<u16>,
 }
 
-/// One rank's block of a Yee grid on a CUDA device.
+/// The arrays of a chunk that depend on the box it owns (rebuilt by [`Chunk::resize`]).
 #[derive(Debug)]
-pub struct CudaChunk<T: DeviceReal> {
-    context: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
-    kernels: Kernels,
-    mode: Mode,
-    grid: [usize; 3],
+struct Arrays<T: DeviceReal, D: Driver> {
     owned: Box3,
     storage: Storage,
-    dt: f64,
-    fields: [Option<CudaSlice<T>>; 6],
-    materials: [Materials; 6],
+    fields: [Option<D::Memory<T>>; 6],
+    materials: [Materials<D>; 6],
     /// `[decay, gain]` per material id, E then H.
-    coefficients: [CudaSlice<T>; 2],
+    coefficients: [D::Memory<T>; 2],
     /// `[b, c, 1/κ]` per global coordinate, per axis, at integer and half positions.
-    stretch: [[CudaSlice<T>; 2]; 3],
+    stretch: [[D::Memory<T>; 2]; 3],
     free: [Box3; 6],
-    slabs: Vec<DeviceSlab<T>>,
+    slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
     probe_cells: Vec<Index3>,
-    costs: Costs,
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
-    staging: CudaSlice<T>,
+    staging: D::Memory<T>,
+}
+
+impl<T: DeviceReal, D: Driver> Arrays<T, D> {
+    /// The arrays of the chunk owning `owned` of `setup`, built on the host as the scalar
+    /// backend builds them ([`YeeState`]), then uploaded on `stream`.
+    fn upload(
+        driver: &D,
+        stream: &D::Stream,
+        setup: &Setup,
+        owned: Box3,
+    ) -> Result<Self, CudaError> {
+        let state = YeeState::<T>::new(setup, owned);
+        supported(setup, state.dispersive.iter().any(Option::is_some))?;
+        if state.too_many_materials {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                "the chunk's nodes need more than 65536 distinct materials",
+            ));
+        }
+        let upload = |values: &[T]| driver.upload(stream, values);
+        let flat = |pairs: &[[T; 2]]| -> Vec<T> { pairs.iter().flatten().copied().collect() };
+        let table = |t: &[[T; 3]]| -> Vec<T> { t.iter().flatten().copied().collect() };
+        let mut fields: [Option<D::Memory<T>>; 6] = Default::default();
+        let mut materials: [Materials<D>; 6] = core::array::from_fn(|_| Materials {
+            ids: None,
+            uniform: None,
+        });
+        for &c in setup.mode.components() {
+            let f = state.field(c).expect("the mode carries it");
+            fields[c.index()] = Some(upload(f.as_slice())?);
+            materials[c.index()] = Materials {
+                // One id per node, spelled out where the chunk keeps one for all.
+                ids: Some(driver.upload(stream, &state.material_ids_of(c)[..])?),
+                uniform: state.uniform_material[c.index()],
+            };
+        }
+        let coefficients = [
+            upload(&flat(&state.electric))?,
+            upload(&flat(&state.magnetic))?,
+        ];
+        let mut stretch = Vec::new();
+        for s in &state.stretch {
+            stretch.push([upload(&table(&s.integer))?, upload(&table(&s.half))?]);
+        }
+        let Ok(stretch) = <[[D::Memory<T>; 2]; 3]>::try_from(stretch) else {
+            unreachable!("three axes")
+        };
+        let mut slabs = Vec::new();
+        for s in &state.slabs {
+            let mut psi: [Option<D::Memory<T>>; 6] = Default::default();
+            for (to, from) in psi.iter_mut().zip(&s.psi) {
+                if let Some(values) = from {
+                    *to = Some(upload(values)?);
+                }
+            }
+            slabs.push(DeviceSlab {
+                axis: s.axis,
+                layer: s.layer,
+                region: s.region,
+                psi,
+            });
+        }
+        let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
+        let staging_len = halo_staging_values(setup.mode, owned).max(1);
+        Ok(Arrays {
+            owned,
+            storage: Storage {
+                lo: storage_box.lo,
+                extent: storage_box.extent(),
+            },
+            fields,
+            materials,
+            coefficients,
+            stretch,
+            free: state.free,
+            slabs,
+            sources: state.sources.clone(),
+            probe_cells: setup
+                .probes
+                .iter()
+                .map(|p| p.cell)
+                .filter(|&c| owned.contains(c))
+                .collect(),
+            staging: driver.alloc_zeros::<T>(stream, staging_len)?,
+        })
+    }
+}
+
+/// One rank's block of a Yee grid on a CUDA device (driver `D`: a GPU, or the emulated
+/// device). Kernels run on the compute stream; the copies between device memory and pinned
+/// memory (halos, slabs) on the copy stream, ordered against the packs and unpacks by events.
+#[derive(Debug)]
+pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, D>> {
+    driver: D,
+    /// The kernels, in the order the scalar chunk updates.
+    compute: D::Stream,
+    /// The copies to and from pinned memory.
+    copy: D::Stream,
+    /// Recorded on `compute` before `copy` touches memory the kernels use.
+    computed: D::Event,
+    /// Recorded on `copy` after its copies into device memory.
+    copied: D::Event,
+    kernels: Kernels<D>,
+    setup: Setup<'s>,
+    mode: Mode,
+    grid: [usize; 3],
+    dt: f64,
+    costs: Costs,
+    arrays: Arrays<T, D>,
+    /// The slabs of the last [`Chunk::pack_slabs`] or [`Chunk::unpack_slabs`] on the device,
+    /// kept until the next (their copies may still be in flight).
+    slab_values: Option<D::Memory<T>>,
     /// Raised by the curl kernel when it stores a NaN or an infinity.
-    flag: CudaSlice<i32>,
+    flag: D::Memory<i32>,
     /// The first non-finite node's order key (atomicMin).
-    key: CudaSlice<u64>,
+    key: D::Memory<u64>,
+    /// Messages go through buffers of type `B`.
+    buffers: PhantomData<fn() -> B>,
 }
 
 /// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
@@ -170,130 +245,51 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     Ok(())
 }
 
-/// The launch configuration of a [`Launch`].
-fn config(l: Launch) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: l.grid.into(),
-        block_dim: l.block.into(),
-        shared_mem_bytes: 0,
-    }
-}
-
-impl<T: DeviceReal> CudaChunk<T> {
+impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B> {
     /// The chunk owning `owned` of a validated `setup` on the device of rank `rank`: its
     /// arrays built on the host as the scalar backend builds them, then uploaded.
-    pub fn new(setup: &Setup, owned: Box3, costs: Costs, rank: usize) -> Result<Self, CudaError> {
-        if !driver_present() {
-            return Err(CudaError::no_driver());
-        }
-        if !nvrtc_present() {
-            return Err(super::nvrtc::CompileFailure::NoNvrtc.into());
-        }
-        let state = YeeState::<T>::new(setup, owned);
-        supported(setup, state.dispersive.iter().any(Option::is_some))?;
-        if state.too_many_materials {
-            return Err(CudaError::new(
-                ChunkErrorKind::InvalidArgument,
-                "the chunk's nodes need more than 65536 distinct materials",
-            ));
-        }
-        let devices = CudaContext::device_count()? as usize;
-        let ordinal = device_for_rank(rank, devices)
-            .ok_or_else(|| CudaError::new(ChunkErrorKind::Device, "no CUDA device is visible"))?;
-        let context = CudaContext::new(ordinal)?;
-        log::info!(
-            "rank {rank}: CUDA device {ordinal} of {devices} ({})",
-            context.name().unwrap_or_default()
-        );
-        let stream = context.new_stream()?;
-        let kernels = Kernels::load::<T>(&context)?;
-        let upload = |values: &[T]| stream.clone_htod(values);
-        let flat = |pairs: &[[T; 2]]| -> Vec<T> { pairs.iter().flatten().copied().collect() };
-        let table = |t: &[[T; 3]]| -> Vec<T> { t.iter().flatten().copied().collect() };
-        let mut fields: [Option<CudaSlice<T>>; 6] = Default::default();
-        let mut materials: [Materials; 6] = core::array::from_fn(|_| Materials {
-            ids: None,
-            uniform: None,
-        });
-        for &c in setup.mode.components() {
-            let f = state.field(c).expect("the mode carries it");
-            fields[c.index()] = Some(upload(f.as_slice())?);
-            materials[c.index()] = Materials {
-                // One id per node, spelled out where the chunk keeps one for all.
-                ids: Some(stream.clone_htod(&state.material_ids_of(c)[..])?),
-                uniform: state.uniform_material[c.index()],
-            };
-        }
-        let coefficients = [
-            upload(&flat(&state.electric))?,
-            upload(&flat(&state.magnetic))?,
-        ];
-        let mut stretch = Vec::new();
-        for s in &state.stretch {
-            stretch.push([upload(&table(&s.integer))?, upload(&table(&s.half))?]);
-        }
-        let stretch: [[CudaSlice<T>; 2]; 3] = stretch.try_into().expect("three axes");
-        let mut slabs = Vec::new();
-        for s in &state.slabs {
-            let mut psi: [Option<CudaSlice<T>>; 6] = Default::default();
-            for (to, from) in psi.iter_mut().zip(&s.psi) {
-                if let Some(values) = from {
-                    *to = Some(upload(values)?);
-                }
-            }
-            slabs.push(DeviceSlab {
-                axis: s.axis,
-                layer: s.layer,
-                region: s.region,
-                psi,
-            });
-        }
-        let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
-        let staging = stream.alloc_zeros::<T>(halo_staging_values(setup.mode, owned).max(1))?;
-        let flag = stream.alloc_zeros::<i32>(1)?;
-        let key = stream.alloc_zeros::<u64>(1)?;
-        stream.synchronize()?;
+    pub fn new(
+        setup: &Setup<'s>,
+        owned: Box3,
+        costs: Costs,
+        rank: usize,
+    ) -> Result<Self, CudaError> {
+        let driver = D::open(rank)?;
+        let compute = driver.stream()?;
+        let copy = driver.stream()?;
+        let arrays = Arrays::upload(&driver, &compute, setup, owned)?;
+        let kernels = Kernels::load::<T>(&driver)?;
+        let flag = driver.alloc_zeros::<i32>(&compute, 1)?;
+        let key = driver.alloc_zeros::<u64>(&compute, 1)?;
+        driver.synchronize(&compute)?;
         Ok(CudaChunk {
-            context,
-            stream,
+            computed: driver.event()?,
+            copied: driver.event()?,
+            driver,
+            compute,
+            copy,
             kernels,
+            setup: *setup,
             mode: setup.mode,
             grid: setup.grid,
-            owned,
-            storage: Storage {
-                lo: storage_box.lo,
-                extent: storage_box.extent(),
-            },
-            dt: state.dt,
-            fields,
-            materials,
-            coefficients,
-            stretch,
-            free: state.free,
-            slabs,
-            sources: state.sources.clone(),
-            probe_cells: setup
-                .probes
-                .iter()
-                .map(|p| p.cell)
-                .filter(|&c| owned.contains(c))
-                .collect(),
+            dt: setup.dt(),
             costs,
-            staging,
+            arrays,
+            slab_values: None,
             flag,
             key,
+            buffers: PhantomData,
         })
     }
 
-    /// The device address of `slice`, `offset` values in.
-    fn address<X>(&self, slice: &CudaSlice<X>, offset: usize) -> u64 {
-        let (ptr, _sync) = slice.device_ptr(&self.stream);
-        ptr + (offset * size_of::<X>()) as u64
+    /// The device address of `memory`, `offset` values in (for the compute stream).
+    fn address<X: super::DeviceValue>(&self, memory: &D::Memory<X>, offset: usize) -> u64 {
+        self.driver.address(memory, &self.compute) + (offset * size_of::<X>()) as u64
     }
 
     /// The address of component `c`'s field (carried by the mode: checked by callers).
     fn field_address(&self, c: Component) -> Result<u64, CudaError> {
-        let f = self.fields[c.index()].as_ref().ok_or_else(|| {
+        let f = self.arrays.fields[c.index()].as_ref().ok_or_else(|| {
             CudaError::new(
                 ChunkErrorKind::InvalidArgument,
                 format!("the mode does not carry {c:?}"),
@@ -304,7 +300,7 @@ impl<T: DeviceReal> CudaChunk<T> {
 
     /// The id pointer (0: uniform) and the uniform id of component `c`.
     fn ids(&self, c: Component) -> (u64, i32) {
-        let m = &self.materials[c.index()];
+        let m = &self.arrays.materials[c.index()];
         match (m.uniform, &m.ids) {
             (Some(id), _) => (0, i32::from(id)),
             (None, Some(ids)) => (self.address(ids, 0), 0),
@@ -314,25 +310,40 @@ impl<T: DeviceReal> CudaChunk<T> {
 
     /// The coefficient table of the phase of `c`.
     fn coefficients_address(&self, c: Component) -> u64 {
-        self.address(&self.coefficients[usize::from(!c.is_electric())], 0)
+        self.address(&self.arrays.coefficients[usize::from(!c.is_electric())], 0)
     }
 
     /// The stretch table of component `c` along `axis` (half positions where `c` is
     /// staggered along it).
     fn stretch_address(&self, c: Component, axis: yee_core::Axis) -> u64 {
         let half = c.stagger()[axis.index()] != 0.0;
-        self.address(&self.stretch[axis.index()][usize::from(half)], 0)
+        self.address(&self.arrays.stretch[axis.index()][usize::from(half)], 0)
     }
 
     /// The storage strides (x fastest).
     fn strides(&self) -> [i64; 3] {
-        let [ex, ey, _] = self.storage.extent.map(|e| e as i64);
+        let [ex, ey, _] = self.arrays.storage.extent.map(|e| e as i64);
         [1, ex, ex * ey]
+    }
+
+    /// Queues `kernel` over `launch` on the compute stream.
+    ///
+    /// # Safety
+    /// As [`Driver::launch`]: `args` match the kernel and their addresses are the chunk's
+    /// memory, with room for what the kernel touches.
+    unsafe fn launch(
+        &self,
+        kernel: &D::Kernel,
+        launch: Launch,
+        args: &[Arg],
+    ) -> Result<(), CudaError> {
+        // SAFETY: the caller's contract.
+        unsafe { self.driver.launch(&self.compute, kernel, launch, args) }
     }
 
     /// Queues the curl update of `c` over `region` (∩ its free box).
     fn curl(&self, c: Component, region: Box3) -> Result<(), CudaError> {
-        let r = region.intersect(&self.free[c.index()]);
+        let r = region.intersect(&self.arrays.free[c.index()]);
         let Some(launch) = box_launch(r.extent())? else {
             return Ok(());
         };
@@ -352,38 +363,33 @@ impl<T: DeviceReal> CudaChunk<T> {
             };
             terms.count += 1;
         }
-        let values = self.field_address(c)?;
         let (ids, uniform) = self.ids(c);
-        let coefficients = self.coefficients_address(c);
-        let region = RawRegion::new([r.lo, r.hi], self.storage);
-        let electric = i32::from(c.is_electric());
-        let flag = self.address(&self.flag, 0);
-        let mut args = self.stream.launch_builder(&self.kernels.curl);
-        args.arg(&values)
-            .arg(&terms)
-            .arg(&ids)
-            .arg(&uniform)
-            .arg(&coefficients)
-            .arg(&region)
-            .arg(&electric)
-            .arg(&flag);
+        let args = [
+            Arg::Address(self.field_address(c)?),
+            Arg::Terms(terms),
+            Arg::Address(ids),
+            Arg::Int(uniform),
+            Arg::Address(self.coefficients_address(c)),
+            Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
+            Arg::Int(i32::from(c.is_electric())),
+            Arg::Address(self.address(&self.flag, 0)),
+        ];
         // SAFETY: the arguments match `yee_curl` (kernels/curl.cu) in order and type; every
         // node of `r` and its one-node reach lie in the storage box all fields share (the
         // box is inside the owned box, grown by the ghosts the curl reads), the stretch
         // tables span the grid and the ids name rows of the coefficient table (built so by
         // `YeeState`).
-        unsafe { args.launch(config(launch)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.curl, launch, &args) }
     }
 
     /// Queues the CPML correction of `c` in `slab` over `region`.
-    fn cpml(&self, slab: &DeviceSlab<T>, c: Component, region: Box3) -> Result<(), CudaError> {
+    fn cpml(&self, slab: &DeviceSlab<T, D>, c: Component, region: Box3) -> Result<(), CudaError> {
         let Some(psi) = &slab.psi[c.index()] else {
             return Ok(());
         };
         let r = region
             .intersect(&slab.region)
-            .intersect(&self.free[c.index()]);
+            .intersect(&self.arrays.free[c.index()]);
         let Some(launch) = box_launch(r.extent())? else {
             return Ok(());
         };
@@ -399,65 +405,51 @@ impl<T: DeviceReal> CudaChunk<T> {
             sign: i32::from(t.sign),
             stretch: self.stretch_address(c, t.axis),
         };
-        let values = self.field_address(c)?;
-        let psi = self.address(psi, 0);
         let (ids, uniform) = self.ids(c);
-        let coefficients = self.coefficients_address(c);
-        let region = RawRegion::new([r.lo, r.hi], self.storage);
-        let layer = RawRegion::new(
-            [slab.region.lo, slab.region.hi],
-            Storage {
-                lo: slab.region.lo,
-                extent: slab.region.extent(),
-            },
-        );
-        let electric = i32::from(c.is_electric());
-        let mut args = self.stream.launch_builder(&self.kernels.cpml);
-        args.arg(&values)
-            .arg(&psi)
-            .arg(&term)
-            .arg(&ids)
-            .arg(&uniform)
-            .arg(&coefficients)
-            .arg(&region)
-            .arg(&layer)
-            .arg(&electric);
+        let layer = RawRegion::new([slab.region.lo, slab.region.hi], slab_storage(slab.region));
+        let args = [
+            Arg::Address(self.field_address(c)?),
+            Arg::Address(self.address(psi, 0)),
+            Arg::Term(term),
+            Arg::Address(ids),
+            Arg::Int(uniform),
+            Arg::Address(self.coefficients_address(c)),
+            Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
+            Arg::Region(layer),
+            Arg::Int(i32::from(c.is_electric())),
+        ];
         // SAFETY: the arguments match `yee_cpml` (kernels/cpml.cu); `r` lies in the layer's
         // cells in the chunk (ψ's box) and in the storage box, as for the curl update.
-        unsafe { args.launch(config(launch)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.cpml, launch, &args) }
     }
 
     /// Queues point source `s` at step `step` (one thread).
     fn source(&self, s: &PointSource, step: u64) -> Result<(), CudaError> {
         let v = T::from_f64(s.amplitude * s.waveform.value(source_time(s, step, self.dt)));
-        let values = self.field_address(s.component)?;
-        let offset = self.storage.offset(s.cell).ok_or_else(|| {
+        let offset = self.arrays.storage.offset(s.cell).ok_or_else(|| {
             CudaError::new(
                 ChunkErrorKind::InvalidArgument,
                 "a source outside the chunk",
             )
         })? as i64;
-        let hard = i32::from(s.kind == SourceKind::Hard);
         let (ids, uniform) = self.ids(s.component);
-        let coefficients = self.coefficients_address(s.component);
-        let mut args = self.stream.launch_builder(&self.kernels.source);
-        args.arg(&values)
-            .arg(&offset)
-            .arg(&v)
-            .arg(&hard)
-            .arg(&ids)
-            .arg(&uniform)
-            .arg(&coefficients);
+        let args = [
+            Arg::Address(self.field_address(s.component)?),
+            Arg::Long(offset),
+            v.arg(),
+            Arg::Int(i32::from(s.kind == SourceKind::Hard)),
+            Arg::Address(ids),
+            Arg::Int(uniform),
+            Arg::Address(self.coefficients_address(s.component)),
+        ];
         let one = linear_launch(1)?.expect("one thread");
         // SAFETY: the arguments match `yee_source` (kernels/source.cu); `offset` lies in the
         // field's storage (checked above).
-        unsafe { args.launch(config(one)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.source, one, &args) }
     }
 
-    /// Queues a copy between `layer` of component `c` and `count` values at `address`
-    /// (device memory): a pack (`true`) or an unpack.
+    /// Queues a copy between `layer` of component `c` and its cells' count of values at
+    /// `address` (device memory): a pack (`true`) or an unpack.
     fn copy_box(
         &self,
         c: Component,
@@ -465,24 +457,94 @@ impl<T: DeviceReal> CudaChunk<T> {
         address: u64,
         pack: bool,
     ) -> Result<(), CudaError> {
+        let values = self.field_address(c)?;
+        self.copy_values(values, self.arrays.storage, layer, address, pack)
+    }
+
+    /// Queues a copy between `layer` of the array at `values` (stored over `storage`) and
+    /// its cells' count of values at `address` (device memory): a pack (`true`) or an
+    /// unpack.
+    fn copy_values(
+        &self,
+        values: u64,
+        storage: Storage,
+        layer: Box3,
+        address: u64,
+        pack: bool,
+    ) -> Result<(), CudaError> {
         let Some(launch) = linear_launch(layer.cells())? else {
             return Ok(());
         };
-        if !self.storage.contains([layer.lo, layer.hi]) {
+        if !storage.contains([layer.lo, layer.hi]) {
             return Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
-                format!("the box {layer:?} is not inside the chunk's storage"),
+                format!("the box {layer:?} is not inside the array's storage"),
             ));
         }
-        let values = self.field_address(c)?;
-        let region = RawRegion::new([layer.lo, layer.hi], self.storage);
-        let pack = i32::from(pack);
-        let mut args = self.stream.launch_builder(&self.kernels.box_copy);
-        args.arg(&values).arg(&address).arg(&region).arg(&pack);
+        let args = [
+            Arg::Address(values),
+            Arg::Address(address),
+            Arg::Region(RawRegion::new([layer.lo, layer.hi], storage)),
+            Arg::Int(i32::from(pack)),
+        ];
         // SAFETY: the arguments match `yee_box_copy` (kernels/box.cu); the box lies
         // in the storage (checked) and callers give `address` room for its cells.
-        unsafe { args.launch(config(launch)) }?;
-        Ok(())
+        unsafe { self.launch(&self.kernels.box_copy, launch, &args) }
+    }
+
+    /// Queues on the compute stream the copies between the cells of `region` (every field,
+    /// then the ψ of each CPML layer, as the scalar chunk's slabs hold them) and the values
+    /// at `address` onward: a pack (`true`) or an unpack. Returns the values copied.
+    fn copy_slab(&self, region: Box3, address: u64, pack: bool) -> Result<usize, CudaError> {
+        let size = size_of::<T>() as u64;
+        let mut at = 0;
+        for &c in self.mode.components() {
+            self.copy_box(c, region, address + at as u64 * size, pack)?;
+            at += region.cells();
+        }
+        for slab in &self.arrays.slabs {
+            let part = slab.layer.intersect(&region);
+            let storage = slab_storage(slab.region);
+            for psi in slab.psi.iter().flatten() {
+                let values = self.address(psi, 0);
+                self.copy_values(values, storage, part, address + at as u64 * size, pack)?;
+                at += part.cells();
+            }
+        }
+        Ok(at)
+    }
+
+    /// `Err` unless `buffer` holds `needed` values.
+    fn slab_buffer_holds(&self, buffer: &B, needed: usize) -> Result<(), CudaError> {
+        match buffer.values_len() >= needed {
+            true => Ok(()),
+            false => Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!(
+                    "a slab buffer of {} values for {needed}",
+                    buffer.values_len()
+                ),
+            )),
+        }
+    }
+
+    /// Copies the values of `from` over `kept` into `to` (stored over `into`) on the device,
+    /// through a packed buffer: what a resize keeps.
+    fn keep(
+        &self,
+        (from, storage): (u64, Storage),
+        (to, into): (u64, Storage),
+        kept: Box3,
+    ) -> Result<(), CudaError> {
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let packed = self.driver.alloc_zeros::<T>(&self.compute, kept.cells())?;
+        let at = self.address(&packed, 0);
+        self.copy_values(from, storage, kept, at, true)?;
+        self.copy_values(to, into, kept, at, false)?;
+        // The packed buffer is released below: let the kernels that use it finish first.
+        self.driver.synchronize(&self.compute)
     }
 
     /// Copies component `c` over `region` to the host (packed on the device, then one copy).
@@ -497,16 +559,15 @@ impl<T: DeviceReal> CudaChunk<T> {
         if cells == 0 {
             return Ok(());
         }
-        let packed = self.stream.alloc_zeros::<T>(cells)?;
+        let packed = self.driver.alloc_zeros::<T>(&self.compute, cells)?;
         self.copy_box(c, region, self.address(&packed, 0), true)?;
-        self.stream.memcpy_dtoh(&packed, &mut out[..cells])?;
-        self.stream.synchronize()?;
-        Ok(())
+        self.driver
+            .read(&self.compute, &packed, 0, &mut out[..cells])
     }
 
     /// Checks that `needed` values fit the staging buffer.
     fn staging_holds(&self, needed: usize) -> Result<(), CudaError> {
-        match needed <= self.staging.len() {
+        match needed <= D::len(&self.arrays.staging) {
             true => Ok(()),
             false => Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
@@ -514,19 +575,64 @@ impl<T: DeviceReal> CudaChunk<T> {
             )),
         }
     }
+
+    /// Makes the copy stream wait for everything queued on the compute stream so far.
+    fn copy_after_compute(&self) -> Result<(), CudaError> {
+        self.driver.record(&self.computed, &self.compute)?;
+        self.driver.wait(&self.copy, &self.computed)
+    }
+
+    /// Blocks until both streams have finished.
+    fn synchronize(&self) -> Result<(), CudaError> {
+        self.driver.synchronize(&self.compute)?;
+        self.driver.synchronize(&self.copy)
+    }
 }
 
-impl<T: DeviceReal> Chunk for CudaChunk<T> {
+impl<T: DeviceReal, D: Driver, B> Drop for CudaChunk<'_, T, D, B> {
+    /// Lets queued work finish before the memory it addresses is released.
+    fn drop(&mut self) {
+        let synchronized = (self.driver.synchronize(&self.compute))
+            .and_then(|()| self.driver.synchronize(&self.copy));
+        if let Err(e) = synchronized {
+            log::warn!("the device chunk's last work failed: {e}");
+        }
+    }
+}
+
+/// The storage of a CPML layer's ψ: its cells in the chunk.
+fn slab_storage(region: Box3) -> Storage {
+    Storage {
+        lo: region.lo,
+        extent: region.extent(),
+    }
+}
+
+/// `Err` when a halo buffer holds fewer than `len` values.
+fn holds<T: DeviceReal, D: Driver>(
+    buffer: &impl MessageBuffer<T, D>,
+    len: usize,
+) -> Result<(), CudaError> {
+    match buffer.values_len() >= len {
+        true => Ok(()),
+        false => Err(CudaError::new(
+            ChunkErrorKind::InvalidArgument,
+            "a halo buffer is too short",
+        )),
+    }
+}
+
+impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T, D, B> {
     type Value = T;
-    type Buffer = PinnedBuffer<T>;
+    type Buffer = B;
     type Error = CudaError;
     const CAPABILITIES: Capabilities = Capabilities {
         asynchronous: true,
-        migration: false,
+        migration: true,
     };
 
     fn owned(&self) -> Box3 {
-        self.owned
+        self.arrays.owned
     }
 
     fn ghost(&self) -> [usize; 3] {
@@ -544,12 +650,12 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
         for c in phase_components(self.mode, phase) {
             self.curl(c, region)?;
         }
-        for slab in &self.slabs {
+        for slab in &self.arrays.slabs {
             for c in phase_components(self.mode, phase) {
                 self.cpml(slab, c, region)?;
             }
         }
-        for s in &self.sources {
+        for s in &self.arrays.sources {
             if s.component.is_electric() == electric && region.contains(s.cell) {
                 self.source(s, step)?;
             }
@@ -558,102 +664,183 @@ impl<T: DeviceReal> Chunk for CudaChunk<T> {
     }
 
     fn wait(&mut self) -> Result<(), CudaError> {
-        Ok(self.stream.synchronize()?)
+        self.synchronize()
     }
 
-    fn buffer(&self, bytes: usize) -> Result<PinnedBuffer<T>, CudaError> {
-        PinnedBuffer::with_bytes(&self.context, bytes)
+    fn buffer(&self, bytes: usize) -> Result<B, CudaError> {
+        let len = bytes.div_ceil(size_of::<T>()).max(1);
+        B::zeroed(&self.driver, len)
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.mode, self.owned, phase, toward, FACES)
+        halo::halo_values(self.mode, self.arrays.owned, phase, toward, FACES)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.mode, self.owned, phase, from, FACES)
+        halo::ghost_values(self.mode, self.arrays.owned, phase, from, FACES)
     }
 
-    /// Packs each halo on the device into the staging buffer (one component after another),
-    /// then queues its copy into the pinned buffer.
+    /// Packs each halo on the device into the staging buffer (one component after another)
+    /// on the compute stream, then queues the copies into the pinned buffers on the copy
+    /// stream once the packs are done.
     fn pack_halos(
         &mut self,
         phase: usize,
         towards: &[Direction],
-        out: &mut [PinnedBuffer<T>],
+        out: &mut [B],
     ) -> Result<(), CudaError> {
         let mut at = 0;
-        for (&toward, buffer) in towards.iter().zip(out) {
-            let Some((layer, _)) = halo::halo(self.mode, self.owned, phase, toward, FACES) else {
+        let mut copies = Vec::new();
+        for (k, &toward) in towards.iter().enumerate().take(out.len()) {
+            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, FACES)
+            else {
                 continue;
             };
             let start = at;
             let len = self.halo_len(phase, toward);
             self.staging_holds(start + len)?;
-            if buffer.len() < len {
-                return Err(CudaError::new(
-                    ChunkErrorKind::InvalidArgument,
-                    "a halo buffer is too short",
-                ));
-            }
+            holds(&out[k], len)?;
             for c in phase_components(self.mode, phase) {
-                self.copy_box(c, layer, self.address(&self.staging, at), true)?;
+                self.copy_box(c, layer, self.address(&self.arrays.staging, at), true)?;
                 at += layer.cells();
             }
-            self.stream.memcpy_dtoh(
-                &self.staging.slice(start..at),
-                &mut buffer.values_mut()[..len],
-            )?;
+            copies.push((k, start, at - start));
+        }
+        self.copy_after_compute()?;
+        for (k, start, len) in copies {
+            let staging = &self.arrays.staging;
+            out[k].copy_from_device(&self.driver, &self.copy, staging, start, len)?;
         }
         Ok(())
     }
 
-    /// Queues each arrived halo's copy into the staging buffer, then its unpack into the
-    /// ghost cells on that side.
+    /// Queues each arrived halo's copy into the staging buffer on the copy stream (after the
+    /// compute stream's earlier use of it), then its unpack into the ghost cells on that side
+    /// on the compute stream (after the copies).
     fn unpack_halos(
         &mut self,
         phase: usize,
         froms: &[Direction],
-        data: &[PinnedBuffer<T>],
+        data: &[B],
     ) -> Result<(), CudaError> {
+        self.copy_after_compute()?;
         let mut at = 0;
-        for (&from, buffer) in froms.iter().zip(data) {
-            let Some((layer, _)) = halo::ghosts(self.mode, self.owned, phase, from, FACES) else {
+        let mut unpacks = Vec::new();
+        for (k, &from) in froms.iter().enumerate().take(data.len()) {
+            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, FACES)
+            else {
                 continue;
             };
-            let start = at;
             let len = self.ghost_len(phase, from);
-            self.staging_holds(start + len)?;
-            if buffer.len() < len {
-                return Err(CudaError::new(
-                    ChunkErrorKind::InvalidArgument,
-                    "a halo buffer is too short",
-                ));
-            }
-            let mut target = self.staging.slice_mut(start..start + len);
-            self.stream
-                .memcpy_htod(&buffer.values()[..len], &mut target)?;
+            self.staging_holds(at + len)?;
+            holds(&data[k], len)?;
+            let staging = &mut self.arrays.staging;
+            data[k].copy_to_device(&self.driver, &self.copy, len, staging, at)?;
+            unpacks.push((layer, at));
+            at += len;
+        }
+        self.driver.record(&self.copied, &self.copy)?;
+        self.driver.wait(&self.compute, &self.copied)?;
+        for (layer, mut at) in unpacks {
             for c in phase_components(self.mode, phase) {
-                self.copy_box(c, layer, self.address(&self.staging, at), false)?;
+                self.copy_box(c, layer, self.address(&self.arrays.staging, at), false)?;
                 at += layer.cells();
             }
         }
+        Ok(())
+    }
+
+    /// Every field, then each CPML layer's ψ (the scalar chunk's slab format).
+    fn slab_len(&self, region: Box3) -> usize {
+        let fields = self.mode.components().len() * region.cells();
+        let psi: usize = (self.arrays.slabs.iter())
+            .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
+            .sum();
+        fields + psi
+    }
+
+    /// Packs each region on the device into one buffer (compute stream), then copies it into
+    /// `out` on the copy stream once the packs are done.
+    fn pack_slabs(&mut self, regions: &[Box3], out: &mut B) -> Result<(), CudaError> {
+        let total: usize = regions.iter().map(|&r| self.slab_len(r)).sum();
+        self.slab_buffer_holds(out, total)?;
+        // The previous slabs' copies are done before their buffer goes.
+        self.synchronize()?;
+        let values = self.driver.alloc_zeros::<T>(&self.compute, total.max(1))?;
+        let mut at = 0;
+        for &region in regions {
+            at += self.copy_slab(region, self.address(&values, at), true)?;
+        }
+        self.copy_after_compute()?;
+        out.copy_from_device(&self.driver, &self.copy, &values, 0, total)?;
+        self.slab_values = Some(values);
+        Ok(())
+    }
+
+    /// Copies `data` to the device on the copy stream, then unpacks each region from it on
+    /// the compute stream once the copy is done.
+    fn unpack_slabs(&mut self, regions: &[Box3], data: &B) -> Result<(), CudaError> {
+        let total: usize = regions.iter().map(|&r| self.slab_len(r)).sum();
+        self.slab_buffer_holds(data, total)?;
+        self.synchronize()?;
+        let mut values = self.driver.alloc_zeros::<T>(&self.compute, total.max(1))?;
+        data.copy_to_device(&self.driver, &self.copy, total, &mut values, 0)?;
+        self.driver.record(&self.copied, &self.copy)?;
+        self.driver.wait(&self.compute, &self.copied)?;
+        let mut at = 0;
+        for &region in regions {
+            at += self.copy_slab(region, self.address(&values, at), false)?;
+        }
+        self.slab_values = Some(values);
+        Ok(())
+    }
+
+    /// Uploads the arrays of `owned` (built on the host as at the start), then copies what
+    /// the old and new boxes share on the device: the fields over both storage boxes (ghosts
+    /// included, as the scalar chunk keeps them), each layer's ψ over both regions.
+    fn resize(&mut self, owned: Box3) -> Result<(), CudaError> {
+        self.synchronize()?;
+        let mut arrays = Arrays::upload(&self.driver, &self.compute, &self.setup, owned)?;
+        let storage_box =
+            |s: Storage| Box3::new(s.lo, core::array::from_fn(|a| s.lo[a] + s.extent[a] as i64));
+        let kept = storage_box(self.arrays.storage).intersect(&storage_box(arrays.storage));
+        for &c in self.mode.components() {
+            let (Some(from), Some(to)) =
+                (&self.arrays.fields[c.index()], &arrays.fields[c.index()])
+            else {
+                continue;
+            };
+            let from = (self.address(from, 0), self.arrays.storage);
+            self.keep(from, (self.address(to, 0), arrays.storage), kept)?;
+        }
+        for (old, new) in self.arrays.slabs.iter().zip(&arrays.slabs) {
+            let kept = old.region.intersect(&new.region);
+            for (from, to) in old.psi.iter().zip(&new.psi) {
+                if let (Some(from), Some(to)) = (from, to) {
+                    let from = (self.address(from, 0), slab_storage(old.region));
+                    self.keep(from, (self.address(to, 0), slab_storage(new.region)), kept)?;
+                }
+            }
+        }
+        self.synchronize()?;
+        core::mem::swap(&mut self.arrays, &mut arrays);
         Ok(())
     }
 
     fn work(&self, region: Box3) -> f64 {
         work_of(
             region,
-            self.slabs.iter().map(|s| s.layer),
+            self.arrays.slabs.iter().map(|s| s.layer),
             core::iter::empty(),
-            self.sources.iter().map(|s| s.cell),
-            self.probe_cells.iter().copied(),
+            self.arrays.sources.iter().map(|s| s.cell),
+            self.arrays.probe_cells.iter().copied(),
             0.0,
             &self.costs,
         )
     }
 }
 
-impl<T: DeviceReal> YeeFields for CudaChunk<T> {
+impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> YeeFields for CudaChunk<'_, T, D, B> {
     fn read_component(
         &mut self,
         c: Component,
@@ -695,37 +882,35 @@ impl<T: DeviceReal> YeeFields for CudaChunk<T> {
         regions: &[Box3],
     ) -> Result<Option<(Component, Index3)>, CudaError> {
         let mut flag = [0i32];
-        self.stream.memcpy_dtoh(&self.flag, &mut flag)?;
-        self.stream.synchronize()?;
+        self.driver.read(&self.compute, &self.flag, 0, &mut flag)?;
         if flag[0] == 0 {
             return Ok(None);
         }
-        self.stream.memset_zeros(&mut self.flag)?;
+        self.driver
+            .write(&self.compute, &[0i32], &mut self.flag, 0)?;
         let grid = self.grid.map(|g| g as i64);
         for &c in self.mode.components() {
-            self.stream.memcpy_htod(&[FINITE_KEY], &mut self.key)?;
+            self.driver
+                .write(&self.compute, &[FINITE_KEY], &mut self.key, 0)?;
             for r in regions {
-                let r = r.intersect(&self.owned);
+                let r = r.intersect(&self.arrays.owned);
                 let Some(launch) = box_launch(r.extent())? else {
                     continue;
                 };
-                let values = self.field_address(c)?;
-                let region = RawRegion::new([r.lo, r.hi], self.storage);
-                let key = self.address(&self.key, 0);
-                let mut args = self.stream.launch_builder(&self.kernels.non_finite);
-                args.arg(&values)
-                    .arg(&region)
-                    .arg(&grid[0])
-                    .arg(&grid[1])
-                    .arg(&grid[2])
-                    .arg(&key);
+                let args = [
+                    Arg::Address(self.field_address(c)?),
+                    Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
+                    Arg::Long(grid[0]),
+                    Arg::Long(grid[1]),
+                    Arg::Long(grid[2]),
+                    Arg::Address(self.address(&self.key, 0)),
+                ];
                 // SAFETY: the arguments match `yee_non_finite` (kernels/finite.cu); `r` lies
                 // in the owned box.
-                unsafe { args.launch(config(launch)) }?;
+                unsafe { self.launch(&self.kernels.non_finite, launch, &args) }?;
             }
             let mut key = [FINITE_KEY];
-            self.stream.memcpy_dtoh(&self.key, &mut key)?;
-            self.stream.synchronize()?;
+            self.driver.read(&self.compute, &self.key, 0, &mut key)?;
             if key[0] != FINITE_KEY {
                 return Ok(Some((c, cell_of_key(key[0], self.grid))));
             }

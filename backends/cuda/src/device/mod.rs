@@ -1,20 +1,32 @@
 //! The device side of the CUDA backend (feature `cuda`): NVRTC compilation of the kernel
 //! files ([`nvrtc`]), the device chunk ([`chunk`]) with its pinned staging buffers
-//! ([`buffer`]), and the backend the Yee apps build it through ([`CudaBackend`]). cudarc loads
-//! libcuda and libnvrtc at run time; without them every entry point returns an error (never a
-//! panic): [`driver_present`] is checked before the driver is touched.
+//! ([`buffer`]) on the driver seam ([`driver`]), its two drivers (the GPU through cudarc,
+//! [`cudarc_driver`], and the emulated device, [`emulated`]), and the backends the Yee apps
+//! build it through ([`CudaBackend`], [`EmulatedBackend`]). cudarc loads libcuda and libnvrtc
+//! at run time; without them every entry point returns an error (never a panic):
+//! [`driver_present`] is checked before the driver is touched.
 
 pub mod buffer;
 pub mod chunk;
+pub mod cudarc_driver;
+pub mod driver;
+pub mod emulated;
 pub mod error;
+pub mod mixed;
 pub mod nvrtc;
+
+use core::marker::PhantomData;
 
 use yee_core::{Box3, Real};
 use yee_em::{Costs, Setup, YeeBackend};
 
-pub use buffer::PinnedBuffer;
+pub use buffer::{MessageBuffer, PinnedBuffer};
 pub use chunk::CudaChunk;
+pub use cudarc_driver::Cudarc;
+pub use driver::{Arg, DeviceValue, Driver};
+pub use emulated::Emulated;
 pub use error::{CudaError, NO_DRIVER};
+pub use mixed::MixedChunk;
 
 use crate::host::KernelReal;
 use crate::kernels::Precision;
@@ -27,19 +39,28 @@ pub fn driver_present() -> bool {
 }
 
 /// A value type the device chunk runs (`f32`, `f64`).
-pub trait DeviceReal:
-    Real + KernelReal + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Unpin
-{
+pub trait DeviceReal: Real + KernelReal + DeviceValue {
     /// Its kernels' type.
     const PRECISION: Precision;
+
+    /// The value as a kernel argument (`float`, `double`).
+    fn arg(self) -> Arg;
 }
 
 impl DeviceReal for f32 {
     const PRECISION: Precision = Precision::F32;
+
+    fn arg(self) -> Arg {
+        Arg::Float(self)
+    }
 }
 
 impl DeviceReal for f64 {
     const PRECISION: Precision = Precision::F64;
+
+    fn arg(self) -> Arg {
+        Arg::Double(self)
+    }
 }
 
 /// The device rank `rank` runs on among `devices` visible ones (round-robin, so ranks sharing
@@ -49,19 +70,66 @@ pub fn device_for_rank(rank: usize, devices: usize) -> Option<usize> {
     (devices > 0).then(|| rank % devices)
 }
 
-/// The CUDA backend of the Yee apps: each rank builds a [`CudaChunk`] on the device
-/// [`device_for_rank`] gives it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CudaBackend {
+/// The device backend of the Yee apps on driver `D`: each rank builds a [`CudaChunk`] on
+/// the device [`Driver::open`] gives it.
+pub struct DeviceBackend<D> {
     /// The rank building the chunk (set by [`YeeBackend::for_rank`]).
     pub rank: usize,
+    driver: PhantomData<fn() -> D>,
 }
 
-impl<T: DeviceReal> YeeBackend<T> for CudaBackend {
-    type Chunk<'s> = CudaChunk<T>;
+/// `--backend cuda`: the chunk on a GPU (round-robin over the visible devices).
+pub type CudaBackend = DeviceBackend<Cudarc>;
+
+/// `--backend cuda-emulated`: the chunk on the emulated device (host threads).
+pub type EmulatedBackend = DeviceBackend<Emulated>;
+
+impl<D> DeviceBackend<D> {
+    /// The backend of rank `rank`.
+    pub fn new(rank: usize) -> Self {
+        DeviceBackend {
+            rank,
+            driver: PhantomData,
+        }
+    }
+}
+
+impl<D> Default for DeviceBackend<D> {
+    fn default() -> Self {
+        DeviceBackend::new(0)
+    }
+}
+
+impl<D> Clone for DeviceBackend<D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<D> Copy for DeviceBackend<D> {}
+
+impl<D> PartialEq for DeviceBackend<D> {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank == other.rank
+    }
+}
+
+impl<D> Eq for DeviceBackend<D> {}
+
+impl<D> core::fmt::Debug for DeviceBackend<D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceBackend")
+            .field("driver", &core::any::type_name::<D>())
+            .field("rank", &self.rank)
+            .finish()
+    }
+}
+
+impl<T: DeviceReal, D: Driver> YeeBackend<T> for DeviceBackend<D> {
+    type Chunk<'s> = CudaChunk<'s, T, D>;
 
     fn name(&self) -> &'static str {
-        "cuda"
+        D::NAME
     }
 
     fn build<'s>(
@@ -69,13 +137,13 @@ impl<T: DeviceReal> YeeBackend<T> for CudaBackend {
         setup: &Setup<'s>,
         owned: Box3,
         costs: Costs,
-    ) -> Result<CudaChunk<T>, CudaError> {
+    ) -> Result<CudaChunk<'s, T, D>, CudaError> {
         CudaChunk::new(setup, owned, costs, self.rank)
     }
 
     fn for_rank(&self, rank: usize, ranks: usize) -> Self {
         let _ = ranks;
-        CudaBackend { rank }
+        DeviceBackend::new(rank)
     }
 }
 

@@ -1,0 +1,151 @@
+//! The backend conformance suite (`yee_tests::backend_conformance`) on the emulated device
+//! (`--backend cuda-emulated`): the device chunk's own code (every launch and its argument
+//! list, both streams and their events, the staging and pinned copies, read-backs, slabs and
+//! resizing) running the kernel files built for the host, bit for bit the scalar oracle, f32
+//! and f64. What the device does not run yet is refused by name. Decomposed runs (halos on
+//! sim and shm), balancing and checkpoints on emulated-device ranks are tested through
+//! `yee run` (`apps/yee/tests/cuda.rs`).
+#![cfg(feature = "cuda")]
+
+use yee_core::Topology;
+use yee_cuda::device::EmulatedBackend;
+use yee_em::Mode;
+use yee_tests::backend_conformance::{
+    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
+};
+use yee_tests::conformance_cases::{MODES, device_physics, example_scenes, physics};
+
+fn device() -> EmulatedBackend {
+    EmulatedBackend::default()
+}
+
+/// What the device chunk refuses a setup with (`chunk.rs`, `supported`).
+const REFUSED: &str = "the CUDA backend does not run";
+
+#[test]
+fn matches_the_oracle_on_every_example_scene_it_runs() {
+    let mut ran = Vec::new();
+    for (path, scene) in example_scenes() {
+        let setup = scene.setup();
+        match matches_the_oracle::<f32, _>(&device(), &setup, 30) {
+            Err(e) if e.contains(REFUSED) => {
+                eprintln!("{path}: refused: {e}");
+                continue;
+            }
+            done => done.unwrap_or_else(|e| panic!("{path} (f32): {e}")),
+        }
+        matches_the_oracle::<f64, _>(&device(), &setup, 30)
+            .unwrap_or_else(|e| panic!("{path} (f64): {e}"));
+        ran.push(path);
+    }
+    assert!(ran.len() >= 5, "only {ran:?} ran on the device");
+}
+
+#[test]
+fn matches_the_oracle_in_every_mode() {
+    for mode in MODES {
+        let setup = device_physics(mode);
+        matches_the_oracle::<f32, _>(&device(), &setup, 40)
+            .unwrap_or_else(|e| panic!("{mode:?} (f32): {e}"));
+        matches_the_oracle::<f64, _>(&device(), &setup, 40)
+            .unwrap_or_else(|e| panic!("{mode:?} (f64): {e}"));
+    }
+}
+
+#[test]
+fn the_split_update_is_the_whole_update() {
+    for mode in MODES {
+        let setup = device_physics(mode);
+        split_is_invariant::<f32, _>(&device(), &setup, 40)
+            .unwrap_or_else(|e| panic!("{mode:?} (f32): {e}"));
+        split_is_invariant::<f64, _>(&device(), &setup, 40)
+            .unwrap_or_else(|e| panic!("{mode:?} (f64): {e}"));
+    }
+}
+
+#[test]
+fn halo_lengths_are_symmetric() {
+    for (mode, topology) in [
+        (Mode::OneD, Topology([3, 1, 1])),
+        (Mode::Tmz, Topology([2, 3, 1])),
+        (Mode::Tez, Topology([3, 2, 1])),
+        (Mode::ThreeD, Topology([2, 2, 2])),
+    ] {
+        halos_are_symmetric::<f32, _>(&device(), &device_physics(mode), topology)
+            .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+    }
+}
+
+#[test]
+fn slabs_and_resizing_carry_every_field_and_psi() {
+    for mode in MODES {
+        let setup = device_physics(mode);
+        slabs_round_trip::<f32, _>(&device(), &setup, 30)
+            .unwrap_or_else(|e| panic!("{mode:?} (f32): {e}"));
+        slabs_round_trip::<f64, _>(&device(), &setup, 30)
+            .unwrap_or_else(|e| panic!("{mode:?} (f64): {e}"));
+    }
+}
+
+/// Dispersive media and DFT monitors (the full physics case) are refused naming what, and
+/// complex value types are not device values at all (`DeviceReal` is f32 and f64).
+#[test]
+fn what_the_device_does_not_run_is_refused_by_name() {
+    for mode in MODES {
+        let e = matches_the_oracle::<f64, _>(&device(), &physics(mode), 1)
+            .expect_err("dispersive media are not run on the device");
+        assert!(
+            e.contains(REFUSED) && e.contains("dispersive media") && e.contains("Unsupported"),
+            "{mode:?}: {e}"
+        );
+    }
+}
+
+/// Every entry point of every kernel file loads on the emulated device for both types, and a
+/// launch whose arguments do not have the kernel's parameter sizes is refused naming both.
+#[test]
+#[allow(unsafe_code)]
+fn every_kernel_loads_and_a_launch_of_wrong_sizes_is_refused() {
+    use yee_cuda::device::{Arg, Driver, Emulated};
+    use yee_cuda::kernels::{self, Precision};
+    let driver = Emulated::open(0).unwrap();
+    for file in kernels::ALL {
+        for entry in file.entries {
+            for p in Precision::BOTH {
+                driver
+                    .kernel(file, entry, p)
+                    .unwrap_or_else(|e| panic!("{} {entry} {p:?}: {e}", file.name));
+            }
+        }
+    }
+    let e = driver
+        .kernel(kernels::BOX, "yee_curl", Precision::F32)
+        .expect_err("box.cu has no yee_curl");
+    assert!(
+        e.message.contains("box.cu has no kernel yee_curl_f32"),
+        "{e}"
+    );
+    let stream = driver.stream().unwrap();
+    let source = driver
+        .kernel(kernels::SOURCE, "yee_source", Precision::F64)
+        .unwrap();
+    let one = yee_cuda::layout::linear_launch(1).unwrap().unwrap();
+    // A float where the f64 kernel takes a double: refused before anything runs.
+    let args = [
+        Arg::Address(0),
+        Arg::Long(0),
+        Arg::Float(1.0),
+        Arg::Int(0),
+        Arg::Address(0),
+        Arg::Int(0),
+        Arg::Address(0),
+    ];
+    // SAFETY: refused before it runs (the sizes differ), so no address is touched.
+    let e = unsafe { driver.launch(&stream, &source, one, &args) }.expect_err("sizes differ");
+    assert!(
+        e.message
+            .contains("yee_source_f64 takes parameters of [8, 8, 8, 4, 8, 4, 8] bytes")
+            && e.message.contains("passed [8, 8, 4, 4, 8, 4, 8]"),
+        "{e}"
+    );
+}

@@ -1,0 +1,186 @@
+//! The setups the backend conformance suite ([`crate::backend_conformance`]) is run on:
+//! every example scene, and per mode a small grid with every code path of a step
+//! ([`physics`]); [`device_physics`] is that grid less what the device chunk does not run yet
+//! (dispersive media, DFT monitors).
+
+use std::path::Path;
+
+use yee_core::Box3;
+use yee_em::{
+    Boundary, Component, CpmlParams, DftMonitor, Material, Mode, PointSource, Region, Setup, Shape,
+};
+
+const SOURCES: [PointSource; 2] = [
+    source(Component::Ez, [7, 6, 5]),
+    source(Component::Hz, [9, 8, 6]),
+];
+const REGIONS: [Region; 4] = [
+    Region {
+        shape: Shape::Block {
+            lo: [3.0, 3.0, 2.0],
+            hi: [8.0, 12.0, 9.0],
+        },
+        material: Material {
+            eps: 3.0,
+            mu: 1.0,
+            sigma: 0.05,
+            sigma_m: 0.0,
+            poles: yee_em::PoleSet::NONE,
+            diagonal: None,
+            coupling: None,
+        },
+    },
+    // Drude, Lorentz and Debye poles over the first source, meeting the lossy block, then a
+    // Debye-only medium: nodes of one, of two pole sets and of a pole set and none.
+    Region {
+        shape: Shape::Block {
+            lo: [6.0, -1.0, -1.0],
+            hi: [11.0, 11.0, 10.0],
+        },
+        material: crate::dispersive(1.5, 0, 3),
+    },
+    Region {
+        shape: Shape::Block {
+            lo: [11.0, -1.0, -1.0],
+            hi: [14.0, 11.0, 10.0],
+        },
+        material: crate::dispersive(2.0, 2, 1),
+    },
+    // An anisotropic lossy ball over the lossy block and the vacuum: smoothed nodes whose ε,
+    // μ and σ depend on their component's axis and on the surface normal.
+    Region {
+        shape: Shape::Sphere {
+            center: [4.3, 8.6, 5.2],
+            radius: 2.7,
+        },
+        material: Material {
+            eps: 3.0,
+            mu: 1.3,
+            sigma: 0.02,
+            sigma_m: 0.01,
+            poles: yee_em::PoleSet::NONE,
+            diagonal: Some(yee_em::Diagonal {
+                eps: [2.0, 3.0, 4.0],
+                mu: [1.0, 1.5, 1.4],
+            }),
+            coupling: None,
+        },
+    },
+];
+
+use crate::ricker_source as source;
+
+/// A small grid of `mode` with CPML on the low faces, PEC and PMC above, a lossy dielectric
+/// block, dispersive blocks (Drude, Lorentz and Debye poles), an anisotropic smoothed ball and soft sources (those of the mode's components): every code path of a step.
+pub fn physics(mode: Mode) -> Setup<'static> {
+    let grid = match mode {
+        Mode::OneD => [24, 1, 1],
+        Mode::ThreeD => [16, 15, 14],
+        _ => [20, 18, 1],
+    };
+    let cpml = Boundary::Cpml(CpmlParams::with_thickness(4));
+    let sources: &'static [PointSource] = match mode {
+        Mode::OneD => &SOURCES[..1],
+        Mode::Tmz => &SOURCES[..1],
+        Mode::Tez => &SOURCES[1..],
+        Mode::ThreeD => &SOURCES,
+    };
+    let sources = if mode.dims() < 3 {
+        // The sources sit in the z = 0 plane of lower-dimensional grids.
+        Box::leak(
+            sources
+                .iter()
+                .map(|s| PointSource {
+                    cell: [s.cell[0], if mode.dims() == 1 { 0 } else { s.cell[1] }, 0],
+                    ..*s
+                })
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        )
+    } else {
+        sources
+    };
+    Setup {
+        mode,
+        grid,
+        courant: 0.5,
+        background: Material::VACUUM,
+        poles: &crate::TEST_POLES,
+        regions: &REGIONS,
+        boundaries: [
+            [cpml, Boundary::Pec],
+            [cpml, Boundary::Pmc],
+            [cpml, Boundary::Pec],
+        ],
+        sources,
+        probes: &[],
+        plane_waves: &[],
+        monitors: monitors(mode, grid),
+        frequencies: &[0.03, 0.05, 0.07],
+        active: None,
+        smoothing: true,
+        bloch: [0.0; 3],
+    }
+}
+
+/// DFT monitors of `mode` on `grid`: a box over the materials and sources with every
+/// component the mode carries, and a plane normal to x (rows of one node) with two of the
+/// frequencies.
+fn monitors(mode: Mode, grid: [usize; 3]) -> &'static [DftMonitor] {
+    // Flat axes (one cell) are spanned whole; the others clipped to the grid.
+    let clip = |lo: [i64; 3], hi: [i64; 3]| {
+        let flat = |a: usize, v: i64, whole: i64| if grid[a] == 1 { whole } else { v };
+        let lo = core::array::from_fn(|a| flat(a, lo[a], 0));
+        let hi = core::array::from_fn(|a| flat(a, hi[a], 1));
+        Box3::new(lo, hi).intersect(&Box3::from_extent(grid))
+    };
+    let components = Component::ALL.map(|c| mode.has(c));
+    Box::leak(Box::new([
+        DftMonitor {
+            region: clip([2, 3, 2], [12, 11, 9]),
+            components,
+            first: 0,
+            count: 3,
+        },
+        DftMonitor {
+            region: clip([5, 1, 1], [6, 14, 12]),
+            components,
+            first: 1,
+            count: 2,
+        },
+    ]))
+}
+
+/// Every mode.
+pub const MODES: [Mode; 4] = [Mode::OneD, Mode::Tmz, Mode::Tez, Mode::ThreeD];
+
+/// Every example scene (`examples/scenes`), by path, sorted.
+pub fn example_scenes() -> Vec<(String, yee_scene::Scene)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenes");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 5, "the example scenes are there");
+    paths
+        .into_iter()
+        .map(|p| (p.display().to_string(), yee_scene::load(&p).unwrap()))
+        .collect()
+}
+
+/// [`physics`] less its dispersive regions and its DFT monitors: every code path of a step
+/// the CUDA device chunk runs (CPML, PEC and PMC walls, a lossy block, an anisotropic smoothed
+/// ball, soft sources).
+pub fn device_physics(mode: Mode) -> Setup<'static> {
+    let full = physics(mode);
+    let regions: Vec<Region> = (full.regions.iter())
+        .filter(|r| r.material.poles == yee_em::PoleSet::NONE)
+        .copied()
+        .collect();
+    Setup {
+        regions: Box::leak(regions.into_boxed_slice()),
+        monitors: &[],
+        ..full
+    }
+}
