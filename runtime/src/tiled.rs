@@ -6,7 +6,7 @@ use std::time::Instant;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 
-use yee_core::graph::{Method, TileGraph, partition, quality};
+use yee_core::graph::{Method, TileGraph, quality};
 use yee_core::session::HistoryEntry;
 use yee_core::tile_balance::TileBalancer;
 use yee_core::tile_driver::Ownership;
@@ -65,15 +65,17 @@ pub fn run_partition(
 ) -> Result<(Vec<usize>, f64), RuntimeError> {
     let mut part = vec![0; graph.len()];
     let start = Instant::now();
-    partition(&graph.graph, weights, method, &mut part).map_err(|e| {
-        RuntimeError::new(
-            RuntimeErrorKind::Layout,
-            format!(
-                "--ranks {}: {e}; use fewer ranks or a smaller --tile",
-                weights.len()
-            ),
-        )
-    })?;
+    crate::parallel_rcdc::partition_on_threads(&graph.graph, weights, method, &mut part).map_err(
+        |e| {
+            RuntimeError::new(
+                RuntimeErrorKind::Layout,
+                format!(
+                    "--ranks {}: {e}; use fewer ranks or a smaller --tile",
+                    weights.len()
+                ),
+            )
+        },
+    )?;
     Ok((part, start.elapsed().as_secs_f64()))
 }
 
