@@ -56,8 +56,9 @@ pub fn tile_graph(area: &Area, tile: [usize; 3]) -> Result<TileGraph, RuntimeErr
         .map_err(|e| RuntimeError::new(RuntimeErrorKind::Layout, format!("{}: {e}", area.name)))
 }
 
-/// Partitions `graph` into `weights.len()` parts by `method`; the parts and the seconds it
-/// took.
+/// Partitions `graph` into `weights.len()` parts by `method` (RCDC's tries on rayon's
+/// threads, [`crate::parallel_rcdc`]: the same parts for any thread count); the parts and the
+/// seconds it took.
 pub fn run_partition(
     graph: &TileGraph,
     weights: &[f64],
