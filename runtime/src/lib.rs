@@ -28,6 +28,7 @@ pub mod memory_limit;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod parallel;
+pub mod parallel_rcdc;
 pub mod piece;
 pub mod profile;
 pub mod tiled;

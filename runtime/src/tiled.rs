@@ -6,7 +6,7 @@ use std::time::Instant;
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
 
-use yee_core::graph::{Method, TileGraph, partition, quality};
+use yee_core::graph::{Method, TileGraph, quality};
 use yee_core::session::HistoryEntry;
 use yee_core::tile_balance::TileBalancer;
 use yee_core::tile_driver::Ownership;
@@ -56,8 +56,9 @@ pub fn tile_graph(area: &Area, tile: [usize; 3]) -> Result<TileGraph, RuntimeErr
         .map_err(|e| RuntimeError::new(RuntimeErrorKind::Layout, format!("{}: {e}", area.name)))
 }
 
-/// Partitions `graph` into `weights.len()` parts by `method`; the parts and the seconds it
-/// took.
+/// Partitions `graph` into `weights.len()` parts by `method` (RCDC's tries on rayon's
+/// threads, [`crate::parallel_rcdc`]: the same parts for any thread count); the parts and the
+/// seconds it took.
 pub fn run_partition(
     graph: &TileGraph,
     weights: &[f64],
@@ -65,15 +66,17 @@ pub fn run_partition(
 ) -> Result<(Vec<usize>, f64), RuntimeError> {
     let mut part = vec![0; graph.len()];
     let start = Instant::now();
-    partition(&graph.graph, weights, method, &mut part).map_err(|e| {
-        RuntimeError::new(
-            RuntimeErrorKind::Layout,
-            format!(
-                "--ranks {}: {e}; use fewer ranks or a smaller --tile",
-                weights.len()
-            ),
-        )
-    })?;
+    crate::parallel_rcdc::partition_on_threads(&graph.graph, weights, method, &mut part).map_err(
+        |e| {
+            RuntimeError::new(
+                RuntimeErrorKind::Layout,
+                format!(
+                    "--ranks {}: {e}; use fewer ranks or a smaller --tile",
+                    weights.len()
+                ),
+            )
+        },
+    )?;
     Ok((part, start.elapsed().as_secs_f64()))
 }
 

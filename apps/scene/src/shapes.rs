@@ -101,6 +101,25 @@ pub fn porous() -> ShapeMask {
     m
 }
 
+/// A spherical shell in a `side`³ grid (x fastest, then y, then z): the cells whose centres
+/// lie between radii 0.35 × `side` and 0.5 × `side` from the grid's centre. The 3D area of
+/// issue 53's partition timings (`side` 256: 5 777 352 active cells; 128: 722 192).
+pub fn spherical_shell(side: usize) -> Vec<bool> {
+    let c = side as f64 / 2.0;
+    let (inner, outer) = (0.35 * side as f64, 0.5 * side as f64);
+    let mut active = Vec::with_capacity(side * side * side);
+    for z in 0..side {
+        for y in 0..side {
+            for x in 0..side {
+                let d = [x, y, z].map(|v| v as f64 + 0.5 - c);
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                active.push((inner * inner..outer * outer).contains(&r2));
+            }
+        }
+    }
+    active
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Node weights and weighted edges, each edge stored at both ends.
+/// Node weights and weighted edges, each edge stored at both ends. Bytes: 16 a node (weight,
+/// offset) and 12 an edge end (a `u32` neighbour, an `f64` weight), so a 3D cell graph (6
+/// edge ends a cell) takes 88 bytes a node; at most `u32::MAX` nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Graph {
     /// Weight of each node (its computation).
@@ -11,7 +13,7 @@ pub struct Graph {
     /// `neighbours[offsets[n]..offsets[n + 1]]` are the nodes adjacent to node `n`.
     pub offsets: Vec<usize>,
     /// Adjacent nodes, by node.
-    pub neighbours: Vec<usize>,
+    pub neighbours: Vec<u32>,
     /// Weight of each edge (same index as `neighbours`): its communication volume.
     pub edge_weight: Vec<f64>,
 }
@@ -20,22 +22,34 @@ impl Graph {
     /// The graph of `weight.len()` nodes and the undirected `edges` `(a, b, w)`, `a != b`, each
     /// pair at most once.
     pub fn from_edges(weight: Vec<f64>, edges: &[(usize, usize, f64)]) -> Graph {
+        Graph::from_edge_iter(weight, || edges.iter().copied())
+    }
+
+    /// [`Graph::from_edges`] from an iterator over the edges that `edges` makes afresh (it is
+    /// walked twice: degrees, then the lists), so no list of them need be held.
+    pub fn from_edge_iter<I: Iterator<Item = (usize, usize, f64)>>(
+        weight: Vec<f64>,
+        edges: impl Fn() -> I,
+    ) -> Graph {
         let n = weight.len();
-        let mut degree = vec![0usize; n];
-        for &(a, b, _) in edges {
-            degree[a] += 1;
-            degree[b] += 1;
-        }
+        assert!(
+            u32::try_from(n).is_ok(),
+            "a graph of {n} nodes: at most u32::MAX (4 294 967 295) fit"
+        );
         let mut offsets = vec![0usize; n + 1];
+        for (a, b, _) in edges() {
+            offsets[a + 1] += 1;
+            offsets[b + 1] += 1;
+        }
         for k in 0..n {
-            offsets[k + 1] = offsets[k] + degree[k];
+            offsets[k + 1] += offsets[k];
         }
         let mut fill = offsets.clone();
-        let mut neighbours = vec![0usize; offsets[n]];
+        let mut neighbours = vec![0u32; offsets[n]];
         let mut edge_weight = vec![0.0; offsets[n]];
-        for &(a, b, w) in edges {
+        for (a, b, w) in edges() {
             for (from, to) in [(a, b), (b, a)] {
-                neighbours[fill[from]] = to;
+                neighbours[fill[from]] = to as u32;
                 edge_weight[fill[from]] = w;
                 fill[from] += 1;
             }
@@ -68,7 +82,7 @@ impl Graph {
         let range = self.offsets[n]..self.offsets[n + 1];
         self.neighbours[range.clone()]
             .iter()
-            .copied()
+            .map(|&m| m as usize)
             .zip(self.edge_weight[range].iter().copied())
     }
 

@@ -27,7 +27,9 @@ pub use cdc::{CdcParams, cdc};
 pub use csr::Graph;
 pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
-pub use rcdc::{RcdcParams, rcdc};
+pub use rcdc::{
+    RcdcOutcome, RcdcParams, RcdcPool, RcdcTry, rcdc, rcdc_finish, rcdc_tries, run_try,
+};
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
 pub use refine::refine;
 pub use tiles::{GraphError, NO_NODE, TileGraph};

@@ -56,6 +56,12 @@ pub struct RcdcParams {
     /// coarsened again, matching only nodes of one part, and each level refined with room up
     /// to `accept`; one is kept where it lowers the cut.
     pub vcycles: usize,
+    /// The bisection tries on the whole graph run only where it has at most this many nodes:
+    /// on larger graphs greedy growing on the finest level cuts more than every coarsened
+    /// start at several times its cost (the 128³ spherical shell, 722 056 nodes, 64 parts:
+    /// cuts 120 114 and 123 687 in 12 s each against 84 407–90 339 in 2.4–5.5 s;
+    /// docs/partitioning.md, "At scale").
+    pub whole_bisection_nodes: usize,
 }
 
 impl Default for RcdcParams {
@@ -71,6 +77,7 @@ impl Default for RcdcParams {
             tries: 4,
             bisections: 4,
             vcycles: 4,
+            whole_bisection_nodes: 100_000,
         }
     }
 }
@@ -78,12 +85,88 @@ impl Default for RcdcParams {
 /// Partitions `g` into `speeds.len()` parts, part `p` getting a share of the weight in
 /// proportion to `speeds[p]`; writes each node's part into `part` and returns the imbalance
 /// (the slowest part's time ÷ the ideal time).
+///
+/// The tries ([`rcdc_tries`]) run one after the other here; a driver with threads may run
+/// them in any order ([`run_try`] reads only `g`), gather their outcomes in [`RcdcPool`]s in
+/// any grouping, merge those, then call [`rcdc_finish`]: the partition is the same.
 pub fn rcdc(
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
     part: &mut [usize],
 ) -> Result<f64, GraphError> {
+    let tries = rcdc_tries(g, speeds, params)?;
+    let mut pool = RcdcPool::default();
+    for (index, t) in tries.iter().enumerate() {
+        if let Some(outcome) = run_try(g, speeds, t, index)? {
+            pool.add(outcome, params);
+        }
+    }
+    rcdc_finish(g, speeds, params, pool, part)
+}
+
+/// One multilevel run of RCDC: coarsen to `per_part` nodes a part (matchings from `seed`;
+/// none when 0), partition the coarsest graph as `start` says, project and refine with
+/// `params.refine_tolerance`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RcdcTry {
+    /// The parameters of its round (their `refine_tolerance` is the round's).
+    pub params: RcdcParams,
+    /// Coarsest nodes per part (0: no coarsening).
+    pub per_part: usize,
+    /// Seed of the matchings.
+    pub seed: u64,
+    /// How the coarsest graph is partitioned.
+    pub start: Start,
+}
+
+/// The outcome of a try: its imbalance, edge cut and partition, and its index in
+/// [`rcdc_tries`]'s list (the earlier of two equal tries wins).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RcdcOutcome {
+    /// Slowest part's weight ÷ its target.
+    pub imbalance: f64,
+    /// Edge cut.
+    pub cut: f64,
+    /// The part of each node.
+    pub part: Vec<usize>,
+    /// The try's index.
+    pub index: usize,
+}
+
+impl RcdcOutcome {
+    /// Whether `self` beats `other`: within `1 + params.accept` beats above it; within it the
+    /// smaller cut wins, above it the smaller imbalance; on a tie the earlier try. A total
+    /// order, so the best of a set is the same whatever order it is searched in.
+    pub fn better(&self, other: &RcdcOutcome, params: RcdcParams) -> bool {
+        let bound = 1.0 + params.accept + 1e-9;
+        let key = |o: &RcdcOutcome| {
+            if o.imbalance > bound {
+                (true, o.imbalance, o.index)
+            } else {
+                (false, o.cut, o.index)
+            }
+        };
+        key(self).partial_cmp(&key(other)) == Some(core::cmp::Ordering::Less)
+    }
+}
+
+/// The multilevel runs of RCDC on `g` for `speeds.len()` parts, in order: per round of
+/// refinement tolerance (`params.refine_tolerance`, and the acceptance's `params.accept`
+/// where a node outweighs the first's room above a part's target: tiles of 64 cells, 11 a
+/// part, leave few moves within it, so twice as many tries from the paper's RCDC run, other
+/// matchings, since with few moves possible the start decides more; the porous square at
+/// tile 8 with 32 parts: cut 312 to 292), `params.tries` from the paper's RCDC (coarsest
+/// graphs of ×1, ×½, ×2, ×¼ `coarse_per_part` nodes a part) and `params.bisections` from
+/// recursive bisection with connected halves (on the whole graph, with the tolerance for
+/// each halving and with its share of ⌈log₂ parts⌉ halvings, where the graph has at most
+/// `params.whole_bisection_nodes` nodes, and from coarsest graphs of ×1 and ×2
+/// `coarse_per_part`). An error for a part count of 0 or above the nodes.
+pub fn rcdc_tries(
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+) -> Result<Vec<RcdcTry>, GraphError> {
     let parts = speeds.len();
     if parts == 0 || parts > g.len() {
         return Err(GraphError::Parts {
@@ -91,14 +174,6 @@ pub fn rcdc(
             nodes: g.len(),
         });
     }
-    // The best try: the smallest cut among those within `accept`; where none is, each is
-    // redeployed on the whole graph (the paper's phase 4) and refined, and the best balanced
-    // kept.
-    let bound = 1.0 + params.accept + 1e-9;
-    // Where a node outweighs the refinement's room above a part's target (tiles of 64 cells,
-    // 11 a part), few nodes can move within it: the tries run again with the acceptance's
-    // room, twice as many from the paper's RCDC (other matchings: with few moves possible,
-    // the start decides more; the porous square at tile 8 with 32 parts: cut 312 to 292).
     let total_speed: f64 = speeds.iter().sum();
     let least =
         speeds.iter().copied().fold(f64::INFINITY, f64::min) * g.total_weight() / total_speed;
@@ -110,38 +185,146 @@ pub fn rcdc(
     if heavy && params.accept > params.refine_tolerance {
         tolerances.push(params.accept);
     }
-    let mut tries: Vec<(f64, f64, Vec<usize>)> = Vec::new();
+    let mut tries = Vec::new();
     for (round, refine_tolerance) in tolerances.into_iter().enumerate() {
         let params = RcdcParams {
             refine_tolerance,
             tries: params.tries << round.min(1),
             ..params
         };
-        run_tries(g, speeds, params, &mut tries)?;
+        for t in 0..params.tries.max(1) {
+            tries.push(RcdcTry {
+                params,
+                per_part: params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4,
+                seed: t as u64,
+                start: Start::Cdc,
+            });
+        }
+        let tolerance = params.refine_tolerance;
+        let halvings = parts.next_power_of_two().trailing_zeros().max(1);
+        for (t, (per_part, tolerance)) in [
+            (0, tolerance),
+            (0, tolerance / f64::from(halvings)),
+            (params.coarse_per_part, tolerance),
+            (2 * params.coarse_per_part, tolerance),
+        ]
+        .into_iter()
+        .enumerate()
+        .take(params.bisections)
+        {
+            if per_part == 0 && g.len() > params.whole_bisection_nodes {
+                continue;
+            }
+            tries.push(RcdcTry {
+                params,
+                per_part,
+                seed: t as u64,
+                start: Start::Bisection(tolerance),
+            });
+        }
     }
-    if tries.iter().all(|t| t.0 > bound) {
-        for (imbalance, cut, current) in &mut tries {
-            let mut redeployed = current.clone();
-            redeploy(g, speeds, params.tolerance, &mut redeployed);
-            refine(g, speeds, params.refine_tolerance, &mut redeployed);
-            let q = super::quality(g, &redeployed, speeds);
-            if q.imbalance < *imbalance {
-                (*imbalance, *cut, *current) = (q.imbalance, q.edge_cut, redeployed);
+    Ok(tries)
+}
+
+/// Runs try `t` (number `index` of [`rcdc_tries`]'s list) on `g`: `None` where its start
+/// gave no partition (recursive bisection may not).
+pub fn run_try(
+    g: &Graph,
+    speeds: &[f64],
+    t: &RcdcTry,
+    index: usize,
+) -> Result<Option<RcdcOutcome>, GraphError> {
+    let mut part = vec![0usize; g.len()];
+    if !multilevel(g, speeds, t.params, t.per_part, t.seed, t.start, &mut part)? {
+        return Ok(None);
+    }
+    let q = super::quality(g, &part, speeds);
+    Ok(Some(RcdcOutcome {
+        imbalance: q.imbalance,
+        cut: q.edge_cut,
+        part,
+        index,
+    }))
+}
+
+/// The outcomes of tries that can still win: the best within `1 + accept` (by
+/// [`RcdcOutcome::better`]), or, while no outcome is within it, every outcome (the
+/// fallback of [`rcdc_finish`] redeploys each). Adding outcomes and merging pools in any
+/// order gives the same pool, so threads may each keep one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RcdcPool {
+    /// The best outcome within the bound, if any.
+    within: Option<RcdcOutcome>,
+    /// Every outcome above the bound, while none is within it.
+    above: Vec<RcdcOutcome>,
+}
+
+impl RcdcPool {
+    /// Adds a try's outcome.
+    pub fn add(&mut self, outcome: RcdcOutcome, params: RcdcParams) {
+        if outcome.imbalance > 1.0 + params.accept + 1e-9 {
+            if self.within.is_none() {
+                self.above.push(outcome);
+            }
+        } else {
+            self.above.clear();
+            if self
+                .within
+                .as_ref()
+                .is_none_or(|b| outcome.better(b, params))
+            {
+                self.within = Some(outcome);
             }
         }
     }
-    let key = |t: &(f64, f64, Vec<usize>)| {
-        if t.0 > bound {
-            (true, t.0)
-        } else {
-            (false, t.1)
+
+    /// The pool of both pools' outcomes.
+    pub fn merge(mut self, other: RcdcPool, params: RcdcParams) -> RcdcPool {
+        for outcome in other.within.into_iter().chain(other.above) {
+            self.add(outcome, params);
+        }
+        self
+    }
+}
+
+/// The end of RCDC once the tries have run and their outcomes are in `pool`. Where none is
+/// within `1 + params.accept`, each is redeployed on the whole graph (the paper's phase 4)
+/// and refined, in the order of the tries, and the best balanced kept; within the bound, the
+/// V-cycles. Writes the partition into `part` and returns its imbalance.
+pub fn rcdc_finish(
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    pool: RcdcPool,
+    part: &mut [usize],
+) -> Result<f64, GraphError> {
+    let best = match pool.within {
+        Some(best) => best,
+        None => {
+            let mut above = pool.above;
+            above.sort_by_key(|o| o.index);
+            let mut best: Option<RcdcOutcome> = None;
+            for mut outcome in above {
+                let mut redeployed = outcome.part.clone();
+                redeploy(g, speeds, params.tolerance, &mut redeployed);
+                refine(g, speeds, params.refine_tolerance, &mut redeployed);
+                let q = super::quality(g, &redeployed, speeds);
+                if q.imbalance < outcome.imbalance {
+                    (outcome.imbalance, outcome.cut, outcome.part) =
+                        (q.imbalance, q.edge_cut, redeployed);
+                }
+                if best.as_ref().is_none_or(|b| outcome.better(b, params)) {
+                    best = Some(outcome);
+                }
+            }
+            best.ok_or(GraphError::Parts {
+                parts: speeds.len(),
+                nodes: g.len(),
+            })?
         }
     };
-    let mut best = tries
-        .into_iter()
-        .min_by(|a, b| key(a).partial_cmp(&key(b)).expect("finite"))
-        .expect("one try at least");
-    if best.0 <= bound {
+    let mut best = (best.imbalance, best.cut, best.part);
+    if best.0 <= 1.0 + params.accept + 1e-9 {
         vcycles(g, speeds, params, &mut best);
     }
     part.copy_from_slice(&best.2);
@@ -202,59 +385,9 @@ fn uncoarsen(
     current
 }
 
-/// The multilevel runs of one refinement tolerance: `params.tries` from the paper's RCDC
-/// (coarsest graphs of ×1, ×½, ×2, ×¼ `coarse_per_part` nodes a part) and
-/// `params.bisections` from recursive bisection with connected halves (on the whole graph,
-/// with the tolerance for each halving and with its share of ⌈log₂ parts⌉ halvings, and from
-/// coarsest graphs of ×1 and ×2 `coarse_per_part`), each added to `tries` as (imbalance, edge
-/// cut, partition).
-fn run_tries(
-    g: &Graph,
-    speeds: &[f64],
-    params: RcdcParams,
-    tries: &mut Vec<(f64, f64, Vec<usize>)>,
-) -> Result<(), GraphError> {
-    let parts = speeds.len();
-    for t in 0..params.tries.max(1) {
-        let per_part = params.coarse_per_part * [4, 2, 8, 1][t % 4] / 4;
-        let mut current = vec![0usize; g.len()];
-        multilevel(
-            g,
-            speeds,
-            params,
-            per_part,
-            t as u64,
-            Start::Cdc,
-            &mut current,
-        )?;
-        let q = super::quality(g, &current, speeds);
-        tries.push((q.imbalance, q.edge_cut, current));
-    }
-    let tolerance = params.refine_tolerance;
-    let halvings = parts.next_power_of_two().trailing_zeros().max(1);
-    for (t, (per_part, tolerance)) in [
-        (0, tolerance),
-        (0, tolerance / f64::from(halvings)),
-        (params.coarse_per_part, tolerance),
-        (2 * params.coarse_per_part, tolerance),
-    ]
-    .into_iter()
-    .enumerate()
-    .take(params.bisections)
-    {
-        let mut current = vec![0usize; g.len()];
-        let start = Start::Bisection(tolerance);
-        if multilevel(g, speeds, params, per_part, t as u64, start, &mut current)? {
-            let q = super::quality(g, &current, speeds);
-            tries.push((q.imbalance, q.edge_cut, current));
-        }
-    }
-    Ok(())
-}
-
 /// The partition of the coarsest graph a multilevel run starts from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Start {
+pub enum Start {
     /// The paper's RCDC: CDC's clusters of macro nodes, redeployed.
     Cdc,
     /// Recursive bisection with connected halves ([`recursive_bisection`]), each halving

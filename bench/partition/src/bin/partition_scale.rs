@@ -1,0 +1,66 @@
+//! Times RCDC on a 3D spherical shell (`yee_scene::shapes::spherical_shell`) at scale: the
+//! tile graph's build, the partition, its quality, on a rayon pool of THREADS threads (the
+//! partition is the same for any count). Peak memory is what `/usr/bin/time -v` reports.
+//!
+//! `cargo run --release -p yee-partition-compare --bin partition_scale SIDE TILE PARTS [THREADS]`
+
+use std::time::Instant;
+
+use yee_core::graph::{Method, TileGraph, quality};
+use yee_runtime::parallel_rcdc::partition_on_threads;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers: SIDE TILE PARTS [THREADS]"))
+        .collect();
+    let [side, tile, parts] = args[..3.min(args.len())] else {
+        eprintln!("usage: partition_scale SIDE TILE PARTS [THREADS]");
+        std::process::exit(2);
+    };
+    let start = Instant::now();
+    let mask = yee_scene::shapes::spherical_shell(side);
+    let cells = mask.iter().filter(|&&a| a).count();
+    let tg = TileGraph::from_mask([side; 3], &mask, [tile; 3], 1.0).expect("cells");
+    drop(mask);
+    if std::env::var_os("TRIES").is_some() {
+        // Each try alone, in order: which start wins, and what each costs.
+        let speeds = vec![1.0; parts];
+        let params = yee_core::graph::RcdcParams::default();
+        let tries = yee_core::graph::rcdc_tries(&tg.graph, &speeds, params).expect("parts");
+        for (i, t) in tries.iter().enumerate() {
+            let start = Instant::now();
+            let o = yee_core::graph::run_try(&tg.graph, &speeds, t, i).expect("parts");
+            let s = start.elapsed().as_secs_f64();
+            let (imb, cut) = o.map_or((f64::NAN, f64::NAN), |o| (o.imbalance, o.cut));
+            println!(
+                "try {i}: {:?} per part {} seed {} tol {}: imbalance {imb:.4} cut {cut} ({s:.2} s)",
+                t.start, t.per_part, t.seed, t.params.refine_tolerance
+            );
+        }
+    }
+    let build = start.elapsed().as_secs_f64();
+    let g = &tg.graph;
+    let weights = vec![1.0; parts];
+    let mut part = vec![0; g.len()];
+    let threads = args.get(3).copied().unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
+    let start = Instant::now();
+    pool.install(|| partition_on_threads(g, &weights, Method::Rcdc, &mut part))
+        .expect("enough tiles");
+    let seconds = start.elapsed().as_secs_f64();
+    let q = quality(g, &part, &weights);
+    println!(
+        "shell {side}^3 tile {tile} parts {parts} threads {}: cells {cells} nodes {} edges {} | cut {} imbalance {:.4} disconnected {} empty {} | graph {build:.2} s, partition {seconds:.2} s",
+        pool.current_num_threads(),
+        g.len(),
+        g.neighbours.len() / 2,
+        q.edge_cut,
+        q.imbalance,
+        q.disconnected,
+        q.empty_parts,
+    );
+}

@@ -1,0 +1,93 @@
+//! RCDC's tries on rayon's threads (issue 53): the multilevel runs of
+//! [`rcdc_tries`] are independent (each reads only the graph), so each thread runs some and
+//! keeps the outcomes that can still win in an [`RcdcPool`]; the pools merge into the one the
+//! sequential [`yee_core::graph::rcdc`] builds (a pool is the same whatever order its outcomes
+//! came in), and [`rcdc_finish`] ends as there. The partition is the same for any number of
+//! threads, and the same as the core's sequential one.
+
+use rayon::prelude::*;
+use yee_core::graph::{
+    Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries, run_try,
+};
+
+/// [`partition`] with RCDC's tries spread over the current rayon pool (the global one, or
+/// the one `install`ed around the call); the other methods run as in the core.
+pub fn partition_on_threads(
+    g: &Graph,
+    speeds: &[f64],
+    method: Method,
+    part: &mut [usize],
+) -> Result<(), GraphError> {
+    if method != Method::Rcdc {
+        return partition(g, speeds, method, part);
+    }
+    let params = RcdcParams::default();
+    let tries = rcdc_tries(g, speeds, params)?;
+    let pool = tries
+        .par_iter()
+        .enumerate()
+        .map(|(index, t)| run_try(g, speeds, t, index))
+        .try_fold(RcdcPool::default, |mut pool, outcome| {
+            if let Some(outcome) = outcome? {
+                pool.add(outcome, params);
+            }
+            Ok::<_, GraphError>(pool)
+        })
+        .try_reduce(RcdcPool::default, |a, b| Ok(a.merge(b, params)))?;
+    rcdc_finish(g, speeds, params, pool, part)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_core::graph::TileGraph;
+
+    /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,
+    /// 3 and 4 threads gives the core's sequential partition.
+    #[test]
+    fn the_partition_is_the_same_on_any_number_of_threads() {
+        let side = 20;
+        let shell: Vec<bool> = (0..side * side * side)
+            .map(|i| {
+                let d = [i % side, i / side % side, i / (side * side)]
+                    .map(|v| v as f64 + 0.5 - side as f64 / 2.0);
+                (25.0..81.0).contains(&(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]))
+            })
+            .collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let porous: Vec<bool> = (0..40 * 40)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state % 5 != 0
+            })
+            .collect();
+        for (grid, mask, tile, parts) in [
+            ([side; 3], &shell, [1, 1, 1], 6),
+            ([side; 3], &shell, [4, 4, 4], 5),
+            ([40, 40, 1], &porous, [1, 1, 1], 8),
+        ] {
+            let g = TileGraph::from_mask(grid, mask, tile, 1.0).unwrap().graph;
+            let speeds: Vec<f64> = (0..parts).map(|p| 1.0 + (p % 3) as f64).collect();
+            let mut sequential = vec![0; g.len()];
+            partition(&g, &speeds, Method::Rcdc, &mut sequential).unwrap();
+            for threads in [1, 2, 3, 4] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut part = vec![0; g.len()];
+                pool.install(|| partition_on_threads(&g, &speeds, Method::Rcdc, &mut part))
+                    .unwrap();
+                assert_eq!(part, sequential, "{threads} threads, tile {tile:?}");
+            }
+        }
+        let g = TileGraph::from_mask([4, 4, 1], &[true; 16], [1, 1, 1], 1.0)
+            .unwrap()
+            .graph;
+        let mut part = vec![0; 16];
+        assert!(partition_on_threads(&g, &[1.0; 17], Method::Rcdc, &mut part).is_err());
+    }
+}
