@@ -339,7 +339,8 @@ impl Balancer {
         let mut max_compute = 0.0f64;
         let mut max_wait = [0.0f64; 6];
         for r in 0..ranks {
-            let (compute, wait) = self.record_rank(r, &gathered[r * GATHER_LEN..(r + 1) * GATHER_LEN]);
+            let (compute, wait) =
+                self.record_rank(r, &gathered[r * GATHER_LEN..(r + 1) * GATHER_LEN]);
             max_compute = max_compute.max(compute);
             for f in 0..6 {
                 max_wait[f] = max_wait[f].max(wait[f]);

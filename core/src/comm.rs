@@ -558,7 +558,10 @@ pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
             route: Route::Reduce,
             bytes: &buffer,
         }];
-        past_mismatch(comm.exchange(&outgoing, &mut [], &mut |_| {}), &mut mismatch)?;
+        past_mismatch(
+            comm.exchange(&outgoing, &mut [], &mut |_| {}),
+            &mut mismatch,
+        )?;
     }
     if let Some(parent) = broadcast_parent(rank, size) {
         let mut incoming = [Incoming::new(parent, Route::Reduce, &mut buffer)];
@@ -567,7 +570,11 @@ pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
             &mut mismatch,
         )?;
         let (all_sum, all_max) = decode_reduced(&buffer, sum.len());
-        for (mine, v) in sum.iter_mut().chain(max.iter_mut()).zip(all_sum.chain(all_max)) {
+        for (mine, v) in sum
+            .iter_mut()
+            .chain(max.iter_mut())
+            .zip(all_sum.chain(all_max))
+        {
             *mine = v;
         }
     }
@@ -579,7 +586,10 @@ pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
         })
         .collect();
     if !outgoing.is_empty() {
-        past_mismatch(comm.exchange(&outgoing, &mut [], &mut |_| {}), &mut mismatch)?;
+        past_mismatch(
+            comm.exchange(&outgoing, &mut [], &mut |_| {}),
+            &mut mismatch,
+        )?;
     }
     mismatch.map_or(Ok(()), Err)
 }
@@ -624,7 +634,10 @@ mod tests {
                 assert!(all_reduce_bytes_sent(rank, size, 5) <= 3 * 8 * 5);
             }
             assert_eq!(broadcast_parent(size - 1, size), None);
-            assert!(reached[..size].iter().all(|&r| r == 1), "size {size}: {reached:?}");
+            assert!(
+                reached[..size].iter().all(|&r| r == 1),
+                "size {size}: {reached:?}"
+            );
         }
     }
 

@@ -7,9 +7,7 @@ use yee_comm_sim::MachineModel;
 use yee_core::Comm;
 use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer, Decision, FACE_LEN, GATHER_LEN};
-use yee_core::balance_reduce::{
-    Reduced, decision_bytes_sent, maxima_len, reduce_inputs, sums_len,
-};
+use yee_core::balance_reduce::{Reduced, decision_bytes_sent, maxima_len, reduce_inputs, sums_len};
 use yee_core::decomposition::rank_coords;
 use yee_core::partition::PartitionError;
 
@@ -172,8 +170,7 @@ fn reduced_decisions_are_the_all_gathers_bit_for_bit() {
                 .map(|g| {
                     let mine = &g[rank * GATHER_LEN..(rank + 1) * GATHER_LEN];
                     let r: Reduced = reduce_inputs(&mut b, &mut comm, mine).expect("sim");
-                    let d =
-                        b.decide_from(&r.line_perf, &r.border_times, r.total_work, r.measured);
+                    let d = b.decide_from(&r.line_perf, &r.border_times, r.total_work, r.measured);
                     (r.total_work, d)
                 })
                 .collect::<Vec<_>>()

@@ -4,8 +4,8 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::driver::{StepError, StepErrorOf};
 use yee_core::balance_reduce::gather_measurements;
+use yee_core::driver::{StepError, StepErrorOf};
 use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
 use yee_core::step_log::StepLog;
 use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
