@@ -544,8 +544,10 @@ pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
             &mut mismatch,
         )?;
         let (partial_sum, partial_max) = decode_reduced(&buffer, sum.len());
+        // (x₀ + … + x_{r−1}) + x_r: IEEE addition commutes exactly, so the order of the two
+        // operands does not matter; that of the ranks does.
         for (mine, partial) in sum.iter_mut().zip(partial_sum) {
-            *mine = partial + *mine;
+            *mine += partial;
         }
         for (mine, partial) in max.iter_mut().zip(partial_max) {
             *mine = partial.max(*mine);
