@@ -44,6 +44,16 @@ pub const GATHER_LEN: usize = 3 + 6 * FACE_LEN;
 /// Values per face in a gathered contribution.
 pub const FACE_LEN: usize = 9;
 
+/// Values of one rank's measurements ([`Balancer::measurements`]): Q and P, five link sums per
+/// face, the last message size and the messages per step per face.
+pub const MEASUREMENTS_LEN: usize = 2 + 6 * 5 + 6 + 6;
+
+/// The measured step time of an interval (eq. (2) on the interval means): the largest compute
+/// seconds per step over the ranks plus, per face, the largest waiting seconds per step.
+pub fn measured_seconds(max_compute: f64, max_wait: &[f64; 6]) -> f64 {
+    max_compute + max_wait.iter().sum::<f64>()
+}
+
 /// Q/P sums of one rank's performance: work done and seconds spent (eq. (28)).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PerfSums {
@@ -323,40 +333,90 @@ impl Balancer {
     }
 
     /// Adds one interval's gathered data: `GATHER_LEN` values per rank, rank after rank.
-    /// Returns the measured step time of the interval (eq. (2) on the interval means).
+    /// Returns the measured step time of the interval (eq. (2) on the interval means). O(N).
     pub fn record(&mut self, gathered: &[f64]) -> f64 {
         let ranks = self.perf.len();
         let mut max_compute = 0.0f64;
         let mut max_wait = [0.0f64; 6];
         for r in 0..ranks {
-            let g = &gathered[r * GATHER_LEN..(r + 1) * GATHER_LEN];
-            let (work, seconds, steps) = (g[0], g[1], g[2].max(1.0));
-            if work > 0.0 && seconds > 0.0 {
-                self.perf[r].work += work;
-                self.perf[r].seconds += seconds;
-            }
-            max_compute = max_compute.max(seconds / steps);
+            let (compute, wait) =
+                self.record_rank(r, &gathered[r * GATHER_LEN..(r + 1) * GATHER_LEN]);
+            max_compute = max_compute.max(compute);
             for f in 0..6 {
-                let h = &g[3 + FACE_LEN * f..3 + FACE_LEN * (f + 1)];
-                let (bytes, transfer, wait, messages, timed) = (h[0], h[1], h[2], h[3], h[4]);
-                let link = &mut self.links[r][f];
-                link.scale(self.params.link_memory);
-                if messages > 0.0 {
-                    if timed > 0.0 {
-                        link.add(bytes / messages, transfer / timed, timed);
-                    }
-                    self.last_bytes[r][f] = bytes / messages;
-                    self.messages_per_step[r][f] = messages / steps;
-                }
-                for probe in [(h[5], h[6]), (h[7], h[8])] {
-                    if probe.0 > 0.0 {
-                        link.add(probe.0, probe.1, 1.0);
-                    }
-                }
-                max_wait[f] = max_wait[f].max(wait / steps);
+                max_wait[f] = max_wait[f].max(wait[f]);
             }
         }
-        max_compute + max_wait.iter().sum::<f64>()
+        measured_seconds(max_compute, &max_wait)
+    }
+
+    /// Adds rank `r`'s contribution `g` to one interval (`GATHER_LEN` values) to its Q/P and
+    /// link sums (eqs. (28)–(29)); returns its compute seconds per step and its waiting
+    /// seconds per step through each face, whose maxima over the ranks give the measured step
+    /// time ([`measured_seconds`]). O(1). A rank that decides by reductions
+    /// ([`crate::balance_reduce`]) records only its own contribution.
+    pub fn record_rank(&mut self, r: usize, g: &[f64]) -> (f64, [f64; 6]) {
+        let (work, seconds, steps) = (g[0], g[1], g[2].max(1.0));
+        if work > 0.0 && seconds > 0.0 {
+            self.perf[r].work += work;
+            self.perf[r].seconds += seconds;
+        }
+        let mut wait_per_step = [0.0; 6];
+        for f in 0..6 {
+            let h = &g[3 + FACE_LEN * f..3 + FACE_LEN * (f + 1)];
+            let (bytes, transfer, wait, messages, timed) = (h[0], h[1], h[2], h[3], h[4]);
+            let link = &mut self.links[r][f];
+            link.scale(self.params.link_memory);
+            if messages > 0.0 {
+                if timed > 0.0 {
+                    link.add(bytes / messages, transfer / timed, timed);
+                }
+                self.last_bytes[r][f] = bytes / messages;
+                self.messages_per_step[r][f] = messages / steps;
+            }
+            for probe in [(h[5], h[6]), (h[7], h[8])] {
+                if probe.0 > 0.0 {
+                    link.add(probe.0, probe.1, 1.0);
+                }
+            }
+            wait_per_step[f] = wait / steps;
+        }
+        (seconds / steps, wait_per_step)
+    }
+
+    /// Rank `r`'s Q/P sums, link sums, last message sizes and messages per step, as 44 plain
+    /// values ([`MEASUREMENTS_LEN`]), for [`Balancer::set_measurements`] on another rank.
+    pub fn measurements(&self, r: usize) -> [f64; MEASUREMENTS_LEN] {
+        let mut out = [0.0; MEASUREMENTS_LEN];
+        out[0] = self.perf[r].work;
+        out[1] = self.perf[r].seconds;
+        for f in 0..6 {
+            let l = &self.links[r][f];
+            out[2 + 5 * f..7 + 5 * f]
+                .copy_from_slice(&[l.count, l.sum_x, l.sum_t, l.sum_xx, l.sum_xt]);
+            out[32 + f] = self.last_bytes[r][f];
+            out[38 + f] = self.messages_per_step[r][f];
+        }
+        out
+    }
+
+    /// Sets rank `r`'s measurements from [`Balancer::measurements`]' values.
+    pub fn set_measurements(&mut self, r: usize, m: &[f64]) {
+        self.perf[r] = PerfSums {
+            work: m[0],
+            seconds: m[1],
+        };
+        for f in 0..6 {
+            let l = &m[2 + 5 * f..7 + 5 * f];
+            self.links[r][f] = LinkSums {
+                count: l[0],
+                sum_x: l[1],
+                sum_t: l[2],
+                sum_xx: l[3],
+                sum_xt: l[4],
+            };
+            self.last_bytes[r][f] = m[32 + f];
+            self.messages_per_step[r][f] = m[38 + f];
+        }
     }
 
     /// Performance of each line along axis `a` (eq. (21)).
@@ -371,7 +431,7 @@ impl Balancer {
     /// One step's predicted exchange time through face `face` of rank `r`: the link's Hockney
     /// fit (eqs. (6)–(7)) at the last message size, times the messages per step; `None` while
     /// the link has no samples. O(1).
-    fn face_seconds(&self, r: usize, face: usize) -> Option<f64> {
+    pub(crate) fn face_seconds(&self, r: usize, face: usize) -> Option<f64> {
         let bytes = self.last_bytes[r][face];
         let t = self.links[r][face].predict(bytes)?;
         Some(t * self.messages_per_step[r][face].max(1.0))
@@ -457,16 +517,32 @@ impl Balancer {
         measured: f64,
     ) -> Result<Decision, PartitionError> {
         let perf = rank_perf(&self.perf);
+        let lines = core::array::from_fn(|a| self.line_perf(a, &perf));
+        self.decide_from(&lines, border_times, total_work, measured)
+    }
+
+    /// [`Balancer::decide`] from what the ranks' measurements reduce to: the performance of
+    /// every line per axis `line_perf` (eq. (21)) and the border table `border_times`
+    /// ([`Balancer::border_seconds`]). A balancer that decides by reductions
+    /// ([`crate::balance_reduce`]) gets both without the other ranks' measurements.
+    /// O(Σ_axes (lines × candidates + extent)).
+    pub fn decide_from(
+        &mut self,
+        line_perf: &[Vec<f64>; 3],
+        border_times: &[Vec<f64>; 3],
+        total_work: f64,
+        measured: f64,
+    ) -> Result<Decision, PartitionError> {
         let mut changes: Vec<alloc::string::String> = Vec::new();
         let mut predicted = 0.0f64;
         let mut borders: [Vec<i64>; 3] = Default::default();
         for a in 0..3 {
             let n = self.topology.0[a];
-            let lines = self.line_perf(a, &perf);
+            let lines = &line_perf[a];
             if self.params.disabling && a < self.dims && n > 1 {
-                changes.extend(self.change_states(a, &border_times[a], &lines, total_work));
+                changes.extend(self.change_states(a, &border_times[a], lines, total_work));
             }
-            let b = self.rounded_borders(a, &self.enabled[a], &lines)?;
+            let b = self.rounded_borders(a, &self.enabled[a], lines)?;
             // A line the rounding emptied is disabled as well, and recorded as a disabled set
             // so that eq. (19) can bring it back when it pays.
             let emptied: Vec<usize> = (0..n)
@@ -482,7 +558,7 @@ impl Balancer {
             predicted = predicted.max(Self::predict(
                 &border_times[a],
                 &self.enabled[a],
-                &lines,
+                lines,
                 total_work,
             ));
         }

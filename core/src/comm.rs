@@ -83,6 +83,8 @@ pub enum Route {
     /// The messages of the provided variable-size gathers ([`Comm::gather_lens`],
     /// [`Comm::gather_bytes`], [`Comm::all_gather_bytes`]); reserved for them.
     Gather,
+    /// The messages of the provided all-reduce ([`Comm::all_reduce`]); reserved for it.
+    Reduce,
 }
 
 impl Route {
@@ -92,7 +94,7 @@ impl Route {
     }
 
     /// A small integer naming the route (an MPI tag): 0..27 for halos, 27 for slabs, 28 for
-    /// tile halos, 29 for gathers. Every MPI implementation accepts tags up to 32767
+    /// tile halos, 29 for gathers, 30 for reductions. Every MPI implementation accepts tags up to 32767
     /// (MPI 3.1, §3.2.3: `MPI_TAG_UB` is at least that).
     pub fn tag(self) -> u8 {
         match self {
@@ -103,6 +105,7 @@ impl Route {
             Route::Slab => 27,
             Route::Tiles => 28,
             Route::Gather => 29,
+            Route::Reduce => 30,
         }
     }
 }
@@ -269,6 +272,19 @@ pub trait Comm {
             })
             .collect();
         Ok(Some(messages))
+    }
+
+    /// Element-wise reductions over every rank, on every rank: each `sum[i]` becomes the sum of
+    /// every rank's `sum[i]` accumulated in rank order (`((x₀ + x₁) + x₂) + …`, so the bits are
+    /// those of a sequential sum over the ranks, whatever the communicator), each `max[i]` the
+    /// largest of every rank's `max[i]`. Collective: every rank calls it with vectors of the
+    /// same lengths (else [`CommErrorKind::SizeMismatch`] where the communicator sees it).
+    ///
+    /// The default is [`all_reduce_by_exchange`]: O(`sum.len() + max.len()`) bytes sent per
+    /// rank ([`all_reduce_bytes_sent`]), whatever the number of ranks.
+    #[cfg(feature = "alloc")]
+    fn all_reduce(&mut self, sum: &mut [f64], max: &mut [f64]) -> Result<(), Self::Error> {
+        all_reduce_by_exchange(self, sum, max)
     }
 
     /// Seconds since an arbitrary origin: virtual for the simulated communicator.
@@ -471,10 +487,161 @@ pub fn gather_by_exchange<C: Comm + ?Sized>(
     }
 }
 
+/// The children of `rank` in the broadcast tree of [`all_reduce_by_exchange`]: a binary tree
+/// over the ranks numbered down from the last (`v = size − 1 − rank`; `v`'s children are
+/// `2v + 1` and `2v + 2`).
+fn broadcast_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
+    let v = size - 1 - rank;
+    [2 * v + 1, 2 * v + 2]
+        .into_iter()
+        .filter(move |&c| c < size)
+        .map(move |c| size - 1 - c)
+}
+
+/// The parent of `rank` in the broadcast tree of [`all_reduce_by_exchange`] (`None` for the
+/// last rank, its root).
+fn broadcast_parent(rank: usize, size: usize) -> Option<usize> {
+    let v = size - 1 - rank;
+    (v > 0).then(|| size - 1 - (v - 1) / 2)
+}
+
+/// Bytes rank `rank` of `size` sends in [`all_reduce_by_exchange`] of `values` f64s in all:
+/// one message of the partial result to the next rank (the last rank sends none), then the
+/// result to each of its at most two children of the broadcast tree — at most `3 × 8 ×
+/// values`, independent of `size`.
+pub fn all_reduce_bytes_sent(rank: usize, size: usize, values: usize) -> usize {
+    let chain = usize::from(rank + 1 < size);
+    (chain + broadcast_children(rank, size).count()) * 8 * values
+}
+
+/// The provided [`Comm::all_reduce`], built on [`Comm::exchange`] alone, on [`Route::Reduce`]:
+///
+/// 1. a chain in rank order: rank 0 sends its values to rank 1, each rank adds its own to the
+///    partial sums it receives (and takes the larger of the partial maxima and its own) and
+///    sends the result on, so the last rank holds every sum accumulated in rank order — the
+///    bits of a sequential loop over the ranks, which a tree reduction would not keep;
+/// 2. a broadcast of the result from the last rank down a binary tree ([`broadcast_children`]).
+///
+/// Each rank sends at most three messages of `8 × (sum.len() + max.len())` bytes
+/// ([`all_reduce_bytes_sent`]): O(values) bytes per rank, not O(ranks). The chain costs
+/// `size − 1` latencies and the broadcast `⌈log₂ size⌉`. A message of another length (ranks
+/// that disagree on the lengths) is a [`CommErrorKind::SizeMismatch`] where the communicator
+/// sees it, reported once the collective is over.
+#[cfg(feature = "alloc")]
+pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
+    comm: &mut C,
+    sum: &mut [f64],
+    max: &mut [f64],
+) -> Result<(), C::Error> {
+    let (rank, size) = (comm.rank(), comm.size());
+    let n = sum.len() + max.len();
+    let mut buffer = alloc::vec![0u8; 8 * n];
+    let mut mismatch = None;
+    if rank > 0 {
+        let mut incoming = [Incoming::new(rank - 1, Route::Reduce, &mut buffer)];
+        past_mismatch(
+            comm.exchange(&[], &mut incoming, &mut |_| {}),
+            &mut mismatch,
+        )?;
+        let (partial_sum, partial_max) = decode_reduced(&buffer, sum.len());
+        // (x₀ + … + x_{r−1}) + x_r: IEEE addition commutes exactly, so the order of the two
+        // operands does not matter; that of the ranks does.
+        for (mine, partial) in sum.iter_mut().zip(partial_sum) {
+            *mine += partial;
+        }
+        for (mine, partial) in max.iter_mut().zip(partial_max) {
+            *mine = partial.max(*mine);
+        }
+    }
+    encode_reduced(sum, max, &mut buffer);
+    if rank + 1 < size {
+        let outgoing = [Outgoing {
+            peer: rank + 1,
+            route: Route::Reduce,
+            bytes: &buffer,
+        }];
+        past_mismatch(
+            comm.exchange(&outgoing, &mut [], &mut |_| {}),
+            &mut mismatch,
+        )?;
+    }
+    if let Some(parent) = broadcast_parent(rank, size) {
+        let mut incoming = [Incoming::new(parent, Route::Reduce, &mut buffer)];
+        past_mismatch(
+            comm.exchange(&[], &mut incoming, &mut |_| {}),
+            &mut mismatch,
+        )?;
+        let (all_sum, all_max) = decode_reduced(&buffer, sum.len());
+        for (mine, v) in sum
+            .iter_mut()
+            .chain(max.iter_mut())
+            .zip(all_sum.chain(all_max))
+        {
+            *mine = v;
+        }
+    }
+    let outgoing: alloc::vec::Vec<Outgoing<'_>> = broadcast_children(rank, size)
+        .map(|peer| Outgoing {
+            peer,
+            route: Route::Reduce,
+            bytes: &buffer,
+        })
+        .collect();
+    if !outgoing.is_empty() {
+        past_mismatch(
+            comm.exchange(&outgoing, &mut [], &mut |_| {}),
+            &mut mismatch,
+        )?;
+    }
+    mismatch.map_or(Ok(()), Err)
+}
+
+/// Little-endian bytes of `sum` then `max` into `out` (8 bytes per value).
+#[cfg(feature = "alloc")]
+fn encode_reduced(sum: &[f64], max: &[f64], out: &mut [u8]) {
+    for (v, b) in sum.iter().chain(max).zip(out.chunks_exact_mut(8)) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// The values of [`encode_reduced`]'s bytes: the first `sums` are sums, the rest maxima.
+#[cfg(feature = "alloc")]
+fn decode_reduced(
+    bytes: &[u8],
+    sums: usize,
+) -> (
+    impl Iterator<Item = f64> + '_,
+    impl Iterator<Item = f64> + '_,
+) {
+    let value = |b: &[u8]| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    let (s, m) = bytes.split_at(8 * sums);
+    (s.chunks_exact(8).map(value), m.chunks_exact(8).map(value))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::direction::share_directions;
+
+    #[test]
+    fn the_broadcast_tree_reaches_every_rank_once() {
+        for size in 1..40 {
+            let mut reached = [0usize; 40];
+            reached[size - 1] = 1;
+            for rank in 0..size {
+                for child in broadcast_children(rank, size) {
+                    assert_eq!(broadcast_parent(child, size), Some(rank), "size {size}");
+                    reached[child] += 1;
+                }
+                assert!(all_reduce_bytes_sent(rank, size, 5) <= 3 * 8 * 5);
+            }
+            assert_eq!(broadcast_parent(size - 1, size), None);
+            assert!(
+                reached[..size].iter().all(|&r| r == 1),
+                "size {size}: {reached:?}"
+            );
+        }
+    }
 
     #[test]
     fn routes_have_distinct_tags() {
@@ -485,9 +652,10 @@ mod tests {
         tags.push(Route::Slab.tag()).unwrap();
         tags.push(Route::Tiles.tag()).unwrap();
         tags.push(Route::Gather.tag()).unwrap();
+        tags.push(Route::Reduce.tag()).unwrap();
         tags.sort_unstable();
         assert!(tags.windows(2).all(|w| w[0] < w[1]), "{tags:?}");
-        assert!(tags.iter().all(|&t| t <= 29));
+        assert!(tags.iter().all(|&t| t <= 30));
     }
 
     #[test]

@@ -22,6 +22,8 @@ extern crate std;
 #[cfg(feature = "alloc")]
 pub mod balance;
 #[cfg(feature = "alloc")]
+pub mod balance_reduce;
+#[cfg(feature = "alloc")]
 pub mod box_balance;
 #[cfg(feature = "alloc")]
 pub mod box_layout;

@@ -1,14 +1,16 @@
 //! A rank's whole run over any [`Chunk`] and [`Comm`] (needs the `alloc` feature): the time
 //! steps, a collective stop check, and — with a [`Balancer`] — a rebalance every `T_perf`
-//! steps: gather the interval's measurements, probe every original link once (so links that
-//! disabling left unused are still measured, Balykov 2019 §2.1), decide the same new borders
-//! on every rank and migrate.
+//! steps: probe every original link once (so links that disabling left unused are still
+//! measured, Balykov 2019 §2.1), reduce the interval's measurements to what a decision needs
+//! ([`crate::balance_reduce`]: O(lines) bytes per rank, no all-gather), decide the same new
+//! borders on every rank and migrate.
 
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::balance::{Balancer, FACE_LEN, GATHER_LEN, REBALANCE};
+use crate::balance_reduce::reduce_inputs;
 use crate::chunk::{Chunk, ChunkError};
 use crate::comm::{Comm, Incoming, Outgoing, Route};
 use crate::decomposition::Layout;
@@ -82,7 +84,9 @@ pub struct RunLog {
     /// The step reached (fewer than asked when a rank asked to stop): the steps run, counted
     /// from step 0 even when the run started later ([`Start::step`]).
     pub steps: u64,
-    /// The balancer as it ended, with every measurement (for saving a profile).
+    /// The balancer as it ended. Its decisions are every rank's, but of the measurements it
+    /// holds only this rank's: [`crate::balance_reduce::gather_measurements`] gives it every
+    /// rank's (for saving a profile or a checkpoint).
     pub balancer: Option<Balancer>,
     /// The borders per axis as the run ended.
     pub borders: [Vec<i64>; 3],
@@ -196,7 +200,6 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
     };
     let mut stop = false;
     let mut flags = vec![0.0; comm.size()];
-    let mut gathered = vec![0.0; comm.size() * GATHER_LEN];
     // The records of the balancing interval under way (kept only with a balancer).
     let mut interval: Vec<StepRecord> = Vec::new();
     for step in first..until.min(total) {
@@ -220,17 +223,21 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
         }
         let mut mine = interval_summary(&interval, driver.schedule());
         interval.clear();
-        // A collective first, so the probes measure the links and not who arrived late.
-        comm.all_gather(&[0.0], &mut flags)
+        // A collective first (a barrier), so the probes measure the links and not who
+        // arrived late.
+        let reduced = comm
+            .all_reduce(&mut [], &mut [0.0])
             .and_then(|()| probe_links(comm, &original, rank, plan.active, &mut mine))
-            .and_then(|()| comm.all_gather(&mine, &mut gathered))
+            .and_then(|()| reduce_inputs(b, comm, &mine))
             .map_err(StepError::Comm)?;
-        let measured = b.record(&gathered);
-        let ranks = comm.size();
-        let total_work: f64 = (0..ranks)
-            .map(|r| gathered[r * GATHER_LEN] / gathered[r * GATHER_LEN + 2].max(1.0))
-            .sum();
-        let Ok(decision) = b.decide(total_work, measured) else {
+        let measured = reduced.measured;
+        let decision = b.decide_from(
+            &reduced.line_perf,
+            &reduced.border_times,
+            reduced.total_work,
+            measured,
+        );
+        let Ok(decision) = decision else {
             continue;
         };
         log.history.push(HistoryEntry {

@@ -91,11 +91,13 @@ pub enum Check {
     GatherMisuse,
     /// [`check_gather_disagreeing_lengths`].
     GatherDisagreeingLengths,
+    /// [`check_all_reduce_in_rank_order`].
+    AllReduceInRankOrder,
 }
 
 impl Check {
     /// Every check, in the order [`run_suite`] runs them.
-    pub const ALL: [Check; 18] = [
+    pub const ALL: [Check; 19] = [
         Check::Identity,
         Check::RoutesDoNotMix,
         Check::SuccessiveExchangesDoNotMix,
@@ -114,6 +116,7 @@ impl Check {
         Check::GatherVecs,
         Check::GatherMisuse,
         Check::GatherDisagreeingLengths,
+        Check::AllReduceInRankOrder,
     ];
 
     /// Whether a communicator of `abilities` can pass it.
@@ -148,6 +151,7 @@ impl Check {
             Check::GatherVecs => check_gather_vecs(comm),
             Check::GatherMisuse => check_gather_misuse(comm),
             Check::GatherDisagreeingLengths => check_gather_disagreeing_lengths(comm),
+            Check::AllReduceInRankOrder => check_all_reduce_in_rank_order(comm),
         }
     }
 }
@@ -458,6 +462,42 @@ pub fn check_all_gather_order<M: Comm>(comm: &mut M) -> Result<(), String> {
         if all != expected {
             return Err(format!(
                 "rank {rank}: gathered {all:?}, expected {expected:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `all_reduce` gives every rank each sum accumulated in rank order (the bits of a sequential
+/// loop over the ranks: with 3 ranks or more the values below make `(x₀ + x₁) + x₂` differ
+/// from `x₀ + (x₁ + x₂)` and from any other order) and each maximum, for sums and maxima
+/// together, sums alone, maxima alone and nothing.
+pub fn check_all_reduce_in_rank_order<M: Comm>(comm: &mut M) -> Result<(), String> {
+    let (rank, size) = (comm.rank(), comm.size());
+    // 2^i, then half an ulp of it from every other rank: in rank order each half rounds
+    // away (ties to even), summed first two of them make a whole ulp.
+    let summand = |r: usize, i: usize| {
+        let x0 = f64::from(1u32 << i);
+        if r == 0 { x0 } else { f64::EPSILON / 2.0 * x0 }
+    };
+    let largest = |r: usize, i: usize| -(((r + i) % size) as f64) - 0.5;
+    for (sums, maxima) in [(4, 3), (2, 0), (0, 5), (0, 0)] {
+        let mut sum: Vec<f64> = (0..sums).map(|i| summand(rank, i)).collect();
+        let mut max: Vec<f64> = (0..maxima).map(|i| largest(rank, i)).collect();
+        ok(
+            &format!("rank {rank}: all_reduce of {sums} sums, {maxima} maxima"),
+            comm.all_reduce(&mut sum, &mut max),
+        )?;
+        let expected_sum: Vec<f64> = (0..sums)
+            .map(|i| (1..size).fold(summand(0, i), |acc, r| acc + summand(r, i)))
+            .collect();
+        let expected_max: Vec<f64> = (0..maxima)
+            .map(|i| (0..size).map(|r| largest(r, i)).fold(f64::MIN, f64::max))
+            .collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        if bits(&sum) != bits(&expected_sum) || max != expected_max {
+            return Err(format!(
+                "rank {rank}: all_reduce gave {sum:?} and {max:?}, expected {expected_sum:?} and {expected_max:?}"
             ));
         }
     }

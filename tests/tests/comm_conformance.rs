@@ -48,6 +48,11 @@ macro_rules! on_sim_and_shm {
 }
 
 #[test]
+fn all_reduce_sums_in_rank_order_and_takes_maxima() {
+    on_sim_and_shm!(suite::check_all_reduce_in_rank_order);
+}
+
+#[test]
 fn rank_size_and_coords_agree_with_the_topology() {
     on_sim_and_shm!(suite::check_identity);
 }

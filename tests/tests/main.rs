@@ -10,6 +10,7 @@
 mod anisotropy;
 mod backend_conformance;
 mod bad_input;
+mod balance_reduce;
 mod balancing;
 mod bloch;
 mod box_layouts;

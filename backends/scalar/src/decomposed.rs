@@ -4,6 +4,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
+use yee_core::balance_reduce::gather_measurements;
 use yee_core::driver::{StepError, StepErrorOf};
 use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
 use yee_core::step_log::StepLog;
@@ -34,7 +35,8 @@ pub struct RankOutput<T> {
     pub diverged: Option<RunError>,
     /// The balancing history (identical on every rank).
     pub history: Vec<HistoryEntry>,
-    /// The balancer as it ended (identical on every rank), if the run balanced.
+    /// The balancer as it ended, if the run balanced: its decisions are every rank's, its
+    /// measurements every rank's on rank 0 and this rank's own elsewhere.
     pub balancer: Option<yee_core::balance::Balancer>,
     /// The balancer of a jagged or k-d layout as it ended, if the run balanced one.
     pub box_balancer: Option<yee_core::box_balance::BoxBalancer>,
@@ -236,6 +238,10 @@ pub fn run_rank_with<
         if !any(2) {
             continue;
         }
+        if let Some(b) = at.balancer.as_mut() {
+            // Rank 0 writes the index, with every rank's measurements.
+            gather_measurements(b, comm, 0).map_err(StepError::Comm)?;
+        }
         let cut = Cut {
             step: at.step,
             layout: CutLayout::Tensor { plan, start: &at },
@@ -245,6 +251,10 @@ pub fn run_rank_with<
             interrupted = true;
             break;
         }
+    }
+    if let Some(b) = at.balancer.as_mut() {
+        // Rank 0's balancer, with every rank's measurements, is the run's profile.
+        gather_measurements(b, comm, 0).map_err(StepError::Comm)?;
     }
     let (owned, fields) = if hooks.keeps_fields() {
         owned_fields(&mut chunk).map_err(StepError::Chunk)?

@@ -32,9 +32,17 @@ pub struct SimComm {
     delay_due: bool,
     steps: u64,
     timeout: Duration,
+    bytes_sent: u64,
 }
 
 impl SimComm {
+    /// Bytes this rank has sent so far: every message of its exchanges (halos, probes,
+    /// migrations, the provided gathers and reductions) and its all-gather contributions (one
+    /// copy per rank).
+    pub fn bytes_sent(&self) -> u64 {
+        self.bytes_sent
+    }
+
     /// Makes this rank's receives give up after `timeout` of real time (an error of kind
     /// [`yee_core::CommErrorKind::Timeout`]) instead of [`RECEIVE_TIMEOUT`]. The virtual
     /// clock never waits, but the rank threads do: a message that never comes is a bug to
@@ -79,6 +87,7 @@ impl Comm for SimComm {
         overlap: &mut dyn FnMut(&mut Self),
     ) -> Result<(), ShmError> {
         self.fabric.post_all(self.rank, outgoing, self.clock);
+        self.bytes_sent += outgoing.iter().map(|o| o.bytes.len() as u64).sum::<u64>();
         overlap(self);
         let fabric = Arc::clone(&self.fabric);
         fabric.receive_all(self.rank, incoming, self.timeout, |i, m| {
@@ -91,6 +100,7 @@ impl Comm for SimComm {
     fn all_gather(&mut self, mine: &[f64], all: &mut [f64]) -> Result<(), ShmError> {
         let fabric = Arc::clone(&self.fabric);
         let (rank, size, sent_at, timeout) = (self.rank, self.size(), self.clock, self.timeout);
+        self.bytes_sent += (8 * mine.len() * size) as u64;
         fabric.all_gather(rank, size, mine, all, sent_at, timeout, |peer, m| {
             self.arrive(peer, m);
         })
@@ -147,6 +157,7 @@ pub fn launch<R: Send>(
                     delay_due: true,
                     steps: 0,
                     timeout: RECEIVE_TIMEOUT,
+                    bytes_sent: 0,
                 };
                 let body = &body;
                 scope.spawn(move || body(comm))

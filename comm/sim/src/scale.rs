@@ -4,10 +4,11 @@
 //! A [`ScaleModel`] is a [`MachineModel`] (per-rank speeds, link overrides such as a dead link)
 //! plus seeded noise on every link. A [`ScaleSim`] holds a tensor layout of a plain grid (one
 //! unit of work per cell) over a topology and, per balancing interval, writes the record every
-//! rank would contribute to the all-gather ([`ScaleSim::gathered`]: the same `GATHER_LEN`
-//! values per rank as `yee_core::session`'s interval summary and link probes), feeds it to
-//! [`Balancer::record`] and [`Balancer::decide`] and applies the new borders
-//! ([`ScaleSim::decide`]). Each rank computes its box's cells over its speed; each face's halo
+//! rank makes ([`ScaleSim::gathered`]: the same `GATHER_LEN` values per rank as
+//! `yee_core::session`'s interval summary and link probes), feeds all of them to
+//! [`Balancer::record`] and [`Balancer::decide`] — what the session's reductions
+//! (`yee_core::balance_reduce`) decide, bit for bit, without a thread per rank — and applies the
+//! new borders ([`ScaleSim::decide`]). Each rank computes its box's cells over its speed; each face's halo
 //! takes the Hockney time `latency + bytes / bandwidth` (eq. (6)) of the link from the
 //! neighbour that sends it; the step time of a layout is eq. (2) ([`ScaleSim::step_seconds`]).
 //!

@@ -2,8 +2,9 @@
 //! (Balykov 2017), the static plan and a few dynamic decisions of Balykov 2019 (eqs. (4)–(21))
 //! for 10³–10⁶ ranks in one thread, from `yee_comm_sim::scale`'s machine model — no fields, no
 //! thread per rank. Per rank count it prints a markdown row: the topology, the decision's wall
-//! time (record + decide, median over the intervals), the bytes one rank receives in the
-//! all-gather of a decision (`GATHER_LEN × 8 × N`), the ideal step, the step of the uniform
+//! time (record + decide, median over the intervals), the most bytes one rank sends in the
+//! reductions of a decision (`yee_core::balance_reduce::most_decision_bytes_sent`: O(lines);
+//! the all-gather they replaced moved `GATHER_LEN × 8 × N`), the ideal step, the step of the uniform
 //! layout, of the static plan and of the final layout in the model (eq. (2)), the balancer's
 //! prediction for it (eqs. (12)–(13)) and the actions; then a line of diagnostics.
 //!
@@ -18,7 +19,8 @@
 use std::time::Instant;
 
 use yee_comm_sim::scale::{DeadLink, ScaleMachine, ScaleSim};
-use yee_core::balance::{BalanceParams, GATHER_LEN};
+use yee_core::balance::BalanceParams;
+use yee_core::balance_reduce::most_decision_bytes_sent;
 use yee_core::topology::choose_topology;
 
 struct Options {
@@ -78,7 +80,7 @@ fn main() {
         std::process::exit(2);
     });
     println!(
-        "| ranks | topology | cells/rank | topology (ms) | decision (ms) | all-gather (MB/rank) \
+        "| ranks | topology | cells/rank | topology (ms) | decision (ms) | reductions (bytes/rank) \
          | ideal (ms) | uniform (ms) | static (ms) | predicted (ms) | achieved (ms) | ÷ ideal \
          | actions |"
     );
@@ -130,14 +132,14 @@ fn row(o: &Options, ranks: usize, notes: &mut Vec<String>) -> Result<(), String>
     let ms = |s: f64| format!("{:.3}", s * 1e3);
     let n = topology.0;
     println!(
-        "| {ranks} | {}×{}×{} | {:.0} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.3} | {} |",
+        "| {ranks} | {}×{}×{} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} |",
         n[0],
         n[1],
         n[2],
         sim.total_work() / ranks as f64,
         ms(topology_s),
         ms(decision_s[decision_s.len() / 2]),
-        (GATHER_LEN * 8 * ranks) as f64 / 1e6,
+        most_decision_bytes_sent(topology),
         ms(ideal),
         ms(before.total()),
         ms(planned.total()),
