@@ -46,7 +46,9 @@
 // Float gives f64 its math in a pure no_std build.
 #[allow(unused_imports)]
 use num_traits::Float;
-use yee_core::geometry::{Axis, Index3};
+use yee_core::geometry::{Axis, Box3, Index3};
+
+use alloc::vec::Vec;
 
 use crate::candidates::Candidates;
 use crate::material::Material;
@@ -58,6 +60,26 @@ use crate::yee::Component;
 
 /// Steps between the two materials' values that smoothed values are rounded to (module docs).
 pub const STEPS: f64 = 4096.0;
+
+/// A smoothed node is no tensor node within this many cells of a CPML layer: the tensor
+/// update's neighbours and their curls reach two cells, and its curl is the plain one
+/// (`yee_scalar::tensor_nodes`); such a node keeps the diagonal rule.
+pub const TENSOR_CPML_GAP: i64 = 2;
+
+/// A curved surface across a node's voxel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Crossing<'r> {
+    /// The node's position.
+    position: [f64; 3],
+    /// The region whose surface crosses the voxel (the last one reaching it).
+    region: usize,
+    /// The fraction of the voxel inside the region.
+    fraction: f64,
+    /// The outward unit normal.
+    normal: [f64; 3],
+    /// The candidate regions below `region`.
+    under: Candidates<'r>,
+}
 
 /// How a node's voxel meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,6 +107,101 @@ impl Setup<'_> {
         cell: Index3,
         candidates: Candidates,
     ) -> Option<NodeMedium> {
+        let crossing = self.crossing(c, cell, candidates)?;
+        self.interface(c, &crossing)
+    }
+
+    /// The off-diagonal entries of the smoothed `ε̃⁻¹` (E) or `μ̃⁻¹` (H) in the row of the
+    /// node of `c` in `cell`, `κₐb = nₐn_b(⟨ε⁻¹⟩ − ⟨ε⟩⁻¹)` for the two other axes `b` in
+    /// increasing order (module docs), or `None` where the node keeps the diagonal rule: no
+    /// curved surface crosses its voxel, the normal lies along an axis of the row's pair,
+    /// [`Setup::smoothing_tensor`] is off, a side is dispersive (E), anisotropic or a
+    /// tensor, or the node is within [`TENSOR_CPML_GAP`] cells of a CPML layer. The diagonal
+    /// entry is [`Setup::smoothed_medium`]'s.
+    pub fn smoothed_off_diagonal(&self, c: Component, cell: Index3) -> Option<[f64; 2]> {
+        if !self.smoothing_tensor {
+            return None;
+        }
+        let crossing = self.crossing(c, cell, Candidates::All)?;
+        let a = c.axis().index();
+        let n = crossing.normal;
+        let others = [(a + 1) % 3, (a + 2) % 3];
+        let others = [others[0].min(others[1]), others[0].max(others[1])];
+        if others.iter().all(|&b| n[a] * n[b] == 0.0) {
+            return None;
+        }
+        let near = Box3::new(
+            cell.map(|v| v - TENSOR_CPML_GAP),
+            cell.map(|v| v + TENSOR_CPML_GAP + 1),
+        );
+        if self.cpml_layers().any(|l| !l.intersect(&near).is_empty()) {
+            return None;
+        }
+        let (inside, outside) = self.sides(c, &crossing)?;
+        let isotropic = |m: &Material| m.diagonal.is_none();
+        if !(isotropic(&self.regions[crossing.region].material) && isotropic(&outside)) {
+            return None;
+        }
+        let (perm_in, perm_out) = match c.is_electric() {
+            true => (inside.eps, outside.eps),
+            false => (inside.mu, outside.mu),
+        };
+        if perm_in == perm_out {
+            return None;
+        }
+        let f = (crossing.fraction * STEPS).round() / STEPS;
+        let mean = f * perm_in + (1.0 - f) * perm_out;
+        let mean_inverse = f / perm_in + (1.0 - f) / perm_out;
+        let contrast = mean_inverse - 1.0 / mean;
+        Some(others.map(|b| n[a] * n[b] * contrast))
+    }
+
+    /// The nodes of `c` in `region` with off-diagonal smoothed entries
+    /// ([`Setup::smoothed_off_diagonal`]), each with its two entries, in storage order (x
+    /// fastest) within each curved shape's bounds (a node within the bounds of two shapes
+    /// is listed once).
+    pub fn smoothed_off_diagonals(&self, c: Component, region: Box3) -> Vec<(Index3, [f64; 2])> {
+        let mut out = Vec::new();
+        if !self.smooths_off_diagonal() {
+            return out;
+        }
+        let boxes: Vec<Box3> = self
+            .regions
+            .iter()
+            .filter(|r| matches!(r.shape, Shape::Sphere { .. } | Shape::Cylinder { .. }))
+            .map(|r| {
+                let (lo, hi) = r.shape.bounds();
+                Box3::new(
+                    lo.map(|v| (v.floor() as i64).saturating_sub(1)),
+                    hi.map(|v| (v.ceil() as i64).saturating_add(2)),
+                )
+                .intersect(&region)
+            })
+            .filter(|b| !b.is_empty())
+            .collect();
+        for (k, b) in boxes.iter().enumerate() {
+            for n in 0..b.cells() {
+                let cell = b.index_at(n);
+                if boxes[..k].iter().any(|earlier| earlier.contains(cell)) {
+                    continue;
+                }
+                if let Some(row) = self.smoothed_off_diagonal(c, cell) {
+                    out.push((cell, row));
+                }
+            }
+        }
+        out
+    }
+
+    /// The curved surface that crosses the voxel of the node of `c` in `cell`, looking only
+    /// at the `candidates` regions (module docs), or `None` where the staircase rule places
+    /// the node.
+    fn crossing<'r>(
+        &self,
+        c: Component,
+        cell: Index3,
+        candidates: Candidates<'r>,
+    ) -> Option<Crossing<'r>> {
         if !self.smoothing {
             return None;
         }
@@ -104,30 +221,32 @@ impl Setup<'_> {
                 Cut::Outside => continue,
                 Cut::Staircase => return None,
                 Cut::Across { fraction, normal } => {
-                    return self.interface(c, p, (r, candidates.below(r)), fraction, normal);
+                    return Some(Crossing {
+                        position: p,
+                        region: r,
+                        fraction,
+                        normal,
+                        under: candidates.below(r),
+                    });
                 }
             }
         }
         None
     }
 
-    /// The effective medium of the node of `c` at `p`, `fraction` inside region `r` (module
-    /// docs); `None` when the two sides are alike or one is dispersive.
-    fn interface(
-        &self,
-        c: Component,
-        p: [f64; 3],
-        (r, under): (usize, Candidates),
-        fraction: f64,
-        normal: [f64; 3],
-    ) -> Option<NodeMedium> {
+    /// The two sides of a crossing as the node of `c` sees them: the region's material along
+    /// the node's axis, and the medium under it at the node (placed by the staircase rule);
+    /// `None` when an E node has a dispersive side or either side has a full tensor (the
+    /// staircase then places the node).
+    fn sides(&self, c: Component, crossing: &Crossing) -> Option<(Material, Material)> {
         let axis = c.axis();
+        let r = crossing.region;
         let inside = self.regions[r].material.along(axis);
         let below = Setup {
             regions: &self.regions[..r],
             ..*self
         };
-        let placement = below.placement_among(p, under);
+        let placement = below.placement_among(crossing.position, crossing.under);
         let outside = match c.is_electric() {
             true => placement.medium(&below, axis),
             false => NodeMedium::from_sets(placement.material(&below, Some(axis)), &[]),
@@ -140,7 +259,15 @@ impl Setup<'_> {
         if inside.coupling.is_some() || outside.material.coupling.is_some() {
             return None;
         }
-        let out = outside.material;
+        Some((inside, outside.material))
+    }
+
+    /// The diagonal effective medium of the node of `c` at a `crossing` (module docs); `None`
+    /// when the two sides are alike or one is dispersive.
+    fn interface(&self, c: Component, crossing: &Crossing) -> Option<NodeMedium> {
+        let axis = c.axis();
+        let (inside, out) = self.sides(c, crossing)?;
+        let (fraction, normal) = (crossing.fraction, crossing.normal);
         let ((perm_in, loss_in), (perm_out, loss_out)) = match c.is_electric() {
             true => ((inside.eps, inside.sigma), (out.eps, out.sigma)),
             false => ((inside.mu, inside.sigma_m), (out.mu, out.sigma_m)),
