@@ -185,23 +185,14 @@ impl Setup<'_> {
     }
 
     /// Whether smoothing may give some node off-diagonal entries
-    /// ([`Setup::smoothed_off_diagonal`]): it is on with [`Setup::smoothing_tensor`], a
-    /// sphere or cylinder is placed, and the mode carries two components of a field whose
-    /// permittivity (E) or permeability (H) differs between some two materials.
+    /// ([`Setup::smoothed_off_diagonal`]): it is on with [`Setup::smoothing_tensor`], and a
+    /// sphere or cylinder of an isotropic material (non-dispersive, for E) has a permittivity
+    /// (E) or permeability (H) that another such material lacks, in a mode that carries two
+    /// components of that field.
     pub fn smooths_off_diagonal(&self) -> bool {
         if !(self.smoothing && self.smoothing_tensor) {
             return false;
         }
-        let curved = self.regions.iter().any(|r| {
-            matches!(
-                r.shape,
-                crate::shape::Shape::Sphere { .. } | crate::shape::Shape::Cylinder { .. }
-            )
-        });
-        let varies = |of: fn(&Material) -> f64| {
-            let first = of(&self.background);
-            self.materials().any(|m| of(m) != first)
-        };
         let count = |electric: bool| {
             self.mode
                 .components()
@@ -209,8 +200,21 @@ impl Setup<'_> {
                 .filter(|c| c.is_electric() == electric)
                 .count()
         };
-        curved
-            && ((count(true) >= 2 && varies(|m| m.eps)) || (count(false) >= 2 && varies(|m| m.mu)))
+        let plain = |m: &Material, electric: bool| {
+            m.diagonal.is_none() && m.coupling.is_none() && !(electric && m.is_dispersive())
+        };
+        let contrast = |electric: bool| {
+            let of = |m: &Material| if electric { m.eps } else { m.mu };
+            count(electric) >= 2
+                && self.regions.iter().any(|r| {
+                    matches!(r.shape, Shape::Sphere { .. } | Shape::Cylinder { .. })
+                        && plain(&r.material, electric)
+                        && self
+                            .materials()
+                            .any(|m| plain(m, electric) && of(m) != of(&r.material))
+                })
+        };
+        contrast(true) || contrast(false)
     }
 
     /// The background's and the regions' materials.

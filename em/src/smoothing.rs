@@ -9,8 +9,25 @@
 //! of 1/ε across it (Farjadpour, Roundy, Rodriguez, Ibanescu, Bermel, Joannopoulos, Johnson
 //! & Burr 2006, *Opt. Lett.* 31, 2972–2974; Kottke, Farjadpour & Johnson 2008, *Phys. Rev. E*
 //! 77, 036611, eq. (1); Meep's default). The component along axis `a` takes the diagonal
-//! entry, `1/ε̃ₐₐ = nₐ²⟨ε⁻¹⟩ + (1 − nₐ²)/⟨ε⟩`; the off-diagonal entries, which would couple
-//! components stored on other nodes, are dropped. H nodes smooth μ the same way.
+//! entry, `(ε̃⁻¹)ₐₐ = nₐ²⟨ε⁻¹⟩ + (1 − nₐ²)/⟨ε⟩`, as its own `1/ε`, and the off-diagonal
+//! entries of its row, `κₐb = nₐn_b(⟨ε⁻¹⟩ − 1/⟨ε⟩)`
+//! ([`Setup::smoothed_off_diagonal`]), weigh the curls of the other components averaged onto
+//! its node, as a material's full tensor does (`yee_scalar::tensor_nodes`; Meep averages the
+//! other components of D the same way): fields across a tilted or curved surface then converge
+//! at second order, as fields along it do. A normal along an axis of the pair (`nₐn_b = 0`:
+//! an axis-aligned surface, the nodes on a cylinder's axis lines) gives no entry, and such a
+//! node keeps the diagonal update and its bits. H nodes smooth μ the same way.
+//!
+//! The off-diagonal entries are left out ([`Setup::smoothing_tensor`] off: the diagonal rule,
+//! first order across the surface) where the tensor update cannot run: on a backend without
+//! it (the CUDA chunk, the tile-set and box layouts; `yee run` falls back there and says so in
+//! its log and run.json's `smoothing_fallback`), at a node within [`TENSOR_CPML_GAP`] cells of
+//! a CPML layer (whose curls the tensor update does not stretch), and where a side is
+//! anisotropic (a diagonal ε or μ: Kottke's rule for it has more terms). The off-diagonal
+//! entries are real: their loss is the one the node's own conductivity gives its row,
+//! `κₐb(1 − iσ̃ₐ/ωε̃ₐ)`, where the complex mean has `nₐn_b(⟨1/ε_c⟩ − 1/⟨ε_c⟩)`, a first-order
+//! mismatch in the surface nodes' loss (absorption across a lossy surface stays near the
+//! staircase's error; `tests/tests/lossy_smoothing.rs`).
 //!
 //! A lossy side smooths its complex permittivity `ε + iσ/ω` by the same rule: the derivation
 //! of Kottke et al. is a first-order perturbation of the frequency-domain equations and holds
@@ -39,6 +56,9 @@
 //! which may leave that range, to a multiple of the larger σ over [`STEPS`]), so a surface
 //! gives a bounded number of distinct node media (the backends number them with 16 bits); the
 //! rounding moves a value by at most 1/(2·[`STEPS`]) of the contrast (of the larger σ).
+//!
+//! The off-diagonal entries are not rounded: the tensor update keeps them per node, not per
+//! material id.
 //!
 //! The result depends on the setup and the node alone, so every decomposition gets the same
 //! bits.
@@ -528,5 +548,107 @@ mod tests {
                 "{mode:?} {c:?}: {coarse} → {fine} is not second order"
             );
         }
+    }
+
+    /// Kottke's full effective tensor at every node of a sphere's surface, built here as a
+    /// matrix, `ε̃ = ⟨ε⁻¹⟩⁻¹P + ⟨ε⟩(1 − P)` with `P = nnᵀ` (the normal and the signed distance
+    /// of the tangent plane taken from the node's offset to the centre) and inverted: each
+    /// node's diagonal entry is `1/ε` of its smoothed medium and its off-diagonal entries are
+    /// [`Setup::smoothed_off_diagonal`]'s, up to the rounding of the fraction; a normal along
+    /// an axis of the pair gives none, nor does the diagonal rule or a node by a CPML layer.
+    #[test]
+    fn off_diagonal_entries_invert_kottkes_full_tensor() {
+        use crate::cpml::CpmlParams;
+        use crate::tensor::{Matrix3, inverse};
+        let (eps_in, radius, centre) = (3.0, 4.6, [8.3, 8.1, 7.7]);
+        let regions = [Region {
+            shape: Shape::Sphere {
+                center: centre,
+                radius,
+            },
+            material: Material::dielectric(eps_in),
+        }];
+        let mut boundaries = [[Boundary::Pec; 2]; 3];
+        boundaries[2][0] = Boundary::Cpml(CpmlParams::with_thickness(2));
+        let setup = Setup {
+            regions: &regions,
+            ..Setup::vacuum(Mode::ThreeD, [17, 17, 16], 0.5, boundaries)
+        };
+        assert!(setup.has_tensor_nodes());
+        let (mut coupled, mut by_cpml, mut along_axes) = (0, 0, 0);
+        let mut some_node = None;
+        for c in [Component::Ex, Component::Ey, Component::Ez] {
+            let a = c.axis().index();
+            for n in 0..setup.cells() {
+                let cell = Box3::from_extent(setup.grid).index_at(n);
+                let off = setup.smoothed_off_diagonal(c, cell);
+                let Some(medium) = setup.smoothed_medium(c, cell) else {
+                    assert_eq!(off, None, "{c:?} {cell:?}: off-diagonal entries, no medium");
+                    continue;
+                };
+                let p = c.position(cell);
+                let v: [f64; 3] = core::array::from_fn(|k| p[k] - centre[k]);
+                let rho = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let normal = v.map(|x| x / rho);
+                let f = fraction_below(normal, radius - rho, [0.5; 3]);
+                let mean = f * eps_in + (1.0 - f);
+                let harmonic = 1.0 / (f / eps_in + (1.0 - f));
+                let kottke: Matrix3 = core::array::from_fn(|i| {
+                    core::array::from_fn(|j| {
+                        let nn = normal[i] * normal[j];
+                        let delta = f64::from(u8::from(i == j));
+                        harmonic * nn + mean * (delta - nn)
+                    })
+                });
+                let inv = inverse(&kottke);
+                let tolerance = 1e-3;
+                let diagonal = 1.0 / medium.material.eps;
+                assert!(
+                    (diagonal - inv[a][a]).abs() < tolerance,
+                    "{c:?} {cell:?}: 1/ε {diagonal} against {}",
+                    inv[a][a]
+                );
+                let others = [(a + 1) % 3, (a + 2) % 3];
+                let others = [others[0].min(others[1]), others[0].max(others[1])];
+                let near_cpml = cell[2] < 2 + 2;
+                match off {
+                    Some(row) => {
+                        coupled += 1;
+                        some_node = Some((c, cell));
+                        for (k, &b) in others.iter().enumerate() {
+                            assert!(
+                                (row[k] - inv[a][b]).abs() < tolerance,
+                                "{c:?} {cell:?}: κ{a}{b} {} against {}",
+                                row[k],
+                                inv[a][b]
+                            );
+                        }
+                    }
+                    None if near_cpml => by_cpml += 1,
+                    None => {
+                        along_axes += 1;
+                        assert!(
+                            others.iter().all(|&b| normal[a] * normal[b] == 0.0),
+                            "{c:?} {cell:?}: no entries for normal {normal:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            coupled > 500 && by_cpml > 10,
+            "{coupled} {by_cpml} {along_axes}"
+        );
+        let diagonal = Setup {
+            smoothing_tensor: false,
+            ..setup
+        };
+        assert!(!diagonal.has_tensor_nodes());
+        let (c, cell) = some_node.unwrap();
+        assert_eq!(diagonal.smoothed_off_diagonal(c, cell), None);
+        assert_eq!(
+            diagonal.smoothed_medium(c, cell),
+            setup.smoothed_medium(c, cell)
+        );
     }
 }
