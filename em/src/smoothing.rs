@@ -143,6 +143,11 @@ impl Setup<'_> {
             return None;
         }
         let crossing = self.crossing(c, cell, Candidates::All)?;
+        self.off_diagonal(c, cell, &crossing)
+    }
+
+    /// [`Setup::smoothed_off_diagonal`] of the node of `c` in `cell` at its `crossing`.
+    fn off_diagonal(&self, c: Component, cell: Index3, crossing: &Crossing) -> Option<[f64; 2]> {
         let a = c.axis().index();
         let n = crossing.normal;
         let others = [(a + 1) % 3, (a + 2) % 3];
@@ -157,7 +162,7 @@ impl Setup<'_> {
         if self.cpml_layers().any(|l| !l.intersect(&near).is_empty()) {
             return None;
         }
-        let (inside, outside) = self.sides(c, &crossing)?;
+        let (inside, outside) = self.sides(c, crossing)?;
         let isotropic = |m: &Material| m.diagonal.is_none();
         if !(isotropic(&self.regions[crossing.region].material) && isotropic(&outside)) {
             return None;
@@ -177,35 +182,40 @@ impl Setup<'_> {
     }
 
     /// The nodes of `c` in `region` with off-diagonal smoothed entries
-    /// ([`Setup::smoothed_off_diagonal`]), each with its two entries, in storage order (x
-    /// fastest) within each curved shape's bounds (a node within the bounds of two shapes
-    /// is listed once).
+    /// ([`Setup::smoothed_off_diagonal`]), each with its two entries: for each sphere or
+    /// cylinder in turn, the nodes within its bounds whose voxel its surface crosses and no
+    /// later region reaches (so each node once). The search over all regions runs only at
+    /// the nodes a surface crosses.
     pub fn smoothed_off_diagonals(&self, c: Component, region: Box3) -> Vec<(Index3, [f64; 2])> {
         let mut out = Vec::new();
         if !self.smooths_off_diagonal() {
             return out;
         }
-        let boxes: Vec<Box3> = self
-            .regions
-            .iter()
-            .filter(|r| matches!(r.shape, Shape::Sphere { .. } | Shape::Cylinder { .. }))
-            .map(|r| {
-                let (lo, hi) = r.shape.bounds();
-                Box3::new(
-                    lo.map(|v| (v.floor() as i64).saturating_sub(1)),
-                    hi.map(|v| (v.ceil() as i64).saturating_add(2)),
-                )
-                .intersect(&region)
-            })
-            .filter(|b| !b.is_empty())
-            .collect();
-        for (k, b) in boxes.iter().enumerate() {
-            for n in 0..b.cells() {
-                let cell = b.index_at(n);
-                if boxes[..k].iter().any(|earlier| earlier.contains(cell)) {
+        let active = self.mode.active_axes();
+        let half = active.map(|used| if used { 0.5 } else { 0.0 });
+        for (r, placed) in self.regions.iter().enumerate() {
+            if !matches!(placed.shape, Shape::Sphere { .. } | Shape::Cylinder { .. }) {
+                continue;
+            }
+            let (lo, hi) = placed.shape.bounds();
+            let bounds = Box3::new(
+                lo.map(|v| (v.floor() as i64).saturating_sub(1)),
+                hi.map(|v| (v.ceil() as i64).saturating_add(2)),
+            )
+            .intersect(&region);
+            for n in 0..bounds.cells() {
+                let cell = bounds.index_at(n);
+                let p = c.position(cell);
+                if !matches!(cut(&placed.shape, p, half, active), Cut::Across { .. }) {
                     continue;
                 }
-                if let Some(row) = self.smoothed_off_diagonal(c, cell) {
+                let Some(crossing) = self.crossing(c, cell, Candidates::All) else {
+                    continue;
+                };
+                if crossing.region != r {
+                    continue;
+                }
+                if let Some(row) = self.off_diagonal(c, cell, &crossing) {
                     out.push((cell, row));
                 }
             }
@@ -639,6 +649,17 @@ mod tests {
             coupled > 500 && by_cpml > 10,
             "{coupled} {by_cpml} {along_axes}"
         );
+        // The list the backends take holds exactly these nodes, each once.
+        let whole = Box3::from_extent(setup.grid);
+        for c in [Component::Ex, Component::Ey, Component::Ez] {
+            let mut listed = setup.smoothed_off_diagonals(c, whole);
+            listed.sort_by_key(|&(cell, _)| (cell[2], cell[1], cell[0]));
+            let expected: Vec<(Index3, [f64; 2])> = (0..setup.cells())
+                .map(|n| whole.index_at(n))
+                .filter_map(|cell| Some((cell, setup.smoothed_off_diagonal(c, cell)?)))
+                .collect();
+            assert_eq!(listed, expected, "{c:?}");
+        }
         let diagonal = Setup {
             smoothing_tensor: false,
             ..setup
