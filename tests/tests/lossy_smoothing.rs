@@ -344,8 +344,9 @@ fn a_smoothed_absorbing_sphere_converges_at_second_order() {
 }
 
 /// The absorbing sphere at radius 8 and 16 (σ = 0.2/R), smoothed with the full effective
-/// tensor: RMS errors and the order between them. Measured on two shared cores (about ten
-/// minutes): see docs/scene.md ("Subpixel smoothing").
+/// tensor: RMS errors and the order between them. Measured (two shared cores, about eight
+/// minutes): absorption 0.85, 0.37 % (order 1.20), scattering 0.87, 0.21 % (2.08); with the
+/// diagonal alone absorption 1.21, 0.55 % (1.14), scattering 1.60, 0.62 % (1.37).
 #[test]
 #[ignore = "a study: about ten minutes on two cores"]
 fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
