@@ -124,6 +124,11 @@ pub struct Setup<'a> {
     /// Subpixel smoothing of curved interfaces ([`crate::smoothing`]); `false` staircases
     /// them ([`crate::placement`]).
     pub smoothing: bool,
+    /// Smoothing keeps the off-diagonal entries of the effective `ε̃⁻¹` and `μ̃⁻¹` at nodes
+    /// whose surface normal lies off the axes, run by the tensor update
+    /// ([`Setup::smoothed_off_diagonal`]); `false` keeps the diagonal alone, what a backend
+    /// without the tensor update (the CUDA chunk, the tile-set layout) runs.
+    pub smoothing_tensor: bool,
     /// The Bloch wavevector `k` in cycles per cell on each axis ([`crate::bloch`]): fields on a
     /// periodic axis of `N` cells obey `F(x + N) = e^{i 2π k N} F(x)`. Zero (plain periodic)
     /// on every axis unless the axis is periodic; non-zero needs complex fields.
@@ -154,6 +159,7 @@ impl Setup<'static> {
             frequencies: &[],
             active: None,
             smoothing: true,
+            smoothing_tensor: true,
             bloch: [0.0; 3],
         }
     }
@@ -166,12 +172,54 @@ impl Setup<'_> {
     }
 
     /// Whether some node may carry off-diagonal ε⁻¹ or μ⁻¹ (a general anisotropic material,
-    /// [`crate::material::Coupling`]): its chunks then run the tensor update and exchange the
-    /// whole shell of ghosts ([`crate::halo::HaloShape::Shell`]).
+    /// [`crate::material::Coupling`], or a smoothed curved surface,
+    /// [`Setup::smooths_off_diagonal`]): its chunks then run the tensor update and exchange
+    /// the whole shell of ghosts ([`crate::halo::HaloShape::Shell`]).
     pub fn has_tensor_nodes(&self) -> bool {
-        core::iter::once(&self.background)
-            .chain(self.regions.iter().map(|r| &r.material))
-            .any(|m| m.coupling.is_some())
+        self.has_tensor_materials() || self.smooths_off_diagonal()
+    }
+
+    /// Whether some material has a [`crate::material::Coupling`] (a full ε or μ tensor).
+    pub fn has_tensor_materials(&self) -> bool {
+        self.materials().any(|m| m.coupling.is_some())
+    }
+
+    /// Whether smoothing may give some node off-diagonal entries
+    /// ([`Setup::smoothed_off_diagonal`]): it is on with [`Setup::smoothing_tensor`], and a
+    /// sphere or cylinder of an isotropic material (non-dispersive, for E) has a permittivity
+    /// (E) or permeability (H) that another such material lacks, in a mode that carries two
+    /// components of that field.
+    pub fn smooths_off_diagonal(&self) -> bool {
+        if !(self.smoothing && self.smoothing_tensor) {
+            return false;
+        }
+        let count = |electric: bool| {
+            self.mode
+                .components()
+                .iter()
+                .filter(|c| c.is_electric() == electric)
+                .count()
+        };
+        let plain = |m: &Material, electric: bool| {
+            m.diagonal.is_none() && m.coupling.is_none() && !(electric && m.is_dispersive())
+        };
+        let contrast = |electric: bool| {
+            let of = |m: &Material| if electric { m.eps } else { m.mu };
+            count(electric) >= 2
+                && self.regions.iter().any(|r| {
+                    matches!(r.shape, Shape::Sphere { .. } | Shape::Cylinder { .. })
+                        && plain(&r.material, electric)
+                        && self
+                            .materials()
+                            .any(|m| plain(m, electric) && of(m) != of(&r.material))
+                })
+        };
+        contrast(true) || contrast(false)
+    }
+
+    /// The background's and the regions' materials.
+    fn materials(&self) -> impl Iterator<Item = &Material> + '_ {
+        core::iter::once(&self.background).chain(self.regions.iter().map(|r| &r.material))
     }
 
     /// Total number of cells.

@@ -9,8 +9,25 @@
 //! of 1/ε across it (Farjadpour, Roundy, Rodriguez, Ibanescu, Bermel, Joannopoulos, Johnson
 //! & Burr 2006, *Opt. Lett.* 31, 2972–2974; Kottke, Farjadpour & Johnson 2008, *Phys. Rev. E*
 //! 77, 036611, eq. (1); Meep's default). The component along axis `a` takes the diagonal
-//! entry, `1/ε̃ₐₐ = nₐ²⟨ε⁻¹⟩ + (1 − nₐ²)/⟨ε⟩`; the off-diagonal entries, which would couple
-//! components stored on other nodes, are dropped. H nodes smooth μ the same way.
+//! entry, `(ε̃⁻¹)ₐₐ = nₐ²⟨ε⁻¹⟩ + (1 − nₐ²)/⟨ε⟩`, as its own `1/ε`, and the off-diagonal
+//! entries of its row, `κₐb = nₐn_b(⟨ε⁻¹⟩ − 1/⟨ε⟩)`
+//! ([`Setup::smoothed_off_diagonal`]), weigh the curls of the other components averaged onto
+//! its node, as a material's full tensor does (`yee_scalar::tensor_nodes`; Meep averages the
+//! other components of D the same way): fields across a tilted or curved surface then converge
+//! at second order, as fields along it do. A normal along an axis of the pair (`nₐn_b = 0`:
+//! an axis-aligned surface, the nodes on a cylinder's axis lines) gives no entry, and such a
+//! node keeps the diagonal update and its bits. H nodes smooth μ the same way.
+//!
+//! The off-diagonal entries are left out ([`Setup::smoothing_tensor`] off: the diagonal rule,
+//! first order across the surface) where the tensor update cannot run: on a backend without
+//! it (the CUDA chunk, the tile-set and box layouts; `yee run` falls back there and says so in
+//! its log and run.json's `smoothing_fallback`), at a node within [`TENSOR_CPML_GAP`] cells of
+//! a CPML layer (whose curls the tensor update does not stretch), and where a side is
+//! anisotropic (a diagonal ε or μ: Kottke's rule for it has more terms). The off-diagonal
+//! entries are real: their loss is the one the node's own conductivity gives its row,
+//! `κₐb(1 − iσ̃ₐ/ωε̃ₐ)`, where the complex mean has `nₐn_b(⟨1/ε_c⟩ − 1/⟨ε_c⟩)`, a first-order
+//! mismatch in the surface nodes' loss (absorption across a lossy surface stays near the
+//! staircase's error; `tests/tests/lossy_smoothing.rs`).
 //!
 //! A lossy side smooths its complex permittivity `ε + iσ/ω` by the same rule: the derivation
 //! of Kottke et al. is a first-order perturbation of the frequency-domain equations and holds
@@ -40,13 +57,18 @@
 //! gives a bounded number of distinct node media (the backends number them with 16 bits); the
 //! rounding moves a value by at most 1/(2·[`STEPS`]) of the contrast (of the larger σ).
 //!
+//! The off-diagonal entries are not rounded: the tensor update keeps them per node, not per
+//! material id.
+//!
 //! The result depends on the setup and the node alone, so every decomposition gets the same
 //! bits.
 
 // Float gives f64 its math in a pure no_std build.
 #[allow(unused_imports)]
 use num_traits::Float;
-use yee_core::geometry::{Axis, Index3};
+use yee_core::geometry::{Axis, Box3, Index3};
+
+use alloc::vec::Vec;
 
 use crate::candidates::Candidates;
 use crate::material::Material;
@@ -58,6 +80,26 @@ use crate::yee::Component;
 
 /// Steps between the two materials' values that smoothed values are rounded to (module docs).
 pub const STEPS: f64 = 4096.0;
+
+/// A smoothed node is no tensor node within this many cells of a CPML layer: the tensor
+/// update's neighbours and their curls reach two cells, and its curl is the plain one
+/// (`yee_scalar::tensor_nodes`); such a node keeps the diagonal rule.
+pub const TENSOR_CPML_GAP: i64 = 2;
+
+/// A curved surface across a node's voxel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Crossing<'r> {
+    /// The node's position.
+    position: [f64; 3],
+    /// The region whose surface crosses the voxel (the last one reaching it).
+    region: usize,
+    /// The fraction of the voxel inside the region.
+    fraction: f64,
+    /// The outward unit normal.
+    normal: [f64; 3],
+    /// The candidate regions below `region`.
+    under: Candidates<'r>,
+}
 
 /// How a node's voxel meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,6 +127,111 @@ impl Setup<'_> {
         cell: Index3,
         candidates: Candidates,
     ) -> Option<NodeMedium> {
+        let crossing = self.crossing(c, cell, candidates)?;
+        self.interface(c, &crossing)
+    }
+
+    /// The off-diagonal entries of the smoothed `ε̃⁻¹` (E) or `μ̃⁻¹` (H) in the row of the
+    /// node of `c` in `cell`, `κₐb = nₐn_b(⟨ε⁻¹⟩ − ⟨ε⟩⁻¹)` for the two other axes `b` in
+    /// increasing order (module docs), or `None` where the node keeps the diagonal rule: no
+    /// curved surface crosses its voxel, the normal lies along an axis of the row's pair,
+    /// [`Setup::smoothing_tensor`] is off, a side is dispersive (E), anisotropic or a
+    /// tensor, or the node is within [`TENSOR_CPML_GAP`] cells of a CPML layer. The diagonal
+    /// entry is [`Setup::smoothed_medium`]'s.
+    pub fn smoothed_off_diagonal(&self, c: Component, cell: Index3) -> Option<[f64; 2]> {
+        if !self.smoothing_tensor {
+            return None;
+        }
+        let crossing = self.crossing(c, cell, Candidates::All)?;
+        self.off_diagonal(c, cell, &crossing)
+    }
+
+    /// [`Setup::smoothed_off_diagonal`] of the node of `c` in `cell` at its `crossing`.
+    fn off_diagonal(&self, c: Component, cell: Index3, crossing: &Crossing) -> Option<[f64; 2]> {
+        let a = c.axis().index();
+        let n = crossing.normal;
+        let others = [(a + 1) % 3, (a + 2) % 3];
+        let others = [others[0].min(others[1]), others[0].max(others[1])];
+        if others.iter().all(|&b| n[a] * n[b] == 0.0) {
+            return None;
+        }
+        let near = Box3::new(
+            cell.map(|v| v - TENSOR_CPML_GAP),
+            cell.map(|v| v + TENSOR_CPML_GAP + 1),
+        );
+        if self.cpml_layers().any(|l| !l.intersect(&near).is_empty()) {
+            return None;
+        }
+        let (inside, outside) = self.sides(c, crossing)?;
+        let isotropic = |m: &Material| m.diagonal.is_none();
+        if !(isotropic(&self.regions[crossing.region].material) && isotropic(&outside)) {
+            return None;
+        }
+        let (perm_in, perm_out) = match c.is_electric() {
+            true => (inside.eps, outside.eps),
+            false => (inside.mu, outside.mu),
+        };
+        if perm_in == perm_out {
+            return None;
+        }
+        let f = (crossing.fraction * STEPS).round() / STEPS;
+        let mean = f * perm_in + (1.0 - f) * perm_out;
+        let mean_inverse = f / perm_in + (1.0 - f) / perm_out;
+        let contrast = mean_inverse - 1.0 / mean;
+        Some(others.map(|b| n[a] * n[b] * contrast))
+    }
+
+    /// The nodes of `c` in `region` with off-diagonal smoothed entries
+    /// ([`Setup::smoothed_off_diagonal`]), each with its two entries: for each sphere or
+    /// cylinder in turn, the nodes within its bounds whose voxel its surface crosses and no
+    /// later region reaches (so each node once). The search over all regions runs only at
+    /// the nodes a surface crosses.
+    pub fn smoothed_off_diagonals(&self, c: Component, region: Box3) -> Vec<(Index3, [f64; 2])> {
+        let mut out = Vec::new();
+        if !self.smooths_off_diagonal() {
+            return out;
+        }
+        let active = self.mode.active_axes();
+        let half = active.map(|used| if used { 0.5 } else { 0.0 });
+        for (r, placed) in self.regions.iter().enumerate() {
+            if !matches!(placed.shape, Shape::Sphere { .. } | Shape::Cylinder { .. }) {
+                continue;
+            }
+            let (lo, hi) = placed.shape.bounds();
+            let bounds = Box3::new(
+                lo.map(|v| (v.floor() as i64).saturating_sub(1)),
+                hi.map(|v| (v.ceil() as i64).saturating_add(2)),
+            )
+            .intersect(&region);
+            for n in 0..bounds.cells() {
+                let cell = bounds.index_at(n);
+                let p = c.position(cell);
+                if !matches!(cut(&placed.shape, p, half, active), Cut::Across { .. }) {
+                    continue;
+                }
+                let Some(crossing) = self.crossing(c, cell, Candidates::All) else {
+                    continue;
+                };
+                if crossing.region != r {
+                    continue;
+                }
+                if let Some(row) = self.off_diagonal(c, cell, &crossing) {
+                    out.push((cell, row));
+                }
+            }
+        }
+        out
+    }
+
+    /// The curved surface that crosses the voxel of the node of `c` in `cell`, looking only
+    /// at the `candidates` regions (module docs), or `None` where the staircase rule places
+    /// the node.
+    fn crossing<'r>(
+        &self,
+        c: Component,
+        cell: Index3,
+        candidates: Candidates<'r>,
+    ) -> Option<Crossing<'r>> {
         if !self.smoothing {
             return None;
         }
@@ -104,30 +251,32 @@ impl Setup<'_> {
                 Cut::Outside => continue,
                 Cut::Staircase => return None,
                 Cut::Across { fraction, normal } => {
-                    return self.interface(c, p, (r, candidates.below(r)), fraction, normal);
+                    return Some(Crossing {
+                        position: p,
+                        region: r,
+                        fraction,
+                        normal,
+                        under: candidates.below(r),
+                    });
                 }
             }
         }
         None
     }
 
-    /// The effective medium of the node of `c` at `p`, `fraction` inside region `r` (module
-    /// docs); `None` when the two sides are alike or one is dispersive.
-    fn interface(
-        &self,
-        c: Component,
-        p: [f64; 3],
-        (r, under): (usize, Candidates),
-        fraction: f64,
-        normal: [f64; 3],
-    ) -> Option<NodeMedium> {
+    /// The two sides of a crossing as the node of `c` sees them: the region's material along
+    /// the node's axis, and the medium under it at the node (placed by the staircase rule);
+    /// `None` when an E node has a dispersive side or either side has a full tensor (the
+    /// staircase then places the node).
+    fn sides(&self, c: Component, crossing: &Crossing) -> Option<(Material, Material)> {
         let axis = c.axis();
+        let r = crossing.region;
         let inside = self.regions[r].material.along(axis);
         let below = Setup {
             regions: &self.regions[..r],
             ..*self
         };
-        let placement = below.placement_among(p, under);
+        let placement = below.placement_among(crossing.position, crossing.under);
         let outside = match c.is_electric() {
             true => placement.medium(&below, axis),
             false => NodeMedium::from_sets(placement.material(&below, Some(axis)), &[]),
@@ -140,7 +289,15 @@ impl Setup<'_> {
         if inside.coupling.is_some() || outside.material.coupling.is_some() {
             return None;
         }
-        let out = outside.material;
+        Some((inside, outside.material))
+    }
+
+    /// The diagonal effective medium of the node of `c` at a `crossing` (module docs); `None`
+    /// when the two sides are alike or one is dispersive.
+    fn interface(&self, c: Component, crossing: &Crossing) -> Option<NodeMedium> {
+        let axis = c.axis();
+        let (inside, out) = self.sides(c, crossing)?;
+        let (fraction, normal) = (crossing.fraction, crossing.normal);
         let ((perm_in, loss_in), (perm_out, loss_out)) = match c.is_electric() {
             true => ((inside.eps, inside.sigma), (out.eps, out.sigma)),
             false => ((inside.mu, inside.sigma_m), (out.mu, out.sigma_m)),
@@ -401,5 +558,118 @@ mod tests {
                 "{mode:?} {c:?}: {coarse} → {fine} is not second order"
             );
         }
+    }
+
+    /// Kottke's full effective tensor at every node of a sphere's surface, built here as a
+    /// matrix, `ε̃ = ⟨ε⁻¹⟩⁻¹P + ⟨ε⟩(1 − P)` with `P = nnᵀ` (the normal and the signed distance
+    /// of the tangent plane taken from the node's offset to the centre) and inverted: each
+    /// node's diagonal entry is `1/ε` of its smoothed medium and its off-diagonal entries are
+    /// [`Setup::smoothed_off_diagonal`]'s, up to the rounding of the fraction; a normal along
+    /// an axis of the pair gives none, nor does the diagonal rule or a node by a CPML layer.
+    #[test]
+    fn off_diagonal_entries_invert_kottkes_full_tensor() {
+        use crate::cpml::CpmlParams;
+        use crate::tensor::{Matrix3, inverse};
+        let (eps_in, radius, centre) = (3.0, 4.6, [8.3, 8.1, 7.7]);
+        let regions = [Region {
+            shape: Shape::Sphere {
+                center: centre,
+                radius,
+            },
+            material: Material::dielectric(eps_in),
+        }];
+        let mut boundaries = [[Boundary::Pec; 2]; 3];
+        boundaries[2][0] = Boundary::Cpml(CpmlParams::with_thickness(2));
+        let setup = Setup {
+            regions: &regions,
+            ..Setup::vacuum(Mode::ThreeD, [17, 17, 16], 0.5, boundaries)
+        };
+        assert!(setup.has_tensor_nodes());
+        let (mut coupled, mut by_cpml, mut along_axes) = (0, 0, 0);
+        let mut some_node = None;
+        for c in [Component::Ex, Component::Ey, Component::Ez] {
+            let a = c.axis().index();
+            for n in 0..setup.cells() {
+                let cell = Box3::from_extent(setup.grid).index_at(n);
+                let off = setup.smoothed_off_diagonal(c, cell);
+                let Some(medium) = setup.smoothed_medium(c, cell) else {
+                    assert_eq!(off, None, "{c:?} {cell:?}: off-diagonal entries, no medium");
+                    continue;
+                };
+                let p = c.position(cell);
+                let v: [f64; 3] = core::array::from_fn(|k| p[k] - centre[k]);
+                let rho = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let normal = v.map(|x| x / rho);
+                let f = fraction_below(normal, radius - rho, [0.5; 3]);
+                let mean = f * eps_in + (1.0 - f);
+                let harmonic = 1.0 / (f / eps_in + (1.0 - f));
+                let kottke: Matrix3 = core::array::from_fn(|i| {
+                    core::array::from_fn(|j| {
+                        let nn = normal[i] * normal[j];
+                        let delta = f64::from(u8::from(i == j));
+                        harmonic * nn + mean * (delta - nn)
+                    })
+                });
+                let inv = inverse(&kottke);
+                let tolerance = 1e-3;
+                let diagonal = 1.0 / medium.material.eps;
+                assert!(
+                    (diagonal - inv[a][a]).abs() < tolerance,
+                    "{c:?} {cell:?}: 1/ε {diagonal} against {}",
+                    inv[a][a]
+                );
+                let others = [(a + 1) % 3, (a + 2) % 3];
+                let others = [others[0].min(others[1]), others[0].max(others[1])];
+                let near_cpml = cell[2] < 2 + 2;
+                match off {
+                    Some(row) => {
+                        coupled += 1;
+                        some_node = Some((c, cell));
+                        for (k, &b) in others.iter().enumerate() {
+                            assert!(
+                                (row[k] - inv[a][b]).abs() < tolerance,
+                                "{c:?} {cell:?}: κ{a}{b} {} against {}",
+                                row[k],
+                                inv[a][b]
+                            );
+                        }
+                    }
+                    None if near_cpml => by_cpml += 1,
+                    None => {
+                        along_axes += 1;
+                        assert!(
+                            others.iter().all(|&b| normal[a] * normal[b] == 0.0),
+                            "{c:?} {cell:?}: no entries for normal {normal:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            coupled > 500 && by_cpml > 10,
+            "{coupled} {by_cpml} {along_axes}"
+        );
+        // The list the backends take holds exactly these nodes, each once.
+        let whole = Box3::from_extent(setup.grid);
+        for c in [Component::Ex, Component::Ey, Component::Ez] {
+            let mut listed = setup.smoothed_off_diagonals(c, whole);
+            listed.sort_by_key(|&(cell, _)| (cell[2], cell[1], cell[0]));
+            let expected: Vec<(Index3, [f64; 2])> = (0..setup.cells())
+                .map(|n| whole.index_at(n))
+                .filter_map(|cell| Some((cell, setup.smoothed_off_diagonal(c, cell)?)))
+                .collect();
+            assert_eq!(listed, expected, "{c:?}");
+        }
+        let diagonal = Setup {
+            smoothing_tensor: false,
+            ..setup
+        };
+        assert!(!diagonal.has_tensor_nodes());
+        let (c, cell) = some_node.unwrap();
+        assert_eq!(diagonal.smoothed_off_diagonal(c, cell), None);
+        assert_eq!(
+            diagonal.smoothed_medium(c, cell),
+            setup.smoothed_medium(c, cell)
+        );
     }
 }

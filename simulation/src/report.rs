@@ -146,6 +146,10 @@ pub struct RunReport {
     /// one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until_decayed: Option<DecayReport>,
+    /// Why subpixel smoothing kept the diagonal of the effective tensor alone (the backend or
+    /// layout runs no tensor update); absent where it kept the full tensor or had none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smoothing_fallback: Option<String>,
 }
 
 /// `until_decayed` in `run.json`: the rule as run, and where it ended the run.

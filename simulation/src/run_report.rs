@@ -220,6 +220,7 @@ pub fn run_report<T>(
         partition: layout.partition.clone(),
         resonances,
         until_decayed,
+        smoothing_fallback: crate::dispatch::smoothing_fallback(scene, options),
     }
 }
 

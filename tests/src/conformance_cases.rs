@@ -119,6 +119,7 @@ pub fn physics(mode: Mode) -> Setup<'static> {
         frequencies: &[0.03, 0.05, 0.07],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     }
 }

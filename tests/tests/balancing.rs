@@ -36,6 +36,7 @@ fn setup_3d<'a>(
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     }
 }

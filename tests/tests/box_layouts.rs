@@ -135,6 +135,7 @@ mod runs {
             frequencies: &[0.05, 0.08],
             active: None,
             smoothing: true,
+            smoothing_tensor: true,
             bloch: [0.0; 3],
         };
         setup.validate().expect("valid setup");

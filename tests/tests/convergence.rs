@@ -42,6 +42,7 @@ fn phase_error(refinement: usize) -> f64 {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();

@@ -43,6 +43,7 @@ fn run(mode: Mode, size: usize, probe_offset: [i64; 3], steps: u64) -> Vec<f64> 
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();

@@ -141,6 +141,7 @@ fn one_d() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     check(&setup, 60, &[2, 3, 4, 6, 8]);
@@ -200,6 +201,7 @@ fn two_d_tmz() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
@@ -249,6 +251,7 @@ fn two_d_tez() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     check(&setup, 40, &[2, 3, 4, 6, 8]);
@@ -303,6 +306,7 @@ fn three_d() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     check(&setup, 20, &[2, 3, 4, 6, 8]);
@@ -338,6 +342,7 @@ fn three_d_grid_that_no_rank_count_divides() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     check(&setup, 14, &[6]);

@@ -273,6 +273,7 @@ fn pec_cavity_modes_on_the_discrete_dispersion_relation() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     let mut sim = yee_scalar::Simulation::<f64>::new(&setup).unwrap();

@@ -104,6 +104,7 @@ impl Scene {
             frequencies: &self.frequencies,
             active: None,
             smoothing: true,
+            smoothing_tensor: true,
             bloch: [0.0; 3],
         }
     }

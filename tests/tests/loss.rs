@@ -57,6 +57,7 @@ fn wave_in_conductor_decays_at_the_analytic_rate() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     let mut sim = Simulation::<f64>::new(&setup).unwrap();

@@ -123,6 +123,7 @@ fn scene() -> Setup<'static> {
         frequencies: &[0.03, 0.05, 0.07],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     }
 }

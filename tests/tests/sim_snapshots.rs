@@ -34,6 +34,7 @@ fn cpml_setup<'a>(
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     }
 }

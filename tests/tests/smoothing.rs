@@ -2,7 +2,8 @@
 //! of a dielectric cylinder (ε = 2.25, along z) lit by a TF/SF plane wave, against the series
 //! of [`yee_em::cylinder_scattering`], at three resolutions (radius 8, 16 and 32 cells) and
 //! both polarisations (TMz: E along the axis, where smoothing is the mean of ε; TEz: E across
-//! it, where the mean of 1/ε enters along the normal).
+//! it, where the mean of 1/ε enters along the normal and the effective tensor has off-diagonal
+//! entries wherever the normal lies off the axes).
 //!
 //! Everything scales with the radius: the pulse's band (size parameters x = 2πRf from 0.4 to
 //! 1.6), the run length and the gaps between the cylinder, the total-field box and the flux
@@ -185,10 +186,11 @@ fn error(r: Resolution, polarisation: CylinderPolarisation, smoothing: bool) -> 
 }
 
 /// Measured (this test prints them): TMz with smoothing 0.50, 0.13, 0.03 % (orders 2.00,
-/// 1.99), staircased 1.81, 0.60, 0.19 % (1.61, 1.63); TEz with smoothing 0.78, 0.31, 0.15 %
-/// (1.36, 0.99), staircased 1.63, 0.66, 0.27 % (1.30, 1.30). Across the interface the
-/// smoothing keeps only the diagonal of the effective tensor (module docs of
-/// [`yee_em::smoothing`]), which halves the error but leaves it first order.
+/// 2.01), staircased 1.81, 0.60, 0.19 % (1.61, 1.64); TEz with smoothing 0.75, 0.19, 0.05 %
+/// (2.00, 1.98), staircased 1.63, 0.66, 0.27 % (1.30, 1.31). Across the interface (TEz) the
+/// second order needs the off-diagonal entries of the effective tensor (module docs of
+/// [`yee_em::smoothing`]): with the diagonal alone (`Setup::smoothing_tensor = false`) TEz
+/// gave 0.78, 0.31, 0.15 % (1.36, 1.01).
 #[test]
 fn smoothing_converges_at_second_order_and_the_staircase_slower() {
     let resolutions = [8.0, 16.0, 32.0].map(|radius| Resolution { radius });
@@ -214,14 +216,19 @@ fn smoothing_converges_at_second_order_and_the_staircase_slower() {
                 stair.0[i]
             );
         }
-        if polarisation == CylinderPolarisation::ElectricAlong {
-            for (smooth, stair) in smooth.1.iter().zip(stair.1) {
-                assert!(
-                    *smooth > 1.85,
-                    "smoothing converges at order {smooth}, not 2"
-                );
-                assert!(stair < 1.75, "the staircase converges at order {stair}");
-            }
+        let bound = match polarisation {
+            CylinderPolarisation::ElectricAlong => 1.85,
+            CylinderPolarisation::ElectricAcross => 1.8,
+        };
+        for (smooth, stair) in smooth.1.iter().zip(stair.1) {
+            assert!(
+                *smooth > bound,
+                "{polarisation:?}: smoothing converges at order {smooth}, not 2"
+            );
+            assert!(
+                stair < 1.75,
+                "{polarisation:?}: the staircase converges at order {stair}"
+            );
         }
     }
 }

@@ -1,6 +1,8 @@
 //! General anisotropic media (full symmetric ε and μ, [`Material::tensor`]): the tensor update
 //! reads the other components around each node, across chunk borders, edges and corners
-//! included, so decomposed, rebalanced and rayon runs must give the one-chunk run's bits.
+//! included, so decomposed, rebalanced and rayon runs must give the one-chunk run's bits. The
+//! same for smoothing's off-diagonal entries at a sphere's surface ([`Setup::smoothed_off_diagonal`]),
+//! a sphere that crosses a periodic face and comes within reach of a CPML layer.
 
 use yee_core::Topology;
 use yee_core::topology::for_each_candidate;
@@ -122,6 +124,29 @@ fn three_d_regions() -> [Region; 1] {
     }]
 }
 
+/// A lossy dielectric sphere across the periodic y faces and within two cells of the CPML at
+/// low x: its smoothed surface nodes carry off-diagonal ε⁻¹ (those by the CPML do not).
+fn smoothed_sphere_regions() -> [Region; 1] {
+    [Region {
+        shape: Shape::Sphere {
+            center: [7.6, 1.3, 4.2],
+            radius: 3.7,
+        },
+        material: Material {
+            eps: 3.0,
+            sigma: 0.02,
+            ..Material::VACUUM
+        },
+    }]
+}
+
+/// Whether the one-chunk state of `setup` lists tensor nodes of some E component.
+fn has_electric_tensor_nodes(setup: &Setup) -> bool {
+    let state =
+        yee_scalar::state::YeeState::<f64>::new(setup, yee_core::Box3::from_extent(setup.grid));
+    state.tensor[..3].iter().any(Option::is_some)
+}
+
 const THREE_D_SOURCES: [PointSource; 2] = [
     PointSource {
         component: Component::Ex,
@@ -156,6 +181,18 @@ fn three_d_decompositions_keep_every_bit() {
     check(&setup, 40, &[2, 4, 8]);
 }
 
+#[test]
+fn smoothed_sphere_decompositions_keep_every_bit() {
+    let regions = smoothed_sphere_regions();
+    let probes = [Probe {
+        component: Component::Ex,
+        cell: [10, 3, 5],
+    }];
+    let setup = three_d(&regions, &THREE_D_SOURCES, &probes);
+    assert!(has_electric_tensor_nodes(&setup));
+    check(&setup, 40, &[2, 4, 8]);
+}
+
 /// TEz with both axes periodic: Ex and Ey couple through εxy, Hz alone has no partner.
 #[test]
 fn two_d_tez_decompositions_keep_every_bit() {
@@ -181,12 +218,19 @@ fn two_d_tez_decompositions_keep_every_bit() {
     check(&setup, 60, &[2, 3, 4, 6]);
 }
 
-/// Moving borders keep every bit: the tensor nodes are rebuilt for each new box.
+/// Moving borders keep every bit: the tensor nodes are rebuilt for each new box (the crystal's
+/// and the smoothed sphere's).
 #[test]
 fn rebalanced_borders_keep_every_bit() {
+    for regions in [three_d_regions(), smoothed_sphere_regions()] {
+        let setup = three_d(&regions, &THREE_D_SOURCES, &[]);
+        rebalanced_borders_keep_the_bits_of(&setup);
+    }
+}
+
+fn rebalanced_borders_keep_the_bits_of(setup: &Setup) {
     use yee_core::balance::{BalanceParams, Balancer};
-    let regions = three_d_regions();
-    let setup = three_d(&regions, &THREE_D_SOURCES, &[]);
+    let setup = *setup;
     let steps = 60;
     let reference = single_chunk::<f64>(&setup, steps);
     let topology = Topology([3, 1, 1]);
@@ -214,52 +258,55 @@ fn rebalanced_borders_keep_every_bit() {
     );
 }
 
-/// The rayon executor (one rank and two, small batches) gives the scalar oracle's bits.
+/// The fields of `setup` after 40 steps on `backend` over `topology` (shm ranks).
+fn rayon_fields<B: yee_em::YeeBackend<f64>>(
+    setup: &Setup,
+    topology: Topology,
+    backend: B,
+) -> Vec<Option<Vec<f64>>> {
+    use yee_scalar::decomposed::{assemble, run_rank_on, uniform_plan};
+    let plan = uniform_plan(setup, topology);
+    let outputs = yee_comm_shm::launch(topology, |mut c| {
+        run_rank_on(
+            setup,
+            &plan,
+            yee_em::Costs::default(),
+            &backend,
+            &mut c,
+            40,
+            |_, _| {},
+        )
+        .unwrap()
+    });
+    Component::ALL
+        .iter()
+        .map(|&c| assemble(&outputs, setup.grid, c))
+        .collect()
+}
+
+/// The rayon executor (one rank and two, small batches) gives the scalar oracle's bits, for
+/// the crystal and for the smoothed sphere.
 #[test]
 fn rayon_keeps_every_bit() {
-    use yee_em::{Costs, YeeBackend};
-    use yee_scalar::decomposed::{assemble, run_rank_on, uniform_plan};
-    fn fields<B: YeeBackend<f64>>(
-        setup: &Setup,
-        topology: Topology,
-        backend: B,
-    ) -> Vec<Option<Vec<f64>>> {
-        let plan = uniform_plan(setup, topology);
-        let outputs = yee_comm_shm::launch(topology, |mut c| {
-            run_rank_on(
-                setup,
-                &plan,
-                Costs::default(),
-                &backend,
-                &mut c,
-                40,
-                |_, _| {},
-            )
-            .unwrap()
-        });
-        Component::ALL
-            .iter()
-            .map(|&c| assemble(&outputs, setup.grid, c))
-            .collect()
-    }
-    let regions = three_d_regions();
-    let setup = three_d(&regions, &THREE_D_SOURCES, &[]);
-    let reference = fields(&setup, Topology([1, 1, 1]), yee_scalar::chunk::ScalarCurl);
-    let rayon = yee_rayon::RayonCurl::with_threads(2).unwrap();
-    for topology in [
-        Topology([1, 1, 1]),
-        Topology([2, 1, 1]),
-        Topology([1, 2, 2]),
-    ] {
-        assert!(
-            fields(&setup, topology, rayon.clone()) == reference,
-            "{topology:?}"
-        );
-        let small = rayon.clone().with_batch_cells(200);
-        assert!(
-            fields(&setup, topology, small) == reference,
-            "{topology:?} small batches"
-        );
+    for regions in [three_d_regions(), smoothed_sphere_regions()] {
+        let setup = three_d(&regions, &THREE_D_SOURCES, &[]);
+        let reference = rayon_fields(&setup, Topology([1, 1, 1]), yee_scalar::chunk::ScalarCurl);
+        let rayon = yee_rayon::RayonCurl::with_threads(2).unwrap();
+        for topology in [
+            Topology([1, 1, 1]),
+            Topology([2, 1, 1]),
+            Topology([1, 2, 2]),
+        ] {
+            assert!(
+                rayon_fields(&setup, topology, rayon.clone()) == reference,
+                "{topology:?}"
+            );
+            let small = rayon.clone().with_batch_cells(200);
+            assert!(
+                rayon_fields(&setup, topology, small) == reference,
+                "{topology:?} small batches"
+            );
+        }
     }
 }
 

@@ -85,6 +85,7 @@ fn check(mode: Mode, sources: &[PointSource], probes: &[Probe]) {
         frequencies: &[],
         active: Some(&active),
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     setup.validate().expect("valid setup");

@@ -378,6 +378,10 @@ pub struct Scene {
     pub tile: [usize; 3],
     /// Subpixel smoothing of curved interfaces ([`yee_em::smoothing`]).
     pub smoothing: bool,
+    /// Smoothing keeps the off-diagonal entries of the effective tensor
+    /// ([`yee_em::Setup::smoothing_tensor`]); a run on a backend without the tensor update
+    /// clears it (the diagonal rule) and says so.
+    pub smoothing_tensor: bool,
     /// The Bloch wavevector in cycles per cell (`[boundaries] k`; zero without one).
     pub bloch: [f64; 3],
     /// The band structure `yee bands` computes (`[bands]`).
@@ -408,6 +412,7 @@ impl Scene {
             frequencies: &self.frequencies,
             active: self.active.as_deref(),
             smoothing: self.smoothing,
+            smoothing_tensor: self.smoothing_tensor,
             bloch: self.bloch,
         }
     }
@@ -1168,6 +1173,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         mask_files,
         tile,
         smoothing: spec.smoothing.unwrap_or(true),
+        smoothing_tensor: true,
         bloch,
         bands,
         library,

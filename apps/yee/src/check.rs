@@ -279,11 +279,18 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
             match scene.smoothing {
                 true => format!(
                     "on: the surfaces of {curved} sphere(s) and cylinder(s) are smoothed \
-                     (subpixel averaging){}; the volumes above count them staircased",
+                     (subpixel averaging){}{}; the volumes above count them staircased",
                     if scene.regions.iter().any(|r| r.material.is_dispersive())
                         || scene.background.1.is_dispersive()
                     {
                         ", but for E beside a dispersive material"
+                    } else {
+                        ""
+                    },
+                    if scene.setup().smooths_off_diagonal() {
+                        ", with the effective tensor's off-diagonal entries where the normal \
+                         lies off the axes (the diagonal alone on --backend cuda and tile-set \
+                         or box layouts)"
                     } else {
                         ""
                     }

@@ -312,12 +312,18 @@ fn dynamic_balancing_keeps_the_fields() {
 fn jagged_and_kd_runs_keep_the_fields() {
     // yee run --layout jagged|kd --balance static --speeds 1,1,1,0.2: boxes cut for a slow rank
     // 3, stepped through the tile driver, on sim and shm; and --balance dynamic on sim: the same
-    // fields and probes as one chunk, bit for bit.
+    // fields and probes as one chunk, bit for bit. The tile driver runs no tensor update, so
+    // the cylinder's smoothing keeps the diagonal rule there (run.json's `smoothing_fallback`
+    // says so), and the one chunk it is held to runs that rule too.
     let mut scene = yee_scene::load(&repo().join("examples/scenes/cylinder_tez.toml")).unwrap();
     scene.set_steps(40).unwrap();
     let reference = out_dir("layout_reference");
+    let diagonal = yee_scene::Scene {
+        smoothing_tensor: false,
+        ..scene.clone()
+    };
     run(
-        &scene,
+        &diagonal,
         &options(
             &reference,
             Topology([1, 1, 1]),
@@ -342,6 +348,10 @@ fn jagged_and_kd_runs_keep_the_fields() {
             )
             .unwrap()
             .expect("one process writes");
+            assert_eq!(
+                report.smoothing_fallback.as_deref(),
+                Some("diagonal only: a jagged or k-d --layout runs no tensor update")
+            );
             let boxes = report.balance.boxes.expect("the boxes are reported");
             let cells = |b: &yee_runtime::balance::BoxJson| -> i64 {
                 (0..3).map(|a| b.hi[a] - b.lo[a]).product()

@@ -51,6 +51,7 @@ pub fn setup() -> Setup<'static> {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     }
 }

@@ -378,6 +378,7 @@ impl<T: Scalar> YeeState<T> {
                 }
                 self.free[b.index()].contains(q)
             };
+            let smoothed = setup.smoothed_off_diagonals(c, region);
             self.tensor[c.index()] = TensorNodes::of(
                 c,
                 region,
@@ -387,6 +388,7 @@ impl<T: Scalar> YeeState<T> {
                 &gains,
                 self.mode.active_axes(),
                 evolves,
+                &smoothed,
             );
         }
         self
@@ -903,6 +905,7 @@ mod tests {
             frequencies: &[],
             active: Some(&active),
             smoothing: true,
+            smoothing_tensor: true,
             bloch: [0.0; 3],
         };
         let state = YeeState::<f64>::new(&setup, Box3::from_extent(setup.grid));

@@ -56,7 +56,11 @@ impl<R: Real> TensorNodes<R> {
     /// (`materials[id]`, `None` for the inactive id) couples it to the other components;
     /// `gains` holds each id's curl coefficient (`Cb` or `Db`), `active` the axes the mode
     /// uses and `evolves` whether a node of a component in a cell is updated (wrapped across
-    /// periodic faces). `None` when there are none.
+    /// periodic faces). `smoothed` lists the nodes in `region` whose smoothed medium has
+    /// off-diagonal entries ([`yee_em::Setup::smoothed_off_diagonal`]: `κₐb` for the two other
+    /// axes), weighed by their material's curl coefficient and diagonal entry as a tensor
+    /// material's are. `None` when there are none.
+    #[allow(clippy::too_many_arguments)]
     pub fn of(
         c: Component,
         region: Box3,
@@ -66,6 +70,7 @@ impl<R: Real> TensorNodes<R> {
         gains: &[R],
         active: [bool; 3],
         evolves: impl Fn(Component, Index3) -> bool,
+        smoothed: &[(Index3, [f64; 2])],
     ) -> Option<Self> {
         let a = c.axis().index();
         let weights: Vec<Option<[R; 2]>> = materials
@@ -80,10 +85,24 @@ impl<R: Real> TensorNodes<R> {
                 (row.iter().any(|&(_, k)| k != 0.0)).then_some(w)
             })
             .collect();
-        if weights.iter().all(Option::is_none) || region.is_empty() {
-            return None;
-        }
         let mut nodes = Vec::new();
+        for &(cell, row) in smoothed.iter().filter(|(q, _)| region.contains(*q)) {
+            let offset = storage.linear_index(cell);
+            let id = usize::from(id_at(offset));
+            let (Some(m), Some(&gain)) = (materials[id], gains.get(id)) else {
+                continue;
+            };
+            let own = if c.is_electric() { m.eps } else { m.mu };
+            nodes.push(TensorNode {
+                cell,
+                offset,
+                weights: row.map(|k| gain * R::from_f64(k * own)),
+                present: present(c, cell, active, &evolves),
+            });
+        }
+        if weights.iter().all(Option::is_none) || region.is_empty() {
+            return (!nodes.is_empty()).then_some(TensorNodes { nodes });
+        }
         for n in 0..region.cells() {
             let cell = region.index_at(n);
             let offset = storage.linear_index(cell);

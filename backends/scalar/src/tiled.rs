@@ -50,8 +50,11 @@ impl fmt::Display for TiledError {
             TiledError::GridMismatch => write!(f, "the tile map was made for another grid"),
             TiledError::Tensor => write!(
                 f,
-                "a material has a full `eps` or `mu` tensor (off-diagonal entries): tile-set and \
-                 box-layout runs exchange faces only; use a rectilinear layout"
+                "a material has a full `eps` or `mu` tensor, or smoothing gives a curved \
+                 surface's nodes off-diagonal entries: tile-set and box-layout runs exchange \
+                 faces only; use a rectilinear layout (or, for smoothing, \
+                 `Setup::smoothing_tensor = false`: the diagonal rule, which `yee run` falls \
+                 back to)"
             ),
         }
     }

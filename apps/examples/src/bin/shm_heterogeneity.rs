@@ -41,6 +41,7 @@ fn main() {
         frequencies: &[],
         active: None,
         smoothing: true,
+        smoothing_tensor: true,
         bloch: [0.0; 3],
     };
     let steps = 600;

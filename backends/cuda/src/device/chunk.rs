@@ -238,8 +238,9 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     }
     if setup.has_tensor_nodes() {
         return unsupported(
-            "off-diagonal ε or μ (a material's full `eps`/`mu` tensor: its neighbours' curls \
-             and the halo's edges and corners)",
+            "off-diagonal ε or μ (a material's full `eps`/`mu` tensor, or smoothing's at a \
+             curved surface, where `Setup::smoothing_tensor = false` keeps the diagonal rule, \
+             as `yee run` does: its neighbours' curls and the halo's edges and corners)",
         );
     }
     Ok(())
