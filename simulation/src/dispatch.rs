@@ -12,6 +12,7 @@ use crate::control::Control;
 use crate::error::AppError;
 use crate::leg::{Ended, run_leg};
 use crate::options::{Backend, RunOptions};
+use crate::smoothing_fallback::{is_device, smoothing_needs_tensor, without_tensor_update};
 
 /// Runs `scene` with the element type it asks for on the backend `options` choose, driven
 /// through `control` when given. Returns what the run left on the process that writes the
@@ -48,44 +49,6 @@ pub fn run_scene(
         Backend::Rayon => run_on(scene, options, rayon_kernel(options), control),
         Backend::Cuda | Backend::CudaEmulated => run_cuda(scene, options, control),
     }
-}
-
-/// What in `options` runs no tensor update ([`yee_em::Setup::has_tensor_nodes`]): the device
-/// chunk (the GPU's or the emulated one, alone or beside host ranks), or the tile driver (tile sets, jagged or k-d boxes). `None` when the run has it.
-fn without_tensor_update(options: &RunOptions) -> Option<&'static str> {
-    let device_rank = options.rank_backends.iter().any(|&b| is_device(b));
-    if device_rank {
-        Some("a device rank of --rank-backends")
-    } else if options.rank_backends.is_empty() && options.backend == Backend::Cuda {
-        Some("--backend cuda")
-    } else if options.rank_backends.is_empty() && options.backend == Backend::CudaEmulated {
-        Some("--backend cuda-emulated")
-    } else if options.partition.is_some() {
-        Some("--partition (tile sets)")
-    } else if options.balance.layout != yee_runtime::balance::LayoutKind::Tensor {
-        Some("a jagged or k-d --layout")
-    } else {
-        None
-    }
-}
-
-/// Whether `setup`'s smoothing gives some node off-diagonal entries and no material of it has
-/// a full tensor (which the backends without the tensor update refuse by name): smoothing then
-/// falls back to the diagonal rule there.
-fn smoothing_needs_tensor(setup: &yee_em::Setup) -> bool {
-    setup.smooths_off_diagonal() && !setup.has_tensor_materials()
-}
-
-/// What run.json's `smoothing_fallback` says: why smoothing kept the diagonal alone where its
-/// scene smooths curved surfaces with the full tensor, `None` where it did not fall back.
-pub fn smoothing_fallback(scene: &Scene, options: &RunOptions) -> Option<String> {
-    let full = yee_em::Setup {
-        smoothing_tensor: true,
-        ..scene.setup()
-    };
-    let fell_back = !scene.smoothing_tensor && smoothing_needs_tensor(&full);
-    let what = without_tensor_update(options)?;
-    fell_back.then(|| format!("diagonal only: {what} runs no tensor update"))
 }
 
 /// The rayon executor of a run: ranks that are threads of this process each take their share
@@ -138,11 +101,6 @@ fn run_per_rank(
          `rayon` feature to mix backends)"
             .into(),
     ))
-}
-
-/// Whether `backend` runs on a device (the GPU or the emulated one).
-fn is_device(backend: Backend) -> bool {
-    matches!(backend, Backend::Cuda | Backend::CudaEmulated)
 }
 
 /// Each rank's host kernel (a device rank's entry is never used: the scalar loops).

@@ -40,6 +40,7 @@ pub mod resonances_output;
 pub mod run_report;
 pub mod simulation;
 pub mod slices;
+pub mod smoothing_fallback;
 pub mod snapshots;
 pub mod values;
 pub mod weights;

@@ -220,7 +220,7 @@ pub fn run_report<T>(
         partition: layout.partition.clone(),
         resonances,
         until_decayed,
-        smoothing_fallback: crate::dispatch::smoothing_fallback(scene, options),
+        smoothing_fallback: crate::smoothing_fallback::smoothing_fallback(scene, options),
     }
 }
 

@@ -17,7 +17,7 @@ use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, Diagonal, DirectionSpec, FluxSpec,
     GeometrySpec, ModeSpec, ModesSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind,
-    SnapshotFormat, SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
+    SmoothingSpec, SnapshotFormat, SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -577,6 +577,17 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         file: file.to_path_buf(),
         key: key.into(),
         message,
+    };
+    let (smoothing, smoothing_tensor) = match &spec.smoothing {
+        None | Some(SmoothingSpec::On(true)) => (true, true),
+        Some(SmoothingSpec::On(false)) => (false, false),
+        Some(SmoothingSpec::Rule(r)) if r == "diagonal" => (true, false),
+        Some(SmoothingSpec::Rule(r)) => {
+            return Err(err(
+                "smoothing",
+                format!("{r:?}: give true, false or \"diagonal\""),
+            ));
+        }
     };
     let resolution = match spec.units.resolution {
         Some(_) if spec.units.cell_size.is_some() => {
@@ -1172,8 +1183,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         active,
         mask_files,
         tile,
-        smoothing: spec.smoothing.unwrap_or(true),
-        smoothing_tensor: true,
+        smoothing,
+        smoothing_tensor,
         bloch,
         bands,
         library,

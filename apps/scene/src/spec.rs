@@ -59,8 +59,9 @@ pub struct SceneSpec {
     /// Images of active cells and the tile size of irregular partitions.
     #[serde(default)]
     pub mask: MaskSpec,
-    /// Subpixel smoothing of curved interfaces (default true; false staircases them).
-    pub smoothing: Option<bool>,
+    /// Subpixel smoothing of curved interfaces (default true: Kottke's full tensor; false
+    /// staircases them; "diagonal" keeps the tensor's diagonal alone).
+    pub smoothing: Option<SmoothingSpec>,
     /// A band structure for `yee bands`: the k-points and the band searched.
     pub bands: Option<BandsSpec>,
     /// A B-scan: the scene run once per trace with its sources and receivers moved.
@@ -365,6 +366,17 @@ pub enum Diagonal {
     /// A full tensor `[[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]` (checked symmetric and
     /// positive definite when resolved).
     Tensor([[f64; 3]; 3]),
+}
+
+/// The `smoothing` key: on or off, or the name of a rule ("diagonal").
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum SmoothingSpec {
+    /// `true` (Kottke's full effective tensor) or `false` (staircase).
+    On(bool),
+    /// A rule by name: "diagonal" (the effective tensor's diagonal, as a backend without the
+    /// tensor update runs it).
+    Rule(String),
 }
 
 /// An entry of a material parameter's list: a number (of `[x, y, z]`) or a row (of a tensor).

@@ -490,7 +490,10 @@ fn bad_command_lines_name_what_is_available() {
         .unwrap();
     assert!(!out.status.success());
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(e.contains("[possible values: scalar, rayon, cuda]"), "{e}");
+    assert!(
+        e.contains("[possible values: scalar, rayon, cuda, cuda-emulated]"),
+        "{e}"
+    );
     let out = yee().args(["run", scene, "--steps", "0"]).output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--steps: 0: a run needs at least one step")
