@@ -22,6 +22,7 @@ pub mod hdf5_output;
 pub mod layout;
 pub mod leg;
 pub mod memory_estimate;
+pub mod mode_sources;
 pub mod modes_output;
 pub mod movie;
 pub mod options;
