@@ -172,7 +172,7 @@ fn sheets(
 pub fn expand_mode_sources(scene: &mut Scene) -> Result<(), AppError> {
     for s in 0..scene.mode_sources.len() {
         let source = scene.mode_sources[s].clone();
-        if source.expanded {
+        if source.n_eff.is_some() {
             continue;
         }
         let (cs, mode) = launched_mode(scene, &source)?;
@@ -181,14 +181,14 @@ pub fn expand_mode_sources(scene: &mut Scene) -> Result<(), AppError> {
             .source_origin
             .extend(std::iter::repeat_n(source.index, added.len()));
         scene.sources.extend(added);
-        scene.mode_sources[s].expanded = true;
+        scene.mode_sources[s].n_eff = Some(mode.n_eff);
     }
     Ok(())
 }
 
 /// Refuses a scene whose mode sources are not expanded yet: its run would leave them out.
 pub fn check_mode_sources(scene: &Scene) -> Result<(), AppError> {
-    match scene.mode_sources.iter().find(|s| !s.expanded) {
+    match scene.mode_sources.iter().find(|s| s.n_eff.is_none()) {
         Some(s) => Err(AppError::Run(format!(
             "{}: sources[{}]: the mode source is not expanded into currents \
              (yee_simulation::mode_sources::expand_mode_sources)",

@@ -2405,8 +2405,9 @@ pub struct ModeSource {
     /// The scale of the mode, whose fields carry unit power (normalised) at the centre
     /// frequency.
     pub amplitude: f64,
-    /// Whether its currents are in [`Scene::sources`] yet.
-    pub expanded: bool,
+    /// The launched mode's effective index at the centre frequency, once its currents are in
+    /// [`Scene::sources`] (`None` before).
+    pub n_eff: Option<f64>,
 }
 
 /// `[[sources]]` entry `i` of `kind = "mode"`: its plane inside the grid (a cell from either
@@ -2485,7 +2486,7 @@ fn mode_source(
         forward,
         waveform,
         amplitude: s.amplitude,
-        expanded: false,
+        n_eff: None,
     })
 }
 
