@@ -17,7 +17,8 @@ use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, Diagonal, DirectionSpec, FluxSpec,
     GeometrySpec, ModeSpec, ModesSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind,
-    SnapshotFormat, SourcePosition, SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
+    SnapshotFormat, SourcePosition, SourceSpec, UnitSystem, ValueType, VtiCompression,
+    WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -2336,7 +2337,9 @@ fn source_nodes(
             key("position"),
             format!("{x}: a point source's position is a list of coordinates"),
         )),
-        (Some(SourcePosition::Point(p)), None, None) => Ok((vec![(r.cell(&key("position"), p)?, 1.0)], unused)),
+        (Some(SourcePosition::Point(p)), None, None) => {
+            Ok((vec![(r.cell(&key("position"), p)?, 1.0)], unused))
+        }
         (None, Some(lo), Some(hi)) => {
             let (a, b) = (r.point(&key("lo"), lo, 0.0)?, r.point(&key("hi"), hi, 0.0)?);
             for axis in 0..r.dims() {
