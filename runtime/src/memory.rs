@@ -64,7 +64,7 @@ pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
             false => !(plain && setup.regions.iter().all(|r| same_h(&r.material))),
         })
         .count() as u64;
-    let sources = (setup.sources.len() * core::mem::size_of::<yee_em::PointSource>()) as u64;
+    let sources = core::mem::size_of_val(setup.sources) as u64;
     storage * (components * value + with_ids * 2) + psi + dft + sources
 }
 

@@ -925,7 +925,8 @@ fn check_command(args: CheckArgs) -> Result<(), AppError> {
 
 /// `yee geometry`: the scene's planes drawn before anything runs.
 fn geometry_command(args: GeometryArgs) -> Result<(), AppError> {
-    let scene = yee_scene::load(&args.scene)?;
+    let mut scene = yee_scene::load(&args.scene)?;
+    yee_simulation::mode_sources::expand_mode_sources(&mut scene)?;
     let out = args
         .out
         .clone()
