@@ -26,4 +26,4 @@ pub mod solver;
 pub use cross_section::CrossSection;
 pub use error::ModeError;
 pub use overlap::{GridOf, ModeAmplitudes, PlaneFields};
-pub use solver::{ModeFields, ModeOptions, WaveguideMode, solve};
+pub use solver::{ModeFields, ModeOptions, WaveguideMode, guided, solve};

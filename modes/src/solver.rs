@@ -121,6 +121,16 @@ pub fn solve(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMo
     Ok(modes)
 }
 
+/// The guided modes among the first `options.count` of `cs`: those whose effective index
+/// exceeds the largest index on the plane's edges ([`CrossSection::edge_index_squared`]);
+/// below it a mode fills the plane, one of the modes of the box its walls make.
+pub fn guided(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMode>, ModeError> {
+    let edge = cs.edge_index_squared();
+    let mut modes = solve(cs, options)?;
+    modes.retain(|m| m.n_eff * m.n_eff > edge);
+    Ok(modes)
+}
+
 /// The mode of eigenpair `pair` (module docs).
 fn mode_of(
     cs: &CrossSection,

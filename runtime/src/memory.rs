@@ -13,7 +13,9 @@ pub fn peak_rss_bytes() -> Option<u64> {
 /// Bytes the scalar backend allocates for `setup` with values of `value_bytes` bytes: each
 /// component over the grid plus its ghost layers, a 2-byte material id per node of each
 /// component whose nodes are not all of one material, the CPML ψ arrays, and the DFT
-/// monitors' sums (a real and an imaginary value per frequency, component and node). A chunk
+/// monitors' sums (a real and an imaginary value per frequency, component and node), the
+/// point sources each chunk keeps for its nodes (a mode source's sheets are one per node of
+/// its plane). A chunk
 /// keeps no ids for a component of one material (`YeeState::one_id`): every component without
 /// regions or a mask, and the H components where every region has the background's μ and σ*
 /// (H nodes see nothing else).
@@ -62,7 +64,8 @@ pub fn estimate_bytes(setup: &Setup, value_bytes: usize) -> u64 {
             false => !(plain && setup.regions.iter().all(|r| same_h(&r.material))),
         })
         .count() as u64;
-    storage * (components * value + with_ids * 2) + psi + dft
+    let sources = core::mem::size_of_val(setup.sources) as u64;
+    storage * (components * value + with_ids * 2) + psi + dft + sources
 }
 
 /// `bytes` as a human-readable size.

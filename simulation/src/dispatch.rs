@@ -23,6 +23,7 @@ pub fn run_scene(
     control: Option<&Control>,
 ) -> Result<Option<Ended>, AppError> {
     crate::flux_output::check_minus_files(scene)?;
+    crate::mode_sources::check_mode_sources(scene)?;
     crate::modes_output::check_mode_monitors(scene)?;
     crate::hdf5_output::check_built(scene)?;
     let diagonal;

@@ -24,6 +24,7 @@ pub mod leg;
 pub mod memory_estimate;
 #[cfg(all(feature = "cuda", feature = "rayon"))]
 pub mod mixed_backend;
+pub mod mode_sources;
 pub mod modes_output;
 pub mod movie;
 pub mod options;

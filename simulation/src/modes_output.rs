@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::Serialize;
 use yee_em::DftFields;
-use yee_modes::{CrossSection, GridOf, ModeOptions, PlaneFields, WaveguideMode, solve};
+use yee_modes::{CrossSection, GridOf, ModeOptions, PlaneFields, WaveguideMode, guided};
 use yee_scalar::decomposed::{RankOutput, assemble_dft};
 use yee_scene::{ModeMonitor, Scene};
 
@@ -83,9 +83,7 @@ fn modes_of(
         count: highest + 1,
         time_step: Some(dt),
     };
-    let edge = cs.edge_index_squared();
-    let mut modes = solve(&cs, &options).map_err(|e| fail(e.to_string()))?;
-    modes.retain(|m| m.n_eff * m.n_eff > edge);
+    let modes = guided(&cs, &options).map_err(|e| fail(e.to_string()))?;
     if modes.len() <= highest {
         return Err(AppError::Run(format!(
             "{}: {}: mode {highest}: the plane {}={} carries {} guided mode{} at frequency \
@@ -97,7 +95,7 @@ fn modes_of(
             scene.units.to_scene_length(k as f64),
             modes.len(),
             if modes.len() == 1 { "" } else { "s" },
-            edge.sqrt()
+            cs.edge_index_squared().sqrt()
         )));
     }
     Ok((cs, modes))

@@ -108,7 +108,8 @@ pub enum Status {
 impl Simulation {
     /// A simulation of `scene` run as `options` say. Fails, naming what is wrong, when the
     /// scene's `minus` files cannot be read or it asks for an output this build lacks.
-    pub fn new(scene: Scene, options: RunOptions) -> Result<Self, AppError> {
+    pub fn new(mut scene: Scene, options: RunOptions) -> Result<Self, AppError> {
+        crate::mode_sources::expand_mode_sources(&mut scene)?;
         crate::flux_output::check_minus_files(&scene)?;
         crate::modes_output::check_mode_monitors(&scene)?;
         crate::hdf5_output::check_built(&scene)?;

@@ -29,7 +29,9 @@ use std::path::Path;
 
 pub use error::SceneError;
 pub use geometry_output::GeometryOutput;
-pub use resolve::{DftOutput, Flux, ModeMonitor, Resonances, Scene, Slice, Snapshots, Units};
+pub use resolve::{
+    DftOutput, Flux, ModeMonitor, ModeSource, Resonances, Scene, Slice, Snapshots, Units,
+};
 
 /// The most bytes a scene file may hold: scenes are text, and this bounds what is read from a
 /// path that never ends (`/dev/zero`).

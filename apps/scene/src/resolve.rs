@@ -17,7 +17,8 @@ use super::mask;
 use super::spec::{
     AxisName, BoundaryKind, ComponentName, DftSpec, Diagonal, DirectionSpec, FluxSpec,
     GeometrySpec, ModeSpec, ModesSpec, OutputName, PlaneWaveSpec, PoleSpec, SceneSpec, ShapeKind,
-    SmoothingSpec, SnapshotFormat, SourceSpec, UnitSystem, ValueType, VtiCompression, WaveformKind,
+    SmoothingSpec, SnapshotFormat, SourcePosition, SourceSpec, UnitSystem, ValueType,
+    VtiCompression, WaveformKind,
 };
 
 /// Speed of light in vacuum, m/s.
@@ -341,6 +342,9 @@ pub struct Scene {
     pub sources: Vec<PointSource>,
     /// The `[[sources]]` entry each source node comes from.
     pub source_origin: Vec<usize>,
+    /// Mode sources (`kind = "mode"`), which the mode solver expands into soft sources in
+    /// [`Scene::sources`] before a run (`yee_simulation::mode_sources`).
+    pub mode_sources: Vec<ModeSource>,
     /// Probes.
     pub probes: Vec<Probe>,
     /// Probe names (file-name safe, unique).
@@ -849,10 +853,33 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     // Sources.
     let mut sources = Vec::new();
     let mut source_origin = Vec::new();
+    let mut mode_sources = Vec::new();
     for (i, s) in spec.sources.iter().enumerate() {
-        let component = r.component(&format!("sources[{i}].component"), s.component)?;
-        let (nodes, extended) = source_nodes(&r, i, component, s, &boundaries)?;
         let waveform = waveform(&r, &format!("sources[{i}]"), &s.into())?;
+        if s.kind == super::spec::SourceKindName::Mode {
+            mode_sources.push(mode_source(&r, i, s, waveform)?);
+            continue;
+        }
+        for (name, given) in [
+            ("axis", s.axis.is_some()),
+            ("mode", s.mode.is_some()),
+            ("direction", s.direction.is_some()),
+        ] {
+            if given {
+                return Err(r.err(
+                    format!("sources[{i}].{name}"),
+                    "only a mode source (kind = \"mode\") takes it",
+                ));
+            }
+        }
+        let Some(name) = s.component else {
+            return Err(r.err(
+                format!("sources[{i}]"),
+                "a soft or hard source names its component",
+            ));
+        };
+        let component = r.component(&format!("sources[{i}].component"), name)?;
+        let (nodes, extended) = source_nodes(&r, i, component, s, &boundaries)?;
         if !s.amplitude.is_finite() {
             return Err(r.err(
                 format!("sources[{i}].amplitude"),
@@ -862,6 +889,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         let kind = match s.kind {
             super::spec::SourceKindName::Soft => SourceKind::Soft,
             super::spec::SourceKindName::Hard => SourceKind::Hard,
+            super::spec::SourceKindName::Mode => unreachable!("mode sources are taken above"),
         };
         let amplitude = r
             .units
@@ -1166,6 +1194,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         boundaries,
         sources,
         source_origin,
+        mode_sources,
         probes,
         probe_names,
         plane_waves,
@@ -2321,7 +2350,13 @@ fn source_nodes(
     let key = |k: &str| format!("sources[{i}].{k}");
     let unused = 3 - r.dims();
     match (&s.position, &s.lo, &s.hi) {
-        (Some(p), None, None) => Ok((vec![(r.cell(&key("position"), p)?, 1.0)], unused)),
+        (Some(SourcePosition::Along(x)), None, None) => Err(r.err(
+            key("position"),
+            format!("{x}: a point source's position is a list of coordinates"),
+        )),
+        (Some(SourcePosition::Point(p)), None, None) => {
+            Ok((vec![(r.cell(&key("position"), p)?, 1.0)], unused))
+        }
         (None, Some(lo), Some(hi)) => {
             let (a, b) = (r.point(&key("lo"), lo, 0.0)?, r.point(&key("hi"), hi, 0.0)?);
             for axis in 0..r.dims() {
@@ -2365,6 +2400,114 @@ fn source_nodes(
             "give a point (position) or a line, plane or box (lo and hi)",
         )),
     }
+}
+
+/// A `[[sources]]` entry of `kind = "mode"`: one guided mode of the grid's cross-section at
+/// `plane` launched one way by the equivalent currents of its E and H on that plane (the
+/// total-field/scattered-field correction of a single plane, docs/modes.md). The scene
+/// cannot solve for the mode; `yee_simulation::mode_sources` does, and adds the currents to
+/// [`Scene::sources`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeSource {
+    /// The `[[sources]]` entry.
+    pub index: usize,
+    /// The plane's normal.
+    pub axis: Axis,
+    /// The plane's cell index along `axis`: the E sheet lies on it, the H sheet on the cells
+    /// before it (`forward`) or on it (backward).
+    pub plane: usize,
+    /// The mode number, from 0 by decreasing effective index.
+    pub mode: usize,
+    /// Along increasing coordinate when true.
+    pub forward: bool,
+    /// The time dependence of the launched mode's E on the plane (normalised).
+    pub waveform: yee_em::Waveform,
+    /// The scale of the mode, whose fields carry unit power (normalised) at the centre
+    /// frequency.
+    pub amplitude: f64,
+    /// The launched mode's effective index at the centre frequency, once its currents are in
+    /// [`Scene::sources`] (`None` before).
+    pub n_eff: Option<f64>,
+}
+
+/// `[[sources]]` entry `i` of `kind = "mode"`: its plane inside the grid (a cell from either
+/// face), its direction, no component or box.
+fn mode_source(
+    r: &Resolver,
+    i: usize,
+    s: &SourceSpec,
+    waveform: yee_em::Waveform,
+) -> Result<ModeSource, SceneError> {
+    let key = |k: &str| format!("sources[{i}].{k}");
+    for (name, given) in [
+        ("component", s.component.is_some()),
+        ("lo", s.lo.is_some()),
+        ("hi", s.hi.is_some()),
+    ] {
+        if given {
+            return Err(r.err(
+                key(name),
+                "a mode source fills the grid's cross-section at axis and position",
+            ));
+        }
+    }
+    let Some(name) = s.axis else {
+        return Err(r.err(key("axis"), "a mode source names its plane's normal"));
+    };
+    let axis = to_axis(name);
+    if r.dims() == 1 || axis.index() >= r.dims() {
+        return Err(r.err(
+            key("axis"),
+            format!(
+                "{}: a {} scene's modes propagate along {}",
+                axis.name(),
+                r.mode.name(),
+                ["no axis", "x", "x or y", "x, y or z"][r.dims()]
+            ),
+        ));
+    }
+    let x = match s.position {
+        Some(SourcePosition::Along(x)) => x,
+        _ => {
+            return Err(r.err(
+                key("position"),
+                "a mode source's plane is one coordinate along axis",
+            ));
+        }
+    };
+    let k = r.units.length(x).round() as i64;
+    if !(x.is_finite() && k >= 1 && k < r.grid[axis.index()] as i64) {
+        return Err(r.err(
+            key("position"),
+            format!("{x} must lie inside the grid, a cell or more from its faces"),
+        ));
+    }
+    let forward = match s.direction.as_deref() {
+        Some("+") => true,
+        Some("-") => false,
+        other => {
+            return Err(r.err(
+                key("direction"),
+                format!("{other:?}: a mode source travels \"+\" or \"-\" along its axis"),
+            ));
+        }
+    };
+    if !(s.amplitude.is_finite()) {
+        return Err(r.err(
+            key("amplitude"),
+            format!("{} is not a finite number", s.amplitude),
+        ));
+    }
+    Ok(ModeSource {
+        index: i,
+        axis,
+        plane: k as usize,
+        mode: s.mode.unwrap_or(0),
+        forward,
+        waveform,
+        amplitude: s.amplitude,
+        n_eff: None,
+    })
 }
 
 /// The most frequencies one `[[flux]]` or `[[dft]]` table takes (each costs two values per

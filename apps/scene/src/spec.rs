@@ -598,10 +598,18 @@ pub enum OutputName {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
-    /// The component driven.
-    pub component: ComponentName,
-    /// Position (1, 2 or 3 numbers); the node of the cell containing it is driven.
-    pub position: Option<Vec<f64>>,
+    /// The component driven (soft and hard sources).
+    pub component: Option<ComponentName>,
+    /// Position (1, 2 or 3 numbers); the node of the cell containing it is driven. A mode
+    /// source: the plane's coordinate along `axis` (one number).
+    pub position: Option<SourcePosition>,
+    /// A mode source: the plane's normal, the direction of propagation.
+    pub axis: Option<AxisName>,
+    /// A mode source: the mode, numbered from 0 by decreasing effective index as `yee modes`
+    /// numbers them (default 0).
+    pub mode: Option<usize>,
+    /// A mode source: "+" (along increasing coordinate) or "-".
+    pub direction: Option<String>,
     /// A line, plane or box of nodes instead of a point: low corner...
     pub lo: Option<Vec<f64>>,
     /// ...and high corner (equal to `lo` on the axes the source does not extend along).
@@ -621,9 +629,19 @@ pub struct SourceSpec {
     /// Amplitude (default 1).
     #[serde(default = "one")]
     pub amplitude: f64,
-    /// "soft" (default) or "hard".
+    /// "soft" (default), "hard" or "mode".
     #[serde(default)]
     pub kind: SourceKindName,
+}
+
+/// A source's `position`: a point, or a mode source's coordinate along its axis.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum SourcePosition {
+    /// One number: a mode source's plane.
+    Along(f64),
+    /// 1, 2 or 3 numbers: a point.
+    Point(Vec<f64>),
 }
 
 /// `[[plane_waves]]`: a plane wave along an axis, injected on the surface of a total-field box.
@@ -766,6 +784,8 @@ pub enum SourceKindName {
     Soft,
     /// Overwrites the field.
     Hard,
+    /// Launches a waveguide mode one way: its E and H as currents on a plane (docs/modes.md).
+    Mode,
 }
 
 /// `[[probes]]`.

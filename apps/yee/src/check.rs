@@ -301,6 +301,32 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     }
 }
 
+/// A mode source expanded into `nodes` soft sources.
+fn describe_mode_source(scene: &Scene, m: &yee_scene::ModeSource, nodes: usize, s: &mut String) {
+    let (sense, h_plane) = match m.forward {
+        true => ('+', m.plane as f64 - 0.5),
+        false => ('-', m.plane as f64 + 0.5),
+    };
+    let length = |x: f64| scene.units.to_scene_length(x);
+    let _ = writeln!(
+        s,
+        "source {}    mode {} along {sense}{}, n_eff {:.6} at the centre frequency: E sheet at \
+         {axis}={}, H sheet at {axis}={}, {nodes} soft nodes, amplitude {} of the unit-power \
+         mode, {}, significant up to f = {:.6e}{}",
+        m.index,
+        m.mode,
+        m.axis.name(),
+        m.n_eff.unwrap_or(f64::NAN),
+        length(m.plane as f64),
+        length(h_plane),
+        m.amplitude,
+        describe_waveform(&m.waveform, &scene.units),
+        scene.units.to_scene_frequency(m.waveform.max_frequency()),
+        frequency_unit(&scene.units),
+        axis = m.axis.name(),
+    );
+}
+
 /// The sources, plane waves, flux regions and the resolution they ask for.
 fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
     let mut next = 0;
@@ -312,6 +338,11 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
             .count();
         let group = &scene.sources[next..next + nodes];
         let (src, last) = (&group[0], &group[nodes - 1]);
+        if let Some(m) = scene.mode_sources.iter().find(|m| m.index == origin) {
+            describe_mode_source(scene, m, nodes, s);
+            next += nodes;
+            continue;
+        }
         // Nodes on the faces of a box carry part of its current (docs/scene.md, "The same
         // rule for sources and monitors"): the amplitude shown is a whole node's.
         let whole = group

@@ -515,6 +515,7 @@ pub fn prepare_run(
     processes: Option<usize>,
 ) -> Result<(yee_scene::Scene, RunOptions), AppError> {
     let mut scene = yee_scene::load(&args.scene)?;
+    yee_simulation::mode_sources::expand_mode_sources(&mut scene)?;
     crate::hdf5_output::check_built(&scene)?;
     if let Some(steps) = args.steps {
         scene.set_steps(steps)?;
@@ -910,7 +911,8 @@ fn run_command(args: RunArgs) -> Result<(), AppError> {
 
 /// `yee check`: the resolved setup and its warnings, without running.
 fn check_command(args: CheckArgs) -> Result<(), AppError> {
-    let scene = yee_scene::load(&args.scene)?;
+    let mut scene = yee_scene::load(&args.scene)?;
+    yee_simulation::mode_sources::expand_mode_sources(&mut scene)?;
     crate::hdf5_output::check_built(&scene)?;
     let (text, warnings) = crate::check::describe(&scene);
     print!("{text}");
@@ -923,7 +925,8 @@ fn check_command(args: CheckArgs) -> Result<(), AppError> {
 
 /// `yee geometry`: the scene's planes drawn before anything runs.
 fn geometry_command(args: GeometryArgs) -> Result<(), AppError> {
-    let scene = yee_scene::load(&args.scene)?;
+    let mut scene = yee_scene::load(&args.scene)?;
+    yee_simulation::mode_sources::expand_mode_sources(&mut scene)?;
     let out = args
         .out
         .clone()

@@ -21,6 +21,7 @@ mod length_units;
 mod malformed_scenes;
 mod memory;
 mod mode_monitors;
+mod mode_sources;
 mod modes;
 mod movie;
 mod non_finite_results;
