@@ -60,3 +60,19 @@ fn run_text(dir: &Path, name: &str, text: &str) -> PathBuf {
     assert!(status.success(), "yee run {}", file.display());
     out
 }
+
+/// A CSV's rows (numbers) as maps from its header's names.
+fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, f64>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.parse().unwrap()))
+                .collect()
+        })
+        .collect()
+}

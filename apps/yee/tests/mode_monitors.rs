@@ -49,22 +49,6 @@ time = 1600
     text
 }
 
-/// A CSV's rows as maps from its header's names.
-fn rows(path: &Path) -> Vec<std::collections::HashMap<String, f64>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split(','))
-                .map(|(h, v)| (h.to_string(), v.parse().unwrap()))
-                .collect()
-        })
-        .collect()
-}
-
 /// Downstream the fundamental mode carries the power forward: `|A⁺|²` within 1 % of the flux
 /// monitor's flux (measured ≤ 0.53 %: the flux interpolates E and H onto the cells' centres,
 /// the amplitudes sum over the nodes), `|A⁺|² − |A⁻|²` no more than the net power through
@@ -77,8 +61,8 @@ fn a_straight_guides_fundamental_mode_carries_the_flux() {
     let dir = crate::tmp_dir(module_path!());
     let out = crate::run_text(&dir, "guide", &guide(""));
     for (name, sign) in [("down", 1.0), ("up", -1.0)] {
-        let modes = rows(&out.join(format!("modes_{name}.csv")));
-        let flux = rows(&out.join(format!("flux_{name}_flux.csv")));
+        let modes = crate::csv_rows(&out.join(format!("modes_{name}.csv")));
+        let flux = crate::csv_rows(&out.join(format!("flux_{name}_flux.csv")));
         assert_eq!(modes.len(), 11);
         for (m, f) in modes.iter().zip(&flux) {
             let (fw, bw) = (m["forward_power"], m["backward_power"]);
@@ -224,7 +208,7 @@ count = 11
 time = 3000
 "#;
     let out = crate::run_text(&dir, "facet", scene);
-    let modes = rows(&out.join("modes_refl.csv"));
+    let modes = crate::csv_rows(&out.join("modes_refl.csv"));
     for (m, meep) in modes.iter().zip(MEEP_FACET_R) {
         let r = m["backward_power"] / m["forward_power"];
         assert!(

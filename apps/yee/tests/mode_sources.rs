@@ -3,7 +3,6 @@
 //! at x = 200 one way, the power through flux planes and mode monitors 170 cells either side;
 //! the same bits on one rank and on several; bad keys refused naming them.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -51,22 +50,6 @@ time = 1600
     text
 }
 
-/// A CSV's rows as maps from its header's names.
-fn rows(path: &Path) -> Vec<HashMap<String, f64>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split(','))
-                .map(|(h, v)| (h.to_string(), v.parse().unwrap()))
-                .collect()
-        })
-        .collect()
-}
-
 /// Launched along +x and along −x (the scene is symmetric: both give the same numbers): at
 /// every frequency of the band the power leaving through the plane the mode travels to is at
 /// least 99.8 % of all the power leaving (measured ≥ 99.90 %, the least at the band's low
@@ -88,9 +71,9 @@ fn a_mode_source_launches_its_mode_one_way() {
     ] {
         let out = crate::run_text(&dir, name, &guide(direction, ""));
         let sign = if direction == "+" { 1.0 } else { -1.0 };
-        let modes = rows(&out.join(format!("modes_{along}.csv")));
-        let flux_along = rows(&out.join(format!("flux_{along}_flux.csv")));
-        let flux_against = rows(&out.join(format!("flux_{against}_flux.csv")));
+        let modes = crate::csv_rows(&out.join(format!("modes_{along}.csv")));
+        let flux_along = crate::csv_rows(&out.join(format!("flux_{along}_flux.csv")));
+        let flux_against = crate::csv_rows(&out.join(format!("flux_{against}_flux.csv")));
         assert_eq!(modes.len(), 11);
         for ((m, fa), fb) in modes.iter().zip(&flux_along).zip(&flux_against) {
             let f = m["frequency"];

@@ -14,6 +14,28 @@ fn scene() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/mpi3d.toml")
 }
 
+/// mpi3d with `smoothing = "diagonal"`: the rule jagged and k-d layouts and tile sets fall
+/// back to (the tile driver runs no tensor update), so that their runs and the one-process
+/// run they are compared with agree.
+fn diagonal_scene() -> PathBuf {
+    let text = std::fs::read_to_string(scene()).unwrap();
+    let text = text.replacen("[grid]", "smoothing = \"diagonal\"\n\n[grid]", 1);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpi3d_diagonal.toml");
+    // Tests run side by side: each writes its own file and renames it over the shared one.
+    let own = path.with_extension(format!("{:?}", std::thread::current().id()));
+    std::fs::write(&own, text).unwrap();
+    std::fs::rename(&own, &path).unwrap();
+    path
+}
+
+/// The scene a run with `extra` arguments reads: [`diagonal_scene`] on the tile driver.
+fn scene_for(extra: &[&str]) -> PathBuf {
+    match extra.contains(&"--layout") || extra.contains(&"--partition") {
+        true => diagonal_scene(),
+        false => scene(),
+    }
+}
+
 fn out_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
@@ -27,7 +49,7 @@ fn yee_run(command: &mut Command, out: &Path, extra: &[&str]) {
     command
         .args([
             "run",
-            scene().to_str().unwrap(),
+            scene_for(extra).to_str().unwrap(),
             "--backend",
             "scalar",
             "--quiet",
@@ -49,9 +71,21 @@ fn succeed(out: Output) -> Output {
 
 /// A one-process shared-memory run: the reference (in a directory of the test's own).
 fn reference(test: &str) -> PathBuf {
+    reference_on(test, &["--comm", "shm", "--ranks", "1"])
+}
+
+/// The one-process run of the scene the tile driver's runs read ([`scene_for`]).
+fn tiled_reference(test: &str) -> PathBuf {
+    reference_on(
+        test,
+        &["--comm", "shm", "--ranks", "1", "--layout", "tensor"],
+    )
+}
+
+fn reference_on(test: &str, extra: &[&str]) -> PathBuf {
     let out = out_dir(&format!("mpi_reference_{test}"));
     let mut c = Command::new(YEE);
-    yee_run(&mut c, &out, &["--comm", "shm", "--ranks", "1"]);
+    yee_run(&mut c, &out, extra);
     succeed(finish(c));
     out
 }
@@ -142,7 +176,7 @@ fn dynamic_balancing_moves_borders_between_processes_and_keeps_the_fields() {
 /// output is the one-process run's, also with k-d boxes rebalanced between the processes.
 #[test]
 fn box_layouts_and_tile_sets_under_mpirun_give_the_one_process_outputs() {
-    let reference = reference("tiled");
+    let reference = tiled_reference("tiled");
     let cases: [(usize, &[&str]); 5] = [
         (2, &["--layout", "kd"]),
         (4, &["--layout", "kd", "--no-overlap"]),
@@ -386,7 +420,7 @@ fn a_checkpoint_of_mpi_ranks_resumes_on_other_layouts_bit_for_bit() {
 /// of boxes or tiles) resume under mpirun on another layout and in one process, bit for bit.
 #[test]
 fn box_layout_and_tile_set_checkpoints_under_mpirun_resume_bit_for_bit() {
-    let reference = reference("owned_checkpoint");
+    let reference = tiled_reference("owned_checkpoint");
     let cases: [(usize, &[&str], usize, &[&str]); 2] = [
         (3, &["--layout", "kd"], 2, &["--layout", "kd"]),
         (3, &["--partition", "rcdc"], 2, &["--partition", "rcdc"]),
@@ -430,6 +464,8 @@ fn box_layout_and_tile_set_checkpoints_under_mpirun_resume_bit_for_bit() {
                 "shm",
                 "--ranks",
                 "1",
+                "--layout",
+                "tensor",
                 "--resume",
                 cut.to_str().unwrap(),
             ],
