@@ -4,7 +4,6 @@
 //! bits on one rank and on several; and the mode number beyond the plane's guided modes
 //! refused before the run, naming the key.
 
-use std::path::Path;
 use std::process::Command;
 
 /// The guide along x, the source across its core at x = 200, mode monitors and flux planes

@@ -3,7 +3,6 @@
 //! at x = 200 one way, the power through flux planes and mode monitors 170 cells either side;
 //! the same bits on one rank and on several; bad keys refused naming them.
 
-use std::path::Path;
 use std::process::Command;
 
 /// The guide along x, a mode source on the plane x = 200 travelling `direction`, mode
