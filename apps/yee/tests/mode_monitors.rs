@@ -6,12 +6,9 @@
 
 use std::process::Command;
 
-/// The guide along x, the source across its core at x = 200, mode monitors and flux planes
-/// at x = 370 (downstream) and x = 30 (upstream), a band where only TE0 is guided
-/// (`V = k₀ w/2 √3 < π/2` up to f = 0.036).
-fn guide(modes: &str) -> String {
-    let mut text = String::from(
-        r#"
+/// The guide of these tests and of `mode_sources`: an ε = 4 core 8 cells wide along x in a
+/// 400 × 80 TMz grid with CPML 12 cells thick.
+pub const GUIDE: &str = r#"
 name = "guide"
 [grid]
 mode = "tmz"
@@ -27,7 +24,15 @@ shape = "box"
 material = "core"
 lo = [0, 36]
 hi = [400, 44]
-[[sources]]
+"#;
+
+/// The guide along x, the source across its core at x = 200, mode monitors and flux planes
+/// at x = 370 (downstream) and x = 30 (upstream), a band where only TE0 is guided
+/// (`V = k₀ w/2 √3 < π/2` up to f = 0.036).
+fn guide(modes: &str) -> String {
+    let mut text = String::from(GUIDE);
+    text.push_str(
+        r#"[[sources]]
 component = "ez"
 lo = [200, 36]
 hi = [200, 44]

@@ -10,24 +10,9 @@ use std::process::Command;
 /// where only TE0 is guided (`V = k₀ w/2 √3 < π/2` up to f = 0.036); `extra` goes into the
 /// source's table.
 fn guide(direction: &str, extra: &str) -> String {
-    let mut text = format!(
-        r#"
-name = "guide"
-[grid]
-mode = "tmz"
-size = [400, 80]
-[boundaries]
-all = "cpml"
-[boundaries.cpml]
-thickness = 12
-[materials.core]
-eps = 4.0
-[[geometry]]
-shape = "box"
-material = "core"
-lo = [0, 36]
-hi = [400, 44]
-[[sources]]
+    let mut text = String::from(crate::mode_monitors::GUIDE);
+    text += &format!(
+        r#"[[sources]]
 kind = "mode"
 axis = "x"
 position = 200
