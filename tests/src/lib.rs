@@ -213,10 +213,11 @@ pub fn planned<T: yee_core::Scalar>(
     planned_on(setup, plan, comm, None, steps)
 }
 
-/// Waits (up to two minutes) until the run writing into `out` has completed a checkpoint
-/// (`out/checkpoint/step-…` without `.part`): by then it is stepping, with its signal handlers
-/// in place. Panics at the deadline.
-pub fn wait_for_checkpoint(out: &std::path::Path) {
+/// Waits (up to two minutes) until the run `child` writing into `out` has completed a
+/// checkpoint (`out/checkpoint/step-…` without `.part`): by then it is stepping, with its
+/// signal handlers in place. Panics at the deadline, or at once with the run's error output
+/// when it ends before its first checkpoint (a refused start).
+pub fn wait_for_checkpoint(out: &std::path::Path, child: &mut std::process::Child) {
     let start = std::time::Instant::now();
     loop {
         let done = std::fs::read_dir(out.join("checkpoint"))
@@ -230,6 +231,16 @@ pub fn wait_for_checkpoint(out: &std::path::Path) {
             });
         if done {
             return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut error = String::new();
+            if let Some(mut stderr) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut stderr, &mut error);
+            }
+            panic!(
+                "the run writing into {} ended ({status}) before its first checkpoint: {error}",
+                out.display()
+            );
         }
         assert!(
             start.elapsed() < std::time::Duration::from_secs(120),

@@ -365,7 +365,7 @@ fn sigterm_then_resume(name: &str, layout: &[&str], elsewhere: bool) {
         elsewhere_args = vec!["--checkpoint-dir".to_string(), path_text(&checkpoints)];
     }
     // Far more steps than the test waits for.
-    let child = yee()
+    let mut child = yee()
         .args(["run", scene.to_str().unwrap(), "--quiet"])
         .args(layout)
         .args(&elsewhere_args)
@@ -384,7 +384,7 @@ fn sigterm_then_resume(name: &str, layout: &[&str], elsewhere: bool) {
         .spawn()
         .unwrap();
     // Once the run steps (its first checkpoint is there), its signal handlers are in place.
-    yee_tests::wait_for_checkpoint(&base);
+    yee_tests::wait_for_checkpoint(&base, &mut child);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -508,13 +508,13 @@ fn sigusr1_to_mpirun_leaves_every_ranks_checkpoint_and_resumes() {
         &out,
         &["--steps", "100000000", "--checkpoint-every", "40"],
     );
-    let child = c
+    let mut child = c
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Once the run steps (its first checkpoint is there), its signal handlers are in place.
-    yee_tests::wait_for_checkpoint(&out);
+    yee_tests::wait_for_checkpoint(&out, &mut child);
     assert!(
         Command::new("kill")
             .args(["-USR1", &child.id().to_string()])

@@ -288,7 +288,7 @@ fn an_interrupted_scan_says_so() {
     let out = dir.join("interrupted");
     let _ = std::fs::remove_dir_all(&out);
     // Far more steps than the test waits for.
-    let child = Command::new(env!("CARGO_BIN_EXE_yee"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yee"))
         .args([
             "run",
             "--quiet",
@@ -304,7 +304,7 @@ fn an_interrupted_scan_says_so() {
         .spawn()
         .unwrap();
     // Once the first trace steps (its first checkpoint is there), the handlers are in place.
-    yee_tests::wait_for_checkpoint(&out.join("trace_000"));
+    yee_tests::wait_for_checkpoint(&out.join("trace_000"), &mut child);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
