@@ -359,3 +359,21 @@ fn tiled_run<T: yee_core::Scalar>(
         }),
     }
 }
+
+/// A copy of the scene file `scene` with `smoothing = "diagonal"` (the rule the device chunk
+/// and the tile driver fall back to), written into `dir`; its path. Tests running side by side
+/// may write it at once: each writes its own file and renames it over the shared one.
+pub fn diagonal_smoothing_copy(
+    scene: &std::path::Path,
+    dir: &std::path::Path,
+) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(scene).unwrap();
+    let text = text.replacen("[grid]", "smoothing = \"diagonal\"\n\n[grid]", 1);
+    std::fs::create_dir_all(dir).unwrap();
+    let name = scene.file_stem().unwrap().to_string_lossy();
+    let path = dir.join(format!("{name}_diagonal.toml"));
+    let own = path.with_extension(format!("{:?}", std::thread::current().id()));
+    std::fs::write(&own, text).unwrap();
+    std::fs::rename(&own, &path).unwrap();
+    path
+}

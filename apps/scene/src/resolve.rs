@@ -575,6 +575,17 @@ fn to_axis(a: AxisName) -> Axis {
     }
 }
 
+/// The `smoothing` key as (smoothing on, with Kottke's off-diagonal terms): `true` (the
+/// default) both, `false` neither, "diagonal" the diagonal rule alone.
+fn smoothing_rule(spec: Option<&SmoothingSpec>) -> Result<(bool, bool), String> {
+    match spec {
+        None | Some(SmoothingSpec::On(true)) => Ok((true, true)),
+        Some(SmoothingSpec::On(false)) => Ok((false, false)),
+        Some(SmoothingSpec::Rule(r)) if r == "diagonal" => Ok((true, false)),
+        Some(SmoothingSpec::Rule(r)) => Err(format!("{r:?}: give true, false or \"diagonal\"")),
+    }
+}
+
 /// Resolves a parsed scene.
 pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
     let err = |key: &str, message: String| SceneError::Invalid {
@@ -582,17 +593,8 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
         key: key.into(),
         message,
     };
-    let (smoothing, smoothing_tensor) = match &spec.smoothing {
-        None | Some(SmoothingSpec::On(true)) => (true, true),
-        Some(SmoothingSpec::On(false)) => (false, false),
-        Some(SmoothingSpec::Rule(r)) if r == "diagonal" => (true, false),
-        Some(SmoothingSpec::Rule(r)) => {
-            return Err(err(
-                "smoothing",
-                format!("{r:?}: give true, false or \"diagonal\""),
-            ));
-        }
-    };
+    let (smoothing, smoothing_tensor) =
+        smoothing_rule(spec.smoothing.as_ref()).map_err(|m| err("smoothing", m))?;
     let resolution = match spec.units.resolution {
         Some(_) if spec.units.cell_size.is_some() => {
             return Err(err(

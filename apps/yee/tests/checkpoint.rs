@@ -105,15 +105,7 @@ fn mpi3d() -> PathBuf {
 /// mpi3d with `smoothing = "diagonal"`: the rule jagged and k-d layouts fall back to (they run
 /// no tensor update), so that their runs and the one-rank run they are compared with agree.
 fn mpi3d_diagonal() -> PathBuf {
-    let text = std::fs::read_to_string(mpi3d()).unwrap();
-    let path = crate::tmp_dir(module_path!()).join("mpi3d_diagonal.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let text = text.replacen("[grid]", "smoothing = \"diagonal\"\n\n[grid]", 1);
-    // Tests run side by side: each writes its own file and renames it over the shared one.
-    let own = path.with_extension(format!("{:?}", std::thread::current().id()));
-    std::fs::write(&own, text).unwrap();
-    std::fs::rename(&own, &path).unwrap();
-    path
+    yee_tests::diagonal_smoothing_copy(&mpi3d(), &crate::tmp_dir(module_path!()))
 }
 
 #[test]

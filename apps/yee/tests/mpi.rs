@@ -18,14 +18,7 @@ fn scene() -> PathBuf {
 /// back to (the tile driver runs no tensor update), so that their runs and the one-process
 /// run they are compared with agree.
 fn diagonal_scene() -> PathBuf {
-    let text = std::fs::read_to_string(scene()).unwrap();
-    let text = text.replacen("[grid]", "smoothing = \"diagonal\"\n\n[grid]", 1);
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpi3d_diagonal.toml");
-    // Tests run side by side: each writes its own file and renames it over the shared one.
-    let own = path.with_extension(format!("{:?}", std::thread::current().id()));
-    std::fs::write(&own, text).unwrap();
-    std::fs::rename(&own, &path).unwrap();
-    path
+    yee_tests::diagonal_smoothing_copy(&scene(), Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 /// The scene a run with `extra` arguments reads: [`diagonal_scene`] on the tile driver.
