@@ -60,10 +60,11 @@ impl MemoryEstimate {
 const CODE_TOUCHED: f64 = 0.7;
 
 /// The file-backed memory of a process from its `/proc/PID/smaps` text: the bytes the
-/// executable `exe` maps, and the resident bytes of every other file mapping (the libraries,
-/// and whatever the environment preloads — resident as much now as during a run, where a share
-/// of their mapped size could be far off).
-pub fn file_mappings(smaps: &str, exe: &str) -> (u64, u64) {
+/// executable maps — the file at `exe`, or any mapping of its inode `exe_inode` (a hard link
+/// of the same file can name it otherwise) — and the resident bytes of every other file
+/// mapping (the libraries, and whatever the environment preloads — resident as much now as
+/// during a run, where a share of their mapped size could be far off).
+pub fn file_mappings(smaps: &str, exe: &str, exe_inode: u64) -> (u64, u64) {
     let (mut exe_mapped, mut others_resident) = (0, 0);
     let mut current: Option<bool> = None;
     for line in smaps.lines() {
@@ -72,8 +73,9 @@ pub fn file_mappings(smaps: &str, exe: &str) -> (u64, u64) {
         if let Some((lo, hi)) = first.split_once('-')
             && let (Ok(lo), Ok(hi)) = (u64::from_str_radix(lo, 16), u64::from_str_radix(hi, 16))
         {
-            let path = fields.nth(4).filter(|p| p.starts_with('/'));
-            current = path.map(|p| p == exe);
+            let inode: u64 = fields.nth(3).and_then(|i| i.parse().ok()).unwrap_or(0);
+            let path = fields.next().filter(|p| p.starts_with('/'));
+            current = path.map(|p| p == exe || (inode != 0 && inode == exe_inode));
             if current == Some(true) {
                 exe_mapped += hi.saturating_sub(lo);
             }
@@ -92,10 +94,13 @@ pub fn file_mappings(smaps: &str, exe: &str) -> (u64, u64) {
 pub fn process_bytes() -> u64 {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let anon = yee_runtime::memory_limit::kib_field(&read("/proc/self/status"), "RssAnon");
-    let exe = std::env::current_exe()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (exe_mapped, libraries) = file_mappings(&read("/proc/self/smaps"), &exe);
+    let exe = std::env::current_exe().unwrap_or_default();
+    #[cfg(unix)]
+    let inode = std::fs::metadata(&exe).map_or(0, |m| std::os::unix::fs::MetadataExt::ino(&m));
+    #[cfg(not(unix))]
+    let inode = 0;
+    let exe = exe.to_string_lossy();
+    let (exe_mapped, libraries) = file_mappings(&read("/proc/self/smaps"), &exe, inode);
     anon.unwrap_or(0) + (exe_mapped as f64 * CODE_TOUCHED) as u64 + libraries
 }
 
@@ -178,7 +183,9 @@ mod tests {
                      b000-f000 r--p 00000000 08:01 13 /lib/libc.so.6\n\
                      Size:                 16 kB\n\
                      Rss:                   8 kB\n\
-                     VmFlags: rd mr mw me sd\n";
-        assert_eq!(file_mappings(smaps, "/usr/bin/yee"), (0x2000, 8 * 1024));
+                     VmFlags: rd mr mw me sd\n\
+                     10000-13000 r--p 00002000 08:01 12 /opt/yee-link\n\
+                     Rss:                   8 kB\n";
+        assert_eq!(file_mappings(smaps, "/usr/bin/yee", 12), (0x5000, 8 * 1024));
     }
 }

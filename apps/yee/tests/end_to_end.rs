@@ -1,5 +1,6 @@
 //! `yee run` on every example scene: run.json, .npy, .png, .vti and probe CSVs are checked
-//! against the grid and the step count; the cavity scene's resonance against theory.
+//! against the grid and the step count, and `yee check`'s memory estimate against the run's
+//! peak (within 15 %); the cavity scene's resonance against theory.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -226,8 +227,13 @@ fn every_example_scene_runs_and_writes_readable_outputs() {
         let report = run_scene(&scene, &out, steps);
         if text.contains("\n[scan]") {
             check_scan_outputs(&report, &out, steps);
+            // The traces run one after another in this process: the last holds its peak.
+            let last = report["traces"].as_array().unwrap().last().unwrap();
+            let trace = out.join(last["folder"].as_str().unwrap());
+            crate::memory::assert_estimate_within_15_percent(&scene, &trace);
             continue;
         }
+        crate::memory::assert_estimate_within_15_percent(&scene, &out);
         assert_eq!(report["scene"], stem.as_str());
         check_outputs(&report, &out, steps, !text.contains("\n[bands]"));
     }
