@@ -7,7 +7,12 @@
 #      compared byte for byte;
 #   2. speed: `yee run --backend cuda` on vacuum and CPML + sphere scenes, f32 and f64,
 #      the stepping rate run.json reports (Mcells/s);
-#   3. the rayon backend's scaling on the host's cores (`yee bench --threads`).
+#   3. `yee bench --backend cuda`: the device chunk stepped alone against the device's own
+#      triad (vacuum, CPML, sphere and lossy half-space at 256³, f32 and f64);
+#   4. the heterogeneous run (Balykov 2019 §3): one device rank beside 15 rayon ranks of one
+#      core each, split evenly, by the measured speeds (static) and by measurement (dynamic),
+#      against the device alone and the ideal split (the sum of the measured rates);
+#   5. the rayon backend's scaling on the host's cores (`yee bench --threads`), vacuum and CPML.
 set -u
 YEE=$(realpath "${1:-target/release/yee}")
 OUT=${2:-out/gpu_check}
@@ -121,5 +126,39 @@ for spec in "vacuum 256 f32 pec 400" "vacuum 256 f64 pec 400" "sphere 256 f32 sp
     fi
 done
 echo
-echo "rayon on the host's cores (yee bench, 3D 256 vacuum):"
+echo "the device chunk stepped alone against the device's triad (yee bench --backend cuda):"
+timeout 240 "$YEE" bench --backend cuda --scenes --only "256^3" 2>&1 | grep -v INFO
+
+# The heterogeneous run: one device rank and 15 rayon ranks (a core each) on the sphere scene.
+rate() { python3 -c "import json,sys; print(f\"{json.load(open(sys.argv[1]))['mcells_per_s']:.0f}\")" "$OUT/$1/run.json"; }
+het=$(cube het_sphere_256_f32 256 f32 sphere 200)
+echo
+echo "heterogeneous: sphere 256³ f32 + CPML, 200 steps; rates from run.json (Mcells/s)"
+cpu=$(timeout 240 "$YEE" bench --threads 1 --scenes --only "sphere 256" --no-scalar --json 2>/dev/null |
+    python3 -c "import json,sys; print(f\"{[r for r in json.load(sys.stdin) if r['value_type'] == 'f32'][0]['mcells_per_s']:.0f}\")")
+if run "$het" het_gpu --backend cuda && [ -n "$cpu" ]; then
+    gpu=$(rate het_gpu)
+    ideal=$((gpu + 15 * cpu))
+    list="cuda$(printf ',rayon%.0s' $(seq 15))"
+    speeds="$gpu$(printf ",$cpu%.0s" $(seq 15))"
+    echo "| run | Mcells/s | of the ideal $ideal (device $gpu + 15 × one core $cpu) |"
+    echo "| --- | ---: | ---: |"
+    echo "| device alone | $gpu | $((100 * gpu / ideal)) % |"
+    for spec in "even:--balance off" "static:--balance static --speeds $speeds" \
+        "dynamic:--balance dynamic --rebalance-every 20"; do
+        name=${spec%%:*}
+        if run "$het" "het_$name" --ranks 16 --comm shm --topology 16x1x1 --rank-backends "$list" ${spec#*:}; then
+            r=$(rate "het_$name")
+            echo "| 1 device + 15 cores, $name | $r | $((100 * r / ideal)) % |"
+        else
+            echo "| 1 device + 15 cores, $name | failed: $(tail -1 "$OUT/het_$name.log") | |"
+        fi
+    done
+else
+    echo "device alone failed: $(tail -1 "$OUT/het_gpu.log"); one-core rate '$cpu'"
+fi
+
+echo
+echo "rayon on the host's cores (yee bench, 3D 256 vacuum and CPML):"
 timeout 240 "$YEE" bench --threads 1,2,4,8,16 --only "3D 256^3" --no-scalar 2>&1 | tail -12
+timeout 300 "$YEE" bench --threads 1,2,4,8,16 --scenes --only "CPML 256^3" --no-scalar 2>&1 | tail -12

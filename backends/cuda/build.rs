@@ -14,6 +14,7 @@ fn main() {
         "curl.cu",
         "finite.cu",
         "source.cu",
+        "triad.cu",
     ] {
         println!("cargo:rerun-if-changed=kernels/{file}");
     }

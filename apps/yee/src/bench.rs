@@ -35,7 +35,7 @@ pub struct BenchRow {
     pub value_type: String,
     /// Backend.
     pub backend: String,
-    /// Threads.
+    /// Threads (0 for a device: `--backend cuda`).
     pub threads: usize,
     /// Median Mcells/s (cells × steps / seconds / 1e6).
     pub mcells_per_s: f64,
@@ -117,17 +117,17 @@ impl Triad {
 /// One kernel's timed runs: each run's rate, the triad's bandwidth before it, and its fraction
 /// of that roofline.
 #[derive(Clone, Debug, Default)]
-struct Samples {
-    rates: Vec<f64>,
-    bandwidths: Vec<f64>,
-    fractions: Vec<f64>,
+pub(crate) struct Samples {
+    pub(crate) rates: Vec<f64>,
+    pub(crate) bandwidths: Vec<f64>,
+    pub(crate) fractions: Vec<f64>,
     /// The byte model of the chunk measured ([`byte_model`]).
-    bytes: f64,
+    pub(crate) bytes: f64,
 }
 
 impl Samples {
     /// Adds another round's runs of the same kernel and problem.
-    fn extend(&mut self, more: Samples) {
+    pub(crate) fn extend(&mut self, more: Samples) {
         self.rates.extend(more.rates);
         self.bandwidths.extend(more.bandwidths);
         self.fractions.extend(more.fractions);
@@ -142,7 +142,7 @@ fn median(values: &[f64]) -> f64 {
 
 /// Timed runs per kernel and problem; the median is reported (this machine's rate wanders by
 /// ±25 % between runs).
-const RUNS: usize = 5;
+pub(crate) const RUNS: usize = 5;
 
 /// What fills a bench grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +173,7 @@ pub struct Problem {
 }
 
 /// The material regions of `scene` on `grid`.
-fn regions(scene: Scene, grid: [usize; 3]) -> Vec<Region> {
+pub(crate) fn regions(scene: Scene, grid: [usize; 3]) -> Vec<Region> {
     let g = grid.map(|n| n as f64);
     match scene {
         Scene::Vacuum | Scene::Cpml => Vec::new(),
@@ -197,7 +197,7 @@ fn regions(scene: Scene, grid: [usize; 3]) -> Vec<Region> {
     }
 }
 
-fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
+pub(crate) fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
     let walls = match problem.scene {
         Scene::Vacuum => Boundary::Pec,
         _ => Boundary::Cpml(CpmlParams::with_thickness(10)),
@@ -392,16 +392,16 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
 }
 
 /// What names a bench row: the problem, value type, backend and threads.
-struct RowHead {
-    problem: &'static str,
-    value_type: &'static str,
-    backend: &'static str,
-    threads: usize,
+pub(crate) struct RowHead {
+    pub(crate) problem: &'static str,
+    pub(crate) value_type: &'static str,
+    pub(crate) backend: &'static str,
+    pub(crate) threads: usize,
 }
 
 impl RowHead {
     /// The row of these `samples`' medians.
-    fn with(self, samples: &Samples) -> BenchRow {
+    pub(crate) fn with(self, samples: &Samples) -> BenchRow {
         let bandwidth = median(&samples.bandwidths);
         let fractions = &samples.fractions;
         let low = fractions.iter().copied().fold(f64::INFINITY, f64::min);

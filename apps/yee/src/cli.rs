@@ -275,6 +275,11 @@ pub struct BenchArgs {
     /// bandwidth drifts, a slow spell then weighs on every problem.
     #[arg(long, default_value_t = 1)]
     pub rounds: usize,
+    /// What runs the problems: rayon (the default, with the scalar backend's reference rows),
+    /// or the device chunk stepped alone, `cuda` on a GPU against the device's own triad
+    /// (`threads` 0 in the rows), `cuda-emulated` for a smoke run (its rates are the host's).
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
 }
 
 /// `yee geometry`.
@@ -1020,7 +1025,18 @@ fn bench_command(args: BenchArgs) -> Result<(), AppError> {
         scalar: !args.no_scalar,
         rounds: args.rounds,
     };
-    let rows = crate::bench::run(&plan);
+    let rows = match args.backend {
+        None | Some(Backend::Rayon) => crate::bench::run(&plan),
+        Some(Backend::Scalar) => {
+            return Err(AppError::Usage(
+                "--backend scalar: the scalar backend's rows come with the rayon table (at \
+                 100³; --no-scalar leaves them out); bench --backend takes rayon, cuda or \
+                 cuda-emulated"
+                    .into(),
+            ));
+        }
+        Some(device @ (Backend::Cuda | Backend::CudaEmulated)) => device_bench(&plan, device)?,
+    };
     if args.json {
         println!(
             "{}",
@@ -1030,6 +1046,34 @@ fn bench_command(args: BenchArgs) -> Result<(), AppError> {
         print!("{}", crate::bench::table(&rows));
     }
     Ok(())
+}
+
+/// `yee bench --backend cuda|cuda-emulated`: the device chunk's rows
+/// ([`crate::bench_device`]), or what the build lacks.
+#[cfg(feature = "rayon")]
+fn device_bench(
+    plan: &crate::bench::Plan,
+    device: Backend,
+) -> Result<Vec<crate::bench::BenchRow>, AppError> {
+    #[cfg(feature = "cuda")]
+    {
+        use yee_cuda::device::{Cudarc, Emulated};
+        let emulated = device == Backend::CudaEmulated;
+        let len = crate::bench_device::triad_len(emulated);
+        let rows = match emulated {
+            true => crate::bench_device::run::<Emulated>(plan, len),
+            false if !yee_cuda::device::driver_present() => {
+                Err(yee_cuda::device::CudaError::no_driver())
+            }
+            false => crate::bench_device::run::<Cudarc>(plan, len),
+        };
+        rows.map_err(|e| AppError::Usage(format!("--backend {}: {e}", device.name())))
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (plan, device);
+        Err(AppError::Usage(yee_simulation::error::CUDA_MISSING.into()))
+    }
 }
 
 /// `yee mpi-calibrate`: the machine model measured under mpirun.

@@ -14,6 +14,8 @@ pub use yee_simulation::{error, hdf5_output, movie, plane_plot, report};
 pub mod bands;
 #[cfg(feature = "rayon")]
 pub mod bench;
+#[cfg(all(feature = "rayon", feature = "cuda"))]
+pub mod bench_device;
 #[cfg(feature = "mpi")]
 pub mod calibrate;
 pub mod check;

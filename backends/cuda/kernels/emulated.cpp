@@ -25,6 +25,7 @@
 #include "curl.cu"
 #include "finite.cu"
 #include "source.cu"
+#include "triad.cu"
 #undef YEE_REAL
 #undef YEE_NAME
 
@@ -36,6 +37,7 @@
 #include "curl.cu"
 #include "finite.cu"
 #include "source.cu"
+#include "triad.cu"
 #undef YEE_REAL
 #undef YEE_NAME
 
@@ -91,8 +93,10 @@ YEE_EMULATED(yee_cpml, f32)
 YEE_EMULATED(yee_source, f32)
 YEE_EMULATED(yee_box_copy, f32)
 YEE_EMULATED(yee_non_finite, f32)
+YEE_EMULATED(yee_triad, f32)
 YEE_EMULATED(yee_curl, f64)
 YEE_EMULATED(yee_cpml, f64)
 YEE_EMULATED(yee_source, f64)
 YEE_EMULATED(yee_box_copy, f64)
 YEE_EMULATED(yee_non_finite, f64)
+YEE_EMULATED(yee_triad, f64)

@@ -90,8 +90,15 @@ pub const FINITE: KernelFile = KernelFile {
     entries: &["yee_non_finite"],
 };
 
+/// The STREAM triad the device's roofline is measured with (`yee bench --backend cuda`).
+pub const TRIAD: KernelFile = KernelFile {
+    name: "triad.cu",
+    source: include_str!("../kernels/triad.cu"),
+    entries: &["yee_triad"],
+};
+
 /// Every kernel file.
-pub const ALL: [KernelFile; 5] = [CURL, CPML, SOURCE, BOX, FINITE];
+pub const ALL: [KernelFile; 6] = [CURL, CPML, SOURCE, BOX, FINITE, TRIAD];
 
 /// The entry point of `entry` for `precision` (`yee_curl_f32`).
 pub fn entry_name(entry: &str, precision: Precision) -> String {

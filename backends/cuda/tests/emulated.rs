@@ -149,3 +149,34 @@ fn every_kernel_loads_and_a_launch_of_wrong_sizes_is_refused() {
         "{e}"
     );
 }
+
+/// The bench's triad (`kernels/triad.cu`) writes b + 3c into every value and reports a finite
+/// bandwidth; the bench's chunk stepped alone holds the scalar oracle's fields after its steps
+/// (the untimed first step counted), so `yee bench --backend cuda` times the real update.
+#[test]
+fn the_bench_times_the_triad_and_the_real_update() {
+    use yee_cuda::device::Emulated;
+    use yee_cuda::device::bench::{DeviceTriad, SteppedChunk};
+    use yee_em::{Component, YeeFields};
+    let mut triad = DeviceTriad::<f64, Emulated>::new(0, 1000).unwrap();
+    let bandwidth = triad.bandwidth().unwrap();
+    assert!(bandwidth.is_finite() && bandwidth > 0.0, "{bandwidth}");
+    assert!(triad.result().unwrap().iter().all(|&a| a == 7.0));
+    let setup = device_physics(Mode::ThreeD);
+    let mut stepped = SteppedChunk::<f32, Emulated>::new(&setup).unwrap();
+    let seconds = stepped.steps(11).unwrap();
+    assert!(seconds > 0.0);
+    let oracle = yee_tests::single_chunk::<f32>(&setup, 12);
+    let owned = yee_core::Box3::from_extent(setup.grid);
+    for c in Component::ALL {
+        let mut out = vec![0.0; owned.cells()];
+        if stepped
+            .chunk_mut()
+            .read_component(c, owned, &mut out)
+            .unwrap()
+        {
+            assert_eq!(Some(&out), oracle.fields[c.index()].as_ref(), "{c:?}");
+            assert!(out.iter().any(|&v| v != 0.0), "{c:?} never moved");
+        }
+    }
+}

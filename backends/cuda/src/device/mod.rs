@@ -1,11 +1,13 @@
 //! The device side of the CUDA backend (feature `cuda`): NVRTC compilation of the kernel
 //! files ([`nvrtc`]), the device chunk ([`chunk`]) with its pinned staging buffers
 //! ([`buffer`]) on the driver seam ([`driver`]), its two drivers (the GPU through cudarc,
-//! [`cudarc_driver`], and the emulated device, [`emulated`]), and the backends the Yee apps
-//! build it through ([`CudaBackend`], [`EmulatedBackend`]). cudarc loads libcuda and libnvrtc
+//! [`cudarc_driver`], and the emulated device, [`emulated`]), the backends the Yee apps
+//! build it through ([`CudaBackend`], [`EmulatedBackend`]) and what `yee bench` measures on
+//! a device ([`bench`]: its triad and a chunk stepped alone). cudarc loads libcuda and libnvrtc
 //! at run time; without them every entry point returns an error (never a panic):
 //! [`driver_present`] is checked before the driver is touched.
 
+pub mod bench;
 pub mod buffer;
 pub mod chunk;
 pub mod cudarc_driver;
