@@ -10,6 +10,7 @@ use yee_core::balance::{BalanceParams, Balancer, Decision, FACE_LEN, GATHER_LEN}
 use yee_core::balance_reduce::{Reduced, decision_bytes_sent, maxima_len, reduce_inputs, sums_len};
 use yee_core::decomposition::rank_coords;
 use yee_core::partition::PartitionError;
+use yee_core::tree_sum::tree_sum;
 
 /// A xorshift64* generator: the same cases on every platform.
 struct Rng(u64);
@@ -122,14 +123,15 @@ fn random_case(seed: u64, rounds: usize) -> (Balancer, Vec<Vec<f64>>) {
 }
 
 /// The all-gather formula (the balancer before issue 53's reductions): every rank's record
-/// recorded, S summed over the ranks in rank order, and the decision from every rank's
-/// measurements.
+/// recorded, S summed over the ranks (in the tree order of `yee_core::tree_sum`, as the line
+/// sums of `Balancer::decide`), and the decision from every rank's measurements.
 fn decide_by_all_gather(b: &mut Balancer, g: &[f64]) -> (f64, Result<Decision, PartitionError>) {
     let measured = b.record(g);
-    let total_work: f64 = g
+    let work: Vec<f64> = g
         .chunks_exact(GATHER_LEN)
         .map(|r| r[0] / r[2].max(1.0))
-        .sum();
+        .collect();
+    let total_work = tree_sum(&work);
     (total_work, b.decide(total_work, measured))
 }
 
@@ -223,7 +225,7 @@ fn bytes_per_decision(topology: Topology) -> Vec<u64> {
 #[test]
 fn bytes_per_rank_per_decision_grow_with_lines_not_ranks() {
     // 4, 64 and 1024 ranks: the most any rank sends is 3 × 8 bytes per value reduced (one
-    // message down the chain, two down the broadcast tree), and the values are O(lines): 3 + Σ
+    // message up the reduction tree, two down the broadcast tree), and the values are O(lines): 3 + Σ
     // lines sums, 7 + Σ (lines − 1) maxima. The all-gather sent GATHER_LEN × 8 × N.
     let mut most = Vec::new();
     for shape in [[2, 2, 1], [4, 4, 4], [16, 8, 8]] {
