@@ -519,6 +519,15 @@ impl Balancer {
         self.decide_over(&border_times, total_work, measured)
     }
 
+    /// What the ranks' reductions give each rank ([`crate::balance_reduce::reduce_inputs`]),
+    /// computed from every rank's measurements held here: per axis the performance of every
+    /// line (eq. (21)) and the border table, the inputs of [`Balancer::decide_from`]. O(N).
+    pub fn decision_inputs(&self) -> ([Vec<f64>; 3], [Vec<f64>; 3]) {
+        let perf = rank_perf(&self.perf);
+        let lines = core::array::from_fn(|a| self.line_perf(a, &perf));
+        (lines, self.border_seconds())
+    }
+
     /// [`Balancer::decide`] with the border table `border_times` ([`Balancer::border_seconds`]).
     fn decide_over(
         &mut self,

@@ -490,7 +490,7 @@ pub fn gather_by_exchange<C: Comm + ?Sized>(
 
 /// The children of `rank` in the broadcast tree of [`all_reduce_by_exchange`]: a binary tree
 /// over the ranks rooted at rank 0 (rank `r`'s children are `2r + 1` and `2r + 2`).
-fn broadcast_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
+pub fn broadcast_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
     [2 * rank + 1, 2 * rank + 2]
         .into_iter()
         .filter(move |&c| c < size)
@@ -498,7 +498,7 @@ fn broadcast_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
 
 /// The parent of `rank` in the broadcast tree of [`all_reduce_by_exchange`] (`None` for rank
 /// 0, its root).
-fn broadcast_parent(rank: usize) -> Option<usize> {
+pub fn broadcast_parent(rank: usize) -> Option<usize> {
     (rank > 0).then(|| (rank - 1) / 2)
 }
 
@@ -506,7 +506,7 @@ fn broadcast_parent(rank: usize) -> Option<usize> {
 /// [`all_reduce_by_exchange`], in the order they are added: `rank + 2ᵏ` for each `2ᵏ` below
 /// `rank`'s lowest set bit (every power of two for rank 0) while below `size` — the binomial
 /// tree of the aligned blocks of [`crate::tree_sum`].
-fn reduce_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
+pub fn reduce_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
     (0..usize::BITS)
         .map(|k| 1usize << k)
         .take_while(move |&step| rank & step == 0 && rank.checked_add(step).is_some_and(|c| c < size))
@@ -515,7 +515,7 @@ fn reduce_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
 
 /// The rank `rank` sends its partial result to in the reduction of [`all_reduce_by_exchange`]:
 /// `rank` less its lowest set bit (`None` for rank 0, which ends with the whole result).
-fn reduce_parent(rank: usize) -> Option<usize> {
+pub fn reduce_parent(rank: usize) -> Option<usize> {
     (rank > 0).then(|| rank & (rank - 1))
 }
 

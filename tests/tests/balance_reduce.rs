@@ -259,3 +259,47 @@ fn bytes_per_rank_per_decision_grow_with_lines_not_ranks() {
         r2 / r0
     );
 }
+
+#[test]
+fn the_scale_simulators_reduction_time_is_the_simulated_communicators_clock() {
+    // `ScaleSim::reduction_seconds` walks the all-reduce's two trees on the model's links; the
+    // simulated communicator runs `all_reduce_by_exchange` itself, a thread per rank, on the
+    // same links (no link noise, one link 1000× slower): the last rank out of the collective
+    // leaves at the same virtual second. And the tree takes about 2 log₂ N latencies where the
+    // chain in rank order took N − 1.
+    use yee_comm_sim::scale::{DeadLink, ScaleMachine, ScaleSim};
+    for (shape, dead_link) in [
+        ([4, 4, 2], DeadLink::Edge),
+        ([5, 3, 3], DeadLink::Middle),
+        ([7, 1, 1], DeadLink::None),
+    ] {
+        let topology = Topology(shape);
+        let machine = ScaleMachine {
+            link_spread: 0.0,
+            dead_link,
+            ..ScaleMachine::default()
+        };
+        let model = machine.model(topology);
+        let sim = ScaleSim::new([64, 64, 64], topology, model.clone(), BalanceParams::default());
+        for values in [1, 40] {
+            let clocks = yee_comm_sim::launch(topology, model.machine.clone(), |mut comm| {
+                let mut sum: Vec<f64> = (0..values / 2).map(|i| i as f64).collect();
+                let mut max = vec![comm.rank() as f64; values - values / 2];
+                comm.all_reduce(&mut sum, &mut max).expect("sim");
+                comm.now_seconds()
+            });
+            let last = clocks.iter().copied().fold(0.0, f64::max);
+            let walked = sim.reduction_seconds(values);
+            assert!(
+                (last - walked).abs() <= 1e-12 * walked,
+                "{shape:?} {dead_link:?}, {values} values: communicator {last} s, walk {walked} s"
+            );
+            if dead_link == DeadLink::None {
+                let ranks = topology.ranks() as f64;
+                let hops = 2.0 * ranks.log2().ceil();
+                let hop = machine.latency + 8.0 * values as f64 / machine.bandwidth;
+                assert!(walked <= hops * hop * (1.0 + 1e-12), "{walked} s for {hops} hops");
+            }
+        }
+    }
+}
