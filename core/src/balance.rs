@@ -1013,7 +1013,10 @@ mod tests {
         assert!(disables > 100 && enables > 10, "{disables} {enables}");
         // The layouts (borders and disabled lines) are those of the balancer before issue 53,
         // every one of the 1800.
-        assert_eq!(layouts, 3868453251629873395, "{disables} disables, {enables} enables");
+        assert_eq!(
+            layouts, 3868453251629873395,
+            "{disables} disables, {enables} enables"
+        );
         // The times too, but for the line sums' order: issue 53 sums each line in the tree
         // order over rank index of `crate::tree_sum` (the order the reduction takes, in
         // ⌈log₂ N⌉ latencies where the rank order took N − 1), which moved the predicted step

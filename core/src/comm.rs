@@ -509,7 +509,9 @@ pub fn broadcast_parent(rank: usize) -> Option<usize> {
 pub fn reduce_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
     (0..usize::BITS)
         .map(|k| 1usize << k)
-        .take_while(move |&step| rank & step == 0 && rank.checked_add(step).is_some_and(|c| c < size))
+        .take_while(move |&step| {
+            rank & step == 0 && rank.checked_add(step).is_some_and(|c| c < size)
+        })
         .map(move |step| rank + step)
 }
 

@@ -104,7 +104,13 @@ mod tests {
         while level.len() > 1 {
             level = level
                 .chunks(2)
-                .map(|p| if p.len() == 2 { p[0] + p[1] } else { p[0] + 0.0 })
+                .map(|p| {
+                    if p.len() == 2 {
+                        p[0] + p[1]
+                    } else {
+                        p[0] + 0.0
+                    }
+                })
                 .collect();
         }
         level[0]
@@ -145,7 +151,11 @@ mod tests {
                     sparse.add(r, v);
                 }
             }
-            assert_eq!(sparse.total().to_bits(), by_blocks(&dense).to_bits(), "{dense:?}");
+            assert_eq!(
+                sparse.total().to_bits(),
+                by_blocks(&dense).to_bits(),
+                "{dense:?}"
+            );
             assert_eq!(tree_sum(&dense).to_bits(), by_blocks(&dense).to_bits());
         }
     }

@@ -280,7 +280,12 @@ fn the_scale_simulators_reduction_time_is_the_simulated_communicators_clock() {
             ..ScaleMachine::default()
         };
         let model = machine.model(topology);
-        let sim = ScaleSim::new([64, 64, 64], topology, model.clone(), BalanceParams::default());
+        let sim = ScaleSim::new(
+            [64, 64, 64],
+            topology,
+            model.clone(),
+            BalanceParams::default(),
+        );
         for values in [1, 40] {
             let clocks = yee_comm_sim::launch(topology, model.machine.clone(), |mut comm| {
                 let mut sum: Vec<f64> = (0..values / 2).map(|i| i as f64).collect();
@@ -298,7 +303,10 @@ fn the_scale_simulators_reduction_time_is_the_simulated_communicators_clock() {
                 let ranks = topology.ranks() as f64;
                 let hops = 2.0 * ranks.log2().ceil();
                 let hop = machine.latency + 8.0 * values as f64 / machine.bandwidth;
-                assert!(walked <= hops * hop * (1.0 + 1e-12), "{walked} s for {hops} hops");
+                assert!(
+                    walked <= hops * hop * (1.0 + 1e-12),
+                    "{walked} s for {hops} hops"
+                );
             }
         }
     }

@@ -458,7 +458,8 @@ impl ScaleSim {
     /// `balance_reduce::sums_len` + `maxima_len` values (every rank measured, so one).
     pub fn decision_collective_seconds(&self) -> f64 {
         let topology = self.topology();
-        self.reduction_seconds(1) + self.reduction_seconds(sums_len(topology) + maxima_len(topology))
+        self.reduction_seconds(1)
+            + self.reduction_seconds(sums_len(topology) + maxima_len(topology))
     }
 
     /// The static plan for the model's speeds ([`Balancer::with_speeds`], eq. (8) per axis
