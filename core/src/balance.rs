@@ -32,6 +32,7 @@ use alloc::vec::Vec;
 use crate::decomposition::rank_coords;
 use crate::partition::{PartitionError, ideal_borders, round_borders};
 use crate::topology::Topology;
+use crate::tree_sum::TreeSum;
 
 /// Values each rank contributes per balancing interval, in this order: work, compute
 /// seconds, steps, then for each face (−x, +x, −y, +y, −z, +z): bytes received, transfer
@@ -71,13 +72,20 @@ impl PerfSums {
 }
 
 /// Performance of each rank (work per second, eqs. (4)–(5)) from its Q/P sums; ranks without
-/// data get the mean of the others (all 1 when nothing was measured).
+/// data get the mean of the others (all 1 when nothing was measured), their sum taken in the
+/// tree order over rank index of [`crate::tree_sum`] (the order the reductions take).
 pub fn rank_perf(perf: &[PerfSums]) -> Vec<f64> {
-    let known: Vec<f64> = perf.iter().filter_map(PerfSums::perf).collect();
-    let mean = if known.is_empty() {
-        1.0
-    } else {
-        known.iter().sum::<f64>() / known.len() as f64
+    let mut known = TreeSum::new();
+    let mut count = 0usize;
+    for (r, p) in perf.iter().enumerate() {
+        if let Some(p) = p.perf() {
+            known.add(r, p);
+            count += 1;
+        }
+    }
+    let mean = match count {
+        0 => 1.0,
+        _ => known.total() / count as f64,
     };
     perf.iter().map(|p| p.perf().unwrap_or(mean)).collect()
 }
@@ -419,13 +427,15 @@ impl Balancer {
         }
     }
 
-    /// Performance of each line along axis `a` (eq. (21)).
+    /// Performance of each line along axis `a` (eq. (21)): the sum over its ranks, in the tree
+    /// order over rank index of [`crate::tree_sum`] (the order [`crate::comm::Comm::all_reduce`]
+    /// sums in). O(N).
     fn line_perf(&self, a: usize, perf: &[f64]) -> Vec<f64> {
-        let mut lines = vec![0.0; self.topology.0[a]];
-        for (r, p) in perf.iter().enumerate() {
-            lines[rank_coords(r, self.topology)[a]] += p;
+        let mut lines = vec![TreeSum::new(); self.topology.0[a]];
+        for (r, &p) in perf.iter().enumerate() {
+            lines[rank_coords(r, self.topology)[a]].add(r, p);
         }
-        lines
+        lines.into_iter().map(TreeSum::total).collect()
     }
 
     /// One step's predicted exchange time through face `face` of rank `r`: the link's Hockney
@@ -507,6 +517,15 @@ impl Balancer {
     pub fn decide(&mut self, total_work: f64, measured: f64) -> Result<Decision, PartitionError> {
         let border_times = self.border_seconds();
         self.decide_over(&border_times, total_work, measured)
+    }
+
+    /// What the ranks' reductions give each rank ([`crate::balance_reduce::reduce_inputs`]),
+    /// computed from every rank's measurements held here: per axis the performance of every
+    /// line (eq. (21)) and the border table, the inputs of [`Balancer::decide_from`]. O(N).
+    pub fn decision_inputs(&self) -> ([Vec<f64>; 3], [Vec<f64>; 3]) {
+        let perf = rank_perf(&self.perf);
+        let lines = core::array::from_fn(|a| self.line_perf(a, &perf));
+        (lines, self.border_seconds())
     }
 
     /// [`Balancer::decide`] with the border table `border_times` ([`Balancer::border_seconds`]).
@@ -970,6 +989,7 @@ mod tests {
         // per decision): the O(N) border table must decide bit for bit the same. A change
         // meant to alter decisions updates the digest and says why.
         let mut hash = 0xCBF2_9CE4_8422_2325u64;
+        let mut layouts = hash;
         let (mut disables, mut enables) = (0, 0);
         for seed in 0..600 {
             for d in decisions_of(seed, 3) {
@@ -980,6 +1000,7 @@ mod tests {
                     Err(e) => alloc::format!("{e:?}"),
                 };
                 hash = fnv1a(hash, text.as_bytes());
+                layouts = fnv1a(layouts, text.as_bytes());
                 if let Ok(d) = d {
                     disables += usize::from(d.action.starts_with("disable"));
                     enables += usize::from(d.action.starts_with("enable"));
@@ -990,8 +1011,21 @@ mod tests {
         }
         // The cases exercise both searches (eqs. (9)–(18) and (19)).
         assert!(disables > 100 && enables > 10, "{disables} {enables}");
+        // The layouts (borders and disabled lines) are those of the balancer before issue 53,
+        // every one of the 1800.
         assert_eq!(
-            hash, 7729454794565530667,
+            layouts, 3868453251629873395,
+            "{disables} disables, {enables} enables"
+        );
+        // The times too, but for the line sums' order: issue 53 sums each line in the tree
+        // order over rank index of `crate::tree_sum` (the order the reduction takes, in
+        // ⌈log₂ N⌉ latencies where the rank order took N − 1), which moved the predicted step
+        // of 116 of the 1800 decisions by an ulp or two (at most 4.1e-16 relative; the rank
+        // order gave 7729454794565530667). The layouts stayed the same once `ideal_borders` put
+        // a border with only disabled lines above it at the end of the axis exactly (one
+        // decision's rounding had turned on the ulp a rank-order sum left there).
+        assert_eq!(
+            hash, 14147869456993727317,
             "{disables} disables, {enables} enables"
         );
     }

@@ -12,10 +12,13 @@
 //! unmeasured) gives every rank the same inputs: O(lines) bytes per rank per decision, where
 //! the all-gather of every rank's `GATHER_LEN` values moved O(N).
 //!
-//! The sums are accumulated in rank order ([`Comm::all_reduce`]) and a rank adds 0 to every
-//! line it is not in (`x + 0 = x` exactly), so each line's sum has the bits of the loop over the
-//! ranks of [`Balancer::decide`]; maxima do not depend on the order. The decisions are therefore
-//! the all-gather's bit for bit (the property test in `yee-comm-sim`'s tests compares them).
+//! The sums are accumulated in the tree order over rank index of [`crate::tree_sum`]
+//! ([`Comm::all_reduce`]: ⌈log₂ N⌉ latencies up a binomial tree and ⌊log₂ N⌋ down a binary
+//! one) and a rank adds 0 to every line it is not in (`x + 0 = x` exactly), so each line's sum
+//! has the bits of the same tree over the line's ranks that [`Balancer::decide`] sums; maxima
+//! do not depend on the order. The decisions are therefore the all-gather formula's bit for bit
+//! (the property test `reduced_decisions_are_the_all_gathers_bit_for_bit` in `yee-tests`
+//! compares them on the simulated communicator).
 //!
 //! Only the decisions are reduced: each rank keeps its own measurements, and those a profile
 //! or a checkpoint saves are gathered at the rank that writes it, when it is written
@@ -33,7 +36,8 @@ use crate::decomposition::rank_coords;
 pub struct Reduced {
     /// The measured step time of the interval (eq. (2) on the interval means).
     pub measured: f64,
-    /// S of eq. (12): the work of one whole step, summed over the ranks in rank order.
+    /// S of eq. (12): the work of one whole step, summed over the ranks in the tree order of
+    /// [`crate::tree_sum`].
     pub total_work: f64,
     /// Per axis, the performance of each line (eq. (21)).
     pub line_perf: [Vec<f64>; 3],

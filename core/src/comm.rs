@@ -275,8 +275,9 @@ pub trait Comm {
     }
 
     /// Element-wise reductions over every rank, on every rank: each `sum[i]` becomes the sum of
-    /// every rank's `sum[i]` accumulated in rank order (`((x₀ + x₁) + x₂) + …`, so the bits are
-    /// those of a sequential sum over the ranks, whatever the communicator), each `max[i]` the
+    /// every rank's `sum[i]` accumulated in the tree order over rank index of
+    /// [`crate::tree_sum`] (`((x₀ + x₁) + (x₂ + x₃)) + …`, so the bits are those of
+    /// [`crate::tree_sum::tree_sum`] over the ranks, whatever the communicator), each `max[i]` the
     /// largest of every rank's `max[i]`. Collective: every rank calls it with vectors of the
     /// same lengths (else [`CommErrorKind::SizeMismatch`] where the communicator sees it).
     ///
@@ -488,45 +489,64 @@ pub fn gather_by_exchange<C: Comm + ?Sized>(
 }
 
 /// The children of `rank` in the broadcast tree of [`all_reduce_by_exchange`]: a binary tree
-/// over the ranks numbered down from the last (`v = size − 1 − rank`; `v`'s children are
-/// `2v + 1` and `2v + 2`).
-fn broadcast_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
-    let v = size - 1 - rank;
-    [2 * v + 1, 2 * v + 2]
+/// over the ranks rooted at rank 0 (rank `r`'s children are `2r + 1` and `2r + 2`).
+pub fn broadcast_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
+    [2 * rank + 1, 2 * rank + 2]
         .into_iter()
         .filter(move |&c| c < size)
-        .map(move |c| size - 1 - c)
 }
 
-/// The parent of `rank` in the broadcast tree of [`all_reduce_by_exchange`] (`None` for the
-/// last rank, its root).
-fn broadcast_parent(rank: usize, size: usize) -> Option<usize> {
-    let v = size - 1 - rank;
-    (v > 0).then(|| size - 1 - (v - 1) / 2)
+/// The parent of `rank` in the broadcast tree of [`all_reduce_by_exchange`] (`None` for rank
+/// 0, its root).
+pub fn broadcast_parent(rank: usize) -> Option<usize> {
+    (rank > 0).then(|| (rank - 1) / 2)
+}
+
+/// The ranks that send `rank` their partial results in the reduction of
+/// [`all_reduce_by_exchange`], in the order they are added: `rank + 2ᵏ` for each `2ᵏ` below
+/// `rank`'s lowest set bit (every power of two for rank 0) while below `size` — the binomial
+/// tree of the aligned blocks of [`crate::tree_sum`].
+pub fn reduce_children(rank: usize, size: usize) -> impl Iterator<Item = usize> {
+    (0..usize::BITS)
+        .map(|k| 1usize << k)
+        .take_while(move |&step| {
+            rank & step == 0 && rank.checked_add(step).is_some_and(|c| c < size)
+        })
+        .map(move |step| rank + step)
+}
+
+/// The rank `rank` sends its partial result to in the reduction of [`all_reduce_by_exchange`]:
+/// `rank` less its lowest set bit (`None` for rank 0, which ends with the whole result).
+pub fn reduce_parent(rank: usize) -> Option<usize> {
+    (rank > 0).then(|| rank & (rank - 1))
 }
 
 /// Bytes rank `rank` of `size` sends in [`all_reduce_by_exchange`] of `values` f64s in all:
-/// one message of the partial result to the next rank (the last rank sends none), then the
+/// one message of its partial result up the reduction tree (rank 0 sends none), then the
 /// result to each of its at most two children of the broadcast tree — at most `3 × 8 ×
 /// values`, independent of `size`.
 pub fn all_reduce_bytes_sent(rank: usize, size: usize, values: usize) -> usize {
-    let chain = usize::from(rank + 1 < size);
-    (chain + broadcast_children(rank, size).count()) * 8 * values
+    let up = usize::from(rank > 0 && rank < size);
+    (up + broadcast_children(rank, size).count()) * 8 * values
 }
 
 /// The provided [`Comm::all_reduce`], built on [`Comm::exchange`] alone, on [`Route::Reduce`]:
 ///
-/// 1. a chain in rank order: rank 0 sends its values to rank 1, each rank adds its own to the
-///    partial sums it receives (and takes the larger of the partial maxima and its own) and
-///    sends the result on, so the last rank holds every sum accumulated in rank order — the
-///    bits of a sequential loop over the ranks, which a tree reduction would not keep;
-/// 2. a broadcast of the result from the last rank down a binary tree ([`broadcast_children`]).
+/// 1. a reduction to rank 0 up the binomial tree of [`crate::tree_sum`]: rank `r` receives the
+///    partial results of the blocks `r + 2ᵏ .. r + 2ᵏ⁺¹` below its lowest set bit (one exchange
+///    for all of them), adds them to its own in increasing `k` — lower ranks' sum on the left,
+///    `S(r, 2ᵏ⁺¹) = S(r, 2ᵏ) + S(r + 2ᵏ, 2ᵏ)` — takes the maxima, and sends the result to `r` less
+///    its lowest set bit; rank 0 ends with every sum in the tree order over rank index of
+///    [`crate::tree_sum`], the order the balancer's formula sums in
+///    ([`crate::balance::Balancer::decide`]);
+/// 2. a broadcast of the result from rank 0 down a binary tree ([`broadcast_children`]).
 ///
-/// Each rank sends at most three messages of `8 × (sum.len() + max.len())` bytes
-/// ([`all_reduce_bytes_sent`]): O(values) bytes per rank, not O(ranks). The chain costs
-/// `size − 1` latencies and the broadcast `⌈log₂ size⌉`. A message of another length (ranks
-/// that disagree on the lengths) is a [`CommErrorKind::SizeMismatch`] where the communicator
-/// sees it, reported once the collective is over.
+/// ⌈log₂ size⌉ message latencies up and ⌊log₂ size⌋ down (the chain in rank order it
+/// replaced took size − 1 up). Each rank sends at most three messages of `8 × (sum.len() +
+/// max.len())` bytes ([`all_reduce_bytes_sent`]): O(values) bytes per rank, not O(ranks);
+/// rank 0 receives ⌈log₂ size⌉ of them. A message of another length (ranks that disagree on
+/// the lengths) is a [`CommErrorKind::SizeMismatch`] where the communicator sees it, reported
+/// once the collective is over.
 #[cfg(feature = "alloc")]
 pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
     comm: &mut C,
@@ -535,28 +555,35 @@ pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
 ) -> Result<(), C::Error> {
     let (rank, size) = (comm.rank(), comm.size());
     let n = sum.len() + max.len();
-    let mut buffer = alloc::vec![0u8; 8 * n];
     let mut mismatch = None;
-    if rank > 0 {
-        let mut incoming = [Incoming::new(rank - 1, Route::Reduce, &mut buffer)];
+    let mut partials: alloc::vec::Vec<(usize, alloc::vec::Vec<u8>)> = reduce_children(rank, size)
+        .map(|peer| (peer, alloc::vec![0u8; 8 * n]))
+        .collect();
+    if !partials.is_empty() {
+        let mut incoming: alloc::vec::Vec<Incoming<'_>> = partials
+            .iter_mut()
+            .map(|(peer, bytes)| Incoming::new(*peer, Route::Reduce, bytes))
+            .collect();
         past_mismatch(
             comm.exchange(&[], &mut incoming, &mut |_| {}),
             &mut mismatch,
         )?;
-        let (partial_sum, partial_max) = decode_reduced(&buffer, sum.len());
-        // (x₀ + … + x_{r−1}) + x_r: IEEE addition commutes exactly, so the order of the two
-        // operands does not matter; that of the ranks does.
-        for (mine, partial) in sum.iter_mut().zip(partial_sum) {
-            *mine += partial;
+    }
+    for (_, partial) in &partials {
+        let (partial_sum, partial_max) = decode_reduced(partial, sum.len());
+        // S(r, 2ᵏ) + S(r + 2ᵏ, 2ᵏ): this rank's block on the left.
+        for (mine, upper) in sum.iter_mut().zip(partial_sum) {
+            *mine += upper;
         }
-        for (mine, partial) in max.iter_mut().zip(partial_max) {
-            *mine = partial.max(*mine);
+        for (mine, upper) in max.iter_mut().zip(partial_max) {
+            *mine = upper.max(*mine);
         }
     }
+    let mut buffer = alloc::vec![0u8; 8 * n];
     encode_reduced(sum, max, &mut buffer);
-    if rank + 1 < size {
+    if let Some(parent) = reduce_parent(rank) {
         let outgoing = [Outgoing {
-            peer: rank + 1,
+            peer: parent,
             route: Route::Reduce,
             bytes: &buffer,
         }];
@@ -565,7 +592,7 @@ pub fn all_reduce_by_exchange<C: Comm + ?Sized>(
             &mut mismatch,
         )?;
     }
-    if let Some(parent) = broadcast_parent(rank, size) {
+    if let Some(parent) = broadcast_parent(rank) {
         let mut incoming = [Incoming::new(parent, Route::Reduce, &mut buffer)];
         past_mismatch(
             comm.exchange(&[], &mut incoming, &mut |_| {}),
@@ -627,19 +654,46 @@ mod tests {
     fn the_broadcast_tree_reaches_every_rank_once() {
         for size in 1..40 {
             let mut reached = [0usize; 40];
-            reached[size - 1] = 1;
+            reached[0] = 1;
             for rank in 0..size {
                 for child in broadcast_children(rank, size) {
-                    assert_eq!(broadcast_parent(child, size), Some(rank), "size {size}");
+                    assert_eq!(broadcast_parent(child), Some(rank), "size {size}");
                     reached[child] += 1;
                 }
                 assert!(all_reduce_bytes_sent(rank, size, 5) <= 3 * 8 * 5);
             }
-            assert_eq!(broadcast_parent(size - 1, size), None);
+            assert_eq!(broadcast_parent(0), None);
             assert!(
                 reached[..size].iter().all(|&r| r == 1),
                 "size {size}: {reached:?}"
             );
+        }
+    }
+
+    #[test]
+    fn the_reduction_tree_gathers_every_rank_once_in_aligned_blocks() {
+        // Every rank but 0 sends to one parent, which lists it among its children; rank r's
+        // children are the starts of the blocks r + 2^k .. r + 2^(k+1), in increasing k, so
+        // after them r holds the block r .. r + 2^(lowest set bit of r).
+        for size in 1..70 {
+            let mut covered = [0usize; 70];
+            for rank in 0..size {
+                let children: alloc::vec::Vec<usize> = reduce_children(rank, size).collect();
+                for (k, &child) in children.iter().enumerate() {
+                    assert_eq!(child, rank + (1 << k), "size {size}, rank {rank}");
+                    assert_eq!(reduce_parent(child), Some(rank), "size {size}");
+                }
+                match reduce_parent(rank) {
+                    Some(p) => {
+                        assert!(p < rank && reduce_children(p, size).any(|c| c == rank));
+                        covered[rank] += 1;
+                    }
+                    None => assert_eq!(rank, 0),
+                }
+                let depth = rank.count_ones() as usize;
+                assert!(depth <= usize::BITS as usize - size.leading_zeros() as usize);
+            }
+            assert!(covered[1..size].iter().all(|&c| c == 1), "size {size}");
         }
     }
 

@@ -58,6 +58,8 @@ pub mod tile_driver;
 pub mod tile_map;
 pub mod tiling;
 pub mod topology;
+#[cfg(feature = "alloc")]
+pub mod tree_sum;
 pub mod verify;
 
 pub use chunk::{Capabilities, Chunk, ChunkError, ChunkErrorKind, HostChunkError};

@@ -98,6 +98,13 @@ pub fn ideal_borders(
             out[n] = extent;
             break;
         }
+        if w_cum >= w_total {
+            // Every weighted segment lies below this border (the rest are disabled): it is the
+            // end of the axis, exactly — the walk below would land a rounding error short of
+            // it, by as much as the order of the weights' sums moves `c_total · w_cum / w_total`.
+            out[s + 1] = extent;
+            continue;
+        }
         let target = c_total * w_cum / w_total;
         // Walk slices until the cumulative load reaches the target, then interpolate.
         while slice < density.len() && c_before + load(slice) < target {

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use yee_core::comm::{gather_by_exchange, gather_lens_by_exchange};
 use yee_core::decomposition::{rank_coords, rank_of};
+use yee_core::tree_sum::tree_sum;
 use yee_core::{
     Axis, Comm, CommError, CommErrorKind, Direction, Incoming, Outgoing, Route, Topology,
 };
@@ -91,8 +92,8 @@ pub enum Check {
     GatherMisuse,
     /// [`check_gather_disagreeing_lengths`].
     GatherDisagreeingLengths,
-    /// [`check_all_reduce_in_rank_order`].
-    AllReduceInRankOrder,
+    /// [`check_all_reduce_in_tree_order`].
+    AllReduceInTreeOrder,
 }
 
 impl Check {
@@ -116,7 +117,7 @@ impl Check {
         Check::GatherVecs,
         Check::GatherMisuse,
         Check::GatherDisagreeingLengths,
-        Check::AllReduceInRankOrder,
+        Check::AllReduceInTreeOrder,
     ];
 
     /// Whether a communicator of `abilities` can pass it.
@@ -151,7 +152,7 @@ impl Check {
             Check::GatherVecs => check_gather_vecs(comm),
             Check::GatherMisuse => check_gather_misuse(comm),
             Check::GatherDisagreeingLengths => check_gather_disagreeing_lengths(comm),
-            Check::AllReduceInRankOrder => check_all_reduce_in_rank_order(comm),
+            Check::AllReduceInTreeOrder => check_all_reduce_in_tree_order(comm),
         }
     }
 }
@@ -468,11 +469,12 @@ pub fn check_all_gather_order<M: Comm>(comm: &mut M) -> Result<(), String> {
     Ok(())
 }
 
-/// `all_reduce` gives every rank each sum accumulated in rank order (the bits of a sequential
-/// loop over the ranks: with 3 ranks or more the values below make `(x₀ + x₁) + x₂` differ
-/// from `x₀ + (x₁ + x₂)` and from any other order) and each maximum, for sums and maxima
+/// `all_reduce` gives every rank each sum accumulated in the tree order over rank index of
+/// `yee_core::tree_sum` (the bits of `tree_sum` over the ranks: the values below make the
+/// orders of 3 ranks differ, `(x₀ + x₁) + x₂` from `x₀ + (x₁ + x₂)`, and from 4 ranks on the tree
+/// `(x₀ + x₁) + (x₂ + x₃)` from the sum in rank order) and each maximum, for sums and maxima
 /// together, sums alone, maxima alone and nothing.
-pub fn check_all_reduce_in_rank_order<M: Comm>(comm: &mut M) -> Result<(), String> {
+pub fn check_all_reduce_in_tree_order<M: Comm>(comm: &mut M) -> Result<(), String> {
     let (rank, size) = (comm.rank(), comm.size());
     // 2^i, then half an ulp of it from every other rank: in rank order each half rounds
     // away (ties to even), summed first two of them make a whole ulp.
@@ -489,7 +491,7 @@ pub fn check_all_reduce_in_rank_order<M: Comm>(comm: &mut M) -> Result<(), Strin
             comm.all_reduce(&mut sum, &mut max),
         )?;
         let expected_sum: Vec<f64> = (0..sums)
-            .map(|i| (1..size).fold(summand(0, i), |acc, r| acc + summand(r, i)))
+            .map(|i| tree_sum(&(0..size).map(|r| summand(r, i)).collect::<Vec<_>>()))
             .collect();
         let expected_max: Vec<f64> = (0..maxima)
             .map(|i| (0..size).map(|r| largest(r, i)).fold(f64::MIN, f64::max))

@@ -10,6 +10,7 @@ use yee_core::balance::{BalanceParams, Balancer, Decision, FACE_LEN, GATHER_LEN}
 use yee_core::balance_reduce::{Reduced, decision_bytes_sent, maxima_len, reduce_inputs, sums_len};
 use yee_core::decomposition::rank_coords;
 use yee_core::partition::PartitionError;
+use yee_core::tree_sum::tree_sum;
 
 /// A xorshift64* generator: the same cases on every platform.
 struct Rng(u64);
@@ -122,14 +123,15 @@ fn random_case(seed: u64, rounds: usize) -> (Balancer, Vec<Vec<f64>>) {
 }
 
 /// The all-gather formula (the balancer before issue 53's reductions): every rank's record
-/// recorded, S summed over the ranks in rank order, and the decision from every rank's
-/// measurements.
+/// recorded, S summed over the ranks (in the tree order of `yee_core::tree_sum`, as the line
+/// sums of `Balancer::decide`), and the decision from every rank's measurements.
 fn decide_by_all_gather(b: &mut Balancer, g: &[f64]) -> (f64, Result<Decision, PartitionError>) {
     let measured = b.record(g);
-    let total_work: f64 = g
+    let work: Vec<f64> = g
         .chunks_exact(GATHER_LEN)
         .map(|r| r[0] / r[2].max(1.0))
-        .sum();
+        .collect();
+    let total_work = tree_sum(&work);
     (total_work, b.decide(total_work, measured))
 }
 
@@ -223,7 +225,7 @@ fn bytes_per_decision(topology: Topology) -> Vec<u64> {
 #[test]
 fn bytes_per_rank_per_decision_grow_with_lines_not_ranks() {
     // 4, 64 and 1024 ranks: the most any rank sends is 3 × 8 bytes per value reduced (one
-    // message down the chain, two down the broadcast tree), and the values are O(lines): 3 + Σ
+    // message up the reduction tree, two down the broadcast tree), and the values are O(lines): 3 + Σ
     // lines sums, 7 + Σ (lines − 1) maxima. The all-gather sent GATHER_LEN × 8 × N.
     let mut most = Vec::new();
     for shape in [[2, 2, 1], [4, 4, 4], [16, 8, 8]] {
@@ -256,4 +258,56 @@ fn bytes_per_rank_per_decision_grow_with_lines_not_ranks() {
         l2 as f64 / l0 as f64,
         r2 / r0
     );
+}
+
+#[test]
+fn the_scale_simulators_reduction_time_is_the_simulated_communicators_clock() {
+    // `ScaleSim::reduction_seconds` walks the all-reduce's two trees on the model's links; the
+    // simulated communicator runs `all_reduce_by_exchange` itself, a thread per rank, on the
+    // same links (no link noise, one link 1000× slower): the last rank out of the collective
+    // leaves at the same virtual second. And the tree takes about 2 log₂ N latencies where the
+    // chain in rank order took N − 1.
+    use yee_comm_sim::scale::{DeadLink, ScaleMachine, ScaleSim};
+    for (shape, dead_link) in [
+        ([4, 4, 2], DeadLink::Edge),
+        ([5, 3, 3], DeadLink::Middle),
+        ([7, 1, 1], DeadLink::None),
+    ] {
+        let topology = Topology(shape);
+        let machine = ScaleMachine {
+            link_spread: 0.0,
+            dead_link,
+            ..ScaleMachine::default()
+        };
+        let model = machine.model(topology);
+        let sim = ScaleSim::new(
+            [64, 64, 64],
+            topology,
+            model.clone(),
+            BalanceParams::default(),
+        );
+        for values in [1, 40] {
+            let clocks = yee_comm_sim::launch(topology, model.machine.clone(), |mut comm| {
+                let mut sum: Vec<f64> = (0..values / 2).map(|i| i as f64).collect();
+                let mut max = vec![comm.rank() as f64; values - values / 2];
+                comm.all_reduce(&mut sum, &mut max).expect("sim");
+                comm.now_seconds()
+            });
+            let last = clocks.iter().copied().fold(0.0, f64::max);
+            let walked = sim.reduction_seconds(values);
+            assert!(
+                (last - walked).abs() <= 1e-12 * walked,
+                "{shape:?} {dead_link:?}, {values} values: communicator {last} s, walk {walked} s"
+            );
+            if dead_link == DeadLink::None {
+                let ranks = topology.ranks() as f64;
+                let hops = 2.0 * ranks.log2().ceil();
+                let hop = machine.latency + 8.0 * values as f64 / machine.bandwidth;
+                assert!(
+                    walked <= hops * hop * (1.0 + 1e-12),
+                    "{walked} s for {hops} hops"
+                );
+            }
+        }
+    }
 }

@@ -48,8 +48,18 @@ macro_rules! on_sim_and_shm {
 }
 
 #[test]
-fn all_reduce_sums_in_rank_order_and_takes_maxima() {
-    on_sim_and_shm!(suite::check_all_reduce_in_rank_order);
+fn all_reduce_sums_in_tree_order_and_takes_maxima() {
+    on_sim_and_shm!(suite::check_all_reduce_in_tree_order);
+    // Trees of more levels, with ranks missing from the last block, on the simulated
+    // communicator alone (a thread per rank).
+    for shape in [[3, 2, 1], [11, 1, 1], [4, 4, 2]] {
+        let topology = Topology(shape);
+        let model = MachineModel::default_for(topology.ranks());
+        let sim = yee_comm_sim::launch(topology, model, |c| {
+            suite::check_all_reduce_in_tree_order(&mut c.with_receive_timeout(SHORT_TIMEOUT))
+        });
+        expect_ok("sim", shape, sim);
+    }
 }
 
 #[test]

@@ -16,6 +16,8 @@
 //! is read (the `scale-sim` binary of yee-examples times the decisions).
 
 use yee_core::balance::{BalanceParams, Balancer, Decision, FACE_LEN, GATHER_LEN};
+use yee_core::balance_reduce::{maxima_len, sums_len};
+use yee_core::comm::{broadcast_parent, reduce_children};
 use yee_core::decomposition::{Layout, rank_coords, rank_of, uniform_layout_borders};
 use yee_core::model::{hockney, step_time};
 use yee_core::partition::PartitionError;
@@ -216,6 +218,17 @@ impl StepSeconds {
     }
 }
 
+/// What the reductions of one decision give every rank ([`ScaleSim::reduce`]).
+#[derive(Clone, Debug)]
+pub struct ReducedInputs {
+    /// Per axis, the performance of each line (eq. (21)).
+    pub line_perf: [Vec<f64>; 3],
+    /// Per axis, the slowest link across each border.
+    pub border_times: [Vec<f64>; 3],
+    /// The measured step time of the interval (eq. (2)).
+    pub measured: f64,
+}
+
 /// A tensor layout of a plain grid on a [`ScaleModel`], balanced by a [`Balancer`].
 #[derive(Clone, Debug)]
 pub struct ScaleSim {
@@ -377,14 +390,76 @@ impl ScaleSim {
         g
     }
 
-    /// One rebalance from `gathered` ([`ScaleSim::gathered`]): [`Balancer::record`], then
-    /// [`Balancer::decide`] with S = the grid's cells, then the decision's borders become the
-    /// layout. Returns the decision.
+    /// One rebalance from `gathered` ([`ScaleSim::gathered`]): [`ScaleSim::reduce`] then
+    /// [`ScaleSim::decide_from`]. Returns the decision.
     pub fn decide(&mut self, gathered: &[f64]) -> Result<Decision, PartitionError> {
+        let inputs = self.reduce(gathered);
+        self.decide_from(&inputs)
+    }
+
+    /// What the reductions of one decision give every rank (`balance_reduce::reduce_inputs`):
+    /// [`Balancer::record`] of every rank's record, then [`Balancer::decision_inputs`] — the
+    /// line performances and the border table — and the measured step. O(N) here, in one
+    /// thread; on the machine each rank records only its own and the all-reduce takes
+    /// [`ScaleSim::reduction_seconds`].
+    pub fn reduce(&mut self, gathered: &[f64]) -> ReducedInputs {
         let measured = self.balancer.record(gathered);
-        let decision = self.balancer.decide(self.total_work(), measured)?;
+        let (line_perf, border_times) = self.balancer.decision_inputs();
+        ReducedInputs {
+            line_perf,
+            border_times,
+            measured,
+        }
+    }
+
+    /// The decision every rank takes from `inputs` ([`Balancer::decide_from`] with S = the
+    /// grid's cells; O(lines × candidates), what a rank computes after the reductions); the
+    /// decision's borders become the layout.
+    pub fn decide_from(&mut self, inputs: &ReducedInputs) -> Result<Decision, PartitionError> {
+        let decision = self.balancer.decide_from(
+            &inputs.line_perf,
+            &inputs.border_times,
+            self.total_work(),
+            inputs.measured,
+        )?;
         self.borders = decision.borders.clone();
         Ok(decision)
+    }
+
+    /// The seconds one `Comm::all_reduce` of `values` f64s takes on this machine
+    /// (`yee_core::comm::all_reduce_by_exchange`, every rank entering at once): up the
+    /// binomial reduction tree, a rank sends once every partial result of its children is in;
+    /// down the binary broadcast tree, a rank forwards the result once it has it; each message
+    /// takes its link's Hockney time (eq. (6)), messages of different links overlap. Rounds
+    /// beyond the messages (the additions) are not counted. O(N).
+    pub fn reduction_seconds(&self, values: usize) -> f64 {
+        let ranks = self.topology().ranks();
+        let bytes = 8.0 * values as f64;
+        // Up: a rank's children are above it, so from the last rank down each rank's children
+        // are done before it.
+        let mut sent = vec![0.0f64; ranks];
+        for r in (0..ranks).rev() {
+            sent[r] = reduce_children(r, ranks)
+                .map(|c| sent[c] + self.model.transfer_seconds(c, r, bytes))
+                .fold(0.0, f64::max);
+        }
+        // Down: a rank's parent is below it.
+        let mut has = vec![0.0f64; ranks];
+        has[0] = sent[0];
+        for r in 1..ranks {
+            let p = broadcast_parent(r).unwrap_or(0);
+            has[r] = has[p] + self.model.transfer_seconds(p, r, bytes);
+        }
+        has.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The seconds of the collectives of one decision ([`ScaleSim::reduction_seconds`]): the
+    /// barrier before the probes (one maximum) and the all-reduce of
+    /// `balance_reduce::sums_len` + `maxima_len` values (every rank measured, so one).
+    pub fn decision_collective_seconds(&self) -> f64 {
+        let topology = self.topology();
+        self.reduction_seconds(1)
+            + self.reduction_seconds(sums_len(topology) + maxima_len(topology))
     }
 
     /// The static plan for the model's speeds ([`Balancer::with_speeds`], eq. (8) per axis

@@ -1,8 +1,13 @@
 //! The scale simulator of issue 53 (docs/balancing.md, "At scale"): the topology choice
 //! (Balykov 2017), the static plan and a few dynamic decisions of Balykov 2019 (eqs. (4)–(21))
 //! for 10³–10⁶ ranks in one thread, from `yee_comm_sim::scale`'s machine model — no fields, no
-//! thread per rank. Per rank count it prints a markdown row: the topology, the decision's wall
-//! time (record + decide, median over the intervals), the most bytes one rank sends in the
+//! thread per rank. Per rank count it prints a markdown row: the topology; the wall time of
+//! writing every rank's record into the balancer and computing the line sums and border table
+//! from all of them in one thread (what the reductions give each rank; median over the
+//! intervals); the model's seconds of one decision's collectives
+//! (`ScaleSim::decision_collective_seconds`: the barrier and the all-reduce up a binomial tree
+//! and down a binary one); the wall time of `Balancer::decide_from` (what each rank computes
+//! after them; median); their sum, the decision's time on a rank; the most bytes one rank sends in the
 //! reductions of a decision (`yee_core::balance_reduce::most_decision_bytes_sent`: O(lines);
 //! the all-gather they replaced moved `GATHER_LEN × 8 × N`), the ideal step, the step of the uniform
 //! layout, of the static plan and of the final layout in the model (eq. (2)), the balancer's
@@ -80,12 +85,13 @@ fn main() {
         std::process::exit(2);
     });
     println!(
-        "| ranks | topology | cells/rank | topology (ms) | decision (ms) | reductions (bytes/rank) \
+        "| ranks | topology | cells/rank | topology (ms) | all records, one thread (ms) \
+         | collectives (ms) | decide (ms) | decision on a rank (ms) | reductions (bytes/rank) \
          | ideal (ms) | uniform (ms) | static (ms) | predicted (ms) | achieved (ms) | ÷ ideal \
          | actions |"
     );
     println!(
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     );
     let mut notes = Vec::new();
     for &ranks in &o.ranks {
@@ -114,13 +120,17 @@ fn row(o: &Options, ranks: usize, notes: &mut Vec<String>) -> Result<(), String>
     let before = sim.step_seconds(&uniform);
     let plan = sim.static_plan().map_err(|e| format!("{e}"))?;
     let planned = sim.step_seconds(&plan);
+    let mut records_s = Vec::new();
     let mut decision_s = Vec::new();
     let mut actions: Vec<String> = Vec::new();
     let mut predicted = f64::NAN;
     for _ in 0..o.intervals {
         let gathered = sim.gathered();
         let t = Instant::now();
-        let decision = sim.decide(&gathered).map_err(|e| format!("{e}"))?;
+        let inputs = sim.reduce(&gathered);
+        records_s.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let decision = sim.decide_from(&inputs).map_err(|e| format!("{e}"))?;
         decision_s.push(t.elapsed().as_secs_f64());
         predicted = decision.predicted_seconds;
         if actions.last() != Some(&decision.action) {
@@ -128,17 +138,25 @@ fn row(o: &Options, ranks: usize, notes: &mut Vec<String>) -> Result<(), String>
         }
     }
     let after = sim.step_seconds(&sim.borders);
-    decision_s.sort_by(f64::total_cmp);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (records, decide) = (median(records_s), median(decision_s));
+    let collectives = sim.decision_collective_seconds();
     let ms = |s: f64| format!("{:.3}", s * 1e3);
     let n = topology.0;
     println!(
-        "| {ranks} | {}×{}×{} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} |",
+        "| {ranks} | {}×{}×{} | {:.0} | {} | {} | {} | {} | **{}** | {} | {} | {} | {} | {} | {} | {:.3} | {} |",
         n[0],
         n[1],
         n[2],
         sim.total_work() / ranks as f64,
         ms(topology_s),
-        ms(decision_s[decision_s.len() / 2]),
+        ms(records),
+        ms(collectives),
+        ms(decide),
+        ms(collectives + decide),
         most_decision_bytes_sent(topology),
         ms(ideal),
         ms(before.total()),
