@@ -12,7 +12,9 @@ fn main() {
         "box.cu",
         "cpml.cu",
         "curl.cu",
+        "dft.cu",
         "finite.cu",
+        "incident.cu",
         "source.cu",
     ] {
         println!("cargo:rerun-if-changed=kernels/{file}");

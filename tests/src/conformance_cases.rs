@@ -1,7 +1,7 @@
 //! The setups the backend conformance suite ([`crate::backend_conformance`]) is run on:
 //! every example scene, and per mode a small grid with every code path of a step
 //! ([`physics`]); [`device_physics`] is that grid less what the device chunk does not run yet
-//! (dispersive media, DFT monitors).
+//! (dispersive media).
 
 use std::path::Path;
 
@@ -170,9 +170,9 @@ pub fn example_scenes() -> Vec<(String, yee_scene::Scene)> {
         .collect()
 }
 
-/// [`physics`] less its dispersive regions and its DFT monitors: every code path of a step
-/// the CUDA device chunk runs (CPML, PEC and PMC walls, a lossy block, an anisotropic smoothed
-/// ball, soft sources).
+/// [`physics`] less its dispersive regions: every code path of a step the CUDA device chunk
+/// runs (CPML, PEC and PMC walls, a lossy block, an anisotropic smoothed ball, soft sources,
+/// DFT monitors).
 pub fn device_physics(mode: Mode) -> Setup<'static> {
     let full = physics(mode);
     let regions: Vec<Region> = (full.regions.iter())
@@ -181,7 +181,6 @@ pub fn device_physics(mode: Mode) -> Setup<'static> {
         .collect();
     Setup {
         regions: Box::leak(regions.into_boxed_slice()),
-        monitors: &[],
         ..full
     }
 }

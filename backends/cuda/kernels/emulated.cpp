@@ -23,7 +23,9 @@
 #include "box.cu"
 #include "cpml.cu"
 #include "curl.cu"
+#include "dft.cu"
 #include "finite.cu"
+#include "incident.cu"
 #include "source.cu"
 #undef YEE_REAL
 #undef YEE_NAME
@@ -34,7 +36,9 @@
 #include "box.cu"
 #include "cpml.cu"
 #include "curl.cu"
+#include "dft.cu"
 #include "finite.cu"
+#include "incident.cu"
 #include "source.cu"
 #undef YEE_REAL
 #undef YEE_NAME
@@ -91,8 +95,12 @@ YEE_EMULATED(yee_cpml, f32)
 YEE_EMULATED(yee_source, f32)
 YEE_EMULATED(yee_box_copy, f32)
 YEE_EMULATED(yee_non_finite, f32)
+YEE_EMULATED(yee_dft, f32)
+YEE_EMULATED(yee_incident, f32)
 YEE_EMULATED(yee_curl, f64)
 YEE_EMULATED(yee_cpml, f64)
 YEE_EMULATED(yee_source, f64)
 YEE_EMULATED(yee_box_copy, f64)
 YEE_EMULATED(yee_non_finite, f64)
+YEE_EMULATED(yee_dft, f64)
+YEE_EMULATED(yee_incident, f64)

@@ -211,3 +211,32 @@ static YEE_DEVICE inline unsigned long long YEE_NAME(yee_non_finite_key)(
     YEE_REAL v = values[yee_offset(p, r->storage_lo, r->extent)];
     return YEE_NAME(yee_finite)(v) ? YEE_FINITE_KEY : yee_order_key(p, grid);
 }
+
+/* One thread of the DFT pass (Oskooi et al. 2010, sec. 4.3): the node at p of a field stored
+ * over r's storage box adds its value times the step's weights ([dt cos 2 pi f t,
+ * dt sin 2 pi f t] per frequency, `per_node` values) to its running sums, F(f) += dt F(t)
+ * e^{+2 pi i f t}, value after value as the scalar backend's DftRow::add; the sums are stored
+ * `per_node` to a node over the box (part_lo, part_extent), x fastest. */
+static YEE_DEVICE inline void YEE_NAME(yee_dft_node)(YEE_REAL *sums, const YEE_REAL *values,
+                                                    const YEE_REAL *weights, long long per_node,
+                                                    const yee_region *r, const long long p[3],
+                                                    const long long part_lo[3],
+                                                    const long long part_extent[3])
+{
+    YEE_REAL v = values[yee_offset(p, r->storage_lo, r->extent)];
+    YEE_REAL *s = sums + per_node * yee_offset(p, part_lo, part_extent);
+    for (long long j = 0; j < per_node; ++j)
+        s[j] = s[j] + v * weights[j];
+}
+
+/* One correction of a TF/SF surface (Taflove & Hagness, 3rd ed., eqs. (5.46)-(5.49)): the node
+ * at storage offset o adds the incident value `incident` times its curl coefficient, as the
+ * scalar backend's apply_plane_waves. */
+static YEE_DEVICE inline void YEE_NAME(yee_incident_node)(YEE_REAL *values, long long o,
+                                                         YEE_REAL incident,
+                                                         const unsigned short *ids, int uniform,
+                                                         const YEE_REAL *coefficients)
+{
+    YEE_REAL gain = coefficients[2 * YEE_NAME(yee_id)(ids, uniform, o) + 1];
+    values[o] = values[o] + incident * gain;
+}

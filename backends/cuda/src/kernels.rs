@@ -90,8 +90,22 @@ pub const FINITE: KernelFile = KernelFile {
     entries: &["yee_non_finite"],
 };
 
+/// The DFT pass of a monitor's nodes (Oskooi et al. 2010, §4.3).
+pub const DFT: KernelFile = KernelFile {
+    name: "dft.cu",
+    source: include_str!("../kernels/dft.cu"),
+    entries: &["yee_dft"],
+};
+
+/// The TF/SF surface corrections of plane waves (Taflove & Hagness, eqs. (5.46)–(5.49)).
+pub const INCIDENT: KernelFile = KernelFile {
+    name: "incident.cu",
+    source: include_str!("../kernels/incident.cu"),
+    entries: &["yee_incident"],
+};
+
 /// Every kernel file.
-pub const ALL: [KernelFile; 5] = [CURL, CPML, SOURCE, BOX, FINITE];
+pub const ALL: [KernelFile; 7] = [CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT];
 
 /// The entry point of `entry` for `precision` (`yee_curl_f32`).
 pub fn entry_name(entry: &str, precision: Precision) -> String {

@@ -19,7 +19,9 @@ use core::marker::PhantomData;
 use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3};
 use yee_em::halo::{self, ELECTRIC_PHASE, phase_components};
 use yee_em::load::work_of;
-use yee_em::{Component, Costs, Mode, PointSource, Setup, SourceKind, YeeFields};
+use yee_em::{
+    Component, Costs, DftMonitor, IncidentLine, Mode, PointSource, Setup, SourceKind, YeeFields,
+};
 use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
@@ -39,6 +41,8 @@ struct Kernels<D: Driver> {
     source: D::Kernel,
     box_copy: D::Kernel,
     non_finite: D::Kernel,
+    dft: D::Kernel,
+    incident: D::Kernel,
 }
 
 impl<D: Driver> Kernels<D> {
@@ -51,6 +55,8 @@ impl<D: Driver> Kernels<D> {
             source: function(kernels::SOURCE, "yee_source")?,
             box_copy: function(kernels::BOX, "yee_box_copy")?,
             non_finite: function(kernels::FINITE, "yee_non_finite")?,
+            dft: function(kernels::DFT, "yee_dft")?,
+            incident: function(kernels::INCIDENT, "yee_incident")?,
         })
     }
 }
@@ -66,6 +72,46 @@ struct DeviceSlab<T: DeviceReal, D: Driver> {
     region: Box3,
     /// ψ per component differentiating along `axis`.
     psi: [Option<D::Memory<T>>; 6],
+}
+
+/// One DFT monitor's running sums inside the chunk (the scalar chunk's `DftPart` on the
+/// device): per component, `[re, im]` per frequency per node of `part`, x fastest.
+#[derive(Debug)]
+struct DeviceDft<T: DeviceReal, D: Driver> {
+    monitor: DftMonitor,
+    frequencies: Vec<f64>,
+    /// The monitor's nodes inside the chunk's owned box.
+    part: Box3,
+    sums: [Option<D::Memory<T>>; 6],
+    /// The step's weights, written before each pass.
+    weights: D::Memory<T>,
+}
+
+impl<T: DeviceReal, D: Driver> DeviceDft<T, D> {
+    /// Values per node per component.
+    fn per_node(&self) -> usize {
+        self.monitor.values_per_node()
+    }
+
+    /// `nodes` with x stretched by the values per node: value `j` of node `p` lies at
+    /// x = p.x·k + j, so the box copy moves a node's values together, in the scalar chunk's
+    /// order (node after node, x fastest, values fastest of all).
+    fn values_box(&self, nodes: Box3) -> Box3 {
+        let k = self.per_node() as i64;
+        let mut b = nodes;
+        b.lo[0] *= k;
+        b.hi[0] *= k;
+        b
+    }
+
+    /// The storage of the sums in the coordinates of [`DeviceDft::values_box`].
+    fn storage(&self) -> Storage {
+        let b = self.values_box(self.part);
+        Storage {
+            lo: b.lo,
+            extent: b.extent(),
+        }
+    }
 }
 
 /// The arrays of one component's material: ids in device memory, and the id every node
@@ -91,6 +137,14 @@ struct Arrays<T: DeviceReal, D: Driver> {
     slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
     probe_cells: Vec<Index3>,
+    /// The DFT monitors' sums.
+    dft: Vec<DeviceDft<T, D>>,
+    /// Each plane wave's incident field on its auxiliary grid (advanced on the host, kept
+    /// when the chunk resizes).
+    lines: Vec<IncidentLine>,
+    /// The offsets and incident values of the TF/SF corrections of one launch series.
+    incident_offsets: D::Memory<i64>,
+    incident_values: D::Memory<T>,
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
     staging: D::Memory<T>,
 }
@@ -106,6 +160,23 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
     ) -> Result<Self, CudaError> {
         let state = YeeState::<T>::new(setup, owned);
         supported(setup, state.dispersive.iter().any(Option::is_some))?;
+        let mut dft = Vec::new();
+        for d in &state.dft {
+            let len = (d.part.cells() * d.monitor.values_per_node()).max(1);
+            let mut sums: [Option<D::Memory<T>>; 6] = Default::default();
+            for (to, from) in sums.iter_mut().zip(&d.sums) {
+                if from.is_some() {
+                    *to = Some(driver.alloc_zeros::<T>(stream, len)?);
+                }
+            }
+            dft.push(DeviceDft {
+                monitor: d.monitor,
+                frequencies: d.frequencies.clone(),
+                part: d.part,
+                sums,
+                weights: driver.alloc_zeros::<T>(stream, d.monitor.values_per_node().max(1))?,
+            });
+        }
         if state.too_many_materials {
             return Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
@@ -176,6 +247,10 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
                 .map(|p| p.cell)
                 .filter(|&c| owned.contains(c))
                 .collect(),
+            dft,
+            lines: state.lines.clone(),
+            incident_offsets: driver.alloc_zeros::<i64>(stream, 1)?,
+            incident_values: driver.alloc_zeros::<T>(stream, 1)?,
             staging: driver.alloc_zeros::<T>(stream, staging_len)?,
         })
     }
@@ -226,12 +301,6 @@ fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
     };
     if state_dispersive {
         return unsupported("dispersive media (poles)");
-    }
-    if !setup.plane_waves.is_empty() {
-        return unsupported("plane waves (TF/SF)");
-    }
-    if !setup.monitors.is_empty() {
-        return unsupported("DFT monitors (flux, far field, frequency outputs)");
     }
     if yee_em::bloch::is_bloch(setup) {
         return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
@@ -449,6 +518,142 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
         unsafe { self.launch(&self.kernels.source, one, &args) }
     }
 
+    /// Queues the DFT pass of the phase's components (`electric`) over `region` after step
+    /// `step`: the step's weights written to each monitor's weight array (on the compute
+    /// stream, after the passes that read the previous ones), then one thread per node adds
+    /// its value times them to its sums (`yee_dft`; the scalar backend's `dft::accumulate`).
+    fn dft(&mut self, electric: bool, region: Box3, step: u64) -> Result<(), CudaError> {
+        let t = DftMonitor::time(Component::along(yee_core::Axis::X, electric), step, self.dt);
+        for m in 0..self.arrays.dft.len() {
+            let nodes = self.arrays.dft[m].part.intersect(&region);
+            let Some(launch) = box_launch(nodes.extent())? else {
+                continue;
+            };
+            let d = &mut self.arrays.dft[m];
+            let mut weights = vec![[0.0; 2]; d.monitor.count];
+            DftMonitor::weights(&d.frequencies, t, self.dt, &mut weights);
+            let weights: Vec<T> = weights.iter().flatten().map(|&w| T::from_f64(w)).collect();
+            self.driver
+                .write(&self.compute, &weights, &mut d.weights, 0)?;
+            let d = &self.arrays.dft[m];
+            let part = RawRegion::new([d.part.lo, d.part.hi], Storage {
+                lo: d.part.lo,
+                extent: d.part.extent(),
+            });
+            for (c, sums) in d.sums.iter().enumerate() {
+                let c = Component::ALL[c];
+                let Some(sums) = sums.as_ref().filter(|_| c.is_electric() == electric) else {
+                    continue;
+                };
+                let args = [
+                    Arg::Address(self.address(sums, 0)),
+                    Arg::Address(self.field_address(c)?),
+                    Arg::Address(self.address(&d.weights, 0)),
+                    Arg::Long(d.per_node() as i64),
+                    Arg::Region(RawRegion::new([nodes.lo, nodes.hi], self.arrays.storage)),
+                    Arg::Region(part),
+                ];
+                // SAFETY: the arguments match `yee_dft` (kernels/dft.cu); `nodes` lies in the
+                // owned box (inside the field's storage) and in `part` (the sums' box, with
+                // `per_node` values a node), and the weights hold `per_node` values.
+                unsafe { self.launch(&self.kernels.dft, launch, &args) }?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the TF/SF surface corrections of the phase's components (`electric`) over
+    /// `region` at step `step`: each plane wave's auxiliary grid advanced on the host to the
+    /// time the update read, then its corrections ([`IncidentLine::corrections`]) applied on
+    /// the device (`yee_incident`), line after line and component after component as the
+    /// scalar backend's `apply_plane_waves`.
+    fn plane_waves(&mut self, electric: bool, region: Box3, step: u64) -> Result<(), CudaError> {
+        let mut lines = core::mem::take(&mut self.arrays.lines);
+        let result = (|| {
+            for line in &mut lines {
+                line.advance_for(step, !electric);
+                for &c in self.mode.components() {
+                    if c.is_electric() != electric {
+                        continue;
+                    }
+                    let r = region.intersect(&self.arrays.free[c.index()]);
+                    let storage = self.arrays.storage;
+                    let mut corrections = Vec::new();
+                    let mut outside = false;
+                    line.corrections(self.mode, c, r, |cell, value| match storage.offset(cell) {
+                        Some(o) => corrections.push((o as i64, T::from_f64(value))),
+                        None => outside = true,
+                    });
+                    if outside {
+                        return Err(CudaError::new(
+                            ChunkErrorKind::InvalidArgument,
+                            "a TF/SF correction outside the chunk",
+                        ));
+                    }
+                    self.incident(c, &corrections)?;
+                }
+            }
+            Ok(())
+        })();
+        self.arrays.lines = lines;
+        result
+    }
+
+    /// Queues the corrections `(storage offset, incident value)` of component `c`, in order:
+    /// in launches of distinct nodes, the k-th correction of a node in the k-th launch, so
+    /// each node takes its corrections in the order given (the sum's bits are the scalar
+    /// backend's).
+    fn incident(&mut self, c: Component, corrections: &[(i64, T)]) -> Result<(), CudaError> {
+        if corrections.is_empty() {
+            return Ok(());
+        }
+        let mut seen = std::collections::HashMap::new();
+        let mut rounds: Vec<(usize, i64, T)> = (corrections.iter())
+            .map(|&(o, v)| {
+                let k = seen.entry(o).or_insert(0usize);
+                *k += 1;
+                (*k - 1, o, v)
+            })
+            .collect();
+        rounds.sort_by_key(|&(k, _, _)| k);
+        let offsets: Vec<i64> = rounds.iter().map(|&(_, o, _)| o).collect();
+        let values: Vec<T> = rounds.iter().map(|&(_, _, v)| v).collect();
+        if D::len(&self.arrays.incident_values) < values.len() {
+            // The old arrays may still be read by queued launches.
+            self.driver.synchronize(&self.compute)?;
+            let n = values.len();
+            self.arrays.incident_offsets = self.driver.alloc_zeros::<i64>(&self.compute, n)?;
+            self.arrays.incident_values = self.driver.alloc_zeros::<T>(&self.compute, n)?;
+        }
+        let a = &mut self.arrays;
+        self.driver
+            .write(&self.compute, &offsets, &mut a.incident_offsets, 0)?;
+        self.driver
+            .write(&self.compute, &values, &mut a.incident_values, 0)?;
+        let (ids, uniform) = self.ids(c);
+        let mut at = 0;
+        while at < rounds.len() {
+            let k = rounds[at].0;
+            let count = rounds[at..].iter().take_while(|r| r.0 == k).count();
+            let launch = linear_launch(count)?.expect("at least one correction");
+            let args = [
+                Arg::Address(self.field_address(c)?),
+                Arg::Address(self.address(&self.arrays.incident_offsets, at)),
+                Arg::Address(self.address(&self.arrays.incident_values, at)),
+                Arg::Long(count as i64),
+                Arg::Address(ids),
+                Arg::Int(uniform),
+                Arg::Address(self.coefficients_address(c)),
+            ];
+            // SAFETY: the arguments match `yee_incident` (kernels/incident.cu); the offsets
+            // lie in the field's storage (checked by `Storage::offset`), the arrays hold
+            // `count` values from `at`.
+            unsafe { self.launch(&self.kernels.incident, launch, &args) }?;
+            at += count;
+        }
+        Ok(())
+    }
+
     /// Queues a copy between `layer` of component `c` and its cells' count of values at
     /// `address` (device memory): a pack (`true`) or an unpack.
     fn copy_box(
@@ -494,7 +699,7 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
     }
 
     /// Queues on the compute stream the copies between the cells of `region` (every field,
-    /// then the ψ of each CPML layer, as the scalar chunk's slabs hold them) and the values
+    /// then the ψ of each CPML layer, then the DFT sums, as the scalar chunk's slabs hold them) and the values
     /// at `address` onward: a pack (`true`) or an unpack. Returns the values copied.
     fn copy_slab(&self, region: Box3, address: u64, pack: bool) -> Result<usize, CudaError> {
         let size = size_of::<T>() as u64;
@@ -509,6 +714,14 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
             for psi in slab.psi.iter().flatten() {
                 let values = self.address(psi, 0);
                 self.copy_values(values, storage, part, address + at as u64 * size, pack)?;
+                at += part.cells();
+            }
+        }
+        for d in &self.arrays.dft {
+            let part = d.values_box(d.part.intersect(&region));
+            for sums in d.sums.iter().flatten() {
+                let values = self.address(sums, 0);
+                self.copy_values(values, d.storage(), part, address + at as u64 * size, pack)?;
                 at += part.cells();
             }
         }
@@ -644,8 +857,8 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         2
     }
 
-    /// Queues the phase's curl update, CPML corrections and sources over `region`, in the
-    /// scalar chunk's order.
+    /// Queues the phase's curl update, CPML corrections, TF/SF corrections, sources and DFT
+    /// pass over `region`, in the scalar chunk's order.
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
         let electric = phase == ELECTRIC_PHASE;
         for c in phase_components(self.mode, phase) {
@@ -656,12 +869,13 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 self.cpml(slab, c, region)?;
             }
         }
+        self.plane_waves(electric, region, step)?;
         for s in &self.arrays.sources {
             if s.component.is_electric() == electric && region.contains(s.cell) {
                 self.source(s, step)?;
             }
         }
-        Ok(())
+        self.dft(electric, region, step)
     }
 
     fn wait(&mut self) -> Result<(), CudaError> {
@@ -751,13 +965,17 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         Ok(())
     }
 
-    /// Every field, then each CPML layer's ψ (the scalar chunk's slab format).
+    /// Every field, then each CPML layer's ψ, then the DFT sums (the scalar chunk's slab
+    /// format).
     fn slab_len(&self, region: Box3) -> usize {
         let fields = self.mode.components().len() * region.cells();
         let psi: usize = (self.arrays.slabs.iter())
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
-        fields + psi
+        let dft: usize = (self.arrays.dft.iter())
+            .map(|d| d.sums.iter().flatten().count() * d.values_box(d.part.intersect(&region)).cells())
+            .sum();
+        fields + psi + dft
     }
 
     /// Packs each region on the device into one buffer (compute stream), then copies it into
@@ -823,6 +1041,16 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 }
             }
         }
+        for (old, new) in self.arrays.dft.iter().zip(&arrays.dft) {
+            let kept = old.values_box(old.part.intersect(&new.part));
+            for (from, to) in old.sums.iter().zip(&new.sums) {
+                if let (Some(from), Some(to)) = (from, to) {
+                    let from = (self.address(from, 0), old.storage());
+                    self.keep(from, (self.address(to, 0), new.storage()), kept)?;
+                }
+            }
+        }
+        arrays.lines = core::mem::take(&mut self.arrays.lines);
         self.synchronize()?;
         core::mem::swap(&mut self.arrays, &mut arrays);
         Ok(())
@@ -869,11 +1097,38 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> YeeFields for CudaChunk<'
         region: Box3,
         out: &mut [T],
     ) -> Result<bool, CudaError> {
-        let _ = (c, region, out);
-        Err(CudaError::new(
-            ChunkErrorKind::InvalidArgument,
-            format!("no DFT monitor {monitor}: the CUDA backend runs none"),
-        ))
+        let d = self.arrays.dft.get(monitor).ok_or_else(|| {
+            CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!("no DFT monitor with index {monitor}"),
+            )
+        })?;
+        let Some(sums) = &d.sums[c.index()] else {
+            return Ok(false);
+        };
+        if region.intersect(&d.part) != region && !region.is_empty() {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!("the DFT read {region:?} is not inside the monitor's nodes here"),
+            ));
+        }
+        let values = d.values_box(region);
+        let len = values.cells();
+        if out.len() < len {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                "the output is too short",
+            ));
+        }
+        if len == 0 {
+            return Ok(true);
+        }
+        let packed = self.driver.alloc_zeros::<T>(&self.compute, len)?;
+        let at = self.address(&packed, 0);
+        self.copy_values(self.address(sums, 0), d.storage(), values, at, true)?;
+        self.driver
+            .read(&self.compute, &packed, 0, &mut out[..len])?;
+        Ok(true)
     }
 
     /// Reads the divergence flag; when the curl kernel raised it, finds the first non-finite
