@@ -14,7 +14,9 @@ fn main() {
         "curl.cu",
         "dft.cu",
         "finite.cu",
+        "gather.cu",
         "incident.cu",
+        "poles.cu",
         "source.cu",
     ] {
         println!("cargo:rerun-if-changed=kernels/{file}");

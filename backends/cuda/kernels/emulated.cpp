@@ -25,7 +25,9 @@
 #include "curl.cu"
 #include "dft.cu"
 #include "finite.cu"
+#include "gather.cu"
 #include "incident.cu"
+#include "poles.cu"
 #include "source.cu"
 #undef YEE_REAL
 #undef YEE_NAME
@@ -38,7 +40,9 @@
 #include "curl.cu"
 #include "dft.cu"
 #include "finite.cu"
+#include "gather.cu"
 #include "incident.cu"
+#include "poles.cu"
 #include "source.cu"
 #undef YEE_REAL
 #undef YEE_NAME
@@ -97,6 +101,8 @@ YEE_EMULATED(yee_box_copy, f32)
 YEE_EMULATED(yee_non_finite, f32)
 YEE_EMULATED(yee_dft, f32)
 YEE_EMULATED(yee_incident, f32)
+YEE_EMULATED(yee_poles, f32)
+YEE_EMULATED(yee_gather, f32)
 YEE_EMULATED(yee_curl, f64)
 YEE_EMULATED(yee_cpml, f64)
 YEE_EMULATED(yee_source, f64)
@@ -104,3 +110,5 @@ YEE_EMULATED(yee_box_copy, f64)
 YEE_EMULATED(yee_non_finite, f64)
 YEE_EMULATED(yee_dft, f64)
 YEE_EMULATED(yee_incident, f64)
+YEE_EMULATED(yee_poles, f64)
+YEE_EMULATED(yee_gather, f64)

@@ -240,3 +240,53 @@ static YEE_DEVICE inline void YEE_NAME(yee_incident_node)(YEE_REAL *values, long
     YEE_REAL gain = coefficients[2 * YEE_NAME(yee_id)(ids, uniform, o) + 1];
     values[o] = values[o] + incident * gain;
 }
+
+/* The passes of a dispersive E phase (the ADE of Taflove & Hagness, 3rd ed., ch. 9; the
+ * scalar backend's dispersive.rs), per node: */
+#ifndef YEE_POLE_PASSES
+#define YEE_POLE_PASSES
+/* Before the curl update: P^{n+1} (or its Debye part) from E^n, and the node's sum of k_p. */
+#define YEE_POLARISE 0
+/* After the curl update and CPML: E -= (Cb/dt) sum k_p. */
+#define YEE_CORRECT 1
+/* Once E^{n+1} is final: a Debye pole's P^{n+1} += beta E^{n+1}. */
+#define YEE_COMPLETE 2
+#endif
+
+/* One pass over one dispersive node with field value *e, its poles' P^n (`now`) and P^{n-1}
+ * being overwritten with P^{n+1} (`next`), `poles` of them with coefficients `steps` (three
+ * each: explicit (Lorentz, Drude) [c1, c2, c3], trapezoidal (Debye) [alpha, alpha - 1, beta],
+ * as `explicit_steps` says), its sum of k_p in *k and its material's Cb/dt `drive`; in the
+ * scalar backend's expression order (NodeRun::polarise, correct, complete). Returns 0 when
+ * the correction stored a NaN or an infinity. */
+static YEE_DEVICE inline int YEE_NAME(yee_pole_pass)(int pass, YEE_REAL *e, const YEE_REAL *now,
+                                                    YEE_REAL *next, long long poles,
+                                                    const YEE_REAL *steps,
+                                                    const int *explicit_steps, YEE_REAL *k,
+                                                    YEE_REAL drive)
+{
+    if (pass == YEE_POLARISE) {
+        YEE_REAL sum = (YEE_REAL)0;
+        for (long long j = 0; j < poles; ++j) {
+            const YEE_REAL *c = steps + 3 * j;
+            YEE_REAL a = now[j];
+            if (explicit_steps[j]) {
+                YEE_REAL q = a * c[0] + next[j] * c[1] + *e * c[2];
+                next[j] = q;
+                sum = sum + (q - a);
+            } else {
+                next[j] = a * c[0] + *e * c[2];
+                sum = sum + a * c[1];
+            }
+        }
+        *k = sum;
+    } else if (pass == YEE_CORRECT) {
+        *e = *e - *k * drive;
+        return YEE_NAME(yee_finite)(*e);
+    } else {
+        for (long long j = 0; j < poles; ++j)
+            if (!explicit_steps[j])
+                next[j] = next[j] + *e * steps[3 * j + 2];
+    }
+    return 1;
+}

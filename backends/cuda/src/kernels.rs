@@ -104,8 +104,22 @@ pub const INCIDENT: KernelFile = KernelFile {
     entries: &["yee_incident"],
 };
 
+/// The passes of a dispersive E phase (the ADE polarisations of each pole).
+pub const POLES: KernelFile = KernelFile {
+    name: "poles.cu",
+    source: include_str!("../kernels/poles.cu"),
+    entries: &["yee_poles"],
+};
+
+/// Indexed packs and unpacks: the slabs and resizes of the polarisations.
+pub const GATHER: KernelFile = KernelFile {
+    name: "gather.cu",
+    source: include_str!("../kernels/gather.cu"),
+    entries: &["yee_gather"],
+};
+
 /// Every kernel file.
-pub const ALL: [KernelFile; 7] = [CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT];
+pub const ALL: [KernelFile; 9] = [CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT, POLES, GATHER];
 
 /// The entry point of `entry` for `precision` (`yee_curl_f32`).
 pub fn entry_name(entry: &str, precision: Precision) -> String {

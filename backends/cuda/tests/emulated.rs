@@ -2,7 +2,8 @@
 //! (`--backend cuda-emulated`): the device chunk's own code (every launch and its argument
 //! list, both streams and their events, the staging and pinned copies, read-backs, slabs and
 //! resizing) running the kernel files built for the host, bit for bit the scalar oracle, f32
-//! and f64. What the device does not run yet is refused by name. Decomposed runs (halos on
+//! and f64, on every mode with CPML, walls, lossy, anisotropic and dispersive media, DFT
+//! monitors and an oblique plane wave. What the device does not run yet is refused by name. Decomposed runs (halos on
 //! sim and shm), balancing and checkpoints on emulated-device ranks are tested through
 //! `yee run` (`apps/yee/tests/cuda.rs`).
 #![cfg(feature = "cuda")]
@@ -13,7 +14,7 @@ use yee_em::Mode;
 use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
 };
-use yee_tests::conformance_cases::{MODES, device_physics, example_scenes, physics};
+use yee_tests::conformance_cases::{MODES, device_physics, example_scenes};
 
 fn device() -> EmulatedBackend {
     EmulatedBackend::default()
@@ -87,18 +88,22 @@ fn slabs_and_resizing_carry_every_field_and_psi() {
     }
 }
 
-/// Dispersive media and DFT monitors (the full physics case) are refused naming what, and
-/// complex value types are not device values at all (`DeviceReal` is f32 and f64).
+/// Off-diagonal ε or μ (smoothing's full tensor at a curved surface, on by default in a
+/// `Setup`) is refused naming it; complex value types are not device values at all
+/// (`DeviceReal` is f32 and f64).
 #[test]
 fn what_the_device_does_not_run_is_refused_by_name() {
-    for mode in MODES {
-        let e = matches_the_oracle::<f64, _>(&device(), &physics(mode), 1)
-            .expect_err("dispersive media are not run on the device");
-        assert!(
-            e.contains(REFUSED) && e.contains("dispersive media") && e.contains("Unsupported"),
-            "{mode:?}: {e}"
-        );
-    }
+    let (path, scene) = (example_scenes().into_iter())
+        .find(|(p, _)| p.ends_with("cylinder_tez.toml"))
+        .expect("the scene is there");
+    let setup = scene.setup();
+    assert!(setup.has_tensor_nodes(), "{path} smooths off the diagonal");
+    let e = matches_the_oracle::<f64, _>(&device(), &setup, 1)
+        .expect_err("off-diagonal tensors are not run on the device");
+    assert!(
+        e.contains(REFUSED) && e.contains("off-diagonal") && e.contains("Unsupported"),
+        "{e}"
+    );
 }
 
 /// Every entry point of every kernel file loads on the emulated device for both types, and a

@@ -22,6 +22,8 @@ use yee_em::load::work_of;
 use yee_em::{
     Component, Costs, DftMonitor, IncidentLine, Mode, PointSource, Setup, SourceKind, YeeFields,
 };
+use yee_scalar::dispersive::Pass;
+use yee_scalar::dispersive_nodes::DispersiveNodes;
 use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
@@ -43,6 +45,8 @@ struct Kernels<D: Driver> {
     non_finite: D::Kernel,
     dft: D::Kernel,
     incident: D::Kernel,
+    poles: D::Kernel,
+    gather: D::Kernel,
 }
 
 impl<D: Driver> Kernels<D> {
@@ -57,6 +61,8 @@ impl<D: Driver> Kernels<D> {
             non_finite: function(kernels::FINITE, "yee_non_finite")?,
             dft: function(kernels::DFT, "yee_dft")?,
             incident: function(kernels::INCIDENT, "yee_incident")?,
+            poles: function(kernels::POLES, "yee_poles")?,
+            gather: function(kernels::GATHER, "yee_gather")?,
         })
     }
 }
@@ -114,6 +120,82 @@ impl<T: DeviceReal, D: Driver> DeviceDft<T, D> {
     }
 }
 
+/// The polarisations of one electric component's dispersive nodes on the device (the scalar
+/// chunk's `DispersiveNodes`): per node its cell, storage offset, first pole and material;
+/// the poles' P in two slots (slot `s` from value `s × poles`) and each node's `Σ kₚ`.
+#[derive(Debug)]
+struct DevicePoles<T: DeviceReal, D: Driver> {
+    component: Component,
+    /// The nodes on the host (cells, poles, runs: slabs, resizes and work), P not kept.
+    nodes: DispersiveNodes<T>,
+    cells: D::Memory<i64>,
+    offsets: D::Memory<i64>,
+    first: D::Memory<i64>,
+    material: D::Memory<i32>,
+    slots: D::Memory<T>,
+    scratch: D::Memory<T>,
+}
+
+impl<T: DeviceReal, D: Driver> DevicePoles<T, D> {
+    /// Poles over all nodes (the length of a slot).
+    fn poles(&self) -> usize {
+        self.nodes.first.last().copied().unwrap_or(0)
+    }
+
+    /// The entries of `slots` of the nodes of `region`, in the scalar chunk's slab order
+    /// (node, slot, pole).
+    fn slab_entries(&self, region: Box3) -> Vec<i64> {
+        let (first, poles) = (&self.nodes.first, self.poles());
+        let mut entries = Vec::new();
+        for (n, &cell) in self.nodes.cells.iter().enumerate() {
+            if region.contains(cell) {
+                for s in 0..2 {
+                    entries.extend((first[n]..first[n + 1]).map(|j| (s * poles + j) as i64));
+                }
+            }
+        }
+        entries
+    }
+
+    /// The entries of the nodes both `self` and `to` hold: `(in self, in to)`, each slot.
+    fn kept_entries(&self, to: &DevicePoles<T, D>) -> (Vec<i64>, Vec<i64>) {
+        let (a, b) = (&self.nodes, &to.nodes);
+        let key = |p: &Index3| [p[2], p[1], p[0]];
+        let (mut from, mut into) = (Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < a.cells.len() && j < b.cells.len() {
+            match key(&a.cells[i]).cmp(&key(&b.cells[j])) {
+                core::cmp::Ordering::Less => i += 1,
+                core::cmp::Ordering::Greater => j += 1,
+                core::cmp::Ordering::Equal => {
+                    for s in 0..2 {
+                        let len = a.first[i + 1] - a.first[i];
+                        let at = |first: usize, poles: usize| (s * poles + first) as i64;
+                        from.extend((0..len).map(|p| at(a.first[i], self.poles()) + p as i64));
+                        into.extend((0..len).map(|p| at(b.first[j], to.poles()) + p as i64));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        (from, into)
+    }
+}
+
+/// The pole tables of every material id (`YeeState::ade`, `drive`) on the device.
+#[derive(Debug)]
+struct PoleTables<T: DeviceReal, D: Driver> {
+    /// Material `m`'s poles are entries `steps_first[m]..steps_first[m + 1]`.
+    steps_first: D::Memory<i64>,
+    /// Three coefficients per pole.
+    steps: D::Memory<T>,
+    explicit: D::Memory<i32>,
+    drive: D::Memory<T>,
+    /// Whether a pole is Debye's (the third pass has work).
+    debye: bool,
+}
+
 /// The arrays of one component's material: ids in device memory, and the id every node
 /// shares if it has one (the kernels then read no id).
 #[derive(Debug)]
@@ -139,6 +221,9 @@ struct Arrays<T: DeviceReal, D: Driver> {
     probe_cells: Vec<Index3>,
     /// The DFT monitors' sums.
     dft: Vec<DeviceDft<T, D>>,
+    /// The dispersive nodes of each electric component that has some, and the pole tables.
+    poles: Vec<DevicePoles<T, D>>,
+    tables: Option<PoleTables<T, D>>,
     /// Each plane wave's incident field on its auxiliary grid (advanced on the host, kept
     /// when the chunk resizes).
     lines: Vec<IncidentLine>,
@@ -159,7 +244,8 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
         owned: Box3,
     ) -> Result<Self, CudaError> {
         let state = YeeState::<T>::new(setup, owned);
-        supported(setup, state.dispersive.iter().any(Option::is_some))?;
+        supported(setup)?;
+        let (poles, tables) = upload_poles(driver, stream, &state)?;
         let mut dft = Vec::new();
         for d in &state.dft {
             let len = (d.part.cells() * d.monitor.values_per_node()).max(1);
@@ -248,6 +334,8 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
                 .filter(|&c| owned.contains(c))
                 .collect(),
             dft,
+            poles,
+            tables,
             lines: state.lines.clone(),
             incident_offsets: driver.alloc_zeros::<i64>(stream, 1)?,
             incident_values: driver.alloc_zeros::<T>(stream, 1)?,
@@ -291,17 +379,69 @@ pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, 
 /// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
 const FACES: halo::HaloShape = halo::HaloShape::Faces;
 
+/// The dispersive nodes of `state` and its pole tables, uploaded on `stream`.
+#[allow(clippy::type_complexity)]
+fn upload_poles<T: DeviceReal, D: Driver>(
+    driver: &D,
+    stream: &D::Stream,
+    state: &YeeState<T>,
+) -> Result<(Vec<DevicePoles<T, D>>, Option<PoleTables<T, D>>), CudaError> {
+    let mut poles = Vec::new();
+    for (c, nodes) in state.dispersive.iter().enumerate() {
+        let Some(nodes) = nodes else {
+            continue;
+        };
+        let component = Component::ALL[c];
+        let ids = state.material_ids_of(component);
+        let long = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        let cells: Vec<i64> = nodes.cells.iter().flatten().copied().collect();
+        let material: Vec<i32> = (nodes.offsets.iter())
+            .map(|&o| i32::from(ids[o]))
+            .collect();
+        let mut host = nodes.clone();
+        host.slots = [Vec::new(), Vec::new()];
+        host.scratch = Vec::new();
+        poles.push(DevicePoles {
+            component,
+            cells: driver.upload(stream, &cells)?,
+            offsets: driver.upload(stream, &long(&nodes.offsets))?,
+            first: driver.upload(stream, &long(&nodes.first))?,
+            material: driver.upload(stream, &material)?,
+            slots: driver.upload(stream, &[&nodes.slots[0][..], &nodes.slots[1][..]].concat())?,
+            scratch: driver.upload(stream, &nodes.scratch)?,
+            nodes: host,
+        });
+    }
+    if poles.is_empty() {
+        return Ok((poles, None));
+    }
+    let mut steps_first = vec![0i64];
+    let (mut steps, mut explicit) = (Vec::new(), Vec::new());
+    for material in &state.ade {
+        for s in material {
+            steps.extend(s.c);
+            explicit.push(i32::from(s.explicit));
+        }
+        steps_first.push(explicit.len() as i64);
+    }
+    let tables = PoleTables {
+        steps_first: driver.upload(stream, &steps_first)?,
+        steps: driver.upload(stream, &steps)?,
+        debye: explicit.contains(&0),
+        explicit: driver.upload(stream, &explicit)?,
+        drive: driver.upload(stream, &state.drive)?,
+    };
+    Ok((poles, Some(tables)))
+}
+
 /// Refuses what the kernels do not cover yet, naming it.
-fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
+fn supported(setup: &Setup) -> Result<(), CudaError> {
     let unsupported = |what: &str| {
         Err(CudaError::new(
             ChunkErrorKind::Unsupported,
             format!("the CUDA backend does not run {what} yet: use --backend rayon or scalar"),
         ))
     };
-    if state_dispersive {
-        return unsupported("dispersive media (poles)");
-    }
     if yee_em::bloch::is_bloch(setup) {
         return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
     }
@@ -562,6 +702,81 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
         Ok(())
     }
 
+    /// Queues `pass` of the dispersive E phase of step `step` over `region` (`yee_poles`, one
+    /// thread per dispersive node; the scalar backend's `dispersive::apply`).
+    fn dispersive(&self, pass: Pass, region: Box3, step: u64) -> Result<(), CudaError> {
+        let Some(tables) = &self.arrays.tables else {
+            return Ok(());
+        };
+        if pass == Pass::Complete && !tables.debye {
+            return Ok(());
+        }
+        let code = match pass {
+            Pass::Polarise => 0,
+            Pass::Correct => 1,
+            Pass::Complete => 2,
+        };
+        for p in &self.arrays.poles {
+            let count = p.nodes.cells.len();
+            let Some(launch) = linear_launch(count)? else {
+                continue;
+            };
+            // Slot `step % 2` holds Pⁿ, the other Pⁿ⁻¹ (overwritten with Pⁿ⁺¹).
+            let now = (step % 2) as usize * p.poles();
+            let next = p.poles() - now;
+            let args = [
+                Arg::Int(code),
+                Arg::Address(self.field_address(p.component)?),
+                Arg::Long(count as i64),
+                Arg::Address(self.address(&p.cells, 0)),
+                Arg::Address(self.address(&p.offsets, 0)),
+                Arg::Address(self.address(&p.first, 0)),
+                Arg::Address(self.address(&p.material, 0)),
+                Arg::Address(self.address(&tables.steps_first, 0)),
+                Arg::Address(self.address(&tables.steps, 0)),
+                Arg::Address(self.address(&tables.explicit, 0)),
+                Arg::Address(self.address(&tables.drive, 0)),
+                Arg::Address(self.address(&p.slots, now)),
+                Arg::Address(self.address(&p.slots, next)),
+                Arg::Address(self.address(&p.scratch, 0)),
+                Arg::Region(RawRegion::new([region.lo, region.hi], self.arrays.storage)),
+                Arg::Address(self.address(&self.flag, 0)),
+            ];
+            // SAFETY: the arguments match `yee_poles` (kernels/poles.cu); the arrays were
+            // built together from the scalar backend's `DispersiveNodes` (offsets in the
+            // field's storage, poles in the slots, materials in the tables).
+            unsafe { self.launch(&self.kernels.poles, launch, &args) }?;
+        }
+        Ok(())
+    }
+
+    /// Queues the copies between the entries `entries` of `values` and the values at
+    /// `address` onward (a pack, `true`, or an unpack), then waits for them (the index list
+    /// is released on return).
+    fn gather(
+        &self,
+        values: u64,
+        entries: &[i64],
+        address: u64,
+        pack: bool,
+    ) -> Result<(), CudaError> {
+        let Some(launch) = linear_launch(entries.len())? else {
+            return Ok(());
+        };
+        let indices = self.driver.upload(&self.compute, entries)?;
+        let args = [
+            Arg::Address(values),
+            Arg::Address(address),
+            Arg::Address(self.address(&indices, 0)),
+            Arg::Long(entries.len() as i64),
+            Arg::Int(i32::from(pack)),
+        ];
+        // SAFETY: the arguments match `yee_gather` (kernels/gather.cu); callers give entries
+        // inside `values` and room at `address` for one value each.
+        unsafe { self.launch(&self.kernels.gather, launch, &args) }?;
+        self.driver.synchronize(&self.compute)
+    }
+
     /// Queues the TF/SF surface corrections of the phase's components (`electric`) over
     /// `region` at step `step`: each plane wave's auxiliary grid advanced on the host to the
     /// time the update read, then its corrections ([`IncidentLine::corrections`]) applied on
@@ -699,7 +914,7 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
     }
 
     /// Queues on the compute stream the copies between the cells of `region` (every field,
-    /// then the ψ of each CPML layer, then the DFT sums, as the scalar chunk's slabs hold them) and the values
+    /// then the ψ of each CPML layer, then the DFT sums, then the polarisations, as the scalar chunk's slabs hold them) and the values
     /// at `address` onward: a pack (`true`) or an unpack. Returns the values copied.
     fn copy_slab(&self, region: Box3, address: u64, pack: bool) -> Result<usize, CudaError> {
         let size = size_of::<T>() as u64;
@@ -724,6 +939,12 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
                 self.copy_values(values, d.storage(), part, address + at as u64 * size, pack)?;
                 at += part.cells();
             }
+        }
+        for p in &self.arrays.poles {
+            let entries = p.slab_entries(region);
+            let values = self.address(&p.slots, 0);
+            self.gather(values, &entries, address + at as u64 * size, pack)?;
+            at += entries.len();
         }
         Ok(at)
     }
@@ -857,10 +1078,13 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         2
     }
 
-    /// Queues the phase's curl update, CPML corrections, TF/SF corrections, sources and DFT
-    /// pass over `region`, in the scalar chunk's order.
+    /// Queues the phase's dispersive passes, curl update, CPML corrections, TF/SF corrections,
+    /// sources and DFT pass over `region`, in the scalar chunk's order.
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
         let electric = phase == ELECTRIC_PHASE;
+        if electric {
+            self.dispersive(Pass::Polarise, region, step)?;
+        }
         for c in phase_components(self.mode, phase) {
             self.curl(c, region)?;
         }
@@ -869,11 +1093,17 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 self.cpml(slab, c, region)?;
             }
         }
+        if electric {
+            self.dispersive(Pass::Correct, region, step)?;
+        }
         self.plane_waves(electric, region, step)?;
         for s in &self.arrays.sources {
             if s.component.is_electric() == electric && region.contains(s.cell) {
                 self.source(s, step)?;
             }
+        }
+        if electric {
+            self.dispersive(Pass::Complete, region, step)?;
         }
         self.dft(electric, region, step)
     }
@@ -965,8 +1195,8 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         Ok(())
     }
 
-    /// Every field, then each CPML layer's ψ, then the DFT sums (the scalar chunk's slab
-    /// format).
+    /// Every field, then each CPML layer's ψ, the DFT sums and the polarisations (the scalar
+    /// chunk's slab format).
     fn slab_len(&self, region: Box3) -> usize {
         let fields = self.mode.components().len() * region.cells();
         let psi: usize = (self.arrays.slabs.iter())
@@ -975,7 +1205,10 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         let dft: usize = (self.arrays.dft.iter())
             .map(|d| d.sums.iter().flatten().count() * d.values_box(d.part.intersect(&region)).cells())
             .sum();
-        fields + psi + dft
+        let poles: usize = (self.arrays.poles.iter())
+            .map(|p| p.nodes.slab_len(region))
+            .sum();
+        fields + psi + dft + poles
     }
 
     /// Packs each region on the device into one buffer (compute stream), then copies it into
@@ -1050,20 +1283,39 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 }
             }
         }
+        for (old, new) in self.arrays.poles.iter().zip(&arrays.poles) {
+            let (from, into) = old.kept_entries(new);
+            if from.is_empty() {
+                continue;
+            }
+            let packed = self.driver.alloc_zeros::<T>(&self.compute, from.len())?;
+            let at = self.address(&packed, 0);
+            self.gather(self.address(&old.slots, 0), &from, at, true)?;
+            self.gather(self.address(&new.slots, 0), &into, at, false)?;
+        }
         arrays.lines = core::mem::take(&mut self.arrays.lines);
         self.synchronize()?;
         core::mem::swap(&mut self.arrays, &mut arrays);
         Ok(())
     }
 
+    /// The scalar chunk's work: CPML layers, TF/SF surfaces, sources, probes and dispersive
+    /// nodes (their pole updates per electric component).
     fn work(&self, region: Box3) -> f64 {
+        let electric = (self.mode.components().iter())
+            .filter(|c| c.is_electric())
+            .count()
+            .max(1) as f64;
+        let dispersive: f64 = (self.arrays.poles.iter())
+            .map(|p| p.nodes.work(region, &self.costs))
+            .sum();
         work_of(
             region,
             self.arrays.slabs.iter().map(|s| s.layer),
-            core::iter::empty(),
+            (self.setup.plane_waves.iter()).flat_map(|w| w.surface_slabs(self.mode)),
             self.arrays.sources.iter().map(|s| s.cell),
             self.arrays.probe_cells.iter().copied(),
-            0.0,
+            dispersive / electric,
             &self.costs,
         )
     }

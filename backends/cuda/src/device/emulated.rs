@@ -60,6 +60,8 @@ emulated_kernels! {
     "yee_non_finite_f32" => yee_launch_yee_non_finite_f32, yee_params_yee_non_finite_f32;
     "yee_dft_f32" => yee_launch_yee_dft_f32, yee_params_yee_dft_f32;
     "yee_incident_f32" => yee_launch_yee_incident_f32, yee_params_yee_incident_f32;
+    "yee_poles_f32" => yee_launch_yee_poles_f32, yee_params_yee_poles_f32;
+    "yee_gather_f32" => yee_launch_yee_gather_f32, yee_params_yee_gather_f32;
     "yee_curl_f64" => yee_launch_yee_curl_f64, yee_params_yee_curl_f64;
     "yee_cpml_f64" => yee_launch_yee_cpml_f64, yee_params_yee_cpml_f64;
     "yee_source_f64" => yee_launch_yee_source_f64, yee_params_yee_source_f64;
@@ -67,6 +69,8 @@ emulated_kernels! {
     "yee_non_finite_f64" => yee_launch_yee_non_finite_f64, yee_params_yee_non_finite_f64;
     "yee_dft_f64" => yee_launch_yee_dft_f64, yee_params_yee_dft_f64;
     "yee_incident_f64" => yee_launch_yee_incident_f64, yee_params_yee_incident_f64;
+    "yee_poles_f64" => yee_launch_yee_poles_f64, yee_params_yee_poles_f64;
+    "yee_gather_f64" => yee_launch_yee_gather_f64, yee_params_yee_gather_f64;
 }
 
 /// The emulated device of one rank.
