@@ -18,6 +18,7 @@ fn main() {
         "incident.cu",
         "poles.cu",
         "source.cu",
+        "tensor.cu",
     ] {
         println!("cargo:rerun-if-changed=kernels/{file}");
     }

@@ -171,7 +171,8 @@ pub fn example_scenes() -> Vec<(String, yee_scene::Scene)> {
 
 /// The setup of `mode` the CUDA device chunk is checked on: [`physics`] whole (CPML, PEC and
 /// PMC walls, a lossy block, dispersive blocks, an anisotropic smoothed ball, soft sources,
-/// DFT monitors) with a plane wave (TF/SF) through it.
+/// DFT monitors) with a plane wave (TF/SF) through it and an isotropic ball smoothed with
+/// the full tensor (off-diagonal nodes where the mode carries two components of a field).
 pub fn device_physics(mode: Mode) -> Setup<'static> {
     let full = physics(mode);
     let flat = |a: usize, lo: i64, hi: i64| if full.grid[a] == 1 { (0, 1) } else { (lo, hi) };
@@ -194,7 +195,23 @@ pub fn device_physics(mode: Mode) -> Setup<'static> {
         },
         amplitude: 0.7,
     };
+    // An isotropic ball whose ε and μ its surroundings lack: smoothing's full tensor gives its
+    // surface nodes off-diagonal entries (tensor nodes, with edge and corner halos).
+    let mut regions = full.regions.to_vec();
+    regions.push(Region {
+        shape: Shape::Sphere {
+            // In the plane of a 2D grid.
+            center: [10.3, 9.4, if mode.dims() == 3 { 8.2 } else { 0.3 }],
+            radius: 2.6,
+        },
+        material: Material {
+            eps: 2.5,
+            mu: 1.6,
+            ..Material::VACUUM
+        },
+    });
     Setup {
+        regions: Box::leak(regions.into_boxed_slice()),
         plane_waves: Box::leak(Box::new([wave])),
         ..full
     }

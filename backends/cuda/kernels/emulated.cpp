@@ -29,6 +29,7 @@
 #include "incident.cu"
 #include "poles.cu"
 #include "source.cu"
+#include "tensor.cu"
 #undef YEE_REAL
 #undef YEE_NAME
 
@@ -44,6 +45,7 @@
 #include "incident.cu"
 #include "poles.cu"
 #include "source.cu"
+#include "tensor.cu"
 #undef YEE_REAL
 #undef YEE_NAME
 
@@ -103,6 +105,7 @@ YEE_EMULATED(yee_dft, f32)
 YEE_EMULATED(yee_incident, f32)
 YEE_EMULATED(yee_poles, f32)
 YEE_EMULATED(yee_gather, f32)
+YEE_EMULATED(yee_tensor, f32)
 YEE_EMULATED(yee_curl, f64)
 YEE_EMULATED(yee_cpml, f64)
 YEE_EMULATED(yee_source, f64)
@@ -112,3 +115,4 @@ YEE_EMULATED(yee_dft, f64)
 YEE_EMULATED(yee_incident, f64)
 YEE_EMULATED(yee_poles, f64)
 YEE_EMULATED(yee_gather, f64)
+YEE_EMULATED(yee_tensor, f64)

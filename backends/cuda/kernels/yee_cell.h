@@ -290,3 +290,45 @@ static YEE_DEVICE inline int YEE_NAME(yee_pole_pass)(int pass, YEE_REAL *e, cons
     }
     return 1;
 }
+
+/* The plain (unstretched) curl of a component at storage offset o: its terms' differences
+ * summed with their signs, as the scalar backend's tensor_update::curl_at. */
+static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_plain_curl)(const YEE_NAME(yee_terms) *terms,
+                                                          long long o, int electric)
+{
+    YEE_REAL curl = (YEE_REAL)0;
+    for (int i = 0; i < terms->count; ++i) {
+        const YEE_NAME(yee_term) *t = &terms->term[i];
+        YEE_REAL d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
+        curl = t->sign > 0 ? curl + d : curl - d;
+    }
+    return curl;
+}
+
+/* One thread of the off-diagonal pass at a tensor node (Kottke, Farjadpour & Johnson 2008,
+ * sec. III; the scalar backend's tensor_update.rs): for each of the two other axes k whose
+ * component the mode carries (has[k]), the mean of that component's curls at its four nodes
+ * around this one (neighbours[4k + n], -1 where the node does not evolve), times 1/4 and the
+ * node's weight weights[k], added to the value at storage offset o. Returns 0 when it stores
+ * a NaN or an infinity. */
+static YEE_DEVICE inline int YEE_NAME(yee_tensor_node)(YEE_REAL *values, long long o,
+                                                      const long long *neighbours,
+                                                      const YEE_REAL *weights,
+                                                      const YEE_NAME(yee_terms) *other,
+                                                      const int *has, int electric)
+{
+    YEE_REAL sum = (YEE_REAL)0;
+    for (int k = 0; k < 2; ++k) {
+        if (!has[k])
+            continue;
+        YEE_REAL mean = (YEE_REAL)0;
+        for (int n = 0; n < 4; ++n)
+            if (neighbours[4 * k + n] >= 0)
+                mean = mean + YEE_NAME(yee_plain_curl)(&other[k], neighbours[4 * k + n],
+                                                       electric);
+        sum = sum + mean * (YEE_REAL)0.25 * weights[k];
+    }
+    YEE_REAL updated = values[o] + sum;
+    values[o] = updated;
+    return YEE_NAME(yee_finite)(updated);
+}

@@ -118,8 +118,17 @@ pub const GATHER: KernelFile = KernelFile {
     entries: &["yee_gather"],
 };
 
+/// The off-diagonal pass at tensor nodes (Kottke, Farjadpour & Johnson 2008).
+pub const TENSOR: KernelFile = KernelFile {
+    name: "tensor.cu",
+    source: include_str!("../kernels/tensor.cu"),
+    entries: &["yee_tensor"],
+};
+
 /// Every kernel file.
-pub const ALL: [KernelFile; 9] = [CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT, POLES, GATHER];
+pub const ALL: [KernelFile; 10] = [
+    CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT, POLES, GATHER, TENSOR,
+];
 
 /// The entry point of `entry` for `precision` (`yee_curl_f32`).
 pub fn entry_name(entry: &str, precision: Precision) -> String {

@@ -10,7 +10,7 @@
 
 use yee_core::Topology;
 use yee_cuda::device::EmulatedBackend;
-use yee_em::Mode;
+use yee_em::{Mode, YeeBackend};
 use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
 };
@@ -88,20 +88,37 @@ fn slabs_and_resizing_carry_every_field_and_psi() {
     }
 }
 
-/// Off-diagonal ε or μ (smoothing's full tensor at a curved surface, on by default in a
-/// `Setup`) is refused naming it; complex value types are not device values at all
-/// (`DeviceReal` is f32 and f64).
+/// Every mode's device case has the parts it is meant to test: DFT monitors, a plane wave,
+/// dispersive nodes, and (where the mode carries two components of a field) tensor nodes.
+#[test]
+fn the_device_case_has_every_feature() {
+    for mode in MODES {
+        let setup = device_physics(mode);
+        assert!(!setup.monitors.is_empty() && !setup.plane_waves.is_empty());
+        assert!(setup.regions.iter().any(|r| r.material.poles != yee_em::PoleSet::NONE));
+        assert_eq!(setup.has_tensor_nodes(), mode != Mode::OneD, "{mode:?}");
+    }
+}
+
+/// A Bloch-periodic setup is refused by name (its fields are complex, and complex value
+/// types are not device values at all: `DeviceReal` is f32 and f64).
 #[test]
 fn what_the_device_does_not_run_is_refused_by_name() {
     let (path, scene) = (example_scenes().into_iter())
-        .find(|(p, _)| p.ends_with("cylinder_tez.toml"))
+        .find(|(p, _)| p.ends_with("bragg_bands.toml"))
         .expect("the scene is there");
-    let setup = scene.setup();
-    assert!(setup.has_tensor_nodes(), "{path} smooths off the diagonal");
-    let e = matches_the_oracle::<f64, _>(&device(), &setup, 1)
-        .expect_err("off-diagonal tensors are not run on the device");
+    // A point of its band diagram: a wavevector along its periodic x.
+    let setup = yee_em::Setup {
+        bloch: [0.25, 0.0, 0.0],
+        ..scene.setup()
+    };
+    assert!(yee_em::bloch::is_bloch(&setup), "{path} at k = 0.25");
+    let whole = yee_core::Box3::from_extent(setup.grid);
+    let e = YeeBackend::<f64>::build(&device(), &setup, whole, yee_em::Costs::default())
+        .expect_err("Bloch-periodic setups are not run on the device");
+    let e = format!("{e:?}");
     assert!(
-        e.contains(REFUSED) && e.contains("off-diagonal") && e.contains("Unsupported"),
+        e.contains(REFUSED) && e.contains("Bloch") && e.contains("Unsupported"),
         "{e}"
     );
 }

@@ -47,6 +47,7 @@ struct Kernels<D: Driver> {
     incident: D::Kernel,
     poles: D::Kernel,
     gather: D::Kernel,
+    tensor: D::Kernel,
 }
 
 impl<D: Driver> Kernels<D> {
@@ -63,6 +64,7 @@ impl<D: Driver> Kernels<D> {
             incident: function(kernels::INCIDENT, "yee_incident")?,
             poles: function(kernels::POLES, "yee_poles")?,
             gather: function(kernels::GATHER, "yee_gather")?,
+            tensor: function(kernels::TENSOR, "yee_tensor")?,
         })
     }
 }
@@ -183,6 +185,19 @@ impl<T: DeviceReal, D: Driver> DevicePoles<T, D> {
     }
 }
 
+/// The tensor nodes of one component on the device (the scalar chunk's `TensorNodes`): per
+/// node its cell, storage offset, the storage offsets of its eight neighbours (four of each
+/// other component, −1 where that node does not evolve) and its two weights.
+#[derive(Debug)]
+struct DeviceTensor<T: DeviceReal, D: Driver> {
+    component: Component,
+    count: usize,
+    cells: D::Memory<i64>,
+    offsets: D::Memory<i64>,
+    neighbours: D::Memory<i64>,
+    weights: D::Memory<T>,
+}
+
 /// The pole tables of every material id (`YeeState::ade`, `drive`) on the device.
 #[derive(Debug)]
 struct PoleTables<T: DeviceReal, D: Driver> {
@@ -219,11 +234,15 @@ struct Arrays<T: DeviceReal, D: Driver> {
     slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
     probe_cells: Vec<Index3>,
+    /// The ghosts each phase fills (edges and corners too with tensor nodes).
+    halo_shape: halo::HaloShape,
     /// The DFT monitors' sums.
     dft: Vec<DeviceDft<T, D>>,
     /// The dispersive nodes of each electric component that has some, and the pole tables.
     poles: Vec<DevicePoles<T, D>>,
     tables: Option<PoleTables<T, D>>,
+    /// The tensor nodes of each component that has some.
+    tensor: Vec<DeviceTensor<T, D>>,
     /// Each plane wave's incident field on its auxiliary grid (advanced on the host, kept
     /// when the chunk resizes).
     lines: Vec<IncidentLine>,
@@ -246,6 +265,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
         let state = YeeState::<T>::new(setup, owned);
         supported(setup)?;
         let (poles, tables) = upload_poles(driver, stream, &state)?;
+        let tensor = upload_tensor(driver, stream, &state, setup.mode)?;
         let mut dft = Vec::new();
         for d in &state.dft {
             let len = (d.part.cells() * d.monitor.values_per_node()).max(1);
@@ -313,7 +333,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
             });
         }
         let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
-        let staging_len = halo_staging_values(setup.mode, owned).max(1);
+        let staging_len = halo_staging_values(setup.mode, owned, state.halo_shape).max(1);
         Ok(Arrays {
             owned,
             storage: Storage {
@@ -336,6 +356,8 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
             dft,
             poles,
             tables,
+            tensor,
+            halo_shape: state.halo_shape,
             lines: state.lines.clone(),
             incident_offsets: driver.alloc_zeros::<i64>(stream, 1)?,
             incident_values: driver.alloc_zeros::<T>(stream, 1)?,
@@ -375,9 +397,6 @@ pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, 
     /// Messages go through buffers of type `B`.
     buffers: PhantomData<fn() -> B>,
 }
-
-/// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
-const FACES: halo::HaloShape = halo::HaloShape::Faces;
 
 /// The dispersive nodes of `state` and its pole tables, uploaded on `stream`.
 #[allow(clippy::type_complexity)]
@@ -434,6 +453,56 @@ fn upload_poles<T: DeviceReal, D: Driver>(
     Ok((poles, Some(tables)))
 }
 
+/// The tensor nodes of `state` (mode `mode`), uploaded on `stream`.
+fn upload_tensor<T: DeviceReal, D: Driver>(
+    driver: &D,
+    stream: &D::Stream,
+    state: &YeeState<T>,
+    mode: Mode,
+) -> Result<Vec<DeviceTensor<T, D>>, CudaError> {
+    use yee_scalar::tensor_nodes::{neighbours, others};
+    let active = mode.active_axes();
+    let storage_box = state.owned.grow(active.map(i64::from));
+    let mut out = Vec::new();
+    for (c, list) in state.tensor.iter().enumerate() {
+        let Some(list) = list else {
+            continue;
+        };
+        let component = Component::ALL[c];
+        let (a, electric) = (component.axis().index(), component.is_electric());
+        let (mut cells, mut offsets, mut around, mut weights) = (vec![], vec![], vec![], vec![]);
+        for node in &list.nodes {
+            cells.extend(node.cell);
+            offsets.push(node.offset as i64);
+            weights.extend(node.weights);
+            for (k, b) in others(a).into_iter().enumerate() {
+                for (n, q) in neighbours(electric, a, b, node.cell, active)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let present = node.present & (1 << (4 * k + n)) != 0;
+                    around.push(match present {
+                        true => storage_box.linear_index(q) as i64,
+                        false => -1,
+                    });
+                }
+            }
+        }
+        if offsets.is_empty() {
+            continue;
+        }
+        out.push(DeviceTensor {
+            component,
+            count: offsets.len(),
+            cells: driver.upload(stream, &cells)?,
+            offsets: driver.upload(stream, &offsets)?,
+            neighbours: driver.upload(stream, &around)?,
+            weights: driver.upload(stream, &weights)?,
+        });
+    }
+    Ok(out)
+}
+
 /// Refuses what the kernels do not cover yet, naming it.
 fn supported(setup: &Setup) -> Result<(), CudaError> {
     let unsupported = |what: &str| {
@@ -444,13 +513,6 @@ fn supported(setup: &Setup) -> Result<(), CudaError> {
     };
     if yee_em::bloch::is_bloch(setup) {
         return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
-    }
-    if setup.has_tensor_nodes() {
-        return unsupported(
-            "off-diagonal ε or μ (a material's full `eps`/`mu` tensor, or smoothing's at a \
-             curved surface, where `Setup::smoothing_tensor = false` keeps the diagonal rule, \
-             as `yee run` does: its neighbours' curls and the halo's edges and corners)",
-        );
     }
     Ok(())
 }
@@ -557,26 +619,10 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
         let Some(launch) = box_launch(r.extent())? else {
             return Ok(());
         };
-        let active = self.mode.active_axes();
-        let strides = self.strides();
-        let mut terms = DeviceTerms::default();
-        for t in c.curl_terms() {
-            if !active[t.axis.index()] || !self.mode.has(t.source) {
-                continue;
-            }
-            terms.term[terms.count as usize] = DeviceTerm {
-                source: self.field_address(t.source)?,
-                stride: strides[t.axis.index()],
-                axis: t.axis.index() as i32,
-                sign: i32::from(t.sign),
-                stretch: self.stretch_address(c, t.axis),
-            };
-            terms.count += 1;
-        }
         let (ids, uniform) = self.ids(c);
         let args = [
             Arg::Address(self.field_address(c)?),
-            Arg::Terms(terms),
+            Arg::Terms(self.terms(c)?),
             Arg::Address(ids),
             Arg::Int(uniform),
             Arg::Address(self.coefficients_address(c)),
@@ -698,6 +744,68 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
                 // `per_node` values a node), and the weights hold `per_node` values.
                 unsafe { self.launch(&self.kernels.dft, launch, &args) }?;
             }
+        }
+        Ok(())
+    }
+
+    /// The curl terms of component `c` as the kernels take them.
+    fn terms(&self, c: Component) -> Result<DeviceTerms, CudaError> {
+        let active = self.mode.active_axes();
+        let strides = self.strides();
+        let mut terms = DeviceTerms::default();
+        for t in c.curl_terms() {
+            if !active[t.axis.index()] || !self.mode.has(t.source) {
+                continue;
+            }
+            terms.term[terms.count as usize] = DeviceTerm {
+                source: self.field_address(t.source)?,
+                stride: strides[t.axis.index()],
+                axis: t.axis.index() as i32,
+                sign: i32::from(t.sign),
+                stretch: self.stretch_address(c, t.axis),
+            };
+            terms.count += 1;
+        }
+        Ok(terms)
+    }
+
+    /// Queues the off-diagonal pass of the phase's components (`electric`) at their tensor
+    /// nodes in `region` (`yee_tensor`; the scalar backend's `apply_tensor_nodes`).
+    fn tensor(&self, electric: bool, region: Box3) -> Result<(), CudaError> {
+        for t in &self.arrays.tensor {
+            let c = t.component;
+            if c.is_electric() != electric {
+                continue;
+            }
+            let Some(launch) = linear_launch(t.count)? else {
+                continue;
+            };
+            let others = yee_scalar::tensor_nodes::others(c.axis().index());
+            let other = others.map(|b| Component::along(yee_core::Axis::ALL[b], electric));
+            let terms = |b: Component| match self.mode.has(b) {
+                true => self.terms(b),
+                false => Ok(DeviceTerms::default()),
+            };
+            let args = [
+                Arg::Address(self.field_address(c)?),
+                Arg::Long(t.count as i64),
+                Arg::Address(self.address(&t.cells, 0)),
+                Arg::Address(self.address(&t.offsets, 0)),
+                Arg::Address(self.address(&t.neighbours, 0)),
+                Arg::Address(self.address(&t.weights, 0)),
+                Arg::Terms(terms(other[0])?),
+                Arg::Terms(terms(other[1])?),
+                Arg::Int(i32::from(self.mode.has(other[0]))),
+                Arg::Int(i32::from(self.mode.has(other[1]))),
+                Arg::Region(RawRegion::new([region.lo, region.hi], self.arrays.storage)),
+                Arg::Int(i32::from(electric)),
+                Arg::Address(self.address(&self.flag, 0)),
+            ];
+            // SAFETY: the arguments match `yee_tensor` (kernels/tensor.cu); the offsets and
+            // the neighbours' lie in the storage box the fields share (a tensor node reads
+            // the one-cell shell around it, its ghosts: the halo shape of the chunk), and
+            // their curls read one cell further only inside it (the scalar backend's rule).
+            unsafe { self.launch(&self.kernels.tensor, launch, &args) }?;
         }
         Ok(())
     }
@@ -1093,6 +1201,7 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 self.cpml(slab, c, region)?;
             }
         }
+        self.tensor(electric, region)?;
         if electric {
             self.dispersive(Pass::Correct, region, step)?;
         }
@@ -1118,11 +1227,11 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.mode, self.arrays.owned, phase, toward, FACES)
+        halo::halo_values(self.mode, self.arrays.owned, phase, toward, self.arrays.halo_shape)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.mode, self.arrays.owned, phase, from, FACES)
+        halo::ghost_values(self.mode, self.arrays.owned, phase, from, self.arrays.halo_shape)
     }
 
     /// Packs each halo on the device into the staging buffer (one component after another)
@@ -1137,7 +1246,8 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         let mut at = 0;
         let mut copies = Vec::new();
         for (k, &toward) in towards.iter().enumerate().take(out.len()) {
-            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, FACES)
+            let shape = self.arrays.halo_shape;
+            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, shape)
             else {
                 continue;
             };
@@ -1172,7 +1282,8 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         let mut at = 0;
         let mut unpacks = Vec::new();
         for (k, &from) in froms.iter().enumerate().take(data.len()) {
-            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, FACES)
+            let shape = self.arrays.halo_shape;
+            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, shape)
             else {
                 continue;
             };

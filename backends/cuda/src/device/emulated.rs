@@ -62,6 +62,7 @@ emulated_kernels! {
     "yee_incident_f32" => yee_launch_yee_incident_f32, yee_params_yee_incident_f32;
     "yee_poles_f32" => yee_launch_yee_poles_f32, yee_params_yee_poles_f32;
     "yee_gather_f32" => yee_launch_yee_gather_f32, yee_params_yee_gather_f32;
+    "yee_tensor_f32" => yee_launch_yee_tensor_f32, yee_params_yee_tensor_f32;
     "yee_curl_f64" => yee_launch_yee_curl_f64, yee_params_yee_curl_f64;
     "yee_cpml_f64" => yee_launch_yee_cpml_f64, yee_params_yee_cpml_f64;
     "yee_source_f64" => yee_launch_yee_source_f64, yee_params_yee_source_f64;
@@ -71,6 +72,7 @@ emulated_kernels! {
     "yee_incident_f64" => yee_launch_yee_incident_f64, yee_params_yee_incident_f64;
     "yee_poles_f64" => yee_launch_yee_poles_f64, yee_params_yee_poles_f64;
     "yee_gather_f64" => yee_launch_yee_gather_f64, yee_params_yee_gather_f64;
+    "yee_tensor_f64" => yee_launch_yee_tensor_f64, yee_params_yee_tensor_f64;
 }
 
 /// The emulated device of one rank.
