@@ -95,7 +95,12 @@ fn the_device_case_has_every_feature() {
     for mode in MODES {
         let setup = device_physics(mode);
         assert!(!setup.monitors.is_empty() && !setup.plane_waves.is_empty());
-        assert!(setup.regions.iter().any(|r| r.material.poles != yee_em::PoleSet::NONE));
+        assert!(
+            setup
+                .regions
+                .iter()
+                .any(|r| r.material.poles != yee_em::PoleSet::NONE)
+        );
         assert_eq!(setup.has_tensor_nodes(), mode != Mode::OneD, "{mode:?}");
     }
 }

@@ -414,9 +414,7 @@ fn upload_poles<T: DeviceReal, D: Driver>(
         let ids = state.material_ids_of(component);
         let long = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
         let cells: Vec<i64> = nodes.cells.iter().flatten().copied().collect();
-        let material: Vec<i32> = (nodes.offsets.iter())
-            .map(|&o| i32::from(ids[o]))
-            .collect();
+        let material: Vec<i32> = (nodes.offsets.iter()).map(|&o| i32::from(ids[o])).collect();
         let mut host = nodes.clone();
         host.slots = [Vec::new(), Vec::new()];
         host.scratch = Vec::new();
@@ -722,10 +720,13 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
             self.driver
                 .write(&self.compute, &weights, &mut d.weights, 0)?;
             let d = &self.arrays.dft[m];
-            let part = RawRegion::new([d.part.lo, d.part.hi], Storage {
-                lo: d.part.lo,
-                extent: d.part.extent(),
-            });
+            let part = RawRegion::new(
+                [d.part.lo, d.part.hi],
+                Storage {
+                    lo: d.part.lo,
+                    extent: d.part.extent(),
+                },
+            );
             for (c, sums) in d.sums.iter().enumerate() {
                 let c = Component::ALL[c];
                 let Some(sums) = sums.as_ref().filter(|_| c.is_electric() == electric) else {
@@ -1227,11 +1228,23 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.mode, self.arrays.owned, phase, toward, self.arrays.halo_shape)
+        halo::halo_values(
+            self.mode,
+            self.arrays.owned,
+            phase,
+            toward,
+            self.arrays.halo_shape,
+        )
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.mode, self.arrays.owned, phase, from, self.arrays.halo_shape)
+        halo::ghost_values(
+            self.mode,
+            self.arrays.owned,
+            phase,
+            from,
+            self.arrays.halo_shape,
+        )
     }
 
     /// Packs each halo on the device into the staging buffer (one component after another)
@@ -1314,7 +1327,9 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
         let dft: usize = (self.arrays.dft.iter())
-            .map(|d| d.sums.iter().flatten().count() * d.values_box(d.part.intersect(&region)).cells())
+            .map(|d| {
+                d.sums.iter().flatten().count() * d.values_box(d.part.intersect(&region)).cells()
+            })
             .sum();
         let poles: usize = (self.arrays.poles.iter())
             .map(|p| p.nodes.slab_len(region))
