@@ -321,8 +321,8 @@ fn assert_same_files(expected: &Path, actual: &Path, what: &str) -> usize {
     compared
 }
 
-/// Every example scene runs on `--backend cuda-emulated` (12 steps, 4 traces of the B-scan)
-/// and writes the scalar backend's bytes: snapshots, slices, probes, flux spectra and their
+/// Every example scene runs on `--backend cuda-emulated` (12 steps, 4 traces of the B-scan,
+/// the ring's harmonic inversion left out: it reads from t = 1000 on) and writes the scalar backend's bytes: snapshots, slices, probes, flux spectra and their
 /// DFT sums, far fields, plots. The scenes that subtract an incident run's flux (`minus`)
 /// read the scalar incident run's. Complex scenes (Bloch-periodic bands) are refused naming
 /// their value type: the device runs f32 and f64.
@@ -347,6 +347,11 @@ fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
         let mut text = std::fs::read_to_string(&path).unwrap();
         if name == "bscan_cylinder" {
             text = text.replace("count = 60", "count = 4");
+        }
+        // Harmonic inversion reads the record from t = 1000 on: none in 12 steps.
+        if let Some(at) = text.find("\n[[resonances]]") {
+            let end = at + text[at..].find("\n[[output").expect("a table follows");
+            text.replace_range(at..end, "");
         }
         let scene = scenes.join(format!("{name}.toml"));
         std::fs::write(&scene, text).unwrap();
