@@ -40,10 +40,10 @@ run() {
     timeout 300 "$YEE" run "$scene" --quiet --out "$OUT/$name" "$@" > "$OUT/$name.log" 2>&1
 }
 
-# Compares every .npy and probe CSV of $OUT/$1 with $OUT/$2: "identical (N files)" or what differs.
+# Compares every .npy and CSV (snapshots, probes, flux spectra, DFT sums) of $OUT/$1 with $OUT/$2: "identical (N files)" or what differs.
 same() {
     local n=0 bad=""
-    for f in "$OUT/$1"/*.npy "$OUT/$1"/probe_*.csv; do
+    for f in "$OUT/$1"/*.npy "$OUT/$1"/*.csv; do
         [ -e "$f" ] || continue
         n=$((n + 1))
         cmp -s "$f" "$OUT/$2/$(basename "$f")" || bad="$bad $(basename "$f")"

@@ -12,8 +12,13 @@ fn main() {
         "box.cu",
         "cpml.cu",
         "curl.cu",
+        "dft.cu",
         "finite.cu",
+        "gather.cu",
+        "incident.cu",
+        "poles.cu",
         "source.cu",
+        "tensor.cu",
         "triad.cu",
     ] {
         println!("cargo:rerun-if-changed=kernels/{file}");

@@ -1,21 +1,15 @@
 //! Where smoothing keeps the diagonal of Kottke's effective tensor alone: on what runs no
-//! tensor update (the device chunk, the tile driver), and what run.json says of it.
+//! tensor update (the tile driver), and what run.json says of it.
 
 use yee_scene::Scene;
 
 use crate::options::{Backend, RunOptions};
 
-/// What in `options` runs no tensor update ([`yee_em::Setup::has_tensor_nodes`]): the device
-/// chunk (the GPU's or the emulated one, alone or beside host ranks), or the tile driver (tile sets, jagged or k-d boxes). `None` when the run has it.
+/// What in `options` runs no tensor update ([`yee_em::Setup::has_tensor_nodes`]): the tile
+/// driver (tile sets, jagged or k-d boxes). `None` when the run has it (every backend's chunk
+/// does, the device chunk's too: `kernels/tensor.cu`).
 pub(crate) fn without_tensor_update(options: &RunOptions) -> Option<&'static str> {
-    let device_rank = options.rank_backends.iter().any(|&b| is_device(b));
-    if device_rank {
-        Some("a device rank of --rank-backends")
-    } else if options.rank_backends.is_empty() && options.backend == Backend::Cuda {
-        Some("--backend cuda")
-    } else if options.rank_backends.is_empty() && options.backend == Backend::CudaEmulated {
-        Some("--backend cuda-emulated")
-    } else if options.partition.is_some() {
+    if options.partition.is_some() {
         Some("--partition (tile sets)")
     } else if options.balance.layout != yee_runtime::balance::LayoutKind::Tensor {
         Some("a jagged or k-d --layout")

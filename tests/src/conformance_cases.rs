@@ -1,7 +1,6 @@
 //! The setups the backend conformance suite ([`crate::backend_conformance`]) is run on:
 //! every example scene, and per mode a small grid with every code path of a step
-//! ([`physics`]); [`device_physics`] is that grid less what the device chunk does not run yet
-//! (dispersive media, DFT monitors).
+//! ([`physics`]); [`device_physics`] is that grid with a plane wave, for the device chunk.
 
 use std::path::Path;
 
@@ -170,18 +169,50 @@ pub fn example_scenes() -> Vec<(String, yee_scene::Scene)> {
         .collect()
 }
 
-/// [`physics`] less its dispersive regions and its DFT monitors: every code path of a step
-/// the CUDA device chunk runs (CPML, PEC and PMC walls, a lossy block, an anisotropic smoothed
-/// ball, soft sources).
+/// The setup of `mode` the CUDA device chunk is checked on: [`physics`] whole (CPML, PEC and
+/// PMC walls, a lossy block, dispersive blocks, an anisotropic smoothed ball, soft sources,
+/// DFT monitors) with a plane wave (TF/SF) through it and an isotropic ball smoothed with
+/// the full tensor (off-diagonal nodes where the mode carries two components of a field).
 pub fn device_physics(mode: Mode) -> Setup<'static> {
     let full = physics(mode);
-    let regions: Vec<Region> = (full.regions.iter())
-        .filter(|r| r.material.poles == yee_em::PoleSet::NONE)
-        .copied()
-        .collect();
+    let flat = |a: usize, lo: i64, hi: i64| if full.grid[a] == 1 { (0, 1) } else { (lo, hi) };
+    let (x, y, z) = (flat(0, 6, 15), flat(1, 5, 13), flat(2, 5, 11));
+    // Oblique where the mode allows (the incident field interpolated from the auxiliary
+    // grid), E across k.
+    let (direction, polarization) = match mode {
+        Mode::OneD => ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
+        Mode::Tmz => ([1.0, 0.4, 0.0], [0.0, 0.0, 1.0]),
+        Mode::Tez => ([1.0, 0.4, 0.0], [-0.4, 1.0, 0.0]),
+        Mode::ThreeD => ([1.0, 0.5, 0.3], [0.0, -0.3, 0.5]),
+    };
+    let wave = yee_em::PlaneWave {
+        region: Box3::new([x.0, y.0, z.0], [x.1, y.1, z.1]),
+        direction,
+        polarization,
+        waveform: yee_em::Waveform::Ricker {
+            frequency: 0.08,
+            delay: 12.0,
+        },
+        amplitude: 0.7,
+    };
+    // An isotropic ball whose ε and μ its surroundings lack: smoothing's full tensor gives its
+    // surface nodes off-diagonal entries (tensor nodes, with edge and corner halos).
+    let mut regions = full.regions.to_vec();
+    regions.push(Region {
+        shape: Shape::Sphere {
+            // In the plane of a 2D grid.
+            center: [10.3, 9.4, if mode.dims() == 3 { 8.2 } else { 0.3 }],
+            radius: 2.6,
+        },
+        material: Material {
+            eps: 2.5,
+            mu: 1.6,
+            ..Material::VACUUM
+        },
+    });
     Setup {
         regions: Box::leak(regions.into_boxed_slice()),
-        monitors: &[],
+        plane_waves: Box::leak(Box::new([wave])),
         ..full
     }
 }

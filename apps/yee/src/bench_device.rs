@@ -2,8 +2,7 @@
 //! ([`crate::bench::problems`]) on the device chunk stepped alone, each run timed right after a
 //! STREAM triad on the same device ([`DeviceTriad`], its roofline), against the byte model
 //! ([`crate::bench::byte_model`]) of the problem's scalar state with its rows' ids scanned: the
-//! device reads a node's id wherever a row holds several materials. The sphere keeps
-//! smoothing's diagonal rule, as `yee run` does on a device.
+//! device reads a node's id wherever a row holds several materials.
 
 use yee_cuda::device::bench::{DeviceTriad, SteppedChunk};
 use yee_cuda::device::{CudaError, DeviceReal, Driver};
@@ -63,12 +62,7 @@ fn measure<T: DeviceReal, D: Driver>(
     triad: &mut DeviceTriad<T, D>,
 ) -> Result<Samples, CudaError> {
     let regions = crate::bench::regions(problem.scene, problem.grid);
-    // The device keeps smoothing's diagonal rule at curved surfaces, as `yee run` falls back
-    // to on a device (`yee_simulation::smoothing_fallback`).
-    let setup = yee_em::Setup {
-        smoothing_tensor: false,
-        ..crate::bench::setup(problem, &regions)
-    };
+    let setup = crate::bench::setup(problem, &regions);
     let owned = yee_core::Box3::from_extent(problem.grid);
     let bytes = {
         let mut state = YeeState::<T>::new(&setup, owned);

@@ -211,3 +211,124 @@ static YEE_DEVICE inline unsigned long long YEE_NAME(yee_non_finite_key)(
     YEE_REAL v = values[yee_offset(p, r->storage_lo, r->extent)];
     return YEE_NAME(yee_finite)(v) ? YEE_FINITE_KEY : yee_order_key(p, grid);
 }
+
+/* One thread of the DFT pass (Oskooi et al. 2010, sec. 4.3): the node at p of a field stored
+ * over r's storage box adds its value times the step's weights ([dt cos 2 pi f t,
+ * dt sin 2 pi f t] per frequency, `per_node` values) to its running sums, F(f) += dt F(t)
+ * e^{+2 pi i f t}, value after value as the scalar backend's DftRow::add; the sums are stored
+ * `per_node` to a node over the box (part_lo, part_extent), x fastest. */
+static YEE_DEVICE inline void YEE_NAME(yee_dft_node)(YEE_REAL *sums, const YEE_REAL *values,
+                                                    const YEE_REAL *weights, long long per_node,
+                                                    const yee_region *r, const long long p[3],
+                                                    const long long part_lo[3],
+                                                    const long long part_extent[3])
+{
+    YEE_REAL v = values[yee_offset(p, r->storage_lo, r->extent)];
+    YEE_REAL *s = sums + per_node * yee_offset(p, part_lo, part_extent);
+    for (long long j = 0; j < per_node; ++j)
+        s[j] = s[j] + v * weights[j];
+}
+
+/* One correction of a TF/SF surface (Taflove & Hagness, 3rd ed., eqs. (5.46)-(5.49)): the node
+ * at storage offset o adds the incident value `incident` times its curl coefficient, as the
+ * scalar backend's apply_plane_waves. */
+static YEE_DEVICE inline void YEE_NAME(yee_incident_node)(YEE_REAL *values, long long o,
+                                                         YEE_REAL incident,
+                                                         const unsigned short *ids, int uniform,
+                                                         const YEE_REAL *coefficients)
+{
+    YEE_REAL gain = coefficients[2 * YEE_NAME(yee_id)(ids, uniform, o) + 1];
+    values[o] = values[o] + incident * gain;
+}
+
+/* The passes of a dispersive E phase (the ADE of Taflove & Hagness, 3rd ed., ch. 9; the
+ * scalar backend's dispersive.rs), per node: */
+#ifndef YEE_POLE_PASSES
+#define YEE_POLE_PASSES
+/* Before the curl update: P^{n+1} (or its Debye part) from E^n, and the node's sum of k_p. */
+#define YEE_POLARISE 0
+/* After the curl update and CPML: E -= (Cb/dt) sum k_p. */
+#define YEE_CORRECT 1
+/* Once E^{n+1} is final: a Debye pole's P^{n+1} += beta E^{n+1}. */
+#define YEE_COMPLETE 2
+#endif
+
+/* One pass over one dispersive node with field value *e, its poles' P^n (`now`) and P^{n-1}
+ * being overwritten with P^{n+1} (`next`), `poles` of them with coefficients `steps` (three
+ * each: explicit (Lorentz, Drude) [c1, c2, c3], trapezoidal (Debye) [alpha, alpha - 1, beta],
+ * as `explicit_steps` says), its sum of k_p in *k and its material's Cb/dt `drive`; in the
+ * scalar backend's expression order (NodeRun::polarise, correct, complete). Returns 0 when
+ * the correction stored a NaN or an infinity. */
+static YEE_DEVICE inline int YEE_NAME(yee_pole_pass)(int pass, YEE_REAL *e, const YEE_REAL *now,
+                                                    YEE_REAL *next, long long poles,
+                                                    const YEE_REAL *steps,
+                                                    const int *explicit_steps, YEE_REAL *k,
+                                                    YEE_REAL drive)
+{
+    if (pass == YEE_POLARISE) {
+        YEE_REAL sum = (YEE_REAL)0;
+        for (long long j = 0; j < poles; ++j) {
+            const YEE_REAL *c = steps + 3 * j;
+            YEE_REAL a = now[j];
+            if (explicit_steps[j]) {
+                YEE_REAL q = a * c[0] + next[j] * c[1] + *e * c[2];
+                next[j] = q;
+                sum = sum + (q - a);
+            } else {
+                next[j] = a * c[0] + *e * c[2];
+                sum = sum + a * c[1];
+            }
+        }
+        *k = sum;
+    } else if (pass == YEE_CORRECT) {
+        *e = *e - *k * drive;
+        return YEE_NAME(yee_finite)(*e);
+    } else {
+        for (long long j = 0; j < poles; ++j)
+            if (!explicit_steps[j])
+                next[j] = next[j] + *e * steps[3 * j + 2];
+    }
+    return 1;
+}
+
+/* The plain (unstretched) curl of a component at storage offset o: its terms' differences
+ * summed with their signs, as the scalar backend's tensor_update::curl_at. */
+static YEE_DEVICE inline YEE_REAL YEE_NAME(yee_plain_curl)(const YEE_NAME(yee_terms) *terms,
+                                                          long long o, int electric)
+{
+    YEE_REAL curl = (YEE_REAL)0;
+    for (int i = 0; i < terms->count; ++i) {
+        const YEE_NAME(yee_term) *t = &terms->term[i];
+        YEE_REAL d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
+        curl = t->sign > 0 ? curl + d : curl - d;
+    }
+    return curl;
+}
+
+/* One thread of the off-diagonal pass at a tensor node (Kottke, Farjadpour & Johnson 2008,
+ * sec. III; the scalar backend's tensor_update.rs): for each of the two other axes k whose
+ * component the mode carries (has[k]), the mean of that component's curls at its four nodes
+ * around this one (neighbours[4k + n], -1 where the node does not evolve), times 1/4 and the
+ * node's weight weights[k], added to the value at storage offset o. Returns 0 when it stores
+ * a NaN or an infinity. */
+static YEE_DEVICE inline int YEE_NAME(yee_tensor_node)(YEE_REAL *values, long long o,
+                                                      const long long *neighbours,
+                                                      const YEE_REAL *weights,
+                                                      const YEE_NAME(yee_terms) *other,
+                                                      const int *has, int electric)
+{
+    YEE_REAL sum = (YEE_REAL)0;
+    for (int k = 0; k < 2; ++k) {
+        if (!has[k])
+            continue;
+        YEE_REAL mean = (YEE_REAL)0;
+        for (int n = 0; n < 4; ++n)
+            if (neighbours[4 * k + n] >= 0)
+                mean = mean + YEE_NAME(yee_plain_curl)(&other[k], neighbours[4 * k + n],
+                                                       electric);
+        sum = sum + mean * (YEE_REAL)0.25 * weights[k];
+    }
+    YEE_REAL updated = values[o] + sum;
+    values[o] = updated;
+    return YEE_NAME(yee_finite)(updated);
+}

@@ -90,6 +90,41 @@ pub const FINITE: KernelFile = KernelFile {
     entries: &["yee_non_finite"],
 };
 
+/// The DFT pass of a monitor's nodes (Oskooi et al. 2010, §4.3).
+pub const DFT: KernelFile = KernelFile {
+    name: "dft.cu",
+    source: include_str!("../kernels/dft.cu"),
+    entries: &["yee_dft"],
+};
+
+/// The TF/SF surface corrections of plane waves (Taflove & Hagness, eqs. (5.46)–(5.49)).
+pub const INCIDENT: KernelFile = KernelFile {
+    name: "incident.cu",
+    source: include_str!("../kernels/incident.cu"),
+    entries: &["yee_incident"],
+};
+
+/// The passes of a dispersive E phase (the ADE polarisations of each pole).
+pub const POLES: KernelFile = KernelFile {
+    name: "poles.cu",
+    source: include_str!("../kernels/poles.cu"),
+    entries: &["yee_poles"],
+};
+
+/// Indexed packs and unpacks: the slabs and resizes of the polarisations.
+pub const GATHER: KernelFile = KernelFile {
+    name: "gather.cu",
+    source: include_str!("../kernels/gather.cu"),
+    entries: &["yee_gather"],
+};
+
+/// The off-diagonal pass at tensor nodes (Kottke, Farjadpour & Johnson 2008).
+pub const TENSOR: KernelFile = KernelFile {
+    name: "tensor.cu",
+    source: include_str!("../kernels/tensor.cu"),
+    entries: &["yee_tensor"],
+};
+
 /// The STREAM triad the device's roofline is measured with (`yee bench --backend cuda`).
 pub const TRIAD: KernelFile = KernelFile {
     name: "triad.cu",
@@ -98,7 +133,9 @@ pub const TRIAD: KernelFile = KernelFile {
 };
 
 /// Every kernel file.
-pub const ALL: [KernelFile; 6] = [CURL, CPML, SOURCE, BOX, FINITE, TRIAD];
+pub const ALL: [KernelFile; 11] = [
+    CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT, POLES, GATHER, TENSOR, TRIAD,
+];
 
 /// The entry point of `entry` for `precision` (`yee_curl_f32`).
 pub fn entry_name(entry: &str, precision: Precision) -> String {

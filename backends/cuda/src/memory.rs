@@ -50,7 +50,8 @@ impl DeviceMemory {
             ids: components * storage * 2,
             tables: (2 * 2 * materials as u64 + stretch) * value,
             psi: psi * value,
-            staging: halo_staging_values(mode, owned) as u64 * value + DIVERGENCE_BYTES,
+            staging: halo_staging_values(mode, owned, HaloShape::of(setup)) as u64 * value
+                + DIVERGENCE_BYTES,
         }
     }
 
@@ -73,13 +74,13 @@ impl DeviceMemory {
 
 /// Values the device staging buffer holds: every halo the chunk sends after one phase (the
 /// larger phase), toward every share direction.
-pub fn halo_staging_values(mode: Mode, owned: Box3) -> usize {
+pub fn halo_staging_values(mode: Mode, owned: Box3, shape: HaloShape) -> usize {
     [MAGNETIC_PHASE, ELECTRIC_PHASE]
         .into_iter()
         .map(|phase| {
             share_directions(mode.active_axes())
                 .iter()
-                .map(|&d| halo_values(mode, owned, phase, d, HaloShape::Faces))
+                .map(|&d| halo_values(mode, owned, phase, d, shape))
                 .sum::<usize>()
         })
         .max()

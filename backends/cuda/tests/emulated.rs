@@ -2,18 +2,19 @@
 //! (`--backend cuda-emulated`): the device chunk's own code (every launch and its argument
 //! list, both streams and their events, the staging and pinned copies, read-backs, slabs and
 //! resizing) running the kernel files built for the host, bit for bit the scalar oracle, f32
-//! and f64. What the device does not run yet is refused by name. Decomposed runs (halos on
+//! and f64, on every mode with CPML, walls, lossy, anisotropic and dispersive media, DFT
+//! monitors and an oblique plane wave. What the device does not run yet is refused by name. Decomposed runs (halos on
 //! sim and shm), balancing and checkpoints on emulated-device ranks are tested through
 //! `yee run` (`apps/yee/tests/cuda.rs`).
 #![cfg(feature = "cuda")]
 
 use yee_core::Topology;
 use yee_cuda::device::EmulatedBackend;
-use yee_em::Mode;
+use yee_em::{Mode, YeeBackend};
 use yee_tests::backend_conformance::{
     halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
 };
-use yee_tests::conformance_cases::{MODES, device_physics, example_scenes, physics};
+use yee_tests::conformance_cases::{MODES, device_physics, example_scenes};
 
 fn device() -> EmulatedBackend {
     EmulatedBackend::default()
@@ -87,18 +88,44 @@ fn slabs_and_resizing_carry_every_field_and_psi() {
     }
 }
 
-/// Dispersive media and DFT monitors (the full physics case) are refused naming what, and
-/// complex value types are not device values at all (`DeviceReal` is f32 and f64).
+/// Every mode's device case has the parts it is meant to test: DFT monitors, a plane wave,
+/// dispersive nodes, and (where the mode carries two components of a field) tensor nodes.
+#[test]
+fn the_device_case_has_every_feature() {
+    for mode in MODES {
+        let setup = device_physics(mode);
+        assert!(!setup.monitors.is_empty() && !setup.plane_waves.is_empty());
+        assert!(
+            setup
+                .regions
+                .iter()
+                .any(|r| r.material.poles != yee_em::PoleSet::NONE)
+        );
+        assert_eq!(setup.has_tensor_nodes(), mode != Mode::OneD, "{mode:?}");
+    }
+}
+
+/// A Bloch-periodic setup is refused by name (its fields are complex, and complex value
+/// types are not device values at all: `DeviceReal` is f32 and f64).
 #[test]
 fn what_the_device_does_not_run_is_refused_by_name() {
-    for mode in MODES {
-        let e = matches_the_oracle::<f64, _>(&device(), &physics(mode), 1)
-            .expect_err("dispersive media are not run on the device");
-        assert!(
-            e.contains(REFUSED) && e.contains("dispersive media") && e.contains("Unsupported"),
-            "{mode:?}: {e}"
-        );
-    }
+    let (path, scene) = (example_scenes().into_iter())
+        .find(|(p, _)| p.ends_with("bragg_bands.toml"))
+        .expect("the scene is there");
+    // A point of its band diagram: a wavevector along its periodic x.
+    let setup = yee_em::Setup {
+        bloch: [0.25, 0.0, 0.0],
+        ..scene.setup()
+    };
+    assert!(yee_em::bloch::is_bloch(&setup), "{path} at k = 0.25");
+    let whole = yee_core::Box3::from_extent(setup.grid);
+    let e = YeeBackend::<f64>::build(&device(), &setup, whole, yee_em::Costs::default())
+        .expect_err("Bloch-periodic setups are not run on the device");
+    let e = format!("{e:?}");
+    assert!(
+        e.contains(REFUSED) && e.contains("Bloch") && e.contains("Unsupported"),
+        "{e}"
+    );
 }
 
 /// Every entry point of every kernel file loads on the emulated device for both types, and a

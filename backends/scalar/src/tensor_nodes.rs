@@ -143,14 +143,14 @@ fn present(
 }
 
 /// The two axes other than `a`, in increasing order.
-pub(crate) fn others(a: usize) -> [usize; 2] {
+pub fn others(a: usize) -> [usize; 2] {
     let (b, c) = ((a + 1) % 3, (a + 2) % 3);
     [b.min(c), b.max(c)]
 }
 
 /// The cells of the four nodes of `b` around the node of `a` in `cell` (module docs), along
 /// the axes the mode uses (an unused axis keeps the node's own coordinate).
-pub(crate) fn neighbours(
+pub fn neighbours(
     electric: bool,
     a: usize,
     b: usize,

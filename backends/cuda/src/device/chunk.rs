@@ -19,7 +19,11 @@ use core::marker::PhantomData;
 use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3};
 use yee_em::halo::{self, ELECTRIC_PHASE, phase_components};
 use yee_em::load::work_of;
-use yee_em::{Component, Costs, Mode, PointSource, Setup, SourceKind, YeeFields};
+use yee_em::{
+    Component, Costs, DftMonitor, IncidentLine, Mode, PointSource, Setup, SourceKind, YeeFields,
+};
+use yee_scalar::dispersive::Pass;
+use yee_scalar::dispersive_nodes::DispersiveNodes;
 use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
@@ -39,6 +43,11 @@ struct Kernels<D: Driver> {
     source: D::Kernel,
     box_copy: D::Kernel,
     non_finite: D::Kernel,
+    dft: D::Kernel,
+    incident: D::Kernel,
+    poles: D::Kernel,
+    gather: D::Kernel,
+    tensor: D::Kernel,
 }
 
 impl<D: Driver> Kernels<D> {
@@ -51,6 +60,11 @@ impl<D: Driver> Kernels<D> {
             source: function(kernels::SOURCE, "yee_source")?,
             box_copy: function(kernels::BOX, "yee_box_copy")?,
             non_finite: function(kernels::FINITE, "yee_non_finite")?,
+            dft: function(kernels::DFT, "yee_dft")?,
+            incident: function(kernels::INCIDENT, "yee_incident")?,
+            poles: function(kernels::POLES, "yee_poles")?,
+            gather: function(kernels::GATHER, "yee_gather")?,
+            tensor: function(kernels::TENSOR, "yee_tensor")?,
         })
     }
 }
@@ -66,6 +80,135 @@ struct DeviceSlab<T: DeviceReal, D: Driver> {
     region: Box3,
     /// ψ per component differentiating along `axis`.
     psi: [Option<D::Memory<T>>; 6],
+}
+
+/// One DFT monitor's running sums inside the chunk (the scalar chunk's `DftPart` on the
+/// device): per component, `[re, im]` per frequency per node of `part`, x fastest.
+#[derive(Debug)]
+struct DeviceDft<T: DeviceReal, D: Driver> {
+    monitor: DftMonitor,
+    frequencies: Vec<f64>,
+    /// The monitor's nodes inside the chunk's owned box.
+    part: Box3,
+    sums: [Option<D::Memory<T>>; 6],
+    /// The step's weights, written before each pass.
+    weights: D::Memory<T>,
+}
+
+impl<T: DeviceReal, D: Driver> DeviceDft<T, D> {
+    /// Values per node per component.
+    fn per_node(&self) -> usize {
+        self.monitor.values_per_node()
+    }
+
+    /// `nodes` with x stretched by the values per node: value `j` of node `p` lies at
+    /// x = p.x·k + j, so the box copy moves a node's values together, in the scalar chunk's
+    /// order (node after node, x fastest, values fastest of all).
+    fn values_box(&self, nodes: Box3) -> Box3 {
+        let k = self.per_node() as i64;
+        let mut b = nodes;
+        b.lo[0] *= k;
+        b.hi[0] *= k;
+        b
+    }
+
+    /// The storage of the sums in the coordinates of [`DeviceDft::values_box`].
+    fn storage(&self) -> Storage {
+        let b = self.values_box(self.part);
+        Storage {
+            lo: b.lo,
+            extent: b.extent(),
+        }
+    }
+}
+
+/// The polarisations of one electric component's dispersive nodes on the device (the scalar
+/// chunk's `DispersiveNodes`): per node its cell, storage offset, first pole and material;
+/// the poles' P in two slots (slot `s` from value `s × poles`) and each node's `Σ kₚ`.
+#[derive(Debug)]
+struct DevicePoles<T: DeviceReal, D: Driver> {
+    component: Component,
+    /// The nodes on the host (cells, poles, runs: slabs, resizes and work), P not kept.
+    nodes: DispersiveNodes<T>,
+    cells: D::Memory<i64>,
+    offsets: D::Memory<i64>,
+    first: D::Memory<i64>,
+    material: D::Memory<i32>,
+    slots: D::Memory<T>,
+    scratch: D::Memory<T>,
+}
+
+impl<T: DeviceReal, D: Driver> DevicePoles<T, D> {
+    /// Poles over all nodes (the length of a slot).
+    fn poles(&self) -> usize {
+        self.nodes.first.last().copied().unwrap_or(0)
+    }
+
+    /// The entries of `slots` of the nodes of `region`, in the scalar chunk's slab order
+    /// (node, slot, pole).
+    fn slab_entries(&self, region: Box3) -> Vec<i64> {
+        let (first, poles) = (&self.nodes.first, self.poles());
+        let mut entries = Vec::new();
+        for (n, &cell) in self.nodes.cells.iter().enumerate() {
+            if region.contains(cell) {
+                for s in 0..2 {
+                    entries.extend((first[n]..first[n + 1]).map(|j| (s * poles + j) as i64));
+                }
+            }
+        }
+        entries
+    }
+
+    /// The entries of the nodes both `self` and `to` hold: `(in self, in to)`, each slot.
+    fn kept_entries(&self, to: &DevicePoles<T, D>) -> (Vec<i64>, Vec<i64>) {
+        let (a, b) = (&self.nodes, &to.nodes);
+        let key = |p: &Index3| [p[2], p[1], p[0]];
+        let (mut from, mut into) = (Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < a.cells.len() && j < b.cells.len() {
+            match key(&a.cells[i]).cmp(&key(&b.cells[j])) {
+                core::cmp::Ordering::Less => i += 1,
+                core::cmp::Ordering::Greater => j += 1,
+                core::cmp::Ordering::Equal => {
+                    for s in 0..2 {
+                        let len = a.first[i + 1] - a.first[i];
+                        let at = |first: usize, poles: usize| (s * poles + first) as i64;
+                        from.extend((0..len).map(|p| at(a.first[i], self.poles()) + p as i64));
+                        into.extend((0..len).map(|p| at(b.first[j], to.poles()) + p as i64));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        (from, into)
+    }
+}
+
+/// The tensor nodes of one component on the device (the scalar chunk's `TensorNodes`): per
+/// node its cell, storage offset, the storage offsets of its eight neighbours (four of each
+/// other component, −1 where that node does not evolve) and its two weights.
+#[derive(Debug)]
+struct DeviceTensor<T: DeviceReal, D: Driver> {
+    component: Component,
+    count: usize,
+    cells: D::Memory<i64>,
+    offsets: D::Memory<i64>,
+    neighbours: D::Memory<i64>,
+    weights: D::Memory<T>,
+}
+
+/// The pole tables of every material id (`YeeState::ade`, `drive`) on the device.
+#[derive(Debug)]
+struct PoleTables<T: DeviceReal, D: Driver> {
+    /// Material `m`'s poles are entries `steps_first[m]..steps_first[m + 1]`.
+    steps_first: D::Memory<i64>,
+    /// Three coefficients per pole.
+    steps: D::Memory<T>,
+    explicit: D::Memory<i32>,
+    drive: D::Memory<T>,
+    /// Whether a pole is Debye's (the third pass has work).
+    debye: bool,
 }
 
 /// The arrays of one component's material: ids in device memory, and the id every node
@@ -91,6 +234,21 @@ struct Arrays<T: DeviceReal, D: Driver> {
     slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
     probe_cells: Vec<Index3>,
+    /// The ghosts each phase fills (edges and corners too with tensor nodes).
+    halo_shape: halo::HaloShape,
+    /// The DFT monitors' sums.
+    dft: Vec<DeviceDft<T, D>>,
+    /// The dispersive nodes of each electric component that has some, and the pole tables.
+    poles: Vec<DevicePoles<T, D>>,
+    tables: Option<PoleTables<T, D>>,
+    /// The tensor nodes of each component that has some.
+    tensor: Vec<DeviceTensor<T, D>>,
+    /// Each plane wave's incident field on its auxiliary grid (advanced on the host, kept
+    /// when the chunk resizes).
+    lines: Vec<IncidentLine>,
+    /// The offsets and incident values of the TF/SF corrections of one launch series.
+    incident_offsets: D::Memory<i64>,
+    incident_values: D::Memory<T>,
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
     staging: D::Memory<T>,
 }
@@ -105,7 +263,26 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
         owned: Box3,
     ) -> Result<Self, CudaError> {
         let state = YeeState::<T>::new(setup, owned);
-        supported(setup, state.dispersive.iter().any(Option::is_some))?;
+        supported(setup)?;
+        let (poles, tables) = upload_poles(driver, stream, &state)?;
+        let tensor = upload_tensor(driver, stream, &state, setup.mode)?;
+        let mut dft = Vec::new();
+        for d in &state.dft {
+            let len = (d.part.cells() * d.monitor.values_per_node()).max(1);
+            let mut sums: [Option<D::Memory<T>>; 6] = Default::default();
+            for (to, from) in sums.iter_mut().zip(&d.sums) {
+                if from.is_some() {
+                    *to = Some(driver.alloc_zeros::<T>(stream, len)?);
+                }
+            }
+            dft.push(DeviceDft {
+                monitor: d.monitor,
+                frequencies: d.frequencies.clone(),
+                part: d.part,
+                sums,
+                weights: driver.alloc_zeros::<T>(stream, d.monitor.values_per_node().max(1))?,
+            });
+        }
         if state.too_many_materials {
             return Err(CudaError::new(
                 ChunkErrorKind::InvalidArgument,
@@ -156,7 +333,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
             });
         }
         let storage_box = owned.grow(setup.mode.active_axes().map(i64::from));
-        let staging_len = halo_staging_values(setup.mode, owned).max(1);
+        let staging_len = halo_staging_values(setup.mode, owned, state.halo_shape).max(1);
         Ok(Arrays {
             owned,
             storage: Storage {
@@ -176,6 +353,14 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
                 .map(|p| p.cell)
                 .filter(|&c| owned.contains(c))
                 .collect(),
+            dft,
+            poles,
+            tables,
+            tensor,
+            halo_shape: state.halo_shape,
+            lines: state.lines.clone(),
+            incident_offsets: driver.alloc_zeros::<i64>(stream, 1)?,
+            incident_values: driver.alloc_zeros::<T>(stream, 1)?,
             staging: driver.alloc_zeros::<T>(stream, staging_len)?,
         })
     }
@@ -213,35 +398,119 @@ pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, 
     buffers: PhantomData<fn() -> B>,
 }
 
-/// The halo of every chunk it runs: tensor setups are refused ([`supported`]).
-const FACES: halo::HaloShape = halo::HaloShape::Faces;
+/// The dispersive nodes of `state` and its pole tables, uploaded on `stream`.
+#[allow(clippy::type_complexity)]
+fn upload_poles<T: DeviceReal, D: Driver>(
+    driver: &D,
+    stream: &D::Stream,
+    state: &YeeState<T>,
+) -> Result<(Vec<DevicePoles<T, D>>, Option<PoleTables<T, D>>), CudaError> {
+    let mut poles = Vec::new();
+    for (c, nodes) in state.dispersive.iter().enumerate() {
+        let Some(nodes) = nodes else {
+            continue;
+        };
+        let component = Component::ALL[c];
+        let ids = state.material_ids_of(component);
+        let long = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        let cells: Vec<i64> = nodes.cells.iter().flatten().copied().collect();
+        let material: Vec<i32> = (nodes.offsets.iter()).map(|&o| i32::from(ids[o])).collect();
+        let mut host = nodes.clone();
+        host.slots = [Vec::new(), Vec::new()];
+        host.scratch = Vec::new();
+        poles.push(DevicePoles {
+            component,
+            cells: driver.upload(stream, &cells)?,
+            offsets: driver.upload(stream, &long(&nodes.offsets))?,
+            first: driver.upload(stream, &long(&nodes.first))?,
+            material: driver.upload(stream, &material)?,
+            slots: driver.upload(stream, &[&nodes.slots[0][..], &nodes.slots[1][..]].concat())?,
+            scratch: driver.upload(stream, &nodes.scratch)?,
+            nodes: host,
+        });
+    }
+    if poles.is_empty() {
+        return Ok((poles, None));
+    }
+    let mut steps_first = vec![0i64];
+    let (mut steps, mut explicit) = (Vec::new(), Vec::new());
+    for material in &state.ade {
+        for s in material {
+            steps.extend(s.c);
+            explicit.push(i32::from(s.explicit));
+        }
+        steps_first.push(explicit.len() as i64);
+    }
+    let tables = PoleTables {
+        steps_first: driver.upload(stream, &steps_first)?,
+        steps: driver.upload(stream, &steps)?,
+        debye: explicit.contains(&0),
+        explicit: driver.upload(stream, &explicit)?,
+        drive: driver.upload(stream, &state.drive)?,
+    };
+    Ok((poles, Some(tables)))
+}
+
+/// The tensor nodes of `state` (mode `mode`), uploaded on `stream`.
+fn upload_tensor<T: DeviceReal, D: Driver>(
+    driver: &D,
+    stream: &D::Stream,
+    state: &YeeState<T>,
+    mode: Mode,
+) -> Result<Vec<DeviceTensor<T, D>>, CudaError> {
+    use yee_scalar::tensor_nodes::{neighbours, others};
+    let active = mode.active_axes();
+    let storage_box = state.owned.grow(active.map(i64::from));
+    let mut out = Vec::new();
+    for (c, list) in state.tensor.iter().enumerate() {
+        let Some(list) = list else {
+            continue;
+        };
+        let component = Component::ALL[c];
+        let (a, electric) = (component.axis().index(), component.is_electric());
+        let (mut cells, mut offsets, mut around, mut weights) = (vec![], vec![], vec![], vec![]);
+        for node in &list.nodes {
+            cells.extend(node.cell);
+            offsets.push(node.offset as i64);
+            weights.extend(node.weights);
+            for (k, b) in others(a).into_iter().enumerate() {
+                for (n, q) in neighbours(electric, a, b, node.cell, active)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let present = node.present & (1 << (4 * k + n)) != 0;
+                    around.push(match present {
+                        true => storage_box.linear_index(q) as i64,
+                        false => -1,
+                    });
+                }
+            }
+        }
+        if offsets.is_empty() {
+            continue;
+        }
+        out.push(DeviceTensor {
+            component,
+            count: offsets.len(),
+            cells: driver.upload(stream, &cells)?,
+            offsets: driver.upload(stream, &offsets)?,
+            neighbours: driver.upload(stream, &around)?,
+            weights: driver.upload(stream, &weights)?,
+        });
+    }
+    Ok(out)
+}
 
 /// Refuses what the kernels do not cover yet, naming it.
-fn supported(setup: &Setup, state_dispersive: bool) -> Result<(), CudaError> {
+fn supported(setup: &Setup) -> Result<(), CudaError> {
     let unsupported = |what: &str| {
         Err(CudaError::new(
             ChunkErrorKind::Unsupported,
             format!("the CUDA backend does not run {what} yet: use --backend rayon or scalar"),
         ))
     };
-    if state_dispersive {
-        return unsupported("dispersive media (poles)");
-    }
-    if !setup.plane_waves.is_empty() {
-        return unsupported("plane waves (TF/SF)");
-    }
-    if !setup.monitors.is_empty() {
-        return unsupported("DFT monitors (flux, far field, frequency outputs)");
-    }
     if yee_em::bloch::is_bloch(setup) {
         return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
-    }
-    if setup.has_tensor_nodes() {
-        return unsupported(
-            "off-diagonal ε or μ (a material's full `eps`/`mu` tensor, or smoothing's at a \
-             curved surface, where `Setup::smoothing_tensor = false` keeps the diagonal rule, \
-             as `yee run` does: its neighbours' curls and the halo's edges and corners)",
-        );
     }
     Ok(())
 }
@@ -348,26 +617,10 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
         let Some(launch) = box_launch(r.extent())? else {
             return Ok(());
         };
-        let active = self.mode.active_axes();
-        let strides = self.strides();
-        let mut terms = DeviceTerms::default();
-        for t in c.curl_terms() {
-            if !active[t.axis.index()] || !self.mode.has(t.source) {
-                continue;
-            }
-            terms.term[terms.count as usize] = DeviceTerm {
-                source: self.field_address(t.source)?,
-                stride: strides[t.axis.index()],
-                axis: t.axis.index() as i32,
-                sign: i32::from(t.sign),
-                stretch: self.stretch_address(c, t.axis),
-            };
-            terms.count += 1;
-        }
         let (ids, uniform) = self.ids(c);
         let args = [
             Arg::Address(self.field_address(c)?),
-            Arg::Terms(terms),
+            Arg::Terms(self.terms(c)?),
             Arg::Address(ids),
             Arg::Int(uniform),
             Arg::Address(self.coefficients_address(c)),
@@ -449,6 +702,282 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
         unsafe { self.launch(&self.kernels.source, one, &args) }
     }
 
+    /// Queues the DFT pass of the phase's components (`electric`) over `region` after step
+    /// `step`: the step's weights written to each monitor's weight array (on the compute
+    /// stream, after the passes that read the previous ones), then one thread per node adds
+    /// its value times them to its sums (`yee_dft`; the scalar backend's `dft::accumulate`).
+    fn dft(&mut self, electric: bool, region: Box3, step: u64) -> Result<(), CudaError> {
+        let t = DftMonitor::time(Component::along(yee_core::Axis::X, electric), step, self.dt);
+        for m in 0..self.arrays.dft.len() {
+            let nodes = self.arrays.dft[m].part.intersect(&region);
+            let Some(launch) = box_launch(nodes.extent())? else {
+                continue;
+            };
+            let d = &mut self.arrays.dft[m];
+            let mut weights = vec![[0.0; 2]; d.monitor.count];
+            DftMonitor::weights(&d.frequencies, t, self.dt, &mut weights);
+            let weights: Vec<T> = weights.iter().flatten().map(|&w| T::from_f64(w)).collect();
+            self.driver
+                .write(&self.compute, &weights, &mut d.weights, 0)?;
+            let d = &self.arrays.dft[m];
+            let part = RawRegion::new(
+                [d.part.lo, d.part.hi],
+                Storage {
+                    lo: d.part.lo,
+                    extent: d.part.extent(),
+                },
+            );
+            for (c, sums) in d.sums.iter().enumerate() {
+                let c = Component::ALL[c];
+                let Some(sums) = sums.as_ref().filter(|_| c.is_electric() == electric) else {
+                    continue;
+                };
+                let args = [
+                    Arg::Address(self.address(sums, 0)),
+                    Arg::Address(self.field_address(c)?),
+                    Arg::Address(self.address(&d.weights, 0)),
+                    Arg::Long(d.per_node() as i64),
+                    Arg::Region(RawRegion::new([nodes.lo, nodes.hi], self.arrays.storage)),
+                    Arg::Region(part),
+                ];
+                // SAFETY: the arguments match `yee_dft` (kernels/dft.cu); `nodes` lies in the
+                // owned box (inside the field's storage) and in `part` (the sums' box, with
+                // `per_node` values a node), and the weights hold `per_node` values.
+                unsafe { self.launch(&self.kernels.dft, launch, &args) }?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The curl terms of component `c` as the kernels take them.
+    fn terms(&self, c: Component) -> Result<DeviceTerms, CudaError> {
+        let active = self.mode.active_axes();
+        let strides = self.strides();
+        let mut terms = DeviceTerms::default();
+        for t in c.curl_terms() {
+            if !active[t.axis.index()] || !self.mode.has(t.source) {
+                continue;
+            }
+            terms.term[terms.count as usize] = DeviceTerm {
+                source: self.field_address(t.source)?,
+                stride: strides[t.axis.index()],
+                axis: t.axis.index() as i32,
+                sign: i32::from(t.sign),
+                stretch: self.stretch_address(c, t.axis),
+            };
+            terms.count += 1;
+        }
+        Ok(terms)
+    }
+
+    /// Queues the off-diagonal pass of the phase's components (`electric`) at their tensor
+    /// nodes in `region` (`yee_tensor`; the scalar backend's `apply_tensor_nodes`).
+    fn tensor(&self, electric: bool, region: Box3) -> Result<(), CudaError> {
+        for t in &self.arrays.tensor {
+            let c = t.component;
+            if c.is_electric() != electric {
+                continue;
+            }
+            let Some(launch) = linear_launch(t.count)? else {
+                continue;
+            };
+            let others = yee_scalar::tensor_nodes::others(c.axis().index());
+            let other = others.map(|b| Component::along(yee_core::Axis::ALL[b], electric));
+            let terms = |b: Component| match self.mode.has(b) {
+                true => self.terms(b),
+                false => Ok(DeviceTerms::default()),
+            };
+            let args = [
+                Arg::Address(self.field_address(c)?),
+                Arg::Long(t.count as i64),
+                Arg::Address(self.address(&t.cells, 0)),
+                Arg::Address(self.address(&t.offsets, 0)),
+                Arg::Address(self.address(&t.neighbours, 0)),
+                Arg::Address(self.address(&t.weights, 0)),
+                Arg::Terms(terms(other[0])?),
+                Arg::Terms(terms(other[1])?),
+                Arg::Int(i32::from(self.mode.has(other[0]))),
+                Arg::Int(i32::from(self.mode.has(other[1]))),
+                Arg::Region(RawRegion::new([region.lo, region.hi], self.arrays.storage)),
+                Arg::Int(i32::from(electric)),
+                Arg::Address(self.address(&self.flag, 0)),
+            ];
+            // SAFETY: the arguments match `yee_tensor` (kernels/tensor.cu); the offsets and
+            // the neighbours' lie in the storage box the fields share (a tensor node reads
+            // the one-cell shell around it, its ghosts: the halo shape of the chunk), and
+            // their curls read one cell further only inside it (the scalar backend's rule).
+            unsafe { self.launch(&self.kernels.tensor, launch, &args) }?;
+        }
+        Ok(())
+    }
+
+    /// Queues `pass` of the dispersive E phase of step `step` over `region` (`yee_poles`, one
+    /// thread per dispersive node; the scalar backend's `dispersive::apply`).
+    fn dispersive(&self, pass: Pass, region: Box3, step: u64) -> Result<(), CudaError> {
+        let Some(tables) = &self.arrays.tables else {
+            return Ok(());
+        };
+        if pass == Pass::Complete && !tables.debye {
+            return Ok(());
+        }
+        let code = match pass {
+            Pass::Polarise => 0,
+            Pass::Correct => 1,
+            Pass::Complete => 2,
+        };
+        for p in &self.arrays.poles {
+            let count = p.nodes.cells.len();
+            let Some(launch) = linear_launch(count)? else {
+                continue;
+            };
+            // Slot `step % 2` holds Pⁿ, the other Pⁿ⁻¹ (overwritten with Pⁿ⁺¹).
+            let now = (step % 2) as usize * p.poles();
+            let next = p.poles() - now;
+            let args = [
+                Arg::Int(code),
+                Arg::Address(self.field_address(p.component)?),
+                Arg::Long(count as i64),
+                Arg::Address(self.address(&p.cells, 0)),
+                Arg::Address(self.address(&p.offsets, 0)),
+                Arg::Address(self.address(&p.first, 0)),
+                Arg::Address(self.address(&p.material, 0)),
+                Arg::Address(self.address(&tables.steps_first, 0)),
+                Arg::Address(self.address(&tables.steps, 0)),
+                Arg::Address(self.address(&tables.explicit, 0)),
+                Arg::Address(self.address(&tables.drive, 0)),
+                Arg::Address(self.address(&p.slots, now)),
+                Arg::Address(self.address(&p.slots, next)),
+                Arg::Address(self.address(&p.scratch, 0)),
+                Arg::Region(RawRegion::new([region.lo, region.hi], self.arrays.storage)),
+                Arg::Address(self.address(&self.flag, 0)),
+            ];
+            // SAFETY: the arguments match `yee_poles` (kernels/poles.cu); the arrays were
+            // built together from the scalar backend's `DispersiveNodes` (offsets in the
+            // field's storage, poles in the slots, materials in the tables).
+            unsafe { self.launch(&self.kernels.poles, launch, &args) }?;
+        }
+        Ok(())
+    }
+
+    /// Queues the copies between the entries `entries` of `values` and the values at
+    /// `address` onward (a pack, `true`, or an unpack), then waits for them (the index list
+    /// is released on return).
+    fn gather(
+        &self,
+        values: u64,
+        entries: &[i64],
+        address: u64,
+        pack: bool,
+    ) -> Result<(), CudaError> {
+        let Some(launch) = linear_launch(entries.len())? else {
+            return Ok(());
+        };
+        let indices = self.driver.upload(&self.compute, entries)?;
+        let args = [
+            Arg::Address(values),
+            Arg::Address(address),
+            Arg::Address(self.address(&indices, 0)),
+            Arg::Long(entries.len() as i64),
+            Arg::Int(i32::from(pack)),
+        ];
+        // SAFETY: the arguments match `yee_gather` (kernels/gather.cu); callers give entries
+        // inside `values` and room at `address` for one value each.
+        unsafe { self.launch(&self.kernels.gather, launch, &args) }?;
+        self.driver.synchronize(&self.compute)
+    }
+
+    /// Queues the TF/SF surface corrections of the phase's components (`electric`) over
+    /// `region` at step `step`: each plane wave's auxiliary grid advanced on the host to the
+    /// time the update read, then its corrections ([`IncidentLine::corrections`]) applied on
+    /// the device (`yee_incident`), line after line and component after component as the
+    /// scalar backend's `apply_plane_waves`.
+    fn plane_waves(&mut self, electric: bool, region: Box3, step: u64) -> Result<(), CudaError> {
+        let mut lines = core::mem::take(&mut self.arrays.lines);
+        let result = (|| {
+            for line in &mut lines {
+                line.advance_for(step, !electric);
+                for &c in self.mode.components() {
+                    if c.is_electric() != electric {
+                        continue;
+                    }
+                    let r = region.intersect(&self.arrays.free[c.index()]);
+                    let storage = self.arrays.storage;
+                    let mut corrections = Vec::new();
+                    let mut outside = false;
+                    line.corrections(self.mode, c, r, |cell, value| match storage.offset(cell) {
+                        Some(o) => corrections.push((o as i64, T::from_f64(value))),
+                        None => outside = true,
+                    });
+                    if outside {
+                        return Err(CudaError::new(
+                            ChunkErrorKind::InvalidArgument,
+                            "a TF/SF correction outside the chunk",
+                        ));
+                    }
+                    self.incident(c, &corrections)?;
+                }
+            }
+            Ok(())
+        })();
+        self.arrays.lines = lines;
+        result
+    }
+
+    /// Queues the corrections `(storage offset, incident value)` of component `c`, in order:
+    /// in launches of distinct nodes, the k-th correction of a node in the k-th launch, so
+    /// each node takes its corrections in the order given (the sum's bits are the scalar
+    /// backend's).
+    fn incident(&mut self, c: Component, corrections: &[(i64, T)]) -> Result<(), CudaError> {
+        if corrections.is_empty() {
+            return Ok(());
+        }
+        let mut seen = std::collections::HashMap::new();
+        let mut rounds: Vec<(usize, i64, T)> = (corrections.iter())
+            .map(|&(o, v)| {
+                let k = seen.entry(o).or_insert(0usize);
+                *k += 1;
+                (*k - 1, o, v)
+            })
+            .collect();
+        rounds.sort_by_key(|&(k, _, _)| k);
+        let offsets: Vec<i64> = rounds.iter().map(|&(_, o, _)| o).collect();
+        let values: Vec<T> = rounds.iter().map(|&(_, _, v)| v).collect();
+        if D::len(&self.arrays.incident_values) < values.len() {
+            // The old arrays may still be read by queued launches.
+            self.driver.synchronize(&self.compute)?;
+            let n = values.len();
+            self.arrays.incident_offsets = self.driver.alloc_zeros::<i64>(&self.compute, n)?;
+            self.arrays.incident_values = self.driver.alloc_zeros::<T>(&self.compute, n)?;
+        }
+        let a = &mut self.arrays;
+        self.driver
+            .write(&self.compute, &offsets, &mut a.incident_offsets, 0)?;
+        self.driver
+            .write(&self.compute, &values, &mut a.incident_values, 0)?;
+        let (ids, uniform) = self.ids(c);
+        let mut at = 0;
+        while at < rounds.len() {
+            let k = rounds[at].0;
+            let count = rounds[at..].iter().take_while(|r| r.0 == k).count();
+            let launch = linear_launch(count)?.expect("at least one correction");
+            let args = [
+                Arg::Address(self.field_address(c)?),
+                Arg::Address(self.address(&self.arrays.incident_offsets, at)),
+                Arg::Address(self.address(&self.arrays.incident_values, at)),
+                Arg::Long(count as i64),
+                Arg::Address(ids),
+                Arg::Int(uniform),
+                Arg::Address(self.coefficients_address(c)),
+            ];
+            // SAFETY: the arguments match `yee_incident` (kernels/incident.cu); the offsets
+            // lie in the field's storage (checked by `Storage::offset`), the arrays hold
+            // `count` values from `at`.
+            unsafe { self.launch(&self.kernels.incident, launch, &args) }?;
+            at += count;
+        }
+        Ok(())
+    }
+
     /// Queues a copy between `layer` of component `c` and its cells' count of values at
     /// `address` (device memory): a pack (`true`) or an unpack.
     fn copy_box(
@@ -494,7 +1023,7 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
     }
 
     /// Queues on the compute stream the copies between the cells of `region` (every field,
-    /// then the ψ of each CPML layer, as the scalar chunk's slabs hold them) and the values
+    /// then the ψ of each CPML layer, then the DFT sums, then the polarisations, as the scalar chunk's slabs hold them) and the values
     /// at `address` onward: a pack (`true`) or an unpack. Returns the values copied.
     fn copy_slab(&self, region: Box3, address: u64, pack: bool) -> Result<usize, CudaError> {
         let size = size_of::<T>() as u64;
@@ -511,6 +1040,20 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
                 self.copy_values(values, storage, part, address + at as u64 * size, pack)?;
                 at += part.cells();
             }
+        }
+        for d in &self.arrays.dft {
+            let part = d.values_box(d.part.intersect(&region));
+            for sums in d.sums.iter().flatten() {
+                let values = self.address(sums, 0);
+                self.copy_values(values, d.storage(), part, address + at as u64 * size, pack)?;
+                at += part.cells();
+            }
+        }
+        for p in &self.arrays.poles {
+            let entries = p.slab_entries(region);
+            let values = self.address(&p.slots, 0);
+            self.gather(values, &entries, address + at as u64 * size, pack)?;
+            at += entries.len();
         }
         Ok(at)
     }
@@ -644,10 +1187,13 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         2
     }
 
-    /// Queues the phase's curl update, CPML corrections and sources over `region`, in the
-    /// scalar chunk's order.
+    /// Queues the phase's dispersive passes, curl update, CPML corrections, TF/SF corrections,
+    /// sources and DFT pass over `region`, in the scalar chunk's order.
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
         let electric = phase == ELECTRIC_PHASE;
+        if electric {
+            self.dispersive(Pass::Polarise, region, step)?;
+        }
         for c in phase_components(self.mode, phase) {
             self.curl(c, region)?;
         }
@@ -656,12 +1202,20 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 self.cpml(slab, c, region)?;
             }
         }
+        self.tensor(electric, region)?;
+        if electric {
+            self.dispersive(Pass::Correct, region, step)?;
+        }
+        self.plane_waves(electric, region, step)?;
         for s in &self.arrays.sources {
             if s.component.is_electric() == electric && region.contains(s.cell) {
                 self.source(s, step)?;
             }
         }
-        Ok(())
+        if electric {
+            self.dispersive(Pass::Complete, region, step)?;
+        }
+        self.dft(electric, region, step)
     }
 
     fn wait(&mut self) -> Result<(), CudaError> {
@@ -674,11 +1228,23 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
-        halo::halo_values(self.mode, self.arrays.owned, phase, toward, FACES)
+        halo::halo_values(
+            self.mode,
+            self.arrays.owned,
+            phase,
+            toward,
+            self.arrays.halo_shape,
+        )
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
-        halo::ghost_values(self.mode, self.arrays.owned, phase, from, FACES)
+        halo::ghost_values(
+            self.mode,
+            self.arrays.owned,
+            phase,
+            from,
+            self.arrays.halo_shape,
+        )
     }
 
     /// Packs each halo on the device into the staging buffer (one component after another)
@@ -693,7 +1259,8 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         let mut at = 0;
         let mut copies = Vec::new();
         for (k, &toward) in towards.iter().enumerate().take(out.len()) {
-            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, FACES)
+            let shape = self.arrays.halo_shape;
+            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, shape)
             else {
                 continue;
             };
@@ -728,7 +1295,8 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         let mut at = 0;
         let mut unpacks = Vec::new();
         for (k, &from) in froms.iter().enumerate().take(data.len()) {
-            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, FACES)
+            let shape = self.arrays.halo_shape;
+            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, shape)
             else {
                 continue;
             };
@@ -751,13 +1319,22 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
         Ok(())
     }
 
-    /// Every field, then each CPML layer's ψ (the scalar chunk's slab format).
+    /// Every field, then each CPML layer's ψ, the DFT sums and the polarisations (the scalar
+    /// chunk's slab format).
     fn slab_len(&self, region: Box3) -> usize {
         let fields = self.mode.components().len() * region.cells();
         let psi: usize = (self.arrays.slabs.iter())
             .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
             .sum();
-        fields + psi
+        let dft: usize = (self.arrays.dft.iter())
+            .map(|d| {
+                d.sums.iter().flatten().count() * d.values_box(d.part.intersect(&region)).cells()
+            })
+            .sum();
+        let poles: usize = (self.arrays.poles.iter())
+            .map(|p| p.nodes.slab_len(region))
+            .sum();
+        fields + psi + dft + poles
     }
 
     /// Packs each region on the device into one buffer (compute stream), then copies it into
@@ -823,19 +1400,48 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
                 }
             }
         }
+        for (old, new) in self.arrays.dft.iter().zip(&arrays.dft) {
+            let kept = old.values_box(old.part.intersect(&new.part));
+            for (from, to) in old.sums.iter().zip(&new.sums) {
+                if let (Some(from), Some(to)) = (from, to) {
+                    let from = (self.address(from, 0), old.storage());
+                    self.keep(from, (self.address(to, 0), new.storage()), kept)?;
+                }
+            }
+        }
+        for (old, new) in self.arrays.poles.iter().zip(&arrays.poles) {
+            let (from, into) = old.kept_entries(new);
+            if from.is_empty() {
+                continue;
+            }
+            let packed = self.driver.alloc_zeros::<T>(&self.compute, from.len())?;
+            let at = self.address(&packed, 0);
+            self.gather(self.address(&old.slots, 0), &from, at, true)?;
+            self.gather(self.address(&new.slots, 0), &into, at, false)?;
+        }
+        arrays.lines = core::mem::take(&mut self.arrays.lines);
         self.synchronize()?;
         core::mem::swap(&mut self.arrays, &mut arrays);
         Ok(())
     }
 
+    /// The scalar chunk's work: CPML layers, TF/SF surfaces, sources, probes and dispersive
+    /// nodes (their pole updates per electric component).
     fn work(&self, region: Box3) -> f64 {
+        let electric = (self.mode.components().iter())
+            .filter(|c| c.is_electric())
+            .count()
+            .max(1) as f64;
+        let dispersive: f64 = (self.arrays.poles.iter())
+            .map(|p| p.nodes.work(region, &self.costs))
+            .sum();
         work_of(
             region,
             self.arrays.slabs.iter().map(|s| s.layer),
-            core::iter::empty(),
+            (self.setup.plane_waves.iter()).flat_map(|w| w.surface_slabs(self.mode)),
             self.arrays.sources.iter().map(|s| s.cell),
             self.arrays.probe_cells.iter().copied(),
-            0.0,
+            dispersive / electric,
             &self.costs,
         )
     }
@@ -869,11 +1475,38 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> YeeFields for CudaChunk<'
         region: Box3,
         out: &mut [T],
     ) -> Result<bool, CudaError> {
-        let _ = (c, region, out);
-        Err(CudaError::new(
-            ChunkErrorKind::InvalidArgument,
-            format!("no DFT monitor {monitor}: the CUDA backend runs none"),
-        ))
+        let d = self.arrays.dft.get(monitor).ok_or_else(|| {
+            CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!("no DFT monitor with index {monitor}"),
+            )
+        })?;
+        let Some(sums) = &d.sums[c.index()] else {
+            return Ok(false);
+        };
+        if region.intersect(&d.part) != region && !region.is_empty() {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!("the DFT read {region:?} is not inside the monitor's nodes here"),
+            ));
+        }
+        let values = d.values_box(region);
+        let len = values.cells();
+        if out.len() < len {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                "the output is too short",
+            ));
+        }
+        if len == 0 {
+            return Ok(true);
+        }
+        let packed = self.driver.alloc_zeros::<T>(&self.compute, len)?;
+        let at = self.address(&packed, 0);
+        self.copy_values(self.address(sums, 0), d.storage(), values, at, true)?;
+        self.driver
+            .read(&self.compute, &packed, 0, &mut out[..len])?;
+        Ok(true)
     }
 
     /// Reads the divergence flag; when the curl kernel raised it, finds the first non-finite

@@ -58,12 +58,22 @@ emulated_kernels! {
     "yee_source_f32" => yee_launch_yee_source_f32, yee_params_yee_source_f32;
     "yee_box_copy_f32" => yee_launch_yee_box_copy_f32, yee_params_yee_box_copy_f32;
     "yee_non_finite_f32" => yee_launch_yee_non_finite_f32, yee_params_yee_non_finite_f32;
+    "yee_dft_f32" => yee_launch_yee_dft_f32, yee_params_yee_dft_f32;
+    "yee_incident_f32" => yee_launch_yee_incident_f32, yee_params_yee_incident_f32;
+    "yee_poles_f32" => yee_launch_yee_poles_f32, yee_params_yee_poles_f32;
+    "yee_gather_f32" => yee_launch_yee_gather_f32, yee_params_yee_gather_f32;
+    "yee_tensor_f32" => yee_launch_yee_tensor_f32, yee_params_yee_tensor_f32;
     "yee_triad_f32" => yee_launch_yee_triad_f32, yee_params_yee_triad_f32;
     "yee_curl_f64" => yee_launch_yee_curl_f64, yee_params_yee_curl_f64;
     "yee_cpml_f64" => yee_launch_yee_cpml_f64, yee_params_yee_cpml_f64;
     "yee_source_f64" => yee_launch_yee_source_f64, yee_params_yee_source_f64;
     "yee_box_copy_f64" => yee_launch_yee_box_copy_f64, yee_params_yee_box_copy_f64;
     "yee_non_finite_f64" => yee_launch_yee_non_finite_f64, yee_params_yee_non_finite_f64;
+    "yee_dft_f64" => yee_launch_yee_dft_f64, yee_params_yee_dft_f64;
+    "yee_incident_f64" => yee_launch_yee_incident_f64, yee_params_yee_incident_f64;
+    "yee_poles_f64" => yee_launch_yee_poles_f64, yee_params_yee_poles_f64;
+    "yee_gather_f64" => yee_launch_yee_gather_f64, yee_params_yee_gather_f64;
+    "yee_tensor_f64" => yee_launch_yee_tensor_f64, yee_params_yee_tensor_f64;
     "yee_triad_f64" => yee_launch_yee_triad_f64, yee_params_yee_triad_f64;
 }
 

@@ -2,7 +2,7 @@
 //! chunk behind one chunk type, so the ranks of one run share a `YeeBackend`. Both send and
 //! receive through plain host buffers ([`HostBuffer`]: the device chunk copies its halos and
 //! slabs into them synchronously) and both use one slab wire format (every field, then each
-//! CPML layer's ψ; the device refuses the scenes whose slabs would hold more), so cells
+//! CPML layer's ψ, the DFT sums and the polarisations of dispersive nodes), so cells
 //! migrate between device and host ranks as between two ranks of one backend (Balykov 2019,
 //! §3).
 

@@ -1,0 +1,28 @@
+/* The off-diagonal pass of one component at its tensor nodes inside the box r (Kottke,
+ * Farjadpour & Johnson 2008): one thread per node n (of `count`), at cells[3n..3n+3] and
+ * storage offset offsets[n], with its eight neighbours' offsets and two weights; `other0`
+ * and `other1` are the curl terms of the components along the two other axes (in increasing
+ * axis order), has0 and has1 whether the mode carries them. The body yee_tensor_node. Sets
+ * *non_finite when it stores a NaN or an infinity. */
+extern "C" __global__ void YEE_NAME(yee_tensor)(YEE_REAL *values, long long count,
+                                                const long long *cells,
+                                                const long long *offsets,
+                                                const long long *neighbours,
+                                                const YEE_REAL *weights,
+                                                YEE_NAME(yee_terms) other0,
+                                                YEE_NAME(yee_terms) other1, int has0, int has1,
+                                                yee_region r, int electric, int *non_finite)
+{
+    long long n = yee_thread_index();
+    if (n >= count)
+        return;
+    const long long *p = cells + 3 * n;
+    for (int a = 0; a < 3; ++a)
+        if (p[a] < r.lo[a] || p[a] >= r.hi[a])
+            return;
+    const YEE_NAME(yee_terms) other[2] = {other0, other1};
+    const int has[2] = {has0, has1};
+    if (!YEE_NAME(yee_tensor_node)(values, offsets[n], neighbours + 8 * n, weights + 2 * n,
+                                   other, has, electric))
+        *non_finite = 1;
+}
