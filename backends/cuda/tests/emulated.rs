@@ -189,7 +189,7 @@ fn the_bench_times_the_triad_and_the_real_update() {
     let bandwidth = triad.bandwidth().unwrap();
     assert!(bandwidth.is_finite() && bandwidth > 0.0, "{bandwidth}");
     assert!(triad.result().unwrap().iter().all(|&a| a == 7.0));
-    let setup = device_physics(Mode::ThreeD);
+    let setup = yee_tests::conformance_cases::physics(Mode::ThreeD);
     let mut stepped = SteppedChunk::<f32, Emulated>::new(&setup).unwrap();
     let seconds = stepped.steps(11).unwrap();
     assert!(seconds > 0.0);
