@@ -23,11 +23,7 @@
 //! it (the CUDA chunk, the tile-set and box layouts; `yee run` falls back there and says so in
 //! its log and run.json's `smoothing_fallback`), at a node within [`TENSOR_CPML_GAP`] cells of
 //! a CPML layer (whose curls the tensor update does not stretch), and where a side is
-//! anisotropic (a diagonal ε or μ: Kottke's rule for it has more terms). The off-diagonal
-//! entries are real: their loss is the one the node's own conductivity gives its row,
-//! `κₐb(1 − iσ̃ₐ/ωε̃ₐ)`, where the complex mean has `nₐn_b(⟨1/ε_c⟩ − 1/⟨ε_c⟩)`, a first-order
-//! mismatch in the surface nodes' loss (absorption across a lossy surface stays near the
-//! staircase's error; `tests/tests/lossy_smoothing.rs`).
+//! anisotropic (a diagonal ε or μ: Kottke's rule for it has more terms).
 //!
 //! A lossy side smooths its complex permittivity `ε + iσ/ω` by the same rule: the derivation
 //! of Kottke et al. is a first-order perturbation of the frequency-domain equations and holds
@@ -43,6 +39,17 @@
 //! volume average of σ, the rule before this one, made it. σ* smooths with μ the same way.
 //! Meep point-samples σ at the node (`geom_epsilon::conductivity` in its `meepgeom.cpp`) and
 //! smooths lossless dielectrics only.
+//!
+//! Off the diagonal the complex mean is, to the same order, `κₐb − (i/ω)λₐb` with
+//! `λₐb = nₐn_b(⟨σ/ε²⟩ − ⟨σ⟩/⟨ε⟩²)`. The tensor update divides its row by the node's own
+//! complex diagonal, which gives the real entry the loss `κₐb σ̃ₐ/ε̃ₐ`; the rest,
+//! `μₐb = λₐb − κₐb σ̃ₐ/ε̃ₐ` ([`OffDiagonal::loss`]), is a term `−μₐb ∫D_b dt` of `Eₐ`
+//! (`e^{−iωt}`: `−i/ω` is `−∫dt`), which the update adds from a running sum of the averaged
+//! curls of `b` kept per node (`yee_scalar::tensor_nodes`). The two parts have opposite
+//! signs at a lossy sphere's surface, so the real entries alone miss the surface nodes' loss
+//! by a first-order amount: absorption across the surface converged at order 1.5 that way,
+//! and at order 2 with `μ` (`tests/tests/lossy_smoothing.rs`). Lossless sides give `μ = 0`,
+//! no running sum and the real tensor's bits.
 //!
 //! What is smoothed: the last region whose shape reaches the voxel decides. A sphere or
 //! cylinder crossing it smooths between its own material ([`Material::along`] the component)
@@ -144,7 +151,8 @@ impl Setup<'_> {
 
     /// The off-diagonal entries of the smoothed `ε̃⁻¹` (E) or `μ̃⁻¹` (H) in the row of the
     /// node of `c` in `cell`, `κₐb = nₐn_b(⟨ε⁻¹⟩ − ⟨ε⟩⁻¹)` for the two other axes `b` in
-    /// increasing order (module docs), or `None` where the node keeps the diagonal rule: no
+    /// increasing order, with the loss the update must add to them across a conducting side
+    /// (module docs), or `None` where the node keeps the diagonal rule: no
     /// curved surface crosses its voxel, the normal lies along an axis of the row's pair,
     /// [`Setup::smoothing_tensor`] is off, a side is dispersive (E), anisotropic or a
     /// tensor, or the node is within [`TENSOR_CPML_GAP`] cells of a CPML layer. The diagonal
