@@ -291,10 +291,10 @@ fn rms(errors: &[f64]) -> f64 {
     (errors.iter().map(|e| e * e).sum::<f64>() / errors.len() as f64).sqrt()
 }
 
-/// Measured (the `issue51_before_after` study prints them): at radius 10 the worst errors
-/// over the band are 1.51 % (absorption) and 1.45 % (scattering), where the volume average of
-/// σ gave 5.45 % and 1.61 %; the staircase gives 1.03 % and 1.32 %. The rest of the error is
-/// the diagonal-only tensor's (see the cylinder's TEz below), not the loss's.
+/// Measured: at radius 10 the worst errors over the band are 0.52 % (absorption) and 0.82 %
+/// (scattering); with the real off-diagonal entries alone 1.51 % and 1.45 %, with the volume
+/// average of σ 5.45 % and 1.61 %; the staircase gives 1.03 % and 1.32 %
+/// (`issue51_before_after`).
 #[test]
 fn a_smoothed_absorbing_sphere_absorbs_and_scatters_as_mie_predicts() {
     let sphere = Scatterer::scaled(Mode::ThreeD, 10.0, true);
@@ -306,11 +306,7 @@ fn a_smoothed_absorbing_sphere_absorbs_and_scatters_as_mie_predicts() {
 
 /// The RMS errors over the band at radius 8, 16 and 32 (σ = 0.2/R, the same physical sphere)
 /// and the orders between them (the run at radius 32 takes about an hour on two cores;
-/// `a_smoothed_absorbing_sphere_at_radius_8_and_16` is the first two). Measured at radius 8
-/// and 16: with the full effective tensor see that study; with its diagonal alone (before the
-/// off-diagonal entries) absorption 1.21, 0.55 % (order 1.14), scattering 1.60, 0.62 % (1.37).
-/// Absorption across a lossy surface keeps a first-order part with the full tensor too (the
-/// off-diagonal entries' loss, module docs of [`yee_em::smoothing`]), so this asserts order one.
+/// `a_smoothed_absorbing_sphere_at_radius_8_and_16` is the first two, measured there).
 #[test]
 #[ignore = "a study: about an hour on two cores"]
 fn a_smoothed_absorbing_sphere_converges_at_second_order() {
@@ -338,15 +334,17 @@ fn a_smoothed_absorbing_sphere_converges_at_second_order() {
             e.map(|x| (x * 1e4).round() / 1e2)
         );
         for order in orders {
-            assert!(order > 1.0, "{name} converges at order {order}");
+            assert!(order > 1.8, "{name} converges at order {order}");
         }
     }
 }
 
 /// The absorbing sphere at radius 8 and 16 (σ = 0.2/R), smoothed with the full effective
-/// tensor: RMS errors and the order between them. Measured (two shared cores, about eight
-/// minutes): absorption 0.85, 0.37 % (order 1.20), scattering 0.87, 0.21 % (2.08); with the
-/// diagonal alone absorption 1.21, 0.55 % (1.14), scattering 1.60, 0.62 % (1.37).
+/// tensor and its loss: RMS errors and the order between them. Measured (two shared cores,
+/// about twenty minutes): absorption 0.50, 0.13 % (order 1.92), scattering 0.89, 0.22 %
+/// (2.05); with the real off-diagonal entries alone (before) absorption 0.85, 0.37 % (1.20),
+/// scattering 0.87, 0.21 % (2.08); with the diagonal alone absorption 1.21, 0.55 % (1.14),
+/// scattering 1.60, 0.62 % (1.37).
 #[test]
 #[ignore = "a study: about ten minutes on two cores"]
 fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
@@ -367,7 +365,7 @@ fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
             "sphere {name}: RMS errors {:?} %, order {order:.2}",
             e.map(|x| (x * 1e4).round() / 1e2)
         );
-        assert!(order > 1.0, "{name} converges at order {order}");
+        assert!(order > 1.8, "{name} converges at order {order}");
     }
 }
 
@@ -438,10 +436,10 @@ fn a_smoothed_absorbing_cylinder_converges() {
 /// Issue 51's before/after figures: the worst errors over the band at radius 10 and 15 (σ =
 /// 0.02 at both), smoothed and staircased. Measured, absorption / scattering:
 ///
-/// | | staircased | smoothed, σ averaged by volume (before) | smoothed (now) |
-/// | --- | --- | --- | --- |
-/// | radius 10 | 1.03 / 1.32 % | 5.45 / 1.61 % | 1.51 / 1.45 % |
-/// | radius 15 | 0.66 / 0.74 % | 3.62 / 1.10 % | 0.99 / 0.82 % |
+/// | | staircased | smoothed, σ averaged by volume (before) | smoothed, real off-diagonal entries | smoothed (now) |
+/// | --- | --- | --- | --- | --- |
+/// | radius 10 | 1.03 / 1.32 % | 5.45 / 1.61 % | 1.51 / 1.45 % | 0.52 / 0.82 % |
+/// | radius 15 | 0.66 / 0.74 % | 3.62 / 1.10 % | 0.99 / 0.82 % | not measured again |
 #[test]
 #[ignore = "a study: about ten minutes on one core"]
 fn issue51_before_after() {
