@@ -303,6 +303,18 @@ pub(crate) fn restore<C: Chunk>(
             }
             at = end;
         }
+        if at != data.len() {
+            return Err(io_error(
+                "mismatched",
+                &path,
+                format!(
+                    "it holds {} bytes where this run's chunks pack {at} (a checkpoint of \
+                     another build, or of chunks with other state: smoothing with the full \
+                     tensor against its diagonal alone)",
+                    data.len()
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -291,10 +291,10 @@ fn rms(errors: &[f64]) -> f64 {
     (errors.iter().map(|e| e * e).sum::<f64>() / errors.len() as f64).sqrt()
 }
 
-/// Measured (the `issue51_before_after` study prints them): at radius 10 the worst errors
-/// over the band are 1.51 % (absorption) and 1.45 % (scattering), where the volume average of
-/// σ gave 5.45 % and 1.61 %; the staircase gives 1.03 % and 1.32 %. The rest of the error is
-/// the diagonal-only tensor's (see the cylinder's TEz below), not the loss's.
+/// Measured: at radius 10 the worst errors over the band are 0.52 % (absorption) and 0.82 %
+/// (scattering); with the real off-diagonal entries alone 1.51 % and 1.45 %, with the volume
+/// average of σ 5.45 % and 1.61 %; the staircase gives 1.03 % and 1.32 %
+/// (`issue51_before_after`).
 #[test]
 fn a_smoothed_absorbing_sphere_absorbs_and_scatters_as_mie_predicts() {
     let sphere = Scatterer::scaled(Mode::ThreeD, 10.0, true);
@@ -306,11 +306,7 @@ fn a_smoothed_absorbing_sphere_absorbs_and_scatters_as_mie_predicts() {
 
 /// The RMS errors over the band at radius 8, 16 and 32 (σ = 0.2/R, the same physical sphere)
 /// and the orders between them (the run at radius 32 takes about an hour on two cores;
-/// `a_smoothed_absorbing_sphere_at_radius_8_and_16` is the first two). Measured at radius 8
-/// and 16: with the full effective tensor see that study; with its diagonal alone (before the
-/// off-diagonal entries) absorption 1.21, 0.55 % (order 1.14), scattering 1.60, 0.62 % (1.37).
-/// Absorption across a lossy surface keeps a first-order part with the full tensor too (the
-/// off-diagonal entries' loss, module docs of [`yee_em::smoothing`]), so this asserts order one.
+/// `a_smoothed_absorbing_sphere_at_radius_8_and_16` is the first two, measured there).
 #[test]
 #[ignore = "a study: about an hour on two cores"]
 fn a_smoothed_absorbing_sphere_converges_at_second_order() {
@@ -338,15 +334,17 @@ fn a_smoothed_absorbing_sphere_converges_at_second_order() {
             e.map(|x| (x * 1e4).round() / 1e2)
         );
         for order in orders {
-            assert!(order > 1.0, "{name} converges at order {order}");
+            assert!(order > 1.8, "{name} converges at order {order}");
         }
     }
 }
 
 /// The absorbing sphere at radius 8 and 16 (σ = 0.2/R), smoothed with the full effective
-/// tensor: RMS errors and the order between them. Measured (two shared cores, about eight
-/// minutes): absorption 0.85, 0.37 % (order 1.20), scattering 0.87, 0.21 % (2.08); with the
-/// diagonal alone absorption 1.21, 0.55 % (1.14), scattering 1.60, 0.62 % (1.37).
+/// tensor and its loss: RMS errors and the order between them. Measured (two shared cores,
+/// about twenty minutes): absorption 0.50, 0.13 % (order 1.92), scattering 0.89, 0.22 %
+/// (2.05); with the real off-diagonal entries alone (before) absorption 0.85, 0.37 % (1.20),
+/// scattering 0.87, 0.21 % (2.08); with the diagonal alone absorption 1.21, 0.55 % (1.14),
+/// scattering 1.60, 0.62 % (1.37).
 #[test]
 #[ignore = "a study: about ten minutes on two cores"]
 fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
@@ -367,7 +365,7 @@ fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
             "sphere {name}: RMS errors {:?} %, order {order:.2}",
             e.map(|x| (x * 1e4).round() / 1e2)
         );
-        assert!(order > 1.0, "{name} converges at order {order}");
+        assert!(order > 1.8, "{name} converges at order {order}");
     }
 }
 
@@ -375,22 +373,19 @@ fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
 /// its absorption and scattering widths over the band and the orders between them.
 ///
 /// With E along the axis (TMz) E lies along the surface, where the smoothed medium is the
-/// mean of ε and of σ, and both widths converge at second order. With E across it (TEz) the
-/// normal enters and the effective tensor has off-diagonal entries (module docs of
-/// [`yee_em::smoothing`]): scattering converges at second order. Absorption does not quite:
-/// the off-diagonal entries are real, and the loss they carry is the one the node's own
-/// conductivity gives its whole row, `κₐb(1 − iσ̃ₐ/ωε̃ₐ)`, where Kottke's complex mean has
-/// `nₐn_b(⟨1/ε_c⟩ − 1/⟨ε_c⟩)`; that first-order mismatch in the loss of the surface nodes
-/// leaves the absorption error near the staircase's (asserted within 10 % of it).
+/// mean of ε and of σ. With E across it (TEz) the normal enters and the effective tensor has
+/// off-diagonal entries (module docs of [`yee_em::smoothing`]) with their loss, the running
+/// sum of the other component's D that Kottke's complex mean weighs. Every width converges at
+/// second order, and TEz's errors are below the staircase's.
 ///
 /// Measured (RMS over the band, radius 8, 16, 32):
 ///
-/// | | smoothed | staircased | smoothed, diagonal only (before) |
-/// | --- | --- | --- | --- |
-/// | TMz absorption | 0.41, 0.09, 0.02 % (2.16, 2.08) | 1.48, 0.36, 0.12 % (2.04, 1.52) | the same |
-/// | TMz scattering | 0.63, 0.16, 0.04 % (2.02, 2.00) | 1.84, 0.57, 0.18 % (1.69, 1.67) | the same |
-/// | TEz absorption | 1.07, 0.33, 0.12 % (1.71, 1.47) | 1.01, 0.38, 0.15 % (1.39, 1.31) | 0.97, 0.32, 0.12 % (1.62, 1.36) |
-/// | TEz scattering | 0.97, 0.25, 0.06 % (1.97, 1.92) | 1.61, 0.58, 0.23 % (1.48, 1.34) | 0.93, 0.26, 0.10 % (1.81, 1.35) |
+/// | | smoothed | staircased | smoothed, real off-diagonal entries (before) | smoothed, diagonal only |
+/// | --- | --- | --- | --- | --- |
+/// | TMz absorption | 0.41, 0.09, 0.02 % (2.16, 2.08) | 1.48, 0.36, 0.12 % (2.04, 1.52) | the same | the same |
+/// | TMz scattering | 0.63, 0.16, 0.04 % (2.02, 2.00) | 1.84, 0.57, 0.18 % (1.69, 1.67) | the same | the same |
+/// | TEz absorption | 0.83, 0.19, 0.05 % (2.09, 2.07) | 1.01, 0.38, 0.15 % (1.39, 1.31) | 1.07, 0.33, 0.12 % (1.71, 1.47) | 0.97, 0.32, 0.12 % (1.62, 1.36) |
+/// | TEz scattering | 0.92, 0.22, 0.05 % (2.04, 2.06) | 1.61, 0.58, 0.23 % (1.48, 1.34) | 0.97, 0.25, 0.06 % (1.97, 1.92) | 0.93, 0.26, 0.10 % (1.81, 1.35) |
 #[test]
 fn a_smoothed_absorbing_cylinder_converges() {
     let radii = [8.0, 16.0, 32.0];
@@ -409,8 +404,7 @@ fn a_smoothed_absorbing_cylinder_converges() {
                     "{mode:?} {name}, smoothing {smoothing}: RMS errors {:?} %, orders {orders:.2?}",
                     e.map(|x| (x * 1e4).round() / 1e2)
                 );
-                let second = mode == Mode::Tmz || *name == "scattering";
-                if smoothing && second {
+                if smoothing {
                     for order in orders {
                         assert!(
                             order > 1.85,
@@ -425,8 +419,8 @@ fn a_smoothed_absorbing_cylinder_converges() {
                 let [absorption, scattering] = smooth[i];
                 let at = format!("TEz, radius {}", radii[i]);
                 assert!(
-                    absorption <= 1.1 * stair[i][0],
-                    "{at}: smoothed absorption error {absorption} above the staircase's {}",
+                    absorption <= 0.85 * stair[i][0],
+                    "{at}: smoothed absorption error {absorption} not below the staircase's {}",
                     stair[i][0]
                 );
                 assert!(
@@ -442,10 +436,10 @@ fn a_smoothed_absorbing_cylinder_converges() {
 /// Issue 51's before/after figures: the worst errors over the band at radius 10 and 15 (σ =
 /// 0.02 at both), smoothed and staircased. Measured, absorption / scattering:
 ///
-/// | | staircased | smoothed, σ averaged by volume (before) | smoothed (now) |
-/// | --- | --- | --- | --- |
-/// | radius 10 | 1.03 / 1.32 % | 5.45 / 1.61 % | 1.51 / 1.45 % |
-/// | radius 15 | 0.66 / 0.74 % | 3.62 / 1.10 % | 0.99 / 0.82 % |
+/// | | staircased | smoothed, σ averaged by volume (before) | smoothed, real off-diagonal entries | smoothed (now) |
+/// | --- | --- | --- | --- | --- |
+/// | radius 10 | 1.03 / 1.32 % | 5.45 / 1.61 % | 1.51 / 1.45 % | 0.52 / 0.82 % |
+/// | radius 15 | 0.66 / 0.74 % | 3.62 / 1.10 % | 0.99 / 0.82 % | not measured again |
 #[test]
 #[ignore = "a study: about ten minutes on one core"]
 fn issue51_before_after() {

@@ -310,6 +310,28 @@ fn rayon_keeps_every_bit() {
     }
 }
 
+/// The lossy smoothed sphere's tensor nodes carry running sums of the other components' D
+/// (`yee_scalar::tensor_nodes`): they travel with the slabs and stay across an in-place resize
+/// (migration and checkpoints use both), so a chunk rebuilt from a stepped one's slabs steps
+/// on with its bits, on the scalar and the rayon backend.
+#[test]
+fn smoothed_sphere_slabs_carry_the_running_sums() {
+    use yee_tests::backend_conformance::slabs_round_trip;
+    let regions = smoothed_sphere_regions();
+    let setup = three_d(&regions, &THREE_D_SOURCES, &[]);
+    let state =
+        yee_scalar::state::YeeState::<f64>::new(&setup, yee_core::Box3::from_extent(setup.grid));
+    let sums = state.tensor[..3]
+        .iter()
+        .flatten()
+        .map(|t| t.integrals.len())
+        .sum::<usize>();
+    assert!(sums > 100, "{sums} nodes with running sums");
+    slabs_round_trip::<f64, _>(&yee_scalar::chunk::ScalarCurl, &setup, 30).unwrap();
+    let rayon = yee_rayon::RayonCurl::with_threads(2).unwrap();
+    slabs_round_trip::<f64, _>(&rayon, &setup, 30).unwrap();
+}
+
 /// Ordinary and extraordinary permittivities of the crystal slab, its optic axis turned by
 /// [`AXIS_ANGLE`] about z (in the x-y plane, so `εxy ≠ 0`).
 const CRYSTAL: (f64, f64) = (2.25, 2.89);

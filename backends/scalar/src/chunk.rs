@@ -302,7 +302,14 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
             .flatten()
             .map(|d| d.slab_len(region))
             .sum();
-        fields + psi + dft + polarisation
+        let sums: usize = self
+            .state
+            .tensor
+            .iter()
+            .flatten()
+            .map(|t| t.slab_len(region))
+            .sum();
+        fields + psi + dft + polarisation + sums
     }
 
     fn pack_slabs(
@@ -427,7 +434,8 @@ impl<T: Scalar> YeeBackend<T> for ScalarCurl {
 
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// Packs everything the cells of `region` hold: each component, each CPML ψ, the DFT sums,
-    /// then the polarisations of dispersive nodes.
+    /// then the polarisations of dispersive nodes and the running sums of lossy tensor nodes
+    /// ([`crate::tensor_nodes`]).
     fn pack_slab(&self, region: Box3, out: &mut [T]) {
         let mut at = 0;
         for c in self.slab_components() {
@@ -452,6 +460,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
         }
         for d in self.state.dispersive.iter().flatten() {
             at += d.pack(region, &mut out[at..]);
+        }
+        for t in self.state.tensor.iter().flatten() {
+            at += t.pack(region, &mut out[at..]);
         }
     }
 
@@ -479,6 +490,9 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
         }
         for d in self.state.dispersive.iter_mut().flatten() {
             at += d.unpack(region, &data[at..]);
+        }
+        for t in self.state.tensor.iter_mut().flatten() {
+            at += t.unpack(region, &data[at..]);
         }
     }
 

@@ -196,7 +196,7 @@ pub struct YeeState<T: Scalar> {
     /// ([`RowRuns`]): fast kernels take them rather than scanning the row's ids every step.
     pub row_runs: [RowRuns; 6],
     /// Per component, its owned nodes with off-diagonal ε⁻¹ or μ⁻¹ ([`TensorNodes`]), if any.
-    pub tensor: [Option<TensorNodes<T::Real>>; 6],
+    pub tensor: [Option<TensorNodes<T>>; 6],
     /// The ghosts each phase fills ([`HaloShape::of`] the setup).
     pub halo_shape: HaloShape,
 }
@@ -220,7 +220,8 @@ impl<T: Scalar> YeeState<T> {
         Self::assemble(setup, owned, fields, cpml_slabs(setup, owned), kernel)
     }
 
-    /// Moves the state to own `owned` in place: fields, ψ and polarisations keep the values
+    /// Moves the state to own `owned` in place: fields, ψ, polarisations and the tensor nodes'
+    /// running sums keep the values
     /// of cells in both boxes and start at zero elsewhere; materials, walls, CPML tables and sources are
     /// rebuilt for the new box (the ids placed by `kernel`). No second set of fields is allocated (one array at a time).
     pub fn resize(&mut self, setup: &Setup, owned: Box3, kernel: &impl PartExecutor) {
@@ -247,8 +248,14 @@ impl<T: Scalar> YeeState<T> {
         let lines = core::mem::take(&mut self.lines);
         let dft = core::mem::take(&mut self.dft);
         let dispersive = core::mem::take(&mut self.dispersive);
+        let tensor = core::mem::take(&mut self.tensor);
         *self = Self::assemble(setup, owned, fields, slabs, kernel);
         for (old, new) in dispersive.iter().zip(&mut self.dispersive) {
+            if let (Some(old), Some(new)) = (old, new) {
+                old.keep_into(new);
+            }
+        }
+        for (old, new) in tensor.iter().zip(&mut self.tensor) {
             if let (Some(old), Some(new)) = (old, new) {
                 old.keep_into(new);
             }
@@ -389,6 +396,7 @@ impl<T: Scalar> YeeState<T> {
                 self.mode.active_axes(),
                 evolves,
                 &smoothed,
+                self.dt,
             );
         }
         self

@@ -24,9 +24,22 @@
 //!
 //! Like the dispersive nodes, only the nodes that need it are listed (a vacuum or diagonal
 //! grid lists none and pays nothing), each with its two weights `Cb κₐb/κₐₐ`.
+//!
+//! A smoothed node by a conducting side also carries the loss its off-diagonal entries lack
+//! ([`yee_em::smoothing::OffDiagonal::loss`], `μₐb`): Kottke's complex mean puts
+//! `−μₐb ∫D_b dt` into `Eₐ` beside `κₐb D_b`, which the update gives as the term
+//! `−Cb ε̃ₐ μₐb ⟨D_b⟩` (first order in the loss tangent, as the diagonal's `σ̃`), with
+//! `⟨D_b⟩ = Δt Σ ⟨(∇×H)_b⟩` the running sum of the same averaged curls, kept per node
+//! ([`TensorNodes::integrals`]) and taken at the half step, `(Sⁿ + Sⁿ⁺¹)/2`. It is the
+//! chunk's state like the polarisations: packed with the slabs (checkpoints, rebalancing) and
+//! kept across a resize. A lossless scene has no such node and the update's bits are the
+//! real tensor's.
 
+use alloc::collections::BTreeMap;
+use alloc::vec;
 use alloc::vec::Vec;
-use yee_core::{Box3, Index3, Real};
+use yee_core::{Box3, Index3, Real, Scalar};
+use yee_em::smoothing::OffDiagonal;
 use yee_em::{Component, Material};
 
 /// One node of a component with off-diagonal entries.
@@ -39,27 +52,37 @@ pub struct TensorNode<R> {
     /// `Cb κₐb/κₐₐ` (E) or `Db νₐb/νₐₐ` (H) for each of the two other axes, in increasing
     /// axis order.
     pub weights: [R; 2],
+    /// `−Cb ε̃ₐ μₐb Δt` (E) or `−Db μ̃ₐ μₐb Δt` (H) for each of the two other axes: the weight
+    /// of the half-step running sum of the averaged curls (module docs); zero where neither
+    /// side conducts, and then the node carries no sum.
+    pub loss_weights: [R; 2],
     /// Bit `4k + n` set when neighbour `n` ([`neighbours`]) of the other axis `k` is a node
     /// that evolves: inside the grid (or wrapped across a periodic face) and not a wall.
     pub present: u8,
 }
 
-/// The tensor nodes of one component in a chunk, x fastest.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct TensorNodes<R> {
+/// The tensor nodes of one component in a chunk: the smoothed ones (in
+/// [`yee_em::Setup::smoothed_off_diagonals`]' order), then those of tensor materials, x
+/// fastest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorNodes<T: Scalar> {
     /// The nodes.
-    pub nodes: Vec<TensorNode<R>>,
+    pub nodes: Vec<TensorNode<T::Real>>,
+    /// Per node, the running sums `Σ ⟨(∇×H)_b⟩` of its two averaged curls (module docs);
+    /// empty where no node carries a loss weight.
+    pub integrals: Vec<[T; 2]>,
 }
 
-impl<R: Real> TensorNodes<R> {
+impl<T: Scalar> TensorNodes<T> {
     /// The nodes of component `c` in `region` (its owned nodes that evolve) whose material
     /// (`materials[id]`, `None` for the inactive id) couples it to the other components;
     /// `gains` holds each id's curl coefficient (`Cb` or `Db`), `active` the axes the mode
     /// uses and `evolves` whether a node of a component in a cell is updated (wrapped across
     /// periodic faces). `smoothed` lists the nodes in `region` whose smoothed medium has
     /// off-diagonal entries ([`yee_em::Setup::smoothed_off_diagonal`]: `κₐb` for the two other
-    /// axes), weighed by their material's curl coefficient and diagonal entry as a tensor
-    /// material's are. `None` when there are none.
+    /// axes, and the loss they lack), weighed by their material's curl coefficient and
+    /// diagonal entry as a tensor material's are (the loss also by the step `dt`). `None`
+    /// when there are none.
     #[allow(clippy::too_many_arguments)]
     pub fn of(
         c: Component,
@@ -67,13 +90,15 @@ impl<R: Real> TensorNodes<R> {
         storage: Box3,
         id_at: impl Fn(usize) -> u16,
         materials: &[Option<Material>],
-        gains: &[R],
+        gains: &[T::Real],
         active: [bool; 3],
         evolves: impl Fn(Component, Index3) -> bool,
-        smoothed: &[(Index3, [f64; 2])],
+        smoothed: &[(Index3, OffDiagonal)],
+        dt: f64,
     ) -> Option<Self> {
+        type R<T> = <T as Scalar>::Real;
         let a = c.axis().index();
-        let weights: Vec<Option<[R; 2]>> = materials
+        let weights: Vec<Option<[R<T>; 2]>> = materials
             .iter()
             .zip(gains)
             .map(|(m, &gain)| {
@@ -81,7 +106,7 @@ impl<R: Real> TensorNodes<R> {
                 let row = m.coupling?.row(c.is_electric(), a);
                 let own = if c.is_electric() { m.eps } else { m.mu };
                 // κₐₐ = 1/ε along the axis: κₐb/κₐₐ = κₐb·ε.
-                let w = row.map(|(_, k)| gain * R::from_f64(k * own));
+                let w = row.map(|(_, k)| gain * R::<T>::from_f64(k * own));
                 (row.iter().any(|&(_, k)| k != 0.0)).then_some(w)
             })
             .collect();
@@ -96,12 +121,14 @@ impl<R: Real> TensorNodes<R> {
             nodes.push(TensorNode {
                 cell,
                 offset,
-                weights: row.map(|k| gain * R::from_f64(k * own)),
+                weights: row.entries.map(|k| gain * R::<T>::from_f64(k * own)),
+                loss_weights: row.loss.map(|l| gain * R::<T>::from_f64(-own * l * dt)),
                 present: present(c, cell, active, &evolves),
             });
         }
+        let zero = R::<T>::from_f64(0.0);
         if weights.iter().all(Option::is_none) || region.is_empty() {
-            return (!nodes.is_empty()).then_some(TensorNodes { nodes });
+            return Self::with_integrals(nodes);
         }
         for n in 0..region.cells() {
             let cell = region.index_at(n);
@@ -111,12 +138,80 @@ impl<R: Real> TensorNodes<R> {
                     cell,
                     offset,
                     weights,
+                    loss_weights: [zero; 2],
                     present: present(c, cell, active, &evolves),
                 });
             }
         }
-        (!nodes.is_empty()).then_some(TensorNodes { nodes })
+        Self::with_integrals(nodes)
     }
+
+    /// The list of `nodes` with their running sums at zero, if any node carries a loss
+    /// weight; `None` when there are no nodes.
+    fn with_integrals(nodes: Vec<TensorNode<T::Real>>) -> Option<Self> {
+        let lossy = nodes.iter().any(carries_sum);
+        let integrals = match lossy {
+            true => vec![[T::zero(); 2]; nodes.len()],
+            false => Vec::new(),
+        };
+        (!nodes.is_empty()).then_some(TensorNodes { nodes, integrals })
+    }
+
+    /// The indices of the nodes in `region` that carry running sums.
+    fn summed_within(&self, region: Box3) -> impl Iterator<Item = usize> + '_ {
+        (0..self.nodes.len())
+            .filter(move |&n| carries_sum(&self.nodes[n]) && region.contains(self.nodes[n].cell))
+    }
+
+    /// Values [`TensorNodes::pack`] writes for `region`: two per node in it with a sum.
+    pub fn slab_len(&self, region: Box3) -> usize {
+        2 * self.summed_within(region).count()
+    }
+
+    /// Writes the running sums of the nodes of `region` that carry them (list order) to
+    /// `out`; returns how many values.
+    pub fn pack(&self, region: Box3, out: &mut [T]) -> usize {
+        let mut at = 0;
+        for n in self.summed_within(region) {
+            out[at..at + 2].copy_from_slice(&self.integrals[n]);
+            at += 2;
+        }
+        at
+    }
+
+    /// Reads what [`TensorNodes::pack`] wrote for `region`; returns how many values.
+    pub fn unpack(&mut self, region: Box3, data: &[T]) -> usize {
+        let mut at = 0;
+        let summed: Vec<usize> = self.summed_within(region).collect();
+        for n in summed {
+            self.integrals[n].copy_from_slice(&data[at..at + 2]);
+            at += 2;
+        }
+        at
+    }
+
+    /// Copies the running sums of nodes in both `self` and `to` into `to`.
+    pub fn keep_into(&self, to: &mut TensorNodes<T>) {
+        if self.integrals.is_empty() || to.integrals.is_empty() {
+            return;
+        }
+        let kept: BTreeMap<[i64; 3], [T; 2]> = self
+            .nodes
+            .iter()
+            .zip(&self.integrals)
+            .map(|(node, &sum)| (node.cell, sum))
+            .collect();
+        for (node, sum) in to.nodes.iter().zip(&mut to.integrals) {
+            if let Some(&old) = kept.get(&node.cell) {
+                *sum = old;
+            }
+        }
+    }
+}
+
+/// Whether `node` carries running sums: a loss weight is not zero.
+fn carries_sum<R: Real>(node: &TensorNode<R>) -> bool {
+    node.loss_weights.iter().any(|&w| w != R::from_f64(0.0))
 }
 
 /// [`TensorNode::present`] of the node of `c` in `cell`.

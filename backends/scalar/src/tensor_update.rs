@@ -34,7 +34,7 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
         if c.is_electric() != electric {
             continue;
         }
-        let Some(list) = state.tensor[c.index()].take() else {
+        let Some(mut list) = state.tensor[c.index()].take() else {
             continue;
         };
         let Some(mut target) = state.fields[c.index()].take() else {
@@ -44,12 +44,17 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
         let a = c.axis().index();
         let others = others(a);
         let quarter = T::Real::from_f64(0.25);
+        let half = T::Real::from_f64(0.5);
         let mut finite = true;
         {
             let state = &*state;
             let storage = yee_core::Field::storage(&target);
             let values = target.as_mut_slice();
-            for node in list.nodes.iter().filter(|n| region.contains(n.cell)) {
+            let summed = !list.integrals.is_empty();
+            for (i, node) in list.nodes.iter().enumerate() {
+                if !region.contains(node.cell) {
+                    continue;
+                }
                 let mut sum = T::zero();
                 for (k, &b) in others.iter().enumerate() {
                     let component = Component::along(yee_core::Axis::ALL[b], electric);
@@ -65,7 +70,15 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
                             mean += curl_at(state, component, storage.linear_index(q));
                         }
                     }
-                    sum += mean.scale(quarter).scale(node.weights[k]);
+                    let mean = mean.scale(quarter);
+                    sum += mean.scale(node.weights[k]);
+                    if summed && node.loss_weights[k] != T::Real::from_f64(0.0) {
+                        // The running sum of the averaged curl, taken at the half step.
+                        let before = list.integrals[i][k];
+                        let after = before + mean;
+                        list.integrals[i][k] = after;
+                        sum += (before + after).scale(half).scale(node.loss_weights[k]);
+                    }
                 }
                 let updated = values[node.offset] + sum;
                 finite &= updated.is_finite();
