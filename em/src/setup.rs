@@ -218,7 +218,7 @@ impl Setup<'_> {
     }
 
     /// The background's and the regions' materials.
-    fn materials(&self) -> impl Iterator<Item = &Material> + '_ {
+    pub(crate) fn materials(&self) -> impl Iterator<Item = &Material> + '_ {
         core::iter::once(&self.background).chain(self.regions.iter().map(|r| &r.material))
     }
 

@@ -206,6 +206,17 @@ impl Setup<'_> {
         Some(OffDiagonal { entries, loss })
     }
 
+    /// Whether some node's smoothed off-diagonal entries carry a loss ([`OffDiagonal::loss`],
+    /// zero where neither side of the surface conducts), over the whole grid.
+    pub fn smooths_lossy_off_diagonal(&self) -> bool {
+        let conducts = self.materials().any(|m| m.sigma != 0.0 || m.sigma_m != 0.0);
+        let whole = Box3::from_extent(self.grid);
+        conducts
+            && self.mode.components().iter().any(|&c| {
+                (self.smoothed_off_diagonals(c, whole).iter()).any(|(_, o)| o.loss != [0.0; 2])
+            })
+    }
+
     /// The nodes of `c` in `region` with off-diagonal smoothed entries
     /// ([`Setup::smoothed_off_diagonal`]), each with its two entries: for each sphere or
     /// cylinder in turn, the nodes within its bounds whose voxel its surface crosses and no

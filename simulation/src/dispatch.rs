@@ -27,8 +27,9 @@ pub fn run_scene(
     crate::modes_output::check_mode_monitors(scene)?;
     crate::hdf5_output::check_built(scene)?;
     let diagonal;
-    let scene = match without_tensor_update(options) {
-        Some(what) if smoothing_needs_tensor(&scene.setup()) => {
+    let setup = scene.setup();
+    let scene = match without_tensor_update(options, &setup) {
+        Some(what) if smoothing_needs_tensor(&setup) => {
             log::warn!(
                 "{what} runs no tensor update: smoothing keeps the diagonal of the effective \
                  tensor alone (fields across curved interfaces converge at first order)"

@@ -128,6 +128,43 @@ fn what_the_device_does_not_run_is_refused_by_name() {
     );
 }
 
+/// A lossy sphere smoothed with the full tensor gives its surface nodes an off-diagonal loss
+/// the device's tensor pass lacks: building it is refused by name (`yee run` keeps the
+/// diagonal rule there on a device), never run with the wrong bits; lossless, it runs.
+#[test]
+fn an_off_diagonal_loss_is_refused_by_name() {
+    use yee_em::{Boundary, Material, Region, Setup, Shape};
+    let sphere = |sigma| {
+        [Region {
+            shape: Shape::Sphere {
+                center: [8.0, 8.0, 8.0],
+                radius: 4.3,
+            },
+            material: Material {
+                sigma,
+                ..Material::dielectric(2.25)
+            },
+        }]
+    };
+    let (lossy, lossless) = (sphere(0.02), sphere(0.0));
+    let setup = |regions| Setup {
+        regions,
+        ..Setup::vacuum(Mode::ThreeD, [16; 3], 0.5, [[Boundary::Pec; 2]; 3])
+    };
+    let whole = yee_core::Box3::from_extent([16; 3]);
+    assert!(setup(&lossy).smooths_lossy_off_diagonal());
+    let e = YeeBackend::<f32>::build(&device(), &setup(&lossy), whole, Default::default())
+        .expect_err("the off-diagonal loss is not run on the device");
+    let e = format!("{e:?}");
+    assert!(
+        e.contains(REFUSED) && e.contains("off-diagonal loss"),
+        "{e}"
+    );
+    assert!(!setup(&lossless).smooths_lossy_off_diagonal());
+    assert!(setup(&lossless).smooths_off_diagonal());
+    YeeBackend::<f32>::build(&device(), &setup(&lossless), whole, Default::default()).unwrap();
+}
+
 /// Every entry point of every kernel file loads on the emulated device for both types, and a
 /// launch whose arguments do not have the kernel's parameter sizes is refused naming both.
 #[test]

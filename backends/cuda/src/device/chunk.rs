@@ -466,6 +466,14 @@ fn upload_tensor<T: DeviceReal, D: Driver>(
         let Some(list) = list else {
             continue;
         };
+        if !list.integrals.is_empty() {
+            return Err(CudaError::new(
+                ChunkErrorKind::Unsupported,
+                "the CUDA backend does not run smoothing's off-diagonal loss at a lossy curved \
+                 surface (`yee run` keeps the diagonal rule there on a device) yet: use \
+                 --backend rayon or scalar, or Setup::smoothing_tensor = false",
+            ));
+        }
         let component = Component::ALL[c];
         let (a, electric) = (component.axis().index(), component.is_electric());
         let (mut cells, mut offsets, mut around, mut weights) = (vec![], vec![], vec![], vec![]);
