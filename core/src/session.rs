@@ -229,7 +229,11 @@ pub fn run_steps_observed<C: Chunk, M: Comm>(
     let mut next = first;
     while next < end {
         let step = next;
-        let most = if alone { chunk.steps_per_submit().max(1) } else { 1 };
+        let most = if alone {
+            chunk.steps_per_submit().max(1)
+        } else {
+            1
+        };
         let mut count = 1;
         while count < most && step + count < end && !observed(step + count) {
             count += 1;

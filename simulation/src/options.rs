@@ -1,9 +1,9 @@
 //! What a run is given besides its scene: the backend, ranks and communicator, balancing,
 //! checkpoints and the output folder.
 
-use yee_scalar::time_tile::TimeBlock;
 use std::path::PathBuf;
 use std::sync::Arc;
+use yee_scalar::time_tile::TimeBlock;
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;

@@ -8,7 +8,7 @@ use yee_scalar::decomposed::RankOutput;
 use yee_scalar::time_tile::{TimeBlock, setup_fallback};
 
 use crate::layout::RunLayout;
-use crate::options::{Backend, RunOptions};
+use crate::options::RunOptions;
 
 /// What ran of the temporal blocking asked for.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn time_block_report<T>(
         .any(|a| setup.mode.active_axes()[a.index()] && setup.is_periodic(a));
     let reason = if options.time_block == TimeBlock::Off {
         Some("not requested (--time-block off)".into())
-    } else if options.backend != Backend::Rayon || !options.rank_backends.is_empty() {
+    } else if options.backend.name() != "rayon" || !options.rank_backends.is_empty() {
         Some(format!(
             "the {} backend steps one step at a time (temporal blocking is the rayon \
              backend's)",

@@ -323,13 +323,20 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
 }
 
 /// How `chunk` steps `owned`: `off`, or its tile's steps and slab planes.
-fn tile_name<T: Scalar, K: CurlExecutor<T>>(chunk: &YeeChunk<T, K>, owned: yee_core::Box3) -> String {
+fn tile_name<T: Scalar, K: CurlExecutor<T>>(
+    chunk: &YeeChunk<T, K>,
+    owned: yee_core::Box3,
+) -> String {
     let Some(tile) = chunk.time_tile() else {
         return "off".into();
     };
     let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1).unwrap_or(0);
     let plane = (owned.cells() / owned.extent()[axis]).max(1);
-    format!("{} ({} planes)", tile.steps, (tile.slab_cells / plane).max(1))
+    format!(
+        "{} ({} planes)",
+        tile.steps,
+        (tile.slab_cells / plane).max(1)
+    )
 }
 
 /// The problems: vacuum grids, or with `scenes` the realistic ones.

@@ -1,7 +1,7 @@
 //! Command-line arguments (clap, derive API) and their dispatch.
 
-use yee_scalar::time_tile::TimeBlock;
 use std::path::PathBuf;
+use yee_scalar::time_tile::TimeBlock;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use yee_runtime::checkpoint::StopFlag;

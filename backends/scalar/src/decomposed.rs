@@ -188,34 +188,35 @@ pub fn run_rank_with<
         let until = [due, check].into_iter().flatten().fold(steps, u64::min);
         // Probes sample every step: then every step is seen.
         let seen = |step: u64| !setup.probes.is_empty() || observed(step);
-        let (c, log) = run_steps_observed(plan, at, until, steps, comm, chunk, seen, |step, chunk| {
-            let owned = chunk.owned();
-            longest_tile = longest_tile.max(step - seen_at);
-            seen_at = step;
-            let read = (|| {
-                if diverged.is_none() {
-                    diverged = chunk.first_non_finite(&[owned])?.map(|(component, cell)| {
-                        RunError::Diverged {
-                            step,
-                            component,
-                            cell,
-                        }
-                    });
-                }
-                for (i, p) in setup.probes.iter().enumerate() {
-                    if owned.contains(p.cell) {
-                        series[i].push((step, chunk.value(p.component, p.cell)?));
+        let (c, log) =
+            run_steps_observed(plan, at, until, steps, comm, chunk, seen, |step, chunk| {
+                let owned = chunk.owned();
+                longest_tile = longest_tile.max(step - seen_at);
+                seen_at = step;
+                let read = (|| {
+                    if diverged.is_none() {
+                        diverged = chunk.first_non_finite(&[owned])?.map(|(component, cell)| {
+                            RunError::Diverged {
+                                step,
+                                component,
+                                cell,
+                            }
+                        });
                     }
+                    for (i, p) in setup.probes.iter().enumerate() {
+                        if owned.contains(p.cell) {
+                            series[i].push((step, chunk.value(p.component, p.cell)?));
+                        }
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = read {
+                    failure.get_or_insert(e);
                 }
-                Ok(())
-            })();
-            if let Err(e) = read {
-                failure.get_or_insert(e);
-            }
-            after_step(step, chunk);
-            let wants = hooks.wants_stop();
-            diverged.is_some() || failure.is_some() || wants
-        })?;
+                after_step(step, chunk);
+                let wants = hooks.wants_stop();
+                diverged.is_some() || failure.is_some() || wants
+            })?;
         chunk = c;
         at = log.end();
         records.append(log.records);

@@ -166,7 +166,11 @@ mod tests {
         assert_eq!(TimeBlock::parse("auto"), Ok(TimeBlock::Auto));
         assert_eq!(TimeBlock::parse("4"), Ok(TimeBlock::Steps(4)));
         assert_eq!(TimeBlock::parse("1"), Ok(TimeBlock::Off));
-        assert!(TimeBlock::parse("0").unwrap_err().contains("--time-block 0"));
+        assert!(
+            TimeBlock::parse("0")
+                .unwrap_err()
+                .contains("--time-block 0")
+        );
         assert!(TimeBlock::parse("fast").is_err());
         assert_eq!(TimeBlock::Steps(4).name(), "4");
     }
