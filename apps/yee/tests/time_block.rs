@@ -16,6 +16,9 @@ size = [14, 12, 16]
 [boundaries]
 all = "cpml"
 
+[boundaries.cpml]
+thickness = 3
+
 [materials.lossy]
 eps = 3.0
 sigma = 0.05
