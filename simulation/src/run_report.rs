@@ -188,7 +188,7 @@ pub fn run_report<T>(
         time_block: crate::time_block_report::time_block_report(
             &scene.setup(),
             options,
-            layout,
+            (layout.owned.is_some(), layout.plan.balancer.is_some()),
             results,
         ),
         topology: options.topology.0,

@@ -7,7 +7,6 @@ use yee_em::Setup;
 use yee_scalar::decomposed::RankOutput;
 use yee_scalar::time_tile::{TimeBlock, setup_fallback};
 
-use crate::layout::RunLayout;
 use crate::options::RunOptions;
 
 /// What ran of the temporal blocking asked for.
@@ -25,12 +24,12 @@ pub struct TimeBlockReport {
     pub reason: Option<String>,
 }
 
-/// The report of a run of `setup` with `options`, laid out as `layout`, from its ranks'
-/// `results`.
+/// The report of a run of `setup` with `options` — on the tile driver (`tiled`) or not, with a
+/// balancer (`balanced`) or not — from its ranks' `results`.
 pub fn time_block_report<T>(
     setup: &Setup,
     options: &RunOptions,
-    layout: &RunLayout,
+    (tiled, balanced): (bool, bool),
     results: &[RankOutput<T>],
 ) -> TimeBlockReport {
     let k = results.iter().map(|r| r.tile_steps).min().unwrap_or(1);
@@ -48,11 +47,11 @@ pub fn time_block_report<T>(
         ))
     } else if options.topology.ranks() > 1 {
         Some("a decomposed run exchanges its halos every step".into())
-    } else if layout.owned.is_some() {
+    } else if tiled {
         Some("the tile driver steps one step at a time".into())
     } else if periodic {
         Some("a periodic wrap refreshes the ghosts every step".into())
-    } else if layout.plan.balancer.is_some() {
+    } else if balanced {
         Some("dynamic balancing measures every step".into())
     } else if let Some(why) = setup_fallback(setup) {
         Some(why.into())
