@@ -133,6 +133,23 @@ pub trait Chunk {
         Ok(())
     }
 
+    /// The most steps [`Chunk::submit_steps`] advances at once to any gain (temporal
+    /// blocking); 1, the default, when it steps one step at a time.
+    fn steps_per_submit(&self) -> u64 {
+        1
+    }
+
+    /// Submits `count` whole steps from `first` over `region` with nothing exchanged between
+    /// them and nothing read in between (a chunk whose ghosts no neighbour writes): a backend
+    /// may sweep them in tiles over space and time as long as the bits are those of the
+    /// steps in order, which is the default.
+    fn submit_steps(&mut self, first: u64, count: u64, region: Box3) -> Result<(), Self::Error> {
+        for step in first..first + count {
+            self.submit_step(step, region)?;
+        }
+        Ok(())
+    }
+
     /// Blocks until everything submitted (updates, packs, unpacks) has finished. The default
     /// is the synchronous case (host backends finish inside each call); an asynchronous
     /// backend ([`Capabilities::asynchronous`]) must override it.

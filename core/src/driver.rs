@@ -252,6 +252,55 @@ impl<C: Chunk> Driver<C> {
         Ok(record)
     }
 
+    /// Whether this rank has no neighbour at all: nothing arrives between its phases or steps.
+    pub fn lonely(&self) -> bool {
+        self.schedule.peers.iter().all(Option::is_none)
+    }
+
+    /// Advances `chunk` by the `count` steps from `first`, one record each. A rank without
+    /// neighbours ([`Driver::lonely`]) submits them at once ([`Chunk::submit_steps`]: the
+    /// chunk may tile them over space and time), the compute time shared evenly among them;
+    /// any other steps them one by one ([`Driver::step`]).
+    pub fn steps<M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<StepRecord>, StepErrorOf<C, M>> {
+        if count <= 1 || !self.lonely() {
+            return (first..first + count)
+                .map(|step| self.step(chunk, comm, step))
+                .collect();
+        }
+        let owned = chunk.owned();
+        let phases = chunk.phases();
+        let t = comm.now_seconds();
+        let done = match owned.is_empty() {
+            true => Ok(()),
+            false => chunk.submit_steps(first, count, owned),
+        };
+        for _ in 0..count * phases as u64 {
+            comm.compute_done(chunk.work(owned) / phases as f64);
+        }
+        let seconds = (comm.now_seconds() - t) / count as f64;
+        done.map_err(StepError::Chunk)?;
+        let mut records = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let mut record = StepRecord::for_directions(self.schedule.directions.len());
+            record.compute_seconds = seconds;
+            // No message travels; the exchanges keep the communicator's per-phase bookkeeping.
+            for phase in 0..phases {
+                self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
+            }
+            record.cells = owned.cells() as u64;
+            record.work = chunk.work(owned);
+            comm.step_done();
+            records.push(record);
+        }
+        Ok(records)
+    }
+
     /// Exchanges the halos of `phase` without updating anything: for initial conditions set
     /// on each chunk's owned cells, before the first step.
     pub fn exchange<M: Comm>(

@@ -169,7 +169,29 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
     until: u64,
     total: u64,
     comm: &mut M,
+    chunk: C,
+    after_step: impl FnMut(u64, &mut C) -> bool,
+) -> Result<(C, RunLog), StepErrorOf<C, M>> {
+    run_steps_observed(plan, start, until, total, comm, chunk, |_| true, after_step)
+}
+
+/// [`run_steps_from`] where only the steps `observed` selects need their fields seen by
+/// `after_step`: a rank alone in the run (one rank, no periodic wrap: nothing arrives between
+/// steps) and without a balancer advances up to [`Chunk::steps_per_submit`] steps at once
+/// ([`Driver::steps`]: the chunk may tile them over space and time), stopping at every
+/// observed step and at `until`, and `after_step` runs once such a tile has ended, with the
+/// step count there. Stop requests are checked collectively at the end of a tile that
+/// reaches or crosses a multiple of [`STOP_CHECK_STEPS`]. Any other run steps one by one, as
+/// [`run_steps_from`].
+#[allow(clippy::too_many_arguments)]
+pub fn run_steps_observed<C: Chunk, M: Comm>(
+    plan: &Plan,
+    start: Start,
+    until: u64,
+    total: u64,
+    comm: &mut M,
     mut chunk: C,
+    observed: impl Fn(u64) -> bool,
     mut after_step: impl FnMut(u64, &mut C) -> bool,
 ) -> Result<(C, RunLog), StepErrorOf<C, M>> {
     let rank = comm.rank();
@@ -202,15 +224,33 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
     let mut flags = vec![0.0; comm.size()];
     // The records of the balancing interval under way (kept only with a balancer).
     let mut interval: Vec<StepRecord> = Vec::new();
-    for step in first..until.min(total) {
-        let record = driver.step(&mut chunk, comm, step)?;
-        if balancer.is_some() {
-            interval.push(record.clone());
+    let end = until.min(total);
+    let alone = balancer.is_none() && comm.size() == 1 && driver.lonely();
+    let mut next = first;
+    while next < end {
+        let step = next;
+        let most = if alone {
+            chunk.steps_per_submit().max(1)
+        } else {
+            1
+        };
+        let mut count = 1;
+        while count < most && step + count < end && !observed(step + count) {
+            count += 1;
         }
-        log.records.push(record);
+        // The last step of the tile: the loop below goes on as after that one step.
+        let step = step + count - 1;
+        next = step + 1;
+        for record in driver.steps(&mut chunk, comm, next - count, count)? {
+            if balancer.is_some() {
+                interval.push(record.clone());
+            }
+            log.records.push(record);
+        }
         log.steps = step + 1;
         stop |= after_step(step + 1, &mut chunk);
-        if (step + 1) % STOP_CHECK_STEPS == 0 || step + 1 == until {
+        let crossed = (step + 1) % STOP_CHECK_STEPS < count.min(STOP_CHECK_STEPS);
+        if crossed || step + 1 == until {
             comm.all_gather(&[f64::from(u8::from(stop))], &mut flags)
                 .map_err(StepError::Comm)?;
             if flags.iter().any(|&f| f > 0.0) {

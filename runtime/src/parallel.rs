@@ -210,6 +210,9 @@ pub struct Continuity<'a> {
     /// Ends the run when its fields have decayed ([`yee_em::decay`]), at a step every rank
     /// agrees on.
     pub until_decayed: Option<yee_em::DecayRule>,
+    /// The steps whose fields are read (outputs); between them a rank alone in the run may
+    /// advance several steps at once (temporal blocking). `None`: every step is read.
+    pub observed: Option<&'a (dyn Fn(u64) -> bool + Sync)>,
 }
 
 /// One rank of a decomposed run: its chunk built for its box of where the run starts, the
@@ -259,6 +262,7 @@ where
         comm,
         steps,
         &mut *hooks,
+        continuity.observed.unwrap_or(&|_| true),
         after_step,
     );
     result.map_err(|e| RuntimeError::from_step(&e))

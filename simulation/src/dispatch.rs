@@ -57,7 +57,7 @@ pub fn run_scene(
 /// of the cores.
 #[cfg(feature = "rayon")]
 fn rayon_kernel(options: &RunOptions) -> yee_rayon::RayonCurl {
-    let kernel = yee_rayon::RayonCurl::global();
+    let kernel = yee_rayon::RayonCurl::global().with_time_block(options.time_block);
     match options.comm {
         CommKind::Shm | CommKind::Sim => kernel.split_among(options.topology.ranks()),
         CommKind::Mpi => kernel,

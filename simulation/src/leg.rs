@@ -110,6 +110,8 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         // final fields (where the run ended or a stop left it).
         drop_fields: control.is_none(),
         until_decayed: scene.until_decayed,
+        // Between the steps whose fields are read, a lone rank may sweep several at once.
+        observed: Some(&wants_output),
     };
     let results = match &layout.owned {
         None => run_decomposed::<T, K>(

@@ -43,6 +43,7 @@ pub mod simulation;
 pub mod slices;
 pub mod smoothing_fallback;
 pub mod snapshots;
+pub mod time_block_report;
 pub mod values;
 pub mod weights;
 

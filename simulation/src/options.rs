@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use yee_scalar::time_tile::TimeBlock;
 
 use yee_comm_shm::Slowdown;
 use yee_comm_sim::MachineModel;
@@ -95,6 +96,9 @@ pub struct RunOptions {
     /// ([`crate::output_dir::prepare_output_dir`] on an MPI job's rank 0, before the start-up
     /// check), kept for the run; `None`: the run takes it.
     pub output_lock: Option<Arc<OutputLock>>,
+    /// Temporal blocking (`--time-block`): several steps per wavefront tile on the rayon
+    /// backend where the run allows it ([`yee_scalar::time_tile`]); the same bits.
+    pub time_block: TimeBlock,
 }
 
 /// When a run writes checkpoints, and where.
@@ -130,6 +134,7 @@ impl RunOptions {
             movie: false,
             fresh: false,
             output_lock: None,
+            time_block: TimeBlock::Off,
         }
     }
 

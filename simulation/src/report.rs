@@ -96,6 +96,8 @@ pub struct RunReport {
     pub rank_backends: Vec<String>,
     /// Number of ranks.
     pub ranks: usize,
+    /// Temporal blocking: asked for, what ran, the steps per tile and why not.
+    pub time_block: crate::time_block_report::TimeBlockReport,
     /// Ranks along x, y, z.
     pub topology: [usize; 3],
     /// The communicator.

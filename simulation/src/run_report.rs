@@ -185,6 +185,12 @@ pub fn run_report<T>(
             .map(|b| b.name().into())
             .collect(),
         ranks: options.topology.ranks(),
+        time_block: crate::time_block_report::time_block_report(
+            &scene.setup(),
+            options,
+            (layout.owned.is_some(), layout.plan.balancer.is_some()),
+            results,
+        ),
         topology: options.topology.0,
         comm: options.comm,
         wall_seconds,

@@ -45,4 +45,5 @@ mod sim_snapshots;
 mod smoothing;
 mod tensor;
 mod tile_execution;
+mod time_block;
 mod topology;

@@ -52,6 +52,14 @@ pub struct BenchRow {
     pub fraction_range: [f64; 2],
     /// Timed runs behind the medians ([`RUNS`] a round).
     pub runs: usize,
+    /// The temporal blocking that ran: `off` (one step at a time), or the steps of a
+    /// wavefront tile and its slabs' planes (`4 (2 planes)`).
+    pub time_block: String,
+    /// The rate over the one-step `rayon` row of the same problem, type and threads (measured
+    /// alternately in the same run); `None` on the rows without one.
+    pub one_step_ratio: Option<f64>,
+    /// The rate over that one-step row's roofline.
+    pub one_step_roofline_ratio: Option<f64>,
 }
 
 /// A STREAM-like triad `a = b + 3c` over three 1 GiB arrays (far beyond any cache here), kept
@@ -123,6 +131,8 @@ pub(crate) struct Samples {
     pub(crate) fractions: Vec<f64>,
     /// The byte model of the chunk measured ([`byte_model`]).
     pub(crate) bytes: f64,
+    /// The temporal blocking of the chunk measured ([`BenchRow::time_block`]).
+    pub(crate) time_block: String,
 }
 
 impl Samples {
@@ -290,8 +300,10 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
     }
     let mut runs: Vec<Samples> = bytes
         .iter()
-        .map(|&bytes| Samples {
+        .zip(&chunks)
+        .map(|(&bytes, chunk)| Samples {
             bytes,
+            time_block: tile_name(chunk, owned),
             ..Samples::default()
         })
         .collect();
@@ -299,9 +311,8 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
         for (chunk, run) in chunks.iter_mut().zip(&mut runs) {
             let bandwidth = triad.bandwidth(threads);
             let t = Instant::now();
-            for step in 0..steps {
-                chunk.apply_step(step, owned);
-            }
+            // One step at a time, or in wavefront tiles where the kernel asks for them.
+            chunk.apply_steps(0, steps, owned);
             let rate = owned.cells() as f64 * steps as f64 / t.elapsed().as_secs_f64() / 1e6;
             run.rates.push(rate);
             run.bandwidths.push(bandwidth);
@@ -309,6 +320,23 @@ fn measure<T: Scalar, K: CurlExecutor<T>>(
         }
     }
     runs
+}
+
+/// How `chunk` steps `owned`: `off`, or its tile's steps and slab planes.
+fn tile_name<T: Scalar, K: CurlExecutor<T>>(
+    chunk: &YeeChunk<T, K>,
+    owned: yee_core::Box3,
+) -> String {
+    let Some(tile) = chunk.time_tile() else {
+        return "off".into();
+    };
+    let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1).unwrap_or(0);
+    let plane = (owned.cells() / owned.extent()[axis]).max(1);
+    format!(
+        "{} ({} planes)",
+        tile.steps,
+        (tile.slab_cells / plane).max(1)
+    )
 }
 
 /// The problems: vacuum grids, or with `scenes` the realistic ones.
@@ -361,6 +389,8 @@ pub struct Plan<'a> {
     /// How many times the whole list is measured, one round after the other; each row's
     /// medians are over all its rounds' runs (at least 1).
     pub rounds: usize,
+    /// Also run the rayon kernel with this temporal blocking (`rayon-tb`), unless off.
+    pub time_block: yee_rayon::TimeBlock,
 }
 
 /// Runs every problem (or those whose name contains `only`) in f32 and f64 on the rayon
@@ -386,9 +416,29 @@ pub fn run(plan: &Plan) -> Vec<BenchRow> {
             samples.extend(more);
         }
     }
-    rows.into_iter()
+    let mut rows: Vec<BenchRow> = rows
+        .into_iter()
         .map(|(row, samples)| row.with(&samples))
-        .collect()
+        .collect();
+    let one_step: Vec<Option<(f64, f64)>> = rows
+        .iter()
+        .map(|r| {
+            rows.iter()
+                .find(|o| {
+                    o.backend == "rayon"
+                        && (&o.problem, &o.value_type, o.threads)
+                            == (&r.problem, &r.value_type, r.threads)
+                })
+                .map(|o| (o.mcells_per_s, o.roofline_mcells_per_s))
+        })
+        .collect();
+    for (row, one) in rows.iter_mut().zip(one_step) {
+        if let Some((rate, roofline)) = one {
+            row.one_step_ratio = Some(row.mcells_per_s / rate);
+            row.one_step_roofline_ratio = Some(row.mcells_per_s / roofline);
+        }
+    }
+    rows
 }
 
 /// What names a bench row: the problem, value type, backend and threads.
@@ -418,6 +468,9 @@ impl RowHead {
             fraction_of_roofline: median(fractions),
             fraction_range: [low, high],
             runs: fractions.len(),
+            time_block: samples.time_block.clone(),
+            one_step_ratio: None,
+            one_step_roofline_ratio: None,
         }
     }
 }
@@ -450,6 +503,11 @@ fn round(plan: &Plan, triad: &mut Triad) -> Vec<(RowHead, Samples)> {
                 if plan.whole_phases {
                     kernels.push((kernel.clone().with_step_slabs(false), Runs::Recorded));
                     names.push("rayon-2p");
+                }
+                if plan.time_block != yee_rayon::TimeBlock::Off {
+                    let blocked = kernel.clone().with_time_block(plan.time_block);
+                    kernels.push((blocked, Runs::Recorded));
+                    names.push("rayon-tb");
                 }
                 if plan.scanned_runs {
                     kernels.push((kernel, Runs::Scanned));
@@ -485,7 +543,7 @@ fn round(plan: &Plan, triad: &mut Triad) -> Vec<(RowHead, Samples)> {
 /// The table `yee bench` prints.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<16} {:<4} {:<10} {:>7} {:>12} {:>9} {:>10} {:>14} {:>9} {:>9} {:>5}\n",
+        "{:<16} {:<4} {:<10} {:>7} {:>12} {:>9} {:>10} {:>14} {:>9} {:>9} {:>5} {:>14} {:>8}\n",
         "problem",
         "type",
         "backend",
@@ -496,11 +554,13 @@ pub fn table(rows: &[BenchRow]) -> String {
         "roofline Mc/s",
         "fraction",
         "range",
-        "runs"
+        "runs",
+        "time block",
+        "vs 1-step"
     );
     for r in rows {
         s.push_str(&format!(
-            "{:<16} {:<4} {:<10} {:>7} {:>12.1} {:>9.0} {:>10.1} {:>14.1} {:>8.0}% {:>9} {:>5}\n",
+            "{:<16} {:<4} {:<10} {:>7} {:>12.1} {:>9.0} {:>10.1} {:>14.1} {:>8.0}% {:>9} {:>5} {:>14} {:>8}\n",
             r.problem,
             r.value_type,
             r.backend,
@@ -515,7 +575,10 @@ pub fn table(rows: &[BenchRow]) -> String {
                 100.0 * r.fraction_range[0],
                 100.0 * r.fraction_range[1]
             ),
-            r.runs
+            r.runs,
+            r.time_block,
+            r.one_step_ratio
+                .map_or_else(String::new, |x| format!("{x:.2}x"))
         ));
     }
     s
@@ -531,6 +594,7 @@ mod tests {
             bandwidths: vec![40e9; fractions.len()],
             fractions: fractions.to_vec(),
             bytes: 80.0,
+            time_block: "off".into(),
         }
     }
 

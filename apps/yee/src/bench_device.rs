@@ -72,6 +72,7 @@ fn measure<T: DeviceReal, D: Driver>(
     let mut chunk = SteppedChunk::<T, D>::new(&setup)?;
     let mut samples = Samples {
         bytes,
+        time_block: "off".into(),
         ..Samples::default()
     };
     for _ in 0..RUNS {

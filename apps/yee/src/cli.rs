@@ -1,6 +1,7 @@
 //! Command-line arguments (clap, derive API) and their dispatch.
 
 use std::path::PathBuf;
+use yee_scalar::time_tile::TimeBlock;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use yee_runtime::checkpoint::StopFlag;
@@ -99,6 +100,12 @@ pub struct RunArgs {
     /// Backend (default: rayon when built in, else scalar).
     #[arg(long, value_enum, default_value_t = Backend::default())]
     pub backend: Backend,
+    /// Temporal blocking on the rayon backend: k steps per wavefront tile, auto (k and the
+    /// slabs from the last-level cache) or off. Same fields bit for bit; where the run cannot
+    /// tile (decomposed, periodic, probes, TF/SF, dispersive, tensor nodes) it steps one step
+    /// at a time and run.json's `time_block` says why. See docs/performance.md.
+    #[arg(long, value_name = "k|auto|off", default_value = "off")]
+    pub time_block: String,
     /// One backend per rank, comma-separated (`scalar,rayon,rayon`): a heterogeneous run, each
     /// rank on its own backend, cells migrating between them with --balance dynamic. Sets the
     /// rank count when --ranks and --topology are not given. See docs/cuda.md, "Heterogeneous
@@ -270,6 +277,11 @@ pub struct BenchArgs {
     /// byte model, with vacuum at 256³ (PEC walls) beside them for reference.
     #[arg(long)]
     pub scenes: bool,
+    /// Also run the rayon kernel with temporal blocking (`rayon-tb`: k steps per wavefront
+    /// tile, or auto), alternating run by run with the one-step default; the rows give the
+    /// ratio to the one-step rate of the same run.
+    #[arg(long, value_name = "k|auto|off", default_value = "off")]
+    pub time_block: String,
     /// Measure the whole list this many times, one round after the other, each row's medians
     /// (and its lowest and highest fraction) over all its rounds' runs: on a machine whose
     /// bandwidth drifts, a slow spell then weighs on every problem.
@@ -646,6 +658,7 @@ pub fn prepare_run(
         resume,
         stop: None,
         output_lock: None,
+        time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
     };
     Ok((scene, options))
 }
@@ -1024,6 +1037,7 @@ fn bench_command(args: BenchArgs) -> Result<(), AppError> {
         threads: &threads,
         scalar: !args.no_scalar,
         rounds: args.rounds,
+        time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
     };
     let rows = match args.backend {
         None | Some(Backend::Rayon) => crate::bench::run(&plan),

@@ -46,6 +46,7 @@ fn options(
         movie: false,
         fresh: false,
         output_lock: None,
+        time_block: Default::default(),
     }
 }
 

@@ -33,6 +33,7 @@ mod plots;
 mod resonances;
 mod scan;
 mod source_placement;
+mod time_block;
 mod until_decayed;
 mod vtk_reader;
 

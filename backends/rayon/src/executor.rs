@@ -12,6 +12,13 @@ use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
 use crate::scratch::{Scratch, recycle};
+use crate::time_block::{DEFAULT_LLC_BYTES, last_level_cache_bytes, tile_for};
+use yee_scalar::time_tile::{TimeBlock, TimeTile};
+
+/// The last-level cache the OS reports, else [`DEFAULT_LLC_BYTES`].
+fn llc_bytes() -> usize {
+    last_level_cache_bytes().unwrap_or(DEFAULT_LLC_BYTES)
+}
 
 /// Monitor sums a phase must touch before their rows are added in parallel: below this the
 /// tasks would cost more than they save.
@@ -34,6 +41,10 @@ pub struct RayonCurl {
     batch_cells: Option<usize>,
     split_among: Option<usize>,
     step_slabs: bool,
+    /// Several steps per wavefront tile, or one at a time ([`RayonCurl::with_time_block`]).
+    time_block: TimeBlock,
+    /// The last-level cache the tiles are sized for.
+    llc_bytes: usize,
     /// The phases' lists, kept for the next phase (a clone starts with none).
     scratch: Scratch,
 }
@@ -66,6 +77,8 @@ impl RayonCurl {
             batch_cells: None,
             split_among: None,
             step_slabs: true,
+            time_block: TimeBlock::Off,
+            llc_bytes: llc_bytes(),
             scratch: Scratch::default(),
         }
     }
@@ -81,6 +94,8 @@ impl RayonCurl {
             batch_cells: None,
             split_among: None,
             step_slabs: true,
+            time_block: TimeBlock::Off,
+            llc_bytes: llc_bytes(),
             scratch: Scratch::default(),
         })
     }
@@ -111,6 +126,26 @@ impl RayonCurl {
     /// measuring and testing).
     pub fn with_step_slabs(mut self, slabs: bool) -> Self {
         self.step_slabs = slabs;
+        self
+    }
+
+    /// Sweeps several steps at once in wavefront tiles ([`yee_scalar::time_tile`]) where the
+    /// chunk and its run allow it: `k` steps, `auto` (from the cache, [`crate::time_block`]),
+    /// or one step at a time (`off`, the default). The same bits.
+    pub fn with_time_block(mut self, block: TimeBlock) -> Self {
+        self.time_block = block;
+        self
+    }
+
+    /// What [`RayonCurl::with_time_block`] asked for.
+    pub fn time_block(&self) -> TimeBlock {
+        self.time_block
+    }
+
+    /// Sizes the tiles for a last-level cache of `bytes` bytes instead of the one the OS
+    /// reports (for measuring and testing).
+    pub fn with_cache_bytes(mut self, bytes: usize) -> Self {
+        self.llc_bytes = bytes.max(1);
         self
     }
 
@@ -203,6 +238,12 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
             let cached = STEP_SLAB_BYTES / (arrays * std::mem::size_of::<T>());
             (self.threads() * self.batch_cells.unwrap_or(ROW_BATCH_CELLS)).min(cached)
         })
+    }
+
+    /// The tile [`RayonCurl::with_time_block`] asks for, sized for the cache
+    /// ([`crate::time_block::tile_for`]).
+    fn time_tile(&self, state: &YeeState<T>) -> Option<TimeTile> {
+        tile_for(self.time_block, state, self.llc_bytes)
     }
 
     /// On a thread of the pool: the phase's or step's parallel loops then start from inside

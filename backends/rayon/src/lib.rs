@@ -22,7 +22,9 @@ mod kernels;
 mod per_rank;
 mod runs;
 mod scratch;
+pub mod time_block;
 
 pub use executor::{ComponentPasses, RayonCurl};
 pub use per_rank::{HostKernel, PerRank};
 pub use yee_scalar::YeeChunk;
+pub use yee_scalar::time_tile::TimeBlock;

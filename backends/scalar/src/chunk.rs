@@ -14,6 +14,7 @@ use crate::dispersive::Pass;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
+use crate::time_tile::{TimeTile, state_fallback, wavefront};
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
 const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
@@ -167,6 +168,54 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         });
     }
 
+    /// The wavefront tile this chunk's steps would be swept in ([`crate::time_tile`]), or
+    /// `None` when it steps one step at a time: its executor asks for none, or its parts do
+    /// not fit a tile ([`crate::time_tile::state_fallback`]).
+    pub fn time_tile(&self) -> Option<TimeTile> {
+        if state_fallback(&self.state).is_some() {
+            return None;
+        }
+        self.kernel.time_tile(&self.state).filter(|t| t.steps > 1)
+    }
+
+    /// Advances `region` by `count` steps from `first`, with nothing exchanged in between (a
+    /// chunk whose ghosts no neighbour writes, as [`YeeChunk::apply_step`]): in wavefront
+    /// tiles of at most [`YeeChunk::time_tile`] steps over slabs of whole planes along the
+    /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`
+    /// ([`crate::time_tile::wavefront`]). Each node is updated from the values, and by the
+    /// arithmetic, of the steps one after the other, so the bits are theirs. Without a tile,
+    /// the steps one after the other.
+    pub fn apply_steps(&mut self, first: u64, count: u64, region: Box3) {
+        let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
+        let tile = self.time_tile().filter(|_| !region.is_empty());
+        let (Some(tile), Some(axis)) = (tile, axis) else {
+            for step in first..first + count {
+                self.apply_step(step, region);
+            }
+            return;
+        };
+        let planes = region.extent()[axis];
+        let thickness = (tile.slab_cells / (region.cells() / planes).max(1)).clamp(1, planes);
+        let slabs = planes.div_ceil(thickness);
+        let (kernel, state) = (&self.kernel, &mut self.state);
+        let mut done = 0;
+        while done < count {
+            let steps = (count - done).min(tile.steps);
+            let start = first + done;
+            kernel.within(|| {
+                for (s, j) in wavefront(slabs, steps as usize) {
+                    let mut slab = region;
+                    slab.lo[axis] = region.lo[axis] + (j * thickness) as i64;
+                    slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
+                    for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                        apply_phase(kernel, state, start + s as u64, phase, slab);
+                    }
+                }
+            });
+            done += steps;
+        }
+    }
+
     /// The same chunk with other cell costs.
     pub fn with_costs(mut self, costs: Costs) -> Self {
         self.costs = costs;
@@ -228,6 +277,16 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
 
     fn submit_step(&mut self, step: u64, region: Box3) -> Result<(), HostChunkError> {
         self.apply_step(step, region);
+        Ok(())
+    }
+
+    /// The steps of a wavefront tile ([`YeeChunk::time_tile`]), else 1.
+    fn steps_per_submit(&self) -> u64 {
+        self.time_tile().map_or(1, |t| t.steps)
+    }
+
+    fn submit_steps(&mut self, first: u64, count: u64, region: Box3) -> Result<(), HostChunkError> {
+        self.apply_steps(first, count, region);
         Ok(())
     }
 

@@ -10,6 +10,7 @@ use crate::dft::accumulate;
 use crate::dispersive::{self, Pass};
 use crate::part_executor::PartExecutor;
 use crate::state::YeeState;
+use crate::time_tile::TimeTile;
 
 /// Executes the curl update of a [`YeeState`]: the one part of a step other backends
 /// replace (CPML corrections, sources and halos stay shared). Implementations must give the
@@ -39,6 +40,12 @@ pub trait CurlExecutor<T: Scalar>: PartExecutor + Clone + core::fmt::Debug + Sen
     /// The cells of the slabs [`crate::YeeChunk::apply_step`] sweeps a whole step in (H then E, slab
     /// after slab), or `None` to update each phase over the whole region. Default: `None`.
     fn step_slab_cells(&self, _state: &YeeState<T>) -> Option<usize> {
+        None
+    }
+
+    /// The wavefront tile [`crate::YeeChunk::apply_steps`] sweeps several steps in (see
+    /// [`crate::time_tile`]), or `None` to step one step at a time. Default: `None`.
+    fn time_tile(&self, _state: &YeeState<T>) -> Option<TimeTile> {
         None
     }
 

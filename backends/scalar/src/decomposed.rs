@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use yee_core::balance_reduce::gather_measurements;
 use yee_core::driver::{StepError, StepErrorOf};
-use yee_core::session::{HistoryEntry, Plan, Start, run_steps_from};
+use yee_core::session::{HistoryEntry, Plan, Start, run_steps_observed};
 use yee_core::step_log::StepLog;
 use yee_core::{Box3, Comm, HostChunkError, Real, Scalar, Topology};
 use yee_em::decay::{DecayRule, DecayWatch, largest_over_ranks};
@@ -51,6 +51,11 @@ pub struct RankOutput<T> {
     pub decayed: bool,
     /// The checkpoints taken, in order (as the writing rank completed them).
     pub checkpoints: Vec<CheckpointRecord>,
+    /// The most steps its chunk would advance at once ([`yee_core::Chunk::steps_per_submit`];
+    /// 1: one step at a time).
+    pub tile_steps: u64,
+    /// The most steps it did advance at once (temporal blocking; 1 when it never did).
+    pub longest_tile: u64,
 }
 
 impl<T> RankOutput<T> {
@@ -72,6 +77,8 @@ impl<T> RankOutput<T> {
             interrupted: false,
             decayed: false,
             checkpoints: Vec::new(),
+            tile_steps: 1,
+            longest_tile: 1,
         }
     }
 }
@@ -127,6 +134,7 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
         comm,
         steps,
         &mut none,
+        &|_| true,
         after_step,
     )
 }
@@ -135,7 +143,11 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
 /// checkpoint restored into it) and `prior` the probe samples before it (per probe index),
 /// cut at the checkpoints `hooks` asks for. After a cut every rank saves its part, the ranks
 /// gather what each saved, and the checkpoint is committed; the run then goes on from where
-/// it was cut, or ends there when a signal interrupted it.
+/// it was cut, or ends there when a signal interrupted it. Only the steps `observed` selects
+/// (outputs), and every step where the setup has probes, must be seen by `after_step`: a rank
+/// alone in the run may advance several steps between them at once
+/// ([`yee_core::session::run_steps_observed`]; `after_step` then runs at the end of each such
+/// tile, and a divergence is reported at that step).
 #[allow(clippy::too_many_arguments)]
 pub fn run_rank_with<
     's,
@@ -152,6 +164,7 @@ pub fn run_rank_with<
     comm: &mut M,
     steps: u64,
     hooks: &mut H,
+    observed: &dyn Fn(u64) -> bool,
     mut after_step: impl FnMut(u64, &mut C),
 ) -> Result<RankOutput<T>, StepErrorOf<C, M>> {
     let rank = comm.rank();
@@ -168,36 +181,42 @@ pub fn run_rank_with<
     let mut watch =
         start_watch(hooks.until_decayed(), &series, first_step, comm).map_err(StepError::Comm)?;
     let mut at = start;
+    let (mut seen_at, mut longest_tile) = (first_step, 1);
     while at.step < steps {
         let due = hooks.next_due(at.step);
         let check = watch.map(|w| w.rule.next_check(at.step));
         let until = [due, check].into_iter().flatten().fold(steps, u64::min);
-        let (c, log) = run_steps_from(plan, at, until, steps, comm, chunk, |step, chunk| {
-            let owned = chunk.owned();
-            let read = (|| {
-                if diverged.is_none() {
-                    diverged = chunk.first_non_finite(&[owned])?.map(|(component, cell)| {
-                        RunError::Diverged {
-                            step,
-                            component,
-                            cell,
-                        }
-                    });
-                }
-                for (i, p) in setup.probes.iter().enumerate() {
-                    if owned.contains(p.cell) {
-                        series[i].push((step, chunk.value(p.component, p.cell)?));
+        // Probes sample every step: then every step is seen.
+        let seen = |step: u64| !setup.probes.is_empty() || observed(step);
+        let (c, log) =
+            run_steps_observed(plan, at, until, steps, comm, chunk, seen, |step, chunk| {
+                let owned = chunk.owned();
+                longest_tile = longest_tile.max(step - seen_at);
+                seen_at = step;
+                let read = (|| {
+                    if diverged.is_none() {
+                        diverged = chunk.first_non_finite(&[owned])?.map(|(component, cell)| {
+                            RunError::Diverged {
+                                step,
+                                component,
+                                cell,
+                            }
+                        });
                     }
+                    for (i, p) in setup.probes.iter().enumerate() {
+                        if owned.contains(p.cell) {
+                            series[i].push((step, chunk.value(p.component, p.cell)?));
+                        }
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = read {
+                    failure.get_or_insert(e);
                 }
-                Ok(())
-            })();
-            if let Err(e) = read {
-                failure.get_or_insert(e);
-            }
-            after_step(step, chunk);
-            let wants = hooks.wants_stop();
-            diverged.is_some() || failure.is_some() || wants
-        })?;
+                after_step(step, chunk);
+                let wants = hooks.wants_stop();
+                diverged.is_some() || failure.is_some() || wants
+            })?;
         chunk = c;
         at = log.end();
         records.append(log.records);
@@ -283,6 +302,8 @@ pub fn run_rank_with<
         interrupted,
         decayed,
         checkpoints,
+        tile_steps: chunk.steps_per_submit(),
+        longest_tile,
     })
 }
 

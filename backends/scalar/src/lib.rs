@@ -37,6 +37,7 @@ pub mod tensor_nodes;
 pub mod tensor_update;
 pub mod tfsf;
 pub mod tiled;
+pub mod time_tile;
 
 pub use chunk::YeeChunk;
 pub use curl_executor::ScalarCurl;

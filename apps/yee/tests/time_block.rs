@@ -1,0 +1,132 @@
+//! `yee run --time-block k|auto|off` (issue 45): the same snapshots, bit for bit, whether the
+//! steps run one at a time or in wavefront tiles; snapshots inside a tile's span land on their
+//! own step; run.json's `time_block` says what ran and why not.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A 3D CPML box with a lossy block and a soft source: snapshots every 7 steps, no probes.
+const SCENE: &str = r#"
+name = "time_block"
+
+[grid]
+mode = "3d"
+size = [14, 12, 16]
+
+[boundaries]
+all = "cpml"
+
+[boundaries.cpml]
+thickness = 3
+
+[materials.lossy]
+eps = 3.0
+sigma = 0.05
+
+[[geometry]]
+shape = "box"
+material = "lossy"
+lo = [0, 0, 0]
+hi = [14, 12, 6]
+
+[[sources]]
+component = "ez"
+position = [7, 6, 9]
+waveform = "ricker"
+frequency = 0.1
+
+[output.snapshots]
+components = ["ez", "hx"]
+every = 7
+formats = ["npy"]
+
+[run]
+steps = 30
+"#;
+
+/// Runs the scene (with `probe`, a probe added) with `--time-block block`; its output folder
+/// and run.json.
+fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
+    let name = format!("tb_{block}_{probe}");
+    let file = dir.join(format!("{name}.toml"));
+    let mut text = SCENE.to_string();
+    if probe {
+        text.push_str("\n[[probes]]\nname = \"p\"\ncomponent = \"ez\"\nposition = [3, 3, 3]\n");
+    }
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join(&name);
+    let _ = std::fs::remove_dir_all(&out);
+    let done = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args([
+            "run",
+            "--quiet",
+            "--backend",
+            "rayon",
+            "--time-block",
+            block,
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report = serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    (out, report)
+}
+
+#[test]
+fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
+    let dir = crate::tmp_dir(module_path!());
+    let (off, report) = run(&dir, "off", false);
+    assert_eq!(report["time_block"]["ran"], "one-step");
+    assert_eq!(report["time_block"]["requested"], "off");
+    let steps = [7, 14, 21, 28, 30];
+    for block in ["4", "auto"] {
+        let (out, report) = run(&dir, block, false);
+        let tb = &report["time_block"];
+        assert_eq!(tb["requested"], block, "{tb}");
+        assert_eq!(tb["ran"], "wavefront", "{tb}");
+        assert_eq!(tb["k"], 4, "{tb}");
+        assert_eq!(tb["longest_tile"], 4, "{tb}");
+        for step in steps {
+            for c in ["ez", "hx"] {
+                let file = format!("{c}_{step:06}.npy");
+                let (a, b) = (
+                    std::fs::read(off.join(&file)),
+                    std::fs::read(out.join(&file)),
+                );
+                assert!(
+                    a.unwrap() == b.unwrap(),
+                    "--time-block {block}: {file} differs"
+                );
+            }
+        }
+    }
+    // A probe is sampled every step: one step at a time, and the reason.
+    let (_, report) = run(&dir, "4", true);
+    let tb = &report["time_block"];
+    assert_eq!(tb["ran"], "one-step", "{tb}");
+    assert!(tb["reason"].as_str().unwrap().contains("probes"), "{tb}");
+}
+
+#[test]
+fn a_time_block_that_is_not_a_number_of_steps_is_refused() {
+    let dir = crate::tmp_dir(module_path!());
+    let file = dir.join("refused.toml");
+    std::fs::write(&file, SCENE).unwrap();
+    let done = Command::new(env!("CARGO_BIN_EXE_yee"))
+        .args(["run", "--quiet", "--time-block", "0"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        !done.status.success() && stderr.contains("--time-block 0"),
+        "{stderr}"
+    );
+}

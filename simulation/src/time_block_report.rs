@@ -1,0 +1,76 @@
+//! run.json's `time_block`: the temporal blocking asked for (`--time-block`), whether the run
+//! swept several steps at once ([`yee_scalar::time_tile`]), in tiles of how many, and why not
+//! where it did not.
+
+use serde::Serialize;
+use yee_em::Setup;
+use yee_scalar::decomposed::RankOutput;
+use yee_scalar::time_tile::{TimeBlock, setup_fallback};
+
+use crate::options::RunOptions;
+
+/// What ran of the temporal blocking asked for.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TimeBlockReport {
+    /// As asked for: `off`, `auto` or a number of steps.
+    pub requested: String,
+    /// `wavefront` when some tile advanced several steps at once, else `one-step`.
+    pub ran: &'static str,
+    /// The steps of a tile the chunk took (1: one step at a time).
+    pub k: u64,
+    /// The most steps one tile advanced (outputs, the run's end and checkpoints cut tiles).
+    pub longest_tile: u64,
+    /// Why the one-step path ran, or why tiles were shorter than `k`; `None` when neither.
+    pub reason: Option<String>,
+}
+
+/// The report of a run of `setup` with `options` — on the tile driver (`tiled`) or not, with a
+/// balancer (`balanced`) or not — from its ranks' `results`.
+pub fn time_block_report<T>(
+    setup: &Setup,
+    options: &RunOptions,
+    (tiled, balanced): (bool, bool),
+    results: &[RankOutput<T>],
+) -> TimeBlockReport {
+    let k = results.iter().map(|r| r.tile_steps).min().unwrap_or(1);
+    let longest = results.iter().map(|r| r.longest_tile).max().unwrap_or(1);
+    let periodic = yee_core::Axis::ALL
+        .into_iter()
+        .any(|a| setup.mode.active_axes()[a.index()] && setup.is_periodic(a));
+    let reason = if options.time_block == TimeBlock::Off {
+        Some("not requested (--time-block off)".into())
+    } else if options.backend.name() != "rayon" || !options.rank_backends.is_empty() {
+        Some(format!(
+            "the {} backend steps one step at a time (temporal blocking is the rayon \
+             backend's)",
+            options.backend.name()
+        ))
+    } else if options.topology.ranks() > 1 {
+        Some("a decomposed run exchanges its halos every step".into())
+    } else if tiled {
+        Some("the tile driver steps one step at a time".into())
+    } else if periodic {
+        Some("a periodic wrap refreshes the ghosts every step".into())
+    } else if balanced {
+        Some("dynamic balancing measures every step".into())
+    } else if let Some(why) = setup_fallback(setup) {
+        Some(why.into())
+    } else if !setup.probes.is_empty() {
+        Some("probes are sampled every step".into())
+    } else if k <= 1 {
+        Some("auto: a tile of two one-plane slabs outgrows half the last-level cache".into())
+    } else if longest <= 1 {
+        Some("an output every step".into())
+    } else if longest < k {
+        Some("tiles end at output, checkpoint and final steps".into())
+    } else {
+        None
+    };
+    TimeBlockReport {
+        requested: options.time_block.name(),
+        ran: if longest > 1 { "wavefront" } else { "one-step" },
+        k,
+        longest_tile: longest,
+        reason,
+    }
+}

@@ -1,0 +1,336 @@
+//! Temporal blocking (issue 45): the rayon backend's wavefront tiles of k steps
+//! (`yee_scalar::time_tile`) against the scalar oracle stepped one step at a time, bit for bit
+//! — fields and CPML ψ — on vacuum, CPML, a dielectric and a lossy sphere, 3D and 2D, f32 and
+//! f64, k = 2, 4 and auto with slabs of one plane up to the whole grid; and a run whose
+//! outputs fall inside tiles sees each output's fields at its own step.
+
+use yee_core::{Box3, Field, Scalar, Topology};
+use yee_em::{Boundary, Component, Costs, Mode, Setup, YeeBackend};
+use yee_rayon::{RayonCurl, TimeBlock};
+use yee_scalar::YeeChunk;
+use yee_scalar::checkpoints::NoCheckpoints;
+use yee_scalar::chunk::CurlExecutor;
+use yee_scalar::decomposed::{run_rank_with, uniform_plan};
+
+/// Every field array, then every ψ array, of `chunk`.
+fn arrays<T: Scalar, K: CurlExecutor<T>>(chunk: &YeeChunk<T, K>) -> Vec<Vec<T>> {
+    let fields = chunk
+        .state
+        .fields
+        .iter()
+        .flatten()
+        .map(|f| f.as_slice().to_vec());
+    let psi = (chunk.state.slabs.iter()).flat_map(|s| s.psi.iter().flatten().cloned());
+    fields.chain(psi).collect()
+}
+
+/// The oracle's arrays after `steps` steps of `setup`, one step at a time.
+fn oracle<T: Scalar>(setup: &Setup, steps: u64) -> Vec<Vec<T>> {
+    let owned = Box3::from_extent(setup.grid);
+    let mut chunk = YeeChunk::<T>::new(setup, owned);
+    for step in 0..steps {
+        chunk.apply_step(step, owned);
+    }
+    arrays(&chunk)
+}
+
+/// A sphere of radius 4 at `center`, permittivity `epsilon`, conductivity `sigma`.
+fn sphere(center: [f64; 3], epsilon: f64, sigma: f64) -> yee_em::Region {
+    yee_em::Region {
+        shape: yee_em::Shape::Sphere {
+            center,
+            radius: 4.0,
+        },
+        material: yee_em::Material {
+            sigma,
+            ..yee_em::Material::dielectric(epsilon)
+        },
+    }
+}
+
+/// The rayon chunk of `setup` with `block` on two threads, tiles sized for `cache` bytes, run
+/// `steps` steps in tiles: its arrays equal the oracle's. Returns the slabs' thickness in
+/// planes, or `None` where it took no tile.
+fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>]) -> Vec<usize> {
+    let owned = Box3::from_extent(setup.grid);
+    let axis = (1..3).rev().find(|&a| setup.grid[a] > 1).unwrap();
+    let plane = owned.cells() / setup.grid[axis];
+    let mut thicknesses = Vec::new();
+    for block in [TimeBlock::Steps(2), TimeBlock::Steps(4), TimeBlock::Auto] {
+        for cache in [1 << 10, 96 << 10, 32 << 20] {
+            let kernel = RayonCurl::with_threads(2)
+                .unwrap()
+                .with_time_block(block)
+                .with_cache_bytes(cache);
+            let mut chunk: YeeChunk<T, RayonCurl> =
+                kernel.build(setup, owned, Costs::default()).unwrap();
+            let tile = chunk.time_tile();
+            if let TimeBlock::Steps(k) = block {
+                assert_eq!(
+                    tile.map(|t| t.steps),
+                    Some(k),
+                    "{name}: {block:?} takes no tile"
+                );
+            }
+            chunk.apply_steps(0, steps, owned);
+            assert!(
+                arrays(&chunk) == reference,
+                "{name}: {block:?} with a {cache}-byte cache differs from the oracle"
+            );
+            if let Some(t) = tile {
+                thicknesses.push((t.slab_cells / plane).clamp(1, setup.grid[axis]));
+            }
+        }
+    }
+    thicknesses
+}
+
+/// The scenes: vacuum in PEC, CPML, a dielectric sphere and a lossy one in CPML.
+fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
+    let center = [
+        grid[0] as f64 / 2.0,
+        grid[1] as f64 / 2.0,
+        grid[2] as f64 / 2.0,
+    ];
+    let dielectric = [sphere(center, 4.0, 0.0)];
+    let lossy = [sphere(center, 3.0, 0.05)];
+    let active = mode.active_axes();
+    let cpml: [[Boundary; 2]; 3] = std::array::from_fn(|a| match active[a] {
+        true => [Boundary::Cpml(yee_em::CpmlParams::with_thickness(3)); 2],
+        false => [Boundary::Pec; 2],
+    });
+    let cell = std::array::from_fn(|a| grid[a] as i64 / 3);
+    let component = if mode == Mode::Tez {
+        Component::Hz
+    } else {
+        Component::Ez
+    };
+    let sources = [yee_tests::ricker_source(component, cell)];
+    let cases: [(&str, &[yee_em::Region], bool); 4] = [
+        ("vacuum", &[], false),
+        ("CPML", &[], true),
+        ("dielectric sphere", &dielectric, true),
+        ("lossy sphere", &lossy, true),
+    ];
+    for (name, regions, absorbing) in cases {
+        let walls = if absorbing { cpml } else { yee_tests::PEC };
+        // Diagonal smoothing: off-diagonal tensor nodes take no tile (below).
+        let setup = Setup {
+            sources: &sources,
+            regions,
+            smoothing_tensor: false,
+            ..yee_tests::vacuum(mode, grid, 0.5, walls)
+        };
+        setup.validate().unwrap();
+        let name = format!("{mode:?} {name}");
+        let f64s = check::<f64>(&setup, &name, steps, &oracle::<f64>(&setup, steps));
+        let f32s = check::<f32>(&setup, &name, steps, &oracle::<f32>(&setup, steps));
+        // Slabs of one plane, of several and the whole grid all ran.
+        for thickness in [f64s, f32s] {
+            let planes = grid[(1..3).rev().find(|&a| grid[a] > 1).unwrap()];
+            assert!(thickness.contains(&1), "{name}: no one-plane slabs");
+            assert!(thickness.contains(&planes), "{name}: no whole-grid slab");
+        }
+    }
+}
+
+#[test]
+fn wavefront_tiles_in_3d_match_the_oracle_bit_for_bit() {
+    scenes(Mode::ThreeD, [13, 11, 15], 23);
+}
+
+#[test]
+fn wavefront_tiles_in_2d_match_the_oracle_bit_for_bit() {
+    scenes(Mode::Tmz, [22, 19, 1], 23);
+    scenes(Mode::Tez, [17, 21, 1], 23);
+}
+
+#[test]
+fn outputs_inside_tiles_see_the_fields_of_their_own_step() {
+    let regions = [sphere([8.0, 7.0, 9.0], 2.5, 0.02)];
+    let sources = [yee_tests::ricker_source(Component::Ez, [5, 6, 7])];
+    let setup = Setup {
+        sources: &sources,
+        regions: &regions,
+        smoothing_tensor: false,
+        ..yee_tests::vacuum(
+            Mode::ThreeD,
+            [16, 14, 18],
+            0.5,
+            yee_tests::cpml_everywhere(3),
+        )
+    };
+    setup.validate().unwrap();
+    let owned = Box3::from_extent(setup.grid);
+    let steps = 30;
+    // The oracle's third field array (Ez) after every step.
+    let mut chunk = YeeChunk::<f32>::new(&setup, owned);
+    let mut every = vec![Vec::new()];
+    for step in 0..steps {
+        chunk.apply_step(step, owned);
+        every.push(arrays(&chunk)[2].clone());
+    }
+    let observed = |step: u64| step % 7 == 3;
+    let plan = uniform_plan(&setup, Topology([1, 1, 1]));
+    let kernel = RayonCurl::with_threads(2)
+        .unwrap()
+        .with_time_block(TimeBlock::Steps(4))
+        .with_cache_bytes(48 << 10);
+    let (seen, output) = yee_comm_shm::launch(Topology([1, 1, 1]), |mut comm| {
+        let chunk = kernel.build(&setup, owned, Costs::default()).unwrap();
+        let mut seen = Vec::new();
+        let mut none = NoCheckpoints::default();
+        let output = run_rank_with(
+            &setup,
+            &plan,
+            yee_core::session::Start::of(&plan),
+            chunk,
+            Vec::new(),
+            &mut comm,
+            steps,
+            &mut none,
+            &observed,
+            |step, chunk: &mut YeeChunk<f32, RayonCurl>| {
+                seen.push((step, arrays(chunk)[2].clone()));
+            },
+        )
+        .unwrap();
+        (seen, output)
+    })
+    .pop()
+    .unwrap();
+    assert_eq!(output.tile_steps, 4);
+    let steps_seen: Vec<u64> = seen.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        output.longest_tile, 4,
+        "no tile of 4 steps ran: {steps_seen:?}"
+    );
+    for step in (1..=steps).filter(|&s| observed(s)) {
+        assert!(steps_seen.contains(&step), "step {step} was not seen");
+    }
+    // Tiles end at the observed steps, after at most 4 steps, and at the last step.
+    assert_eq!(steps_seen, [3, 7, 10, 14, 17, 21, 24, 28, 30]);
+    for (step, ez) in &seen {
+        assert!(
+            *ez == every[*step as usize],
+            "the fields seen at step {step} are not the oracle's"
+        );
+    }
+    assert!(output.fields[Component::Ez.index()].is_some());
+}
+
+#[test]
+fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
+    // A probe is sampled every step: the run takes no tile, though the chunk would.
+    let probes = [yee_em::Probe {
+        component: Component::Ez,
+        cell: [4, 4, 4],
+    }];
+    let sources = [yee_tests::ricker_source(Component::Ez, [5, 6, 7])];
+    let setup = Setup {
+        sources: &sources,
+        probes: &probes,
+        ..yee_tests::vacuum(Mode::ThreeD, [10, 10, 10], 0.5, yee_tests::PEC)
+    };
+    let plan = uniform_plan(&setup, Topology([1, 1, 1]));
+    let kernel = RayonCurl::with_threads(1)
+        .unwrap()
+        .with_time_block(TimeBlock::Steps(4));
+    let output = yee_comm_shm::launch(Topology([1, 1, 1]), |mut comm| {
+        let owned = Box3::from_extent(setup.grid);
+        let chunk = kernel.build(&setup, owned, Costs::default()).unwrap();
+        let mut none = NoCheckpoints::default();
+        let start = yee_core::session::Start::of(&plan);
+        let never = |_: u64| false;
+        let (prior, after) = (vec![Vec::new()], |_, _: &mut YeeChunk<f64, RayonCurl>| {});
+        run_rank_with(
+            &setup, &plan, start, chunk, prior, &mut comm, 12, &mut none, &never, after,
+        )
+        .unwrap()
+    })
+    .pop()
+    .unwrap();
+    assert_eq!((output.tile_steps, output.longest_tile), (4, 1));
+    assert_eq!(output.probes[0].1.len(), 12);
+    // Parts a tile does not hold: the chunk takes none, and says why.
+    let plane_waves = yee_scalar::time_tile::fallback(true, false, HALO_FACES, Mode::ThreeD);
+    assert!(plane_waves.unwrap().contains("TF/SF"));
+    let one_d = yee_scalar::time_tile::fallback(false, false, HALO_FACES, Mode::OneD);
+    assert!(one_d.unwrap().contains("1D"));
+    let setup_1d = yee_tests::vacuum(Mode::OneD, [40, 1, 1], 0.5, yee_tests::PEC);
+    let chunk = YeeBackend::<f64>::build(
+        &kernel,
+        &setup_1d,
+        Box3::from_extent([40, 1, 1]),
+        Costs::default(),
+    )
+    .unwrap();
+    assert_eq!(chunk.time_tile(), None);
+    // A smoothed sphere's off-diagonal nodes read a plane above across a slab's border.
+    let regions = [sphere([5.0, 5.0, 5.0], 4.0, 0.0)];
+    let tensor = Setup {
+        regions: &regions,
+        ..yee_tests::vacuum(Mode::ThreeD, [10, 10, 10], 0.5, yee_tests::PEC)
+    };
+    let why = yee_scalar::time_tile::setup_fallback(&tensor).unwrap();
+    assert!(why.contains("off-diagonal"), "{why}");
+    let chunk: YeeChunk<f64, RayonCurl> = kernel
+        .build(&tensor, Box3::from_extent([10; 3]), Costs::default())
+        .unwrap();
+    assert_eq!(chunk.time_tile(), None);
+}
+
+/// The Yee stencil's face halos (no tensor nodes).
+const HALO_FACES: yee_em::halo::HaloShape = yee_em::halo::HaloShape::Faces;
+
+/// A scene that decomposed runs step in tiles nowhere: two ranks each take their halos every
+/// step, and give the oracle's bits.
+#[test]
+fn two_ranks_with_time_blocking_asked_for_step_one_step_at_a_time() {
+    let sources = [yee_tests::ricker_source(Component::Ez, [5, 6, 7])];
+    let setup = Setup {
+        sources: &sources,
+        ..yee_tests::vacuum(
+            Mode::ThreeD,
+            [10, 12, 14],
+            0.5,
+            yee_tests::cpml_everywhere(2),
+        )
+    };
+    let topology = Topology([1, 1, 2]);
+    let plan = uniform_plan(&setup, topology);
+    let kernel = RayonCurl::with_threads(1)
+        .unwrap()
+        .with_time_block(TimeBlock::Steps(4));
+    let outputs = yee_comm_shm::launch(topology, |mut comm| {
+        let owned = plan.initial_box(yee_core::Comm::rank(&comm));
+        let chunk = kernel.build(&setup, owned, Costs::default()).unwrap();
+        let mut none = NoCheckpoints::default();
+        let start = yee_core::session::Start::of(&plan);
+        let never = |_: u64| false;
+        let after = |_, _: &mut YeeChunk<f64, RayonCurl>| {};
+        run_rank_with(
+            &setup,
+            &plan,
+            start,
+            chunk,
+            Vec::new(),
+            &mut comm,
+            20,
+            &mut none,
+            &never,
+            after,
+        )
+        .unwrap()
+    });
+    assert!(outputs.iter().all(|o| o.longest_tile == 1));
+    let ez = yee_scalar::decomposed::assemble(&outputs, setup.grid, Component::Ez).unwrap();
+    let mut chunk = YeeChunk::<f64>::new(&setup, Box3::from_extent(setup.grid));
+    for step in 0..20 {
+        chunk.apply_step(step, Box3::from_extent(setup.grid));
+    }
+    let mut oracle = vec![0.0; ez.len()];
+    let field = chunk.state.field(Component::Ez).unwrap();
+    field.read_box(Box3::from_extent(setup.grid), &mut oracle);
+    assert!(ez == oracle, "two ranks differ from the oracle");
+}
