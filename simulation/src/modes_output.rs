@@ -241,7 +241,8 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
     let mut known = Vec::new();
     for (index, monitor) in scene.mode_monitors.iter().enumerate() {
         let data = assemble_dft(&setup, monitor.monitor, results.iter().flat_map(|o| &o.dft));
-        let Some(incident) = failures.keep(incident_for(scene, &data.frequencies, steps, &mut known))
+        let Some(incident) =
+            failures.keep(incident_for(scene, &data.frequencies, steps, &mut known))
         else {
             continue;
         };
@@ -264,7 +265,11 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
         }
         let powers = |pick: fn(&Row) -> Option<Complex64>| -> Option<Vec<Vec<f64>>> {
             (0..monitor.modes.len())
-                .map(|m| rows.iter().map(|r| pick(&r[m]).map(|a| a.norm_sqr())).collect())
+                .map(|m| {
+                    rows.iter()
+                        .map(|r| pick(&r[m]).map(|a| a.norm_sqr()))
+                        .collect()
+                })
                 .collect()
         };
         let forward_power = powers(|r| Some(r.forward)).unwrap_or_default();

@@ -70,19 +70,32 @@ fn check_s_parameters(out: &std::path::Path, sign: f64) {
     for ((f, n), b) in rows(far).iter().zip(rows(near)).zip(rows(behind)) {
         let freq = f["frequency"];
         let [s21, _] = along(s_of(f));
-        assert!((s21.norm_sqr() - 1.0).abs() < 5e-4, "f {freq}: |S21|² {}", s21.norm_sqr());
+        assert!(
+            (s21.norm_sqr() - 1.0).abs() < 5e-4,
+            "f {freq}: |S21|² {}",
+            s21.norm_sqr()
+        );
         let beta = 2.0 * std::f64::consts::PI * freq * f["n_eff"];
         let phase = (s21 * num_complex::Complex64::from_polar(1.0, -beta * 170.0)).arg();
-        assert!(phase.abs() < 2e-3, "f {freq}: S21's phase off β·170 by {phase}");
+        assert!(
+            phase.abs() < 2e-3,
+            "f {freq}: S21's phase off β·170 by {phase}"
+        );
         let [launched, s11] = along(s_of(&n));
-        assert!((launched.norm_sqr() - 1.0).abs() < 1e-4, "f {freq}: {launched}");
+        assert!(
+            (launched.norm_sqr() - 1.0).abs() < 1e-4,
+            "f {freq}: {launched}"
+        );
         assert!(s11.norm_sqr() < 1e-6, "f {freq}: |S11|² {}", s11.norm_sqr());
         let [_, wrong_way] = along(s_of(&b));
         assert!(wrong_way.norm_sqr() < 1.1e-3, "f {freq}: {wrong_way}");
         let (fw, bw) = (f["forward_power"], f["backward_power"]);
         let carried = sign * (fw - bw);
         let net = sign * f["power"];
-        assert!((carried / net - 1.0).abs() < 1e-3, "f {freq}: {carried} of {net}");
+        assert!(
+            (carried / net - 1.0).abs() < 1e-3,
+            "f {freq}: {carried} of {net}"
+        );
     }
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
