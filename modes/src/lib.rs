@@ -8,7 +8,7 @@
 //! ([`arnoldi`]) over a band LU ([`band_lu`]) — giving each mode's effective index, group
 //! index and six field components ([`solve`]). A 2D scene's plane is a line: its slab modes.
 //! [`overlap`] decomposes a run's transforms on a plane into the modes' forward and backward
-//! amplitudes.
+//! amplitudes, [`launch`] the amplitude a mode source launches (their ratio the S-parameters).
 //!
 //! The solver needs `std` (its matrices are heap vectors of any size), so it lives beside
 //! `yee-em`, which stays `no_std`.
@@ -18,6 +18,7 @@ pub mod arnoldi;
 pub mod band_lu;
 pub mod cross_section;
 pub mod error;
+pub mod launch;
 pub mod operator;
 pub mod overlap;
 pub mod slab;
@@ -25,5 +26,6 @@ pub mod solver;
 
 pub use cross_section::CrossSection;
 pub use error::ModeError;
+pub use launch::{IncidentSheets, launched_amplitude};
 pub use overlap::{GridOf, ModeAmplitudes, PlaneFields};
 pub use solver::{ModeFields, ModeOptions, WaveguideMode, guided, solve};

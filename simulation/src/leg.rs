@@ -343,7 +343,8 @@ fn write_spectra<T: Scalar>(
     for f in &fluxes {
         failed.keep(crate::flux_output::check_finite(f));
     }
-    let (modes, mode_files) = crate::modes_output::write_mode_monitors(scene, results, out, failed);
+    let (modes, mode_files) =
+        crate::modes_output::write_mode_monitors(scene, results, results[0].last_step, out, failed);
     outputs.extend(mode_files);
     (fluxes, dfts, modes)
 }

@@ -39,6 +39,7 @@ pub mod progress;
 pub mod report;
 pub mod resonances_output;
 pub mod run_report;
+pub mod s_parameters;
 pub mod simulation;
 pub mod slices;
 pub mod smoothing_fallback;

@@ -37,7 +37,7 @@ use crate::error::AppError;
 
 /// The mode `source` launches, at its waveform's centre frequency; an error naming the
 /// source's key when the plane guides fewer modes there.
-fn launched_mode(
+pub(crate) fn launched_mode(
     scene: &Scene,
     source: &ModeSource,
 ) -> Result<(CrossSection, WaveguideMode), AppError> {
@@ -84,7 +84,7 @@ fn launched_mode(
 
 /// `waveform` advanced by `tau`: the waveform whose value at `t` is `waveform`'s at `t + tau`
 /// (a sinusoid's ramp is left where it is).
-fn advanced(waveform: Waveform, tau: f64) -> Waveform {
+pub(crate) fn advanced(waveform: Waveform, tau: f64) -> Waveform {
     match waveform {
         Waveform::Gaussian {
             delay,

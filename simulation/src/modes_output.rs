@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use num_complex::Complex64;
 use serde::Serialize;
 use yee_em::DftFields;
 use yee_modes::{CrossSection, GridOf, ModeOptions, PlaneFields, WaveguideMode, guided};
@@ -39,13 +40,26 @@ pub struct ModesReport {
     /// The net power through the plane (forward positive) by the amplitudes' sum over the
     /// plane's nodes, per frequency.
     pub power: Vec<f64>,
+    /// The `[[sources]]` entry the S-parameters are taken against (absent without them:
+    /// [`crate::s_parameters::normalising_source`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<usize>,
+    /// Per mode, per frequency: `|S|²` of the forward wave, `|A⁺|²` over the power the source
+    /// launches into its mode (absent without S-parameters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s_forward_power: Option<Vec<Vec<f64>>>,
+    /// Per mode, per frequency: `|S|²` of the backward wave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s_backward_power: Option<Vec<Vec<f64>>>,
 }
 
-/// One mode's decomposition at one frequency.
+/// One mode's decomposition at one frequency, and its S-parameters (the amplitudes over the
+/// launched one) when the run has them.
 struct Row {
     n_eff: f64,
-    forward: num_complex::Complex64,
-    backward: num_complex::Complex64,
+    forward: Complex64,
+    backward: Complex64,
+    s: Option<[Complex64; 2]>,
 }
 
 /// The scene key of monitor `index`'s mode numbers.
@@ -116,17 +130,20 @@ pub fn check_mode_monitors(scene: &Scene) -> Result<(), AppError> {
 }
 
 /// The decomposition of `data` (monitor `index`'s transforms): per frequency, per mode, and
-/// the net power through the plane per frequency.
+/// the net power through the plane per frequency; with `incident` (the launched amplitude
+/// per frequency) the S-parameters.
 fn decompose(
     scene: &Scene,
     index: usize,
     monitor: &ModeMonitor,
     data: &DftFields,
     grid: GridOf,
+    incident: Option<&[Complex64]>,
 ) -> Result<(Vec<Vec<Row>>, Vec<f64>), AppError> {
     let mut rows = Vec::with_capacity(data.frequencies.len());
     let mut power = Vec::with_capacity(data.frequencies.len());
     for (f, &frequency) in data.frequencies.iter().enumerate() {
+        let launched = incident.map(|a| a[f]);
         let (cs, modes) = modes_of(scene, index, monitor, frequency)?;
         let fields = PlaneFields::of(&cs, data, f, grid);
         power.push(fields.power());
@@ -140,6 +157,7 @@ fn decompose(
                         n_eff: modes[n].n_eff,
                         forward: a.forward,
                         backward: a.backward,
+                        s: launched.map(|l| [a.forward / l, a.backward / l]),
                     }
                 })
                 .collect(),
@@ -150,13 +168,19 @@ fn decompose(
 
 /// `modes_<name>.csv`.
 fn csv_text(frequencies: &[f64], modes: &[usize], rows: &[Vec<Row>], power: &[f64]) -> String {
+    let with_s = rows.iter().flatten().any(|r| r.s.is_some());
     let mut text = String::from(
         "frequency,mode,n_eff,forward_re,forward_im,backward_re,backward_im,forward_power,\
-         backward_power,power\n",
+         backward_power,power",
     );
+    text.push_str(if with_s {
+        ",s_forward_re,s_forward_im,s_backward_re,s_backward_im\n"
+    } else {
+        "\n"
+    });
     for ((f, per_mode), phi) in frequencies.iter().zip(rows).zip(power) {
         for (n, r) in modes.iter().zip(per_mode) {
-            let _ = writeln!(
+            let _ = write!(
                 text,
                 "{f:e},{n},{:.12},{:e},{:e},{:e},{:e},{:e},{:e},{phi:e}",
                 r.n_eff,
@@ -167,17 +191,42 @@ fn csv_text(frequencies: &[f64], modes: &[usize], rows: &[Vec<Row>], power: &[f6
                 r.forward.norm_sqr(),
                 r.backward.norm_sqr()
             );
+            if let Some([fw, bw]) = r.s {
+                let _ = write!(text, ",{:e},{:e},{:e},{:e}", fw.re, fw.im, bw.re, bw.im);
+            }
+            text.push('\n');
         }
     }
     text
 }
 
-/// Writes the outputs of every `[[modes]]` monitor of `scene` into `out`, returning their
-/// reports and the files written. A monitor that cannot be decomposed or written is kept in
-/// `failures`, and the others are still written.
+/// The launched amplitudes at `frequencies` (normalised) of a run of `steps` when its
+/// S-parameters are written ([`crate::s_parameters`]), kept in `known` per set of frequencies
+/// so that monitors sharing a band solve the source's plane once.
+fn incident_for(
+    scene: &Scene,
+    frequencies: &[f64],
+    steps: u64,
+    known: &mut Vec<(Vec<f64>, Option<Vec<Complex64>>)>,
+) -> Result<Option<Vec<Complex64>>, AppError> {
+    let Some(source) = crate::s_parameters::normalising_source(scene) else {
+        return Ok(None);
+    };
+    if let Some((_, a)) = known.iter().find(|(f, _)| f == frequencies) {
+        return Ok(a.clone());
+    }
+    let a = crate::s_parameters::incident_amplitudes(scene, source, frequencies, steps)?;
+    known.push((frequencies.to_vec(), a.clone()));
+    Ok(a)
+}
+
+/// Writes the outputs of every `[[modes]]` monitor of `scene` (a run of `steps`) into `out`,
+/// returning their reports and the files written. A monitor that cannot be decomposed or
+/// written is kept in `failures`, and the others are still written.
 pub fn write_mode_monitors<T: yee_core::Scalar>(
     scene: &Scene,
     results: &[RankOutput<T>],
+    steps: u64,
     out: &Path,
     failures: &mut Failures,
 ) -> (Vec<ModesReport>, Vec<String>) {
@@ -189,9 +238,15 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
     };
     let mut reports = Vec::new();
     let mut files = Vec::new();
+    let mut known = Vec::new();
     for (index, monitor) in scene.mode_monitors.iter().enumerate() {
         let data = assemble_dft(&setup, monitor.monitor, results.iter().flat_map(|o| &o.dft));
-        let decomposed = decompose(scene, index, monitor, &data, grid);
+        let Some(incident) =
+            failures.keep(incident_for(scene, &data.frequencies, steps, &mut known))
+        else {
+            continue;
+        };
+        let decomposed = decompose(scene, index, monitor, &data, grid, incident.as_deref());
         let Some((rows, power)) = failures.keep(decomposed) else {
             continue;
         };
@@ -208,12 +263,19 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
         {
             files.push(csv.clone());
         }
-        let powers = |pick: fn(&Row) -> num_complex::Complex64| -> Vec<Vec<f64>> {
+        let powers = |pick: fn(&Row) -> Option<Complex64>| -> Option<Vec<Vec<f64>>> {
             (0..monitor.modes.len())
-                .map(|m| rows.iter().map(|r| pick(&r[m]).norm_sqr()).collect())
+                .map(|m| {
+                    rows.iter()
+                        .map(|r| pick(&r[m]).map(|a| a.norm_sqr()))
+                        .collect()
+                })
                 .collect()
         };
-        let (forward_power, backward_power) = (powers(|r| r.forward), powers(|r| r.backward));
+        let forward_power = powers(|r| Some(r.forward)).unwrap_or_default();
+        let backward_power = powers(|r| Some(r.backward)).unwrap_or_default();
+        let s_forward_power = powers(|r| r.s.map(|s| s[0]));
+        let s_backward_power = powers(|r| r.s.map(|s| s[1]));
         let png = format!("modes_{name}.png");
         let path = out.join(&png);
         let labels: Vec<(String, String)> = (monitor.modes.iter())
@@ -249,6 +311,11 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
             forward_power,
             backward_power,
             power,
+            source: incident
+                .and(crate::s_parameters::normalising_source(scene))
+                .map(|s| s.index),
+            s_forward_power,
+            s_backward_power,
         });
     }
     (reports, files)

@@ -18,7 +18,9 @@ macro_rules! backends {
 
             #[test]
             fn matches_the_oracle_on_every_example_scene() {
-                for (path, scene) in example_scenes() {
+                for (path, mut scene) in example_scenes() {
+                    // A mode source's currents come from the mode solver, as in `yee run`.
+                    yee_simulation::mode_sources::expand_mode_sources(&mut scene).unwrap();
                     let setup = scene.setup();
                     matches_the_oracle::<f32, _>(&$backend, &setup, 30)
                         .unwrap_or_else(|e| panic!("{path} (f32): {e}"));

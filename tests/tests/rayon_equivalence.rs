@@ -134,7 +134,9 @@ fn every_example_scene_matches_the_scalar_oracle_bit_for_bit() {
     scenes.sort();
     assert!(scenes.len() >= 5);
     for path in scenes {
-        let scene = yee_scene::load(&path).unwrap();
+        let mut scene = yee_scene::load(&path).unwrap();
+        // A mode source's currents come from the mode solver (yee-simulation), as in `yee run`.
+        yee_simulation::mode_sources::expand_mode_sources(&mut scene).unwrap();
         let name = scene.name.clone();
         let steps = 40;
         check::<f64>(&scene.setup(), &name, steps);

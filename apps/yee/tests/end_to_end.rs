@@ -121,7 +121,11 @@ fn check_outputs(report: &Value, out: &Path, want_steps: u64, fields: bool) {
     for file in &outputs {
         let path = out.join(file);
         assert!(path.is_file(), "{file} listed but missing");
-        if file.starts_with("flux_") || file.starts_with("farfield_") || file.starts_with("dft_") {
+        if file.starts_with("flux_")
+            || file.starts_with("farfield_")
+            || file.starts_with("dft_")
+            || file.starts_with("modes_")
+        {
             // Spectra: checked below from run.json's entries.
             continue;
         }
@@ -182,6 +186,13 @@ fn check_outputs(report: &Value, out: &Path, want_steps: u64, fields: bool) {
         assert!(csv.starts_with("frequency,flux") && csv.lines().count() == count + 1);
         let dft = out.join(flux["dft"].as_str().unwrap());
         assert_eq!(npy_shape(&dft)[1..], [count, 6]);
+    }
+    for modes in report["modes"].as_array().into_iter().flatten() {
+        let csv = std::fs::read_to_string(out.join(modes["csv"].as_str().unwrap())).unwrap();
+        let count = modes["frequencies"].as_array().unwrap().len();
+        let per = modes["modes"].as_array().unwrap().len();
+        assert!(csv.starts_with("frequency,mode,n_eff,") && csv.lines().count() == count * per + 1);
+        assert!(out.join(modes["png"].as_str().unwrap()).is_file());
     }
     for probe in report["probes"].as_array().unwrap() {
         let file = probe["file"].as_str().unwrap();

@@ -108,6 +108,10 @@ fn a_straight_guides_fundamental_mode_carries_the_flux() {
     assert_eq!(down["csv"], "modes_down.csv");
     assert_eq!(down["modes"], serde_json::json!([0]));
     assert_eq!(down["forward_power"][0].as_array().unwrap().len(), 11);
+    // Driven by a line source, not a mode source: no S-parameters.
+    assert!(down.get("source").is_none() && down.get("s_forward_power").is_none());
+    let header = std::fs::read_to_string(out.join("modes_down.csv")).unwrap();
+    assert!(!header.lines().next().unwrap().contains("s_forward"));
 }
 
 /// One rank and four (and rayon threads) write the same `modes_<name>.csv`, byte for byte.
