@@ -99,12 +99,7 @@ mod tests {
             .flatten()
             .map(|f| f.as_slice().len())
             .sum();
-        let psi: usize = state
-            .slabs
-            .iter()
-            .flat_map(|s| s.psi.iter().flatten())
-            .map(Vec::len)
-            .sum();
+        let psi = state.psi_len();
         let ids: usize = state.material_ids.iter().map(Vec::len).sum();
         (4 * (fields + psi) + 2 * ids) as u64
     }

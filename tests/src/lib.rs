@@ -53,6 +53,20 @@ pub const fn dispersive(eps: f64, first: usize, count: usize) -> Material {
     }
 }
 
+/// A sphere of radius 4 cells at `center`, of permittivity `epsilon` and conductivity `sigma`.
+pub fn lossy_sphere(center: [f64; 3], epsilon: f64, sigma: f64) -> yee_em::Region {
+    yee_em::Region {
+        shape: yee_em::Shape::Sphere {
+            center,
+            radius: 4.0,
+        },
+        material: yee_em::Material {
+            sigma,
+            ..yee_em::Material::dielectric(epsilon)
+        },
+    }
+}
+
 /// A vacuum setup with no regions, sources or probes ([`Setup::vacuum`]).
 pub const fn vacuum(
     mode: Mode,

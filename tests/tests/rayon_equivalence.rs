@@ -199,7 +199,7 @@ fn stretched_cpml_layers_match_the_scalar_oracle_bit_for_bit() {
         [stretched(4), stretched(2)],
         [stretched(2), stretched(3)],
     ];
-    let regions = [lossy_sphere([9.0, 8.0, 7.0], 3.0, 0.02)];
+    let regions = [yee_tests::lossy_sphere([9.0, 8.0, 7.0], 3.0, 0.02)];
     for (mode, grid, component) in [
         (Mode::ThreeD, [18usize, 16, 14], Component::Ez),
         (Mode::Tmz, [18, 16, 1], Component::Ez),
@@ -240,7 +240,7 @@ fn stretched_cpml_layers_match_the_scalar_oracle_bit_for_bit() {
 /// the bits are the oracle's, with and without a stretch.
 #[test]
 fn x_layers_in_groups_with_an_overlapping_last_one_match_the_scalar_oracle() {
-    let regions = [lossy_sphere([6.0, 6.0, 5.0], 2.5, 0.03)];
+    let regions = [yee_tests::lossy_sphere([6.0, 6.0, 5.0], 2.5, 0.03)];
     for kappa_max in [1.0, 4.0] {
         let layer = |thickness| {
             Boundary::Cpml(CpmlParams {
@@ -261,19 +261,5 @@ fn x_layers_in_groups_with_an_overlapping_last_one_match_the_scalar_oracle() {
             check::<f64>(&setup, &name, 40);
             check::<f32>(&setup, &format!("{name} (f32)"), 40);
         }
-    }
-}
-
-/// A sphere of radius 4 cells at `center`, of permittivity `epsilon` and conductivity `sigma`.
-fn lossy_sphere(center: [f64; 3], epsilon: f64, sigma: f64) -> yee_em::Region {
-    yee_em::Region {
-        shape: yee_em::Shape::Sphere {
-            center,
-            radius: 4.0,
-        },
-        material: yee_em::Material {
-            sigma,
-            ..yee_em::Material::dielectric(epsilon)
-        },
     }
 }

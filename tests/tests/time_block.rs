@@ -34,20 +34,6 @@ fn oracle<T: Scalar>(setup: &Setup, steps: u64) -> Vec<Vec<T>> {
     arrays(&chunk)
 }
 
-/// A sphere of radius 4 at `center`, permittivity `epsilon`, conductivity `sigma`.
-fn sphere(center: [f64; 3], epsilon: f64, sigma: f64) -> yee_em::Region {
-    yee_em::Region {
-        shape: yee_em::Shape::Sphere {
-            center,
-            radius: 4.0,
-        },
-        material: yee_em::Material {
-            sigma,
-            ..yee_em::Material::dielectric(epsilon)
-        },
-    }
-}
-
 /// The rayon chunk of `setup` with `block` on two threads, tiles sized for `cache` bytes, run
 /// `steps` steps in tiles: its arrays equal the oracle's. Returns the slabs' thickness in
 /// planes, or `None` where it took no tile.
@@ -92,8 +78,8 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
         grid[1] as f64 / 2.0,
         grid[2] as f64 / 2.0,
     ];
-    let dielectric = [sphere(center, 4.0, 0.0)];
-    let lossy = [sphere(center, 3.0, 0.05)];
+    let dielectric = [yee_tests::lossy_sphere(center, 4.0, 0.0)];
+    let lossy = [yee_tests::lossy_sphere(center, 3.0, 0.05)];
     let active = mode.active_axes();
     let cpml: [[Boundary; 2]; 3] = std::array::from_fn(|a| match active[a] {
         true => [Boundary::Cpml(yee_em::CpmlParams::with_thickness(3)); 2],
@@ -147,7 +133,7 @@ fn wavefront_tiles_in_2d_match_the_oracle_bit_for_bit() {
 
 #[test]
 fn outputs_inside_tiles_see_the_fields_of_their_own_step() {
-    let regions = [sphere([8.0, 7.0, 9.0], 2.5, 0.02)];
+    let regions = [yee_tests::lossy_sphere([8.0, 7.0, 9.0], 2.5, 0.02)];
     let sources = [yee_tests::ricker_source(Component::Ez, [5, 6, 7])];
     let setup = Setup {
         sources: &sources,
@@ -267,7 +253,7 @@ fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
     .unwrap();
     assert_eq!(chunk.time_tile(), None);
     // A smoothed sphere's off-diagonal nodes read a plane above across a slab's border.
-    let regions = [sphere([5.0, 5.0, 5.0], 4.0, 0.0)];
+    let regions = [yee_tests::lossy_sphere([5.0, 5.0, 5.0], 4.0, 0.0)];
     let tensor = Setup {
         regions: &regions,
         ..yee_tests::vacuum(Mode::ThreeD, [10, 10, 10], 0.5, yee_tests::PEC)

@@ -234,12 +234,7 @@ pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
     let size = std::mem::size_of::<T>() as f64;
     let cells = state.owned.cells() as f64;
     let components = state.mode.components();
-    let psi: usize = state
-        .slabs
-        .iter()
-        .flat_map(|s| s.psi.iter().flatten())
-        .map(Vec::len)
-        .sum();
+    let psi = state.psi_len();
     let storage = state.owned.grow(state.mode.active_axes().map(i64::from));
     let ey = storage.extent()[1];
     let mut id_bytes = 0;

@@ -271,6 +271,36 @@ fn checkpoints_go_from_and_onto_emulated_device_ranks() {
     }
 }
 
+/// The device scene with a lossy sphere: on the emulated device smoothing keeps the diagonal
+/// rule there (the device's tensor pass has no off-diagonal loss), says so in run.json, and
+/// writes the bytes of the scalar run of the same scene with `smoothing = "diagonal"`; the
+/// lossless sphere of `device3d` does not fall back.
+#[cfg(feature = "cuda")]
+#[test]
+fn a_lossy_curved_surface_keeps_the_diagonal_rule_on_the_device() {
+    let dir = crate::tmp_dir(module_path!());
+    let text = std::fs::read_to_string(device3d("f32")).unwrap();
+    let lossy_text = text.replacen("eps = 2.25\n", "eps = 2.25\nsigma = 0.02\n", 1);
+    assert_ne!(
+        text, lossy_text,
+        "the sphere's material is glass, eps = 2.25"
+    );
+    let lossy = dir.join("device3d_lossy_sphere.toml");
+    std::fs::write(&lossy, lossy_text).unwrap();
+    let diagonal = yee_tests::diagonal_smoothing_copy(&lossy, &dir);
+    let (scalar, _) = run_into(&diagonal, "lossy_scalar_diagonal", &["--backend", "scalar"]);
+    let (device, doc) = run_into(&lossy, "lossy_device", &["--backend", "cuda-emulated"]);
+    let fallback = doc["smoothing_fallback"].as_str().unwrap_or_default();
+    assert!(fallback.contains("lossy curved surface"), "{doc}");
+    assert_same_outputs(&scalar, &device, "a lossy sphere on the emulated device");
+    let (_, lossless) = run_into(
+        &device3d("f32"),
+        "lossless_device",
+        &["--backend", "cuda-emulated"],
+    );
+    assert!(lossless["smoothing_fallback"].is_null(), "{lossless}");
+}
+
 /// A complex scene is refused on the emulated device naming its value type, before a step.
 #[cfg(feature = "cuda")]
 #[test]

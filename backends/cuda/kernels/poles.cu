@@ -16,13 +16,9 @@ extern "C" __global__ void YEE_NAME(yee_poles)(int pass, YEE_REAL *values, long 
                                                YEE_REAL *next, YEE_REAL *scratch, yee_region r,
                                                int *non_finite)
 {
-    long long n = yee_thread_index();
-    if (n >= count)
+    long long n = yee_listed_node(count, cells, r.lo, r.hi);
+    if (n < 0)
         return;
-    const long long *p = cells + 3 * n;
-    for (int a = 0; a < 3; ++a)
-        if (p[a] < r.lo[a] || p[a] >= r.hi[a])
-            return;
     int m = material[n];
     long long s = steps_first[m];
     if (!YEE_NAME(yee_pole_pass)(pass, values + offsets[n], now + first[n], next + first[n],

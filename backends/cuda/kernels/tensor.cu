@@ -13,13 +13,9 @@ extern "C" __global__ void YEE_NAME(yee_tensor)(YEE_REAL *values, long long coun
                                                 YEE_NAME(yee_terms) other1, int has0, int has1,
                                                 yee_region r, int electric, int *non_finite)
 {
-    long long n = yee_thread_index();
-    if (n >= count)
+    long long n = yee_listed_node(count, cells, r.lo, r.hi);
+    if (n < 0)
         return;
-    const long long *p = cells + 3 * n;
-    for (int a = 0; a < 3; ++a)
-        if (p[a] < r.lo[a] || p[a] >= r.hi[a])
-            return;
     const YEE_NAME(yee_terms) other[2] = {other0, other1};
     const int has[2] = {has0, has1};
     if (!YEE_NAME(yee_tensor_node)(values, offsets[n], neighbours + 8 * n, weights + 2 * n,

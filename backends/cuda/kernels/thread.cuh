@@ -26,3 +26,18 @@ static __device__ inline long long yee_box_extent(const long long lo[3], const l
         extent[a] = hi[a] - lo[a];
     return extent[0] * extent[1] * extent[2];
 }
+
+/* The entry this thread takes in a launch over a list of `count` nodes whose cells are
+ * cells[3n .. 3n + 3]: its index n, or -1 past the list or where that cell lies outside the
+ * box [lo, hi) of the launch. */
+static __device__ inline long long yee_listed_node(long long count, const long long *cells,
+                                                   const long long lo[3], const long long hi[3])
+{
+    long long n = yee_thread_index();
+    if (n >= count)
+        return -1;
+    for (int a = 0; a < 3; ++a)
+        if (cells[3 * n + a] < lo[a] || cells[3 * n + a] >= hi[a])
+            return -1;
+    return n;
+}

@@ -47,12 +47,7 @@ pub fn tile_for<T: Scalar>(block: TimeBlock, state: &YeeState<T>, llc: usize) ->
     let owned = state.owned;
     let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1)?;
     let plane_cells = (owned.cells() / owned.extent()[axis]).max(1);
-    let psi: usize = state
-        .slabs
-        .iter()
-        .flat_map(|s| s.psi.iter().flatten())
-        .map(Vec::len)
-        .sum();
+    let psi = state.psi_len();
     let arrays = state.fields.iter().flatten().count();
     let bytes_per_cell =
         (arrays * owned.cells() + psi) * std::mem::size_of::<T>() / owned.cells().max(1);

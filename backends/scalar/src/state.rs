@@ -202,6 +202,14 @@ pub struct YeeState<T: Scalar> {
 }
 
 impl<T: Scalar> YeeState<T> {
+    /// The ψ values of every CPML slab (each stretched derivative's array, summed).
+    pub fn psi_len(&self) -> usize {
+        (self.slabs.iter())
+            .flat_map(|s| s.psi.iter().flatten())
+            .map(Vec::len)
+            .sum()
+    }
+
     /// Builds the state of the chunk owning `owned` of a validated `setup`, fields at zero.
     pub fn new(setup: &Setup, owned: Box3) -> Self {
         Self::new_with(setup, owned, &Sequential)
