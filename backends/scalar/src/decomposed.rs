@@ -190,27 +190,9 @@ pub fn run_rank_with<
         let seen = |step: u64| !setup.probes.is_empty() || observed(step);
         let (c, log) =
             run_steps_observed(plan, at, until, steps, comm, chunk, seen, |step, chunk| {
-                let owned = chunk.owned();
                 longest_tile = longest_tile.max(step - seen_at);
                 seen_at = step;
-                let read = (|| {
-                    if diverged.is_none() {
-                        diverged = chunk.first_non_finite(&[owned])?.map(|(component, cell)| {
-                            RunError::Diverged {
-                                step,
-                                component,
-                                cell,
-                            }
-                        });
-                    }
-                    for (i, p) in setup.probes.iter().enumerate() {
-                        if owned.contains(p.cell) {
-                            series[i].push((step, chunk.value(p.component, p.cell)?));
-                        }
-                    }
-                    Ok(())
-                })();
-                if let Err(e) = read {
+                if let Err(e) = record_step(setup, chunk, step, &mut diverged, &mut series) {
                     failure.get_or_insert(e);
                 }
                 after_step(step, chunk);
@@ -305,6 +287,33 @@ pub fn run_rank_with<
         tile_steps: chunk.steps_per_submit(),
         longest_tile,
     })
+}
+
+/// What a rank records at a step it sees: the first non-finite node of its box (until one is
+/// found) and its probes' samples.
+fn record_step<T: Scalar, C: YeeFields<Value = T>>(
+    setup: &Setup,
+    chunk: &mut C,
+    step: u64,
+    diverged: &mut Option<RunError>,
+    series: &mut [Vec<(u64, T)>],
+) -> Result<(), C::Error> {
+    let owned = chunk.owned();
+    if diverged.is_none() {
+        *diverged = chunk
+            .first_non_finite(&[owned])?
+            .map(|(component, cell)| RunError::Diverged {
+                step,
+                component,
+                cell,
+            });
+    }
+    for (i, p) in setup.probes.iter().enumerate() {
+        if owned.contains(p.cell) {
+            series[i].push((step, chunk.value(p.component, p.cell)?));
+        }
+    }
+    Ok(())
 }
 
 /// The samples of probe `probe` this rank holds (none for an index past the probes).
