@@ -146,10 +146,28 @@ fn a_checkpoint_resumes_on_any_layout_with_the_same_bits() {
         let out = run(comm, count, &plan.resume_from(&dir), true);
         assert!(out.values == reference, "{comm:?} {count}");
     }
-    // An index whose boxes leave cells out is refused, naming the shortfall.
     let index = dir.join(format!("step-{:010}/index.json", 40));
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
+    // A rank file whose length and CRC-32 agree with its index but which holds more than this
+    // run's chunks pack (chunks with other state) is refused, not read askew.
+    let rank_file = dir
+        .join(format!("step-{:010}", 40))
+        .join(json["ranks"][0]["file"].as_str().unwrap());
+    let original = std::fs::read(&rank_file).unwrap();
+    let longer = [original.as_slice(), &[0; 8]].concat();
+    std::fs::write(&rank_file, &longer).unwrap();
+    let mut lengthened = json.clone();
+    lengthened["ranks"][0]["bytes"] = longer.len().into();
+    lengthened["ranks"][0]["crc32"] = crc32fast::hash(&longer).into();
+    std::fs::write(&index, lengthened.to_string()).unwrap();
+    let ranks = Ranks::new(CommKind::Sim, 1).unwrap();
+    let Err(e) = simulate(&ranks, &RunPlan::new(GRID).resume_from(&dir), STEPS, true) else {
+        panic!("a lengthened rank file was read");
+    };
+    assert!(e.message().contains("mismatched"), "{e}");
+    std::fs::write(&rank_file, &original).unwrap();
+    // An index whose boxes leave cells out is refused, naming the shortfall.
     json["ranks"].as_array_mut().unwrap().remove(2);
     std::fs::write(&index, json.to_string()).unwrap();
     let ranks = Ranks::new(CommKind::Sim, 2).unwrap();
