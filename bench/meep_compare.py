@@ -8,6 +8,8 @@ sizes for a fixed number of steps — vacuum, and with `yee bench --scenes`'s re
 round (the machine's rate drifts), and prints the median stepping rates in Mcells/s and the
 median of the rounds' ratios. Needs a release build of yee:
     cargo build --release -p yee && python3 bench/meep_compare.py [--rounds N] ["3D 100^3" ...]
+With `--time-block K` (or `auto`) yee's rows are its temporally blocked runs (`yee bench
+--time-block K`, the `rayon-tb` rows), and its one-step rates of the same runs are printed beside.
 Use /usr/bin/python3 (Debian's) if another python3 comes first on PATH.
 """
 import argparse
@@ -56,19 +58,25 @@ def meep_rate(sim, cells, steps):
     return cells * steps / (time.perf_counter() - start) / 1e6
 
 
-def yee_rates(yee, name, fill):
-    """yee's rayon backend on one thread (`yee bench`: median of 5 runs) in f64 and f32."""
+def yee_rates(yee, name, fill, time_block):
+    """yee's rayon backend on one thread (`yee bench`: median of 5 runs) in f64 and f32: the
+    one-step rates, and with `time_block` the blocked ones (keys "f64-tb", "f32-tb")."""
     args = [yee, "bench", "--json", "--only", name, "--threads", "1", "--no-scalar"]
     if fill != "vacuum":
         args.append("--scenes")
+    if time_block:
+        args += ["--time-block", time_block]
     rows = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
-    return {r["value_type"]: r["mcells_per_s"] for r in rows if r["backend"] == "rayon"}
+    rates = {r["value_type"]: r["mcells_per_s"] for r in rows if r["backend"] == "rayon"}
+    rates.update({r["value_type"] + "-tb": r["mcells_per_s"] for r in rows if r["backend"] == "rayon-tb"})
+    return rates
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problems", nargs="*", help='names as in yee bench, e.g. "3D 100^3" (default: all)')
     parser.add_argument("--rounds", type=int, default=5, help="alternating Meep/yee rounds (default 5)")
+    parser.add_argument("--time-block", help="yee's temporally blocked rows (yee bench --time-block K|auto)")
     args = parser.parse_args()
     if args.rounds < 1:
         sys.exit("--rounds must be at least 1")
@@ -82,25 +90,34 @@ def main():
         sys.exit(f"unknown problem(s) {unknown}; expected some of {known}")
     only = args.problems or known
     print(f"Mcells/s on one core, medians of {args.rounds} alternating rounds; ratio = median of the rounds' ratios")
-    print(f"{'problem':<12} {'meep f64':>10} {'yee f64':>10} {'ratio':>7} {'yee f32':>10} {'ratio':>7}   f64 ratio range")
+    blocked = f" (--time-block {args.time_block}; one-step rates of the same runs at the end)" if args.time_block else ""
+    print(f"{'problem':<12} {'meep f64':>10} {'yee f64':>10} {'ratio':>7} {'yee f32':>10} {'ratio':>7}   f64 ratio range{blocked}")
     for name, dims, size, steps, fill in PROBLEMS:
         if name not in only:
             continue
         sim = meep_simulation(dims, size, fill)
         cells = size[0] * max(size[1], 1) * max(size[2], 1)
         meep_rate(sim, cells, max(steps // 4, 1))  # warm-up: faults the arrays in
-        meep, f64, f32 = [], [], []
+        meep, f64, f32, one_step = [], [], [], {"f64": [], "f32": []}
+        suffix = "-tb" if args.time_block else ""
         for _ in range(args.rounds):
             meep.append(meep_rate(sim, cells, steps))
-            rates = yee_rates(yee, name, fill)
-            f64.append(rates["f64"])
-            f32.append(rates["f32"])
+            rates = yee_rates(yee, name, fill, args.time_block)
+            if suffix and "f64-tb" not in rates:
+                sys.exit(f"yee bench ran no time-blocked row for {name}")
+            f64.append(rates["f64" + suffix])
+            f32.append(rates["f32" + suffix])
+            for t in one_step:
+                one_step[t].append(rates[t])
         r64 = [y / m for y, m in zip(f64, meep)]
         r32 = [y / m for y, m in zip(f32, meep)]
-        print(
+        line = (
             f"{name:<12} {median(meep):>10.1f} {median(f64):>10.1f} {median(r64):>6.2f}x"
             f" {median(f32):>10.1f} {median(r32):>6.2f}x   {min(r64):.2f}-{max(r64):.2f}"
         )
+        if suffix:
+            line += f"   one step: f64 {median(one_step['f64']):.1f}, f32 {median(one_step['f32']):.1f}"
+        print(line)
         del sim
 
 
