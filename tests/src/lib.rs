@@ -176,27 +176,60 @@ pub fn planned_on<T: yee_core::Scalar>(
     model: Option<yee_comm_sim::MachineModel>,
     steps: u64,
 ) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {
-    use yee_scalar::decomposed::{assemble, probe_series, run_rank};
+    planned_on_backend(
+        setup,
+        plan,
+        comm,
+        model,
+        &yee_scalar::chunk::ScalarCurl,
+        steps,
+    )
+}
+
+/// [`planned_on`] with every rank's chunks on `backend` (bit for bit the scalar oracle's
+/// fields on every backend, so a faster one only shortens a long study).
+pub fn planned_on_backend<T: yee_core::Scalar, B: yee_em::YeeBackend<T> + Sync>(
+    setup: &Setup,
+    plan: &yee_core::session::Plan,
+    comm: CommKind,
+    model: Option<yee_comm_sim::MachineModel>,
+    backend: &B,
+    steps: u64,
+) -> (Outcome<T>, Vec<yee_scalar::decomposed::RankOutput<T>>) {
+    use yee_scalar::decomposed::{assemble, probe_series, run_rank_on};
     let topology = plan.topology;
-    fn one<T: yee_core::Scalar, M: yee_core::Comm>(
+    fn one<T: yee_core::Scalar, B: yee_em::YeeBackend<T>, M: yee_core::Comm>(
         setup: &Setup,
         plan: &yee_core::session::Plan,
+        backend: &B,
         c: &mut M,
         steps: u64,
     ) -> yee_scalar::decomposed::RankOutput<T> {
-        run_rank::<T, _>(setup, plan, yee_em::Costs::default(), c, steps, |_, _| {})
-            .expect("the rank runs")
+        run_rank_on::<T, B, M>(
+            setup,
+            plan,
+            yee_em::Costs::default(),
+            backend,
+            c,
+            steps,
+            |_, _| {},
+        )
+        .expect("the rank runs")
     }
     let outputs = match comm {
         CommKind::Sim => {
             let model =
                 model.unwrap_or_else(|| yee_comm_sim::MachineModel::default_for(topology.ranks()));
-            yee_comm_sim::launch(topology, model, |mut c| one(setup, plan, &mut c, steps))
+            yee_comm_sim::launch(topology, model, |mut c| {
+                one(setup, plan, backend, &mut c, steps)
+            })
         }
-        CommKind::Shm => yee_comm_shm::launch(topology, |mut c| one(setup, plan, &mut c, steps)),
-        CommKind::ShmSlowed(s) => {
-            yee_comm_shm::launch_slowed(topology, s, |mut c| one(setup, plan, &mut c, steps))
+        CommKind::Shm => {
+            yee_comm_shm::launch(topology, |mut c| one(setup, plan, backend, &mut c, steps))
         }
+        CommKind::ShmSlowed(s) => yee_comm_shm::launch_slowed(topology, s, |mut c| {
+            one(setup, plan, backend, &mut c, steps)
+        }),
     };
     let fields = yee_em::Component::ALL.map(|c| assemble(&outputs, setup.grid, c));
     let probes = (0..setup.probes.len())

@@ -23,7 +23,7 @@ use yee_em::cylinder_scattering::{CylinderPolarisation, absorption_width, scatte
 use yee_em::flux::flux_spectrum;
 use yee_em::mie::sphere_cross_sections;
 use yee_em::{DftMonitor, FluxPlane, Material, Mode, PlaneWave, Region, Setup, Shape, Waveform};
-use yee_tests::{CommKind, cpml_everywhere, decomposed, single_chunk, vacuum};
+use yee_tests::{CommKind, cpml_everywhere, planned_on_backend, single_chunk, vacuum};
 
 const COURANT: f64 = 0.5;
 const EPS: f64 = 2.25;
@@ -43,8 +43,16 @@ struct Scatterer {
     /// The conductivity in cells.
     sigma: f64,
     smoothing: bool,
-    /// Threads the run is decomposed over (the same bits as one chunk), or one chunk.
-    threads: Option<[usize; 3]>,
+    runner: Runner,
+}
+
+/// How a run is stepped; every way gives the same bits.
+#[derive(Clone, Copy, Debug)]
+enum Runner {
+    /// The single-chunk scalar `Simulation`.
+    OneChunk,
+    /// One rank on the rayon backend, over every core: the fastest, for the long studies.
+    Rayon,
 }
 
 /// The cross-sections of a run over the band, and Mie's.
@@ -62,7 +70,7 @@ impl Scatterer {
             radius,
             sigma: SIGMA * 10.0 / radius,
             smoothing,
-            threads: None,
+            runner: Runner::OneChunk,
         }
     }
 
@@ -167,9 +175,21 @@ impl Scatterer {
             ..vacuum(mode, grid, COURANT, cpml_everywhere(self.cpml()))
         };
         setup.validate().unwrap();
-        let out = match self.threads {
-            None => single_chunk::<f64>(&setup, self.steps()),
-            Some(t) => decomposed::<f64>(&setup, Topology(t), CommKind::Shm, self.steps()),
+        let out = match self.runner {
+            Runner::OneChunk => single_chunk::<f64>(&setup, self.steps()),
+            Runner::Rayon => {
+                let plan = yee_scalar::decomposed::uniform_plan(&setup, Topology([1, 1, 1]));
+                let rayon = yee_rayon::RayonCurl::global();
+                planned_on_backend::<f64, _>(
+                    &setup,
+                    &plan,
+                    CommKind::Shm,
+                    None,
+                    &rayon,
+                    self.steps(),
+                )
+                .0
+            }
         };
         let mut absorbed = vec![0.0; frequencies.len()];
         let mut scattered = vec![0.0; frequencies.len()];
@@ -310,17 +330,9 @@ fn a_smoothed_absorbing_sphere_absorbs_and_scatters_as_mie_predicts() {
 #[test]
 #[ignore = "a study: about an hour on two cores"]
 fn a_smoothed_absorbing_sphere_converges_at_second_order() {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let layout = match threads {
-        16.. => [4, 2, 2],
-        8.. => [2, 2, 2],
-        4.. => [2, 2, 1],
-        2.. => [2, 1, 1],
-        _ => [1, 1, 1],
-    };
     let errors = [8.0, 16.0, 32.0].map(|radius| {
         let (a, s) = Scatterer {
-            threads: Some(layout),
+            runner: Runner::Rayon,
             ..Scatterer::scaled(Mode::ThreeD, radius, true)
         }
         .errors();
@@ -348,11 +360,9 @@ fn a_smoothed_absorbing_sphere_converges_at_second_order() {
 #[test]
 #[ignore = "a study: about ten minutes on two cores"]
 fn a_smoothed_absorbing_sphere_at_radius_8_and_16() {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let layout = if threads >= 2 { [2, 1, 1] } else { [1, 1, 1] };
     let errors = [8.0, 16.0].map(|radius| {
         let (a, s) = Scatterer {
-            threads: Some(layout),
+            runner: Runner::Rayon,
             ..Scatterer::scaled(Mode::ThreeD, radius, true)
         }
         .errors();
