@@ -62,6 +62,28 @@ impl Precision {
         }
     }
 
+    /// Bytes of a field value.
+    pub fn value_bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 | Precision::C32 => 8,
+            Precision::C64 => 16,
+        }
+    }
+
+    /// Bytes of a coefficient (a real).
+    pub fn real_bytes(self) -> u64 {
+        match self {
+            Precision::F32 | Precision::C32 => 4,
+            Precision::F64 | Precision::C64 => 8,
+        }
+    }
+
+    /// The type of a scene's `value_type` name (`f32`, `f64`, `c32`, `c64`).
+    pub fn of_name(name: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.suffix() == name)
+    }
+
     /// Whether the fields are complex.
     pub fn is_complex(self) -> bool {
         matches!(self, Precision::C32 | Precision::C64)
@@ -237,7 +259,11 @@ mod tests {
         // The emulated device's build includes every kernel file.
         let emulated = include_str!("../kernels/emulated_kernels.h");
         for file in ALL {
-            assert!(emulated.contains(&format!("#include \"{}\"", file.name)), "{}", file.name);
+            assert!(
+                emulated.contains(&format!("#include \"{}\"", file.name)),
+                "{}",
+                file.name
+            );
         }
     }
 }

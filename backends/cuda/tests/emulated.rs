@@ -77,7 +77,8 @@ fn bloch_runs_are_the_oracle_bit_for_bit() {
         // materials, which `Setup::validate` and so a `Simulation` refuse; the chunks do not).
         let scalar = yee_scalar::ScalarCurl;
         let oracle = decomposed_on::<T, _>(&scalar, &setup, Topology([1, 1, 1]), steps);
-        let imaginary = (oracle.fields.iter().flatten().flatten()).any(|v| v.im() != T::Real::default());
+        let imaginary =
+            (oracle.fields.iter().flatten().flatten()).any(|v| v.im() != T::Real::default());
         assert!(imaginary, "{mode:?}: the phase did not reach the fields");
         for &topology in topologies {
             let got = decomposed_on::<T, _>(&device(), &setup, topology, steps);

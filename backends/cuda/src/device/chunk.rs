@@ -285,7 +285,8 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
                 frequencies: d.frequencies.clone(),
                 part: d.part,
                 sums,
-                weights: (driver.alloc_zeros::<T::Real>(stream, d.monitor.values_per_node().max(1)))?,
+                weights: (driver
+                    .alloc_zeros::<T::Real>(stream, d.monitor.values_per_node().max(1)))?,
             });
         }
         if state.too_many_materials {
@@ -296,7 +297,8 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
         }
         let upload = |values: &[T]| driver.upload(stream, values);
         let real = |values: &[T::Real]| driver.upload(stream, values);
-        let flat = |pairs: &[[T::Real; 2]]| -> Vec<T::Real> { pairs.iter().flatten().copied().collect() };
+        let flat =
+            |pairs: &[[T::Real; 2]]| -> Vec<T::Real> { pairs.iter().flatten().copied().collect() };
         let table = |t: &[[T::Real; 3]]| -> Vec<T::Real> { t.iter().flatten().copied().collect() };
         let mut fields: [Option<D::Memory<T>>; 6] = Default::default();
         let mut materials: [Materials<D>; 6] = core::array::from_fn(|_| Materials {
@@ -312,10 +314,7 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
                 uniform: state.uniform_material[c.index()],
             };
         }
-        let coefficients = [
-            real(&flat(&state.electric))?,
-            real(&flat(&state.magnetic))?,
-        ];
+        let coefficients = [real(&flat(&state.electric))?, real(&flat(&state.magnetic))?];
         let mut stretch = Vec::new();
         for s in &state.stretch {
             stretch.push([real(&table(&s.integer))?, real(&table(&s.half))?]);
@@ -937,11 +936,7 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
     /// in launches of distinct nodes, the k-th correction of a node in the k-th launch, so
     /// each node takes its corrections in the order given (the sum's bits are the scalar
     /// backend's).
-    fn incident(
-        &mut self,
-        c: Component,
-        corrections: &[(i64, T::Real)],
-    ) -> Result<(), CudaError> {
+    fn incident(&mut self, c: Component, corrections: &[(i64, T::Real)]) -> Result<(), CudaError> {
         if corrections.is_empty() {
             return Ok(());
         }

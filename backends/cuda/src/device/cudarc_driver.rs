@@ -131,10 +131,7 @@ impl Driver for Cudarc {
         Ok(stream.synchronize()?)
     }
 
-    fn alloc_pinned<X: DeviceValue>(
-        &self,
-        len: usize,
-    ) -> Result<CudaPinned<X::Repr>, CudaError> {
+    fn alloc_pinned<X: DeviceValue>(&self, len: usize) -> Result<CudaPinned<X::Repr>, CudaError> {
         // SAFETY: the memory is zeroed below before anything reads it; plain flags (the host
         // reads it, so not write-combined).
         let mut pinned = unsafe { self.context.alloc_pinned_with_flags::<X::Repr>(len, 0) }?;
@@ -152,8 +149,7 @@ impl Driver for Cudarc {
 
     fn pinned_mut<X: DeviceValue>(pinned: &mut CudaPinned<X::Repr>) -> &mut [X] {
         // SAFETY: as in `pinned`, and `&mut` makes the borrow unique.
-        let values =
-            unsafe { std::slice::from_raw_parts_mut(pinned.ptr, pinned.pinned.len()) };
+        let values = unsafe { std::slice::from_raw_parts_mut(pinned.ptr, pinned.pinned.len()) };
         bytemuck::cast_slice_mut(values)
     }
 

@@ -58,10 +58,7 @@ unsafe impl<R: bytemuck::Pod> bytemuck::Pod for ComplexRepr<R> {}
 // SAFETY: `repr(C)` plain data, laid out as `yee_complex<R>`.
 unsafe impl<R: cudarc::driver::DeviceRepr> cudarc::driver::DeviceRepr for ComplexRepr<R> {}
 // SAFETY: zero bits are the complex zero.
-unsafe impl<R: cudarc::driver::ValidAsZeroBits> cudarc::driver::ValidAsZeroBits
-    for ComplexRepr<R>
-{
-}
+unsafe impl<R: cudarc::driver::ValidAsZeroBits> cudarc::driver::ValidAsZeroBits for ComplexRepr<R> {}
 
 impl DeviceValue for num_complex::Complex<f32> {
     type Repr = ComplexRepr<f32>;
