@@ -445,7 +445,7 @@ fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
             text.replace_range(at..end, "");
         }
         let scene = scenes.join(format!("{name}.toml"));
-        std::fs::write(&scene, text).unwrap();
+        std::fs::write(&scene, &text).unwrap();
         let scene = scene.to_str().unwrap();
         let run = |backend: &str, out: &Path| {
             let out = out.to_str().unwrap();
