@@ -250,7 +250,7 @@ mod tests {
                 let text = program(file, p);
                 assert!(text.contains(&format!("#define YEE_REAL {}", p.c_type())));
                 assert!(text.contains(&format!("#define YEE_VALUE {}", p.value_type())));
-                assert_eq!(text.contains("#define YEE_COMPLEX"), p.is_complex());
+                assert_eq!(text.contains("#define YEE_COMPLEX 1"), p.is_complex());
                 assert!(text.contains("yee_curl_node"));
             }
         }

@@ -234,6 +234,7 @@ mod tests {
         let poles = [yee_em::Pole::Drude {
             frequency: 0.1,
             gamma: 0.01,
+            sigma: 1.0,
         }];
         let regions = [Region {
             shape: Shape::Block {
