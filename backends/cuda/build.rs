@@ -1,28 +1,11 @@
 //! Compiles the host build of the kernel bodies (`kernels/host.c`) with multiply-adds unfused,
 //! as NVRTC compiles the device build with `--fmad=false`; with the `cuda` feature also the
-//! emulated device's build of the kernel files themselves (`kernels/emulated.cpp`).
+//! emulated device's build of the kernel files themselves (`kernels/emulated.cpp`), for f32,
+//! f64, c32 and c64.
 
 fn main() {
-    for file in [
-        "host.c",
-        "yee_cell.h",
-        "thread.cuh",
-        "emulated.cuh",
-        "emulated.cpp",
-        "box.cu",
-        "cpml.cu",
-        "curl.cu",
-        "dft.cu",
-        "finite.cu",
-        "gather.cu",
-        "incident.cu",
-        "poles.cu",
-        "source.cu",
-        "tensor.cu",
-        "triad.cu",
-    ] {
-        println!("cargo:rerun-if-changed=kernels/{file}");
-    }
+    // Every kernel source (a directory: cargo rescans it for any change).
+    println!("cargo:rerun-if-changed=kernels");
     cc::Build::new()
         .file("kernels/host.c")
         .flag_if_supported("-ffp-contract=off")

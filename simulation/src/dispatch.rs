@@ -118,7 +118,7 @@ fn host_kernels(options: &RunOptions) -> Vec<yee_rayon::HostKernel> {
 }
 
 /// `--rank-backends` with device ranks beside host ranks ([`crate::mixed_backend`]): one kind
-/// of device per run, f32 and f64 scenes.
+/// of device per run, every value type.
 #[cfg(all(feature = "cuda", feature = "rayon"))]
 fn run_mixed(
     scene: &Scene,
@@ -139,24 +139,18 @@ fn run_mixed(
     }
     let host = yee_rayon::PerRank::new(host_kernels(options))
         .ok_or_else(|| AppError::Usage("--rank-backends: the list is empty".into()))?;
-    if !matches!(scene.value_type, ValueType::F32 | ValueType::F64) {
-        return Err(AppError::Usage(format!(
-            "--rank-backends with a device rank runs f32 and f64 scenes; this one has {} values",
-            scene.value_type.name()
-        )));
-    }
     if gpu.is_some() {
         if !driver_present() {
             return Err(AppError::Run(NO_DRIVER.into()));
         }
-        return run_device(
+        return run_on(
             scene,
             options,
             MixedBackend::<Cudarc>::new(host, device),
             control,
         );
     }
-    run_device(
+    run_on(
         scene,
         options,
         MixedBackend::<Emulated>::new(host, device),
@@ -181,9 +175,10 @@ fn run_mixed(
     )))
 }
 
-/// `--backend cuda`: each rank on a device (round-robin), f32 and f64 scenes. Without the
-/// driver the run stops with "no CUDA driver found (libcuda)" before anything is written.
-/// `--backend cuda-emulated`: the same chunk on the emulated device (no driver needed).
+/// `--backend cuda`: each rank on a device (round-robin), every value type (complex fields
+/// too: Bloch-periodic scenes). Without the driver the run stops with "no CUDA driver found
+/// (libcuda)" before anything is written. `--backend cuda-emulated`: the same chunk on the
+/// emulated device (no driver needed).
 #[cfg(feature = "cuda")]
 fn run_cuda(
     scene: &Scene,
@@ -192,31 +187,12 @@ fn run_cuda(
 ) -> Result<Option<Ended>, AppError> {
     use yee_cuda::device::{CudaBackend, EmulatedBackend, NO_DRIVER, driver_present};
     if options.backend == Backend::CudaEmulated {
-        return run_device(scene, options, EmulatedBackend::default(), control);
+        return run_on(scene, options, EmulatedBackend::default(), control);
     }
     if !driver_present() {
         return Err(AppError::Run(NO_DRIVER.into()));
     }
-    run_device(scene, options, CudaBackend::default(), control)
-}
-
-/// A run on device backend `backend`: f32 and f64 scenes.
-#[cfg(feature = "cuda")]
-fn run_device<B: YeeBackend<f32> + YeeBackend<f64>>(
-    scene: &Scene,
-    options: &RunOptions,
-    backend: B,
-    control: Option<&Control>,
-) -> Result<Option<Ended>, AppError> {
-    match scene.value_type {
-        ValueType::F32 => run_leg::<f32, _>(scene, options, backend, control),
-        ValueType::F64 => run_leg::<f64, _>(scene, options, backend, control),
-        other => Err(AppError::Usage(format!(
-            "--backend {} runs f32 and f64 scenes; this one has {} values",
-            options.backend.name(),
-            other.name()
-        ))),
-    }
+    run_on(scene, options, CudaBackend::default(), control)
 }
 
 /// `--backend cuda` in a build without the feature: how to rebuild.

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use yee_core::Box3;
-use yee_cuda::device::{CudaChunk, CudaError, DeviceReal, Driver, MixedChunk};
+use yee_cuda::device::{CudaChunk, CudaError, DeviceScalar, Driver, MixedChunk};
 use yee_em::{Costs, Setup, YeeBackend};
 use yee_rayon::{HostKernel, PerRank};
 use yee_scalar::YeeChunk;
@@ -62,7 +62,7 @@ impl<D> core::fmt::Debug for MixedBackend<D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> YeeBackend<T> for MixedBackend<D> {
+impl<T: DeviceScalar, D: Driver> YeeBackend<T> for MixedBackend<D> {
     type Chunk<'s> = MixedChunk<'s, T, YeeChunk<'s, T, HostKernel>, D>;
 
     fn name(&self) -> &'static str {

@@ -1,6 +1,7 @@
 //! The setups the backend conformance suite ([`crate::backend_conformance`]) is run on:
 //! every example scene, and per mode a small grid with every code path of a step
-//! ([`physics`]); [`device_physics`] is that grid with a plane wave, for the device chunk.
+//! ([`physics`]); [`device_physics`] is that grid with a plane wave, for the device chunk, and
+//! [`bloch_device_physics`] the same made Bloch-periodic (complex fields).
 
 use std::path::Path;
 
@@ -214,6 +215,38 @@ pub fn device_physics(mode: Mode) -> Setup<'static> {
     Setup {
         regions: Box::leak(regions.into_boxed_slice()),
         plane_waves: Box::leak(Box::new([wave])),
+        ..full
+    }
+}
+
+/// [`device_physics`] made Bloch-periodic, for complex fields: x periodic with a Bloch
+/// wavevector (and y too in 3D, so edge and corner halos wrap across two faces and take the
+/// sum of their phases), the other faces as before (CPML below, PEC or PMC above), and probes
+/// at the low and high x faces.
+pub fn bloch_device_physics(mode: Mode) -> Setup<'static> {
+    let full = device_physics(mode);
+    let periodic = [Boundary::Periodic; 2];
+    let mut boundaries = full.boundaries;
+    boundaries[0] = periodic;
+    let mut bloch = [0.0173, 0.0, 0.0];
+    if mode == Mode::ThreeD {
+        boundaries[1] = periodic;
+        bloch[1] = -0.0291;
+    }
+    let high = full.grid[0] as i64 - 1;
+    let component = if mode.has(Component::Ez) {
+        Component::Ez
+    } else {
+        Component::Hz
+    };
+    let probes = [[0, 3, 2], [high, 5, 4]].map(|cell: [i64; 3]| yee_em::Probe {
+        component,
+        cell: core::array::from_fn(|a| if full.grid[a] == 1 { 0 } else { cell[a] }),
+    });
+    Setup {
+        boundaries,
+        bloch,
+        probes: Box::leak(Box::new(probes)),
         ..full
     }
 }

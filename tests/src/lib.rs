@@ -250,6 +250,39 @@ pub fn planned_on_backend<T: yee_core::Scalar, B: yee_em::YeeBackend<T> + Sync>(
     )
 }
 
+/// `steps` steps of `setup` decomposed uniformly over `topology` on the shared-memory
+/// communicator, each rank's chunk built by `backend` (the driver exchanging halos, the Bloch
+/// phase where one wraps): whole fields, probe records and DFT transforms, to compare with
+/// [`single_chunk`].
+pub fn decomposed_on<T, B>(
+    backend: &B,
+    setup: &Setup,
+    topology: yee_core::Topology,
+    steps: u64,
+) -> Outcome<T>
+where
+    T: yee_core::Scalar,
+    B: yee_em::YeeBackend<T> + Sync,
+    for<'s> <B::Chunk<'s> as yee_core::Chunk>::Error: core::fmt::Debug,
+{
+    use yee_scalar::decomposed::{assemble, assemble_dft, probe_series, run_rank_on};
+    let plan = yee_scalar::decomposed::uniform_plan(setup, topology);
+    let outputs = yee_comm_shm::launch(topology, |mut c| {
+        let costs = yee_em::Costs::default();
+        run_rank_on(setup, &plan, costs, backend, &mut c, steps, |_, _| {})
+            .unwrap_or_else(|e| panic!("a rank of {:?}: {e:?}", topology.0))
+    });
+    Outcome {
+        fields: yee_em::Component::ALL.map(|c| assemble(&outputs, setup.grid, c)),
+        probes: (0..setup.probes.len())
+            .map(|i| probe_series(&outputs, i).expect("owned"))
+            .collect(),
+        dft: (0..setup.monitors.len())
+            .map(|i| assemble_dft(setup, i, outputs.iter().flat_map(|o| &o.dft)))
+            .collect(),
+    }
+}
+
 /// [`planned_on`] with the default machine model.
 pub fn planned<T: yee_core::Scalar>(
     setup: &Setup,

@@ -5,7 +5,7 @@
 //! device reads a node's id wherever a row holds several materials.
 
 use yee_cuda::device::bench::{DeviceTriad, SteppedChunk};
-use yee_cuda::device::{CudaError, DeviceReal, Driver};
+use yee_cuda::device::{CudaError, DeviceReal, DeviceScalar, Driver};
 use yee_scalar::state::YeeState;
 
 use crate::bench::{BenchRow, Plan, Problem, RUNS, RowHead, Samples};
@@ -57,7 +57,7 @@ fn round<D: Driver>(
 }
 
 /// [`RUNS`] timed runs of `problem.steps` steps, each after a triad.
-fn measure<T: DeviceReal, D: Driver>(
+fn measure<T: DeviceReal + DeviceScalar, D: Driver>(
     problem: &Problem,
     triad: &mut DeviceTriad<T, D>,
 ) -> Result<Samples, CudaError> {

@@ -104,17 +104,17 @@ pub fn memory_fits(scene: &Scene, ranks: usize, mpi: bool) -> Result<(), crate::
 /// ([`yee_cuda::memory::DeviceMemory`]; the coefficient tables counted for the background,
 /// each region's material and the inactive id).
 pub fn device_memory_line(scene: &Scene) -> String {
-    if matches!(
-        scene.value_type,
-        yee_scene::spec::ValueType::C32 | yee_scene::spec::ValueType::C64
-    ) {
-        return "cuda        runs f32 and f64 scenes only".into();
-    }
     let setup = scene.setup();
+    let Some(precision) = yee_cuda::kernels::Precision::of_name(scene.value_type.name()) else {
+        return format!(
+            "cuda        no device kernels for {} values",
+            scene.value_type.name()
+        );
+    };
     let m = yee_cuda::memory::DeviceMemory::of(
         &setup,
         yee_core::Box3::from_extent(setup.grid),
-        scene.value_type.bytes(),
+        precision,
         setup.regions.len() + 2,
     );
     let parts: Vec<String> = m

@@ -301,27 +301,87 @@ fn a_lossy_curved_surface_keeps_the_diagonal_rule_on_the_device() {
     assert!(lossless["smoothing_fallback"].is_null(), "{lossless}");
 }
 
-/// A complex scene is refused on the emulated device naming its value type, before a step.
-#[cfg(feature = "cuda")]
+/// A Bloch-periodic scene (the device scene with complex fields and a Bloch wavevector along
+/// its periodic z) on emulated-device ranks writes the one-rank scalar run's bytes, c32 and
+/// c64: one rank (its own neighbour across the wrap), decomposed along z on sim (the wrap
+/// between the first and the last rank) and on shm, and beside a rayon rank; the phase
+/// reached the fields (the snapshots differ from the plain periodic run's).
+#[cfg(all(feature = "cuda", feature = "rayon"))]
 #[test]
-fn the_emulated_device_refuses_what_the_device_does_not_run() {
-    let out = crate::tmp_dir(module_path!()).join("refused");
-    let complex = device3d("c64");
-    let output = yee(&[
-        "run",
-        complex.to_str().unwrap(),
-        "--quiet",
-        "--backend",
-        "cuda-emulated",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("--backend cuda-emulated runs f32 and f64 scenes; this one has c64 values"),
-        "{stderr}"
-    );
+fn a_bloch_scene_on_emulated_device_ranks_writes_the_scalar_bytes() {
+    for value_type in ["c32", "c64"] {
+        let plain = device3d(value_type);
+        let text = std::fs::read_to_string(&plain).unwrap();
+        let bloch_text = text.replacen(
+            "z = \"periodic\"\n",
+            "z = \"periodic\"\nk = [0, 0, 0.0371]\n",
+            1,
+        );
+        assert_ne!(text, bloch_text, "the scene has a periodic z");
+        let scene = plain.with_file_name(format!("device3d_bloch_{value_type}.toml"));
+        std::fs::write(&scene, bloch_text).unwrap();
+        let (one, _) = run_into(
+            &scene,
+            &format!("bloch_one_{value_type}"),
+            &["--backend", "scalar"],
+        );
+        let (periodic, _) = run_into(
+            &plain,
+            &format!("bloch_plain_{value_type}"),
+            &["--backend", "scalar"],
+        );
+        let ez = |dir: &Path| std::fs::read(dir.join("ez_000040.npy")).unwrap();
+        assert_ne!(
+            ez(&one),
+            ez(&periodic),
+            "{value_type}: the phase changes the fields"
+        );
+        let cases: [(&str, &[&str]); 4] = [
+            ("device_one", &["--backend", "cuda-emulated"]),
+            (
+                "device_sim",
+                &[
+                    "--backend",
+                    "cuda-emulated",
+                    "--ranks",
+                    "3",
+                    "--topology",
+                    "1x1x3",
+                    "--comm",
+                    "sim",
+                ],
+            ),
+            (
+                "device_shm",
+                &[
+                    "--backend",
+                    "cuda-emulated",
+                    "--ranks",
+                    "4",
+                    "--topology",
+                    "2x1x2",
+                    "--comm",
+                    "shm",
+                ],
+            ),
+            (
+                "het_shm",
+                &[
+                    "--rank-backends",
+                    "rayon,cuda-emulated",
+                    "--topology",
+                    "1x1x2",
+                    "--comm",
+                    "shm",
+                ],
+            ),
+        ];
+        for (name, args) in cases {
+            let name = format!("bloch_{name}_{value_type}");
+            let (out, _) = run_into(&scene, &name, args);
+            assert_same_outputs(&one, &out, &name);
+        }
+    }
 }
 
 /// Every file of `expected` (a run's output folder, its subfolders too) but run.json and
@@ -354,8 +414,8 @@ fn assert_same_files(expected: &Path, actual: &Path, what: &str) -> usize {
 /// Every example scene runs on `--backend cuda-emulated` (12 steps, 4 traces of the B-scan,
 /// the ring's harmonic inversion left out: it reads from t = 1000 on) and writes the scalar backend's bytes: snapshots, slices, probes, flux spectra and their
 /// DFT sums, far fields, plots. The scenes that subtract an incident run's flux (`minus`)
-/// read the scalar incident run's. Complex scenes (Bloch-periodic bands) are refused naming
-/// their value type: the device runs f32 and f64.
+/// read the scalar incident run's. The two complex scenes (the band scenes, c64) are among
+/// them: every scene runs on the device.
 #[cfg(feature = "cuda")]
 #[test]
 fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
@@ -371,7 +431,7 @@ fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
         .collect();
     // Incident runs first: the others subtract their flux.
     paths.sort_by_key(|p| (!p.to_str().unwrap().ends_with("_incident.toml"), p.clone()));
-    let (mut ran, mut refused) = (Vec::new(), Vec::new());
+    let (mut ran, mut complex) = (Vec::new(), Vec::new());
     let count = paths.len();
     for path in paths {
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
@@ -385,7 +445,7 @@ fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
             text.replace_range(at..end, "");
         }
         let scene = scenes.join(format!("{name}.toml"));
-        std::fs::write(&scene, text).unwrap();
+        std::fs::write(&scene, &text).unwrap();
         let scene = scene.to_str().unwrap();
         let run = |backend: &str, out: &Path| {
             let out = out.to_str().unwrap();
@@ -411,11 +471,10 @@ fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
         let output = run("cuda-emulated", &device);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
-        if stderr.contains("--backend cuda-emulated runs f32 and f64 scenes") {
-            refused.push(name);
-            continue;
-        }
         assert!(output.status.success(), "{name} (cuda-emulated): {stderr}");
+        if text.contains("value_type = \"c") {
+            complex.push(name.clone());
+        }
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(device.join("run.json")).unwrap())
                 .unwrap();
@@ -425,12 +484,12 @@ fn every_example_scene_writes_the_scalar_bytes_on_the_emulated_device() {
         ran.push(name);
     }
     assert_eq!(
-        refused,
+        complex,
         ["bragg_bands", "square_rods_bands"],
         "complex scenes"
     );
-    assert!(ran.len() >= 16, "{ran:?}");
-    assert_eq!(ran.len() + refused.len(), count, "{ran:?}");
+    assert!(ran.len() >= 18, "{ran:?}");
+    assert_eq!(ran.len(), count, "{ran:?}");
 }
 
 /// `--rank-backends cuda-emulated,rayon,…`: an emulated-device rank beside rayon and scalar

@@ -2,7 +2,7 @@
  * packed into the staging buffer (pack != 0) and unpacked from it, probes and read-backs.
  * r.lo and r.hi bound the box, r.storage_lo and r.extent the field's storage. The body
  * yee_copy_node of yee_cell.h. */
-extern "C" __global__ void YEE_NAME(yee_box_copy)(YEE_REAL *values, YEE_REAL *buffer,
+extern "C" __global__ void YEE_NAME(yee_box_copy)(YEE_VALUE *values, YEE_VALUE *buffer,
                                                   yee_region r, int pack)
 {
     long long extent[3];

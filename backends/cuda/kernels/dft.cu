@@ -2,7 +2,7 @@
  * node adds its value times the step's weights to its running sums, the body yee_dft_node of
  * yee_cell.h. The field is stored over r's storage box, the sums `per_node` to a node over
  * `part`'s (the monitor's nodes in the chunk). */
-extern "C" __global__ void YEE_NAME(yee_dft)(YEE_REAL *sums, const YEE_REAL *values,
+extern "C" __global__ void YEE_NAME(yee_dft)(YEE_VALUE *sums, const YEE_VALUE *values,
                                              const YEE_REAL *weights, long long per_node,
                                              yee_region r, yee_region part)
 {

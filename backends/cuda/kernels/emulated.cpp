@@ -1,55 +1,60 @@
 /* The emulated device's build of the kernel files (kernels/<name>.cu), exactly as NVRTC gets them
- * (yee_cell.h and thread.cuh for one value type, then each file), compiled for the host by
- * build.rs with -ffp-contract=off (NVRTC: --fmad=false) against the shim of emulated.cuh.
+ * (yee_complex.h, yee_cell.h and thread.cuh for one value type, then each file), compiled for
+ * the host by build.rs with -ffp-contract=off (NVRTC: --fmad=false) against the shim of
+ * emulated.cuh, for the four value types: f32, f64, c32 and c64 (complex fields, real
+ * coefficients).
  *
- * Each kernel K of type S gets two C entry points:
- *   yee_launch_K_S(grid, block, args): runs the launch, every block (z, y, x) and in each every
+ * Each kernel K of type S gets two entry points, found by name (`K_S`, as kernels.rs's
+ * entry_name spells it) through yee_emulated_entry:
+ *   launch(grid, block, args): runs the launch, every block (z, y, x) and in each every
  *     thread (z, y, x); `args` is the argument list as cuLaunchKernel takes it, an array of
  *     pointers to the arguments, unpacked by the kernel's own parameter types;
- *   yee_params_K_S(sizes, cap): the byte size of each parameter, so the emulator checks a
- *     launch's argument list before running it. */
+ *   params(sizes, cap): the byte size of each parameter, so the emulator checks a launch's
+ *     argument list before running it. */
 #include <stddef.h>
+#include <string.h>
 #include <type_traits>
 #include <utility>
 
 #include "emulated.cuh"
 
 #define YEE_DEVICE __device__
+#include "yee_complex.h"
+#include "thread.cuh"
 
 #define YEE_REAL float
+#define YEE_VALUE float
 #define YEE_NAME(name) name##_emulated_f32
-#include "yee_cell.h"
-#include "thread.cuh"
-#include "box.cu"
-#include "cpml.cu"
-#include "curl.cu"
-#include "dft.cu"
-#include "finite.cu"
-#include "gather.cu"
-#include "incident.cu"
-#include "poles.cu"
-#include "source.cu"
-#include "tensor.cu"
-#include "triad.cu"
+#include "emulated_kernels.h"
 #undef YEE_REAL
+#undef YEE_VALUE
 #undef YEE_NAME
 
 #define YEE_REAL double
+#define YEE_VALUE double
 #define YEE_NAME(name) name##_emulated_f64
-#include "yee_cell.h"
-#include "box.cu"
-#include "cpml.cu"
-#include "curl.cu"
-#include "dft.cu"
-#include "finite.cu"
-#include "gather.cu"
-#include "incident.cu"
-#include "poles.cu"
-#include "source.cu"
-#include "tensor.cu"
-#include "triad.cu"
+#include "emulated_kernels.h"
 #undef YEE_REAL
+#undef YEE_VALUE
 #undef YEE_NAME
+
+#define YEE_COMPLEX 1
+#define YEE_REAL float
+#define YEE_VALUE yee_complex<float>
+#define YEE_NAME(name) name##_emulated_c32
+#include "emulated_kernels.h"
+#undef YEE_REAL
+#undef YEE_VALUE
+#undef YEE_NAME
+
+#define YEE_REAL double
+#define YEE_VALUE yee_complex<double>
+#define YEE_NAME(name) name##_emulated_c64
+#include "emulated_kernels.h"
+#undef YEE_REAL
+#undef YEE_VALUE
+#undef YEE_NAME
+#undef YEE_COMPLEX
 
 /* Calls `kernel` with the arguments `args` points at, each read as its parameter's type. */
 template <typename... A, size_t... I>
@@ -87,36 +92,63 @@ static size_t yee_params(void (*)(A...), size_t *sizes, size_t cap)
     return sizeof...(A);
 }
 
+typedef void (*yee_launch_fn)(const unsigned int *, const unsigned int *, void **);
+typedef size_t (*yee_params_fn)(size_t *, size_t);
+
+/* The two entry points of kernel `entry` of type `suffix`. */
 #define YEE_EMULATED(entry, suffix)                                                          \
-    extern "C" void yee_launch_##entry##_##suffix(const unsigned int *grid,                 \
-                                                  const unsigned int *block, void **args)   \
+    static void yee_launch_##entry##_##suffix(const unsigned int *grid,                     \
+                                              const unsigned int *block, void **args)       \
     {                                                                                        \
         yee_launch(entry##_emulated_##suffix, grid, block, args);                            \
     }                                                                                        \
-    extern "C" size_t yee_params_##entry##_##suffix(size_t *sizes, size_t cap)               \
+    static size_t yee_params_##entry##_##suffix(size_t *sizes, size_t cap)                   \
     {                                                                                        \
         return yee_params(entry##_emulated_##suffix, sizes, cap);                            \
     }
 
-YEE_EMULATED(yee_curl, f32)
-YEE_EMULATED(yee_cpml, f32)
-YEE_EMULATED(yee_source, f32)
-YEE_EMULATED(yee_box_copy, f32)
-YEE_EMULATED(yee_non_finite, f32)
-YEE_EMULATED(yee_dft, f32)
-YEE_EMULATED(yee_incident, f32)
-YEE_EMULATED(yee_poles, f32)
-YEE_EMULATED(yee_gather, f32)
-YEE_EMULATED(yee_tensor, f32)
-YEE_EMULATED(yee_triad, f32)
-YEE_EMULATED(yee_curl, f64)
-YEE_EMULATED(yee_cpml, f64)
-YEE_EMULATED(yee_source, f64)
-YEE_EMULATED(yee_box_copy, f64)
-YEE_EMULATED(yee_non_finite, f64)
-YEE_EMULATED(yee_dft, f64)
-YEE_EMULATED(yee_incident, f64)
-YEE_EMULATED(yee_poles, f64)
-YEE_EMULATED(yee_gather, f64)
-YEE_EMULATED(yee_tensor, f64)
-YEE_EMULATED(yee_triad, f64)
+/* Every kernel of kernels.rs's ALL, as X(entry, suffix). */
+#define YEE_KERNELS(X, suffix)                                                               \
+    X(yee_bloch, suffix)                                                                     \
+    X(yee_box_copy, suffix)                                                                  \
+    X(yee_cpml, suffix)                                                                      \
+    X(yee_curl, suffix)                                                                      \
+    X(yee_dft, suffix)                                                                       \
+    X(yee_non_finite, suffix)                                                                \
+    X(yee_gather, suffix)                                                                    \
+    X(yee_incident, suffix)                                                                  \
+    X(yee_poles, suffix)                                                                     \
+    X(yee_source, suffix)                                                                    \
+    X(yee_tensor, suffix)                                                                    \
+    X(yee_triad, suffix)
+
+YEE_KERNELS(YEE_EMULATED, f32)
+YEE_KERNELS(YEE_EMULATED, f64)
+YEE_KERNELS(YEE_EMULATED, c32)
+YEE_KERNELS(YEE_EMULATED, c64)
+
+struct yee_entry {
+    const char *name;
+    yee_launch_fn launch;
+    yee_params_fn params;
+};
+
+#define YEE_ROW(entry, suffix)                                                               \
+    {#entry "_" #suffix, yee_launch_##entry##_##suffix, yee_params_##entry##_##suffix},
+
+static const yee_entry yee_entries[] = {
+    YEE_KERNELS(YEE_ROW, f32) YEE_KERNELS(YEE_ROW, f64) YEE_KERNELS(YEE_ROW, c32)
+        YEE_KERNELS(YEE_ROW, c64)};
+
+/* The entry points of the kernel named `name` (`yee_curl_f32`) into *launch and *params;
+ * returns 0 when there is no such kernel. */
+extern "C" int yee_emulated_entry(const char *name, yee_launch_fn *launch, yee_params_fn *params)
+{
+    for (const yee_entry &e : yee_entries)
+        if (strcmp(e.name, name) == 0) {
+            *launch = e.launch;
+            *params = e.params;
+            return 1;
+        }
+    return 0;
+}

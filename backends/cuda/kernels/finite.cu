@@ -1,7 +1,7 @@
 /* The divergence check: the smallest order key (x fastest over the grid gx x gy x gz) of a
  * node of the box r whose stored value is NaN or infinite, reduced into *first by atomicMin
  * (which starts at YEE_FINITE_KEY). The body yee_non_finite_key of yee_cell.h. */
-extern "C" __global__ void YEE_NAME(yee_non_finite)(const YEE_REAL *values, yee_region r,
+extern "C" __global__ void YEE_NAME(yee_non_finite)(const YEE_VALUE *values, yee_region r,
                                                     long long gx, long long gy, long long gz,
                                                     unsigned long long *first)
 {

@@ -1,7 +1,7 @@
 /* Copies between the entries indices[n] of `values` and buffer[n], one thread per entry (of
  * `count`): pack (pack != 0) or unpack. The slabs and resizes of arrays not stored over a box
  * (the polarisations of dispersive nodes). */
-extern "C" __global__ void YEE_NAME(yee_gather)(YEE_REAL *values, YEE_REAL *buffer,
+extern "C" __global__ void YEE_NAME(yee_gather)(YEE_VALUE *values, YEE_VALUE *buffer,
                                                 const long long *indices, long long count,
                                                 int pack)
 {

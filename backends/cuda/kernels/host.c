@@ -4,15 +4,19 @@
  * with the scalar oracle bit for bit. */
 
 #define YEE_REAL float
+#define YEE_VALUE float
 #define YEE_NAME(name) name##_f32
 #include "yee_cell.h"
 #undef YEE_REAL
+#undef YEE_VALUE
 #undef YEE_NAME
 
 #define YEE_REAL double
+#define YEE_VALUE double
 #define YEE_NAME(name) name##_f64
 #include "yee_cell.h"
 #undef YEE_REAL
+#undef YEE_VALUE
 #undef YEE_NAME
 
 /* Every node of [lo, hi) in order (z, then y, then x fastest), with `p` its position. */

@@ -3,7 +3,7 @@
  * storage offset offsets[n], the body yee_incident_node of yee_cell.h. The nodes of one launch
  * are distinct (a node corrected twice in a step gets its second correction in a later launch,
  * so each node's corrections keep the scalar backend's order). */
-extern "C" __global__ void YEE_NAME(yee_incident)(YEE_REAL *values, const long long *offsets,
+extern "C" __global__ void YEE_NAME(yee_incident)(YEE_VALUE *values, const long long *offsets,
                                                   const YEE_REAL *incident, long long count,
                                                   const unsigned short *ids, int uniform,
                                                   const YEE_REAL *coefficients)

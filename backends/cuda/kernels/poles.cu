@@ -5,15 +5,15 @@
  * steps[3 s..] and explicit_steps[s] for s in steps_first[m]..steps_first[m+1] and Cb/dt
  * drive[m]; the body yee_pole_pass. Sets *non_finite when a correction stores a NaN or an
  * infinity. */
-extern "C" __global__ void YEE_NAME(yee_poles)(int pass, YEE_REAL *values, long long count,
+extern "C" __global__ void YEE_NAME(yee_poles)(int pass, YEE_VALUE *values, long long count,
                                                const long long *cells,
                                                const long long *offsets,
                                                const long long *first, const int *material,
                                                const long long *steps_first,
                                                const YEE_REAL *steps,
                                                const int *explicit_steps,
-                                               const YEE_REAL *drive, YEE_REAL *now,
-                                               YEE_REAL *next, YEE_REAL *scratch, yee_region r,
+                                               const YEE_REAL *drive, YEE_VALUE *now,
+                                               YEE_VALUE *next, YEE_VALUE *scratch, yee_region r,
                                                int *non_finite)
 {
     long long n = yee_listed_node(count, cells, r.lo, r.hi);

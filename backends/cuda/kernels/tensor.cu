@@ -4,7 +4,7 @@
  * and `other1` are the curl terms of the components along the two other axes (in increasing
  * axis order), has0 and has1 whether the mode carries them. The body yee_tensor_node. Sets
  * *non_finite when it stores a NaN or an infinity. */
-extern "C" __global__ void YEE_NAME(yee_tensor)(YEE_REAL *values, long long count,
+extern "C" __global__ void YEE_NAME(yee_tensor)(YEE_VALUE *values, long long count,
                                                 const long long *cells,
                                                 const long long *offsets,
                                                 const long long *neighbours,

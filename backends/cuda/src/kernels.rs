@@ -1,10 +1,15 @@
 //! The device kernels' sources (`kernels/*.cu`) and the NVRTC program of each for one value
-//! type: the cell bodies of `kernels/yee_cell.h` defined for that type, the thread helpers of
-//! `kernels/thread.cuh`, then the kernel file. NVRTC gets one self-contained text (no include
-//! paths); the entry points are named `<kernel>_<type>` (`yee_curl_f32`).
+//! type: the complex value of `kernels/yee_complex.h`, the cell bodies of `kernels/yee_cell.h`
+//! defined for that type, the thread helpers of `kernels/thread.cuh`, then the kernel file.
+//! NVRTC gets one self-contained text (no include paths); the entry points are named
+//! `<kernel>_<type>` (`yee_curl_f32`, `yee_curl_c64`).
 
 /// The source of the kernel bodies (shared by the device kernels and the host build).
 pub const CELL_SOURCE: &str = include_str!("../kernels/yee_cell.h");
+
+/// The complex field value (`yee_complex<R>`: the scalar backend's complex arithmetic, part by
+/// part), C++.
+pub const COMPLEX_SOURCE: &str = include_str!("../kernels/yee_complex.h");
 
 /// The device helpers every box kernel starts with (a thread's node).
 pub const THREAD_SOURCE: &str = include_str!("../kernels/thread.cuh");
@@ -13,32 +18,84 @@ pub const THREAD_SOURCE: &str = include_str!("../kernels/thread.cuh");
 /// oracle's bits (`--fmad=true` changed 95 % of f32 values after 40 steps on an H100).
 pub const NVRTC_OPTIONS: &[&str] = &["--fmad=false"];
 
-/// A value type the device kernels are built for.
+/// A field value type the device kernels are built for: real fields, or complex fields
+/// (Bloch-periodic scenes, band diagrams) whose coefficients are real.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Precision {
     /// `float`.
     F32,
     /// `double`.
     F64,
+    /// `yee_complex<float>`.
+    C32,
+    /// `yee_complex<double>`.
+    C64,
 }
 
 impl Precision {
-    /// Both types.
+    /// The real types.
     pub const BOTH: [Precision; 2] = [Precision::F32, Precision::F64];
 
-    /// The C type.
+    /// Every type.
+    pub const ALL: [Precision; 4] = [
+        Precision::F32,
+        Precision::F64,
+        Precision::C32,
+        Precision::C64,
+    ];
+
+    /// The C type of the coefficients (and of real fields).
     pub fn c_type(self) -> &'static str {
         match self {
-            Precision::F32 => "float",
-            Precision::F64 => "double",
+            Precision::F32 | Precision::C32 => "float",
+            Precision::F64 | Precision::C64 => "double",
         }
     }
 
-    /// The suffix of the entry points.
+    /// The C type of the field values.
+    pub fn value_type(self) -> &'static str {
+        match self {
+            Precision::F32 => "float",
+            Precision::F64 => "double",
+            Precision::C32 => "yee_complex<float>",
+            Precision::C64 => "yee_complex<double>",
+        }
+    }
+
+    /// Bytes of a field value.
+    pub fn value_bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 | Precision::C32 => 8,
+            Precision::C64 => 16,
+        }
+    }
+
+    /// Bytes of a coefficient (a real).
+    pub fn real_bytes(self) -> u64 {
+        match self {
+            Precision::F32 | Precision::C32 => 4,
+            Precision::F64 | Precision::C64 => 8,
+        }
+    }
+
+    /// The type of a scene's `value_type` name (`f32`, `f64`, `c32`, `c64`).
+    pub fn of_name(name: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.suffix() == name)
+    }
+
+    /// Whether the fields are complex.
+    pub fn is_complex(self) -> bool {
+        matches!(self, Precision::C32 | Precision::C64)
+    }
+
+    /// The suffix of the entry points (the scene's `value_type`).
     pub fn suffix(self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::F64 => "f64",
+            Precision::C32 => "c32",
+            Precision::C64 => "c64",
         }
     }
 }
@@ -125,6 +182,13 @@ pub const TENSOR: KernelFile = KernelFile {
     entries: &["yee_tensor"],
 };
 
+/// The Bloch phase of the ghosts a halo filled across a Bloch-periodic wrap.
+pub const BLOCH: KernelFile = KernelFile {
+    name: "bloch.cu",
+    source: include_str!("../kernels/bloch.cu"),
+    entries: &["yee_bloch"],
+};
+
 /// The STREAM triad the device's roofline is measured with (`yee bench --backend cuda`).
 pub const TRIAD: KernelFile = KernelFile {
     name: "triad.cu",
@@ -132,9 +196,10 @@ pub const TRIAD: KernelFile = KernelFile {
     entries: &["yee_triad"],
 };
 
-/// Every kernel file.
-pub const ALL: [KernelFile; 11] = [
-    CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT, POLES, GATHER, TENSOR, TRIAD,
+/// Every kernel file (each built for every [`Precision`]; `kernels/emulated.cpp` and
+/// `kernels/emulated_kernels.h` list the same).
+pub const ALL: [KernelFile; 12] = [
+    CURL, CPML, SOURCE, BOX, FINITE, DFT, INCIDENT, POLES, GATHER, TENSOR, BLOCH, TRIAD,
 ];
 
 /// The entry point of `entry` for `precision` (`yee_curl_f32`).
@@ -142,17 +207,25 @@ pub fn entry_name(entry: &str, precision: Precision) -> String {
     format!("{entry}_{}", precision.suffix())
 }
 
-/// The NVRTC program text of `file` for `precision`: the cell bodies and thread helpers for
-/// that type, then the kernels.
+/// The NVRTC program text of `file` for `precision`: the complex value, the cell bodies and
+/// thread helpers for that type, then the kernels.
 pub fn program(file: KernelFile, precision: Precision) -> String {
+    let complex = match precision.is_complex() {
+        true => "#define YEE_COMPLEX 1\n",
+        false => "",
+    };
     format!(
-        "// {name} for {ty} (yee-cuda)\n\
+        "// {name} for {suffix} (yee-cuda)\n\
          #define YEE_DEVICE __device__\n\
+         {COMPLEX_SOURCE}\n\
+         {complex}\
          #define YEE_REAL {ty}\n\
+         #define YEE_VALUE {value}\n\
          #define YEE_NAME(name) name##_{suffix}\n\
          {CELL_SOURCE}\n{THREAD_SOURCE}\n{source}",
         name = file.name,
         ty = precision.c_type(),
+        value = precision.value_type(),
         suffix = precision.suffix(),
         source = file.source,
     )
@@ -173,12 +246,24 @@ mod tests {
             }
             let kernels = file.source.matches("__global__").count();
             assert_eq!(kernels, file.entries.len(), "{}", file.name);
-            for p in Precision::BOTH {
+            for p in Precision::ALL {
                 let text = program(file, p);
                 assert!(text.contains(&format!("#define YEE_REAL {}", p.c_type())));
+                assert!(text.contains(&format!("#define YEE_VALUE {}", p.value_type())));
+                assert_eq!(text.contains("#define YEE_COMPLEX 1"), p.is_complex());
                 assert!(text.contains("yee_curl_node"));
             }
         }
         assert_eq!(entry_name("yee_curl", Precision::F64), "yee_curl_f64");
+        assert_eq!(entry_name("yee_bloch", Precision::C32), "yee_bloch_c32");
+        // The emulated device's build includes every kernel file.
+        let emulated = include_str!("../kernels/emulated_kernels.h");
+        for file in ALL {
+            assert!(
+                emulated.contains(&format!("#include \"{}\"", file.name)),
+                "{}",
+                file.name
+            );
+        }
     }
 }

@@ -3,4 +3,5 @@
 
 mod emulated;
 mod host_kernels;
+mod memory;
 mod nvrtc_compile;

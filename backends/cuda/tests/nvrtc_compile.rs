@@ -1,4 +1,4 @@
-//! The device kernels compile: every kernel file, for f32 and f64, through NVRTC with
+//! The device kernels compile: every kernel file, for f32, f64, c32 and c64, through NVRTC with
 //! `--fmad=false` (no GPU needed: NVRTC only compiles), and each entry point the crate
 //! launches is in the PTX as a `.entry`. When libnvrtc cannot be loaded the test prints why
 //! and how to provide it, and passes without checking (it says so); without the `cuda`
@@ -6,7 +6,7 @@
 
 #[cfg(feature = "cuda")]
 #[test]
-fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
+fn every_kernel_compiles_with_nvrtc_for_every_value_type() {
     use yee_cuda::device::nvrtc::{compile, nvrtc_present};
     use yee_cuda::kernels::{ALL, Precision, entry_name};
     if !nvrtc_present() {
@@ -18,7 +18,7 @@ fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
         return;
     }
     for file in ALL {
-        for precision in Precision::BOTH {
+        for precision in Precision::ALL {
             let ptx = compile(file, precision)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .to_src();
@@ -43,7 +43,7 @@ fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
 
 #[cfg(not(feature = "cuda"))]
 #[test]
-fn every_kernel_compiles_with_nvrtc_for_f32_and_f64() {
+fn every_kernel_compiles_with_nvrtc_for_every_value_type() {
     eprintln!(
         "SKIPPED: built without the `cuda` feature, so the .cu files were NOT compiled; run \
          `cargo test -p yee-cuda --features cuda --test it nvrtc_compile::`."

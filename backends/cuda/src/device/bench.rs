@@ -7,14 +7,14 @@ use std::time::Instant;
 use yee_core::{Box3, Chunk};
 use yee_em::{Costs, Setup};
 
-use super::{CudaChunk, CudaError, DeviceReal, Driver};
+use super::{CudaChunk, CudaError, DeviceReal, DeviceScalar, Driver};
 use crate::kernels::TRIAD;
 use crate::layout::linear_launch;
 
 /// The triad `a = b + s·c` over three device arrays of `len` values, kept allocated so that
 /// it can be timed right before each run of the update.
 #[derive(Debug)]
-pub struct DeviceTriad<T: DeviceReal, D: Driver> {
+pub struct DeviceTriad<T: DeviceReal + DeviceScalar, D: Driver> {
     driver: D,
     stream: D::Stream,
     kernel: D::Kernel,
@@ -22,7 +22,7 @@ pub struct DeviceTriad<T: DeviceReal, D: Driver> {
     len: usize,
 }
 
-impl<T: DeviceReal, D: Driver> DeviceTriad<T, D> {
+impl<T: DeviceReal + DeviceScalar, D: Driver> DeviceTriad<T, D> {
     /// The arrays of `len` values on the device of rank `rank` (b = 1, c = 2), after one
     /// untimed triad.
     pub fn new(rank: usize, len: usize) -> Result<Self, CudaError> {
@@ -85,13 +85,13 @@ impl<T: DeviceReal, D: Driver> DeviceTriad<T, D> {
 
 /// A chunk owning the whole grid of `setup` (no halos to exchange: walls, no periodic axis)
 /// stepped alone on the device of rank 0.
-pub struct SteppedChunk<'s, T: DeviceReal, D: Driver> {
+pub struct SteppedChunk<'s, T: DeviceReal + DeviceScalar, D: Driver> {
     chunk: CudaChunk<'s, T, D>,
     owned: Box3,
     step: u64,
 }
 
-impl<'s, T: DeviceReal, D: Driver> SteppedChunk<'s, T, D> {
+impl<'s, T: DeviceReal + DeviceScalar, D: Driver> SteppedChunk<'s, T, D> {
     /// The chunk of `setup`'s whole grid, after one untimed step (the arrays faulted in, the
     /// kernels loaded).
     pub fn new(setup: &Setup<'s>) -> Result<Self, CudaError> {

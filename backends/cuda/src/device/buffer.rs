@@ -6,10 +6,10 @@
 use yee_core::{HostBuffer, StagingBuffer};
 
 use super::driver::Driver;
-use super::{CudaError, DeviceReal};
+use super::{CudaError, DeviceScalar};
 
 /// Host memory the device chunk sends messages from and receives them into.
-pub trait MessageBuffer<T: DeviceReal, D: Driver>: StagingBuffer + Sized {
+pub trait MessageBuffer<T: DeviceScalar, D: Driver>: StagingBuffer + Sized {
     /// A zeroed buffer of `len` values.
     fn zeroed(driver: &D, len: usize) -> Result<Self, CudaError>;
 
@@ -42,11 +42,11 @@ pub trait MessageBuffer<T: DeviceReal, D: Driver>: StagingBuffer + Sized {
 /// A pinned host buffer of values on driver `D`. Its bytes are only read or written by the
 /// host after the chunk's [`yee_core::Chunk::wait`], as the `Chunk` contract asks.
 #[derive(Debug)]
-pub struct PinnedBuffer<T: DeviceReal, D: Driver> {
+pub struct PinnedBuffer<T: DeviceScalar, D: Driver> {
     pinned: D::Pinned<T>,
 }
 
-impl<T: DeviceReal, D: Driver> PinnedBuffer<T, D> {
+impl<T: DeviceScalar, D: Driver> PinnedBuffer<T, D> {
     /// Values held.
     pub fn len(&self) -> usize {
         self.values().len()
@@ -68,7 +68,7 @@ impl<T: DeviceReal, D: Driver> PinnedBuffer<T, D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> StagingBuffer for PinnedBuffer<T, D> {
+impl<T: DeviceScalar, D: Driver> StagingBuffer for PinnedBuffer<T, D> {
     fn bytes(&self) -> &[u8] {
         bytemuck::cast_slice(self.values())
     }
@@ -78,7 +78,7 @@ impl<T: DeviceReal, D: Driver> StagingBuffer for PinnedBuffer<T, D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> MessageBuffer<T, D> for PinnedBuffer<T, D> {
+impl<T: DeviceScalar, D: Driver> MessageBuffer<T, D> for PinnedBuffer<T, D> {
     fn zeroed(driver: &D, len: usize) -> Result<Self, CudaError> {
         Ok(PinnedBuffer {
             pinned: driver.alloc_pinned(len)?,
@@ -113,7 +113,7 @@ impl<T: DeviceReal, D: Driver> MessageBuffer<T, D> for PinnedBuffer<T, D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> MessageBuffer<T, D> for HostBuffer<T> {
+impl<T: DeviceScalar, D: Driver> MessageBuffer<T, D> for HostBuffer<T> {
     fn zeroed(_driver: &D, len: usize) -> Result<Self, CudaError> {
         Ok(HostBuffer(vec![T::zero(); len]))
     }

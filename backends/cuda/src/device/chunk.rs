@@ -7,16 +7,19 @@
 //! tables and walls come from the scalar backend's [`YeeState`] built on the host and
 //! uploaded, so the arrays are the oracle's own.
 //!
-//! Runs what the kernels cover: the curl update (uniform or per-node materials, lossy media,
-//! masks), CPML, PEC/PMC walls (nodes outside each component's free box are never updated),
-//! periodic faces and neighbours (halos), point sources, probes, the divergence report, and
-//! migration (slabs in the scalar chunk's format, resizing in place). A setup with dispersive
-//! media, plane waves, DFT monitors or off-diagonal ε or μ is refused with an error naming
-//! it.
+//! Runs every physics feature of the scalar chunk, on real (f32, f64) and complex (c32, c64)
+//! fields: the curl update (uniform or per-node materials, lossy media, masks), CPML, PEC/PMC
+//! walls (nodes outside each component's free box are never updated), periodic faces and
+//! neighbours (halos) with the Bloch phase where a halo wraps, point sources, TF/SF plane
+//! waves, DFT monitors, dispersive media, smoothing's off-diagonal tensor nodes, probes, the
+//! divergence report, and migration (slabs in the scalar chunk's format, resizing in place).
+//! Refused by name: smoothing's off-diagonal loss at a lossy curved surface (issue 51), and,
+//! as on the scalar chunk, a Bloch phase on real fields.
 
 use core::marker::PhantomData;
 
-use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3};
+use yee_core::{Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Index3, Real};
+use yee_em::bloch;
 use yee_em::halo::{self, ELECTRIC_PHASE, phase_components};
 use yee_em::load::work_of;
 use yee_em::{
@@ -28,7 +31,7 @@ use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
 
 use super::driver::{Arg, DeviceTerm, DeviceTerms, Driver};
-use super::{CudaError, Cudarc, DeviceReal, MessageBuffer, PinnedBuffer};
+use super::{CudaError, Cudarc, DeviceReal, DeviceScalar, MessageBuffer, PinnedBuffer};
 use crate::kernels::{self, KernelFile};
 use crate::layout::{
     FINITE_KEY, Launch, RawRegion, Storage, box_launch, cell_of_key, linear_launch,
@@ -48,11 +51,12 @@ struct Kernels<D: Driver> {
     poles: D::Kernel,
     gather: D::Kernel,
     tensor: D::Kernel,
+    bloch: D::Kernel,
 }
 
 impl<D: Driver> Kernels<D> {
     /// Every kernel file built for `T` and loaded on `driver`.
-    fn load<T: DeviceReal>(driver: &D) -> Result<Self, CudaError> {
+    fn load<T: DeviceScalar>(driver: &D) -> Result<Self, CudaError> {
         let function = |file: KernelFile, entry: &str| driver.kernel(file, entry, T::PRECISION);
         Ok(Kernels {
             curl: function(kernels::CURL, "yee_curl")?,
@@ -65,13 +69,14 @@ impl<D: Driver> Kernels<D> {
             poles: function(kernels::POLES, "yee_poles")?,
             gather: function(kernels::GATHER, "yee_gather")?,
             tensor: function(kernels::TENSOR, "yee_tensor")?,
+            bloch: function(kernels::BLOCH, "yee_bloch")?,
         })
     }
 }
 
 /// The ψ arrays of one CPML layer inside the chunk.
 #[derive(Debug)]
-struct DeviceSlab<T: DeviceReal, D: Driver> {
+struct DeviceSlab<T: DeviceScalar, D: Driver> {
     /// The axis it absorbs along.
     axis: yee_core::Axis,
     /// The whole layer.
@@ -85,17 +90,17 @@ struct DeviceSlab<T: DeviceReal, D: Driver> {
 /// One DFT monitor's running sums inside the chunk (the scalar chunk's `DftPart` on the
 /// device): per component, `[re, im]` per frequency per node of `part`, x fastest.
 #[derive(Debug)]
-struct DeviceDft<T: DeviceReal, D: Driver> {
+struct DeviceDft<T: DeviceScalar, D: Driver> {
     monitor: DftMonitor,
     frequencies: Vec<f64>,
     /// The monitor's nodes inside the chunk's owned box.
     part: Box3,
     sums: [Option<D::Memory<T>>; 6],
     /// The step's weights, written before each pass.
-    weights: D::Memory<T>,
+    weights: D::Memory<T::Real>,
 }
 
-impl<T: DeviceReal, D: Driver> DeviceDft<T, D> {
+impl<T: DeviceScalar, D: Driver> DeviceDft<T, D> {
     /// Values per node per component.
     fn per_node(&self) -> usize {
         self.monitor.values_per_node()
@@ -126,7 +131,7 @@ impl<T: DeviceReal, D: Driver> DeviceDft<T, D> {
 /// chunk's `DispersiveNodes`): per node its cell, storage offset, first pole and material;
 /// the poles' P in two slots (slot `s` from value `s × poles`) and each node's `Σ kₚ`.
 #[derive(Debug)]
-struct DevicePoles<T: DeviceReal, D: Driver> {
+struct DevicePoles<T: DeviceScalar, D: Driver> {
     component: Component,
     /// The nodes on the host (cells, poles, runs: slabs, resizes and work), P not kept.
     nodes: DispersiveNodes<T>,
@@ -138,7 +143,7 @@ struct DevicePoles<T: DeviceReal, D: Driver> {
     scratch: D::Memory<T>,
 }
 
-impl<T: DeviceReal, D: Driver> DevicePoles<T, D> {
+impl<T: DeviceScalar, D: Driver> DevicePoles<T, D> {
     /// Poles over all nodes (the length of a slot).
     fn poles(&self) -> usize {
         self.nodes.first.last().copied().unwrap_or(0)
@@ -189,24 +194,24 @@ impl<T: DeviceReal, D: Driver> DevicePoles<T, D> {
 /// node its cell, storage offset, the storage offsets of its eight neighbours (four of each
 /// other component, −1 where that node does not evolve) and its two weights.
 #[derive(Debug)]
-struct DeviceTensor<T: DeviceReal, D: Driver> {
+struct DeviceTensor<T: DeviceScalar, D: Driver> {
     component: Component,
     count: usize,
     cells: D::Memory<i64>,
     offsets: D::Memory<i64>,
     neighbours: D::Memory<i64>,
-    weights: D::Memory<T>,
+    weights: D::Memory<T::Real>,
 }
 
 /// The pole tables of every material id (`YeeState::ade`, `drive`) on the device.
 #[derive(Debug)]
-struct PoleTables<T: DeviceReal, D: Driver> {
+struct PoleTables<T: DeviceScalar, D: Driver> {
     /// Material `m`'s poles are entries `steps_first[m]..steps_first[m + 1]`.
     steps_first: D::Memory<i64>,
     /// Three coefficients per pole.
-    steps: D::Memory<T>,
+    steps: D::Memory<T::Real>,
     explicit: D::Memory<i32>,
-    drive: D::Memory<T>,
+    drive: D::Memory<T::Real>,
     /// Whether a pole is Debye's (the third pass has work).
     debye: bool,
 }
@@ -221,15 +226,15 @@ struct Materials<D: Driver> {
 
 /// The arrays of a chunk that depend on the box it owns (rebuilt by [`Chunk::resize`]).
 #[derive(Debug)]
-struct Arrays<T: DeviceReal, D: Driver> {
+struct Arrays<T: DeviceScalar, D: Driver> {
     owned: Box3,
     storage: Storage,
     fields: [Option<D::Memory<T>>; 6],
     materials: [Materials<D>; 6],
     /// `[decay, gain]` per material id, E then H.
-    coefficients: [D::Memory<T>; 2],
+    coefficients: [D::Memory<T::Real>; 2],
     /// `[b, c, 1/κ]` per global coordinate, per axis, at integer and half positions.
-    stretch: [[D::Memory<T>; 2]; 3],
+    stretch: [[D::Memory<T::Real>; 2]; 3],
     free: [Box3; 6],
     slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
@@ -248,12 +253,12 @@ struct Arrays<T: DeviceReal, D: Driver> {
     lines: Vec<IncidentLine>,
     /// The offsets and incident values of the TF/SF corrections of one launch series.
     incident_offsets: D::Memory<i64>,
-    incident_values: D::Memory<T>,
+    incident_values: D::Memory<T::Real>,
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
     staging: D::Memory<T>,
 }
 
-impl<T: DeviceReal, D: Driver> Arrays<T, D> {
+impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
     /// The arrays of the chunk owning `owned` of `setup`, built on the host as the scalar
     /// backend builds them ([`YeeState`]), then uploaded on `stream`.
     fn upload(
@@ -263,7 +268,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
         owned: Box3,
     ) -> Result<Self, CudaError> {
         let state = YeeState::<T>::new(setup, owned);
-        supported(setup)?;
+        supported::<T>(setup)?;
         let (poles, tables) = upload_poles(driver, stream, &state)?;
         let tensor = upload_tensor(driver, stream, &state, setup.mode)?;
         let mut dft = Vec::new();
@@ -280,7 +285,8 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
                 frequencies: d.frequencies.clone(),
                 part: d.part,
                 sums,
-                weights: driver.alloc_zeros::<T>(stream, d.monitor.values_per_node().max(1))?,
+                weights: (driver
+                    .alloc_zeros::<T::Real>(stream, d.monitor.values_per_node().max(1)))?,
             });
         }
         if state.too_many_materials {
@@ -290,8 +296,10 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
             ));
         }
         let upload = |values: &[T]| driver.upload(stream, values);
-        let flat = |pairs: &[[T; 2]]| -> Vec<T> { pairs.iter().flatten().copied().collect() };
-        let table = |t: &[[T; 3]]| -> Vec<T> { t.iter().flatten().copied().collect() };
+        let real = |values: &[T::Real]| driver.upload(stream, values);
+        let flat =
+            |pairs: &[[T::Real; 2]]| -> Vec<T::Real> { pairs.iter().flatten().copied().collect() };
+        let table = |t: &[[T::Real; 3]]| -> Vec<T::Real> { t.iter().flatten().copied().collect() };
         let mut fields: [Option<D::Memory<T>>; 6] = Default::default();
         let mut materials: [Materials<D>; 6] = core::array::from_fn(|_| Materials {
             ids: None,
@@ -306,15 +314,12 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
                 uniform: state.uniform_material[c.index()],
             };
         }
-        let coefficients = [
-            upload(&flat(&state.electric))?,
-            upload(&flat(&state.magnetic))?,
-        ];
+        let coefficients = [real(&flat(&state.electric))?, real(&flat(&state.magnetic))?];
         let mut stretch = Vec::new();
         for s in &state.stretch {
-            stretch.push([upload(&table(&s.integer))?, upload(&table(&s.half))?]);
+            stretch.push([real(&table(&s.integer))?, real(&table(&s.half))?]);
         }
-        let Ok(stretch) = <[[D::Memory<T>; 2]; 3]>::try_from(stretch) else {
+        let Ok(stretch) = <[[D::Memory<T::Real>; 2]; 3]>::try_from(stretch) else {
             unreachable!("three axes")
         };
         let mut slabs = Vec::new();
@@ -360,7 +365,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
             halo_shape: state.halo_shape,
             lines: state.lines.clone(),
             incident_offsets: driver.alloc_zeros::<i64>(stream, 1)?,
-            incident_values: driver.alloc_zeros::<T>(stream, 1)?,
+            incident_values: driver.alloc_zeros::<T::Real>(stream, 1)?,
             staging: driver.alloc_zeros::<T>(stream, staging_len)?,
         })
     }
@@ -370,7 +375,7 @@ impl<T: DeviceReal, D: Driver> Arrays<T, D> {
 /// device). Kernels run on the compute stream; the copies between device memory and pinned
 /// memory (halos, slabs) on the copy stream, ordered against the packs and unpacks by events.
 #[derive(Debug)]
-pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, D>> {
+pub struct CudaChunk<'s, T: DeviceScalar, D: Driver = Cudarc, B = PinnedBuffer<T, D>> {
     driver: D,
     /// The kernels, in the order the scalar chunk updates.
     compute: D::Stream,
@@ -400,7 +405,7 @@ pub struct CudaChunk<'s, T: DeviceReal, D: Driver = Cudarc, B = PinnedBuffer<T, 
 
 /// The dispersive nodes of `state` and its pole tables, uploaded on `stream`.
 #[allow(clippy::type_complexity)]
-fn upload_poles<T: DeviceReal, D: Driver>(
+fn upload_poles<T: DeviceScalar, D: Driver>(
     driver: &D,
     stream: &D::Stream,
     state: &YeeState<T>,
@@ -452,7 +457,7 @@ fn upload_poles<T: DeviceReal, D: Driver>(
 }
 
 /// The tensor nodes of `state` (mode `mode`), uploaded on `stream`.
-fn upload_tensor<T: DeviceReal, D: Driver>(
+fn upload_tensor<T: DeviceScalar, D: Driver>(
     driver: &D,
     stream: &D::Stream,
     state: &YeeState<T>,
@@ -509,21 +514,15 @@ fn upload_tensor<T: DeviceReal, D: Driver>(
     Ok(out)
 }
 
-/// Refuses what the kernels do not cover yet, naming it.
-fn supported(setup: &Setup) -> Result<(), CudaError> {
-    let unsupported = |what: &str| {
-        Err(CudaError::new(
-            ChunkErrorKind::Unsupported,
-            format!("the CUDA backend does not run {what} yet: use --backend rayon or scalar"),
-        ))
-    };
-    if yee_em::bloch::is_bloch(setup) {
-        return unsupported("Bloch-periodic boundaries (boundaries.k: complex fields)");
-    }
-    Ok(())
+/// Refuses a setup fields of type `T` cannot run, as the scalar chunk does: a Bloch phase on
+/// real fields.
+fn supported<T: DeviceScalar>(setup: &Setup) -> Result<(), CudaError> {
+    setup
+        .validate_value_type(T::COMPLEX)
+        .map_err(|e| CudaError::new(ChunkErrorKind::InvalidArgument, e.to_string()))
 }
 
-impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B> {
+impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B> {
     /// The chunk owning `owned` of a validated `setup` on the device of rank `rank`: its
     /// arrays built on the host as the scalar backend builds them, then uploaded.
     pub fn new(
@@ -687,7 +686,7 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
 
     /// Queues point source `s` at step `step` (one thread).
     fn source(&self, s: &PointSource, step: u64) -> Result<(), CudaError> {
-        let v = T::from_f64(s.amplitude * s.waveform.value(source_time(s, step, self.dt)));
+        let v = T::Real::from_f64(s.amplitude * s.waveform.value(source_time(s, step, self.dt)));
         let offset = self.arrays.storage.offset(s.cell).ok_or_else(|| {
             CudaError::new(
                 ChunkErrorKind::InvalidArgument,
@@ -724,7 +723,9 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
             let d = &mut self.arrays.dft[m];
             let mut weights = vec![[0.0; 2]; d.monitor.count];
             DftMonitor::weights(&d.frequencies, t, self.dt, &mut weights);
-            let weights: Vec<T> = weights.iter().flatten().map(|&w| T::from_f64(w)).collect();
+            let weights: Vec<T::Real> = (weights.iter().flatten())
+                .map(|&w| T::Real::from_f64(w))
+                .collect();
             self.driver
                 .write(&self.compute, &weights, &mut d.weights, 0)?;
             let d = &self.arrays.dft[m];
@@ -913,7 +914,7 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
                     let mut corrections = Vec::new();
                     let mut outside = false;
                     line.corrections(self.mode, c, r, |cell, value| match storage.offset(cell) {
-                        Some(o) => corrections.push((o as i64, T::from_f64(value))),
+                        Some(o) => corrections.push((o as i64, T::Real::from_f64(value))),
                         None => outside = true,
                     });
                     if outside {
@@ -935,12 +936,12 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
     /// in launches of distinct nodes, the k-th correction of a node in the k-th launch, so
     /// each node takes its corrections in the order given (the sum's bits are the scalar
     /// backend's).
-    fn incident(&mut self, c: Component, corrections: &[(i64, T)]) -> Result<(), CudaError> {
+    fn incident(&mut self, c: Component, corrections: &[(i64, T::Real)]) -> Result<(), CudaError> {
         if corrections.is_empty() {
             return Ok(());
         }
         let mut seen = std::collections::HashMap::new();
-        let mut rounds: Vec<(usize, i64, T)> = (corrections.iter())
+        let mut rounds: Vec<(usize, i64, T::Real)> = (corrections.iter())
             .map(|&(o, v)| {
                 let k = seen.entry(o).or_insert(0usize);
                 *k += 1;
@@ -949,13 +950,13 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
             .collect();
         rounds.sort_by_key(|&(k, _, _)| k);
         let offsets: Vec<i64> = rounds.iter().map(|&(_, o, _)| o).collect();
-        let values: Vec<T> = rounds.iter().map(|&(_, _, v)| v).collect();
+        let values: Vec<T::Real> = rounds.iter().map(|&(_, _, v)| v).collect();
         if D::len(&self.arrays.incident_values) < values.len() {
             // The old arrays may still be read by queued launches.
             self.driver.synchronize(&self.compute)?;
             let n = values.len();
             self.arrays.incident_offsets = self.driver.alloc_zeros::<i64>(&self.compute, n)?;
-            self.arrays.incident_values = self.driver.alloc_zeros::<T>(&self.compute, n)?;
+            self.arrays.incident_values = self.driver.alloc_zeros::<T::Real>(&self.compute, n)?;
         }
         let a = &mut self.arrays;
         self.driver
@@ -984,6 +985,36 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
             at += count;
         }
         Ok(())
+    }
+
+    /// Queues the Bloch phase `re + i·im` of the ghosts `layer` of component `c`, just
+    /// unpacked from a halo that wrapped across a Bloch-periodic face (`yee_bloch`; the scalar
+    /// chunk's `unpack_halo`).
+    fn bloch(
+        &self,
+        c: Component,
+        layer: Box3,
+        (re, im): (T::Real, T::Real),
+    ) -> Result<(), CudaError> {
+        let Some(launch) = linear_launch(layer.cells())? else {
+            return Ok(());
+        };
+        let storage = self.arrays.storage;
+        if !storage.contains([layer.lo, layer.hi]) {
+            return Err(CudaError::new(
+                ChunkErrorKind::InvalidArgument,
+                format!("the ghosts {layer:?} are not inside the field's storage"),
+            ));
+        }
+        let args = [
+            Arg::Address(self.field_address(c)?),
+            Arg::Region(RawRegion::new([layer.lo, layer.hi], storage)),
+            re.arg(),
+            im.arg(),
+        ];
+        // SAFETY: the arguments match `yee_bloch` (kernels/bloch.cu); the box lies in the
+        // field's storage (checked).
+        unsafe { self.launch(&self.kernels.bloch, launch, &args) }
     }
 
     /// Queues a copy between `layer` of component `c` and its cells' count of values at
@@ -1141,7 +1172,7 @@ impl<'s, T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D, B
     }
 }
 
-impl<T: DeviceReal, D: Driver, B> Drop for CudaChunk<'_, T, D, B> {
+impl<T: DeviceScalar, D: Driver, B> Drop for CudaChunk<'_, T, D, B> {
     /// Lets queued work finish before the memory it addresses is released.
     fn drop(&mut self) {
         let synchronized = (self.driver.synchronize(&self.compute))
@@ -1161,7 +1192,7 @@ fn slab_storage(region: Box3) -> Storage {
 }
 
 /// `Err` when a halo buffer holds fewer than `len` values.
-fn holds<T: DeviceReal, D: Driver>(
+fn holds<T: DeviceScalar, D: Driver>(
     buffer: &impl MessageBuffer<T, D>,
     len: usize,
 ) -> Result<(), CudaError> {
@@ -1174,7 +1205,7 @@ fn holds<T: DeviceReal, D: Driver>(
     }
 }
 
-impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T, D, B> {
+impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T, D, B> {
     type Value = T;
     type Buffer = B;
     type Error = CudaError;
@@ -1313,14 +1344,18 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
             holds(&data[k], len)?;
             let staging = &mut self.arrays.staging;
             data[k].copy_to_device(&self.driver, &self.copy, len, staging, at)?;
-            unpacks.push((layer, at));
+            unpacks.push((from, layer, at));
             at += len;
         }
         self.driver.record(&self.copied, &self.copy)?;
         self.driver.wait(&self.compute, &self.copied)?;
-        for (layer, mut at) in unpacks {
+        for (from, layer, mut at) in unpacks {
+            let phase_factor = bloch::wrap_phase(&self.setup, self.arrays.owned, from);
             for c in phase_components(self.mode, phase) {
                 self.copy_box(c, layer, self.address(&self.arrays.staging, at), false)?;
+                if let Some((re, im)) = phase_factor {
+                    self.bloch(c, layer, (T::Real::from_f64(re), T::Real::from_f64(im)))?;
+                }
                 at += layer.cells();
             }
         }
@@ -1455,7 +1490,7 @@ impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_, T
     }
 }
 
-impl<T: DeviceReal, D: Driver, B: MessageBuffer<T, D>> YeeFields for CudaChunk<'_, T, D, B> {
+impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> YeeFields for CudaChunk<'_, T, D, B> {
     fn read_component(
         &mut self,
         c: Component,

@@ -1,6 +1,7 @@
 //! The driver seam on a real GPU: cudarc 0.19 (libcuda and libnvrtc loaded at run time). The
 //! only device code CI does not execute (no GPU there): everything above it runs on the
-//! emulated device too.
+//! emulated device too. Memory of values `X` is cudarc's memory of `X::Repr`, the same bytes
+//! (complex values, which cudarc does not know, as [`super::driver::ComplexRepr`]).
 
 use std::sync::Arc;
 
@@ -29,8 +30,8 @@ pub struct CudaPinned<X> {
 }
 
 impl Driver for Cudarc {
-    type Memory<X: DeviceValue> = CudaSlice<X>;
-    type Pinned<X: DeviceValue> = CudaPinned<X>;
+    type Memory<X: DeviceValue> = CudaSlice<X::Repr>;
+    type Pinned<X: DeviceValue> = CudaPinned<X::Repr>;
     type Stream = Arc<CudaStream>;
     type Event = CudaEvent;
     const NAME: &'static str = "cuda";
@@ -81,23 +82,27 @@ impl Driver for Cudarc {
         &self,
         stream: &Arc<CudaStream>,
         len: usize,
-    ) -> Result<CudaSlice<X>, CudaError> {
-        Ok(stream.alloc_zeros::<X>(len)?)
+    ) -> Result<CudaSlice<X::Repr>, CudaError> {
+        Ok(stream.alloc_zeros::<X::Repr>(len)?)
     }
 
     fn upload<X: DeviceValue>(
         &self,
         stream: &Arc<CudaStream>,
         values: &[X],
-    ) -> Result<CudaSlice<X>, CudaError> {
-        Ok(stream.clone_htod(values)?)
+    ) -> Result<CudaSlice<X::Repr>, CudaError> {
+        Ok(stream.clone_htod(bytemuck::cast_slice::<X, X::Repr>(values))?)
     }
 
-    fn len<X: DeviceValue>(memory: &CudaSlice<X>) -> usize {
+    fn len<X: DeviceValue>(memory: &CudaSlice<X::Repr>) -> usize {
         memory.len()
     }
 
-    fn address<X: DeviceValue>(&self, memory: &CudaSlice<X>, stream: &Arc<CudaStream>) -> u64 {
+    fn address<X: DeviceValue>(
+        &self,
+        memory: &CudaSlice<X::Repr>,
+        stream: &Arc<CudaStream>,
+    ) -> u64 {
         let (ptr, _sync) = memory.device_ptr(stream);
         ptr
     }
@@ -106,65 +111,69 @@ impl Driver for Cudarc {
         &self,
         stream: &Arc<CudaStream>,
         values: &[X],
-        memory: &mut CudaSlice<X>,
+        memory: &mut CudaSlice<X::Repr>,
         at: usize,
     ) -> Result<(), CudaError> {
         let end = at + values.len();
+        let values = bytemuck::cast_slice::<X, X::Repr>(values);
         Ok(stream.memcpy_htod(values, &mut memory.slice_mut(at..end))?)
     }
 
     fn read<X: DeviceValue>(
         &self,
         stream: &Arc<CudaStream>,
-        memory: &CudaSlice<X>,
+        memory: &CudaSlice<X::Repr>,
         at: usize,
         out: &mut [X],
     ) -> Result<(), CudaError> {
+        let out = bytemuck::cast_slice_mut::<X, X::Repr>(out);
         stream.memcpy_dtoh(&memory.slice(at..at + out.len()), out)?;
         Ok(stream.synchronize()?)
     }
 
-    fn alloc_pinned<X: DeviceValue>(&self, len: usize) -> Result<CudaPinned<X>, CudaError> {
+    fn alloc_pinned<X: DeviceValue>(&self, len: usize) -> Result<CudaPinned<X::Repr>, CudaError> {
         // SAFETY: the memory is zeroed below before anything reads it; plain flags (the host
         // reads it, so not write-combined).
-        let mut pinned = unsafe { self.context.alloc_pinned_with_flags::<X>(len, 0) }?;
+        let mut pinned = unsafe { self.context.alloc_pinned_with_flags::<X::Repr>(len, 0) }?;
         let ptr = pinned.as_mut_ptr()?;
-        pinned.as_mut_slice()?.fill(X::default());
+        pinned.as_mut_slice()?.fill(X::Repr::default());
         Ok(CudaPinned { pinned, ptr })
     }
 
-    fn pinned<X: DeviceValue>(pinned: &CudaPinned<X>) -> &[X] {
+    fn pinned<X: DeviceValue>(pinned: &CudaPinned<X::Repr>) -> &[X] {
         // SAFETY: `ptr` is the start of the `len` values `pinned` owns for as long as it
         // lives; copies into them are ordered before the chunk's wait.
-        unsafe { std::slice::from_raw_parts(pinned.ptr, pinned.pinned.len()) }
+        let values = unsafe { std::slice::from_raw_parts(pinned.ptr, pinned.pinned.len()) };
+        bytemuck::cast_slice(values)
     }
 
-    fn pinned_mut<X: DeviceValue>(pinned: &mut CudaPinned<X>) -> &mut [X] {
+    fn pinned_mut<X: DeviceValue>(pinned: &mut CudaPinned<X::Repr>) -> &mut [X] {
         // SAFETY: as in `pinned`, and `&mut` makes the borrow unique.
-        unsafe { std::slice::from_raw_parts_mut(pinned.ptr, pinned.pinned.len()) }
+        let values = unsafe { std::slice::from_raw_parts_mut(pinned.ptr, pinned.pinned.len()) };
+        bytemuck::cast_slice_mut(values)
     }
 
     fn device_to_pinned<X: DeviceValue>(
         &self,
         stream: &Arc<CudaStream>,
-        memory: &CudaSlice<X>,
+        memory: &CudaSlice<X::Repr>,
         at: usize,
         len: usize,
-        pinned: &mut CudaPinned<X>,
+        pinned: &mut CudaPinned<X::Repr>,
     ) -> Result<(), CudaError> {
-        let out = &mut Self::pinned_mut(pinned)[..len];
+        let out = bytemuck::cast_slice_mut::<X, X::Repr>(&mut Self::pinned_mut::<X>(pinned)[..len]);
         Ok(stream.memcpy_dtoh(&memory.slice(at..at + len), out)?)
     }
 
     fn pinned_to_device<X: DeviceValue>(
         &self,
         stream: &Arc<CudaStream>,
-        pinned: &CudaPinned<X>,
+        pinned: &CudaPinned<X::Repr>,
         len: usize,
-        memory: &mut CudaSlice<X>,
+        memory: &mut CudaSlice<X::Repr>,
         at: usize,
     ) -> Result<(), CudaError> {
-        let values = &Self::pinned(pinned)[..len];
+        let values = bytemuck::cast_slice::<X, X::Repr>(&Self::pinned::<X>(pinned)[..len]);
         Ok(stream.memcpy_htod(values, &mut memory.slice_mut(at..at + len))?)
     }
 

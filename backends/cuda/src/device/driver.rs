@@ -15,29 +15,57 @@ use crate::layout::{Launch, RawRegion};
 
 use super::CudaError;
 
-/// A value device memory holds (`f32`, `f64`, material ids, flags, keys).
-pub trait DeviceValue:
-    cudarc::driver::DeviceRepr
-    + cudarc::driver::ValidAsZeroBits
-    + bytemuck::Pod
-    + Debug
-    + Default
-    + Send
-    + Sync
-    + Unpin
-{
-}
-
-impl<X> DeviceValue for X where
-    X: cudarc::driver::DeviceRepr
+/// A value device memory holds (field values real and complex, coefficients, material ids,
+/// flags, keys, indices).
+pub trait DeviceValue: bytemuck::Pod + Debug + Default + Send + Sync + Unpin {
+    /// The same bytes as cudarc copies them: the type itself, or for a complex value (whose
+    /// type, `num_complex::Complex`, cudarc does not know) [`ComplexRepr`].
+    type Repr: cudarc::driver::DeviceRepr
         + cudarc::driver::ValidAsZeroBits
         + bytemuck::Pod
         + Debug
         + Default
         + Send
         + Sync
-        + Unpin
-{
+        + Unpin;
+}
+
+macro_rules! plain_device_values {
+    ($($t:ty),*) => {$(
+        impl DeviceValue for $t {
+            type Repr = $t;
+        }
+    )*};
+}
+
+plain_device_values!(u8, u16, i32, u32, i64, u64, f32, f64);
+
+/// A complex value as device memory holds it: `num_complex::Complex<R>`'s layout (`re`, then
+/// `im`; `yee_complex<R>` of `kernels/yee_complex.h`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ComplexRepr<R> {
+    /// The real part.
+    pub re: R,
+    /// The imaginary part.
+    pub im: R,
+}
+
+// SAFETY: two values of a `Pod` type in a `repr(C)` struct: no padding, any bits valid.
+unsafe impl<R: bytemuck::Pod> bytemuck::Zeroable for ComplexRepr<R> {}
+// SAFETY: as above.
+unsafe impl<R: bytemuck::Pod> bytemuck::Pod for ComplexRepr<R> {}
+// SAFETY: `repr(C)` plain data, laid out as `yee_complex<R>`.
+unsafe impl<R: cudarc::driver::DeviceRepr> cudarc::driver::DeviceRepr for ComplexRepr<R> {}
+// SAFETY: zero bits are the complex zero.
+unsafe impl<R: cudarc::driver::ValidAsZeroBits> cudarc::driver::ValidAsZeroBits for ComplexRepr<R> {}
+
+impl DeviceValue for num_complex::Complex<f32> {
+    type Repr = ComplexRepr<f32>;
+}
+
+impl DeviceValue for num_complex::Complex<f64> {
+    type Repr = ComplexRepr<f64>;
 }
 
 /// One curl term as a kernel takes it by value (`yee_term` of `kernels/yee_cell.h`: device

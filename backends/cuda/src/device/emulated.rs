@@ -33,48 +33,26 @@ type LaunchFn = unsafe extern "C" fn(*const u32, *const u32, *mut *mut c_void);
 /// The parameter sizes of an emulated kernel.
 type ParamsFn = unsafe extern "C" fn(*mut usize, usize) -> usize;
 
-macro_rules! emulated_kernels {
-    ($($name:literal => $launch:ident, $params:ident;)*) => {
-        unsafe extern "C" {
-            $(
-                fn $launch(grid: *const u32, block: *const u32, args: *mut *mut c_void);
-                fn $params(sizes: *mut usize, cap: usize) -> usize;
-            )*
-        }
-
-        /// The entry points of `kernels/emulated.cpp` by kernel name (`yee_curl_f32`).
-        fn entry_points(name: &str) -> Option<(LaunchFn, ParamsFn)> {
-            match name {
-                $($name => Some(($launch as LaunchFn, $params as ParamsFn)),)*
-                _ => None,
-            }
-        }
-    };
+unsafe extern "C" {
+    /// The entry points of the kernel named `name` in `kernels/emulated.cpp`; 0 when there is
+    /// none.
+    fn yee_emulated_entry(
+        name: *const core::ffi::c_char,
+        launch: *mut Option<LaunchFn>,
+        params: *mut Option<ParamsFn>,
+    ) -> core::ffi::c_int;
 }
 
-emulated_kernels! {
-    "yee_curl_f32" => yee_launch_yee_curl_f32, yee_params_yee_curl_f32;
-    "yee_cpml_f32" => yee_launch_yee_cpml_f32, yee_params_yee_cpml_f32;
-    "yee_source_f32" => yee_launch_yee_source_f32, yee_params_yee_source_f32;
-    "yee_box_copy_f32" => yee_launch_yee_box_copy_f32, yee_params_yee_box_copy_f32;
-    "yee_non_finite_f32" => yee_launch_yee_non_finite_f32, yee_params_yee_non_finite_f32;
-    "yee_dft_f32" => yee_launch_yee_dft_f32, yee_params_yee_dft_f32;
-    "yee_incident_f32" => yee_launch_yee_incident_f32, yee_params_yee_incident_f32;
-    "yee_poles_f32" => yee_launch_yee_poles_f32, yee_params_yee_poles_f32;
-    "yee_gather_f32" => yee_launch_yee_gather_f32, yee_params_yee_gather_f32;
-    "yee_tensor_f32" => yee_launch_yee_tensor_f32, yee_params_yee_tensor_f32;
-    "yee_triad_f32" => yee_launch_yee_triad_f32, yee_params_yee_triad_f32;
-    "yee_curl_f64" => yee_launch_yee_curl_f64, yee_params_yee_curl_f64;
-    "yee_cpml_f64" => yee_launch_yee_cpml_f64, yee_params_yee_cpml_f64;
-    "yee_source_f64" => yee_launch_yee_source_f64, yee_params_yee_source_f64;
-    "yee_box_copy_f64" => yee_launch_yee_box_copy_f64, yee_params_yee_box_copy_f64;
-    "yee_non_finite_f64" => yee_launch_yee_non_finite_f64, yee_params_yee_non_finite_f64;
-    "yee_dft_f64" => yee_launch_yee_dft_f64, yee_params_yee_dft_f64;
-    "yee_incident_f64" => yee_launch_yee_incident_f64, yee_params_yee_incident_f64;
-    "yee_poles_f64" => yee_launch_yee_poles_f64, yee_params_yee_poles_f64;
-    "yee_gather_f64" => yee_launch_yee_gather_f64, yee_params_yee_gather_f64;
-    "yee_tensor_f64" => yee_launch_yee_tensor_f64, yee_params_yee_tensor_f64;
-    "yee_triad_f64" => yee_launch_yee_triad_f64, yee_params_yee_triad_f64;
+/// The entry points of `kernels/emulated.cpp` by kernel name (`yee_curl_f32`).
+fn entry_points(name: &str) -> Option<(LaunchFn, ParamsFn)> {
+    let name = std::ffi::CString::new(name).ok()?;
+    let (mut launch, mut params) = (None, None);
+    // SAFETY: `name` is a NUL-terminated string; the function only writes the two pointers.
+    let found = unsafe { yee_emulated_entry(name.as_ptr(), &mut launch, &mut params) };
+    match (found, launch, params) {
+        (1, Some(launch), Some(params)) => Some((launch, params)),
+        _ => None,
+    }
 }
 
 /// The emulated device of one rank.

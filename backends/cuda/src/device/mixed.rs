@@ -11,12 +11,12 @@ use yee_em::{Component, YeeFields};
 
 use super::chunk::CudaChunk;
 use super::driver::Driver;
-use super::{CudaError, DeviceReal};
+use super::{CudaError, DeviceScalar};
 
 /// One rank's chunk: on the host (`H`, a chunk of the scalar or rayon backend) or on a device
 /// of driver `D`.
 #[derive(Debug)]
-pub enum MixedChunk<'s, T: DeviceReal, H, D: Driver> {
+pub enum MixedChunk<'s, T: DeviceScalar, H, D: Driver> {
     /// A host rank.
     Host(H),
     /// A device rank, sending through host buffers.
@@ -51,7 +51,7 @@ macro_rules! either {
 
 impl<T, H, D> Chunk for MixedChunk<'_, T, H, D>
 where
-    T: DeviceReal,
+    T: DeviceScalar,
     H: Chunk<Value = T, Buffer = HostBuffer<T>, Error = HostChunkError>,
     D: Driver,
 {
@@ -140,7 +140,7 @@ where
 
 impl<T, H, D> YeeFields for MixedChunk<'_, T, H, D>
 where
-    T: DeviceReal,
+    T: DeviceScalar,
     H: YeeFields<Value = T, Buffer = HostBuffer<T>, Error = HostChunkError>,
     D: Driver,
 {

@@ -19,13 +19,14 @@ pub mod nvrtc;
 
 use core::marker::PhantomData;
 
-use yee_core::{Box3, Real};
+use num_complex::Complex;
+use yee_core::{Box3, Real, Scalar};
 use yee_em::{Costs, Setup, YeeBackend};
 
 pub use buffer::{MessageBuffer, PinnedBuffer};
 pub use chunk::CudaChunk;
 pub use cudarc_driver::Cudarc;
-pub use driver::{Arg, DeviceValue, Driver};
+pub use driver::{Arg, ComplexRepr, DeviceValue, Driver};
 pub use emulated::Emulated;
 pub use error::{CudaError, NO_DRIVER};
 pub use mixed::MixedChunk;
@@ -40,26 +41,43 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
-/// A value type the device chunk runs (`f32`, `f64`).
-pub trait DeviceReal: Real + KernelReal + DeviceValue {
+/// A field value type the device chunk runs: `f32`, `f64`, or complex (`Complex<f32>`,
+/// `Complex<f64>`: Bloch-periodic scenes and band diagrams), its coefficients real
+/// ([`Scalar::Real`]).
+pub trait DeviceScalar: Scalar<Real: DeviceReal> + DeviceValue {
     /// Its kernels' type.
     const PRECISION: Precision;
+}
 
+/// The real type of the coefficients (and of real fields): `f32`, `f64`.
+pub trait DeviceReal: Real + KernelReal + DeviceValue {
     /// The value as a kernel argument (`float`, `double`).
     fn arg(self) -> Arg;
 }
 
-impl DeviceReal for f32 {
+impl DeviceScalar for f32 {
     const PRECISION: Precision = Precision::F32;
+}
 
+impl DeviceScalar for f64 {
+    const PRECISION: Precision = Precision::F64;
+}
+
+impl DeviceScalar for Complex<f32> {
+    const PRECISION: Precision = Precision::C32;
+}
+
+impl DeviceScalar for Complex<f64> {
+    const PRECISION: Precision = Precision::C64;
+}
+
+impl DeviceReal for f32 {
     fn arg(self) -> Arg {
         Arg::Float(self)
     }
 }
 
 impl DeviceReal for f64 {
-    const PRECISION: Precision = Precision::F64;
-
     fn arg(self) -> Arg {
         Arg::Double(self)
     }
@@ -127,7 +145,7 @@ impl<D> core::fmt::Debug for DeviceBackend<D> {
     }
 }
 
-impl<T: DeviceReal, D: Driver> YeeBackend<T> for DeviceBackend<D> {
+impl<T: DeviceScalar, D: Driver> YeeBackend<T> for DeviceBackend<D> {
     type Chunk<'s> = CudaChunk<'s, T, D>;
 
     fn name(&self) -> &'static str {

@@ -1,0 +1,52 @@
+//! `yee check`'s device memory line ([`DeviceMemory::of`]) against the chunk the scalar backend
+//! builds for the same setup ([`YeeState`], whose arrays the device chunk uploads): its bounds
+//! on the polarisations and tensor nodes hold the real counts, and its DFT sums are the
+//! state's, value for value, on every mode of the device's conformance case, f32 and c64.
+
+use yee_core::{Box3, Scalar};
+use yee_cuda::kernels::Precision;
+use yee_cuda::memory::DeviceMemory;
+use yee_em::Mode;
+use yee_scalar::state::YeeState;
+use yee_tests::conformance_cases::{MODES, device_physics};
+
+fn check<T: Scalar>(mode: Mode, precision: Precision) {
+    let setup = device_physics(mode);
+    let owned = Box3::from_extent(setup.grid);
+    let state = YeeState::<T>::new(&setup, owned);
+    let m = DeviceMemory::of(&setup, owned, precision, setup.regions.len() + 2);
+    let (value, real) = (precision.value_bytes(), precision.real_bytes());
+    let sums: u64 = (state.dft.iter())
+        .map(|d| {
+            let values: usize = d.sums.iter().flatten().map(Vec::len).sum();
+            values as u64 * value + d.monitor.values_per_node() as u64 * real
+        })
+        .sum();
+    assert_eq!(m.dft, sums, "{mode:?}: the DFT sums");
+    let poles: u64 = (state.dispersive.iter().flatten())
+        .map(|n| {
+            let nodes = n.cells.len() as u64;
+            let slots = 2 * *n.first.last().unwrap_or(&0) as u64;
+            (slots + nodes) * value + nodes * (3 * 8 + 8 + 8 + 4)
+        })
+        .sum();
+    assert!(
+        poles > 0 && m.poles >= poles,
+        "{mode:?}: {} < {poles}",
+        m.poles
+    );
+    let tensor: u64 = (state.tensor.iter().flatten())
+        .map(|t| t.nodes.len() as u64 * (3 * 8 + 8 + 8 * 8 + 2 * real))
+        .sum();
+    assert!(m.tensor >= tensor, "{mode:?}: {} < {tensor}", m.tensor);
+    assert_eq!(tensor > 0, mode != Mode::OneD, "{mode:?}: tensor nodes");
+    assert!(m.incident > 0, "{mode:?}: the plane wave's corrections");
+}
+
+#[test]
+fn the_device_memory_holds_the_chunks_dft_sums_polarisations_and_tensor_nodes() {
+    for mode in MODES {
+        check::<f32>(mode, Precision::F32);
+        check::<num_complex::Complex<f64>>(mode, Precision::C64);
+    }
+}
