@@ -63,7 +63,11 @@ impl std::fmt::Display for Parity {
             .into_iter()
             .filter_map(|a| {
                 let even = self.even[a.index()]?;
-                Some(format!("{}_{}", if even { "even" } else { "odd" }, a.name()))
+                Some(format!(
+                    "{}_{}",
+                    if even { "even" } else { "odd" },
+                    a.name()
+                ))
             })
             .collect();
         if words.is_empty() {

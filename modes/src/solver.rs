@@ -118,7 +118,10 @@ pub fn solve(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMo
     .map_err(ModeError::Eigen)?;
     let mut modes = Vec::new();
     // Below σ: the projected operator's zero eigenvalues (the other parity) give λ = ±∞.
-    for pair in pairs.into_iter().filter(|p| p.value > 0.0 && p.value < sigma) {
+    for pair in pairs
+        .into_iter()
+        .filter(|p| p.value > 0.0 && p.value < sigma)
+    {
         modes.push(mode_of(
             cs,
             &ops,

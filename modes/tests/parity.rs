@@ -103,10 +103,15 @@ fn a_parity_the_plane_cannot_have_is_an_error() {
         parity: Parity { even },
     };
     let e = solve(&shifted, &options([None, Some(false), None])).unwrap_err();
-    assert!(matches!(e, ModeError::NotSymmetric { axis: Axis::Y, .. }), "{e:?}");
+    assert!(
+        matches!(e, ModeError::NotSymmetric { axis: Axis::Y, .. }),
+        "{e:?}"
+    );
     let text = e.to_string();
     assert!(
-        text.contains("symmetric about its centre (cell 30 along y), but ε of Ez at cell 20 along y is"),
+        text.contains(
+            "symmetric about its centre (cell 30 along y), but ε of Ez at cell 20 along y is"
+        ),
         "{text}"
     );
     let cs = slab_plane("tmz", 3.0);
@@ -120,8 +125,73 @@ fn a_parity_the_plane_cannot_have_is_an_error() {
             even: false
         }
     );
-    assert!(e.to_string().contains("odd in z (its E lies along z)"), "{e}");
+    assert!(
+        e.to_string().contains("odd in z (its E lies along z)"),
+        "{e}"
+    );
     let tez = slab_plane("tez", 3.0);
     let e = solve(&tez, &options([None, None, Some(false)])).unwrap_err();
-    assert!(e.to_string().contains("even in z (its E lies across z)"), "{e}");
+    assert!(
+        e.to_string().contains("even in z (its E lies across z)"),
+        "{e}"
+    );
+}
+
+/// A strip (0.5 × 0.22 µm, ε = 11.9 in 2.1, λ = 1.55 µm, a coarse 25 cells per µm, its faces
+/// smoothed) centred in a 2 × 1.52 µm plane: the unfiltered list's TE0 (E along y, the width) is `odd_y+even_z` (Meep's
+/// `ODD_Y+EVEN_Z`: its dominant E_y normal to the y mirror, parallel to the z one) and its
+/// TM0 `even_y+odd_z` — the same n_eff to 1e-9 — and `even_y+even_z` has neither.
+#[test]
+fn a_strips_te_and_tm_modes_have_meeps_parities() {
+    let text = r#"
+name = "strip"
+background = "oxide"
+[units]
+resolution = 25
+[grid]
+mode = "3d"
+size = [0.04, 2, 1.52]
+[boundaries]
+all = "pec"
+[materials.oxide]
+eps = 2.1025
+[materials.silicon]
+eps = 11.9025
+[[geometry]]
+shape = "box"
+material = "silicon"
+lo = [0, 0.75, 0.65]
+hi = [0.04, 1.25, 0.87]
+[run]
+steps = 1
+"#;
+    let scene = yee_scene::parse(Path::new("strip.toml"), text).unwrap();
+    let f = scene.units.frequency(1.0 / 1.55);
+    let cs = CrossSection::of_setup(&scene.setup(), Axis::X, 0, f, None).unwrap();
+    let solve_with = |count, even| {
+        let options = ModeOptions {
+            frequency: f,
+            count,
+            time_step: None,
+            parity: Parity { even },
+        };
+        solve(&cs, &options).unwrap()
+    };
+    let all = solve_with(2, [None; 3]);
+    let te = solve_with(1, [None, Some(false), Some(true)]);
+    let tm = solve_with(1, [None, Some(true), Some(false)]);
+    let neither = solve_with(1, [None, Some(true), Some(true)]);
+    for (filtered, unfiltered) in [(&te[0], &all[0]), (&tm[0], &all[1])] {
+        assert!(
+            (filtered.n_eff - unfiltered.n_eff).abs() < 1e-9,
+            "n_eff {} against {}",
+            filtered.n_eff,
+            unfiltered.n_eff
+        );
+    }
+    assert!(
+        neither.iter().all(|m| m.n_eff < all[1].n_eff - 1e-3),
+        "{}",
+        neither[0].n_eff
+    );
 }

@@ -11,9 +11,7 @@ use std::path::Path;
 use num_complex::Complex64;
 use serde::Serialize;
 use yee_em::DftFields;
-use yee_modes::{
-    CrossSection, GridOf, ModeOptions, Parity, PlaneFields, WaveguideMode, guided,
-};
+use yee_modes::{CrossSection, GridOf, ModeOptions, Parity, PlaneFields, WaveguideMode, guided};
 use yee_scalar::decomposed::{RankOutput, assemble_dft};
 use yee_scene::{ModeMonitor, Scene};
 
@@ -32,8 +30,11 @@ pub struct ModesReport {
     pub png: String,
     /// Frequencies (scene units).
     pub frequencies: Vec<f64>,
-    /// The mode numbers (from 0 by decreasing effective index).
+    /// The mode numbers (from 0 by decreasing effective index; among the modes of `parity`).
     pub modes: Vec<usize>,
+    /// The monitor's `parity` (`odd_y`, …), absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parity: Option<String>,
     /// Per mode (in `modes`' order), per frequency: the power carried forward, `|A⁺|²`
     /// (normalised units, as the flux).
     pub forward_power: Vec<Vec<f64>>,
@@ -326,6 +327,12 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
             png,
             frequencies,
             modes: monitor.modes.clone(),
+            parity: {
+                let parity = Parity {
+                    even: monitor.parity,
+                };
+                parity.is_some().then(|| parity.to_string())
+            },
             forward_power,
             backward_power,
             power,

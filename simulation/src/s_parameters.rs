@@ -5,9 +5,7 @@
 
 use num_complex::Complex64;
 use yee_em::{Component, DftMonitor};
-use yee_modes::{
-    CrossSection, IncidentSheets, ModeOptions, Parity, guided, launched_amplitude,
-};
+use yee_modes::{CrossSection, IncidentSheets, ModeOptions, Parity, guided, launched_amplitude};
 use yee_scene::{ModeSource, Scene};
 
 use crate::error::AppError;

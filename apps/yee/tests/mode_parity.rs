@@ -94,10 +94,25 @@ fn an_odd_mode_launched_arrives_in_the_odd_mode() {
         assert!(r <= 1e-3, "f {f}: |S11|² {r}");
         let (even, odd_all) = (&all[2 * k], &all[2 * k + 1]);
         assert_eq!((even["mode"], odd_all["mode"]), (0.0, 1.0));
-        assert!((odd_all["n_eff"] - row["n_eff"]).abs() < 1e-9, "f {f}: n_eff");
-        assert!((s_power(odd_all)[0] - t).abs() < 1e-9, "f {f}: mode 1 unfiltered");
-        assert!(s_power(even)[0] < 1e-12, "f {f}: the even mode {:?}", s_power(even));
+        assert!(
+            (odd_all["n_eff"] - row["n_eff"]).abs() < 1e-9,
+            "f {f}: n_eff"
+        );
+        assert!(
+            (s_power(odd_all)[0] - t).abs() < 1e-9,
+            "f {f}: mode 1 unfiltered"
+        );
+        assert!(
+            s_power(even)[0] < 1e-12,
+            "f {f}: the even mode {:?}",
+            s_power(even)
+        );
     }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let entries = json["modes"].as_array().unwrap();
+    let parities: Vec<Option<&str>> = entries.iter().map(|m| m["parity"].as_str()).collect();
+    assert_eq!(parities, [Some("odd_y"), None, Some("odd_y")]);
     let out = crate::run_text(&dir, "even", &guide("", 3.0, 5.0));
     let all = crate::csv_rows(&out.join("modes_all.csv"));
     let ([even, _], [odd, _]) = (s_power(&all[6]), s_power(&all[7]));

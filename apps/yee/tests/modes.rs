@@ -89,7 +89,11 @@ fn a_slab_guides_modes_are_printed_tabulated_and_plotted() {
         SLAB,
         &["--plane", "x=1", "--frequency", "0.5", "--parity", "odd_y"],
     );
-    assert!(odd.status.success(), "{}", String::from_utf8_lossy(&odd.stderr));
+    assert!(
+        odd.status.success(),
+        "{}",
+        String::from_utf8_lossy(&odd.stderr)
+    );
     let odd_csv = std::fs::read_to_string(dir.join("out/modes.csv")).unwrap();
     let odd_row: Vec<&str> = odd_csv.lines().nth(1).unwrap().split(',').collect();
     assert_eq!(odd_row[0], "0", "{odd_csv}");
