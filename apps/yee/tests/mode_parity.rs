@@ -89,7 +89,10 @@ fn an_odd_mode_launched_arrives_in_the_odd_mode() {
     for (k, row) in odd.iter().enumerate() {
         let f = row["frequency"];
         let [t, _] = s_power(row);
-        assert!((0.995..1.005).contains(&t), "f {f}: |S21|² of the odd mode {t}");
+        assert!(
+            (0.995..1.005).contains(&t),
+            "f {f}: |S21|² of the odd mode {t}"
+        );
         let [_, r] = s_power(&back[k]);
         assert!(r <= 1e-3, "f {f}: |S11|² {r}");
         let (even, odd_all) = (&all[2 * k], &all[2 * k + 1]);
