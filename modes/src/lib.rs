@@ -6,7 +6,8 @@
 //! (2002); Fallahkhair, Li & Murphy, *J. Lightwave Technol.* 26, 1423 (2008)) in
 //! [`operator`], solved for the modes nearest the highest index by shift-invert Arnoldi
 //! ([`arnoldi`]) over a band LU ([`band_lu`]) — giving each mode's effective index, group
-//! index and six field components ([`solve`]). A 2D scene's plane is a line: its slab modes.
+//! index and six field components ([`solve`]), of one mirror parity when asked ([`parity`]).
+//! A 2D scene's plane is a line: its slab modes.
 //! [`overlap`] decomposes a run's transforms on a plane into the modes' forward and backward
 //! amplitudes, [`launch`] the amplitude a mode source launches (their ratio the S-parameters).
 //!
@@ -21,6 +22,7 @@ pub mod error;
 pub mod launch;
 pub mod operator;
 pub mod overlap;
+pub mod parity;
 pub mod slab;
 pub mod solver;
 
@@ -28,4 +30,5 @@ pub use cross_section::CrossSection;
 pub use error::ModeError;
 pub use launch::{IncidentSheets, launched_amplitude};
 pub use overlap::{GridOf, ModeAmplitudes, PlaneFields};
+pub use parity::Parity;
 pub use solver::{ModeFields, ModeOptions, WaveguideMode, guided, solve};

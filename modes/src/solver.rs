@@ -25,6 +25,7 @@ use crate::arnoldi;
 use crate::cross_section::CrossSection;
 use crate::error::ModeError;
 use crate::operator::{Operators, apply};
+use crate::parity::{self, Parity};
 
 /// What to solve for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,6 +37,9 @@ pub struct ModeOptions {
     /// The FDTD time step: the grid's own dispersion in time and along the normal (module
     /// docs); `None` for the continuous equations along the normal.
     pub time_step: Option<f64>,
+    /// The mirror parity the modes are to have ([`crate::parity`]; the default: any). With a
+    /// parity the modes are numbered among those of that parity.
+    pub parity: Parity,
 }
 
 /// One mode of a cross-section.
@@ -66,7 +70,9 @@ pub struct ModeFields {
     pub h: [Vec<Complex64>; 3],
 }
 
-/// The first `options.count` modes of `cs` (fewer when fewer are guided: `β² > 0`).
+/// The first `options.count` modes of `cs` (fewer when fewer are guided: `β² > 0`), of
+/// `options.parity` (the Arnoldi iteration on the wanted parity's subspace,
+/// [`crate::parity`]).
 pub fn solve(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMode>, ModeError> {
     let f = options.frequency;
     if !(f.is_finite() && f > 0.0) {
@@ -80,6 +86,7 @@ pub fn solve(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMo
         Some(dt) => 2.0 * (omega * dt / 2.0).sin() / dt,
         None => omega,
     };
+    let mirrors = parity::mirrors(cs, &options.parity)?;
     let ops = Operators::new(cs, omega_grid);
     let n = ops.a.len();
     // Unknowns numbered across the shorter side first: the band is then narrowest.
@@ -97,6 +104,7 @@ pub fn solve(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMo
         .factor()
         .map_err(|_| ModeError::Singular)?;
     let pairs = arnoldi::nearest(n, options.count, sigma, 1e-11, |x| {
+        parity::project(cs, &mirrors, x);
         let mut y = vec![0.0; x.len()];
         for (k, &o) in order.iter().enumerate() {
             y[o] = x[k];
@@ -105,10 +113,15 @@ pub fn solve(cs: &CrossSection, options: &ModeOptions) -> Result<Vec<WaveguideMo
         for (k, &o) in order.iter().enumerate() {
             x[k] = y[o];
         }
+        parity::project(cs, &mirrors, x);
     })
     .map_err(ModeError::Eigen)?;
     let mut modes = Vec::new();
-    for pair in pairs.into_iter().filter(|p| p.value > 0.0) {
+    // Below σ: the projected operator's zero eigenvalues (the other parity) give λ = ±∞.
+    for pair in pairs
+        .into_iter()
+        .filter(|p| p.value > 0.0 && p.value < sigma)
+    {
         modes.push(mode_of(
             cs,
             &ops,

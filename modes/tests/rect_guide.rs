@@ -54,6 +54,7 @@ steps = 1
         frequency: f,
         count: 2,
         time_step: None,
+        parity: Default::default(),
     };
     solve(&cs, &options).unwrap()
 }

@@ -51,6 +51,7 @@ steps = 1
         frequency: f,
         count,
         time_step: None,
+        parity: Default::default(),
     };
     solve(&cs, &options).unwrap()
 }
@@ -136,6 +137,7 @@ steps = 1
         frequency: f,
         count: 1,
         time_step: Some(dt),
+        parity: Default::default(),
     };
     let grid = &solve(&cs, &options).unwrap()[0];
     let w = 2.0 * std::f64::consts::PI * f;

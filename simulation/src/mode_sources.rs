@@ -30,7 +30,7 @@
 use yee_core::geometry::{Axis, Index3};
 use yee_em::yee::Component;
 use yee_em::{PointSource, SourceKind, Waveform};
-use yee_modes::{CrossSection, ModeOptions, WaveguideMode, guided};
+use yee_modes::{CrossSection, ModeOptions, Parity, WaveguideMode, guided};
 use yee_scene::{ModeSource, Scene};
 
 use crate::error::AppError;
@@ -59,21 +59,29 @@ pub(crate) fn launched_mode(
     let dt = scene.dt();
     let cs = CrossSection::of_setup(&setup, source.axis, source.plane, frequency, Some(dt))
         .map_err(|e| fail("position", format!("{at}: {e}")))?;
+    let parity = Parity {
+        even: source.parity,
+    };
     let options = ModeOptions {
         frequency,
         count: source.mode + 1,
         time_step: Some(dt),
+        parity,
     };
-    let mut modes = guided(&cs, &options).map_err(|e| fail("mode", format!("{at}: {e}")))?;
+    let mut modes = guided(&cs, &options).map_err(|e| {
+        let key = if Parity::caused(&e) { "parity" } else { "mode" };
+        fail(key, format!("{at}: {e}"))
+    })?;
     if modes.len() <= source.mode {
         return Err(fail(
             "mode",
             format!(
-                "mode {}: {at} carries {} guided mode{} (numbered from 0; a guided mode's \
+                "mode {}: {at} carries {} guided mode{}{} (numbered from 0; a guided mode's \
                  index exceeds the plane's edges', {:.6})",
                 source.mode,
                 modes.len(),
                 if modes.len() == 1 { "" } else { "s" },
+                parity.phrase(),
                 cs.edge_index_squared().sqrt()
             ),
         ));

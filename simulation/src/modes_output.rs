@@ -11,7 +11,7 @@ use std::path::Path;
 use num_complex::Complex64;
 use serde::Serialize;
 use yee_em::DftFields;
-use yee_modes::{CrossSection, GridOf, ModeOptions, PlaneFields, WaveguideMode, guided};
+use yee_modes::{CrossSection, GridOf, ModeOptions, Parity, PlaneFields, WaveguideMode, guided};
 use yee_scalar::decomposed::{RankOutput, assemble_dft};
 use yee_scene::{ModeMonitor, Scene};
 
@@ -30,8 +30,11 @@ pub struct ModesReport {
     pub png: String,
     /// Frequencies (scene units).
     pub frequencies: Vec<f64>,
-    /// The mode numbers (from 0 by decreasing effective index).
+    /// The mode numbers (from 0 by decreasing effective index; among the modes of `parity`).
     pub modes: Vec<usize>,
+    /// The monitor's `parity` (`odd_y`, …), absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parity: Option<String>,
     /// Per mode (in `modes`' order), per frequency: the power carried forward, `|A⁺|²`
     /// (normalised units, as the flux).
     pub forward_power: Vec<Vec<f64>>,
@@ -92,15 +95,30 @@ fn modes_of(
     let cs = CrossSection::of_setup(&setup, plane.axis, k, frequency, Some(dt))
         .map_err(|e| fail(e.to_string()))?;
     let highest = monitor.modes.iter().copied().max().unwrap_or(0);
+    let parity = Parity {
+        even: monitor.parity,
+    };
     let options = ModeOptions {
         frequency,
         count: highest + 1,
         time_step: Some(dt),
+        parity,
     };
-    let modes = guided(&cs, &options).map_err(|e| fail(e.to_string()))?;
+    let modes = guided(&cs, &options).map_err(|e| {
+        if Parity::caused(&e) {
+            AppError::Run(format!(
+                "{}: modes[{index}].parity: the plane {}={} at frequency {f_scene}: {e}",
+                scene.file.display(),
+                plane.axis.name(),
+                scene.units.to_scene_length(k as f64),
+            ))
+        } else {
+            fail(e.to_string())
+        }
+    })?;
     if modes.len() <= highest {
         return Err(AppError::Run(format!(
-            "{}: {}: mode {highest}: the plane {}={} carries {} guided mode{} at frequency \
+            "{}: {}: mode {highest}: the plane {}={} carries {} guided mode{}{} at frequency \
              {f_scene} (numbered from 0; a guided mode's index exceeds the plane's edges', \
              {:.6})",
             scene.file.display(),
@@ -109,6 +127,7 @@ fn modes_of(
             scene.units.to_scene_length(k as f64),
             modes.len(),
             if modes.len() == 1 { "" } else { "s" },
+            parity.phrase(),
             cs.edge_index_squared().sqrt()
         )));
     }
@@ -308,6 +327,12 @@ pub fn write_mode_monitors<T: yee_core::Scalar>(
             png,
             frequencies,
             modes: monitor.modes.clone(),
+            parity: {
+                let parity = Parity {
+                    even: monitor.parity,
+                };
+                parity.is_some().then(|| parity.to_string())
+            },
             forward_power,
             backward_power,
             power,

@@ -5,7 +5,7 @@
 
 use num_complex::Complex64;
 use yee_em::{Component, DftMonitor};
-use yee_modes::{CrossSection, IncidentSheets, ModeOptions, guided, launched_amplitude};
+use yee_modes::{CrossSection, IncidentSheets, ModeOptions, Parity, guided, launched_amplitude};
 use yee_scene::{ModeSource, Scene};
 
 use crate::error::AppError;
@@ -88,6 +88,9 @@ pub fn incident_amplitudes(
             frequency,
             count: source.mode + 1,
             time_step: Some(dt),
+            parity: Parity {
+                even: source.parity,
+            },
         };
         let modes = guided(&cs, &options).map_err(|e| fail(e.to_string()))?;
         let Some(mode) = modes.get(source.mode) else {

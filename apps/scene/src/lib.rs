@@ -17,6 +17,7 @@ mod geometry_values;
 pub mod input;
 pub mod library;
 pub mod mask;
+pub mod mode_parity;
 pub mod plot_frequencies;
 mod resolve;
 pub mod scan;

@@ -286,8 +286,12 @@ pub struct ModeMonitor {
     pub plane: FluxPlane,
     /// Its monitor's index in [`Scene::monitors`].
     pub monitor: usize,
-    /// The mode numbers, from 0 by decreasing effective index.
+    /// The mode numbers, from 0 by decreasing effective index (among the modes of
+    /// `parity`).
     pub modes: Vec<usize>,
+    /// The mirror parity of the modes per grid axis, `Some(true)` even
+    /// ([`crate::mode_parity`]).
+    pub parity: [Option<bool>; 3],
 }
 
 /// A whole-field snapshot request.
@@ -866,6 +870,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             ("axis", s.axis.is_some()),
             ("mode", s.mode.is_some()),
             ("direction", s.direction.is_some()),
+            ("parity", s.parity.is_some()),
         ] {
             if given {
                 return Err(r.err(
@@ -2418,8 +2423,11 @@ pub struct ModeSource {
     /// The plane's cell index along `axis`: the E sheet lies on it, the H sheet on the cells
     /// before it (`forward`) or on it (backward).
     pub plane: usize,
-    /// The mode number, from 0 by decreasing effective index.
+    /// The mode number, from 0 by decreasing effective index (among the modes of `parity`).
     pub mode: usize,
+    /// The mirror parity of the mode per grid axis, `Some(true)` even
+    /// ([`crate::mode_parity`]).
+    pub parity: [Option<bool>; 3],
     /// Along increasing coordinate when true.
     pub forward: bool,
     /// The time dependence of the launched mode's E on the plane (normalised).
@@ -2500,11 +2508,16 @@ fn mode_source(
             format!("{} is not a finite number", s.amplitude),
         ));
     }
+    let parity = match &s.parity {
+        Some(text) => crate::mode_parity::parse(text, axis).map_err(|e| r.err(key("parity"), e))?,
+        None => [None; 3],
+    };
     Ok(ModeSource {
         index: i,
         axis,
         plane: k as usize,
         mode: s.mode.unwrap_or(0),
+        parity,
         forward,
         waveform,
         amplitude: s.amplitude,
@@ -2696,6 +2709,10 @@ fn mode_monitor(
             ),
         ));
     }
+    let parity = match &m.parity {
+        Some(text) => crate::mode_parity::parse(text, axis).map_err(|e| r.err(key("parity"), e))?,
+        None => [None; 3],
+    };
     let band = Band {
         frequencies: m.frequencies.as_deref(),
         fmin: m.fmin,
@@ -2727,6 +2744,7 @@ fn mode_monitor(
         plane,
         monitor: monitors.len() - 1,
         modes: numbers,
+        parity,
     })
 }
 

@@ -610,6 +610,9 @@ pub struct SourceSpec {
     pub mode: Option<usize>,
     /// A mode source: "+" (along increasing coordinate) or "-".
     pub direction: Option<String>,
+    /// A mode source: the mirror parity of the mode (`"odd_y"`, `"even_y+odd_z"`, …,
+    /// [`crate::mode_parity`]); `mode` then counts the modes of that parity.
+    pub parity: Option<String>,
     /// A line, plane or box of nodes instead of a point: low corner...
     pub lo: Option<Vec<f64>>,
     /// ...and high corner (equal to `lo` on the axes the source does not extend along).
@@ -753,6 +756,9 @@ pub struct ModesSpec {
     /// The modes, numbered from 0 by decreasing effective index as `yee modes` numbers them
     /// (default `[0]`).
     pub modes: Option<Vec<usize>>,
+    /// The mirror parity of the modes ([`crate::mode_parity`]); `modes` then counts the modes
+    /// of that parity.
+    pub parity: Option<String>,
     /// Listed frequencies (scene units)...
     pub frequencies: Option<Vec<f64>>,
     /// ...or a band: lowest,

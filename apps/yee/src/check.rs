@@ -308,11 +308,12 @@ fn describe_mode_source(scene: &Scene, m: &yee_scene::ModeSource, nodes: usize, 
         false => ('-', m.plane as f64 + 0.5),
     };
     let length = |x: f64| scene.units.to_scene_length(x);
+    let parity = yee_modes::Parity { even: m.parity }.phrase();
     let _ = writeln!(
         s,
-        "source {}    mode {} along {sense}{}, n_eff {:.6} at the centre frequency: E sheet at \
-         {axis}={}, H sheet at {axis}={}, {nodes} soft nodes, amplitude {} of the unit-power \
-         mode, {}, significant up to f = {:.6e}{}",
+        "source {}    mode {}{parity} along {sense}{}, n_eff {:.6} at the centre frequency: \
+         E sheet at {axis}={}, H sheet at {axis}={}, {nodes} soft nodes, amplitude {} of the \
+         unit-power mode, {}, significant up to f = {:.6e}{}",
         m.index,
         m.mode,
         m.axis.name(),

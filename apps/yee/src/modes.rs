@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use yee_core::Axis;
 use yee_io::plot::{LinePlot, write_line_plot};
 use yee_io::slice_plot::{ColourMap, SlicePlot, write_slice_plot};
-use yee_modes::{CrossSection, ModeOptions, WaveguideMode, solve};
+use yee_modes::{CrossSection, ModeOptions, Parity, WaveguideMode, solve};
 use yee_scene::Scene;
 
 use crate::error::{AppError, io_error};
@@ -37,6 +37,10 @@ pub struct ModesArgs {
     /// the continuous equations along the normal, only the plane discretised).
     #[arg(long)]
     pub grid_dispersion: bool,
+    /// Only the modes of one mirror parity about the plane's centre, as a scene's `parity` key
+    /// (`even_y`, `odd_z`, `te`, `even_y+odd_z`, …; docs/modes.md): numbered among themselves.
+    #[arg(long)]
+    pub parity: Option<String>,
     /// Output directory (default: out/<scene name>/).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -124,6 +128,13 @@ pub fn command(args: &ModesArgs) -> Result<Vec<ModeRow>, AppError> {
             "--count 0: ask for at least one mode".into(),
         ));
     }
+    let parity = match &args.parity {
+        Some(text) => Parity {
+            even: yee_scene::mode_parity::parse(text, normal)
+                .map_err(|e| AppError::Usage(format!("--parity {e}")))?,
+        },
+        None => Parity::default(),
+    };
     let f = scene.units.frequency(args.frequency);
     let time_step = args.grid_dispersion.then(|| scene.dt());
     let setup = scene.setup();
@@ -133,6 +144,7 @@ pub fn command(args: &ModesArgs) -> Result<Vec<ModeRow>, AppError> {
         frequency: f,
         count: args.count,
         time_step,
+        parity,
     };
     let modes = solve(&cs, &options).map_err(usage)?;
     let out = args

@@ -21,6 +21,7 @@ mod length_units;
 mod malformed_scenes;
 mod memory;
 mod mode_monitors;
+mod mode_parity;
 mod mode_sources;
 mod mode_step_vs_meep;
 mod modes;

@@ -42,7 +42,8 @@ fn yee_modes(dir: &Path, scene: &str, args: &[&str]) -> Output {
 
 /// The TE modes of the slab (E along z: the TMz scene's Ez) in `modes.csv` within the
 /// second-order discretisation error (1.3e-4 at 40 cells per unit) of the dispersion relation,
-/// TE-like, Ez dominant; a plot of |E| and of Ez per mode.
+/// TE-like, Ez dominant; a plot of |E| and of Ez per mode; with `--parity odd_y` the first
+/// odd mode, TE1, numbered 0.
 #[test]
 fn a_slab_guides_modes_are_printed_tabulated_and_plotted() {
     let dir = crate::tmp_dir(module_path!()).join("slab");
@@ -82,6 +83,21 @@ fn a_slab_guides_modes_are_printed_tabulated_and_plotted() {
             assert_eq!(&bytes[1..4], b"PNG", "{}", png.display());
         }
     }
+    // `--parity odd_y`: the first odd mode is the unfiltered list's mode 1 (TE1), to the digit.
+    let odd = yee_modes(
+        &dir,
+        SLAB,
+        &["--plane", "x=1", "--frequency", "0.5", "--parity", "odd_y"],
+    );
+    assert!(
+        odd.status.success(),
+        "{}",
+        String::from_utf8_lossy(&odd.stderr)
+    );
+    let odd_csv = std::fs::read_to_string(dir.join("out/modes.csv")).unwrap();
+    let odd_row: Vec<&str> = odd_csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(odd_row[0], "0", "{odd_csv}");
+    assert_eq!(odd_row[1..], rows[1][1..], "{odd_csv} against {csv}");
 }
 
 /// A 3D strip's fundamental mode, TE-like (E along y, the strip's width), its plots 2D maps.
@@ -156,6 +172,10 @@ fn bad_flags_are_named() {
         (
             &["--plane", "x=1", "--frequency", "0.5", "--count", "0"],
             "--count 0",
+        ),
+        (
+            &["--plane", "x=1", "--frequency", "0.5", "--parity", "odd_x"],
+            "--parity \"odd_x\": `odd_x` mirrors along x, the plane's normal",
         ),
     ] {
         let out = yee_modes(&dir, SLAB, args);
