@@ -234,10 +234,9 @@ pub fn run_try(
     t: &RcdcTry,
     index: usize,
 ) -> Result<Option<RcdcOutcome>, GraphError> {
-    let mut part = vec![0usize; g.len()];
-    if !multilevel(g, speeds, t.params, t.per_part, t.seed, t.start, &mut part)? {
+    let Some(part) = multilevel(g, speeds, t.params, t.per_part, t.seed, t.start)? else {
         return Ok(None);
-    }
+    };
     let q = super::quality(g, &part, speeds);
     Ok(Some(RcdcOutcome {
         imbalance: q.imbalance,
@@ -349,7 +348,7 @@ fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, 
         for level in &levels {
             let mut next = vec![0usize; level.graph.len()];
             for (n, &k) in level.group.iter().enumerate() {
-                next[k] = coarse[n];
+                next[k as usize] = coarse[n];
             }
             coarse = next;
         }
@@ -378,7 +377,7 @@ fn uncoarsen(
     refine(coarsest, speeds, tolerance, &mut current);
     for i in (0..levels.len()).rev() {
         let fine = if i == 0 { g } else { &levels[i - 1].graph };
-        let mut finer: Vec<usize> = levels[i].group.iter().map(|&c| current[c]).collect();
+        let mut finer: Vec<usize> = levels[i].group.iter().map(|&c| current[c as usize]).collect();
         refine(fine, speeds, tolerance, &mut finer);
         current = finer;
     }
@@ -397,7 +396,8 @@ pub enum Start {
 
 /// One multilevel run: coarsen `g` to `per_part` nodes a part (matchings from `seed`; none
 /// when 0), partition the coarsest graph as `start` says, then project and refine level by
-/// level. Returns whether the start gave a partition (recursive bisection may not).
+/// level. Returns the partition, `None` where the start gave none (recursive bisection may
+/// not).
 fn multilevel(
     g: &Graph,
     speeds: &[f64],
@@ -405,8 +405,7 @@ fn multilevel(
     per_part: usize,
     seed: u64,
     start: Start,
-    part: &mut [usize],
-) -> Result<bool, GraphError> {
+) -> Result<Option<Vec<usize>>, GraphError> {
     let parts = speeds.len();
     let levels = if per_part == 0 {
         Vec::new()
@@ -419,13 +418,17 @@ fn multilevel(
         Start::Cdc => paper_rcdc(coarsest, speeds, params, &mut current)?,
         Start::Bisection(tolerance) => {
             if !recursive_bisection(coarsest, speeds, tolerance, &mut current) {
-                return Ok(false);
+                return Ok(None);
             }
         }
     }
-    let current = uncoarsen(g, &levels, speeds, params.refine_tolerance, current);
-    part.copy_from_slice(&current);
-    Ok(true)
+    Ok(Some(uncoarsen(
+        g,
+        &levels,
+        speeds,
+        params.refine_tolerance,
+        current,
+    )))
 }
 
 /// Smyk & Tudruj's RCDC on `g`: merge to k × parts macro nodes by the rule, CDC on them,
