@@ -10,8 +10,16 @@ use yee_core::graph::{
     Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries, run_try,
 };
 
+/// Graphs of more nodes than this run RCDC's tries one after the other, whatever the pool:
+/// each try holds its own coarsening hierarchy and partitions (about 50 bytes a node of the
+/// graph besides it, docs/partitioning.md "At scale"), so tries side by side multiply the
+/// peak memory (the 256³ shell at tile 1, 5.8 M nodes: 3.07 GB with two at once); below
+/// it, a try's hierarchy is under 50 MB.
+pub const PARALLEL_TRY_NODES: usize = 1 << 20;
+
 /// [`partition`] with RCDC's tries spread over the current rayon pool (the global one, or
-/// the one `install`ed around the call); the other methods run as in the core.
+/// the one `install`ed around the call) on graphs of at most [`PARALLEL_TRY_NODES`] nodes;
+/// the other methods run as in the core.
 pub fn partition_on_threads(
     g: &Graph,
     speeds: &[f64],
@@ -23,6 +31,17 @@ pub fn partition_on_threads(
     }
     let params = RcdcParams::default();
     let tries = rcdc_tries(g, speeds, params)?;
+    if g.len() > PARALLEL_TRY_NODES {
+        // One try's hierarchy alive at a time: the memory of the sequential core.
+        let mut pool = RcdcPool::default();
+        for (index, t) in tries.iter().enumerate() {
+            if let Some(outcome) = run_try(g, speeds, t, index)? {
+                pool.add(outcome, params);
+            }
+        }
+        rcdc_finish(g, speeds, params, pool, part)?;
+        return Ok(());
+    }
     let pool = tries
         .par_iter()
         .enumerate()

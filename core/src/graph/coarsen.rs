@@ -36,22 +36,36 @@ pub fn heavy_edge_matching(
     }
     const NONE: u32 = u32::MAX;
     let mut mate = vec![NONE; n];
+    // The neighbours' weights are read (random accesses, most of the matching's time on a
+    // large graph) only where they can matter: a node whose weight with the heaviest node's
+    // stays within `max_weight` pairs with any neighbour (addition is monotonic, so this
+    // skips no pair the test would refuse), and on a graph of equal weights no tie is
+    // broken by weight.
+    let (lightest, heaviest) = g
+        .weight
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &w| {
+            (lo.min(w), hi.max(w))
+        });
+    let equal = lightest == heaviest;
     for &a in &order {
         let a = a as usize;
         if mate[a] != NONE {
             continue;
         }
+        let fits_any = g.weight[a] + heaviest <= max_weight;
         let mut best: Option<(usize, f64)> = None;
         for (b, w) in g.edges(a) {
             if mate[b] != NONE
                 || b == a
-                || g.weight[a] + g.weight[b] > max_weight
+                || (!fits_any && g.weight[a] + g.weight[b] > max_weight)
                 || within.is_some_and(|p| p[a] != p[b])
             {
                 continue;
             }
-            let better =
-                best.is_none_or(|(c, bw)| w > bw || (w == bw && g.weight[b] < g.weight[c]));
+            let better = best.is_none_or(|(c, bw)| {
+                w > bw || (w == bw && !equal && g.weight[b] < g.weight[c])
+            });
             if better {
                 best = Some((b, w));
             }
