@@ -108,9 +108,11 @@ pub struct Level {
 pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
-    // The part of each node of the finest graph not yet coarsened.
-    let mut fine_part: Option<Vec<usize>> = within.map(<[usize]>::to_vec);
+    // The part of each node of the finest graph not yet coarsened (`within` itself on `g`,
+    // so no copy of a part per node of `g` is made).
+    let mut coarse_part: Option<Vec<usize>> = None;
     loop {
+        let fine_part = coarse_part.as_deref().or(within);
         let fine = levels.last().map_or(g, |l| &l.graph);
         if fine.len() <= target {
             return levels;
@@ -121,16 +123,16 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) ->
             fine,
             max_weight,
             level_seed,
-            fine_part.as_deref(),
+            fine_part,
             &mut group,
         );
-        if let Some(p) = &mut fine_part {
+        if let Some(p) = fine_part {
             // A coarse node's part: that of its fine nodes (all one).
             let mut coarse = vec![0usize; count];
             for (n, &c) in group.iter().enumerate() {
                 coarse[c as usize] = p[n];
             }
-            *p = coarse;
+            coarse_part = Some(coarse);
         }
         if count * 10 > fine.len() * 9 {
             return levels;

@@ -3,10 +3,13 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Node weights and weighted edges, each edge stored at both ends. Bytes: 12 a node (an `f64` weight, a `u32` offset) and 8 an edge end (a
-/// `u32` neighbour, an `f32` weight), so a 3D cell graph (6 edge ends a cell) takes 60 bytes a
-/// node; at most `u32::MAX` nodes and `u32::MAX` edge ends (a 3D cell graph of 7 × 10⁸
-/// cells). Edge weights are `f32`: the facing-pair counts of a tile graph and their sums in
+/// Node weights and weighted edges, each edge stored at both ends. Bytes: 12 a node (an `f64`
+/// weight, a `u32` offset) and 8 an edge end (a `u32` neighbour, an `f32` weight), 4 where
+/// every edge weighs 1 (the weights are then not stored), so a 3D cell graph (6 edge ends a
+/// cell, all of weight 1) takes 36 bytes a node and a coarse graph about 12 + 8 × degree; at
+/// most `u32::MAX` nodes and `u32::MAX` edge ends (a 3D cell graph of 7 × 10⁸ cells). Two
+/// graphs of the same edges compare equal only when both store or both omit unit weights
+/// (every builder here omits them where all are 1). Edge weights are `f32`: the facing-pair counts of a tile graph and their sums in
 /// coarse graphs are integers, exact below 2²⁴ (16 777 216 pairs on one edge), so every
 /// algorithm here sees the same `f64` values as with `f64` storage; a weight above that, or
 /// not an integer, is rounded to the nearest `f32` once, when the graph is built.
@@ -18,7 +21,9 @@ pub struct Graph {
     pub offsets: Vec<u32>,
     /// Adjacent nodes, by node.
     pub neighbours: Vec<u32>,
-    /// Weight of each edge (same index as `neighbours`): its communication volume.
+    /// Weight of each edge (same index as `neighbours`): its communication volume. Empty
+    /// where every edge weighs 1 (a cell graph: tile 1), so such a graph takes 36 bytes a
+    /// node in 3D (6 edge ends of 4 bytes, 12 a node).
     pub edge_weight: Vec<f32>,
 }
 
@@ -41,9 +46,11 @@ impl Graph {
             "a graph of {n} nodes: at most u32::MAX (4 294 967 295) fit"
         );
         let mut offsets = vec![0u32; n + 1];
-        for (a, b, _) in edges() {
+        let mut unit = true;
+        for (a, b, w) in edges() {
             offsets[a + 1] += 1;
             offsets[b + 1] += 1;
+            unit &= w as f32 == 1.0;
         }
         let mut sum = 0u64;
         for o in offsets.iter_mut() {
@@ -52,12 +59,14 @@ impl Graph {
         }
         let mut fill = offsets.clone();
         let mut neighbours = vec![0u32; offsets[n] as usize];
-        let mut edge_weight = vec![0.0f32; offsets[n] as usize];
+        let mut edge_weight = vec![0.0f32; if unit { 0 } else { offsets[n] as usize }];
         for (a, b, w) in edges() {
             for (from, to) in [(a, b), (b, a)] {
                 let at = fill[from] as usize;
                 neighbours[at] = to as u32;
-                edge_weight[at] = w as f32;
+                if !unit {
+                    edge_weight[at] = w as f32;
+                }
                 fill[from] += 1;
             }
         }
@@ -127,10 +136,11 @@ impl Graph {
     /// The neighbours of node `n` with the edge weights.
     pub fn edges(&self, n: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
         let range = self.offsets[n] as usize..self.offsets[n + 1] as usize;
-        self.neighbours[range.clone()]
+        let weights = self.edge_weight.get(range.clone()).unwrap_or(&[]);
+        self.neighbours[range]
             .iter()
-            .map(|&m| m as usize)
-            .zip(self.edge_weight[range].iter().map(|&w| f64::from(w)))
+            .enumerate()
+            .map(move |(i, &m)| (m as usize, weights.get(i).map_or(1.0, |&w| f64::from(w))))
     }
 
     /// The neighbours of node `n` (no weights).

@@ -344,15 +344,17 @@ fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, 
             return;
         }
         // Each coarse node's part, level by level down to the coarsest.
-        let mut coarse: Vec<usize> = best.2.clone();
+        let mut coarse: Option<Vec<usize>> = None;
         for level in &levels {
+            let finer = coarse.as_deref().unwrap_or(&best.2);
             let mut next = vec![0usize; level.graph.len()];
             for (n, &k) in level.group.iter().enumerate() {
-                next[k as usize] = coarse[n];
+                next[k as usize] = finer[n];
             }
-            coarse = next;
+            coarse = Some(next);
         }
-        let candidate = uncoarsen(g, &levels, speeds, params.accept, coarse);
+        let coarse = coarse.expect("at least one level");
+        let candidate = uncoarsen(g, levels, speeds, params.accept, coarse);
         let q = super::quality(g, &candidate, speeds);
         if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
             *best = (q.imbalance, q.edge_cut, candidate);
@@ -365,19 +367,22 @@ const VCYCLE_SEED: u64 = 1 << 20;
 
 /// Refines `current`, a partition of the coarsest of `levels` (of `g` when none), there and
 /// on each finer level in turn, projected down (Karypis & Kumar 1998, §5); returns the
-/// partition of `g`.
+/// partition of `g`. Each level is dropped once its partition is projected, so the finer
+/// levels' refinement runs without the coarser graphs: the peak is the hierarchy's, or the
+/// finest level's scratch, not both.
 fn uncoarsen(
     g: &Graph,
-    levels: &[Level],
+    mut levels: Vec<Level>,
     speeds: &[f64],
     tolerance: f64,
     mut current: Vec<usize>,
 ) -> Vec<usize> {
     let coarsest = levels.last().map_or(g, |l| &l.graph);
     refine(coarsest, speeds, tolerance, &mut current);
-    for i in (0..levels.len()).rev() {
-        let fine = if i == 0 { g } else { &levels[i - 1].graph };
-        let mut finer: Vec<usize> = levels[i].group.iter().map(|&c| current[c as usize]).collect();
+    while let Some(level) = levels.pop() {
+        let mut finer: Vec<usize> = level.group.iter().map(|&c| current[c as usize]).collect();
+        drop((level, current));
+        let fine = levels.last().map_or(g, |l| &l.graph);
         refine(fine, speeds, tolerance, &mut finer);
         current = finer;
     }
@@ -424,7 +429,7 @@ fn multilevel(
     }
     Ok(Some(uncoarsen(
         g,
-        &levels,
+        levels,
         speeds,
         params.refine_tolerance,
         current,
