@@ -26,12 +26,24 @@ pub fn partition_on_threads(
     method: Method,
     part: &mut [usize],
 ) -> Result<(), GraphError> {
+    partition_with_try_limit(g, speeds, method, part, PARALLEL_TRY_NODES)
+}
+
+/// [`partition_on_threads`] with the tries side by side only on graphs of at most
+/// `parallel_try_nodes` nodes (the same partition either way).
+pub fn partition_with_try_limit(
+    g: &Graph,
+    speeds: &[f64],
+    method: Method,
+    part: &mut [usize],
+    parallel_try_nodes: usize,
+) -> Result<(), GraphError> {
     if method != Method::Rcdc {
         return partition(g, speeds, method, part);
     }
     let params = RcdcParams::default();
     let tries = rcdc_tries(g, speeds, params)?;
-    if g.len() > PARALLEL_TRY_NODES {
+    if g.len() > parallel_try_nodes {
         // One try's hierarchy alive at a time: the memory of the sequential core.
         let mut pool = RcdcPool::default();
         for (index, t) in tries.iter().enumerate() {
@@ -63,7 +75,8 @@ mod tests {
     use yee_core::graph::TileGraph;
 
     /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,
-    /// 3 and 4 threads gives the core's sequential partition.
+    /// 3 and 4 threads gives the core's sequential partition, with the tries side by side
+    /// and one at a time.
     #[test]
     fn the_partition_is_the_same_on_any_number_of_threads() {
         let side = 20;
@@ -101,6 +114,16 @@ mod tests {
                 pool.install(|| partition_on_threads(&g, &speeds, Method::Rcdc, &mut part))
                     .unwrap();
                 assert_eq!(part, sequential, "{threads} threads, tile {tile:?}");
+                // The tries one at a time (as on graphs above PARALLEL_TRY_NODES).
+                let mut one_at_a_time = vec![0; g.len()];
+                pool.install(|| {
+                    partition_with_try_limit(&g, &speeds, Method::Rcdc, &mut one_at_a_time, 0)
+                })
+                .unwrap();
+                assert_eq!(
+                    one_at_a_time, sequential,
+                    "{threads} threads, one try at a time"
+                );
             }
         }
         let g = TileGraph::from_mask([4, 4, 1], &[true; 16], [1, 1, 1], 1.0)

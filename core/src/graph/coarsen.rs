@@ -63,9 +63,8 @@ pub fn heavy_edge_matching(
             {
                 continue;
             }
-            let better = best.is_none_or(|(c, bw)| {
-                w > bw || (w == bw && !equal && g.weight[b] < g.weight[c])
-            });
+            let better = best
+                .is_none_or(|(c, bw)| w > bw || (w == bw && !equal && g.weight[b] < g.weight[c]));
             if better {
                 best = Some((b, w));
             }
@@ -119,13 +118,7 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) ->
         }
         let mut group = vec![0u32; fine.len()];
         let level_seed = 0x9e37_79b9_7f4a_7c15 ^ seed.rotate_left(17) ^ levels.len() as u64;
-        let count = heavy_edge_matching(
-            fine,
-            max_weight,
-            level_seed,
-            fine_part,
-            &mut group,
-        );
+        let count = heavy_edge_matching(fine, max_weight, level_seed, fine_part, &mut group);
         if let Some(p) = fine_part {
             // A coarse node's part: that of its fine nodes (all one).
             let mut coarse = vec![0usize; count];
@@ -185,7 +178,11 @@ mod tests {
                 );
             }
             let coarse_part: Vec<usize> = (0..c.len()).map(|k| k % 3).collect();
-            let fine_part: Vec<usize> = level.group.iter().map(|&k| coarse_part[k as usize]).collect();
+            let fine_part: Vec<usize> = level
+                .group
+                .iter()
+                .map(|&k| coarse_part[k as usize])
+                .collect();
             let cut = |g: &Graph, p: &[usize]| crate::graph::quality(g, p, &[1.0; 3]).edge_cut;
             assert_eq!(cut(c, &coarse_part), cut(fine, &fine_part));
             fine = c;
