@@ -10,19 +10,50 @@ use yee_core::graph::{
     Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries, run_try,
 };
 
+/// Graphs of more nodes than this run RCDC's tries one after the other, whatever the pool:
+/// each try holds its own coarsening hierarchy and partitions (about 50 bytes a node of the
+/// graph besides it, docs/partitioning.md "At scale"), so tries side by side multiply the
+/// peak memory (the 256³ shell at tile 1, 5.8 M nodes: 3.07 GB with two at once); below
+/// it, a try's hierarchy is under 50 MB.
+pub const PARALLEL_TRY_NODES: usize = 1 << 20;
+
 /// [`partition`] with RCDC's tries spread over the current rayon pool (the global one, or
-/// the one `install`ed around the call); the other methods run as in the core.
+/// the one `install`ed around the call) on graphs of at most [`PARALLEL_TRY_NODES`] nodes;
+/// the other methods run as in the core.
 pub fn partition_on_threads(
     g: &Graph,
     speeds: &[f64],
     method: Method,
     part: &mut [usize],
 ) -> Result<(), GraphError> {
+    partition_with_try_limit(g, speeds, method, part, PARALLEL_TRY_NODES)
+}
+
+/// [`partition_on_threads`] with the tries side by side only on graphs of at most
+/// `parallel_try_nodes` nodes (the same partition either way).
+pub fn partition_with_try_limit(
+    g: &Graph,
+    speeds: &[f64],
+    method: Method,
+    part: &mut [usize],
+    parallel_try_nodes: usize,
+) -> Result<(), GraphError> {
     if method != Method::Rcdc {
         return partition(g, speeds, method, part);
     }
     let params = RcdcParams::default();
     let tries = rcdc_tries(g, speeds, params)?;
+    if g.len() > parallel_try_nodes {
+        // One try's hierarchy alive at a time: the memory of the sequential core.
+        let mut pool = RcdcPool::default();
+        for (index, t) in tries.iter().enumerate() {
+            if let Some(outcome) = run_try(g, speeds, t, index)? {
+                pool.add(outcome, params);
+            }
+        }
+        rcdc_finish(g, speeds, params, pool, part)?;
+        return Ok(());
+    }
     let pool = tries
         .par_iter()
         .enumerate()
@@ -44,7 +75,8 @@ mod tests {
     use yee_core::graph::TileGraph;
 
     /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,
-    /// 3 and 4 threads gives the core's sequential partition.
+    /// 3 and 4 threads gives the core's sequential partition, with the tries side by side
+    /// and one at a time.
     #[test]
     fn the_partition_is_the_same_on_any_number_of_threads() {
         let side = 20;
@@ -82,6 +114,16 @@ mod tests {
                 pool.install(|| partition_on_threads(&g, &speeds, Method::Rcdc, &mut part))
                     .unwrap();
                 assert_eq!(part, sequential, "{threads} threads, tile {tile:?}");
+                // The tries one at a time (as on graphs above PARALLEL_TRY_NODES).
+                let mut one_at_a_time = vec![0; g.len()];
+                pool.install(|| {
+                    partition_with_try_limit(&g, &speeds, Method::Rcdc, &mut one_at_a_time, 0)
+                })
+                .unwrap();
+                assert_eq!(
+                    one_at_a_time, sequential,
+                    "{threads} threads, one try at a time"
+                );
             }
         }
         let g = TileGraph::from_mask([4, 4, 1], &[true; 16], [1, 1, 1], 1.0)

@@ -23,10 +23,10 @@ pub fn heavy_edge_matching(
     max_weight: f64,
     seed: u64,
     within: Option<&[usize]>,
-    group: &mut [usize],
+    group: &mut [u32],
 ) -> usize {
     let n = g.len();
-    let mut order: Vec<usize> = (0..n).collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
     let mut state = seed | 1;
     for i in (1..n).rev() {
         state ^= state << 13;
@@ -34,42 +34,58 @@ pub fn heavy_edge_matching(
         state ^= state << 17;
         order.swap(i, (state % (i as u64 + 1)) as usize);
     }
-    const NONE: usize = usize::MAX;
+    const NONE: u32 = u32::MAX;
     let mut mate = vec![NONE; n];
+    // The neighbours' weights are read (random accesses, most of the matching's time on a
+    // large graph) only where they can matter: a node whose weight with the heaviest node's
+    // stays within `max_weight` pairs with any neighbour (addition is monotonic, so this
+    // skips no pair the test would refuse), and on a graph of equal weights no tie is
+    // broken by weight.
+    let (lightest, heaviest) = g
+        .weight
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &w| {
+            (lo.min(w), hi.max(w))
+        });
+    let equal = lightest == heaviest;
     for &a in &order {
+        let a = a as usize;
         if mate[a] != NONE {
             continue;
         }
+        let fits_any = g.weight[a] + heaviest <= max_weight;
         let mut best: Option<(usize, f64)> = None;
         for (b, w) in g.edges(a) {
             if mate[b] != NONE
                 || b == a
-                || g.weight[a] + g.weight[b] > max_weight
+                || (!fits_any && g.weight[a] + g.weight[b] > max_weight)
                 || within.is_some_and(|p| p[a] != p[b])
             {
                 continue;
             }
-            let better =
-                best.is_none_or(|(c, bw)| w > bw || (w == bw && g.weight[b] < g.weight[c]));
+            let better = best
+                .is_none_or(|(c, bw)| w > bw || (w == bw && !equal && g.weight[b] < g.weight[c]));
             if better {
                 best = Some((b, w));
             }
         }
         let b = best.map_or(a, |(b, _)| b);
-        mate[a] = b;
-        mate[b] = a;
+        mate[a] = b as u32;
+        mate[b] = a as u32;
     }
-    let mut count = 0;
+    drop(order);
+    let mut count = 0u32;
     for k in 0..n {
-        if mate[k] >= k {
+        let m = mate[k] as usize;
+        if m >= k {
             group[k] = count;
-            if mate[k] != k {
-                group[mate[k]] = count;
+            if m != k {
+                group[m] = count;
             }
             count += 1;
         }
     }
-    count
+    count as usize
 }
 
 /// One level of the hierarchy: the coarse graph and each finer node's coarse node.
@@ -77,8 +93,8 @@ pub fn heavy_edge_matching(
 pub struct Level {
     /// The coarse graph.
     pub graph: Graph,
-    /// The coarse node of each node of the next finer graph.
-    pub group: Vec<usize>,
+    /// The coarse node of each node of the next finer graph (4 bytes a fine node).
+    pub group: Vec<u32>,
 }
 
 /// Coarsens `g` by heavy-edge matching until at most `target` nodes remain or a matching
@@ -91,29 +107,25 @@ pub struct Level {
 pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
-    // The part of each node of the finest graph not yet coarsened.
-    let mut fine_part: Option<Vec<usize>> = within.map(<[usize]>::to_vec);
+    // The part of each node of the finest graph not yet coarsened (`within` itself on `g`,
+    // so no copy of a part per node of `g` is made).
+    let mut coarse_part: Option<Vec<usize>> = None;
     loop {
+        let fine_part = coarse_part.as_deref().or(within);
         let fine = levels.last().map_or(g, |l| &l.graph);
         if fine.len() <= target {
             return levels;
         }
-        let mut group = vec![0usize; fine.len()];
+        let mut group = vec![0u32; fine.len()];
         let level_seed = 0x9e37_79b9_7f4a_7c15 ^ seed.rotate_left(17) ^ levels.len() as u64;
-        let count = heavy_edge_matching(
-            fine,
-            max_weight,
-            level_seed,
-            fine_part.as_deref(),
-            &mut group,
-        );
-        if let Some(p) = &mut fine_part {
+        let count = heavy_edge_matching(fine, max_weight, level_seed, fine_part, &mut group);
+        if let Some(p) = fine_part {
             // A coarse node's part: that of its fine nodes (all one).
             let mut coarse = vec![0usize; count];
             for (n, &c) in group.iter().enumerate() {
-                coarse[c] = p[n];
+                coarse[c as usize] = p[n];
             }
-            *p = coarse;
+            coarse_part = Some(coarse);
         }
         if count * 10 > fine.len() * 9 {
             return levels;
@@ -154,7 +166,8 @@ mod tests {
             assert_eq!(c.total_weight(), fine.total_weight());
             // Each coarse node's fine nodes are joined (one piece), and the cut of any
             // partition of the coarse graph is the cut of its projection.
-            for piece in fine.pieces(&level.group) {
+            let group: Vec<usize> = level.group.iter().map(|&c| c as usize).collect();
+            for piece in fine.pieces(&group) {
                 assert_eq!(
                     piece.len(),
                     level
@@ -165,7 +178,11 @@ mod tests {
                 );
             }
             let coarse_part: Vec<usize> = (0..c.len()).map(|k| k % 3).collect();
-            let fine_part: Vec<usize> = level.group.iter().map(|&k| coarse_part[k]).collect();
+            let fine_part: Vec<usize> = level
+                .group
+                .iter()
+                .map(|&k| coarse_part[k as usize])
+                .collect();
             let cut = |g: &Graph, p: &[usize]| crate::graph::quality(g, p, &[1.0; 3]).edge_cut;
             assert_eq!(cut(c, &coarse_part), cut(fine, &fine_part));
             fine = c;
@@ -190,6 +207,7 @@ mod tests {
         for level in &levels {
             let mut coarse = vec![usize::MAX; level.graph.len()];
             for (n, &c) in level.group.iter().enumerate() {
+                let c = c as usize;
                 assert!(
                     coarse[c] == usize::MAX || coarse[c] == node_part[n],
                     "mixed"

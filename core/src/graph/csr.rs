@@ -3,19 +3,28 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Node weights and weighted edges, each edge stored at both ends. Bytes: 16 a node (weight,
-/// offset) and 12 an edge end (a `u32` neighbour, an `f64` weight), so a 3D cell graph (6
-/// edge ends a cell) takes 88 bytes a node; at most `u32::MAX` nodes.
+/// Node weights and weighted edges, each edge stored at both ends. Bytes: 12 a node (an `f64`
+/// weight, a `u32` offset) and 8 an edge end (a `u32` neighbour, an `f32` weight), 4 where
+/// every edge weighs 1 (the weights are then not stored), so a 3D cell graph (6 edge ends a
+/// cell, all of weight 1) takes 36 bytes a node and a coarse graph about 12 + 8 × degree; at
+/// most `u32::MAX` nodes and `u32::MAX` edge ends (a 3D cell graph of 7 × 10⁸ cells). Two
+/// graphs of the same edges compare equal only when both store or both omit unit weights
+/// (every builder here omits them where all are 1). Edge weights are `f32`: the facing-pair counts of a tile graph and their sums in
+/// coarse graphs are integers, exact below 2²⁴ (16 777 216 pairs on one edge), so every
+/// algorithm here sees the same `f64` values as with `f64` storage; a weight above that, or
+/// not an integer, is rounded to the nearest `f32` once, when the graph is built.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Graph {
     /// Weight of each node (its computation).
     pub weight: Vec<f64>,
     /// `neighbours[offsets[n]..offsets[n + 1]]` are the nodes adjacent to node `n`.
-    pub offsets: Vec<usize>,
+    pub offsets: Vec<u32>,
     /// Adjacent nodes, by node.
     pub neighbours: Vec<u32>,
-    /// Weight of each edge (same index as `neighbours`): its communication volume.
-    pub edge_weight: Vec<f64>,
+    /// Weight of each edge (same index as `neighbours`): its communication volume. Empty
+    /// where every edge weighs 1 (a cell graph: tile 1), so such a graph takes 36 bytes a
+    /// node in 3D (6 edge ends of 4 bytes, 12 a node).
+    pub edge_weight: Vec<f32>,
 }
 
 impl Graph {
@@ -36,22 +45,69 @@ impl Graph {
             u32::try_from(n).is_ok(),
             "a graph of {n} nodes: at most u32::MAX (4 294 967 295) fit"
         );
-        let mut offsets = vec![0usize; n + 1];
-        for (a, b, _) in edges() {
+        let mut offsets = vec![0u32; n + 1];
+        let mut unit = true;
+        for (a, b, w) in edges() {
             offsets[a + 1] += 1;
             offsets[b + 1] += 1;
+            unit &= w as f32 == 1.0;
         }
-        for k in 0..n {
-            offsets[k + 1] += offsets[k];
+        let mut sum = 0u64;
+        for o in offsets.iter_mut() {
+            sum += u64::from(*o);
+            *o = u32::try_from(sum).expect("at most u32::MAX (4 294 967 295) edge ends");
         }
         let mut fill = offsets.clone();
-        let mut neighbours = vec![0u32; offsets[n]];
-        let mut edge_weight = vec![0.0; offsets[n]];
+        let mut neighbours = vec![0u32; offsets[n] as usize];
+        let mut edge_weight = vec![0.0f32; if unit { 0 } else { offsets[n] as usize }];
         for (a, b, w) in edges() {
             for (from, to) in [(a, b), (b, a)] {
-                neighbours[fill[from]] = to as u32;
-                edge_weight[fill[from]] = w;
+                let at = fill[from] as usize;
+                neighbours[at] = to as u32;
+                if !unit {
+                    edge_weight[at] = w as f32;
+                }
                 fill[from] += 1;
+            }
+        }
+        Graph {
+            weight,
+            offsets,
+            neighbours,
+            edge_weight,
+        }
+    }
+
+    /// The graph of `weight.len()` nodes whose edges are given from their lower end: node
+    /// `a`'s edges to higher nodes are `upper[upper_offsets[a]..upper_offsets[a + 1]]` (node,
+    /// weight). The same graph as [`Graph::from_edges`] on those edges listed row by row, built
+    /// with 8 bytes an edge of scratch (these rows) rather than a list of 24-byte triples.
+    pub fn from_upper_rows(weight: Vec<f64>, upper_offsets: &[u32], upper: &[(u32, f32)]) -> Graph {
+        let n = weight.len();
+        let mut offsets = vec![0u32; n + 1];
+        for a in 0..n {
+            let row = &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize];
+            offsets[a + 1] += row.len() as u32;
+            for &(b, _) in row {
+                offsets[b as usize + 1] += 1;
+            }
+        }
+        let mut sum = 0u64;
+        for o in offsets.iter_mut() {
+            sum += u64::from(*o);
+            *o = u32::try_from(sum).expect("at most u32::MAX (4 294 967 295) edge ends");
+        }
+        let mut fill = offsets.clone();
+        let mut neighbours = vec![0u32; offsets[n] as usize];
+        let mut edge_weight = vec![0.0f32; offsets[n] as usize];
+        for a in 0..n {
+            for &(b, w) in &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize] {
+                for (from, to) in [(a, b as usize), (b as usize, a)] {
+                    let at = fill[from] as usize;
+                    neighbours[at] = to as u32;
+                    edge_weight[at] = w;
+                    fill[from] += 1;
+                }
             }
         }
         Graph {
@@ -74,16 +130,24 @@ impl Graph {
 
     /// Number of neighbours of node `n`.
     pub fn degree(&self, n: usize) -> usize {
-        self.offsets[n + 1] - self.offsets[n]
+        (self.offsets[n + 1] - self.offsets[n]) as usize
     }
 
     /// The neighbours of node `n` with the edge weights.
     pub fn edges(&self, n: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let range = self.offsets[n]..self.offsets[n + 1];
-        self.neighbours[range.clone()]
+        let range = self.offsets[n] as usize..self.offsets[n + 1] as usize;
+        let weights = self.edge_weight.get(range.clone()).unwrap_or(&[]);
+        self.neighbours[range]
+            .iter()
+            .enumerate()
+            .map(move |(i, &m)| (m as usize, weights.get(i).map_or(1.0, |&w| f64::from(w))))
+    }
+
+    /// The neighbours of node `n` (no weights).
+    pub fn neighbours_of(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        self.neighbours[self.offsets[n] as usize..self.offsets[n + 1] as usize]
             .iter()
             .map(|&m| m as usize)
-            .zip(self.edge_weight[range].iter().copied())
     }
 
     /// Sum of the node weights.
@@ -115,6 +179,33 @@ impl Graph {
         reached
     }
 
+    /// The number of connected pieces of each of `parts` parts of `part` (0 for an empty
+    /// part): [`Graph::pieces`] counted, with one byte a node and a stack of one piece's
+    /// nodes at most as scratch rather than a list of every node.
+    pub fn piece_counts(&self, part: &[usize], parts: usize) -> Vec<usize> {
+        let mut seen = vec![false; self.len()];
+        let mut counts = vec![0usize; parts];
+        let mut stack: Vec<u32> = Vec::new();
+        for start in 0..self.len() {
+            if seen[start] {
+                continue;
+            }
+            let p = part[start];
+            counts[p] += 1;
+            seen[start] = true;
+            stack.push(start as u32);
+            while let Some(k) = stack.pop() {
+                for m in self.neighbours_of(k as usize) {
+                    if !seen[m] && part[m] == p {
+                        seen[m] = true;
+                        stack.push(m as u32);
+                    }
+                }
+            }
+        }
+        counts
+    }
+
     /// The connected pieces of every part of `part` (the part of each node), each as its list
     /// of nodes, in the order of their first node.
     pub fn pieces(&self, part: &[usize]) -> Vec<Vec<usize>> {
@@ -126,5 +217,23 @@ impl Graph {
             }
         }
         out
+    }
+}
+
+/// A node number stored as `u32` (coarsening's groups, 4 bytes a node) or `usize`.
+pub trait NodeIndex: Copy {
+    /// The number as an index.
+    fn index(self) -> usize;
+}
+
+impl NodeIndex for u32 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl NodeIndex for usize {
+    fn index(self) -> usize {
+        self
     }
 }

@@ -24,7 +24,7 @@ pub mod tiles;
 
 pub use bisect::recursive_bisection;
 pub use cdc::{CdcParams, cdc};
-pub use csr::Graph;
+pub use csr::{Graph, NodeIndex};
 pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
 pub use rcdc::{

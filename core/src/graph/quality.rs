@@ -48,10 +48,7 @@ pub fn quality(g: &Graph, part: &[usize], targets: &[f64]) -> PartitionQuality {
         .zip(targets)
         .map(|(&w, &t)| w / (total * t / target_sum))
         .fold(0.0, f64::max);
-    let mut pieces = vec![0usize; parts];
-    for piece in g.pieces(part) {
-        pieces[part[piece[0]]] += 1;
-    }
+    let pieces = g.piece_counts(part, parts);
     PartitionQuality {
         disconnected: pieces.iter().map(|&p| p.saturating_sub(1)).sum(),
         empty_parts: pieces.iter().filter(|&&p| p == 0).count(),

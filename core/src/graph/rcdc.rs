@@ -227,17 +227,19 @@ pub fn rcdc_tries(
 }
 
 /// Runs try `t` (number `index` of [`rcdc_tries`]'s list) on `g`: `None` where its start
-/// gave no partition (recursive bisection may not).
+/// gave no partition (recursive bisection may not). Memory besides `g`, for a 3D cell graph
+/// (tile 1): the coarsening hierarchy, about 96 bytes a node of `g` (coarse graphs have more
+/// edge ends a node than the fine one), its groups 8, the partition 8 and the refinement's
+/// scratch 10; the hierarchy is dropped level by level as the partition is projected back.
 pub fn run_try(
     g: &Graph,
     speeds: &[f64],
     t: &RcdcTry,
     index: usize,
 ) -> Result<Option<RcdcOutcome>, GraphError> {
-    let mut part = vec![0usize; g.len()];
-    if !multilevel(g, speeds, t.params, t.per_part, t.seed, t.start, &mut part)? {
+    let Some(part) = multilevel(g, speeds, t.params, t.per_part, t.seed, t.start)? else {
         return Ok(None);
-    }
+    };
     let q = super::quality(g, &part, speeds);
     Ok(Some(RcdcOutcome {
         imbalance: q.imbalance,
@@ -345,15 +347,17 @@ fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, 
             return;
         }
         // Each coarse node's part, level by level down to the coarsest.
-        let mut coarse: Vec<usize> = best.2.clone();
+        let mut coarse: Option<Vec<usize>> = None;
         for level in &levels {
+            let finer = coarse.as_deref().unwrap_or(&best.2);
             let mut next = vec![0usize; level.graph.len()];
             for (n, &k) in level.group.iter().enumerate() {
-                next[k] = coarse[n];
+                next[k as usize] = finer[n];
             }
-            coarse = next;
+            coarse = Some(next);
         }
-        let candidate = uncoarsen(g, &levels, speeds, params.accept, coarse);
+        let coarse = coarse.expect("at least one level");
+        let candidate = uncoarsen(g, levels, speeds, params.accept, coarse);
         let q = super::quality(g, &candidate, speeds);
         if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
             *best = (q.imbalance, q.edge_cut, candidate);
@@ -366,19 +370,22 @@ const VCYCLE_SEED: u64 = 1 << 20;
 
 /// Refines `current`, a partition of the coarsest of `levels` (of `g` when none), there and
 /// on each finer level in turn, projected down (Karypis & Kumar 1998, §5); returns the
-/// partition of `g`.
+/// partition of `g`. Each level is dropped once its partition is projected, so the finer
+/// levels' refinement runs without the coarser graphs: the peak is the hierarchy's, or the
+/// finest level's scratch, not both.
 fn uncoarsen(
     g: &Graph,
-    levels: &[Level],
+    mut levels: Vec<Level>,
     speeds: &[f64],
     tolerance: f64,
     mut current: Vec<usize>,
 ) -> Vec<usize> {
     let coarsest = levels.last().map_or(g, |l| &l.graph);
     refine(coarsest, speeds, tolerance, &mut current);
-    for i in (0..levels.len()).rev() {
-        let fine = if i == 0 { g } else { &levels[i - 1].graph };
-        let mut finer: Vec<usize> = levels[i].group.iter().map(|&c| current[c]).collect();
+    while let Some(level) = levels.pop() {
+        let mut finer: Vec<usize> = level.group.iter().map(|&c| current[c as usize]).collect();
+        drop((level, current));
+        let fine = levels.last().map_or(g, |l| &l.graph);
         refine(fine, speeds, tolerance, &mut finer);
         current = finer;
     }
@@ -397,7 +404,8 @@ pub enum Start {
 
 /// One multilevel run: coarsen `g` to `per_part` nodes a part (matchings from `seed`; none
 /// when 0), partition the coarsest graph as `start` says, then project and refine level by
-/// level. Returns whether the start gave a partition (recursive bisection may not).
+/// level. Returns the partition, `None` where the start gave none (recursive bisection may
+/// not).
 fn multilevel(
     g: &Graph,
     speeds: &[f64],
@@ -405,8 +413,7 @@ fn multilevel(
     per_part: usize,
     seed: u64,
     start: Start,
-    part: &mut [usize],
-) -> Result<bool, GraphError> {
+) -> Result<Option<Vec<usize>>, GraphError> {
     let parts = speeds.len();
     let levels = if per_part == 0 {
         Vec::new()
@@ -419,13 +426,17 @@ fn multilevel(
         Start::Cdc => paper_rcdc(coarsest, speeds, params, &mut current)?,
         Start::Bisection(tolerance) => {
             if !recursive_bisection(coarsest, speeds, tolerance, &mut current) {
-                return Ok(false);
+                return Ok(None);
             }
         }
     }
-    let current = uncoarsen(g, &levels, speeds, params.refine_tolerance, current);
-    part.copy_from_slice(&current);
-    Ok(true)
+    Ok(Some(uncoarsen(
+        g,
+        levels,
+        speeds,
+        params.refine_tolerance,
+        current,
+    )))
 }
 
 /// Smyk & Tudruj's RCDC on `g`: merge to k × parts macro nodes by the rule, CDC on them,

@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::csr::Graph;
+use super::csr::{Graph, NodeIndex};
 use super::separation::Separation;
 
 /// The merging rules of table 1. Node A is always the least loaded macro node of the graph (§3:
@@ -117,11 +117,11 @@ pub fn merge(g: &Graph, target: usize, rule: MergeRule, group: &mut [usize]) -> 
 
 /// The graph of the macro nodes `group` defines (`count` of them): weights and edge weights
 /// summed.
-pub fn contract(g: &Graph, group: &[usize], count: usize) -> Graph {
+pub fn contract<T: NodeIndex>(g: &Graph, group: &[T], count: usize) -> Graph {
     // The fine nodes of each macro node, in ascending order (a counting sort).
     let mut first = vec![0usize; count + 1];
     for &c in group {
-        first[c + 1] += 1;
+        first[c.index() + 1] += 1;
     }
     for c in 0..count {
         first[c + 1] += first[c];
@@ -129,6 +129,7 @@ pub fn contract(g: &Graph, group: &[usize], count: usize) -> Graph {
     let mut fill = first.clone();
     let mut members = vec![0u32; g.len()];
     for (n, &c) in group.iter().enumerate() {
+        let c = c.index();
         members[fill[c]] = n as u32;
         fill[c] += 1;
     }
@@ -139,13 +140,14 @@ pub fn contract(g: &Graph, group: &[usize], count: usize) -> Graph {
     let mut weight = vec![0.0; count];
     let mut slot = vec![u32::MAX; count];
     let mut row: Vec<(usize, f64)> = Vec::new();
-    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
+    let mut upper_offsets = vec![0u32; count + 1];
+    let mut upper: Vec<(u32, f32)> = Vec::new();
     for a in 0..count {
         for &n in &members[first[a]..first[a + 1]] {
             let n = n as usize;
             weight[a] += g.weight[n];
             for (m, w) in g.edges(n) {
-                let b = group[m];
+                let b = group[m].index();
                 if a < b {
                     if slot[b] == u32::MAX {
                         slot[b] = row.len() as u32;
@@ -158,11 +160,14 @@ pub fn contract(g: &Graph, group: &[usize], count: usize) -> Graph {
         row.sort_unstable_by_key(|&(b, _)| b);
         for &(b, w) in &row {
             slot[b] = u32::MAX;
-            edges.push((a, b, w));
+            upper.push((b as u32, w as f32));
         }
+        upper_offsets[a + 1] =
+            u32::try_from(upper.len()).expect("at most u32::MAX (4 294 967 295) edge ends");
         row.clear();
     }
-    Graph::from_edges(weight, &edges)
+    drop((first, members, slot));
+    Graph::from_upper_rows(weight, &upper_offsets, &upper)
 }
 
 /// Moves every piece of a part that is not its largest connected piece to the adjacent part it

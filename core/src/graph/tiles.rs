@@ -338,7 +338,9 @@ mod tests {
         assert_eq!(g.len(), 12);
         // Edges of a 3×2×2 grid graph: 2·2·2 (x) + 3·1·2 (y) + 3·2·1 (z) = 20.
         assert_eq!(g.graph.neighbours.len(), 40);
-        assert!(g.graph.edge_weight.iter().all(|&w| w == 1.0));
+        assert!((0..12).all(|n| g.graph.edges(n).all(|(_, w)| w == 1.0)));
+        // Unit weights are not stored.
+        assert!(g.graph.edge_weight.is_empty());
         let g = TileGraph::from_mask([4, 4, 4], &[true; 64], [2, 2, 2], 1.0).unwrap();
         // 8 tiles, 12 edges of a 2×2×2 block, each a 2×2 face.
         assert_eq!(g.graph.neighbours.len(), 24);
