@@ -678,8 +678,7 @@ mod tests {
         for size in 1..70 {
             let mut covered = [0usize; 70];
             for rank in 0..size {
-                let children: alloc::vec::Vec<usize> = reduce_children(rank, size).collect();
-                for (k, &child) in children.iter().enumerate() {
+                for (k, child) in reduce_children(rank, size).enumerate() {
                     assert_eq!(child, rank + (1 << k), "size {size}, rank {rank}");
                     assert_eq!(reduce_parent(child), Some(rank), "size {size}");
                 }
