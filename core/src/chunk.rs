@@ -150,6 +150,13 @@ pub trait Chunk {
         Ok(())
     }
 
+    /// Whether the run asks for ghost zones ([`Chunk::set_ghost_zone`]): a run-wide choice
+    /// (the same answer on every rank), for only then do the ranks agree on a depth, which
+    /// takes a collective. No, by default.
+    fn ghost_zones_asked(&self) -> bool {
+        false
+    }
+
     /// The most steps this chunk could advance between two halo exchanges if its ghosts were
     /// that many stencil reaches deep (ghost-zone expansion: Ding & He, "A ghost cell
     /// expansion method for reducing communications in solving PDE problems", SC 2001): its

@@ -260,7 +260,8 @@ impl<C: Chunk> Driver<C> {
     /// Advances `chunk` by the `count` steps from `first`, one record each. A rank without
     /// neighbours ([`Driver::lonely`]) submits them at once ([`Chunk::submit_steps`]: the
     /// chunk may tile them over space and time), the compute time shared evenly among them;
-    /// any other steps them one by one ([`Driver::step`]).
+    /// a chunk with a ghost zone ([`Chunk::set_ghost_zone`]) does too and then exchanges its
+    /// deep halos once; any other steps them one by one ([`Driver::step`]).
     pub fn steps<M: Comm>(
         &mut self,
         chunk: &mut C,
@@ -324,25 +325,26 @@ impl<C: Chunk> Driver<C> {
             true => Ok(()),
             false => chunk.submit_steps(first, count, owned),
         };
+        // What a clock saw of the whole block, shared evenly; a simulated clock moves only
+        // at `compute_done`, step by step below, each step's delay charged with its own.
+        let measured = (comm.now_seconds() - t) / count as f64;
+        done.map_err(StepError::Chunk)?;
         let work = chunk.block_work(count) / (count * phases) as f64;
         let mut records = Vec::with_capacity(count as usize);
-        for _ in 0..count {
+        for n in 0..count {
+            let t = comm.now_seconds();
             for _ in 0..phases {
                 comm.compute_done(work);
             }
             let mut record = StepRecord::for_directions(self.schedule.directions.len());
+            record.compute_seconds = measured + (comm.now_seconds() - t);
             record.cells = owned.cells() as u64;
             record.work = chunk.work(owned);
-            records.push(record);
-        }
-        let seconds = (comm.now_seconds() - t) / count as f64;
-        done.map_err(StepError::Chunk)?;
-        for (n, record) in records.iter_mut().enumerate() {
-            record.compute_seconds = seconds;
-            if n + 1 == count as usize {
-                self.refresh(chunk, comm, record)?;
+            if n + 1 == count {
+                self.refresh(chunk, comm, &mut record)?;
             }
             comm.step_done();
+            records.push(record);
         }
         Ok(records)
     }

@@ -293,6 +293,11 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
         Ok(())
     }
 
+    /// When its executor is asked to block time ([`CurlExecutor::blocks_time`]).
+    fn ghost_zones_asked(&self) -> bool {
+        self.kernel.blocks_time()
+    }
+
     /// The steps of its wavefront tile ([`YeeChunk::zone_wish`]).
     fn ghost_zone_steps(&self) -> u64 {
         self.zone_wish()
