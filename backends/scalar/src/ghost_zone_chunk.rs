@@ -11,8 +11,12 @@ use crate::ghost_zone::{GhostZone, compute_box, deep_border, deep_ghosts};
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// The steps a ghost zone of this chunk could hold: its wavefront tile's
     /// ([`YeeChunk::time_tile`]: what `--time-block` asks for, on what the tile holds), 1
-    /// without one or on a periodic axis.
+    /// without one, on a periodic axis, or with probes (sampled every step, they would have
+    /// the deep halos exchanged every step).
     pub fn zone_wish(&self) -> u64 {
+        if !self.setup.probes.is_empty() {
+            return 1;
+        }
         let periodic = Axis::ALL
             .into_iter()
             .any(|a| self.state.mode.active_axes()[a.index()] && self.setup.is_periodic(a));
