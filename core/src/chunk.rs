@@ -150,6 +150,50 @@ pub trait Chunk {
         Ok(())
     }
 
+    /// Whether the run asks for ghost zones ([`Chunk::set_ghost_zone`]): a run-wide choice
+    /// (the same answer on every rank), for only then do the ranks agree on a depth, which
+    /// takes a collective. No, by default.
+    fn ghost_zones_asked(&self) -> bool {
+        false
+    }
+
+    /// The most steps this chunk could advance between two halo exchanges if its ghosts were
+    /// that many stencil reaches deep (ghost-zone expansion: Ding & He, "A ghost cell
+    /// expansion method for reducing communications in solving PDE problems", SC 2001): its
+    /// wish, which [`Chunk::set_ghost_zone`] may grant. 1, the default, when it cannot.
+    fn ghost_zone_steps(&self) -> u64 {
+        1
+    }
+
+    /// Keeps ghosts `steps` × the stencil reach deep on every side of [`Chunk::owned`] from
+    /// now on (1: the plain ghosts again), so that it advances up to `steps` steps between
+    /// exchanges ([`Chunk::steps_per_exchange`]): [`Chunk::submit_steps`] then updates the
+    /// ghost zone too (redundantly with the neighbour that owns it), and the halos after the
+    /// last phase ([`Chunk::halo_len`]) carry everything those steps read from the zone, toward
+    /// every share direction (faces, edges, corners); the earlier phases carry nothing. Every
+    /// rank of a run must set the same depth, each neighbour at least `steps` cells thick
+    /// along the axis it neighbours across. The owned cells keep their values; the ghosts hold
+    /// nothing until the next exchange. The default only grants 1.
+    fn set_ghost_zone(&mut self, steps: u64) -> Result<(), Self::Error> {
+        match steps {
+            1 => Ok(()),
+            _ => Err(Self::Error::unsupported("ghost-zone expansion")),
+        }
+    }
+
+    /// Steps between two halo exchanges ([`Chunk::set_ghost_zone`]); 1, the default, when the
+    /// halos of every phase are exchanged every step.
+    fn steps_per_exchange(&self) -> u64 {
+        1
+    }
+
+    /// The work of advancing `count` steps between two exchanges, the ghost zone's redundant
+    /// updates included ([`Chunk::set_ghost_zone`]); `count` steps of [`Chunk::work`] of the
+    /// owned box by default.
+    fn block_work(&self, count: u64) -> f64 {
+        count as f64 * self.work(self.owned())
+    }
+
     /// Blocks until everything submitted (updates, packs, unpacks) has finished. The default
     /// is the synchronous case (host backends finish inside each call); an asynchronous
     /// backend ([`Capabilities::asynchronous`]) must override it.

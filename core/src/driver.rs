@@ -260,7 +260,8 @@ impl<C: Chunk> Driver<C> {
     /// Advances `chunk` by the `count` steps from `first`, one record each. A rank without
     /// neighbours ([`Driver::lonely`]) submits them at once ([`Chunk::submit_steps`]: the
     /// chunk may tile them over space and time), the compute time shared evenly among them;
-    /// any other steps them one by one ([`Driver::step`]).
+    /// a chunk with a ghost zone ([`Chunk::set_ghost_zone`]) does too and then exchanges its
+    /// deep halos once; any other steps them one by one ([`Driver::step`]).
     pub fn steps<M: Comm>(
         &mut self,
         chunk: &mut C,
@@ -268,6 +269,9 @@ impl<C: Chunk> Driver<C> {
         first: u64,
         count: u64,
     ) -> Result<Vec<StepRecord>, StepErrorOf<C, M>> {
+        if chunk.steps_per_exchange() > 1 {
+            return self.block(chunk, comm, first, count);
+        }
         if count <= 1 || !self.lonely() {
             return (first..first + count)
                 .map(|step| self.step(chunk, comm, step))
@@ -299,6 +303,64 @@ impl<C: Chunk> Driver<C> {
             records.push(record);
         }
         Ok(records)
+    }
+
+    /// Advances a chunk with a ghost zone ([`Chunk::set_ghost_zone`]) by the `count` steps
+    /// from `first` (at most [`Chunk::steps_per_exchange`]), one record each: the chunk
+    /// updates its owned box and ghost zone at once ([`Chunk::submit_steps`]), then the deep
+    /// halos go out once, their bytes and times in the last step's record. The compute time
+    /// ([`Chunk::block_work`], the zone's redundant updates included) is shared evenly.
+    fn block<M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<StepRecord>, StepErrorOf<C, M>> {
+        debug_assert!(count <= chunk.steps_per_exchange());
+        let owned = chunk.owned();
+        let phases = chunk.phases() as u64;
+        let t = comm.now_seconds();
+        let done = match owned.is_empty() {
+            true => Ok(()),
+            false => chunk.submit_steps(first, count, owned),
+        };
+        // What a clock saw of the whole block, shared evenly; a simulated clock moves only
+        // at `compute_done`, step by step below, each step's delay charged with its own.
+        let measured = (comm.now_seconds() - t) / count as f64;
+        done.map_err(StepError::Chunk)?;
+        let work = chunk.block_work(count) / (count * phases) as f64;
+        let mut records = Vec::with_capacity(count as usize);
+        for n in 0..count {
+            let t = comm.now_seconds();
+            for _ in 0..phases {
+                comm.compute_done(work);
+            }
+            let mut record = StepRecord::for_directions(self.schedule.directions.len());
+            record.compute_seconds = measured + (comm.now_seconds() - t);
+            record.cells = owned.cells() as u64;
+            record.work = chunk.work(owned);
+            if n + 1 == count {
+                self.refresh(chunk, comm, &mut record)?;
+            }
+            comm.step_done();
+            records.push(record);
+        }
+        Ok(records)
+    }
+
+    /// Exchanges the halos of every phase in order, recording them in `record`: a chunk with
+    /// a ghost zone sends its deep halos once ([`Chunk::set_ghost_zone`]).
+    fn refresh<M: Comm>(
+        &mut self,
+        chunk: &mut C,
+        comm: &mut M,
+        record: &mut StepRecord,
+    ) -> Result<(), StepErrorOf<C, M>> {
+        for phase in 0..chunk.phases() {
+            self.exchange_halos(chunk, comm, phase, record, &mut |_, _| {})?;
+        }
+        Ok(())
     }
 
     /// Exchanges the halos of `phase` without updating anything: for initial conditions set

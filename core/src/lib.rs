@@ -38,6 +38,8 @@ pub mod driver;
 pub mod field;
 pub mod geometry;
 #[cfg(feature = "alloc")]
+pub mod ghost_zone;
+#[cfg(feature = "alloc")]
 pub mod graph;
 #[cfg(feature = "alloc")]
 pub mod measurements;

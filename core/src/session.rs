@@ -17,6 +17,7 @@ use crate::decomposition::Layout;
 use crate::direction::Direction;
 use crate::driver::{Driver, Schedule, StepError, StepErrorOf, StepRecord};
 use crate::geometry::{Axis, Box3};
+use crate::ghost_zone::{agreed_wish, zone_steps};
 use crate::step_log::StepLog;
 use crate::topology::Topology;
 
@@ -181,8 +182,10 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
 /// ([`Driver::steps`]: the chunk may tile them over space and time), stopping at every
 /// observed step and at `until`, and `after_step` runs once such a tile has ended, with the
 /// step count there. Stop requests are checked collectively at the end of a tile that
-/// reaches or crosses a multiple of [`STOP_CHECK_STEPS`]. Any other run steps one by one, as
-/// [`run_steps_from`].
+/// reaches or crosses a multiple of [`STOP_CHECK_STEPS`]. Ranks with neighbours whose chunks
+/// all keep a ghost zone ([`crate::ghost_zone`], [`Chunk::set_ghost_zone`]) advance blocks of
+/// up to its depth in steps the same way, exchanging halos once a block, a block ending also
+/// at each rebalance. Any other run steps one by one, as [`run_steps_from`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_steps_observed<C: Chunk, M: Comm>(
     plan: &Plan,
@@ -208,6 +211,17 @@ pub fn run_steps_observed<C: Chunk, M: Comm>(
     debug_assert_eq!(chunk.owned(), plan.layout(&borders).chunk_box(rank));
     let mut driver = Driver::new(Schedule::new(&plan.layout(&borders), rank, plan.active));
     driver.set_overlap(plan.overlap);
+    // Ranks with neighbours advance several steps between exchanges where every chunk can
+    // (ghost-zone expansion, [`crate::ghost_zone`]), and as many as the thinnest box allows.
+    let wish = agreed_wish(&chunk, comm, plan.periodic).map_err(StepError::Comm)?;
+    let reach = chunk.ghost().into_iter().max().unwrap_or(1);
+    let zone =
+        |borders: &[Vec<i64>; 3]| zone_steps(wish, reach, &plan.layout(borders), plan.active);
+    if zone(&borders) != chunk.steps_per_exchange() {
+        chunk
+            .set_ghost_zone(zone(&borders))
+            .map_err(StepError::Chunk)?;
+    }
     // The ghosts hold nothing yet — a chunk restored from a checkpoint, or a fresh one whose
     // initial values were set on its owned cells only: every phase's halos are exchanged
     // before the first step, so the first stencil to read across a border reads the
@@ -232,10 +246,17 @@ pub fn run_steps_observed<C: Chunk, M: Comm>(
         let most = if alone {
             chunk.steps_per_submit().max(1)
         } else {
-            1
+            chunk.steps_per_exchange().max(1)
         };
+        // A block of steps between exchanges ends where the balancer measures and moves
+        // borders, so balancing sees whole blocks.
+        let rebalances = |s: u64| balancer.as_ref().is_some_and(|b| s % b.params().every == 0);
         let mut count = 1;
-        while count < most && step + count < end && !observed(step + count) {
+        while count < most
+            && step + count < end
+            && !observed(step + count)
+            && !rebalances(step + count)
+        {
             count += 1;
         }
         // The last step of the tile: the loop below goes on as after that one step.
@@ -294,6 +315,12 @@ pub fn run_steps_observed<C: Chunk, M: Comm>(
         });
         if decision.borders != borders {
             let old = borders.clone();
+            // The zone of the new borders, set before the cells move (its halos go out after).
+            if zone(&decision.borders) != chunk.steps_per_exchange() {
+                chunk
+                    .set_ghost_zone(zone(&decision.borders))
+                    .map_err(StepError::Chunk)?;
+            }
             driver.migrate(
                 &mut chunk,
                 comm,

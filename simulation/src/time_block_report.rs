@@ -16,8 +16,13 @@ pub struct TimeBlockReport {
     pub requested: String,
     /// `wavefront` when some tile advanced several steps at once, else `one-step`.
     pub ran: &'static str,
-    /// The steps of a tile the chunk took (1: one step at a time).
+    /// The steps of a tile the chunk took (1: one step at a time); in a decomposed run, the
+    /// steps between halo exchanges (its ghost zones' depth).
     pub k: u64,
+    /// Steps between two halo exchanges of a decomposed run: `k` where every rank keeps a
+    /// ghost zone `k` cells deep (`yee_scalar::ghost_zone`), else 1 (every step; 1 for a run
+    /// of one rank, which has none).
+    pub exchange_every: u64,
     /// The most steps one tile advanced (outputs, the run's end and checkpoints cut tiles).
     pub longest_tile: u64,
     /// Why the one-step path ran, or why tiles were shorter than `k`; `None` when neither.
@@ -34,6 +39,7 @@ pub fn time_block_report<T>(
 ) -> TimeBlockReport {
     let k = results.iter().map(|r| r.tile_steps).min().unwrap_or(1);
     let longest = results.iter().map(|r| r.longest_tile).max().unwrap_or(1);
+    let decomposed = options.topology.ranks() > 1;
     let periodic = yee_core::Axis::ALL
         .into_iter()
         .any(|a| setup.mode.active_axes()[a.index()] && setup.is_periodic(a));
@@ -45,18 +51,22 @@ pub fn time_block_report<T>(
              backend's)",
             options.backend.name()
         ))
-    } else if options.topology.ranks() > 1 {
-        Some("a decomposed run exchanges its halos every step".into())
     } else if tiled {
         Some("the tile driver steps one step at a time".into())
     } else if periodic {
         Some("a periodic wrap refreshes the ghosts every step".into())
-    } else if balanced {
+    } else if balanced && !decomposed {
         Some("dynamic balancing measures every step".into())
     } else if let Some(why) = setup_fallback(setup) {
         Some(why.into())
     } else if !setup.probes.is_empty() {
         Some("probes are sampled every step".into())
+    } else if k <= 1 && decomposed {
+        Some(
+            "a decomposed run's ghost zones need every box at least 2 cells thick along the \
+             axes the ranks are split along, and every rank a tile"
+                .into(),
+        )
     } else if k <= 1 {
         Some("auto: a tile of two one-plane slabs outgrows half the last-level cache".into())
     } else if longest <= 1 {
@@ -70,6 +80,7 @@ pub fn time_block_report<T>(
         requested: options.time_block.name(),
         ran: if longest > 1 { "wavefront" } else { "one-step" },
         k,
+        exchange_every: if decomposed { k } else { 1 },
         longest_tile: longest,
         reason,
     }

@@ -25,6 +25,7 @@ mod dispersive_cost;
 mod energy;
 mod flux;
 mod function_length;
+mod ghost_zone;
 mod harminv;
 mod heterogeneous;
 mod irregular;

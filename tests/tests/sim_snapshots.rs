@@ -213,3 +213,76 @@ fn one_slow_of_eight_dynamic_jagged() {
     assert!(after <= 1.15, "{s}");
     insta::assert_snapshot!(s);
 }
+
+/// Ghost zones on the simulated machine (issue 45): 2×2×1 ranks exchanging their halos every
+/// k = 1, 2 and 4 steps (`--time-block k` on the rayon backend, `yee_scalar::ghost_zone`). A
+/// deeper zone sends fewer, larger messages (every field and ψ, k cells deep, edges and
+/// corners too) and updates the zone redundantly; the virtual time per step says which pays on
+/// slow links (50 us, 100 MB/s) and on fast ones (2 us, 10 GB/s).
+#[test]
+fn ghost_zone_trade_off_2x2x1() {
+    use yee_core::Comm;
+    use yee_em::YeeBackend;
+    use yee_rayon::{RayonCurl, TimeBlock};
+    use yee_scalar::checkpoints::NoCheckpoints;
+    let grid = [24, 20, 16];
+    let sources = [PointSource {
+        component: Component::Ez,
+        cell: [12, 10, 8],
+        waveform: Waveform::Ricker {
+            frequency: 0.05,
+            delay: 20.0,
+        },
+        amplitude: 1.0,
+        kind: SourceKind::Soft,
+    }];
+    let setup = cpml_setup(Mode::ThreeD, grid, 3, &sources);
+    let topology = Topology([2, 2, 1]);
+    let plan = uniform_plan(&setup, topology);
+    let steps = 24;
+    let mut s = format!(
+        "3d grid {grid:?} (CPML 3) on topology [2, 2, 1]; 1e8 cells/s per rank; {steps} steps, f32\n"
+    );
+    for (latency, bandwidth) in [(5e-5, 1e8), (2e-6, 1e10)] {
+        let _ = writeln!(s, "links {latency:e} s + bytes / {bandwidth:e} B/s:");
+        for block in [TimeBlock::Off, TimeBlock::Steps(2), TimeBlock::Steps(4)] {
+            let kernel = RayonCurl::with_threads(1).unwrap().with_time_block(block);
+            let model = MachineModel::uniform(4, 1e8, latency, bandwidth);
+            let ranks = yee_comm_sim::launch(topology, model, |mut c| {
+                let owned = plan.initial_box(c.rank());
+                let chunk = YeeBackend::<f32>::build(&kernel, &setup, owned, Default::default());
+                let o = yee_scalar::decomposed::run_rank_with(
+                    &setup,
+                    &plan,
+                    yee_core::session::Start::of(&plan),
+                    chunk.unwrap(),
+                    Vec::new(),
+                    &mut c,
+                    steps,
+                    &mut NoCheckpoints::default(),
+                    &|_| false,
+                    |_, _: &mut yee_scalar::YeeChunk<f32, RayonCurl>| {},
+                )
+                .unwrap();
+                let messages: usize = (o.records.recent.iter())
+                    .map(|r| r.bytes_sent.iter().filter(|&&b| b > 0).count())
+                    .sum();
+                (o, c.now_seconds(), messages)
+            });
+            let k = ranks[0].0.tile_steps;
+            let clock = ranks.iter().map(|r| r.1).fold(0.0, f64::max);
+            let bytes: u64 = (ranks[0].0.records.recent.iter())
+                .map(|r| r.bytes_sent.iter().sum::<u64>())
+                .sum();
+            let compute = ranks[0].0.records.totals.compute_seconds / steps as f64;
+            let _ = writeln!(
+                s,
+                "  k = {k}: rank 0 sends {} messages, {} bytes per step; compute {compute:.4e} s/step; virtual time {:.4e} s/step",
+                ranks[0].2 as f64 / steps as f64,
+                bytes / steps,
+                clock / steps as f64
+            );
+        }
+    }
+    insta::assert_snapshot!(s);
+}

@@ -269,10 +269,11 @@ fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
 /// The Yee stencil's face halos (no tensor nodes).
 const HALO_FACES: yee_em::halo::HaloShape = yee_em::halo::HaloShape::Faces;
 
-/// A scene that decomposed runs step in tiles nowhere: two ranks each take their halos every
-/// step, and give the oracle's bits.
+/// Two ranks with time blocking asked for keep ghost zones 4 cells deep and exchange every 4
+/// steps (`yee_scalar::ghost_zone`; tests/tests/ghost_zone.rs has the layouts), and give the
+/// oracle's bits.
 #[test]
-fn two_ranks_with_time_blocking_asked_for_step_one_step_at_a_time() {
+fn two_ranks_with_time_blocking_exchange_every_k_steps() {
     let sources = [yee_tests::ricker_source(Component::Ez, [5, 6, 7])];
     let setup = Setup {
         sources: &sources,
@@ -309,7 +310,11 @@ fn two_ranks_with_time_blocking_asked_for_step_one_step_at_a_time() {
         )
         .unwrap()
     });
-    assert!(outputs.iter().all(|o| o.longest_tile == 1));
+    assert!(
+        outputs
+            .iter()
+            .all(|o| (o.tile_steps, o.longest_tile) == (4, 4))
+    );
     let ez = yee_scalar::decomposed::assemble(&outputs, setup.grid, Component::Ez).unwrap();
     let mut chunk = YeeChunk::<f64>::new(&setup, Box3::from_extent(setup.grid));
     for step in 0..20 {

@@ -47,7 +47,12 @@ steps = 30
 /// Runs the scene (with `probe`, a probe added) with `--time-block block`; its output folder
 /// and run.json.
 fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
-    let name = format!("tb_{block}_{probe}");
+    run_on(dir, block, probe, &[])
+}
+
+/// [`run`] with `extra` arguments (ranks, topology, communicator).
+fn run_on(dir: &Path, block: &str, probe: bool, extra: &[&str]) -> (PathBuf, serde_json::Value) {
+    let name = format!("tb_{block}_{probe}_{}", extra.join("_"));
     let file = dir.join(format!("{name}.toml"));
     let mut text = SCENE.to_string();
     if probe {
@@ -64,8 +69,9 @@ fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
             "rayon",
             "--time-block",
             block,
-            "--out",
         ])
+        .args(extra)
+        .arg("--out")
         .arg(&out)
         .arg(&file)
         .output()
@@ -112,6 +118,41 @@ fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
     let tb = &report["time_block"];
     assert_eq!(tb["ran"], "one-step", "{tb}");
     assert!(tb["reason"].as_str().unwrap().contains("probes"), "{tb}");
+}
+
+/// Decomposed runs (2×1×1, 2×2×1 and 1×2×2, on shm and sim) keep ghost zones k cells deep and
+/// exchange their halos every k steps: the one-rank, one-step snapshots bit for bit, and
+/// run.json says how often they exchanged.
+#[test]
+fn decomposed_runs_exchange_every_k_steps_and_keep_the_snapshots() {
+    let dir = crate::tmp_dir(module_path!());
+    let (off, _) = run(&dir, "off", false);
+    for (topology, comm) in [("2x1x1", "shm"), ("2x2x1", "sim"), ("1x2x2", "shm")] {
+        for block in ["2", "4", "auto"] {
+            let extra = ["--topology", topology, "--comm", comm];
+            let (out, report) = run_on(&dir, block, false, &extra);
+            let tb = &report["time_block"];
+            let k = tb["exchange_every"].as_u64().unwrap();
+            match block {
+                "auto" => assert!(k > 1, "{topology} {tb}"),
+                _ => assert_eq!(k.to_string(), block, "{topology} {tb}"),
+            }
+            assert_eq!(tb["longest_tile"], k, "{topology} {tb}");
+            for step in [7, 14, 21, 28, 30] {
+                for c in ["ez", "hx"] {
+                    let file = format!("{c}_{step:06}.npy");
+                    let (a, b) = (
+                        std::fs::read(off.join(&file)),
+                        std::fs::read(out.join(&file)),
+                    );
+                    assert!(
+                        a.unwrap() == b.unwrap(),
+                        "{topology} on {comm}, --time-block {block}: {file} differs"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

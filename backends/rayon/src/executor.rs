@@ -246,6 +246,11 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
         tile_for(self.time_block, state, self.llc_bytes)
     }
 
+    /// `--time-block` other than `off`.
+    fn blocks_time(&self) -> bool {
+        self.time_block != TimeBlock::Off
+    }
+
     /// On a thread of the pool: the phase's or step's parallel loops then start from inside
     /// it, with no hand-over from the caller's thread each (on one thread, a 32³ step spent
     /// half its time switching threads; docs/performance.md).

@@ -83,6 +83,10 @@ pub struct YeeChunk<'s, T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
     pub probe_cells: alloc::vec::Vec<yee_core::Index3>,
     /// The curl executor.
     pub kernel: K,
+    /// The ghost zone of a decomposed run that exchanges halos every few steps
+    /// ([`crate::ghost_zone`]; [`Chunk::set_ghost_zone`]), if any: the state then covers
+    /// more than the owned box.
+    pub zone: Option<crate::ghost_zone::GhostZone>,
 }
 
 impl<'s, T: Scalar> YeeChunk<'s, T> {
@@ -101,6 +105,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             costs: Costs::default(),
             probe_cells: probe_cells(setup, owned),
             kernel,
+            zone: None,
         }
     }
 
@@ -242,11 +247,6 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             .sum();
         per_node / electric
     }
-
-    /// Components in slab order: every component the mode carries.
-    fn slab_components(&self) -> impl Iterator<Item = Component> + '_ {
-        self.state.mode.components().iter().copied()
-    }
 }
 
 impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
@@ -259,7 +259,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     };
 
     fn owned(&self) -> Box3 {
-        self.state.owned
+        self.owned_box()
     }
 
     fn ghost(&self) -> [usize; 3] {
@@ -286,8 +286,34 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn submit_steps(&mut self, first: u64, count: u64, region: Box3) -> Result<(), HostChunkError> {
-        self.apply_steps(first, count, region);
+        match self.zone {
+            Some(_) => self.apply_zone_steps(first, count),
+            None => self.apply_steps(first, count, region),
+        }
         Ok(())
+    }
+
+    /// When its executor is asked to block time ([`CurlExecutor::blocks_time`]).
+    fn ghost_zones_asked(&self) -> bool {
+        self.kernel.blocks_time()
+    }
+
+    /// The steps of its wavefront tile ([`YeeChunk::zone_wish`]).
+    fn ghost_zone_steps(&self) -> u64 {
+        self.zone_wish()
+    }
+
+    fn set_ghost_zone(&mut self, steps: u64) -> Result<(), HostChunkError> {
+        self.set_zone(steps);
+        Ok(())
+    }
+
+    fn steps_per_exchange(&self) -> u64 {
+        self.zone.map_or(1, |z| z.steps)
+    }
+
+    fn block_work(&self, count: u64) -> f64 {
+        self.zone_work(count)
     }
 
     fn buffer(&self, bytes: usize) -> Result<HostBuffer<T>, HostChunkError> {
@@ -295,11 +321,24 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn halo_len(&self, phase: usize, toward: Direction) -> usize {
+        if self.zone.is_some() {
+            // The deep halos go once, after the last phase.
+            return match phase == ELECTRIC_PHASE {
+                true => self.zone_halo_len(toward, true),
+                false => 0,
+            };
+        }
         let s = &self.state;
         halo::halo_values(s.mode, s.owned, phase, toward, s.halo_shape)
     }
 
     fn ghost_len(&self, phase: usize, from: Direction) -> usize {
+        if self.zone.is_some() {
+            return match phase == ELECTRIC_PHASE {
+                true => self.zone_halo_len(from, false),
+                false => 0,
+            };
+        }
         let s = &self.state;
         halo::ghost_values(s.mode, s.owned, phase, from, s.halo_shape)
     }
@@ -312,7 +351,10 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     ) -> Result<(), HostChunkError> {
         for (&toward, buffer) in towards.iter().zip(out) {
             let len = self.halo_len(phase, toward);
-            self.pack_halo(phase, toward, buffer.values_mut(len));
+            match self.zone {
+                Some(_) => self.pack_zone_halo(toward, buffer.values_mut(len)),
+                None => self.pack_halo(phase, toward, buffer.values_mut(len)),
+            }
         }
         Ok(())
     }
@@ -325,7 +367,10 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     ) -> Result<(), HostChunkError> {
         for (&from, buffer) in froms.iter().zip(data) {
             let len = self.ghost_len(phase, from);
-            self.unpack_halo(phase, from, buffer.values(len));
+            match self.zone {
+                Some(_) => self.unpack_zone_halo(from, buffer.values(len)),
+                None => self.unpack_halo(phase, from, buffer.values(len)),
+            }
         }
         Ok(())
     }
@@ -346,13 +391,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn slab_len(&self, region: Box3) -> usize {
-        let fields = self.slab_components().count() * region.cells();
-        let psi: usize = self
-            .state
-            .slabs
-            .iter()
-            .map(|s| s.psi.iter().flatten().count() * s.layer.intersect(&region).cells())
-            .sum();
+        let cells = self.cells_len(region);
         let dft: usize = self.state.dft.iter().map(|d| d.slab_len(region)).sum();
         let polarisation: usize = self
             .state
@@ -368,7 +407,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
             .flatten()
             .map(|t| t.slab_len(region))
             .sum();
-        fields + psi + dft + polarisation + sums
+        cells + dft + polarisation + sums
     }
 
     fn pack_slabs(
@@ -400,7 +439,11 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     }
 
     fn resize(&mut self, owned: Box3) -> Result<(), HostChunkError> {
-        self.state.resize(&self.setup, owned, &self.kernel);
+        if let Some(zone) = self.zone.as_mut() {
+            zone.owned = owned;
+        }
+        let covered = self.covered(owned);
+        self.state.resize(&self.setup, covered, &self.kernel);
         self.probe_cells = probe_cells(&self.setup, owned);
         match self.state.too_many_materials {
             true => Err(TOO_MANY_MATERIALS),
@@ -496,24 +539,7 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// then the polarisations of dispersive nodes and the running sums of lossy tensor nodes
     /// ([`crate::tensor_nodes`]).
     fn pack_slab(&self, region: Box3, out: &mut [T]) {
-        let mut at = 0;
-        for c in self.slab_components() {
-            let n = region.cells();
-            self.state
-                .field(c)
-                .expect("carried")
-                .read_box(region, &mut out[at..at + n]);
-            at += n;
-        }
-        for slab in &self.state.slabs {
-            let part = slab.layer.intersect(&region);
-            for psi in slab.psi.iter().flatten() {
-                for n in 0..part.cells() {
-                    out[at] = psi[slab.region.linear_index(part.index_at(n))];
-                    at += 1;
-                }
-            }
-        }
+        let mut at = self.pack_cells(region, out);
         for d in &self.state.dft {
             at += d.pack(region, &mut out[at..]);
         }
@@ -527,23 +553,7 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
 
     /// Unpacks what [`YeeChunk::pack_slab`] wrote for `region`.
     fn unpack_slab(&mut self, region: Box3, data: &[T]) {
-        let mut at = 0;
-        let components: alloc::vec::Vec<Component> = self.slab_components().collect();
-        for c in components {
-            let n = region.cells();
-            let field = self.state.fields[c.index()].as_mut().expect("carried");
-            field.write_box(region, &data[at..at + n]);
-            at += n;
-        }
-        for slab in &mut self.state.slabs {
-            let part = slab.layer.intersect(&region);
-            for psi in slab.psi.iter_mut().flatten() {
-                for n in 0..part.cells() {
-                    psi[slab.region.linear_index(part.index_at(n))] = data[at];
-                    at += 1;
-                }
-            }
-        }
+        let mut at = self.unpack_cells(region, data);
         for d in &mut self.state.dft {
             at += d.unpack(region, &data[at..]);
         }

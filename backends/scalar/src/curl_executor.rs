@@ -49,6 +49,14 @@ pub trait CurlExecutor<T: Scalar>: PartExecutor + Clone + core::fmt::Debug + Sen
         None
     }
 
+    /// Whether the run asks this executor to block time steps (`--time-block` other than
+    /// `off`): the same on every rank of a run whose ranks share one executor, so a decomposed
+    /// run's ranks then agree on ghost zones ([`yee_core::Chunk::ghost_zones_asked`]).
+    /// Default: no.
+    fn blocks_time(&self) -> bool {
+        false
+    }
+
     /// Runs `work` — a phase or a whole step of a chunk, which calls the methods above many
     /// times — where those calls are cheapest: on the executor's own threads, so that each
     /// parallel loop inside does not hand its work over from the caller's thread and wait

@@ -51,8 +51,9 @@ pub struct RankOutput<T> {
     pub decayed: bool,
     /// The checkpoints taken, in order (as the writing rank completed them).
     pub checkpoints: Vec<CheckpointRecord>,
-    /// The most steps its chunk would advance at once ([`yee_core::Chunk::steps_per_submit`];
-    /// 1: one step at a time).
+    /// The most steps its chunk would advance at once: in a decomposed run, between halo
+    /// exchanges ([`yee_core::Chunk::steps_per_exchange`], its ghost zone's depth), alone, in
+    /// a tile ([`yee_core::Chunk::steps_per_submit`]); 1: one step at a time.
     pub tile_steps: u64,
     /// The most steps it did advance at once (temporal blocking; 1 when it never did).
     pub longest_tile: u64,
@@ -284,7 +285,10 @@ pub fn run_rank_with<
         interrupted,
         decayed,
         checkpoints,
-        tile_steps: chunk.steps_per_submit(),
+        tile_steps: match comm.size() {
+            1 => chunk.steps_per_submit(),
+            _ => chunk.steps_per_exchange(),
+        },
         longest_tile,
     })
 }

@@ -24,6 +24,8 @@ pub mod dispersive;
 pub mod dispersive_nodes;
 pub mod error;
 pub mod field;
+pub mod ghost_zone;
+pub mod ghost_zone_chunk;
 pub mod material_ids;
 mod ordered_split;
 pub mod part_executor;

@@ -1,0 +1,207 @@
+//! Temporal blocking in decomposed runs (issue 45, item 2): ranks with ghost zones `k` cells
+//! deep ([`yee_core::ghost_zone`], `yee_scalar::ghost_zone`) exchange their halos once every
+//! `k` steps and update the zone redundantly; every field is bit for bit the one-rank run's
+//! stepped one step at a time (the scalar `Simulation`), on 2×1×1, 2×2×1 and uneven layouts,
+//! on the shm and simulated communicators, for `--time-block 2`, `4` and `auto`, with static
+//! uneven borders and with borders a balancer moves during the run.
+
+use yee_comm_sim::MachineModel;
+use yee_core::Topology;
+use yee_core::balance::{BalanceParams, Balancer};
+use yee_core::session::{Plan, Start};
+use yee_em::{Component, Costs, Mode, Setup, YeeBackend};
+use yee_rayon::{RayonCurl, TimeBlock};
+use yee_scalar::checkpoints::NoCheckpoints;
+use yee_scalar::decomposed::{RankOutput, assemble, run_rank_with, uniform_plan};
+use yee_tests::{CommKind, single_chunk};
+
+/// A CPML box with a lossy dielectric sphere (diagonal smoothing) and a source off-centre.
+fn scene<'a>(
+    mode: Mode,
+    grid: [usize; 3],
+    regions: &'a [yee_em::Region],
+    sources: &'a [yee_em::PointSource],
+) -> Setup<'a> {
+    let active = mode.active_axes();
+    let walls = std::array::from_fn(|a| match active[a] {
+        true => [yee_em::Boundary::Cpml(yee_em::CpmlParams::with_thickness(3)); 2],
+        false => [yee_em::Boundary::Pec; 2],
+    });
+    let setup = Setup {
+        sources,
+        regions,
+        smoothing_tensor: false,
+        ..yee_tests::vacuum(mode, grid, 0.5, walls)
+    };
+    setup.validate().unwrap();
+    setup
+}
+
+/// Rank `comm.rank()` of `plan`, the rayon `kernel`, with no step observed before the end.
+fn rank<M: yee_core::Comm>(
+    setup: &Setup,
+    plan: &Plan,
+    kernel: &RayonCurl,
+    comm: &mut M,
+    steps: u64,
+) -> RankOutput<f64> {
+    let chunk = YeeBackend::<f64>::build(
+        kernel,
+        setup,
+        plan.initial_box(comm.rank()),
+        Costs::default(),
+    )
+    .unwrap();
+    let mut none = NoCheckpoints::default();
+    let never = |_: u64| false;
+    let after = |_, _: &mut yee_scalar::YeeChunk<f64, RayonCurl>| {};
+    run_rank_with(
+        setup,
+        plan,
+        Start::of(plan),
+        chunk,
+        Vec::new(),
+        comm,
+        steps,
+        &mut none,
+        &never,
+        after,
+    )
+    .unwrap()
+}
+
+/// Every rank of `plan` on `comm`, the rayon kernel blocking time as `block`.
+fn ranks(
+    setup: &Setup,
+    plan: &Plan,
+    comm: CommKind,
+    model: Option<MachineModel>,
+    block: TimeBlock,
+    steps: u64,
+) -> Vec<RankOutput<f64>> {
+    let kernel = RayonCurl::with_threads(1)
+        .unwrap()
+        .with_time_block(block)
+        .with_cache_bytes(256 << 10);
+    let topology = plan.topology;
+    match comm {
+        CommKind::Sim => {
+            let model = model.unwrap_or_else(|| MachineModel::default_for(topology.ranks()));
+            yee_comm_sim::launch(topology, model, |mut c| {
+                rank(setup, plan, &kernel, &mut c, steps)
+            })
+        }
+        _ => yee_comm_shm::launch(topology, |mut c| rank(setup, plan, &kernel, &mut c, steps)),
+    }
+}
+
+/// Whether every component of `outputs` is the oracle's.
+fn same_bits(setup: &Setup, outputs: &[RankOutput<f64>], oracle: &[Option<Vec<f64>>; 6]) -> bool {
+    Component::ALL
+        .into_iter()
+        .all(|c| assemble(outputs, setup.grid, c) == oracle[c.index()])
+}
+
+/// `plan`'s runs with `--time-block 2`, `4` and `auto` on shm and sim against the oracle,
+/// each taking blocks of the depth `expected` gives for the block asked (`None`: auto, any
+/// depth above 1).
+fn check(setup: &Setup, plan: &Plan, steps: u64, expected: impl Fn(u64) -> u64, name: &str) {
+    let oracle = single_chunk::<f64>(setup, steps).fields;
+    for block in [TimeBlock::Steps(2), TimeBlock::Steps(4), TimeBlock::Auto] {
+        for comm in [CommKind::Shm, CommKind::Sim] {
+            let outputs = ranks(setup, plan, comm, None, block, steps);
+            let k = outputs[0].tile_steps;
+            if let TimeBlock::Steps(asked) = block {
+                assert_eq!(k, expected(asked), "{name}: {block:?} zone");
+            }
+            assert!(k > 1, "{name}: {block:?} took no zone");
+            for o in &outputs {
+                assert_eq!((o.tile_steps, o.longest_tile), (k, k), "{name}: {block:?}");
+            }
+            assert!(
+                same_bits(setup, &outputs, &oracle),
+                "{name}: {block:?} on {comm:?} differs from the one-rank run"
+            );
+        }
+    }
+}
+
+#[test]
+fn ghost_zones_on_uniform_layouts_keep_every_bit() {
+    let regions = [yee_tests::lossy_sphere([7.0, 6.0, 5.0], 3.0, 0.03)];
+    let sources = [yee_tests::ricker_source(Component::Ez, [4, 5, 6])];
+    let setup = scene(Mode::ThreeD, [14, 12, 11], &regions, &sources);
+    for topology in [
+        Topology([2, 1, 1]),
+        Topology([2, 2, 1]),
+        Topology([1, 2, 2]),
+    ] {
+        let plan = uniform_plan(&setup, topology);
+        check(&setup, &plan, 23, |k| k, &format!("{:?}", topology.0));
+    }
+    let sources = [yee_tests::ricker_source(Component::Ez, [9, 7, 0])];
+    let setup = scene(Mode::Tmz, [20, 17, 1], &regions[..0], &sources);
+    let plan = uniform_plan(&setup, Topology([2, 2, 1]));
+    check(&setup, &plan, 23, |k| k, "TMz [2, 2, 1]");
+}
+
+/// Uneven borders (a static balance's): a box 3 cells thick holds a zone of 3 steps at most.
+#[test]
+fn ghost_zones_on_uneven_borders_keep_every_bit() {
+    let regions = [yee_tests::lossy_sphere([7.0, 6.0, 5.0], 3.0, 0.0)];
+    let sources = [yee_tests::ricker_source(Component::Ez, [4, 5, 6])];
+    let setup = scene(Mode::ThreeD, [14, 12, 11], &regions, &sources);
+    let topology = Topology([3, 2, 1]);
+    let plan = Plan {
+        borders: [vec![0, 3, 9, 14], vec![0, 7, 12], vec![0, 11]],
+        ..uniform_plan(&setup, topology)
+    };
+    check(&setup, &plan, 23, |k| k.min(3), "uneven");
+}
+
+/// A balancer moves the borders every 8 steps (a slow rank): blocks end at each rebalance,
+/// the zone follows the new boxes, and the bits stay the one-rank run's.
+#[test]
+fn ghost_zones_keep_every_bit_while_borders_move() {
+    let regions = [yee_tests::lossy_sphere([15.0, 7.0, 6.0], 4.0, 0.02)];
+    let sources = [yee_tests::ricker_source(Component::Ez, [9, 7, 6])];
+    let setup = scene(Mode::ThreeD, [30, 14, 12], &regions, &sources);
+    let topology = Topology([3, 1, 1]);
+    let density = std::array::from_fn(|a| vec![1.0; setup.grid[a]]);
+    let params = BalanceParams {
+        every: 8,
+        disabling: false,
+        ..BalanceParams::default()
+    };
+    let plan = Plan {
+        balancer: Some(Balancer::new(topology, 3, density, params)),
+        ..uniform_plan(&setup, topology)
+    };
+    let mut model = MachineModel::default_for(3);
+    model.speeds = vec![2e7, 1e8, 6e7];
+    model.delays = vec![5e-5, 0.0, 0.0];
+    let steps = 60;
+    let oracle = single_chunk::<f64>(&setup, steps).fields;
+    for block in [TimeBlock::Steps(3), TimeBlock::Auto] {
+        let outputs = ranks(
+            &setup,
+            &plan,
+            CommKind::Sim,
+            Some(model.clone()),
+            block,
+            steps,
+        );
+        let moves = (outputs[0].history.iter())
+            .filter(|h| h.action != "keep")
+            .count();
+        assert!(moves >= 2, "{block:?}: the borders moved {moves} times");
+        assert!(
+            outputs.iter().all(|o| o.longest_tile > 1),
+            "{block:?}: no block"
+        );
+        assert!(
+            same_bits(&setup, &outputs, &oracle),
+            "{block:?}: a balanced run differs from the one-rank run"
+        );
+    }
+}
