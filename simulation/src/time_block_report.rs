@@ -55,10 +55,11 @@ pub fn time_block_report<T>(
         Some("dynamic balancing measures every step".into())
     } else if let Some(why) = setup_fallback(setup) {
         Some(why.into())
-    } else if !setup.probes.is_empty() {
-        Some("probes are sampled every step".into())
     } else if k <= 1 {
-        Some("auto: a tile of two one-plane slabs outgrows half the last-level cache".into())
+        Some(
+            "auto: three one-plane slabs (a tile of two steps) outgrow half the last-level cache"
+                .into(),
+        )
     } else if longest <= 1 {
         Some("an output every step".into())
     } else if longest < k {

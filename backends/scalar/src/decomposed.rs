@@ -186,8 +186,10 @@ pub fn run_rank_with<
         let due = hooks.next_due(at.step);
         let check = watch.map(|w| w.rule.next_check(at.step));
         let until = [due, check].into_iter().flatten().fold(steps, u64::min);
-        // Probes sample every step: then every step is seen.
-        let seen = |step: u64| !setup.probes.is_empty() || observed(step);
+        // Probes sample every step: then every step is seen, unless the chunk samples them
+        // itself inside its tiles (`record_step` drains those samples).
+        let sampled = setup.probes.is_empty() || chunk.samples_probes();
+        let seen = |step: u64| !sampled || observed(step);
         let (c, log) =
             run_steps_observed(plan, at, until, steps, comm, chunk, seen, |step, chunk| {
                 longest_tile = longest_tile.max(step - seen_at);
@@ -290,7 +292,8 @@ pub fn run_rank_with<
 }
 
 /// What a rank records at a step it sees: the first non-finite node of its box (until one is
-/// found) and its probes' samples.
+/// found) and its probes' samples — those the chunk took inside a tile that ended here
+/// ([`YeeFields::drain_probe_samples`]), then this step's.
 fn record_step<T: Scalar, C: YeeFields<Value = T>>(
     setup: &Setup,
     chunk: &mut C,
@@ -307,6 +310,11 @@ fn record_step<T: Scalar, C: YeeFields<Value = T>>(
                 component,
                 cell,
             });
+    }
+    let mut inside = Vec::new();
+    chunk.drain_probe_samples(&mut inside)?;
+    for (i, at, value) in inside {
+        series[i].push((at, value));
     }
     for (i, p) in setup.probes.iter().enumerate() {
         if owned.contains(p.cell) {
