@@ -144,7 +144,8 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
 /// cut at the checkpoints `hooks` asks for. After a cut every rank saves its part, the ranks
 /// gather what each saved, and the checkpoint is committed; the run then goes on from where
 /// it was cut, or ends there when a signal interrupted it. Only the steps `observed` selects
-/// (outputs), and every step where the setup has probes, must be seen by `after_step`: a rank
+/// (outputs) — and every step where the setup has probes, unless the chunk samples them inside
+/// its tiles ([`YeeFields::samples_probes`]) — must be seen by `after_step`: a rank
 /// alone in the run may advance several steps between them at once
 /// ([`yee_core::session::run_steps_observed`]; `after_step` then runs at the end of each such
 /// tile, and a divergence is reported at that step).
