@@ -30,6 +30,27 @@ pub trait YeeFields: Chunk {
     /// The value of component `c` at `cell` (owned): what a probe records.
     fn value(&mut self, c: Component, cell: Index3) -> Result<Self::Value, Self::Error>;
 
+    /// Whether the chunk samples the setup's probes itself at the steps a multi-step submit
+    /// ([`Chunk::submit_steps`]) advances past unseen ([`YeeFields::drain_probe_samples`]),
+    /// so that a run with probes need not stop at every step. `false` by default: the run
+    /// then sees every step of a run with probes.
+    fn samples_probes(&self) -> bool {
+        false
+    }
+
+    /// Appends to `out` the probe samples `(probe index, step, value)` this chunk took inside
+    /// its multi-step submits since the last call — each probe it owns at every step a submit
+    /// advanced but its last (1-based step count, the steps of a probe in increasing order),
+    /// each value what [`YeeFields::value`] read at that step — and forgets them. None by
+    /// default.
+    fn drain_probe_samples(
+        &mut self,
+        out: &mut alloc::vec::Vec<(usize, u64, Self::Value)>,
+    ) -> Result<(), Self::Error> {
+        let _ = out;
+        Ok(())
+    }
+
     /// Copies the running DFT sums of component `c` of monitor `monitor` (an index into
     /// [`Setup::monitors`]) over `region` (inside the monitor's box and the owned box) into
     /// `out`: per node (x fastest), per frequency, the sums `Σ F Δt cos(2πft)` and

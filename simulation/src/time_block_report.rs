@@ -59,8 +59,8 @@ pub fn time_block_report<T>(
         Some("dynamic balancing measures every step".into())
     } else if let Some(why) = setup_fallback(setup) {
         Some(why.into())
-    } else if !setup.probes.is_empty() {
-        Some("probes are sampled every step".into())
+    } else if decomposed && !setup.probes.is_empty() {
+        Some("probes in a decomposed run are sampled every step (no ghost zones)".into())
     } else if k <= 1 && decomposed {
         Some(
             "a decomposed run's ghost zones need every box at least 2 cells thick along the \
@@ -68,7 +68,10 @@ pub fn time_block_report<T>(
                 .into(),
         )
     } else if k <= 1 {
-        Some("auto: a tile of two one-plane slabs outgrows half the last-level cache".into())
+        Some(
+            "auto: three one-plane slabs (a tile of two steps) outgrow half the last-level cache"
+                .into(),
+        )
     } else if longest <= 1 {
         Some("an output every step".into())
     } else if longest < k {

@@ -205,39 +205,141 @@ fn outputs_inside_tiles_see_the_fields_of_their_own_step() {
     assert!(output.fields[Component::Ez.index()].is_some());
 }
 
-#[test]
-fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
-    // A probe is sampled every step: the run takes no tile, though the chunk would.
-    let probes = [yee_em::Probe {
-        component: Component::Ez,
-        cell: [4, 4, 4],
-    }];
-    let sources = [yee_tests::ricker_source(Component::Ez, [5, 6, 7])];
-    let setup = Setup {
-        sources: &sources,
-        probes: &probes,
-        ..yee_tests::vacuum(Mode::ThreeD, [10, 10, 10], 0.5, yee_tests::PEC)
-    };
-    let plan = uniform_plan(&setup, Topology([1, 1, 1]));
-    let kernel = RayonCurl::with_threads(1)
+/// The oracle's series of each of `probes` over `steps` steps of `setup`, one step at a time.
+fn oracle_probes<T: Scalar>(setup: &Setup, steps: u64) -> Vec<Vec<(u64, T)>> {
+    let owned = Box3::from_extent(setup.grid);
+    let mut chunk = YeeChunk::<T>::new(setup, owned);
+    let mut series = vec![Vec::new(); setup.probes.len()];
+    for step in 0..steps {
+        chunk.apply_step(step, owned);
+        for (s, p) in series.iter_mut().zip(setup.probes) {
+            s.push((
+                step + 1,
+                chunk.state.field(p.component).unwrap().get(p.cell),
+            ));
+        }
+    }
+    series
+}
+
+/// `setup` run `steps` steps by one rank of the rayon backend with `block`, tiles sized for
+/// `cache` bytes and no step observed: its probe series, the slabs of its tile and the
+/// longest tile that ran.
+fn tiled_probes<T: Scalar>(
+    setup: &Setup,
+    block: TimeBlock,
+    cache: usize,
+    steps: u64,
+) -> (Vec<Vec<(u64, T)>>, usize, u64) {
+    let plan = uniform_plan(setup, Topology([1, 1, 1]));
+    let kernel = RayonCurl::with_threads(2)
         .unwrap()
-        .with_time_block(TimeBlock::Steps(4));
+        .with_time_block(block)
+        .with_cache_bytes(cache);
+    let owned = Box3::from_extent(setup.grid);
+    let chunk: YeeChunk<T, RayonCurl> = kernel.build(setup, owned, Costs::default()).unwrap();
+    let tile = chunk.time_tile().expect("the chunk takes a tile");
+    let plane = owned.cells() / setup.grid[2];
+    let slabs = setup.grid[2].div_ceil(tile.slab_cells / plane);
     let output = yee_comm_shm::launch(Topology([1, 1, 1]), |mut comm| {
-        let owned = Box3::from_extent(setup.grid);
-        let chunk = kernel.build(&setup, owned, Costs::default()).unwrap();
         let mut none = NoCheckpoints::default();
         let start = yee_core::session::Start::of(&plan);
         let never = |_: u64| false;
-        let (prior, after) = (vec![Vec::new()], |_, _: &mut YeeChunk<f64, RayonCurl>| {});
+        let prior = vec![Vec::new(); setup.probes.len()];
+        let after = |_, _: &mut YeeChunk<T, RayonCurl>| {};
         run_rank_with(
-            &setup, &plan, start, chunk, prior, &mut comm, 12, &mut none, &never, after,
+            setup,
+            &plan,
+            start,
+            chunk.clone(),
+            prior,
+            &mut comm,
+            steps,
+            &mut none,
+            &never,
+            after,
         )
         .unwrap()
     })
     .pop()
     .unwrap();
-    assert_eq!((output.tile_steps, output.longest_tile), (4, 1));
-    assert_eq!(output.probes[0].1.len(), 12);
+    let mut series = vec![Vec::new(); setup.probes.len()];
+    for (i, s) in output.probes {
+        series[i] = s;
+    }
+    (series, slabs, output.longest_tile)
+}
+
+#[test]
+fn probes_inside_tiles_record_the_one_step_series_bit_for_bit() {
+    // Probes on the first plane, in the middle and on the last plane of z: in the first, a
+    // middle and the last slab of each tile below; E and H nodes.
+    let probes = [
+        yee_em::Probe {
+            component: Component::Ez,
+            cell: [4, 4, 0],
+        },
+        yee_em::Probe {
+            component: Component::Hx,
+            cell: [5, 3, 8],
+        },
+        yee_em::Probe {
+            component: Component::Ey,
+            cell: [6, 5, 15],
+        },
+    ];
+    let regions = [yee_tests::lossy_sphere([5.0, 4.5, 8.0], 2.5, 0.03)];
+    let sources = [yee_tests::ricker_source(Component::Ez, [5, 4, 6])];
+    let setup = Setup {
+        sources: &sources,
+        regions: &regions,
+        probes: &probes,
+        smoothing_tensor: false,
+        ..yee_tests::vacuum(
+            Mode::ThreeD,
+            [10, 9, 16],
+            0.5,
+            yee_tests::cpml_everywhere(3),
+        )
+    };
+    setup.validate().unwrap();
+    let steps = 23;
+    let reference = oracle_probes::<f64>(&setup, steps);
+    assert!(reference.iter().all(|s| s.iter().any(|(_, v)| *v != 0.0)));
+    let small = 96 << 10;
+    for (block, cache, k) in [
+        (TimeBlock::Steps(2), small, 2),
+        (TimeBlock::Steps(4), small, 4),
+        (TimeBlock::Auto, small, 2),
+        (
+            TimeBlock::Auto,
+            32 << 20,
+            yee_rayon::time_block::AUTO_MAX_STEPS,
+        ),
+    ] {
+        let (series, slabs, longest) = tiled_probes::<f64>(&setup, block, cache, steps);
+        let what = format!("{block:?}, {cache}-byte cache, {slabs} slabs");
+        assert_eq!(longest, k, "{what}: probes cut the tiles");
+        if cache == small {
+            assert!(slabs >= 3, "{what}: the probes share slabs");
+        }
+        assert!(
+            series == reference,
+            "{what}: probe series differ from the oracle's"
+        );
+    }
+    let f32s = tiled_probes::<f32>(&setup, TimeBlock::Steps(4), small, steps).0;
+    assert!(
+        f32s == oracle_probes::<f32>(&setup, steps),
+        "f32 probes differ"
+    );
+}
+
+#[test]
+fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
+    let kernel = RayonCurl::with_threads(1)
+        .unwrap()
+        .with_time_block(TimeBlock::Steps(4));
     // Parts a tile does not hold: the chunk takes none, and says why.
     let plane_waves = yee_scalar::time_tile::fallback(true, false, HALO_FACES, Mode::ThreeD);
     assert!(plane_waves.unwrap().contains("TF/SF"));

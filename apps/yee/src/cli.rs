@@ -100,10 +100,11 @@ pub struct RunArgs {
     /// Backend (default: rayon when built in, else scalar).
     #[arg(long, value_enum, default_value_t = Backend::default())]
     pub backend: Backend,
-    /// Temporal blocking on the rayon backend: k steps per wavefront tile, auto (k and the
-    /// slabs from the last-level cache) or off. Same fields bit for bit; where the run cannot
-    /// tile (decomposed, periodic, probes, TF/SF, dispersive, tensor nodes) it steps one step
-    /// at a time and run.json's `time_block` says why. See docs/performance.md.
+    /// Temporal blocking on the rayon backend: k steps per wavefront tile, auto (slabs as thin
+    /// as feed every thread, k as many as fit the last-level cache, at most 8) or off. Same
+    /// fields and probe series bit for bit; where the run cannot tile (decomposed, periodic,
+    /// TF/SF, dispersive, tensor nodes) it steps one step at a time and run.json's
+    /// `time_block` says why. See docs/performance.md.
     #[arg(long, value_name = "k|auto|off", default_value = "off")]
     pub time_block: String,
     /// One backend per rank, comma-separated (`scalar,rayon,rayon`): a heterogeneous run, each

@@ -1,6 +1,7 @@
 //! `yee run --time-block k|auto|off` (issue 45): the same snapshots, bit for bit, whether the
 //! steps run one at a time or in wavefront tiles; snapshots inside a tile's span land on their
-//! own step; run.json's `time_block` says what ran and why not.
+//! own step; a probe sampled every step inside tiles writes the one-step run's CSV; run.json's
+//! `time_block` says what ran and why not.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -92,13 +93,15 @@ fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
     assert_eq!(report["time_block"]["ran"], "one-step");
     assert_eq!(report["time_block"]["requested"], "off");
     let steps = [7, 14, 21, 28, 30];
-    for block in ["4", "auto"] {
+    // auto: the whole grid fits the cache, so the most steps (8); snapshots every 7 steps cut
+    // the tiles at 7.
+    for (block, k, longest) in [("4", 4, 4), ("auto", 8, 7)] {
         let (out, report) = run(&dir, block, false);
         let tb = &report["time_block"];
         assert_eq!(tb["requested"], block, "{tb}");
         assert_eq!(tb["ran"], "wavefront", "{tb}");
-        assert_eq!(tb["k"], 4, "{tb}");
-        assert_eq!(tb["longest_tile"], 4, "{tb}");
+        assert_eq!(tb["k"], k, "{tb}");
+        assert_eq!(tb["longest_tile"], longest, "{tb}");
         for step in steps {
             for c in ["ez", "hx"] {
                 let file = format!("{c}_{step:06}.npy");
@@ -113,11 +116,22 @@ fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
             }
         }
     }
-    // A probe is sampled every step: one step at a time, and the reason.
-    let (_, report) = run(&dir, "4", true);
-    let tb = &report["time_block"];
-    assert_eq!(tb["ran"], "one-step", "{tb}");
-    assert!(tb["reason"].as_str().unwrap().contains("probes"), "{tb}");
+    // A probe sampled every step: the tiles sample it inside them, and its CSV is the
+    // one-step run's, byte for byte.
+    let (one_step, _) = run(&dir, "off", true);
+    let probe_csv = |out: &Path| std::fs::read(out.join("probe_p.csv")).unwrap();
+    let reference = probe_csv(&one_step);
+    assert!(reference.len() > 30 * 8, "the probe CSV holds every step");
+    for block in ["2", "4", "auto"] {
+        let (out, report) = run(&dir, block, true);
+        let tb = &report["time_block"];
+        assert_eq!(tb["ran"], "wavefront", "{tb}");
+        assert!(tb["longest_tile"].as_u64().unwrap() > 1, "{tb}");
+        assert!(
+            probe_csv(&out) == reference,
+            "--time-block {block}: the probe CSV differs from the one-step run's"
+        );
+    }
 }
 
 /// Decomposed runs (2×1×1, 2×2×1 and 1×2×2, on shm and sim) keep ghost zones k cells deep and

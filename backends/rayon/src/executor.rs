@@ -12,7 +12,7 @@ use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
 use crate::scratch::{Scratch, recycle};
-use crate::time_block::{DEFAULT_LLC_BYTES, last_level_cache_bytes, tile_for};
+use crate::time_block::{DEFAULT_LLC_BYTES, MIN_SHARE_CELLS, last_level_cache_bytes, tile_for};
 use yee_scalar::time_tile::{TimeBlock, TimeTile};
 
 /// The last-level cache the OS reports, else [`DEFAULT_LLC_BYTES`].
@@ -160,9 +160,6 @@ impl RayonCurl {
 /// still be in the last-level cache (32 MiB here, shared) when its E update reads it.
 const STEP_SLAB_BYTES: usize = 16 << 20;
 
-/// The fewest cells of a batch of rows when a small region is shared among the threads.
-const MIN_BATCH_CELLS: usize = 16 * 1024;
-
 /// Elements written per task of [`RayonCurl::first_touch`]: a few pages.
 const TOUCH_CELLS: usize = 1 << 14;
 
@@ -243,7 +240,7 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     /// The tile [`RayonCurl::with_time_block`] asks for, sized for the cache
     /// ([`crate::time_block::tile_for`]).
     fn time_tile(&self, state: &YeeState<T>) -> Option<TimeTile> {
-        tile_for(self.time_block, state, self.llc_bytes)
+        tile_for(self.time_block, state, self.llc_bytes, self.threads())
     }
 
     /// `--time-block` other than `off`.
@@ -265,8 +262,9 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
     }
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        // A region smaller than a batch per thread (a slab of a step) is shared evenly.
-        let even = region.cells().div_ceil(self.threads()).max(MIN_BATCH_CELLS);
+        // A region smaller than a batch per thread (a slab of a step) is shared evenly, in
+        // shares of at least MIN_SHARE_CELLS cells.
+        let even = region.cells().div_ceil(self.threads()).max(MIN_SHARE_CELLS);
         let batch = self.batch_cells.unwrap_or(ROW_BATCH_CELLS).min(even);
         let passes = self.passes;
         self.install(|| curl_phase(state, electric, region, (passes, batch), &self.scratch));

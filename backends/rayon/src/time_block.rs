@@ -1,10 +1,19 @@
 //! The wavefront tile of the rayon backend ([`yee_scalar::time_tile`]): how many steps, and
-//! slabs how thick, from the last-level cache and the chunk's arrays.
+//! slabs how thick, from the last-level cache, the bytes a cell of the chunk holds and the
+//! threads.
 //!
-//! A wave of a `k`-step tile updates `k` consecutive slabs, one per step, and reads one plane
-//! beyond them: about `(k + 1)` slabs of every field and ψ array are in use at once. The
-//! slabs are made as thick as lets that fit in half the last-level cache (the other half for
-//! whatever else runs), whole planes, at least one.
+//! The model. A wave of a `k`-step tile updates `k` consecutive slabs, one per step, and reads
+//! one plane beyond them: about `(k + 1)` slabs of every field and ψ array are in use at once,
+//! and they must stay in the cache (half the last-level cache: the other half for whatever
+//! else runs) until the wave after reads them again. Then each array crosses memory once per
+//! tile, so the DRAM traffic per cell update is the one-step run's over `k`, and every slab
+//! step is a parallel loop of its own, shared among the threads, whose start and end cost the
+//! same however thin the slab. So the slabs are the thinnest that still give every thread a
+//! share of at least [`MIN_SHARE_CELLS`] cells (one plane of 256² on up to four threads), and
+//! `auto` takes the most steps that let `k + 1` such slabs fit, at most [`AUTO_MAX_STEPS`]:
+//! thin slabs leave room for more steps, and it is the steps that cut the traffic. On this
+//! machine (32 MiB, 2 threads) at 256³ that is slabs of one plane and k = 8 in vacuum f32
+//! (1.5 MiB a plane), k = 4 in f64 (docs/performance.md, "Temporal blocking").
 
 use yee_core::Scalar;
 use yee_scalar::state::YeeState;
@@ -13,9 +22,14 @@ use yee_scalar::time_tile::{TimeBlock, TimeTile};
 /// The last-level cache assumed where the OS does not say (this machine's: 32 MiB).
 pub const DEFAULT_LLC_BYTES: usize = 32 << 20;
 
-/// Steps of an `auto` tile: the most that still cut the traffic much (`1/k` of the one-step
-/// run's) while a plane of a 256³ grid (1.5 MiB in f32) leaves slabs two planes thick.
-pub const AUTO_STEPS: u64 = 4;
+/// The most steps of an `auto` tile: past 8 the traffic left (an eighth of the one-step
+/// run's) no longer bounds a step on this machine, and a longer tile only holds outputs back
+/// further behind it (measured in docs/performance.md).
+pub const AUTO_MAX_STEPS: u64 = 8;
+
+/// The fewest cells a thread's share of a slab step holds: below this a share costs more to
+/// hand out than it saves, and the executor shares a smaller region among fewer threads.
+pub const MIN_SHARE_CELLS: usize = 16 * 1024;
 
 /// The size of the largest cache `cpu0` reports under `/sys/devices/system/cpu/cpu0/cache`
 /// (`index*/size`, e.g. `32768K`), or `None` where there is none to read.
@@ -39,27 +53,44 @@ fn parse_size(text: &str) -> Option<usize> {
     digits.parse::<usize>().ok().map(|n| n * unit)
 }
 
-/// The tile `block` asks for on `state` with a last-level cache of `llc` bytes: `None` when
-/// off; for `auto`, [`AUTO_STEPS`] steps or fewer (down to 2) so that `k + 1` one-plane slabs
-/// fit half the cache, `None` if even 2 do not; slabs as thick as fit (at least one plane).
-pub fn tile_for<T: Scalar>(block: TimeBlock, state: &YeeState<T>, llc: usize) -> Option<TimeTile> {
+/// The tile `block` asks for on `state`, with a last-level cache of `llc` bytes and
+/// `threads` threads ([the model](self)): `None` when off. Slabs are the fewest whole planes
+/// that give every thread [`MIN_SHARE_CELLS`] cells, and no thicker than lets `k + 1` of them
+/// fit half the cache (at least one plane). For `auto`, `k` is the most steps that let `k + 1`
+/// of those slabs fit, at most [`AUTO_MAX_STEPS`]; at least 2, with thinner slabs if they
+/// must be; `None` if not even three one-plane slabs fit.
+pub fn tile_for<T: Scalar>(
+    block: TimeBlock,
+    state: &YeeState<T>,
+    llc: usize,
+    threads: usize,
+) -> Option<TimeTile> {
     let budget = llc / 2;
     let owned = state.owned;
     let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1)?;
-    let plane_cells = (owned.cells() / owned.extent()[axis]).max(1);
+    let planes_total = owned.extent()[axis];
+    let plane_cells = (owned.cells() / planes_total).max(1);
     let psi = state.psi_len();
     let arrays = state.fields.iter().flatten().count();
     let bytes_per_cell =
         (arrays * owned.cells() + psi) * std::mem::size_of::<T>() / owned.cells().max(1);
     let plane_bytes = (plane_cells * bytes_per_cell).max(1);
+    // The thinnest slab that feeds every thread.
+    let fed = (threads.max(1) * MIN_SHARE_CELLS)
+        .div_ceil(plane_cells)
+        .clamp(1, planes_total);
+    // How many slabs of `planes` planes fit the budget.
+    let fit = |planes: usize| budget / (planes * plane_bytes);
     let steps = match block {
         TimeBlock::Off => return None,
         TimeBlock::Steps(k) => k,
-        TimeBlock::Auto => (2..=AUTO_STEPS)
-            .rev()
-            .find(|&k| (k as usize + 1) * plane_bytes <= budget)?,
+        TimeBlock::Auto => match (fit(fed) as u64).saturating_sub(1).min(AUTO_MAX_STEPS) {
+            k if k >= 2 => k,
+            _ if fit(1) >= 3 => 2,
+            _ => return None,
+        },
     };
-    let planes = (budget / ((steps as usize + 1) * plane_bytes)).max(1);
+    let planes = fed.min(fit(1) / (steps as usize + 1)).max(1);
     Some(TimeTile {
         steps,
         slab_cells: planes * plane_cells,

@@ -14,7 +14,7 @@ use crate::dispersive::Pass;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
-use crate::time_tile::{TimeTile, state_fallback, wavefront};
+use crate::time_tile::{TileProbes, TimeTile, state_fallback, wavefront};
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
 const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
@@ -87,6 +87,9 @@ pub struct YeeChunk<'s, T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
     /// ([`crate::ghost_zone`]; [`Chunk::set_ghost_zone`]), if any: the state then covers
     /// more than the owned box.
     pub zone: Option<crate::ghost_zone::GhostZone>,
+    /// The probe samples taken inside multi-step submits, not yet drained
+    /// ([`YeeFields::drain_probe_samples`]).
+    probe_samples: alloc::vec::Vec<(usize, u64, T)>,
 }
 
 impl<'s, T: Scalar> YeeChunk<'s, T> {
@@ -106,6 +109,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             probe_cells: probe_cells(setup, owned),
             kernel,
             zone: None,
+            probe_samples: alloc::vec::Vec::new(),
         }
     }
 
@@ -189,13 +193,20 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`
     /// ([`crate::time_tile::wavefront`]). Each node is updated from the values, and by the
     /// arithmetic, of the steps one after the other, so the bits are theirs. Without a tile,
-    /// the steps one after the other.
+    /// the steps one after the other. The probes in `region` are sampled at every step but
+    /// the last, each right after the slab holding it advanced through that step
+    /// ([`TileProbes`]; [`YeeFields::drain_probe_samples`] hands them out).
     pub fn apply_steps(&mut self, first: u64, count: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let tile = self.time_tile().filter(|_| !region.is_empty());
+        let probes = TileProbes::of(&self.setup, region);
+        let last = first + count;
         let (Some(tile), Some(axis)) = (tile, axis) else {
-            for step in first..first + count {
+            for step in first..last {
                 self.apply_step(step, region);
+                if step + 1 < last {
+                    probes.sample(&self.state, region, step + 1, &mut self.probe_samples);
+                }
             }
             return;
         };
@@ -203,6 +214,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         let thickness = (tile.slab_cells / (region.cells() / planes).max(1)).clamp(1, planes);
         let slabs = planes.div_ceil(thickness);
         let (kernel, state) = (&self.kernel, &mut self.state);
+        let samples = &mut self.probe_samples;
         let mut done = 0;
         while done < count {
             let steps = (count - done).min(tile.steps);
@@ -214,6 +226,10 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                     slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
                     for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
                         apply_phase(kernel, state, start + s as u64, phase, slab);
+                    }
+                    let step = start + s as u64 + 1;
+                    if step < last {
+                        probes.sample(state, slab, step, samples);
                     }
                 }
             });
@@ -464,6 +480,19 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeFields for YeeChunk<'_, T, K> {
         };
         field.read_box(region, &mut out[..region.cells()]);
         Ok(true)
+    }
+
+    /// It does: [`YeeChunk::apply_steps`] samples them.
+    fn samples_probes(&self) -> bool {
+        true
+    }
+
+    fn drain_probe_samples(
+        &mut self,
+        out: &mut alloc::vec::Vec<(usize, u64, T)>,
+    ) -> Result<(), HostChunkError> {
+        out.append(&mut self.probe_samples);
+        Ok(())
     }
 
     fn value(&mut self, c: Component, cell: Index3) -> Result<T, HostChunkError> {

@@ -145,7 +145,8 @@ pub fn run_rank_on<'s, T: Scalar, B: YeeBackend<T>, M: Comm>(
 /// cut at the checkpoints `hooks` asks for. After a cut every rank saves its part, the ranks
 /// gather what each saved, and the checkpoint is committed; the run then goes on from where
 /// it was cut, or ends there when a signal interrupted it. Only the steps `observed` selects
-/// (outputs), and every step where the setup has probes, must be seen by `after_step`: a rank
+/// (outputs) — and every step where the setup has probes, unless the chunk samples them inside
+/// its tiles ([`YeeFields::samples_probes`]) — must be seen by `after_step`: a rank
 /// alone in the run may advance several steps between them at once
 /// ([`yee_core::session::run_steps_observed`]; `after_step` then runs at the end of each such
 /// tile, and a divergence is reported at that step).
@@ -187,8 +188,10 @@ pub fn run_rank_with<
         let due = hooks.next_due(at.step);
         let check = watch.map(|w| w.rule.next_check(at.step));
         let until = [due, check].into_iter().flatten().fold(steps, u64::min);
-        // Probes sample every step: then every step is seen.
-        let seen = |step: u64| !setup.probes.is_empty() || observed(step);
+        // Probes sample every step: then every step is seen, unless the chunk samples them
+        // itself inside its tiles (`record_step` drains those samples).
+        let sampled = setup.probes.is_empty() || chunk.samples_probes();
+        let seen = |step: u64| !sampled || observed(step);
         let (c, log) =
             run_steps_observed(plan, at, until, steps, comm, chunk, seen, |step, chunk| {
                 longest_tile = longest_tile.max(step - seen_at);
@@ -294,7 +297,8 @@ pub fn run_rank_with<
 }
 
 /// What a rank records at a step it sees: the first non-finite node of its box (until one is
-/// found) and its probes' samples.
+/// found) and its probes' samples — those the chunk took inside a tile that ended here
+/// ([`YeeFields::drain_probe_samples`]), then this step's.
 fn record_step<T: Scalar, C: YeeFields<Value = T>>(
     setup: &Setup,
     chunk: &mut C,
@@ -311,6 +315,11 @@ fn record_step<T: Scalar, C: YeeFields<Value = T>>(
                 component,
                 cell,
             });
+    }
+    let mut inside = Vec::new();
+    chunk.drain_probe_samples(&mut inside)?;
+    for (i, at, value) in inside {
+        series[i].push((at, value));
     }
     for (i, p) in setup.probes.iter().enumerate() {
         if owned.contains(p.cell) {

@@ -19,8 +19,10 @@
 //! step, shared by every region of a step), dispersive media, off-diagonal ε/μ (a tensor node
 //! reads a cell diagonally across the slab border), and a 1D grid (one row: nothing to cut).
 
+use alloc::vec::Vec;
+use yee_core::{Box3, Index3};
 use yee_em::halo::HaloShape;
-use yee_em::{Mode, Setup};
+use yee_em::{Component, Mode, Setup};
 
 use crate::state::YeeState;
 
@@ -113,6 +115,44 @@ pub fn setup_fallback(setup: &Setup) -> Option<&'static str> {
     )
 }
 
+/// The probes a multi-step submit samples itself (`yee_em::YeeFields::drain_probe_samples`):
+/// those of the setup inside the region it advances. A probe's node is written only by the
+/// slab step that holds its cell, and by no other until that slab's next step, so right
+/// after step `s` of the slab holding it the node holds its value at step `s` — the value a
+/// run stopped after step `s` would read.
+#[derive(Clone, Debug, Default)]
+pub struct TileProbes {
+    /// `(probe index, component, cell)`.
+    probes: Vec<(usize, Component, Index3)>,
+}
+
+impl TileProbes {
+    /// The probes of `setup` whose cells are in `region`.
+    pub fn of(setup: &Setup, region: Box3) -> Self {
+        let probes = (setup.probes.iter().enumerate())
+            .filter(|(_, p)| region.contains(p.cell))
+            .map(|(i, p)| (i, p.component, p.cell))
+            .collect();
+        TileProbes { probes }
+    }
+
+    /// Appends `(probe index, step, value)` to `out` for each probe in `slab`, read from
+    /// `state` just after it advanced `slab` through `step` steps (1-based).
+    pub fn sample<T: yee_core::Scalar>(
+        &self,
+        state: &YeeState<T>,
+        slab: Box3,
+        step: u64,
+        out: &mut Vec<(usize, u64, T)>,
+    ) {
+        for &(i, c, cell) in self.probes.iter().filter(|p| slab.contains(p.2)) {
+            if let Some(field) = state.field(c) {
+                out.push((i, step, field.get(cell)));
+            }
+        }
+    }
+}
+
 /// The order of a wavefront over `slabs` slabs and `steps` steps: `(s, j)`, step `s` of slab
 /// `j`, wave by wave (`w = j + s`), the steps of a wave in increasing order.
 pub fn wavefront(slabs: usize, steps: usize) -> impl Iterator<Item = (usize, usize)> {
@@ -126,7 +166,6 @@ pub fn wavefront(slabs: usize, steps: usize) -> impl Iterator<Item = (usize, usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec::Vec;
 
     #[test]
     fn the_wavefront_meets_the_stencils_one_plane_reach() {
