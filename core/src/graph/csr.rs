@@ -84,38 +84,14 @@ impl Graph {
     /// with 8 bytes an edge of scratch (these rows) rather than a list of 24-byte triples.
     pub fn from_upper_rows(weight: Vec<f64>, upper_offsets: &[u32], upper: &[(u32, f32)]) -> Graph {
         let n = weight.len();
-        let mut offsets = vec![0u32; n + 1];
-        for a in 0..n {
-            let row = &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize];
-            offsets[a + 1] += row.len() as u32;
-            for &(b, _) in row {
-                offsets[b as usize + 1] += 1;
-            }
-        }
-        let mut sum = 0u64;
-        for o in offsets.iter_mut() {
-            sum += u64::from(*o);
-            *o = u32::try_from(sum).expect("at most u32::MAX (4 294 967 295) edge ends");
-        }
-        let mut fill = offsets.clone();
-        let mut neighbours = vec![0u32; offsets[n] as usize];
-        let mut edge_weight = vec![0.0f32; offsets[n] as usize];
-        for a in 0..n {
-            for &(b, w) in &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize] {
-                for (from, to) in [(a, b as usize), (b as usize, a)] {
-                    let at = fill[from] as usize;
-                    neighbours[at] = to as u32;
-                    edge_weight[at] = w;
-                    fill[from] += 1;
-                }
-            }
-        }
-        Graph {
-            weight,
-            offsets,
-            neighbours,
-            edge_weight,
-        }
+        let row = |a: usize| &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize];
+        Graph::from_edge_iter(weight, || {
+            (0..n).flat_map(move |a| {
+                row(a)
+                    .iter()
+                    .map(move |&(b, w)| (a, b as usize, f64::from(w)))
+            })
+        })
     }
 
     /// Number of nodes.
