@@ -86,13 +86,29 @@ fn run_on(dir: &Path, block: &str, probe: bool, extra: &[&str]) -> (PathBuf, ser
     (out, report)
 }
 
+/// The scene's snapshot steps: every 7, and the last.
+const SNAPSHOT_STEPS: [u64; 5] = [7, 14, 21, 28, 30];
+
+/// Asserts that every snapshot of Ez and Hx in `out` is byte for byte the one in `off`.
+fn assert_same_snapshots(off: &Path, out: &Path, what: &str) {
+    for step in SNAPSHOT_STEPS {
+        for c in ["ez", "hx"] {
+            let file = format!("{c}_{step:06}.npy");
+            let (a, b) = (
+                std::fs::read(off.join(&file)),
+                std::fs::read(out.join(&file)),
+            );
+            assert!(a.unwrap() == b.unwrap(), "{what}: {file} differs");
+        }
+    }
+}
+
 #[test]
 fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
     let dir = crate::tmp_dir(module_path!());
     let (off, report) = run(&dir, "off", false);
     assert_eq!(report["time_block"]["ran"], "one-step");
     assert_eq!(report["time_block"]["requested"], "off");
-    let steps = [7, 14, 21, 28, 30];
     // auto: the whole grid fits the cache, so the most steps (8); snapshots every 7 steps cut
     // the tiles at 7.
     for (block, k, longest) in [("4", 4, 4), ("auto", 8, 7)] {
@@ -102,19 +118,7 @@ fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
         assert_eq!(tb["ran"], "wavefront", "{tb}");
         assert_eq!(tb["k"], k, "{tb}");
         assert_eq!(tb["longest_tile"], longest, "{tb}");
-        for step in steps {
-            for c in ["ez", "hx"] {
-                let file = format!("{c}_{step:06}.npy");
-                let (a, b) = (
-                    std::fs::read(off.join(&file)),
-                    std::fs::read(out.join(&file)),
-                );
-                assert!(
-                    a.unwrap() == b.unwrap(),
-                    "--time-block {block}: {file} differs"
-                );
-            }
-        }
+        assert_same_snapshots(&off, &out, &format!("--time-block {block}"));
     }
     // A probe sampled every step: the tiles sample it inside them, and its CSV is the
     // one-step run's, byte for byte.
@@ -152,19 +156,8 @@ fn decomposed_runs_exchange_every_k_steps_and_keep_the_snapshots() {
                 _ => assert_eq!(k.to_string(), block, "{topology} {tb}"),
             }
             assert_eq!(tb["longest_tile"], k, "{topology} {tb}");
-            for step in [7, 14, 21, 28, 30] {
-                for c in ["ez", "hx"] {
-                    let file = format!("{c}_{step:06}.npy");
-                    let (a, b) = (
-                        std::fs::read(off.join(&file)),
-                        std::fs::read(out.join(&file)),
-                    );
-                    assert!(
-                        a.unwrap() == b.unwrap(),
-                        "{topology} on {comm}, --time-block {block}: {file} differs"
-                    );
-                }
-            }
+            let what = format!("{topology} on {comm}, --time-block {block}");
+            assert_same_snapshots(&off, &out, &what);
         }
     }
 }
