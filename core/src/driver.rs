@@ -280,10 +280,7 @@ impl<C: Chunk> Driver<C> {
         let owned = chunk.owned();
         let phases = chunk.phases();
         let t = comm.now_seconds();
-        let done = match owned.is_empty() {
-            true => Ok(()),
-            false => chunk.submit_steps(first, count, owned),
-        };
+        let done = submit_owned(chunk, first, count);
         for _ in 0..count * phases as u64 {
             comm.compute_done(chunk.work(owned) / phases as f64);
         }
@@ -321,10 +318,7 @@ impl<C: Chunk> Driver<C> {
         let owned = chunk.owned();
         let phases = chunk.phases() as u64;
         let t = comm.now_seconds();
-        let done = match owned.is_empty() {
-            true => Ok(()),
-            false => chunk.submit_steps(first, count, owned),
-        };
+        let done = submit_owned(chunk, first, count);
         // What a clock saw of the whole block, shared evenly; a simulated clock moves only
         // at `compute_done`, step by step below, each step's delay charged with its own.
         let measured = (comm.now_seconds() - t) / count as f64;
@@ -610,6 +604,16 @@ pub fn ensure_buffers<C: Chunk>(
         }
     }
     Ok(())
+}
+
+/// Submits the `count` steps from `first` over the chunk's owned box, none where it owns
+/// nothing.
+fn submit_owned<C: Chunk>(chunk: &mut C, first: u64, count: u64) -> Result<(), C::Error> {
+    let owned = chunk.owned();
+    match owned.is_empty() {
+        true => Ok(()),
+        false => chunk.submit_steps(first, count, owned),
+    }
 }
 
 /// Shares `seconds` of one batched pack or unpack among its messages by their length.
