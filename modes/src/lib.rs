@@ -8,6 +8,7 @@
 //! ([`arnoldi`]) over a band LU ([`band_lu`]) — giving each mode's effective index, group
 //! index and six field components ([`solve`]), of one mirror parity when asked ([`parity`]).
 //! A 2D scene's plane is a line: its slab modes.
+//! [`broadband`] interpolates a mode source's profile across its band.
 //! [`overlap`] decomposes a run's transforms on a plane into the modes' forward and backward
 //! amplitudes, [`launch`] the amplitude a mode source launches (their ratio the S-parameters).
 //!
@@ -17,6 +18,7 @@
 
 pub mod arnoldi;
 pub mod band_lu;
+pub mod broadband;
 pub mod cross_section;
 pub mod error;
 pub mod launch;
@@ -26,6 +28,7 @@ pub mod parity;
 pub mod slab;
 pub mod solver;
 
+pub use broadband::{BandError, BandInterpolation};
 pub use cross_section::CrossSection;
 pub use error::ModeError;
 pub use launch::{IncidentSheets, launched_amplitude};
