@@ -7,7 +7,9 @@
 //! `−p`) and its H sheet `E_inc` on the plane: `E_inc = a E₀ W_E(f)` and
 //! `H_inc = ±a H₀ W_H(f)` (the sign of the direction) at frequency f, with `E₀`, `H₀` the transverse fields of the launched
 //! mode at the centre frequency and `W_E`, `W_H` the transforms of the waveform at the times
-//! the two sheets stand for (E's, and H's advanced by the half-cell delay).
+//! the two sheets stand for (E's, and H's advanced by the half-cell delay). A broadband source
+//! (`num_freqs`) gives each sheet a sum of such terms, one per tap of its filter
+//! ([`crate::broadband`]), whose sum carries at each frequency that frequency's mode.
 //!
 //! **What is launched.** Any incident pair (E on the plane, H on the layer behind it) at f is
 //! a sum of the grid's forward and backward modes at f, `E = Σ (α_m + γ_m) E_m`,
@@ -33,19 +35,28 @@ use num_complex::Complex64;
 use crate::cross_section::CrossSection;
 use crate::solver::WaveguideMode;
 
-/// The incident field of a mode source at one frequency: the launched mode's transverse
-/// fields at the centre frequency, scaled by the transforms of what the two sheets carry.
+/// One term of a sheet's incident field at one frequency: transverse fields on the plane's
+/// nodes (real transverse components) times the transform of their time dependence.
+#[derive(Clone, Copy, Debug)]
+pub struct SheetTerm<'a> {
+    /// The fields along x, y, z per node ([`crate::ModeFields`]' storage): the launched mode's
+    /// at the centre frequency, or one tap of a broadband source ([`crate::broadband`]).
+    pub fields: &'a [Vec<Complex64>; 3],
+    /// The transform of what these fields are driven by: the source's amplitude times the
+    /// waveform's transform at the sheet's times, advanced as the term is. For the H sheet,
+    /// per unit of H as it travels the launch's way (along `−p` the backward mode's, the
+    /// opposite of the forward one's: the same number for both directions).
+    pub transform: Complex64,
+}
+
+/// The incident field of a mode source at one frequency: E on the plane and H on its layer,
+/// each a sum of terms (one each for a source of one frequency: the launched mode's E and H).
 #[derive(Clone, Copy, Debug)]
 pub struct IncidentSheets<'a> {
-    /// The mode the source launches, found at its centre frequency on the plane.
-    pub launched: &'a WaveguideMode,
-    /// The transform of the incident E on the plane per unit of the launched mode's E
-    /// (the source's amplitude times the waveform's transform at E's times).
-    pub e: Complex64,
-    /// The transform of the incident H on its layer per unit of the launched mode's H as it
-    /// travels the launch's way (along `−p` the backward mode's, the opposite of the forward
-    /// one's: the same number for both directions).
-    pub h: Complex64,
+    /// The incident E on the plane.
+    pub e: &'a [SheetTerm<'a>],
+    /// The incident H on its layer.
+    pub h: &'a [SheetTerm<'a>],
 }
 
 /// The amplitude `incident` launches into `mode` (a mode of `cs` at `frequency` with the
@@ -59,20 +70,36 @@ pub fn launched_amplitude(
     dt: f64,
 ) -> Complex64 {
     let [u, v] = cs.axes;
-    let (s, m) = (&incident.launched.fields, &mode.fields);
-    let (mut x, mut y, mut p) = (Complex64::default(), Complex64::default(), 0.0);
+    let m = &mode.fields;
+    let (ui, vi) = (u.index(), v.index());
+    let mut p = 0.0;
     for n in 0..cs.nodes() {
-        let (e0u, e0v) = (s.e[u.index()][n], s.e[v.index()][n]);
-        let (h0u, h0v) = (s.h[u.index()][n], s.h[v.index()][n]);
-        let (emu, emv) = (m.e[u.index()][n], m.e[v.index()][n]);
-        let (hmu, hmv) = (m.h[u.index()][n], m.h[v.index()][n]);
-        x += e0u * hmv.conj() - e0v * hmu.conj();
-        y += emu.conj() * h0v - emv.conj() * h0u;
+        let (emu, emv) = (m.e[ui][n], m.e[vi][n]);
+        let (hmu, hmv) = (m.h[ui][n], m.h[vi][n]);
         p += (emu * hmv.conj() - emv * hmu.conj()).re;
     }
+    // X = Σ (E × H_m*)·p̂ and Y = Σ (E_m* × H)·p̂ over the terms.
+    let sum = |terms: &[SheetTerm], node: &dyn Fn(&[Vec<Complex64>; 3], usize) -> Complex64| {
+        terms
+            .iter()
+            .map(|t| {
+                let mut x = Complex64::default();
+                for n in 0..cs.nodes() {
+                    x += node(t.fields, n);
+                }
+                x * t.transform
+            })
+            .reduce(|a, b| a + b)
+            .unwrap_or_default()
+    };
+    let x = sum(incident.e, &|e, n| {
+        e[ui][n] * m.h[vi][n].conj() - e[vi][n] * m.h[ui][n].conj()
+    });
+    let y = sum(incident.h, &|h, n| {
+        m.e[ui][n].conj() * h[vi][n] - m.e[vi][n].conj() * h[ui][n]
+    });
     let half = mode.beta / 2.0;
-    let alpha = (x * incident.e * Complex64::from_polar(1.0, half) + y * incident.h)
-        / (2.0 * half.cos() * p);
+    let alpha = (x * Complex64::from_polar(1.0, half) + y) / (2.0 * half.cos() * p);
     let time_factor = (std::f64::consts::PI * frequency * dt).cos();
     alpha * (half.cos() * time_factor * p / 2.0).sqrt()
 }

@@ -31,7 +31,7 @@ pub mod solver;
 pub use broadband::{BandError, BandInterpolation};
 pub use cross_section::CrossSection;
 pub use error::ModeError;
-pub use launch::{IncidentSheets, launched_amplitude};
+pub use launch::{IncidentSheets, SheetTerm, launched_amplitude};
 pub use overlap::{GridOf, ModeAmplitudes, PlaneFields};
 pub use parity::Parity;
 pub use solver::{ModeFields, ModeOptions, WaveguideMode, guided, solve};

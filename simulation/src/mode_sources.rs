@@ -29,8 +29,10 @@
 
 use yee_core::geometry::{Axis, Index3};
 use yee_em::yee::Component;
+use num_complex::Complex64;
 use yee_em::{PointSource, SourceKind, Waveform};
-use yee_modes::{CrossSection, ModeOptions, Parity, WaveguideMode, guided};
+use yee_modes::broadband::MAX_FREQUENCIES;
+use yee_modes::{BandInterpolation, CrossSection, ModeOptions, Parity, WaveguideMode, guided};
 use yee_scene::{ModeSource, Scene};
 
 use crate::error::AppError;
@@ -41,7 +43,18 @@ pub(crate) fn launched_mode(
     scene: &Scene,
     source: &ModeSource,
 ) -> Result<(CrossSection, WaveguideMode), AppError> {
-    let frequency = source.waveform.centre_frequency();
+    mode_at(scene, source, source.waveform.centre_frequency(), "mode")
+}
+
+/// The mode `source` launches at `frequency` (normalised); an error naming the source's key
+/// when the plane guides fewer modes there, `key` when the mode number is the reason (`mode`
+/// at the centre frequency, `num_freqs` at the frequencies of a broadband source's band).
+fn mode_at(
+    scene: &Scene,
+    source: &ModeSource,
+    frequency: f64,
+    key: &str,
+) -> Result<(CrossSection, WaveguideMode), AppError> {
     let f_scene = scene.units.to_scene_frequency(frequency);
     let i = source.index;
     let at = format!(
@@ -69,12 +82,12 @@ pub(crate) fn launched_mode(
         parity,
     };
     let mut modes = guided(&cs, &options).map_err(|e| {
-        let key = if Parity::caused(&e) { "parity" } else { "mode" };
+        let key = if Parity::caused(&e) { "parity" } else { key };
         fail(key, format!("{at}: {e}"))
     })?;
     if modes.len() <= source.mode {
         return Err(fail(
-            "mode",
+            key,
             format!(
                 "mode {}: {at} carries {} guided mode{}{} (numbered from 0; a guided mode's \
                  index exceeds the plane's edges', {:.6})",
@@ -119,14 +132,167 @@ pub(crate) fn advanced(waveform: Waveform, tau: f64) -> Waveform {
     }
 }
 
-/// The soft point sources of `source`'s two sheets (module docs), for the mode `mode` of the
-/// plane `cs`.
-fn sheets(
-    scene: &Scene,
-    source: &ModeSource,
-    cs: &CrossSection,
-    mode: &WaveguideMode,
-) -> Vec<PointSource> {
+/// One term of a sheet's incident field: transverse fields on the plane's nodes (the normal
+/// component zero) driven by the source's waveform advanced by `advance`.
+pub(crate) struct Tap {
+    /// The advance of the waveform (normalised time).
+    pub advance: f64,
+    /// The fields along x, y, z per node, real.
+    pub fields: [Vec<Complex64>; 3],
+}
+
+/// What a mode source drives: its plane, its mode's effective index at the centre frequency
+/// and the terms of its two incident fields — the mode at the centre frequency, E on the plane
+/// and H on its layer advanced by `n_eff/2`, or for a broadband source (`num_freqs` > 1) the
+/// taps that carry each frequency's mode (module docs).
+pub(crate) struct Injection {
+    /// The source's plane.
+    pub cs: CrossSection,
+    /// The launched mode's effective index at the centre frequency.
+    pub n_eff: f64,
+    /// The incident E on the plane, which the H sheet carries.
+    pub e: Vec<Tap>,
+    /// The incident H on its layer, which the E sheet carries.
+    pub h: Vec<Tap>,
+}
+
+/// The injection of `source` (module docs); an error naming the source's key when its plane
+/// does not guide its mode at the centre frequency or, for a broadband source, at one of its
+/// band's frequencies.
+pub(crate) fn injection(scene: &Scene, source: &ModeSource) -> Result<Injection, AppError> {
+    let (cs, mode) = launched_mode(scene, source)?;
+    if source.num_freqs == 1 {
+        return Ok(Injection {
+            cs,
+            n_eff: mode.n_eff,
+            e: vec![Tap {
+                advance: 0.0,
+                fields: mode.fields.e,
+            }],
+            h: vec![Tap {
+                advance: mode.n_eff / 2.0,
+                fields: mode.fields.h,
+            }],
+        });
+    }
+    let band = source_band(scene, source)?;
+    let mut modes = Vec::with_capacity(band.frequencies.len());
+    for &f in &band.frequencies {
+        let (_, m) = mode_at(scene, source, f, "num_freqs")?;
+        modes.push(m);
+    }
+    let [u, v] = cs.axes;
+    let n_eff = mode.n_eff;
+    // The modes' signs are the solver's: align each with the centre frequency's.
+    let signs: Vec<f64> = modes
+        .iter()
+        .map(|m| {
+            let dot: f64 = [u, v]
+                .iter()
+                .flat_map(|a| m.fields.e[a.index()].iter().zip(&mode.fields.e[a.index()]))
+                .map(|(x, y)| x.re * y.re)
+                .sum();
+            if dot < 0.0 { -1.0 } else { 1.0 }
+        })
+        .collect();
+    // The H layer's phase beyond the delay n_eff/2 of the centre frequency: β/2 − ωτ₀.
+    let phases: Vec<f64> = modes
+        .iter()
+        .zip(&band.frequencies)
+        .map(|(m, &f)| m.beta / 2.0 - std::f64::consts::PI * f * n_eff)
+        .collect();
+    let count = 2 * modes.len() + 1;
+    let zero = || -> Vec<Tap> {
+        (0..count)
+            .map(|i| Tap {
+                advance: (i as f64 - modes.len() as f64) * band.delay,
+                fields: std::array::from_fn(|_| vec![Complex64::default(); cs.nodes()]),
+            })
+            .collect()
+    };
+    let (mut e, mut h) = (zero(), zero());
+    let none = vec![0.0; modes.len()];
+    for a in [u.index(), v.index()] {
+        for n in 0..cs.nodes() {
+            let along = |field: &dyn Fn(&WaveguideMode) -> f64| -> Vec<f64> {
+                modes.iter().zip(&signs).map(|(m, s)| s * field(m)).collect()
+            };
+            let e_values = along(&|m| m.fields.e[a][n].re);
+            let h_values = along(&|m| m.fields.h[a][n].re);
+            let h_re: Vec<f64> = h_values.iter().zip(&phases).map(|(x, p)| x * p.cos()).collect();
+            let h_im: Vec<f64> = h_values.iter().zip(&phases).map(|(x, p)| x * p.sin()).collect();
+            for (tap, c) in e.iter_mut().zip(band.taps(&e_values, &none)) {
+                tap.fields[a][n] = Complex64::new(c, 0.0);
+            }
+            for (tap, c) in h.iter_mut().zip(band.taps(&h_re, &h_im)) {
+                tap.fields[a][n] = Complex64::new(c, 0.0);
+            }
+        }
+    }
+    let used = |taps: Vec<Tap>| -> Vec<Tap> {
+        taps.into_iter()
+            .filter(|t| t.fields.iter().flatten().any(|c| c.re != 0.0))
+            .collect()
+    };
+    for tap in &mut h {
+        tap.advance += n_eff / 2.0;
+    }
+    Ok(Injection {
+        cs,
+        n_eff,
+        e: used(e),
+        h: used(h),
+    })
+}
+
+/// The band (normalised) across which a broadband mode source finds its mode: its Gaussian
+/// waveform's, where the spectrum is above 1 % of its peak (`f₀ ± √(2 ln 100)/(2πw)`,
+/// [`Waveform::max_frequency`]); `None` for another waveform, which has no such band.
+pub fn band(source: &ModeSource) -> Option<(f64, f64)> {
+    let Waveform::Gaussian { frequency, .. } = source.waveform else {
+        return None;
+    };
+    let half = source.waveform.max_frequency() - frequency;
+    Some((frequency - half, frequency + half))
+}
+
+/// The interpolation over a broadband source's [`band`]; an error naming `num_freqs` for
+/// another waveform, too many frequencies or a band the count cannot interpolate.
+fn source_band(scene: &Scene, source: &ModeSource) -> Result<BandInterpolation, AppError> {
+    let fail = |why: String| {
+        AppError::Run(format!(
+            "{}: sources[{}].num_freqs: {}: {why}",
+            scene.file.display(),
+            source.index,
+            source.num_freqs
+        ))
+    };
+    if source.num_freqs > MAX_FREQUENCIES {
+        return Err(fail(format!(
+            "give 1 (the centre frequency alone) to {MAX_FREQUENCIES}"
+        )));
+    }
+    let Some((low, high)) = band(source) else {
+        return Err(fail(
+            "a mode source recomputes its mode across the band of a gaussian waveform; \
+             give num_freqs = 1 for a ricker or a sinusoid"
+                .into(),
+        ));
+    };
+    BandInterpolation::new(low, high, source.num_freqs).map_err(|e| {
+        let f = |x: f64| scene.units.to_scene_frequency(x);
+        fail(format!(
+            "over the waveform's band {} … {} (its spectrum above 1 % of its peak): {e}",
+            f(low),
+            f(high)
+        ))
+    })
+}
+
+/// The soft point sources of `source`'s two sheets (module docs) for its `injection`: per
+/// node, each tap of each sheet.
+fn sheets(scene: &Scene, source: &ModeSource, injection: &Injection) -> Vec<PointSource> {
+    let cs = &injection.cs;
     let [u, v] = cs.axes;
     let p = cs.normal;
     let a = source.amplitude;
@@ -136,8 +302,13 @@ fn sheets(
     } else {
         source.plane as i64
     };
-    let e_wave = advanced(source.waveform, mode.n_eff / 2.0);
-    let m = &mode.fields;
+    let wave = |tap: &Tap| {
+        if tap.advance == 0.0 {
+            source.waveform
+        } else {
+            advanced(source.waveform, tap.advance)
+        }
+    };
     let [nu, _] = cs.size;
     let mut out = Vec::new();
     for n in 0..cs.nodes() {
@@ -148,26 +319,31 @@ fn sheets(
             c[p.index()] = along_p;
             c
         };
-        let (e_u, e_v) = (m.e[u.index()][n].re, m.e[v.index()][n].re);
-        let (h_u, h_v) = (m.h[u.index()][n].re, m.h[v.index()][n].re);
-        let nodes: [(Axis, bool, f64, i64, Waveform); 4] = [
-            (u, true, h_v, source.plane as i64, e_wave),
-            (v, true, -h_u, source.plane as i64, e_wave),
-            (u, false, -sign * e_v, h_plane, source.waveform),
-            (v, false, sign * e_u, h_plane, source.waveform),
+        // (axis, electric, the taps and the field they carry with its sign, plane)
+        let nodes: [(Axis, bool, &[Tap], Axis, f64, i64); 4] = [
+            (u, true, &injection.h, v, 1.0, source.plane as i64),
+            (v, true, &injection.h, u, -1.0, source.plane as i64),
+            (u, false, &injection.e, v, -sign, h_plane),
+            (v, false, &injection.e, u, sign, h_plane),
         ];
-        for (axis, electric, value, along_p, waveform) in nodes {
+        for (axis, electric, taps, carried, factor, along_p) in nodes {
             let component = Component::along(axis, electric);
-            if value == 0.0 || !scene.mode.has(component) {
+            if !scene.mode.has(component) {
                 continue;
             }
-            out.push(PointSource {
-                component,
-                cell: cell(along_p),
-                waveform,
-                amplitude: a * value,
-                kind: SourceKind::Soft,
-            });
+            for tap in taps {
+                let value = factor * tap.fields[carried.index()][n].re;
+                if value == 0.0 {
+                    continue;
+                }
+                out.push(PointSource {
+                    component,
+                    cell: cell(along_p),
+                    waveform: wave(tap),
+                    amplitude: a * value,
+                    kind: SourceKind::Soft,
+                });
+            }
         }
     }
     out
@@ -183,13 +359,13 @@ pub fn expand_mode_sources(scene: &mut Scene) -> Result<(), AppError> {
         if source.n_eff.is_some() {
             continue;
         }
-        let (cs, mode) = launched_mode(scene, &source)?;
-        let added = sheets(scene, &source, &cs, &mode);
+        let injection = injection(scene, &source)?;
+        let added = sheets(scene, &source, &injection);
         scene
             .source_origin
             .extend(std::iter::repeat_n(source.index, added.len()));
         scene.sources.extend(added);
-        scene.mode_sources[s].n_eff = Some(mode.n_eff);
+        scene.mode_sources[s].n_eff = Some(injection.n_eff);
     }
     Ok(())
 }

@@ -5,11 +5,13 @@
 
 use num_complex::Complex64;
 use yee_em::{Component, DftMonitor};
-use yee_modes::{CrossSection, IncidentSheets, ModeOptions, Parity, guided, launched_amplitude};
+use yee_modes::{
+    CrossSection, IncidentSheets, ModeOptions, Parity, SheetTerm, guided, launched_amplitude,
+};
 use yee_scene::{ModeSource, Scene};
 
 use crate::error::AppError;
-use crate::mode_sources::{advanced, launched_mode};
+use crate::mode_sources::{Tap, advanced, injection};
 
 /// The mode source a run's S-parameters are taken against: the scene's only source when it
 /// is of `kind = "mode"` (with any other source, or a plane wave, the amplitudes are not the
@@ -24,37 +26,43 @@ pub fn normalising_source(scene: &Scene) -> Option<&ModeSource> {
     alone.then_some(source)
 }
 
-/// The transforms at `frequencies` of the incident E and H `source` gives its sheets over the
-/// run's `steps`, per unit of its mode's fields: its amplitude times the waveform's transform
-/// at E's times, and at H's times of the waveform advanced by the half-cell delay `n_eff/2`
-/// (the sums the monitors take, [`DftMonitor::weights`]).
+/// The transforms at `frequencies` of what drives each of `taps` (one sheet's) over the run's
+/// `steps`: the source's amplitude times the transform of its waveform advanced by the tap's
+/// advance, at the times of the field the sheet stands for (`component`'s: E's for the
+/// incident E, H's for the incident H; the sums the monitors take, [`DftMonitor::weights`]).
+/// Indexed `[frequency][tap]`.
 fn sheet_transforms(
     source: &ModeSource,
-    n_eff: f64,
+    taps: &[Tap],
+    component: Component,
     frequencies: &[f64],
     steps: u64,
     dt: f64,
-) -> Vec<[Complex64; 2]> {
-    let h_wave = advanced(source.waveform, n_eff / 2.0);
-    let mut sums = vec![[Complex64::default(); 2]; frequencies.len()];
+) -> Vec<Vec<Complex64>> {
+    let waves: Vec<_> = taps
+        .iter()
+        .map(|t| {
+            if t.advance == 0.0 {
+                source.waveform
+            } else {
+                advanced(source.waveform, t.advance)
+            }
+        })
+        .collect();
+    let mut sums = vec![vec![Complex64::default(); taps.len()]; frequencies.len()];
     let mut weights = vec![[0.0f64; 2]; frequencies.len()];
     for step in 0..steps {
-        for (k, c) in [Component::Ex, Component::Hx].into_iter().enumerate() {
-            let t = DftMonitor::time(c, step, dt);
-            let v = if k == 0 {
-                source.waveform.value(t)
-            } else {
-                h_wave.value(t)
-            };
-            DftMonitor::weights(frequencies, t, dt, &mut weights);
+        let t = DftMonitor::time(component, step, dt);
+        DftMonitor::weights(frequencies, t, dt, &mut weights);
+        for (k, wave) in waves.iter().enumerate() {
+            let v = wave.value(t);
             for (s, w) in sums.iter_mut().zip(&weights) {
                 s[k] += Complex64::new(v * w[0], v * w[1]);
             }
         }
     }
-    for s in &mut sums {
-        s[0] *= source.amplitude;
-        s[1] *= source.amplitude;
+    for s in sums.iter_mut().flatten() {
+        *s *= source.amplitude;
     }
     sums
 }
@@ -68,12 +76,27 @@ pub fn incident_amplitudes(
     frequencies: &[f64],
     steps: u64,
 ) -> Result<Option<Vec<Complex64>>, AppError> {
-    let (_, launched) = launched_mode(scene, source)?;
+    let injection = injection(scene, source)?;
     let dt = scene.dt();
     let setup = scene.setup();
-    let transforms = sheet_transforms(source, launched.n_eff, frequencies, steps, dt);
+    let e_transforms = sheet_transforms(
+        source,
+        &injection.e,
+        Component::Ex,
+        frequencies,
+        steps,
+        dt,
+    );
+    let h_transforms = sheet_transforms(
+        source,
+        &injection.h,
+        Component::Hx,
+        frequencies,
+        steps,
+        dt,
+    );
     let mut out = Vec::with_capacity(frequencies.len());
-    for (&frequency, &[e, h]) in frequencies.iter().zip(&transforms) {
+    for ((&frequency, e), h) in frequencies.iter().zip(&e_transforms).zip(&h_transforms) {
         let fail = |why: String| {
             AppError::Run(format!(
                 "{}: sources[{}]: at frequency {}: {why}",
@@ -104,10 +127,19 @@ pub fn incident_amplitudes(
             );
             return Ok(None);
         };
+        fn terms<'a>(taps: &'a [Tap], transforms: &[Complex64]) -> Vec<SheetTerm<'a>> {
+            taps.iter()
+                .zip(transforms)
+                .map(|(t, &transform)| SheetTerm {
+                    fields: &t.fields,
+                    transform,
+                })
+                .collect()
+        }
+        let (e_terms, h_terms) = (terms(&injection.e, e), terms(&injection.h, h));
         let incident = IncidentSheets {
-            launched: &launched,
-            e,
-            h,
+            e: &e_terms,
+            h: &h_terms,
         };
         out.push(launched_amplitude(&incident, mode, &cs, frequency, dt));
     }

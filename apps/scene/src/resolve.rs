@@ -871,6 +871,7 @@ pub fn resolve(file: &Path, spec: SceneSpec) -> Result<Scene, SceneError> {
             ("mode", s.mode.is_some()),
             ("direction", s.direction.is_some()),
             ("parity", s.parity.is_some()),
+            ("num_freqs", s.num_freqs.is_some()),
         ] {
             if given {
                 return Err(r.err(
@@ -2435,6 +2436,9 @@ pub struct ModeSource {
     /// The scale of the mode, whose fields carry unit power (normalised) at the centre
     /// frequency.
     pub amplitude: f64,
+    /// The number of frequencies across the waveform's band at which the mode is found (1:
+    /// the centre frequency alone), docs/modes.md.
+    pub num_freqs: usize,
     /// The launched mode's effective index at the centre frequency, once its currents are in
     /// [`Scene::sources`] (`None` before).
     pub n_eff: Option<f64>,
@@ -2512,6 +2516,14 @@ fn mode_source(
         Some(text) => crate::mode_parity::parse(text, axis).map_err(|e| r.err(key("parity"), e))?,
         None => [None; 3],
     };
+    let num_freqs = s.num_freqs.unwrap_or(1);
+    if num_freqs == 0 {
+        return Err(r.err(
+            key("num_freqs"),
+            "0: give 1 (the mode at the centre frequency alone) or more (the mode found at \
+             that many frequencies across the waveform's band)",
+        ));
+    }
     Ok(ModeSource {
         index: i,
         axis,
@@ -2521,6 +2533,7 @@ fn mode_source(
         forward,
         waveform,
         amplitude: s.amplitude,
+        num_freqs,
         n_eff: None,
     })
 }

@@ -613,6 +613,10 @@ pub struct SourceSpec {
     /// A mode source: the mirror parity of the mode (`"odd_y"`, `"even_y+odd_z"`, …,
     /// [`crate::mode_parity`]); `mode` then counts the modes of that parity.
     pub parity: Option<String>,
+    /// A mode source: the number of frequencies across the waveform's band at which the mode
+    /// is found and whose profiles the injected currents carry (default 1: the centre
+    /// frequency's alone; Tidy3D's `ModeSource.num_freqs`).
+    pub num_freqs: Option<usize>,
     /// A line, plane or box of nodes instead of a point: low corner...
     pub lo: Option<Vec<f64>>,
     /// ...and high corner (equal to `lo` on the axes the source does not extend along).

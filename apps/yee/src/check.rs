@@ -313,7 +313,7 @@ fn describe_mode_source(scene: &Scene, m: &yee_scene::ModeSource, nodes: usize, 
         s,
         "source {}    mode {}{parity} along {sense}{}, n_eff {:.6} at the centre frequency: \
          E sheet at {axis}={}, H sheet at {axis}={}, {nodes} soft nodes, amplitude {} of the \
-         unit-power mode, {}, significant up to f = {:.6e}{}",
+         unit-power mode, {}, significant up to f = {:.6e}{}{}",
         m.index,
         m.mode,
         m.axis.name(),
@@ -324,8 +324,23 @@ fn describe_mode_source(scene: &Scene, m: &yee_scene::ModeSource, nodes: usize, 
         describe_waveform(&m.waveform, &scene.units),
         scene.units.to_scene_frequency(m.waveform.max_frequency()),
         frequency_unit(&scene.units),
+        broadband(scene, m),
         axis = m.axis.name(),
     );
+}
+
+/// What a broadband mode source (`num_freqs` > 1) adds to its description: the frequencies
+/// its mode is found at.
+fn broadband(scene: &Scene, m: &yee_scene::ModeSource) -> String {
+    match yee_simulation::mode_sources::band(m) {
+        Some((low, high)) if m.num_freqs > 1 => format!(
+            "; its mode found at {} frequencies over {:.6} … {:.6}",
+            m.num_freqs,
+            scene.units.to_scene_frequency(low),
+            scene.units.to_scene_frequency(high)
+        ),
+        _ => String::new(),
+    }
 }
 
 /// The sources, plane waves, flux regions and the resolution they ask for.
