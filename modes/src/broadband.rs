@@ -134,7 +134,8 @@ impl BandInterpolation {
             })
             .collect();
         let ill = |amplification: f64| BandError::IllConditioned { amplification };
-        let cosine = inverse(count, |j, k| (k as f64 * thetas[j]).cos()).ok_or(ill(f64::INFINITY))?;
+        let cosine =
+            inverse(count, |j, k| (k as f64 * thetas[j]).cos()).ok_or(ill(f64::INFINITY))?;
         let sine =
             inverse(count, |j, k| ((k + 1) as f64 * thetas[j]).sin()).ok_or(ill(f64::INFINITY))?;
         let amplification = norm_inf(count, &cosine).max(norm_inf(count, &sine));
@@ -192,7 +193,10 @@ mod tests {
     /// A smooth complex response over the band 0.75 … 1.25: a profile and a phase that change
     /// by tens of per cent across it.
     fn wanted(f: f64) -> Complex64 {
-        Complex64::from_polar(1.0 + 0.4 * (f - 1.0) - 0.8 * (f - 1.0).powi(2), 0.7 * (f - 1.0))
+        Complex64::from_polar(
+            1.0 + 0.4 * (f - 1.0) - 0.8 * (f - 1.0).powi(2),
+            0.7 * (f - 1.0),
+        )
     }
 
     fn fit(count: usize) -> (BandInterpolation, Vec<f64>) {

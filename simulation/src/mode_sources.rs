@@ -27,9 +27,9 @@
 //! evaluated at `(n + ½)Δt` and H sources at `nΔt` ([`yee_scalar::source::source_time`]), the
 //! times the corrected updates need their incident fields.
 
+use num_complex::Complex64;
 use yee_core::geometry::{Axis, Index3};
 use yee_em::yee::Component;
-use num_complex::Complex64;
 use yee_em::{PointSource, SourceKind, Waveform};
 use yee_modes::broadband::MAX_FREQUENCIES;
 use yee_modes::{BandInterpolation, CrossSection, ModeOptions, Parity, WaveguideMode, guided};
@@ -215,12 +215,24 @@ pub(crate) fn injection(scene: &Scene, source: &ModeSource) -> Result<Injection,
     for a in [u.index(), v.index()] {
         for n in 0..cs.nodes() {
             let along = |field: &dyn Fn(&WaveguideMode) -> f64| -> Vec<f64> {
-                modes.iter().zip(&signs).map(|(m, s)| s * field(m)).collect()
+                modes
+                    .iter()
+                    .zip(&signs)
+                    .map(|(m, s)| s * field(m))
+                    .collect()
             };
             let e_values = along(&|m| m.fields.e[a][n].re);
             let h_values = along(&|m| m.fields.h[a][n].re);
-            let h_re: Vec<f64> = h_values.iter().zip(&phases).map(|(x, p)| x * p.cos()).collect();
-            let h_im: Vec<f64> = h_values.iter().zip(&phases).map(|(x, p)| x * p.sin()).collect();
+            let h_re: Vec<f64> = h_values
+                .iter()
+                .zip(&phases)
+                .map(|(x, p)| x * p.cos())
+                .collect();
+            let h_im: Vec<f64> = h_values
+                .iter()
+                .zip(&phases)
+                .map(|(x, p)| x * p.sin())
+                .collect();
             for (tap, c) in e.iter_mut().zip(band.taps(&e_values, &none)) {
                 tap.fields[a][n] = Complex64::new(c, 0.0);
             }

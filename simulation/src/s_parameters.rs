@@ -79,22 +79,10 @@ pub fn incident_amplitudes(
     let injection = injection(scene, source)?;
     let dt = scene.dt();
     let setup = scene.setup();
-    let e_transforms = sheet_transforms(
-        source,
-        &injection.e,
-        Component::Ex,
-        frequencies,
-        steps,
-        dt,
-    );
-    let h_transforms = sheet_transforms(
-        source,
-        &injection.h,
-        Component::Hx,
-        frequencies,
-        steps,
-        dt,
-    );
+    let e_transforms =
+        sheet_transforms(source, &injection.e, Component::Ex, frequencies, steps, dt);
+    let h_transforms =
+        sheet_transforms(source, &injection.h, Component::Hx, frequencies, steps, dt);
     let mut out = Vec::with_capacity(frequencies.len());
     for ((&frequency, e), h) in frequencies.iter().zip(&e_transforms).zip(&h_transforms) {
         let fail = |why: String| {
