@@ -28,7 +28,7 @@
 //! times the corrected updates need their incident fields.
 
 use num_complex::Complex64;
-use yee_core::geometry::{Axis, Index3};
+use yee_core::geometry::Index3;
 use yee_em::yee::Component;
 use yee_em::{PointSource, SourceKind, Waveform};
 use yee_modes::broadband::MAX_FREQUENCIES;
@@ -332,11 +332,12 @@ fn sheets(scene: &Scene, source: &ModeSource, injection: &Injection) -> Vec<Poin
             c
         };
         // (axis, electric, the taps and the field they carry with its sign, plane)
-        let nodes: [(Axis, bool, &[Tap], Axis, f64, i64); 4] = [
-            (u, true, &injection.h, v, 1.0, source.plane as i64),
-            (v, true, &injection.h, u, -1.0, source.plane as i64),
-            (u, false, &injection.e, v, -sign, h_plane),
-            (v, false, &injection.e, u, sign, h_plane),
+        let (e, h) = (injection.e.as_slice(), injection.h.as_slice());
+        let nodes = [
+            (u, true, h, v, 1.0, source.plane as i64),
+            (v, true, h, u, -1.0, source.plane as i64),
+            (u, false, e, v, -sign, h_plane),
+            (v, false, e, u, sign, h_plane),
         ];
         for (axis, electric, taps, carried, factor, along_p) in nodes {
             let component = Component::along(axis, electric);
