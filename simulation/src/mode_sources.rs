@@ -26,6 +26,13 @@
 //! band to the change of the mode's profile and phase velocity with frequency. E sources are
 //! evaluated at `(n + ½)Δt` and H sources at `nΔt` ([`yee_scalar::source::source_time`]), the
 //! times the corrected updates need their incident fields.
+//!
+//! **Across the band** (`num_freqs` = N > 1). The mode is also found at N Chebyshev points
+//! of the Gaussian's [`band`], each mode's sign aligned with the centre frequency's, and
+//! every node drives `Σ_k c_k g(t + τ₀ + kδ)` (k = −N … N; `τ₀` the centre frequency's
+//! `n_eff/2` on the E sheet, 0 on the H sheet), the real taps interpolating that node's E,
+//! and its H times `e^{i(β/2 − ωτ₀)}`, over the band ([`yee_modes::broadband`]): exact at
+//! the N frequencies. The taps are found here once, identically on every rank.
 
 use num_complex::Complex64;
 use yee_core::geometry::Index3;
