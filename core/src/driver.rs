@@ -216,29 +216,40 @@ impl<C: Chunk> Driver<C> {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }
         }
+        // A chunk that splits its border off runs the interior beside the shell, the packs
+        // and the copies: submitted right after the shell, its work charged to the exchange.
+        let split = self.overlap && chunk.splits_border();
         for phase in (0..chunk.phases()).filter(|_| !lonely) {
             let mut compute = 0.0;
             let mut failure = None;
-            let mut update = |chunk: &mut C, comm: &mut M, region: Box3| {
+            // Submits `region` (`Some(border)`), charges its work to the clock, or both.
+            let mut update = |chunk: &mut C, comm: &mut M, region: Box3, submit: Option<bool>| {
                 if !region.is_empty() && failure.is_none() {
                     let t = comm.now_seconds();
-                    if let Err(e) = chunk.submit(step, phase, region) {
+                    let done = match submit {
+                        Some(true) => chunk.submit_border(step, phase, region),
+                        Some(false) => chunk.submit(step, phase, region),
+                        None => Ok(()),
+                    };
+                    if let Err(e) = done {
                         failure = Some(e);
                     }
-                    comm.compute_done(chunk.work(region) / phases);
+                    if submit != Some(false) || !split {
+                        comm.compute_done(chunk.work(region) / phases);
+                    }
                     compute += comm.now_seconds() - t;
                 }
             };
             for b in &shell {
-                update(chunk, comm, *b);
+                update(chunk, comm, *b, Some(true));
             }
-            if !self.overlap {
-                update(chunk, comm, interior);
+            if !self.overlap || split {
+                update(chunk, comm, interior, Some(false));
             }
             let overlapped = self.overlap;
             self.exchange_halos(chunk, comm, phase, &mut record, &mut |chunk, comm| {
                 if overlapped {
-                    update(chunk, comm, interior);
+                    update(chunk, comm, interior, (!split).then_some(false));
                 }
             })?;
             if let Some(e) = failure {
@@ -412,7 +423,7 @@ impl<C: Chunk> Driver<C> {
         let t = comm.now_seconds();
         chunk
             .pack_halos(phase, &towards, &mut self.sends[..sent.len()])
-            .and_then(|()| chunk.wait())
+            .and_then(|()| chunk.wait_halos())
             .map_err(StepError::Chunk)?;
         spread(comm.now_seconds() - t, &sent, &mut record.share_seconds);
         for m in &sent {
@@ -440,12 +451,15 @@ impl<C: Chunk> Driver<C> {
             .map_err(StepError::Comm)?;
         let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
         drop(incoming);
-        // The overlapped work ends here on an asynchronous chunk (a no-op on the host).
-        chunk.wait().map_err(StepError::Chunk)?;
+        // The overlapped work ends here on an asynchronous chunk (a no-op on the host), unless
+        // the chunk splits its border off: its interior runs on beside the unpacks.
+        if !chunk.splits_border() {
+            chunk.wait().map_err(StepError::Chunk)?;
+        }
         let t = comm.now_seconds();
         chunk
             .unpack_halos(phase, &froms, &self.receives[..expected.len()])
-            .and_then(|()| chunk.wait())
+            .and_then(|()| chunk.wait_halos())
             .map_err(StepError::Chunk)?;
         spread(comm.now_seconds() - t, &expected, &mut record.share_seconds);
         for (m, (waited, transfer)) in expected.iter().zip(costs) {
