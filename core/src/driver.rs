@@ -148,6 +148,20 @@ struct Message {
     values: usize,
 }
 
+/// What the phase loop does with a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Update {
+    /// Submits a box of the border shell ([`Chunk::submit_border`]), charging its work.
+    Border,
+    /// Submits it ([`Chunk::submit`]), charging its work.
+    Whole,
+    /// Submits it uncharged: the interior of a chunk that splits its border off, queued
+    /// before the exchange ([`Chunk::splits_border`]).
+    Queue,
+    /// Charges the work of the interior queued so, while the exchange runs.
+    Charge,
+}
+
 /// Steps one chunk, exchanging halos through one communicator, with the chunk's own staging
 /// buffers (kept between steps, grown when a halo outgrows them).
 #[derive(Debug)]
@@ -222,35 +236,38 @@ impl<C: Chunk> Driver<C> {
         for phase in (0..chunk.phases()).filter(|_| !lonely) {
             let mut compute = 0.0;
             let mut failure = None;
-            // Submits `region` (`Some(border)`), charges its work to the clock, or both.
-            let mut update = |chunk: &mut C, comm: &mut M, region: Box3, submit: Option<bool>| {
+            let mut update = |chunk: &mut C, comm: &mut M, region: Box3, how: Update| {
                 if !region.is_empty() && failure.is_none() {
                     let t = comm.now_seconds();
-                    let done = match submit {
-                        Some(true) => chunk.submit_border(step, phase, region),
-                        Some(false) => chunk.submit(step, phase, region),
-                        None => Ok(()),
+                    let done = match how {
+                        Update::Border => chunk.submit_border(step, phase, region),
+                        Update::Whole | Update::Queue => chunk.submit(step, phase, region),
+                        Update::Charge => Ok(()),
                     };
                     if let Err(e) = done {
                         failure = Some(e);
                     }
-                    if submit != Some(false) || !split {
+                    if how != Update::Queue {
                         comm.compute_done(chunk.work(region) / phases);
                     }
                     compute += comm.now_seconds() - t;
                 }
             };
             for b in &shell {
-                update(chunk, comm, *b, Some(true));
+                update(chunk, comm, *b, Update::Border);
             }
-            if !self.overlap || split {
-                update(chunk, comm, interior, Some(false));
+            if !self.overlap {
+                update(chunk, comm, interior, Update::Whole);
+            } else if split {
+                update(chunk, comm, interior, Update::Queue);
             }
             let overlapped = self.overlap;
-            self.exchange_halos(chunk, comm, phase, &mut record, &mut |chunk, comm| {
-                if overlapped {
-                    update(chunk, comm, interior, (!split).then_some(false));
-                }
+            self.exchange_halos(chunk, comm, phase, &mut record, &mut |chunk, comm| match (
+                overlapped, split,
+            ) {
+                (true, false) => update(chunk, comm, interior, Update::Whole),
+                (true, true) => update(chunk, comm, interior, Update::Charge),
+                (false, _) => {}
             })?;
             if let Some(e) = failure {
                 return Err(StepError::Chunk(e));
