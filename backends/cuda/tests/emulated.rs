@@ -14,7 +14,7 @@ use yee_core::Topology;
 use yee_cuda::device::EmulatedBackend;
 use yee_em::{Mode, YeeBackend};
 use yee_tests::backend_conformance::{
-    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
+    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant, stepped,
 };
 use yee_tests::conformance_cases::{MODES, bloch_device_physics, device_physics, example_scenes};
 use yee_tests::decomposed_on;
@@ -257,6 +257,26 @@ fn an_off_diagonal_loss_runs_bit_for_bit() {
     let oracle = decomposed_on::<f32, _>(&scalar, &setup, Topology([1, 1, 1]), 24);
     let got = decomposed_on::<f32, _>(&device(), &setup, Topology([2, 1, 2]), 24);
     assert!(got.fields == oracle.fields, "2×1×2 on shm: fields differ");
+    // The device's slabs are the scalar chunk's bytes (the sums after the fields, ψ, DFT sums
+    // and polarisations): cells with sums migrate between device and host ranks.
+    let whole = yee_core::Box3::from_extent(setup.grid);
+    let device_slab = slab_bytes(stepped::<f64, _>(&device(), &setup, 20, &[whole]).unwrap());
+    let scalar_slab = slab_bytes(stepped::<f64, _>(&scalar, &setup, 20, &[whole]).unwrap());
+    assert!(device_slab == scalar_slab, "the slabs differ");
+}
+
+/// The bytes of `chunk`'s slab of its whole owned box.
+fn slab_bytes<C: yee_core::Chunk>(mut chunk: C) -> Vec<u8>
+where
+    C::Error: core::fmt::Debug,
+{
+    use yee_core::StagingBuffer;
+    let owned = chunk.owned();
+    let bytes = chunk.slab_len(owned) * size_of::<C::Value>();
+    let mut buffer = chunk.buffer(bytes).unwrap();
+    chunk.pack_slabs(&[owned], &mut buffer).unwrap();
+    chunk.wait().unwrap();
+    buffer.bytes()[..bytes].to_vec()
 }
 
 /// Every entry point of every kernel file loads on the emulated device for every type, and a
