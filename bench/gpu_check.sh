@@ -12,7 +12,11 @@
 #   4. the heterogeneous run (Balykov 2019 §3): one device rank beside 15 rayon ranks of one
 #      core each, split evenly, by the measured speeds (static) and by measurement (dynamic),
 #      against the device alone and the ideal split (the sum of the measured rates);
-#   5. the rayon backend's scaling on the host's cores (`yee bench --threads`), vacuum and CPML.
+#   5. the rayon backend's scaling on the host's cores (`yee bench --threads`), vacuum and CPML;
+#   6. overlap on the device (Kim & Park 2012's kernel split: each rank's border shell, halo
+#      packs and copies on a second stream beside the interior) against none: two device
+#      ranks on shm, `--overlap kernel-split` and `--overlap none`, run.json's `overlap` and
+#      rates, the outputs of the two compared byte for byte.
 set -u
 YEE=$(realpath "${1:-target/release/yee}")
 OUT=${2:-out/gpu_check}
@@ -125,6 +129,29 @@ for spec in "vacuum 256 f32 pec 400" "vacuum 256 f64 pec 400" "sphere 256 f32 sp
         echo "| $1 $3 ($4) | $2³ | $5 | failed: $(tail -1 "$OUT/$name.log") | |"
     fi
 done
+echo
+echo "overlap on the device: two device ranks on shm (--topology 2x1x1), kernel-split against none"
+echo "| scene | --overlap | run.json overlap | device Mcells/s (stepping) | end to end | outputs |"
+echo "| --- | --- | --- | ---: | ---: | --- |"
+for spec in "vacuum 256 f32 pec 200" "sphere 256 f32 sphere 200"; do
+    set -- $spec
+    scene=$(cube "overlap_$1_$2_$3" "$2" "$3" "$4" "$5")
+    # Probes beside the ranks' border (x = side/2) and inside, for the byte comparison.
+    printf '[[probes]]\nname = "border"\ncomponent = "ez"\nposition = [%d, %d, %d]\n[[probes]]\nname = "inside"\ncomponent = "hy"\nposition = [%d, %d, %d]\n' \
+        $(($2 / 2)) $(($2 / 2)) $(($2 / 3)) $(($2 / 4)) $(($2 / 2)) $(($2 / 2)) >> "$scene"
+    for overlap in none kernel-split; do
+        name="overlap_$1_$2_$3_$overlap"
+        if run "$scene" "$name" --backend cuda --ranks 2 --comm shm --topology 2x1x1 --overlap "$overlap"; then
+            rate=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"{str(d['overlap']).lower()} | {d['mcells_per_s']:.0f} | {d['end_to_end_mcells_per_s']:.0f}\")" "$OUT/$name/run.json")
+            against="reference"
+            [ "$overlap" = none ] || against=$(same "overlap_$1_$2_$3_none" "$name")
+            echo "| $1 $3 $2³ ($4, $5 steps) | $overlap | $rate | $against |"
+        else
+            echo "| $1 $3 $2³ ($4, $5 steps) | $overlap | failed: $(tail -1 "$OUT/$name.log") | | | |"
+        fi
+    done
+done
+
 echo
 echo "the device chunk stepped alone against the device's triad (yee bench --backend cuda):"
 timeout 240 "$YEE" bench --backend cuda --scenes --only "256^3" 2>&1 | grep -v INFO

@@ -201,6 +201,31 @@ pub trait Chunk {
         Ok(())
     }
 
+    /// Whether this chunk runs a phase's border shell ([`Chunk::submit_border`]), its halo
+    /// packs and copies on a queue of its own beside the interior (Kim & Park 2012's kernel
+    /// split on a device's two streams). The overlapping driver then submits the interior
+    /// right after the shell, before it waits for the packed halos ([`Chunk::wait_halos`]),
+    /// and unpacks the arrived ghosts without waiting for the interior. No, by default.
+    fn splits_border(&self) -> bool {
+        false
+    }
+
+    /// Submits phase `phase` of time step `step` over `region`, a box of the border shell the
+    /// halos are packed from. The chunk orders it after everything submitted in earlier
+    /// phases; a chunk that [`Chunk::splits_border`] may run it beside the phase's interior.
+    /// [`Chunk::submit`], by default.
+    fn submit_border(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), Self::Error> {
+        self.submit(step, phase, region)
+    }
+
+    /// Blocks until the halos packed last ([`Chunk::pack_halos`]) are in their buffers and the
+    /// ghosts unpacked last ([`Chunk::unpack_halos`]) are in place (the receive buffers may be
+    /// reused): the interior of a chunk that [`Chunk::splits_border`] may still be running,
+    /// ordered by the chunk before anything that reads it. [`Chunk::wait`], by default.
+    fn wait_halos(&mut self) -> Result<(), Self::Error> {
+        self.wait()
+    }
+
     /// A staging buffer of at least `bytes` bytes.
     fn buffer(&self, bytes: usize) -> Result<Self::Buffer, Self::Error>;
 

@@ -148,6 +148,20 @@ struct Message {
     values: usize,
 }
 
+/// What the phase loop does with a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Update {
+    /// Submits a box of the border shell ([`Chunk::submit_border`]), charging its work.
+    Border,
+    /// Submits it ([`Chunk::submit`]), charging its work.
+    Whole,
+    /// Submits it uncharged: the interior of a chunk that splits its border off, queued
+    /// before the exchange ([`Chunk::splits_border`]).
+    Queue,
+    /// Charges the work of the interior queued so, while the exchange runs.
+    Charge,
+}
+
 /// Steps one chunk, exchanging halos through one communicator, with the chunk's own staging
 /// buffers (kept between steps, grown when a halo outgrows them).
 #[derive(Debug)]
@@ -216,30 +230,44 @@ impl<C: Chunk> Driver<C> {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }
         }
+        // A chunk that splits its border off runs the interior beside the shell, the packs
+        // and the copies: submitted right after the shell, its work charged to the exchange.
+        let split = self.overlap && chunk.splits_border();
         for phase in (0..chunk.phases()).filter(|_| !lonely) {
             let mut compute = 0.0;
             let mut failure = None;
-            let mut update = |chunk: &mut C, comm: &mut M, region: Box3| {
+            let mut update = |chunk: &mut C, comm: &mut M, region: Box3, how: Update| {
                 if !region.is_empty() && failure.is_none() {
                     let t = comm.now_seconds();
-                    if let Err(e) = chunk.submit(step, phase, region) {
+                    let done = match how {
+                        Update::Border => chunk.submit_border(step, phase, region),
+                        Update::Whole | Update::Queue => chunk.submit(step, phase, region),
+                        Update::Charge => Ok(()),
+                    };
+                    if let Err(e) = done {
                         failure = Some(e);
                     }
-                    comm.compute_done(chunk.work(region) / phases);
+                    if how != Update::Queue {
+                        comm.compute_done(chunk.work(region) / phases);
+                    }
                     compute += comm.now_seconds() - t;
                 }
             };
             for b in &shell {
-                update(chunk, comm, *b);
+                update(chunk, comm, *b, Update::Border);
             }
             if !self.overlap {
-                update(chunk, comm, interior);
+                update(chunk, comm, interior, Update::Whole);
+            } else if split {
+                update(chunk, comm, interior, Update::Queue);
             }
             let overlapped = self.overlap;
-            self.exchange_halos(chunk, comm, phase, &mut record, &mut |chunk, comm| {
-                if overlapped {
-                    update(chunk, comm, interior);
-                }
+            self.exchange_halos(chunk, comm, phase, &mut record, &mut |chunk, comm| match (
+                overlapped, split,
+            ) {
+                (true, false) => update(chunk, comm, interior, Update::Whole),
+                (true, true) => update(chunk, comm, interior, Update::Charge),
+                (false, _) => {}
             })?;
             if let Some(e) = failure {
                 return Err(StepError::Chunk(e));
@@ -412,7 +440,7 @@ impl<C: Chunk> Driver<C> {
         let t = comm.now_seconds();
         chunk
             .pack_halos(phase, &towards, &mut self.sends[..sent.len()])
-            .and_then(|()| chunk.wait())
+            .and_then(|()| chunk.wait_halos())
             .map_err(StepError::Chunk)?;
         spread(comm.now_seconds() - t, &sent, &mut record.share_seconds);
         for m in &sent {
@@ -440,12 +468,15 @@ impl<C: Chunk> Driver<C> {
             .map_err(StepError::Comm)?;
         let costs: Vec<(f64, f64)> = incoming.iter().map(|i| (i.waited, i.transfer)).collect();
         drop(incoming);
-        // The overlapped work ends here on an asynchronous chunk (a no-op on the host).
-        chunk.wait().map_err(StepError::Chunk)?;
+        // The overlapped work ends here on an asynchronous chunk (a no-op on the host), unless
+        // the chunk splits its border off: its interior runs on beside the unpacks.
+        if !chunk.splits_border() {
+            chunk.wait().map_err(StepError::Chunk)?;
+        }
         let t = comm.now_seconds();
         chunk
             .unpack_halos(phase, &froms, &self.receives[..expected.len()])
-            .and_then(|()| chunk.wait())
+            .and_then(|()| chunk.wait_halos())
             .map_err(StepError::Chunk)?;
         spread(comm.now_seconds() - t, &expected, &mut record.share_seconds);
         for (m, (waited, transfer)) in expected.iter().zip(costs) {

@@ -28,7 +28,7 @@ pub fn run_scene(
     crate::hdf5_output::check_built(scene)?;
     let diagonal;
     let setup = scene.setup();
-    let scene = match without_tensor_update(options, &setup) {
+    let scene = match without_tensor_update(options) {
         Some(what) if smoothing_needs_tensor(&setup) => {
             log::warn!(
                 "{what} runs no tensor update: smoothing keeps the diagonal of the effective \

@@ -5,21 +5,11 @@ use yee_scene::Scene;
 
 use crate::options::{Backend, RunOptions};
 
-/// What in `options` runs no tensor update ([`yee_em::Setup::has_tensor_nodes`]) that `setup`
-/// needs: the tile driver (tile sets, jagged or k-d boxes), or a device where smoothing's
-/// off-diagonal entries carry a loss (`kernels/tensor.cu` has the real entries alone). `None`
-/// when the run has it (every backend's chunk does, the device chunk's too).
-pub(crate) fn without_tensor_update(
-    options: &RunOptions,
-    setup: &yee_em::Setup,
-) -> Option<&'static str> {
-    let device = match options.rank_backends.is_empty() {
-        true => is_device(options.backend),
-        false => options.rank_backends.iter().any(|&b| is_device(b)),
-    };
-    if device && setup.smooths_lossy_off_diagonal() {
-        Some("the device at a lossy curved surface (its tensor pass has no off-diagonal loss)")
-    } else if options.partition.is_some() {
+/// What in `options` runs no tensor update ([`yee_em::Setup::has_tensor_nodes`]): the tile
+/// driver (tile sets, jagged or k-d boxes). `None` when the run has it (every backend's chunk
+/// does, the device chunk's too, with the off-diagonal loss at a lossy curved surface).
+pub(crate) fn without_tensor_update(options: &RunOptions) -> Option<&'static str> {
+    if options.partition.is_some() {
         Some("--partition (tile sets)")
     } else if options.balance.layout != yee_runtime::balance::LayoutKind::Tensor {
         Some("a jagged or k-d --layout")
@@ -43,7 +33,7 @@ pub fn smoothing_fallback(scene: &Scene, options: &RunOptions) -> Option<String>
         ..scene.setup()
     };
     let fell_back = !scene.smoothing_tensor && smoothing_needs_tensor(&full);
-    let what = without_tensor_update(options, &full)?;
+    let what = without_tensor_update(options)?;
     fell_back.then(|| format!("diagonal only: {what} runs no tensor update"))
 }
 

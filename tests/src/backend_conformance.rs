@@ -74,7 +74,7 @@ where
 
 /// Steps a one-chunk run of `setup` for `steps` steps, each phase submitted over `regions`
 /// (which tile the grid) in order.
-fn stepped<'s, T: Scalar, B: YeeBackend<T>>(
+pub fn stepped<'s, T: Scalar, B: YeeBackend<T>>(
     backend: &B,
     setup: &Setup<'s>,
     steps: u64,

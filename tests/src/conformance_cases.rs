@@ -198,7 +198,7 @@ pub fn device_physics(mode: Mode) -> Setup<'static> {
     };
     // An isotropic ball whose ε and μ its surroundings lack: smoothing's full tensor gives its
     // surface nodes off-diagonal entries (tensor nodes, with edge and corner halos). Clear of
-    // the lossy block and ball: an off-diagonal loss is refused on the device.
+    // the lossy block and ball (the off-diagonal loss has its own case on the device).
     let mut regions = full.regions.to_vec();
     regions.push(Region {
         shape: Shape::Sphere {

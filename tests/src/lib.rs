@@ -440,8 +440,8 @@ fn tiled_run<T: yee_core::Scalar>(
     }
 }
 
-/// A copy of the scene file `scene` with `smoothing = "diagonal"` (the rule the device chunk
-/// and the tile driver fall back to), written into `dir`; its path. Tests running side by side
+/// A copy of the scene file `scene` with `smoothing = "diagonal"` (the rule the tile driver
+/// falls back to), written into `dir`; its path. Tests running side by side
 /// may write it at once: each writes its own file and renames it over the shared one.
 pub fn diagonal_smoothing_copy(
     scene: &std::path::Path,

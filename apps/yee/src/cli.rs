@@ -436,7 +436,8 @@ pub struct PartitionArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OverlapArg {
     /// The border shells first, then the exchange while the interior updates (their
-    /// kernel-split; the border-first update of every backend's driver).
+    /// kernel-split; the border-first update of every backend's driver, on a device the
+    /// border on a second stream beside the interior).
     KernelSplit,
     /// A two-layer host copy of the borders updated by CPU kernels while the device updates
     /// the main grid (their host-buffer method).
@@ -452,7 +453,8 @@ pub fn resolve_overlap(overlap: Option<OverlapArg>, no_overlap: bool) -> Result<
         (Some(OverlapArg::HostBuffer), _) => Err(AppError::Usage(
             "--overlap host-buffer: no backend of this build has it (Kim & Park's two-layer host \
              copy of a device's borders; the host backends' fields are in host memory already, \
-             and the cuda backend has only the border-first update); use kernel-split or none"
+             and the cuda backend runs the kernel split, its border on a second stream); use \
+             kernel-split or none"
                 .into(),
         )),
         (Some(OverlapArg::None), _) | (None, true) => Ok(false),

@@ -271,13 +271,14 @@ fn checkpoints_go_from_and_onto_emulated_device_ranks() {
     }
 }
 
-/// The device scene with a lossy sphere: on the emulated device smoothing keeps the diagonal
-/// rule there (the device's tensor pass has no off-diagonal loss), says so in run.json, and
-/// writes the bytes of the scalar run of the same scene with `smoothing = "diagonal"`; the
-/// lossless sphere of `device3d` does not fall back.
+/// The device scene with a lossy sphere smoothed with the full tensor: its surface nodes carry
+/// the off-diagonal loss (issue 51's running sums), which the device's tensor pass runs (the
+/// one C body, `yee_tensor_node`). On the emulated device, one rank and two on shm, it writes
+/// the scalar run's bytes of the same scene, with no smoothing fallback in run.json; the
+/// loss changes the fields (the lossless sphere's run writes other bytes).
 #[cfg(feature = "cuda")]
 #[test]
-fn a_lossy_curved_surface_keeps_the_diagonal_rule_on_the_device() {
+fn a_lossy_curved_surface_runs_its_off_diagonal_loss_on_the_device() {
     let dir = crate::tmp_dir(module_path!());
     let text = std::fs::read_to_string(device3d("f32")).unwrap();
     let lossy_text = text.replacen("eps = 2.25\n", "eps = 2.25\nsigma = 0.02\n", 1);
@@ -287,18 +288,27 @@ fn a_lossy_curved_surface_keeps_the_diagonal_rule_on_the_device() {
     );
     let lossy = dir.join("device3d_lossy_sphere.toml");
     std::fs::write(&lossy, lossy_text).unwrap();
-    let diagonal = yee_tests::diagonal_smoothing_copy(&lossy, &dir);
-    let (scalar, _) = run_into(&diagonal, "lossy_scalar_diagonal", &["--backend", "scalar"]);
-    let (device, doc) = run_into(&lossy, "lossy_device", &["--backend", "cuda-emulated"]);
-    let fallback = doc["smoothing_fallback"].as_str().unwrap_or_default();
-    assert!(fallback.contains("lossy curved surface"), "{doc}");
-    assert_same_outputs(&scalar, &device, "a lossy sphere on the emulated device");
-    let (_, lossless) = run_into(
+    let (scalar, _) = run_into(&lossy, "lossy_scalar", &["--backend", "scalar"]);
+    for (name, extra) in [
+        ("lossy_device", &[][..]),
+        ("lossy_device_shm", &["--ranks", "2", "--comm", "shm"][..]),
+    ] {
+        let args = [&["--backend", "cuda-emulated"][..], extra].concat();
+        let (device, doc) = run_into(&lossy, name, &args);
+        assert!(doc["smoothing_fallback"].is_null(), "{name}: {doc}");
+        assert_same_outputs(&scalar, &device, name);
+    }
+    let (lossless, _) = run_into(
         &device3d("f32"),
-        "lossless_device",
-        &["--backend", "cuda-emulated"],
+        "lossless_scalar",
+        &["--backend", "scalar"],
     );
-    assert!(lossless["smoothing_fallback"].is_null(), "{lossless}");
+    let snapshot = |d: &std::path::Path| std::fs::read(d.join("ex_000040.npy")).unwrap();
+    assert_ne!(
+        snapshot(&scalar),
+        snapshot(&lossless),
+        "the loss changes the fields"
+    );
 }
 
 /// A Bloch-periodic scene (the device scene with complex fields and a Bloch wavevector along

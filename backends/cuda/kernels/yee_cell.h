@@ -344,11 +344,16 @@ static YEE_DEVICE inline YEE_VALUE YEE_NAME(yee_plain_curl)(const YEE_NAME(yee_t
  * sec. III; the scalar backend's tensor_update.rs): for each of the two other axes k whose
  * component the mode carries (has[k]), the mean of that component's curls at its four nodes
  * around this one (neighbours[4k + n], -1 where the node does not evolve), times 1/4 and the
- * node's weight weights[k], added to the value at storage offset o. Returns 0 when it stores
- * a NaN or an infinity. */
+ * node's weight weights[k], added to the value at storage offset o. Where the node's list
+ * keeps running sums (integrals not NULL: two per node, this node's at integrals[0..2]) and
+ * its loss weight loss[k] is not zero, the mean also goes into the sum S (issue 51: the loss
+ * smoothing's off-diagonal entries lack, at a conducting side), and (Sⁿ + Sⁿ⁺¹)/2 · loss[k]
+ * is added too. Returns 0 when it stores a NaN or an infinity. */
 static YEE_DEVICE inline int YEE_NAME(yee_tensor_node)(YEE_VALUE *values, long long o,
                                                       const long long *neighbours,
                                                       const YEE_REAL *weights,
+                                                      const YEE_REAL *loss,
+                                                      YEE_VALUE *integrals,
                                                       const YEE_NAME(yee_terms) *other,
                                                       const int *has, int electric)
 {
@@ -361,7 +366,15 @@ static YEE_DEVICE inline int YEE_NAME(yee_tensor_node)(YEE_VALUE *values, long l
             if (neighbours[4 * k + n] >= 0)
                 mean = mean + YEE_NAME(yee_plain_curl)(&other[k], neighbours[4 * k + n],
                                                        electric);
-        sum = sum + mean * (YEE_REAL)0.25 * weights[k];
+        mean = mean * (YEE_REAL)0.25;
+        sum = sum + mean * weights[k];
+        if (integrals && loss[k] != (YEE_REAL)0) {
+            /* The running sum of the averaged curl, taken at the half step. */
+            YEE_VALUE before = integrals[k];
+            YEE_VALUE after = before + mean;
+            integrals[k] = after;
+            sum = sum + (before + after) * (YEE_REAL)0.5 * loss[k];
+        }
     }
     YEE_VALUE updated = values[o] + sum;
     values[o] = updated;

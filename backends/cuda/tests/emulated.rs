@@ -14,7 +14,7 @@ use yee_core::Topology;
 use yee_cuda::device::EmulatedBackend;
 use yee_em::{Mode, YeeBackend};
 use yee_tests::backend_conformance::{
-    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
+    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant, stepped,
 };
 use yee_tests::conformance_cases::{MODES, bloch_device_physics, device_physics, example_scenes};
 use yee_tests::decomposed_on;
@@ -22,9 +22,6 @@ use yee_tests::decomposed_on;
 fn device() -> EmulatedBackend {
     EmulatedBackend::default()
 }
-
-/// What the device chunk refuses a setup with (`chunk.rs`, `upload_tensor`).
-const REFUSED: &str = "the CUDA backend does not run";
 
 /// Every example scene, f32 and f64, and those whose fields are complex (the band scenes) in
 /// c32 and c64 too.
@@ -97,6 +94,36 @@ fn bloch_runs_are_the_oracle_bit_for_bit() {
     for (mode, topologies) in cases {
         check::<Complex<f32>>(mode, &topologies, 30);
         check::<Complex<f64>>(mode, &topologies, 30);
+    }
+}
+
+/// Kim & Park 2012's kernel split on the device's two streams (`Chunk::splits_border`): each
+/// rank's border shell, its halo packs, the copies both ways and the unpacks run on the border
+/// stream while the interior runs on the compute stream, the shell waiting for the interior
+/// of the phase before (an event). Every mode's device case decomposed on shm gives the
+/// scalar oracle's fields, probes and DFT sums bit for bit, f32 and f64. Seen failing with
+/// the shell's wait for the compute stream removed (`CudaChunk::submit_border`).
+#[test]
+fn the_border_stream_beside_the_interior_keeps_the_oracle_bits() {
+    fn check<T: yee_cuda::device::DeviceScalar>(mode: Mode, topology: Topology) {
+        let setup = device_physics(mode);
+        let scalar = yee_scalar::ScalarCurl;
+        let oracle = decomposed_on::<T, _>(&scalar, &setup, Topology([1, 1, 1]), 24);
+        let got = decomposed_on::<T, _>(&device(), &setup, topology, 24);
+        let what = format!("{mode:?} {} on {:?}", T::NAME, topology.0);
+        assert!(got.fields == oracle.fields, "{what}: fields differ");
+        assert!(got.probes == oracle.probes, "{what}: probes differ");
+        assert!(got.dft == oracle.dft, "{what}: DFT sums differ");
+    }
+    let cases = [
+        (Mode::OneD, Topology([3, 1, 1])),
+        (Mode::Tmz, Topology([2, 2, 1])),
+        (Mode::Tez, Topology([1, 2, 1])),
+        (Mode::ThreeD, Topology([2, 1, 2])),
+    ];
+    for (mode, topology) in cases {
+        check::<f32>(mode, topology);
+        check::<f64>(mode, topology);
     }
 }
 
@@ -182,15 +209,17 @@ fn real_fields_refuse_a_bloch_phase_by_name() {
 }
 
 /// A lossy sphere smoothed with the full tensor gives its surface nodes an off-diagonal loss
-/// the device's tensor pass lacks: building it is refused by name (`yee run` keeps the
-/// diagonal rule there on a device), never run with the wrong bits; lossless, it runs.
+/// (issue 51: two running sums per node), which the device's tensor pass runs with the scalar
+/// backend's arithmetic (`yee_tensor_node`): one chunk bit for bit the oracle (f32, f64, c64),
+/// the split and decomposed runs too (2×1×2 on shm), and the slabs and resizes carry the
+/// sums (a chunk rebuilt from them steps on identically). Lossless, the sphere keeps no sums.
 #[test]
-fn an_off_diagonal_loss_is_refused_by_name() {
-    use yee_em::{Boundary, Material, Region, Setup, Shape};
+fn an_off_diagonal_loss_runs_bit_for_bit() {
+    use yee_em::{Boundary, Component, Material, PointSource, Region, Setup, Shape, SourceKind};
     let sphere = |sigma| {
         [Region {
             shape: Shape::Sphere {
-                center: [8.0, 8.0, 8.0],
+                center: [8.0, 7.6, 8.2],
                 radius: 4.3,
             },
             material: Material {
@@ -199,23 +228,55 @@ fn an_off_diagonal_loss_is_refused_by_name() {
             },
         }]
     };
-    let (lossy, lossless) = (sphere(0.02), sphere(0.0));
+    let source = [PointSource {
+        component: Component::Ez,
+        cell: [5, 8, 8],
+        waveform: yee_em::Waveform::Ricker {
+            frequency: 0.1,
+            delay: 8.0,
+        },
+        amplitude: 1.0,
+        kind: SourceKind::Soft,
+    }];
+    let (lossy, lossless) = (sphere(0.05), sphere(0.0));
     let setup = |regions| Setup {
         regions,
+        sources: &source,
+        smoothing_tensor: true,
         ..Setup::vacuum(Mode::ThreeD, [16; 3], 0.5, [[Boundary::Pec; 2]; 3])
     };
-    let whole = yee_core::Box3::from_extent([16; 3]);
     assert!(setup(&lossy).smooths_lossy_off_diagonal());
-    let e = YeeBackend::<f32>::build(&device(), &setup(&lossy), whole, Default::default())
-        .expect_err("the off-diagonal loss is not run on the device");
-    let e = format!("{e:?}");
-    assert!(
-        e.contains(REFUSED) && e.contains("off-diagonal loss"),
-        "{e}"
-    );
     assert!(!setup(&lossless).smooths_lossy_off_diagonal());
-    assert!(setup(&lossless).smooths_off_diagonal());
-    YeeBackend::<f32>::build(&device(), &setup(&lossless), whole, Default::default()).unwrap();
+    let setup = setup(&lossy);
+    matches_the_oracle::<f32, _>(&device(), &setup, 30).unwrap();
+    matches_the_oracle::<f64, _>(&device(), &setup, 30).unwrap();
+    matches_the_oracle::<Complex<f64>, _>(&device(), &setup, 20).unwrap();
+    split_is_invariant::<f32, _>(&device(), &setup, 20).unwrap();
+    slabs_round_trip::<f64, _>(&device(), &setup, 20).unwrap();
+    let scalar = yee_scalar::ScalarCurl;
+    let oracle = decomposed_on::<f32, _>(&scalar, &setup, Topology([1, 1, 1]), 24);
+    let got = decomposed_on::<f32, _>(&device(), &setup, Topology([2, 1, 2]), 24);
+    assert!(got.fields == oracle.fields, "2×1×2 on shm: fields differ");
+    // The device's slabs are the scalar chunk's bytes (the sums after the fields, ψ, DFT sums
+    // and polarisations): cells with sums migrate between device and host ranks.
+    let whole = yee_core::Box3::from_extent(setup.grid);
+    let device_slab = slab_bytes(stepped::<f64, _>(&device(), &setup, 20, &[whole]).unwrap());
+    let scalar_slab = slab_bytes(stepped::<f64, _>(&scalar, &setup, 20, &[whole]).unwrap());
+    assert!(device_slab == scalar_slab, "the slabs differ");
+}
+
+/// The bytes of `chunk`'s slab of its whole owned box.
+fn slab_bytes<C: yee_core::Chunk>(mut chunk: C) -> Vec<u8>
+where
+    C::Error: core::fmt::Debug,
+{
+    use yee_core::StagingBuffer;
+    let owned = chunk.owned();
+    let bytes = chunk.slab_len(owned) * size_of::<C::Value>();
+    let mut buffer = chunk.buffer(bytes).unwrap();
+    chunk.pack_slabs(&[owned], &mut buffer).unwrap();
+    chunk.wait().unwrap();
+    buffer.bytes()[..bytes].to_vec()
 }
 
 /// Every entry point of every kernel file loads on the emulated device for every type, and a

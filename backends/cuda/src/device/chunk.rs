@@ -3,7 +3,12 @@
 //! Each phase's kernels are queued on the chunk's compute stream by [`Chunk::submit`]; the
 //! packs and unpacks of its halos go through one device staging buffer, copied to and from
 //! the message buffers on a second (copy) stream, ordered against the kernels by events;
-//! [`Chunk::wait`] synchronises both streams (the `Chunk` trait's flush). The materials, CPML
+//! [`Chunk::wait`] synchronises both streams (the `Chunk` trait's flush). Under the
+//! overlapping driver the second stream is the border stream (Kim & Park 2012's kernel split,
+//! [`Chunk::splits_border`]): the border shell ([`Chunk::submit_border`]), the halo packs, the
+//! copies both ways and the unpacks run there while the interior runs on the compute stream;
+//! the shell waits for the interior before it, the interior for the unpacks before it
+//! (events), and [`Chunk::wait_halos`] waits for the border stream alone. The materials, CPML
 //! tables and walls come from the scalar backend's [`YeeState`] built on the host and
 //! uploaded, so the arrays are the oracle's own.
 //!
@@ -12,9 +17,10 @@
 //! walls (nodes outside each component's free box are never updated), periodic faces and
 //! neighbours (halos) with the Bloch phase where a halo wraps, point sources, TF/SF plane
 //! waves, DFT monitors, dispersive media, smoothing's off-diagonal tensor nodes, probes, the
-//! divergence report, and migration (slabs in the scalar chunk's format, resizing in place).
-//! Refused by name: smoothing's off-diagonal loss at a lossy curved surface (issue 51), and,
-//! as on the scalar chunk, a Bloch phase on real fields.
+//! divergence report, and migration (slabs in the scalar chunk's format, resizing in place),
+//! smoothing's off-diagonal loss at a lossy curved surface (issue 51: the running sums live on
+//! the device, in the slabs as the scalar chunk packs them). Refused by name, as on the scalar
+//! chunk: a Bloch phase on real fields.
 
 use core::marker::PhantomData;
 
@@ -29,6 +35,7 @@ use yee_scalar::dispersive::Pass;
 use yee_scalar::dispersive_nodes::DispersiveNodes;
 use yee_scalar::source::source_time;
 use yee_scalar::state::YeeState;
+use yee_scalar::tensor_nodes::TensorNodes;
 
 use super::driver::{Arg, DeviceTerm, DeviceTerms, Driver};
 use super::{CudaError, Cudarc, DeviceReal, DeviceScalar, MessageBuffer, PinnedBuffer};
@@ -96,8 +103,9 @@ struct DeviceDft<T: DeviceScalar, D: Driver> {
     /// The monitor's nodes inside the chunk's owned box.
     part: Box3,
     sums: [Option<D::Memory<T>>; 6],
-    /// The step's weights, written before each pass.
-    weights: D::Memory<T::Real>,
+    /// The step's weights, written before each pass: one array per stream (the compute
+    /// stream's, the border's), so the border and the interior never share one.
+    weights: [D::Memory<T::Real>; 2],
 }
 
 impl<T: DeviceScalar, D: Driver> DeviceDft<T, D> {
@@ -192,15 +200,60 @@ impl<T: DeviceScalar, D: Driver> DevicePoles<T, D> {
 
 /// The tensor nodes of one component on the device (the scalar chunk's `TensorNodes`): per
 /// node its cell, storage offset, the storage offsets of its eight neighbours (four of each
-/// other component, −1 where that node does not evolve) and its two weights.
+/// other component, −1 where that node does not evolve), its two weights and two loss
+/// weights, and where a node carries a loss the list's running sums (two per node).
 #[derive(Debug)]
 struct DeviceTensor<T: DeviceScalar, D: Driver> {
     component: Component,
+    /// The nodes on the host (cells and loss weights: slabs and resizes), sums not kept.
+    nodes: TensorNodes<T>,
     count: usize,
     cells: D::Memory<i64>,
     offsets: D::Memory<i64>,
     neighbours: D::Memory<i64>,
     weights: D::Memory<T::Real>,
+    loss: D::Memory<T::Real>,
+    integrals: Option<D::Memory<T>>,
+}
+
+impl<T: DeviceScalar, D: Driver> DeviceTensor<T, D> {
+    /// The entries of `integrals` of the nodes of `region` that carry sums, in the scalar
+    /// chunk's slab order (node, then its two sums).
+    fn slab_entries(&self, region: Box3) -> Vec<i64> {
+        let mut entries = Vec::new();
+        if self.integrals.is_some() {
+            for (n, node) in self.nodes.nodes.iter().enumerate() {
+                if region.contains(node.cell) && carries_sum(node) {
+                    entries.extend([2 * n as i64, 2 * n as i64 + 1]);
+                }
+            }
+        }
+        entries
+    }
+
+    /// The entries of the sums both `self` and `to` hold (by cell): `(in self, in to)`.
+    fn kept_entries(&self, to: &DeviceTensor<T, D>) -> (Vec<i64>, Vec<i64>) {
+        let (mut from, mut into) = (Vec::new(), Vec::new());
+        if self.integrals.is_none() || to.integrals.is_none() {
+            return (from, into);
+        }
+        let kept: std::collections::BTreeMap<Index3, usize> = (self.nodes.nodes.iter().enumerate())
+            .map(|(n, node)| (node.cell, n))
+            .collect();
+        for (j, node) in to.nodes.nodes.iter().enumerate() {
+            if let Some(&i) = kept.get(&node.cell) {
+                from.extend([2 * i as i64, 2 * i as i64 + 1]);
+                into.extend([2 * j as i64, 2 * j as i64 + 1]);
+            }
+        }
+        (from, into)
+    }
+}
+
+/// Whether a tensor node carries running sums: a loss weight is not zero (the scalar
+/// backend's rule, `tensor_nodes::carries_sum`).
+fn carries_sum<R: Real>(node: &yee_scalar::tensor_nodes::TensorNode<R>) -> bool {
+    node.loss_weights.iter().any(|&w| w != R::from_f64(0.0))
 }
 
 /// The pole tables of every material id (`YeeState::ade`, `drive`) on the device.
@@ -251,9 +304,10 @@ struct Arrays<T: DeviceScalar, D: Driver> {
     /// Each plane wave's incident field on its auxiliary grid (advanced on the host, kept
     /// when the chunk resizes).
     lines: Vec<IncidentLine>,
-    /// The offsets and incident values of the TF/SF corrections of one launch series.
-    incident_offsets: D::Memory<i64>,
-    incident_values: D::Memory<T::Real>,
+    /// The offsets and incident values of the TF/SF corrections of one launch series, one
+    /// pair per stream (the compute stream's, the border's).
+    incident_offsets: [D::Memory<i64>; 2],
+    incident_values: [D::Memory<T::Real>; 2],
     /// Every halo of one phase, packed on the device before the copy to pinned memory.
     staging: D::Memory<T>,
 }
@@ -280,13 +334,14 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
                     *to = Some(driver.alloc_zeros::<T>(stream, len)?);
                 }
             }
+            let weights =
+                || driver.alloc_zeros::<T::Real>(stream, d.monitor.values_per_node().max(1));
             dft.push(DeviceDft {
                 monitor: d.monitor,
                 frequencies: d.frequencies.clone(),
                 part: d.part,
                 sums,
-                weights: (driver
-                    .alloc_zeros::<T::Real>(stream, d.monitor.values_per_node().max(1)))?,
+                weights: [weights()?, weights()?],
             });
         }
         if state.too_many_materials {
@@ -364,8 +419,14 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
             tensor,
             halo_shape: state.halo_shape,
             lines: state.lines.clone(),
-            incident_offsets: driver.alloc_zeros::<i64>(stream, 1)?,
-            incident_values: driver.alloc_zeros::<T::Real>(stream, 1)?,
+            incident_offsets: [
+                driver.alloc_zeros::<i64>(stream, 1)?,
+                driver.alloc_zeros::<i64>(stream, 1)?,
+            ],
+            incident_values: [
+                driver.alloc_zeros::<T::Real>(stream, 1)?,
+                driver.alloc_zeros::<T::Real>(stream, 1)?,
+            ],
             staging: driver.alloc_zeros::<T>(stream, staging_len)?,
         })
     }
@@ -374,6 +435,11 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
 /// One rank's block of a Yee grid on a CUDA device (driver `D`: a GPU, or the emulated
 /// device). Kernels run on the compute stream; the copies between device memory and pinned
 /// memory (halos, slabs) on the copy stream, ordered against the packs and unpacks by events.
+/// With the overlapping driver (Kim & Park 2012's kernel split, [`Chunk::splits_border`])
+/// the copy stream is the border stream: a phase's border shell, its halo packs, the copies
+/// both ways and the unpacks run there while the interior runs on the compute stream; the
+/// shell waits for the interiors before it (event `computed`), the interior for the unpacks
+/// before it (event `copied`).
 #[derive(Debug)]
 pub struct CudaChunk<'s, T: DeviceScalar, D: Driver = Cudarc, B = PinnedBuffer<T, D>> {
     driver: D,
@@ -383,8 +449,14 @@ pub struct CudaChunk<'s, T: DeviceScalar, D: Driver = Cudarc, B = PinnedBuffer<T
     copy: D::Stream,
     /// Recorded on `compute` before `copy` touches memory the kernels use.
     computed: D::Event,
-    /// Recorded on `copy` after its copies into device memory.
+    /// Recorded on `copy` after its copies into device memory (and a border phase's unpacks).
     copied: D::Event,
+    /// Kernels are being queued on the copy stream: a phase's border shell or its halos
+    /// ([`Chunk::submit_border`]).
+    on_border: bool,
+    /// The phase's border shell went to the copy stream: its halos are packed and unpacked
+    /// there too, beside the interior.
+    border_phase: bool,
     kernels: Kernels<D>,
     setup: Setup<'s>,
     mode: Mode,
@@ -471,21 +543,15 @@ fn upload_tensor<T: DeviceScalar, D: Driver>(
         let Some(list) = list else {
             continue;
         };
-        if !list.integrals.is_empty() {
-            return Err(CudaError::new(
-                ChunkErrorKind::Unsupported,
-                "the CUDA backend does not run smoothing's off-diagonal loss at a lossy curved \
-                 surface (`yee run` keeps the diagonal rule there on a device) yet: use \
-                 --backend rayon or scalar, or Setup::smoothing_tensor = false",
-            ));
-        }
         let component = Component::ALL[c];
         let (a, electric) = (component.axis().index(), component.is_electric());
         let (mut cells, mut offsets, mut around, mut weights) = (vec![], vec![], vec![], vec![]);
+        let mut loss = vec![];
         for node in &list.nodes {
             cells.extend(node.cell);
             offsets.push(node.offset as i64);
             weights.extend(node.weights);
+            loss.extend(node.loss_weights);
             for (k, b) in others(a).into_iter().enumerate() {
                 for (n, q) in neighbours(electric, a, b, node.cell, active)
                     .into_iter()
@@ -502,6 +568,7 @@ fn upload_tensor<T: DeviceScalar, D: Driver>(
         if offsets.is_empty() {
             continue;
         }
+        let sums: Vec<T> = list.integrals.iter().flatten().copied().collect();
         out.push(DeviceTensor {
             component,
             count: offsets.len(),
@@ -509,6 +576,15 @@ fn upload_tensor<T: DeviceScalar, D: Driver>(
             offsets: driver.upload(stream, &offsets)?,
             neighbours: driver.upload(stream, &around)?,
             weights: driver.upload(stream, &weights)?,
+            loss: driver.upload(stream, &loss)?,
+            integrals: match sums.is_empty() {
+                true => None,
+                false => Some(driver.upload(stream, &sums)?),
+            },
+            nodes: TensorNodes {
+                nodes: list.nodes.clone(),
+                integrals: Vec::new(),
+            },
         });
     }
     Ok(out)
@@ -542,6 +618,8 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         Ok(CudaChunk {
             computed: driver.event()?,
             copied: driver.event()?,
+            on_border: false,
+            border_phase: false,
             driver,
             compute,
             copy,
@@ -559,9 +637,24 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         })
     }
 
-    /// The device address of `memory`, `offset` values in (for the compute stream).
+    /// The stream kernels are queued on now: the copy stream for a border phase's shell and
+    /// halos, the compute stream otherwise.
+    fn stream(&self) -> &D::Stream {
+        match self.on_border {
+            true => &self.copy,
+            false => &self.compute,
+        }
+    }
+
+    /// Which of a pair of per-stream arrays the kernels queued now use (0: compute stream).
+    fn lane(&self) -> usize {
+        usize::from(self.on_border)
+    }
+
+    /// The device address of `memory`, `offset` values in (for the stream kernels are queued
+    /// on now).
     fn address<X: super::DeviceValue>(&self, memory: &D::Memory<X>, offset: usize) -> u64 {
-        self.driver.address(memory, &self.compute) + (offset * size_of::<X>()) as u64
+        self.driver.address(memory, self.stream()) + (offset * size_of::<X>()) as u64
     }
 
     /// The address of component `c`'s field (carried by the mode: checked by callers).
@@ -603,7 +696,7 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         [1, ex, ex * ey]
     }
 
-    /// Queues `kernel` over `launch` on the compute stream.
+    /// Queues `kernel` over `launch` on the stream kernels are queued on now ([`Self::stream`]).
     ///
     /// # Safety
     /// As [`Driver::launch`]: `args` match the kernel and their addresses are the chunk's
@@ -615,7 +708,7 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         args: &[Arg],
     ) -> Result<(), CudaError> {
         // SAFETY: the caller's contract.
-        unsafe { self.driver.launch(&self.compute, kernel, launch, args) }
+        unsafe { self.driver.launch(self.stream(), kernel, launch, args) }
     }
 
     /// Queues the curl update of `c` over `region` (∩ its free box).
@@ -726,8 +819,14 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
             let weights: Vec<T::Real> = (weights.iter().flatten())
                 .map(|&w| T::Real::from_f64(w))
                 .collect();
+            let lane = usize::from(self.on_border);
+            let stream = if self.on_border {
+                &self.copy
+            } else {
+                &self.compute
+            };
             self.driver
-                .write(&self.compute, &weights, &mut d.weights, 0)?;
+                .write(stream, &weights, &mut d.weights[lane], 0)?;
             let d = &self.arrays.dft[m];
             let part = RawRegion::new(
                 [d.part.lo, d.part.hi],
@@ -744,7 +843,7 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
                 let args = [
                     Arg::Address(self.address(sums, 0)),
                     Arg::Address(self.field_address(c)?),
-                    Arg::Address(self.address(&d.weights, 0)),
+                    Arg::Address(self.address(&d.weights[self.lane()], 0)),
                     Arg::Long(d.per_node() as i64),
                     Arg::Region(RawRegion::new([nodes.lo, nodes.hi], self.arrays.storage)),
                     Arg::Region(part),
@@ -803,6 +902,8 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
                 Arg::Address(self.address(&t.offsets, 0)),
                 Arg::Address(self.address(&t.neighbours, 0)),
                 Arg::Address(self.address(&t.weights, 0)),
+                Arg::Address(self.address(&t.loss, 0)),
+                Arg::Address(t.integrals.as_ref().map_or(0, |m| self.address(m, 0))),
                 Arg::Terms(terms(other[0])?),
                 Arg::Terms(terms(other[1])?),
                 Arg::Int(i32::from(self.mode.has(other[0]))),
@@ -951,18 +1052,24 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         rounds.sort_by_key(|&(k, _, _)| k);
         let offsets: Vec<i64> = rounds.iter().map(|&(_, o, _)| o).collect();
         let values: Vec<T::Real> = rounds.iter().map(|&(_, _, v)| v).collect();
-        if D::len(&self.arrays.incident_values) < values.len() {
-            // The old arrays may still be read by queued launches.
-            self.driver.synchronize(&self.compute)?;
+        let lane = self.lane();
+        let stream = if self.on_border {
+            &self.copy
+        } else {
+            &self.compute
+        };
+        if D::len(&self.arrays.incident_values[lane]) < values.len() {
+            // The old arrays may still be read by launches queued on this stream.
+            self.driver.synchronize(stream)?;
             let n = values.len();
-            self.arrays.incident_offsets = self.driver.alloc_zeros::<i64>(&self.compute, n)?;
-            self.arrays.incident_values = self.driver.alloc_zeros::<T::Real>(&self.compute, n)?;
+            self.arrays.incident_offsets[lane] = self.driver.alloc_zeros::<i64>(stream, n)?;
+            self.arrays.incident_values[lane] = self.driver.alloc_zeros::<T::Real>(stream, n)?;
         }
         let a = &mut self.arrays;
         self.driver
-            .write(&self.compute, &offsets, &mut a.incident_offsets, 0)?;
+            .write(stream, &offsets, &mut a.incident_offsets[lane], 0)?;
         self.driver
-            .write(&self.compute, &values, &mut a.incident_values, 0)?;
+            .write(stream, &values, &mut a.incident_values[lane], 0)?;
         let (ids, uniform) = self.ids(c);
         let mut at = 0;
         while at < rounds.len() {
@@ -971,8 +1078,8 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
             let launch = linear_launch(count)?.expect("at least one correction");
             let args = [
                 Arg::Address(self.field_address(c)?),
-                Arg::Address(self.address(&self.arrays.incident_offsets, at)),
-                Arg::Address(self.address(&self.arrays.incident_values, at)),
+                Arg::Address(self.address(&self.arrays.incident_offsets[lane], at)),
+                Arg::Address(self.address(&self.arrays.incident_values[lane], at)),
                 Arg::Long(count as i64),
                 Arg::Address(ids),
                 Arg::Int(uniform),
@@ -1094,6 +1201,14 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
             self.gather(values, &entries, address + at as u64 * size, pack)?;
             at += entries.len();
         }
+        for t in &self.arrays.tensor {
+            let (entries, Some(sums)) = (t.slab_entries(region), &t.integrals) else {
+                continue;
+            };
+            let values = self.address(sums, 0);
+            self.gather(values, &entries, address + at as u64 * size, pack)?;
+            at += entries.len();
+        }
         Ok(at)
     }
 
@@ -1157,6 +1272,121 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
                 "the halos of one call do not fit the staging buffer",
             )),
         }
+    }
+
+    /// Queues the phase's dispersive passes, curl update, CPML corrections, TF/SF corrections,
+    /// sources and DFT pass over `region`, in the scalar chunk's order, on the stream kernels
+    /// are queued on now ([`Self::stream`]).
+    fn update(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
+        let electric = phase == ELECTRIC_PHASE;
+        if electric {
+            self.dispersive(Pass::Polarise, region, step)?;
+        }
+        for c in phase_components(self.mode, phase) {
+            self.curl(c, region)?;
+        }
+        for slab in &self.arrays.slabs {
+            for c in phase_components(self.mode, phase) {
+                self.cpml(slab, c, region)?;
+            }
+        }
+        self.tensor(electric, region)?;
+        if electric {
+            self.dispersive(Pass::Correct, region, step)?;
+        }
+        self.plane_waves(electric, region, step)?;
+        for s in &self.arrays.sources {
+            if s.component.is_electric() == electric && region.contains(s.cell) {
+                self.source(s, step)?;
+            }
+        }
+        if electric {
+            self.dispersive(Pass::Complete, region, step)?;
+        }
+        self.dft(electric, region, step)
+    }
+
+    /// [`Chunk::pack_halos`] with the packs on the stream kernels are queued on now.
+    fn pack_halos_on_stream(
+        &mut self,
+        phase: usize,
+        towards: &[Direction],
+        out: &mut [B],
+    ) -> Result<(), CudaError> {
+        let mut at = 0;
+        let mut copies = Vec::new();
+        for (k, &toward) in towards.iter().enumerate().take(out.len()) {
+            let shape = self.arrays.halo_shape;
+            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, shape)
+            else {
+                continue;
+            };
+            let start = at;
+            let len = self.halo_len(phase, toward);
+            self.staging_holds(start + len)?;
+            holds(&out[k], len)?;
+            for c in phase_components(self.mode, phase) {
+                self.copy_box(c, layer, self.address(&self.arrays.staging, at), true)?;
+                at += layer.cells();
+            }
+            copies.push((k, start, at - start));
+        }
+        if !self.border_phase {
+            self.copy_after_compute()?;
+        }
+        for (k, start, len) in copies {
+            let staging = &self.arrays.staging;
+            out[k].copy_from_device(&self.driver, &self.copy, staging, start, len)?;
+        }
+        Ok(())
+    }
+
+    /// [`Chunk::unpack_halos`], the unpacks on the compute stream after the copies, or in a
+    /// border phase (`border`) on the copy stream after them, recorded in `copied`.
+    fn unpack_halos_on_stream(
+        &mut self,
+        phase: usize,
+        froms: &[Direction],
+        data: &[B],
+        border: bool,
+    ) -> Result<(), CudaError> {
+        if !border {
+            self.copy_after_compute()?;
+        }
+        let mut at = 0;
+        let mut unpacks = Vec::new();
+        for (k, &from) in froms.iter().enumerate().take(data.len()) {
+            let shape = self.arrays.halo_shape;
+            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, shape)
+            else {
+                continue;
+            };
+            let len = self.ghost_len(phase, from);
+            self.staging_holds(at + len)?;
+            holds(&data[k], len)?;
+            let staging = &mut self.arrays.staging;
+            data[k].copy_to_device(&self.driver, &self.copy, len, staging, at)?;
+            unpacks.push((from, layer, at));
+            at += len;
+        }
+        if !border {
+            self.driver.record(&self.copied, &self.copy)?;
+            self.driver.wait(&self.compute, &self.copied)?;
+        }
+        for (from, layer, mut at) in unpacks {
+            let phase_factor = bloch::wrap_phase(&self.setup, self.arrays.owned, from);
+            for c in phase_components(self.mode, phase) {
+                self.copy_box(c, layer, self.address(&self.arrays.staging, at), false)?;
+                if let Some((re, im)) = phase_factor {
+                    self.bloch(c, layer, (T::Real::from_f64(re), T::Real::from_f64(im)))?;
+                }
+                at += layer.cells();
+            }
+        }
+        if border {
+            self.driver.record(&self.copied, &self.copy)?;
+        }
+        Ok(())
     }
 
     /// Makes the copy stream wait for everything queued on the compute stream so far.
@@ -1227,34 +1457,37 @@ impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_,
     }
 
     /// Queues the phase's dispersive passes, curl update, CPML corrections, TF/SF corrections,
-    /// sources and DFT pass over `region`, in the scalar chunk's order.
+    /// sources and DFT pass over `region`, in the scalar chunk's order, on the compute stream
+    /// (after the unpacks of the border stream before it).
     fn submit(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
-        let electric = phase == ELECTRIC_PHASE;
-        if electric {
-            self.dispersive(Pass::Polarise, region, step)?;
+        self.driver.wait(&self.compute, &self.copied)?;
+        self.update(step, phase, region)
+    }
+
+    /// The device runs the border shell beside the interior (Kim & Park 2012's kernel split).
+    fn splits_border(&self) -> bool {
+        true
+    }
+
+    /// Queues the update of `region` (as [`Chunk::submit`]) on the copy stream, after the
+    /// work the compute stream has queued before this phase (the interior of the phase
+    /// before); the phase's halos are then packed and unpacked on that stream too.
+    fn submit_border(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
+        if !self.border_phase {
+            self.copy_after_compute()?;
+            self.border_phase = true;
         }
-        for c in phase_components(self.mode, phase) {
-            self.curl(c, region)?;
-        }
-        for slab in &self.arrays.slabs {
-            for c in phase_components(self.mode, phase) {
-                self.cpml(slab, c, region)?;
-            }
-        }
-        self.tensor(electric, region)?;
-        if electric {
-            self.dispersive(Pass::Correct, region, step)?;
-        }
-        self.plane_waves(electric, region, step)?;
-        for s in &self.arrays.sources {
-            if s.component.is_electric() == electric && region.contains(s.cell) {
-                self.source(s, step)?;
-            }
-        }
-        if electric {
-            self.dispersive(Pass::Complete, region, step)?;
-        }
-        self.dft(electric, region, step)
+        self.on_border = true;
+        let done = self.update(step, phase, region);
+        self.on_border = false;
+        done
+    }
+
+    /// Blocks until the copy stream has finished: the packed halos are in their buffers, the
+    /// arrived ghosts unpacked (the interior may still run on the compute stream, which
+    /// orders every later read after it).
+    fn wait_halos(&mut self) -> Result<(), CudaError> {
+        self.driver.synchronize(&self.copy)
     }
 
     fn wait(&mut self) -> Result<(), CudaError> {
@@ -1288,78 +1521,36 @@ impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_,
 
     /// Packs each halo on the device into the staging buffer (one component after another)
     /// on the compute stream, then queues the copies into the pinned buffers on the copy
-    /// stream once the packs are done.
+    /// stream once the packs are done. In a border phase ([`Chunk::submit_border`]) the
+    /// packs run on the copy stream after the shell, beside the interior.
     fn pack_halos(
         &mut self,
         phase: usize,
         towards: &[Direction],
         out: &mut [B],
     ) -> Result<(), CudaError> {
-        let mut at = 0;
-        let mut copies = Vec::new();
-        for (k, &toward) in towards.iter().enumerate().take(out.len()) {
-            let shape = self.arrays.halo_shape;
-            let Some((layer, _)) = halo::halo(self.mode, self.arrays.owned, phase, toward, shape)
-            else {
-                continue;
-            };
-            let start = at;
-            let len = self.halo_len(phase, toward);
-            self.staging_holds(start + len)?;
-            holds(&out[k], len)?;
-            for c in phase_components(self.mode, phase) {
-                self.copy_box(c, layer, self.address(&self.arrays.staging, at), true)?;
-                at += layer.cells();
-            }
-            copies.push((k, start, at - start));
-        }
-        self.copy_after_compute()?;
-        for (k, start, len) in copies {
-            let staging = &self.arrays.staging;
-            out[k].copy_from_device(&self.driver, &self.copy, staging, start, len)?;
-        }
-        Ok(())
+        self.on_border = self.border_phase;
+        let packed = self.pack_halos_on_stream(phase, towards, out);
+        self.on_border = false;
+        packed
     }
 
     /// Queues each arrived halo's copy into the staging buffer on the copy stream (after the
     /// compute stream's earlier use of it), then its unpack into the ghost cells on that side
-    /// on the compute stream (after the copies).
+    /// on the compute stream (after the copies). In a border phase the unpacks run on the copy
+    /// stream too, beside the interior (which reads no ghost on a side with a neighbour), and
+    /// the compute stream's next work waits for them (event `copied`).
     fn unpack_halos(
         &mut self,
         phase: usize,
         froms: &[Direction],
         data: &[B],
     ) -> Result<(), CudaError> {
-        self.copy_after_compute()?;
-        let mut at = 0;
-        let mut unpacks = Vec::new();
-        for (k, &from) in froms.iter().enumerate().take(data.len()) {
-            let shape = self.arrays.halo_shape;
-            let Some((layer, _)) = halo::ghosts(self.mode, self.arrays.owned, phase, from, shape)
-            else {
-                continue;
-            };
-            let len = self.ghost_len(phase, from);
-            self.staging_holds(at + len)?;
-            holds(&data[k], len)?;
-            let staging = &mut self.arrays.staging;
-            data[k].copy_to_device(&self.driver, &self.copy, len, staging, at)?;
-            unpacks.push((from, layer, at));
-            at += len;
-        }
-        self.driver.record(&self.copied, &self.copy)?;
-        self.driver.wait(&self.compute, &self.copied)?;
-        for (from, layer, mut at) in unpacks {
-            let phase_factor = bloch::wrap_phase(&self.setup, self.arrays.owned, from);
-            for c in phase_components(self.mode, phase) {
-                self.copy_box(c, layer, self.address(&self.arrays.staging, at), false)?;
-                if let Some((re, im)) = phase_factor {
-                    self.bloch(c, layer, (T::Real::from_f64(re), T::Real::from_f64(im)))?;
-                }
-                at += layer.cells();
-            }
-        }
-        Ok(())
+        let border = core::mem::take(&mut self.border_phase);
+        self.on_border = border;
+        let unpacked = self.unpack_halos_on_stream(phase, froms, data, border);
+        self.on_border = false;
+        unpacked
     }
 
     /// Every field, then each CPML layer's ψ, the DFT sums and the polarisations (the scalar
@@ -1377,7 +1568,10 @@ impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_,
         let poles: usize = (self.arrays.poles.iter())
             .map(|p| p.nodes.slab_len(region))
             .sum();
-        fields + psi + dft + poles
+        let sums: usize = (self.arrays.tensor.iter())
+            .map(|t| t.slab_entries(region).len())
+            .sum();
+        fields + psi + dft + poles + sums
     }
 
     /// Packs each region on the device into one buffer (compute stream), then copies it into
@@ -1461,6 +1655,22 @@ impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_,
             let at = self.address(&packed, 0);
             self.gather(self.address(&old.slots, 0), &from, at, true)?;
             self.gather(self.address(&new.slots, 0), &into, at, false)?;
+        }
+        for old in &self.arrays.tensor {
+            let Some(new) = arrays.tensor.iter().find(|t| t.component == old.component) else {
+                continue;
+            };
+            let (from, into) = old.kept_entries(new);
+            let (Some(old_sums), Some(new_sums)) = (&old.integrals, &new.integrals) else {
+                continue;
+            };
+            if from.is_empty() {
+                continue;
+            }
+            let packed = self.driver.alloc_zeros::<T>(&self.compute, from.len())?;
+            let at = self.address(&packed, 0);
+            self.gather(self.address(old_sums, 0), &from, at, true)?;
+            self.gather(self.address(new_sums, 0), &into, at, false)?;
         }
         arrays.lines = core::mem::take(&mut self.arrays.lines);
         self.synchronize()?;

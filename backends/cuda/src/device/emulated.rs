@@ -166,7 +166,10 @@ impl Drop for EmulatedStream {
 static STREAMS: AtomicU64 = AtomicU64::new(0);
 
 /// The worker of a stream: runs each command after a random delay of up to 200 µs (half of
-/// them with none), so that streams interleave in every order a device may take.
+/// them with none), and one in 64 after a stall of up to 2 ms (a stream a device serves
+/// late, as a long kernel on it would be: what keeps the interior of Kim & Park's kernel
+/// split running past the border stream's work), so that streams interleave in every order a
+/// device may take.
 fn worker(commands: mpsc::Receiver<Command>, seed: u64) {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for command in commands {
@@ -174,7 +177,9 @@ fn worker(commands: mpsc::Receiver<Command>, seed: u64) {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        if state & 1 == 0 {
+        if state % 64 == 1 {
+            std::thread::sleep(Duration::from_micros((state >> 6) % 2000));
+        } else if state & 1 == 0 {
             std::thread::sleep(Duration::from_micros((state >> 1) % 200));
         }
         command();

@@ -87,6 +87,18 @@ where
         on_chunk!(self, c => c.wait())
     }
 
+    fn splits_border(&self) -> bool {
+        either!(self, c => c.splits_border())
+    }
+
+    fn submit_border(&mut self, step: u64, phase: usize, region: Box3) -> Result<(), CudaError> {
+        on_chunk!(self, c => c.submit_border(step, phase, region))
+    }
+
+    fn wait_halos(&mut self) -> Result<(), CudaError> {
+        on_chunk!(self, c => c.wait_halos())
+    }
+
     fn buffer(&self, bytes: usize) -> Result<HostBuffer<T>, CudaError> {
         on_chunk!(self, c => c.buffer(bytes))
     }
