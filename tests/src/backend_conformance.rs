@@ -187,6 +187,54 @@ where
     Ok(())
 }
 
+/// Resizing keeps what the oracle keeps: a two-plane box walked across x one plane at a time
+/// (as a thin rank's box moves when borders shift by one: one plane stays, one is new), each
+/// chunk resized to it and stepped twice there, gives the scalar chunk's fields bit for bit
+/// after every move. Along the way the set of components that have dispersive, tensor or
+/// CPML nodes changes (the material's and the layers' faces), so the state of the plane that
+/// stays must go to its own component's nodes.
+pub fn resizes_like_the_oracle<T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup,
+    steps: u64,
+) -> Result<(), String>
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let whole = Box3::from_extent(setup.grid);
+    let name = backend.name();
+    let mut chunk = stepped::<T, _>(backend, setup, steps, &[whole])?;
+    let mut oracle = stepped::<T, _>(&ScalarCurl, setup, steps, &[whole])?;
+    let mut step = steps;
+    for x in 0..setup.grid[0] as i64 - 1 {
+        let plane = whole
+            .with_bound(Axis::X, Side::Low, x)
+            .with_bound(Axis::X, Side::High, x + 2);
+        chunk
+            .resize(plane)
+            .map_err(|e| format!("{name}: resize to x = {x}: {e:?}"))?;
+        oracle
+            .resize(plane)
+            .map_err(|e| format!("scalar: resize to x = {x}: {e:?}"))?;
+        for _ in 0..2 {
+            for phase in 0..chunk.phases() {
+                chunk
+                    .submit(step, phase, plane)
+                    .and_then(|()| chunk.wait())
+                    .map_err(|e| format!("{name}: submit: {e:?}"))?;
+                oracle
+                    .submit(step, phase, plane)
+                    .map_err(|e| format!("scalar: submit: {e:?}"))?;
+            }
+            step += 1;
+        }
+        if let Some(d) = first_difference(&fields_of(&mut oracle)?, &fields_of(&mut chunk)?) {
+            return Err(format!("{name}: after the move to x = {x}: {d}"));
+        }
+    }
+    Ok(())
+}
+
 /// Slabs round-trip and chunks resize in place, as migration uses them: a chunk of the left
 /// half of the grid receives the left half of a stepped chunk's cells, grows in place to the
 /// whole grid and receives the right half; it then holds every field and auxiliary variable

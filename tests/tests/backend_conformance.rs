@@ -7,7 +7,8 @@
 use yee_core::Topology;
 use yee_em::Mode;
 use yee_tests::backend_conformance::{
-    halos_are_symmetric, matches_the_oracle, slabs_round_trip, split_is_invariant,
+    halos_are_symmetric, matches_the_oracle, resizes_like_the_oracle, slabs_round_trip,
+    split_is_invariant,
 };
 use yee_tests::conformance_cases::{MODES, example_scenes, physics};
 
@@ -64,6 +65,14 @@ macro_rules! backends {
             fn slabs_and_resizing_carry_every_field_and_psi() {
                 for mode in MODES {
                     slabs_round_trip::<f64, _>(&$backend, &physics(mode), 30)
+                        .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+                }
+            }
+
+            #[test]
+            fn resizing_across_material_faces_keeps_the_oracle_bits() {
+                for mode in MODES {
+                    resizes_like_the_oracle::<f64, _>(&$backend, &physics(mode), 10)
                         .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
                 }
             }

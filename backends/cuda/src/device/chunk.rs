@@ -1599,6 +1599,8 @@ impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_,
         self.slab_buffer_holds(data, total)?;
         self.synchronize()?;
         let mut values = self.driver.alloc_zeros::<T>(&self.compute, total.max(1))?;
+        // A real device zeroes the new memory on the compute stream: the copy comes after.
+        self.copy_after_compute()?;
         data.copy_to_device(&self.driver, &self.copy, total, &mut values, 0)?;
         self.driver.record(&self.copied, &self.copy)?;
         self.driver.wait(&self.compute, &self.copied)?;
@@ -1646,7 +1648,12 @@ impl<T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> Chunk for CudaChunk<'_,
                 }
             }
         }
-        for (old, new) in self.arrays.poles.iter().zip(&arrays.poles) {
+        // Each component's polarisations go to the same component's nodes: the lists hold
+        // only the components with dispersive nodes, and which those are changes with the box.
+        for old in &self.arrays.poles {
+            let Some(new) = arrays.poles.iter().find(|p| p.component == old.component) else {
+                continue;
+            };
             let (from, into) = old.kept_entries(new);
             if from.is_empty() {
                 continue;
