@@ -230,6 +230,21 @@ mod tests {
     }
 
     #[test]
+    fn a_dropped_level_is_rebuilt_as_it_was() {
+        let mask: Vec<bool> = (0..900).map(|i| (i % 30) % 7 != 3 || i / 30 < 4).collect();
+        let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
+            .unwrap()
+            .graph;
+        let mut levels = coarsen(&g, 40, 5, None);
+        let kept = levels[0].graph.take().unwrap();
+        assert_eq!(levels[0].nodes, kept.len());
+        assert_eq!(*levels[0].rebuild(&g), kept);
+        // The second level is a contraction of the first.
+        let second = levels[1].graph.take().unwrap();
+        assert_eq!(*levels[1].rebuild(&kept), second);
+    }
+
+    #[test]
     fn matching_within_parts_keeps_every_coarse_node_in_one_part() {
         let g = TileGraph::from_mask([30, 30, 1], &[true; 900], [1, 1, 1], 1.0)
             .unwrap()

@@ -229,8 +229,11 @@ pub fn rcdc_tries(
 /// Runs try `t` (number `index` of [`rcdc_tries`]'s list) on `g`: `None` where its start
 /// gave no partition (recursive bisection may not). Memory besides `g`, for a 3D cell graph
 /// (tile 1): the coarsening hierarchy, about 96 bytes a node of `g` (coarse graphs have more
-/// edge ends a node than the fine one), its groups 8, the partition 8 and the refinement's
-/// scratch 10; the hierarchy is dropped level by level as the partition is projected back.
+/// edge ends a node than the fine one; on graphs above [`super::coarsen::REBUILD_NODES`]
+/// nodes the first level, about 38 of them, is dropped once the second is built and rebuilt
+/// on the way back), its groups 8, the partition 8 (4 in the outcome) and the refinement's
+/// scratch about 16; the hierarchy is dropped level by level as the partition is projected
+/// back.
 pub fn run_try(
     g: &Graph,
     speeds: &[f64],
