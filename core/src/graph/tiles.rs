@@ -91,6 +91,9 @@ pub struct TileGraph {
 /// No node: an inactive cell in [`TileGraph::node_of_cells`].
 pub const NO_NODE: u32 = u32::MAX;
 
+/// The node of each cell, the tile of each node and each node's active cells.
+type Labels = (Vec<u32>, Vec<usize>, Vec<usize>);
+
 /// The piece labels of `mask` cut into tiles of `tile`: the node of each cell ([`NO_NODE`]
 /// when inactive), the tile of each node and its active cells. Inputs are checked by the
 /// caller.
@@ -99,7 +102,7 @@ fn label_pieces(
     mask: &[bool],
     tile: [usize; 3],
     limit: u64,
-) -> Result<(Vec<u32>, Vec<usize>, Vec<usize>), GraphError> {
+) -> Result<Labels, GraphError> {
     let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
     let index = |p: [usize; 3]| p[0] + grid[0] * (p[1] + grid[1] * p[2]);
     let mut node_of = vec![NO_NODE; mask.len()];
