@@ -22,7 +22,7 @@ pub fn heavy_edge_matching(
     g: &Graph,
     max_weight: f64,
     seed: u64,
-    within: Option<&[usize]>,
+    within: Option<&[u32]>,
     group: &mut [u32],
 ) -> usize {
     let n = g.len();
@@ -48,6 +48,9 @@ pub fn heavy_edge_matching(
             (lo.min(w), hi.max(w))
         });
     let equal = lightest == heaviest;
+    // Where every edge weighs 1 as well, the first neighbour that may pair wins (no later
+    // one is heavier or, weights being equal, breaks a tie): the scan stops there.
+    let first_wins = equal && g.edge_weight.is_empty();
     for &a in &order {
         let a = a as usize;
         if mate[a] != NONE {
@@ -67,6 +70,9 @@ pub fn heavy_edge_matching(
                 .is_none_or(|(c, bw)| w > bw || (w == bw && !equal && g.weight[b] < g.weight[c]));
             if better {
                 best = Some((b, w));
+                if first_wins && fits_any {
+                    break;
+                }
             }
         }
         let b = best.map_or(a, |(b, _)| b);
@@ -91,11 +97,31 @@ pub fn heavy_edge_matching(
 /// One level of the hierarchy: the coarse graph and each finer node's coarse node.
 #[derive(Clone, Debug)]
 pub struct Level {
-    /// The coarse graph.
-    pub graph: Graph,
+    /// The coarse graph; `None` where [`coarsen`] dropped it (the first level of a graph of
+    /// more than [`REBUILD_NODES`] nodes), for [`Level::rebuild`] to make again.
+    pub graph: Option<Graph>,
     /// The coarse node of each node of the next finer graph (4 bytes a fine node).
     pub group: Vec<u32>,
+    /// Nodes of the coarse graph.
+    pub nodes: usize,
 }
+
+impl Level {
+    /// The coarse graph, contracted again from `fine` (the next finer graph) where it was
+    /// dropped: the same graph ([`contract`] is a function of the fine graph and the groups).
+    pub fn rebuild(&mut self, fine: &Graph) -> &Graph {
+        self.graph
+            .get_or_insert_with(|| contract(fine, &self.group, self.nodes))
+    }
+}
+
+/// Above this many nodes, [`coarsen`] drops its first coarse graph once the second is built
+/// and the projection back rebuilds it ([`Level::rebuild`], one more contraction of the
+/// finest graph, about 5 % of a multilevel run): the first coarse graph of a 3D cell graph
+/// holds about 38 bytes a node of the fine graph and the coarser ones about 54 together,
+/// so the coarsening's peak falls from the fine graph and the whole hierarchy to the fine
+/// graph and the first two levels (docs/partitioning.md, "At scale").
+pub const REBUILD_NODES: usize = 1 << 20;
 
 /// Coarsens `g` by heavy-edge matching until at most `target` nodes remain or a matching
 /// shrinks the graph by less than a tenth; no coarse node weighs more than 1.5 × the total ÷
@@ -104,15 +130,20 @@ pub struct Level {
 /// one part are matched, so the partition holds on every level (the V-cycles of Walshaw's
 /// iterated multilevel refinement). Returns the levels, finest first (none when `g` is
 /// already small enough).
-pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) -> Vec<Level> {
+pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[u32]>) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
     // The part of each node of the finest graph not yet coarsened (`within` itself on `g`,
     // so no copy of a part per node of `g` is made).
-    let mut coarse_part: Option<Vec<usize>> = None;
+    let mut coarse_part: Option<Vec<u32>> = None;
     loop {
         let fine_part = coarse_part.as_deref().or(within);
-        let fine = levels.last().map_or(g, |l| &l.graph);
+        if levels.len() == 2 && g.len() > REBUILD_NODES {
+            levels[0].graph = None;
+        }
+        let fine = levels
+            .last()
+            .map_or(g, |l| l.graph.as_ref().expect("the coarsest level is kept"));
         if fine.len() <= target {
             return levels;
         }
@@ -121,7 +152,7 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) ->
         let count = heavy_edge_matching(fine, max_weight, level_seed, fine_part, &mut group);
         if let Some(p) = fine_part {
             // A coarse node's part: that of its fine nodes (all one).
-            let mut coarse = vec![0usize; count];
+            let mut coarse = vec![0u32; count];
             for (n, &c) in group.iter().enumerate() {
                 coarse[c as usize] = p[n];
             }
@@ -131,7 +162,11 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[usize]>) ->
             return levels;
         }
         let graph = contract(fine, &group, count);
-        levels.push(Level { graph, group });
+        levels.push(Level {
+            graph: Some(graph),
+            group,
+            nodes: count,
+        });
     }
 }
 
@@ -161,7 +196,7 @@ mod tests {
         assert!(levels.len() >= 3, "{}", levels.len());
         let mut fine = &g;
         for level in &levels {
-            let c = &level.graph;
+            let c = level.graph.as_ref().unwrap();
             assert!(c.len() < fine.len());
             assert_eq!(c.total_weight(), fine.total_weight());
             // Each coarse node's fine nodes are joined (one piece), and the cut of any
@@ -195,23 +230,35 @@ mod tests {
     }
 
     #[test]
+    fn a_dropped_level_is_rebuilt_as_it_was() {
+        let mask: Vec<bool> = (0..900).map(|i| (i % 30) % 7 != 3 || i / 30 < 4).collect();
+        let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
+            .unwrap()
+            .graph;
+        let mut levels = coarsen(&g, 40, 5, None);
+        let kept = levels[0].graph.take().unwrap();
+        assert_eq!(levels[0].nodes, kept.len());
+        assert_eq!(*levels[0].rebuild(&g), kept);
+        // The second level is a contraction of the first.
+        let second = levels[1].graph.take().unwrap();
+        assert_eq!(*levels[1].rebuild(&kept), second);
+    }
+
+    #[test]
     fn matching_within_parts_keeps_every_coarse_node_in_one_part() {
         let g = TileGraph::from_mask([30, 30, 1], &[true; 900], [1, 1, 1], 1.0)
             .unwrap()
             .graph;
         // Diagonal stripes: a part of every node, cut by many edges.
-        let part: Vec<usize> = (0..900).map(|i| (i % 30 + i / 30) / 7 % 3).collect();
+        let part: Vec<u32> = (0..900).map(|i| (i % 30 + i / 30) / 7 % 3).collect();
         let levels = coarsen(&g, 40, 3, Some(&part));
         assert!(!levels.is_empty());
         let mut node_part = part.clone();
         for level in &levels {
-            let mut coarse = vec![usize::MAX; level.graph.len()];
+            let mut coarse = vec![u32::MAX; level.nodes];
             for (n, &c) in level.group.iter().enumerate() {
                 let c = c as usize;
-                assert!(
-                    coarse[c] == usize::MAX || coarse[c] == node_part[n],
-                    "mixed"
-                );
+                assert!(coarse[c] == u32::MAX || coarse[c] == node_part[n], "mixed");
                 coarse[c] = node_part[n];
             }
             node_part = coarse;

@@ -32,4 +32,4 @@ pub use rcdc::{
 };
 pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
 pub use refine::refine;
-pub use tiles::{GraphError, NO_NODE, TileGraph};
+pub use tiles::{GRAPH_LIMIT, GraphError, NO_NODE, TileGraph};

@@ -128,8 +128,8 @@ pub struct RcdcOutcome {
     pub imbalance: f64,
     /// Edge cut.
     pub cut: f64,
-    /// The part of each node.
-    pub part: Vec<usize>,
+    /// The part of each node (`u32`: 4 bytes a node held while the other tries run).
+    pub part: Vec<u32>,
     /// The try's index.
     pub index: usize,
 }
@@ -229,8 +229,11 @@ pub fn rcdc_tries(
 /// Runs try `t` (number `index` of [`rcdc_tries`]'s list) on `g`: `None` where its start
 /// gave no partition (recursive bisection may not). Memory besides `g`, for a 3D cell graph
 /// (tile 1): the coarsening hierarchy, about 96 bytes a node of `g` (coarse graphs have more
-/// edge ends a node than the fine one), its groups 8, the partition 8 and the refinement's
-/// scratch 10; the hierarchy is dropped level by level as the partition is projected back.
+/// edge ends a node than the fine one; on graphs above [`super::coarsen::REBUILD_NODES`]
+/// nodes the first level, about 38 of them, is dropped once the second is built and rebuilt
+/// on the way back), its groups 8, the partition 8 (4 in the outcome) and the refinement's
+/// scratch about 16; the hierarchy is dropped level by level as the partition is projected
+/// back.
 pub fn run_try(
     g: &Graph,
     speeds: &[f64],
@@ -244,7 +247,7 @@ pub fn run_try(
     Ok(Some(RcdcOutcome {
         imbalance: q.imbalance,
         cut: q.edge_cut,
-        part,
+        part: narrow(&part),
         index,
     }))
 }
@@ -307,13 +310,13 @@ pub fn rcdc_finish(
             above.sort_by_key(|o| o.index);
             let mut best: Option<RcdcOutcome> = None;
             for mut outcome in above {
-                let mut redeployed = outcome.part.clone();
+                let mut redeployed = widen(&outcome.part);
                 redeploy(g, speeds, params.tolerance, &mut redeployed);
                 refine(g, speeds, params.refine_tolerance, &mut redeployed);
                 let q = super::quality(g, &redeployed, speeds);
                 if q.imbalance < outcome.imbalance {
                     (outcome.imbalance, outcome.cut, outcome.part) =
-                        (q.imbalance, q.edge_cut, redeployed);
+                        (q.imbalance, q.edge_cut, narrow(&redeployed));
                 }
                 if best.as_ref().is_none_or(|b| outcome.better(b, params)) {
                     best = Some(outcome);
@@ -329,8 +332,20 @@ pub fn rcdc_finish(
     if best.0 <= 1.0 + params.accept + 1e-9 {
         vcycles(g, speeds, params, &mut best);
     }
-    part.copy_from_slice(&best.2);
+    for (p, &b) in part.iter_mut().zip(&best.2) {
+        *p = b as usize;
+    }
     Ok(best.0)
+}
+
+/// Part numbers as `u32` (parts never outnumber the nodes, which fit in `u32`).
+fn narrow(part: &[usize]) -> Vec<u32> {
+    part.iter().map(|&p| p as u32).collect()
+}
+
+/// Part numbers as `usize`.
+fn widen(part: &[u32]) -> Vec<usize> {
+    part.iter().map(|&p| p as usize).collect()
 }
 
 /// `params.vcycles` V-cycles (Walshaw 2004's iterated multilevel refinement) on `best`, an
@@ -338,7 +353,7 @@ pub fn rcdc_finish(
 /// matching only nodes of one part (other matchings and coarsest sizes each cycle), and the
 /// partition refined on every level with room up to `params.accept`; a cycle's outcome
 /// replaces `best` where it cuts less within the bound.
-fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, Vec<usize>)) {
+fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, Vec<u32>)) {
     let parts = speeds.len();
     for c in 0..params.vcycles {
         let per_part = (params.coarse_per_part * [4, 2, 8, 1][c % 4] / 4).max(1);
@@ -347,20 +362,20 @@ fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, 
             return;
         }
         // Each coarse node's part, level by level down to the coarsest.
-        let mut coarse: Option<Vec<usize>> = None;
+        let mut coarse: Option<Vec<u32>> = None;
         for level in &levels {
             let finer = coarse.as_deref().unwrap_or(&best.2);
-            let mut next = vec![0usize; level.graph.len()];
+            let mut next = vec![0u32; level.nodes];
             for (n, &k) in level.group.iter().enumerate() {
                 next[k as usize] = finer[n];
             }
             coarse = Some(next);
         }
-        let coarse = coarse.expect("at least one level");
+        let coarse = widen(&coarse.expect("at least one level"));
         let candidate = uncoarsen(g, levels, speeds, params.accept, coarse);
         let q = super::quality(g, &candidate, speeds);
         if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
-            *best = (q.imbalance, q.edge_cut, candidate);
+            *best = (q.imbalance, q.edge_cut, narrow(&candidate));
         }
     }
 }
@@ -380,12 +395,20 @@ fn uncoarsen(
     tolerance: f64,
     mut current: Vec<usize>,
 ) -> Vec<usize> {
-    let coarsest = levels.last().map_or(g, |l| &l.graph);
+    let coarsest = levels
+        .last()
+        .map_or(g, |l| l.graph.as_ref().expect("the coarsest level is kept"));
     refine(coarsest, speeds, tolerance, &mut current);
     while let Some(level) = levels.pop() {
         let mut finer: Vec<usize> = level.group.iter().map(|&c| current[c as usize]).collect();
         drop((level, current));
-        let fine = levels.last().map_or(g, |l| &l.graph);
+        // The first level, where `coarsen` dropped it, is made again from `g`.
+        let first = levels.len() == 1;
+        let fine = match levels.last_mut() {
+            Some(l) if first => l.rebuild(g),
+            Some(l) => l.graph.as_ref().expect("only the first level is dropped"),
+            None => g,
+        };
         refine(fine, speeds, tolerance, &mut finer);
         current = finer;
     }
@@ -420,7 +443,9 @@ fn multilevel(
     } else {
         coarsen(g, per_part * parts, seed, None)
     };
-    let coarsest = levels.last().map_or(g, |l| &l.graph);
+    let coarsest = levels
+        .last()
+        .map_or(g, |l| l.graph.as_ref().expect("the coarsest level is kept"));
     let mut current = vec![0usize; coarsest.len()];
     match start {
         Start::Cdc => paper_rcdc(coarsest, speeds, params, &mut current)?,

@@ -119,7 +119,8 @@ pub fn merge(g: &Graph, target: usize, rule: MergeRule, group: &mut [usize]) -> 
 /// summed.
 pub fn contract<T: NodeIndex>(g: &Graph, group: &[T], count: usize) -> Graph {
     // The fine nodes of each macro node, in ascending order (a counting sort).
-    let mut first = vec![0usize; count + 1];
+    // (`u32`: at most `g.len()` fine nodes, which fit.)
+    let mut first = vec![0u32; count + 1];
     for &c in group {
         first[c.index() + 1] += 1;
     }
@@ -130,7 +131,7 @@ pub fn contract<T: NodeIndex>(g: &Graph, group: &[T], count: usize) -> Graph {
     let mut members = vec![0u32; g.len()];
     for (n, &c) in group.iter().enumerate() {
         let c = c.index();
-        members[fill[c]] = n as u32;
+        members[fill[c] as usize] = n as u32;
         fill[c] += 1;
     }
     drop(fill);
@@ -143,7 +144,7 @@ pub fn contract<T: NodeIndex>(g: &Graph, group: &[T], count: usize) -> Graph {
     let mut upper_offsets = vec![0u32; count + 1];
     let mut upper: Vec<(u32, f32)> = Vec::new();
     for a in 0..count {
-        for &n in &members[first[a]..first[a + 1]] {
+        for &n in &members[first[a] as usize..first[a + 1] as usize] {
             let n = n as usize;
             weight[a] += g.weight[n];
             for (m, w) in g.edges(n) {

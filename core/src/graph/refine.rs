@@ -40,6 +40,19 @@ struct State<'a> {
     /// Nodes the guard refused to move out of their part, until a neighbour changes part
     /// (only that can unmake a cut node of a part that loses nodes).
     refused: Vec<bool>,
+    /// Each node's count of queue entries made for it: an entry whose stamp is not its
+    /// node's is stale. Kept from pass to pass (a pass's entries are made with the current
+    /// stamps), so no pass allocates or clears a stamp a node.
+    stamp: Vec<u32>,
+    /// Nodes moved in the current pass (cleared from `moved` when it ends).
+    locked: Vec<bool>,
+    /// The nodes that may be on a border: every node on one when the refinement started,
+    /// and every node moved since and their neighbours (only a move makes a border node);
+    /// a pass queues from these instead of testing every node of the graph, and drops those
+    /// it finds inside their part.
+    candidates: Vec<u32>,
+    /// Whether a node is in `candidates`.
+    listed: Vec<bool>,
 }
 
 /// A candidate move: gain, then node; `stamp` tells a stale entry.
@@ -110,9 +123,24 @@ impl State<'_> {
         self.load[to] += w;
         self.count[to] += 1;
         self.part[n] = to;
+        self.list(n);
         for (m, _) in self.g.edges(n) {
             self.refused[m] = false;
+            self.list(m);
         }
+    }
+
+    /// Adds `n` to the border candidates.
+    fn list(&mut self, n: usize) {
+        if !self.listed[n] {
+            self.listed[n] = true;
+            self.candidates.push(n as u32);
+        }
+    }
+
+    /// Whether `n` has a neighbour in another part.
+    fn on_border(&self, n: usize) -> bool {
+        self.g.edges(n).any(|(m, _)| self.part[m] != self.part[n])
     }
 
     /// Whether `n` may leave its part: the part keeps a node and stays connected.
@@ -136,28 +164,37 @@ impl State<'_> {
     /// best prefix. Returns the cut weight saved and the moves kept.
     fn pass(&mut self, balancing: bool) -> (f64, usize) {
         let g = self.g;
-        let mut stamp = vec![0u32; g.len()];
-        let mut locked = vec![false; g.len()];
         let mut heap: BinaryHeap<Entry> = BinaryHeap::new();
-        for n in 0..g.len() {
+        // The border nodes, from the candidates (the queue pops in the order of its
+        // entries, whatever order they were pushed in); those off the border leave the list.
+        // In node order, so their edges are read in the graph's order (fewer cache misses).
+        self.candidates.sort_unstable();
+        let mut kept = 0;
+        for i in 0..self.candidates.len() {
+            let n = self.candidates[i] as usize;
+            if !self.on_border(n) {
+                self.listed[n] = false;
+                continue;
+            }
+            self.candidates[kept] = n as u32;
+            kept += 1;
             if balancing && !self.over(self.part[n]) {
                 continue;
             }
-            if g.edges(n).any(|(m, _)| self.part[m] != self.part[n])
-                && let Some((_, gain)) = self.best_move(n, balancing)
-            {
+            if let Some((_, gain)) = self.best_move(n, balancing) {
                 heap.push(Entry {
                     gain: ordered(gain),
                     node: core::cmp::Reverse(n),
-                    stamp: 0,
+                    stamp: self.stamp[n],
                 });
             }
         }
+        self.candidates.truncate(kept);
         let mut log: Vec<(usize, usize)> = Vec::new();
         let (mut saved, mut best_saved, mut best_len) = (0.0, 0.0, 0);
         while let Some(e) = heap.pop() {
             let n = e.node.0;
-            if locked[n] || e.stamp != stamp[n] {
+            if self.locked[n] || e.stamp != self.stamp[n] {
                 continue;
             }
             let p = self.part[n];
@@ -179,7 +216,7 @@ impl State<'_> {
                 continue;
             }
             self.shift(n, q);
-            locked[n] = true;
+            self.locked[n] = true;
             log.push((n, p));
             saved += gain;
             if balancing || saved > best_saved {
@@ -188,20 +225,23 @@ impl State<'_> {
                 break;
             }
             for (m, _) in g.edges(n) {
-                if locked[m] || (balancing && !self.over(self.part[m])) {
+                if self.locked[m] || (balancing && !self.over(self.part[m])) {
                     continue;
                 }
-                stamp[m] = stamp[m].wrapping_add(1);
-                if g.edges(m).any(|(k, _)| self.part[k] != self.part[m])
+                self.stamp[m] = self.stamp[m].wrapping_add(1);
+                if self.on_border(m)
                     && let Some((_, gain)) = self.best_move(m, balancing)
                 {
                     heap.push(Entry {
                         gain: ordered(gain),
                         node: core::cmp::Reverse(m),
-                        stamp: stamp[m],
+                        stamp: self.stamp[m],
                     });
                 }
             }
+        }
+        for &(n, _) in &log {
+            self.locked[n] = false;
         }
         // Roll back past the best prefix, last move first: each undo restores a state the
         // pass went through, balanced and connected.
@@ -222,9 +262,11 @@ impl State<'_> {
 pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> usize {
     let parts = speeds.len();
     let total_speed: f64 = speeds.iter().sum();
+    // Summed once (a pass over the nodes), not once a part.
+    let total_weight = g.total_weight();
     let bound: Vec<f64> = speeds
         .iter()
-        .map(|s| (1.0 + tolerance) * g.total_weight() * s / total_speed)
+        .map(|s| (1.0 + tolerance) * total_weight * s / total_speed)
         .collect();
     let mut load = vec![0.0; parts];
     let mut count = vec![0usize; parts];
@@ -242,7 +284,16 @@ pub fn refine(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> 
         touched: Vec::new(),
         separation: Separation::new(g.len()),
         refused: vec![false; g.len()],
+        stamp: vec![0; g.len()],
+        locked: vec![false; g.len()],
+        candidates: Vec::new(),
+        listed: vec![false; g.len()],
     };
+    for n in 0..g.len() {
+        if state.on_border(n) {
+            state.list(n);
+        }
+    }
     let mut moves = 0;
     for _ in 0..BALANCING_PASSES {
         if !(0..parts).any(|p| state.over(p)) {

@@ -30,6 +30,17 @@ pub enum GraphError {
         /// Nodes of the graph.
         nodes: usize,
     },
+    /// The graph would hold more nodes or edge ends than its `u32` indices can number
+    /// ([`Graph`]: at most `u32::MAX` of each).
+    TooLarge {
+        /// What overflows: "nodes" or "edge ends".
+        what: &'static str,
+        /// How many the mask gives (at least: at tiles above one cell, an upper bound is
+        /// checked first and the exact count once the pieces are labelled).
+        count: u64,
+        /// The most a graph holds.
+        limit: u64,
+    },
 }
 
 impl fmt::Display for GraphError {
@@ -43,6 +54,10 @@ impl fmt::Display for GraphError {
             GraphError::Parts { parts, nodes } => write!(
                 f,
                 "cannot split a graph of {nodes} tile(s) into {parts} part(s)"
+            ),
+            GraphError::TooLarge { what, count, limit } => write!(
+                f,
+                "the mask's graph would have {count} {what}: at most {limit} fit (u32 indices)"
             ),
         }
     }
@@ -76,6 +91,9 @@ pub struct TileGraph {
 /// No node: an inactive cell in [`TileGraph::node_of_cells`].
 pub const NO_NODE: u32 = u32::MAX;
 
+/// The node of each cell, the tile of each node and each node's active cells.
+type Labels = (Vec<u32>, Vec<usize>, Vec<usize>);
+
 /// The piece labels of `mask` cut into tiles of `tile`: the node of each cell ([`NO_NODE`]
 /// when inactive), the tile of each node and its active cells. Inputs are checked by the
 /// caller.
@@ -83,7 +101,8 @@ fn label_pieces(
     grid: [usize; 3],
     mask: &[bool],
     tile: [usize; 3],
-) -> (Vec<u32>, Vec<usize>, Vec<usize>) {
+    limit: u64,
+) -> Result<Labels, GraphError> {
     let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
     let index = |p: [usize; 3]| p[0] + grid[0] * (p[1] + grid[1] * p[2]);
     let mut node_of = vec![NO_NODE; mask.len()];
@@ -104,7 +123,15 @@ fn label_pieces(
                                 continue;
                             }
                             // A new piece: flood its cells inside the tile.
-                            let node = tile_of.len() as u32;
+                            let node = tile_of.len() as u64;
+                            if node >= limit {
+                                return Err(GraphError::TooLarge {
+                                    what: "nodes",
+                                    count: node + 1,
+                                    limit,
+                                });
+                            }
+                            let node = node as u32;
                             node_of[i] = node;
                             stack.push([x, y, z]);
                             let mut count = 0usize;
@@ -136,18 +163,65 @@ fn label_pieces(
             }
         }
     }
-    (node_of, tile_of, cells)
+    Ok((node_of, tile_of, cells))
+}
+
+/// Most nodes and edge ends a [`Graph`] holds (`u32` indices; a node numbered `u32::MAX`
+/// would be [`NO_NODE`], so node numbers stop one below).
+pub const GRAPH_LIMIT: u64 = u32::MAX as u64;
+
+/// The active cells of `mask` and twice its facing active pairs across tile faces, counted
+/// without allocating: upper bounds of the tile graph's nodes and edge ends (exact at tile 1,
+/// where each cell is a node and each facing pair an edge).
+fn size_bounds(grid: [usize; 3], mask: &[bool], tile: [usize; 3]) -> (u64, u64) {
+    let (mut active, mut pairs) = (0u64, 0u64);
+    let stride = [1, grid[0], grid[0] * grid[1]];
+    for z in 0..grid[2] {
+        for y in 0..grid[1] {
+            for x in 0..grid[0] {
+                let p = [x, y, z];
+                let i = x + stride[1] * y + stride[2] * z;
+                if !mask[i] {
+                    continue;
+                }
+                active += 1;
+                for a in 0..3 {
+                    if (p[a] + 1) % tile[a] == 0 && p[a] + 1 < grid[a] && mask[i + stride[a]] {
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+    }
+    (active, 2 * pairs)
 }
 
 impl TileGraph {
     /// The graph of `mask` (one value per cell of `grid`, x fastest; `true` = active) cut into
     /// tiles of `tile` cells (the last tile of an axis may be shorter), each active cell
     /// costing `cost`.
+    ///
+    /// A mask whose graph would hold more than [`GRAPH_LIMIT`] nodes or edge ends is an error
+    /// ([`GraphError::TooLarge`]): at tile 1 found before anything is allocated (a counting
+    /// pass over the mask); at larger tiles, where the cells and facing pairs only bound the
+    /// nodes and edges, the exact counts are checked as the pieces are labelled and once the
+    /// pairs are merged, before the graph is allocated.
     pub fn from_mask(
         grid: [usize; 3],
         mask: &[bool],
         tile: [usize; 3],
         cost: f64,
+    ) -> Result<TileGraph, GraphError> {
+        Self::from_mask_within(grid, mask, tile, cost, GRAPH_LIMIT)
+    }
+
+    /// [`TileGraph::from_mask`] with at most `limit` nodes and edge ends.
+    fn from_mask_within(
+        grid: [usize; 3],
+        mask: &[bool],
+        tile: [usize; 3],
+        cost: f64,
+        limit: u64,
     ) -> Result<TileGraph, GraphError> {
         let cells = grid[0] * grid[1] * grid[2];
         if mask.len() != cells {
@@ -159,8 +233,16 @@ impl TileGraph {
         if tile.contains(&0) {
             return Err(GraphError::ZeroTile);
         }
+        let (active, ends) = size_bounds(grid, mask, tile);
+        if tile == [1, 1, 1] {
+            for (what, count) in [("nodes", active), ("edge ends", ends)] {
+                if count > limit {
+                    return Err(GraphError::TooLarge { what, count, limit });
+                }
+            }
+        }
         let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
-        let (node_of, tile_of, cells) = label_pieces(grid, mask, tile);
+        let (node_of, tile_of, cells) = label_pieces(grid, mask, tile, limit)?;
         if tile_of.is_empty() {
             return Err(GraphError::Empty);
         }
@@ -210,6 +292,13 @@ impl TileGraph {
             }
         }
         pairs.truncate(kept);
+        if 2 * kept as u64 > limit {
+            return Err(GraphError::TooLarge {
+                what: "edge ends",
+                count: 2 * kept as u64,
+                limit,
+            });
+        }
         let weight = cells.iter().map(|&c| c as f64 * cost).collect();
         let graph = Graph::from_edge_iter(weight, || {
             pairs
@@ -243,7 +332,8 @@ impl TileGraph {
         if mask.len() != self.grid.iter().product::<usize>() {
             return None;
         }
-        let (node_of, tile_of, cells) = label_pieces(self.grid, mask, self.tile);
+        let (node_of, tile_of, cells) =
+            label_pieces(self.grid, mask, self.tile, GRAPH_LIMIT).ok()?;
         (tile_of == self.tile_of && cells == self.cells).then_some(node_of)
     }
 
@@ -389,5 +479,61 @@ mod tests {
             TileGraph::from_mask([2, 2, 1], &[true; 4], [0, 1, 1], 1.0),
             Err(GraphError::ZeroTile)
         );
+    }
+
+    #[test]
+    fn a_mask_beyond_the_u32_indices_is_refused_naming_its_size() {
+        // A 3×2×1 block: 6 cells, 7 edges (14 edge ends); at tile 2×1×1: 3 nodes, 2 edges.
+        let mask = [true; 6];
+        let within = |tile, limit| TileGraph::from_mask_within([3, 2, 1], &mask, tile, 1.0, limit);
+        assert_eq!(
+            within([1, 1, 1], 5),
+            Err(GraphError::TooLarge {
+                what: "nodes",
+                count: 6,
+                limit: 5
+            })
+        );
+        let e = within([1, 1, 1], 13).unwrap_err();
+        assert_eq!(
+            e,
+            GraphError::TooLarge {
+                what: "edge ends",
+                count: 14,
+                limit: 13
+            }
+        );
+        assert_eq!(
+            alloc::format!("{e}"),
+            "the mask's graph would have 14 edge ends: at most 13 fit (u32 indices)"
+        );
+        assert_eq!(within([1, 1, 1], 14).unwrap().graph.neighbours.len(), 14);
+        // At tile 2×1×1: the cells (6) and facing pairs across tile faces (5, 10 ends) only
+        // bound the graph; its exact counts (4 nodes, 4 edges: 8 ends) decide.
+        assert_eq!(within([2, 1, 1], 8).unwrap().len(), 4);
+        assert_eq!(
+            within([2, 1, 1], 7),
+            Err(GraphError::TooLarge {
+                what: "edge ends",
+                count: 8,
+                limit: 7
+            })
+        );
+        assert_eq!(
+            within([2, 1, 1], 3),
+            Err(GraphError::TooLarge {
+                what: "nodes",
+                count: 4,
+                limit: 3
+            })
+        );
+        // The bounds, counted over the mask before anything is allocated (at tile 1 the
+        // graph's exact size: a 1 626³ mask's 4.3 × 10⁹ cells or a 900³ one's 4.4 × 10⁹ edge
+        // ends are refused by them).
+        assert_eq!(
+            size_bounds([5, 4, 3], &[true; 60], [1, 1, 1]),
+            (60, 2 * (4 * 4 * 3 + 5 * 3 * 3 + 5 * 4 * 2))
+        );
+        assert_eq!(size_bounds([4, 4, 1], &[true; 16], [2, 2, 1]), (16, 2 * 8));
     }
 }
