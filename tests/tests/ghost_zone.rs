@@ -8,9 +8,9 @@
 //! and each monitor's sums, taken over the owned cells alone, are the one-rank run's too.
 
 use yee_comm_sim::MachineModel;
-use yee_core::{Box3, Topology};
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::{Plan, Start};
+use yee_core::{Box3, Topology};
 use yee_em::{Component, Costs, DftMonitor, Mode, Probe, Setup, YeeBackend, YeeFields};
 use yee_rayon::{RayonCurl, TimeBlock};
 use yee_scalar::checkpoints::NoCheckpoints;
@@ -210,25 +210,38 @@ fn ghost_zones_keep_probes_and_dft_sums_bit_for_bit() {
     setup.validate().unwrap();
     for topology in [Topology([2, 2, 1]), Topology([1, 2, 2])] {
         let plan = uniform_plan(&setup, topology);
-        check(&setup, &plan, 23, |k| k, &format!("probes {:?}", topology.0));
+        check(
+            &setup,
+            &plan,
+            23,
+            |k| k,
+            &format!("probes {:?}", topology.0),
+        );
     }
 }
 
-/// A ghost zone's cells are updated redundantly, but their DFT sums would never be read (the
-/// owner's are): they take none. After two blocks, stepped in wavefront tiles and one step at
-/// a time, the zone's sums are zero and the owned cells' are not.
+/// Inside a block a chunk samples the probes it owns, at each step but the block's last (the
+/// run samples that one), and leaves a probe in its ghost zone to the zone's owner; the zone's
+/// cells are updated redundantly, but their DFT sums would never be read (the owner's are), so
+/// they take none. Two blocks of 3 steps, with no exchange between them, in wavefront tiles
+/// and one step at a time: the same samples, those of the first block the one-rank run's; the
+/// zone's sums zero and the owned cells' not.
 #[test]
-fn a_ghost_zone_takes_no_dft_sums() {
+fn a_ghost_zone_samples_only_owned_probes_and_takes_no_dft_sums() {
     use yee_core::Chunk;
     let sources = [yee_tests::ricker_source(Component::Ez, [5, 4, 5])];
     let monitors = [monitor([12, 10, 9])];
     let setup = Setup {
+        // [6, 5, 5] is owned; [7, 6, 4] lies in the zone.
+        probes: &PROBES[..2],
         monitors: &monitors,
         frequencies: &FREQUENCIES,
         ..scene(Mode::ThreeD, [14, 12, 11], &[], &sources)
     };
     setup.validate().unwrap();
+    let oracle = single_chunk::<f64>(&setup, 2).probes;
     let owned = Box3::new([0, 0, 0], [7, 6, 11]);
+    let mut taken = Vec::new();
     for block in [TimeBlock::Steps(3), TimeBlock::Off] {
         let kernel = RayonCurl::with_threads(1).unwrap().with_time_block(block);
         let mut chunk = YeeBackend::<f64>::build(&kernel, &setup, owned, Costs::default()).unwrap();
@@ -236,6 +249,14 @@ fn a_ghost_zone_takes_no_dft_sums() {
         for first in [0, 3] {
             chunk.submit_steps(first, 3, owned).unwrap();
         }
+        let mut samples = Vec::new();
+        chunk.drain_probe_samples(&mut samples).unwrap();
+        samples.sort_by_key(|&(i, step, _)| (i, step));
+        let steps: Vec<(usize, u64)> = samples.iter().map(|&(i, s, _)| (i, s)).collect();
+        assert_eq!(steps, [(0, 1), (0, 2), (0, 4), (0, 5)], "{block:?}");
+        let first: Vec<f64> = samples[..2].iter().map(|s| s.2).collect();
+        assert!(first == oracle[0], "{block:?}: the first block's samples");
+        taken.push(samples);
         let sums = |chunk: &mut yee_scalar::YeeChunk<f64, RayonCurl>, region: Box3| {
             let mut out = vec![0.0; region.cells() * 2 * FREQUENCIES.len()];
             assert!(chunk.read_dft(0, Component::Ez, region, &mut out).unwrap());
@@ -251,6 +272,10 @@ fn a_ghost_zone_takes_no_dft_sums() {
             assert_eq!(stale, 0.0, "{block:?}: the zone's cells {zone:?} took sums");
         }
     }
+    assert!(
+        taken[0] == taken[1],
+        "tiles and single steps sample differently"
+    );
 }
 
 /// Uneven borders (a static balance's): a box 3 cells thick holds a zone of 3 steps at most.

@@ -71,7 +71,12 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             let region = compute_box(zone.owned, count - s, grid, active);
             self.apply_step(first + s, region);
             if s + 1 < count {
-                probes.sample(&self.state, zone.owned, first + s + 1, &mut self.probe_samples);
+                probes.sample(
+                    &self.state,
+                    zone.owned,
+                    first + s + 1,
+                    &mut self.probe_samples,
+                );
             }
         }
     }
