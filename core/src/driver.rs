@@ -334,7 +334,9 @@ impl<C: Chunk> Driver<C> {
     /// from `first` (at most [`Chunk::steps_per_exchange`]), one record each: the chunk
     /// updates its owned box and ghost zone at once ([`Chunk::submit_steps`]), then the deep
     /// halos go out once, their bytes and times in the last step's record. The compute time
-    /// ([`Chunk::block_work`], the zone's redundant updates included) is shared evenly.
+    /// ([`Chunk::block_work`], the zone's redundant updates included) is shared evenly, while
+    /// each record's work is the owned box's ([`Chunk::work`]): a balancer sees the rank's
+    /// effective rate of owned cells, the zone's cost folded in.
     fn block<M: Comm>(
         &mut self,
         chunk: &mut C,

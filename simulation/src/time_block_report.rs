@@ -59,8 +59,6 @@ pub fn time_block_report<T>(
         Some("dynamic balancing measures every step".into())
     } else if let Some(why) = setup_fallback(setup) {
         Some(why.into())
-    } else if decomposed && !setup.probes.is_empty() {
-        Some("probes in a decomposed run are sampled every step (no ghost zones)".into())
     } else if k <= 1 && decomposed {
         Some(
             "a decomposed run's ghost zones need every box at least 2 cells thick along the \

@@ -3,17 +3,21 @@
 //! `k` steps and update the zone redundantly; every field is bit for bit the one-rank run's
 //! stepped one step at a time (the scalar `Simulation`), on 2×1×1, 2×2×1 and uneven layouts,
 //! on the shm and simulated communicators, for `--time-block 2`, `4` and `auto`, with static
-//! uneven borders and with borders a balancer moves during the run.
+//! uneven borders and with borders a balancer moves during the run. Probes and DFT monitors
+//! keep the ghost zones: each probe's record, sampled inside the blocks by the rank owning it,
+//! and each monitor's sums, taken over the owned cells alone, are the one-rank run's too.
 
 use yee_comm_sim::MachineModel;
-use yee_core::Topology;
 use yee_core::balance::{BalanceParams, Balancer};
 use yee_core::session::{Plan, Start};
-use yee_em::{Component, Costs, Mode, Setup, YeeBackend};
+use yee_core::{Box3, Topology};
+use yee_em::{Component, Costs, DftMonitor, Mode, Probe, Setup, YeeBackend, YeeFields};
 use yee_rayon::{RayonCurl, TimeBlock};
 use yee_scalar::checkpoints::NoCheckpoints;
-use yee_scalar::decomposed::{RankOutput, assemble, run_rank_with, uniform_plan};
-use yee_tests::{CommKind, single_chunk};
+use yee_scalar::decomposed::{
+    RankOutput, assemble, assemble_dft, probe_series, run_rank_with, uniform_plan,
+};
+use yee_tests::{CommKind, Outcome, single_chunk};
 
 /// A CPML box with a lossy dielectric sphere (diagonal smoothing) and a source off-centre.
 fn scene<'a>(
@@ -95,18 +99,62 @@ fn ranks(
     }
 }
 
-/// Whether every component of `outputs` is the oracle's.
-fn same_bits(setup: &Setup, outputs: &[RankOutput<f64>], oracle: &[Option<Vec<f64>>; 6]) -> bool {
-    Component::ALL
+/// Whether every component, probe record and DFT monitor of `outputs` is the oracle's.
+fn same_bits(setup: &Setup, outputs: &[RankOutput<f64>], oracle: &Outcome<f64>) -> bool {
+    let fields = Component::ALL
         .into_iter()
-        .all(|c| assemble(outputs, setup.grid, c) == oracle[c.index()])
+        .all(|c| assemble(outputs, setup.grid, c) == oracle.fields[c.index()]);
+    let probes = (0..setup.probes.len())
+        .all(|i| probe_series(outputs, i).as_ref() == Some(&oracle.probes[i]));
+    let dft = (0..setup.monitors.len())
+        .all(|i| assemble_dft(setup, i, outputs.iter().flat_map(|o| &o.dft)) == oracle.dft[i]);
+    fields && probes && dft
+}
+
+/// Probes, E and H, on and next to the borders of 2×2×1, 1×2×2 and 3×1×1 layouts of a
+/// [14, 12, 11] or [30, 14, 12] grid (inside a neighbour's ghost zone), and one well inside.
+const PROBES: [Probe; 5] = [
+    Probe {
+        component: Component::Ez,
+        cell: [6, 5, 5],
+    },
+    Probe {
+        component: Component::Hy,
+        cell: [7, 6, 4],
+    },
+    Probe {
+        component: Component::Ex,
+        cell: [3, 9, 6],
+    },
+    Probe {
+        component: Component::Hz,
+        cell: [10, 2, 8],
+    },
+    Probe {
+        component: Component::Ey,
+        cell: [20, 7, 6],
+    },
+];
+
+/// The monitors' frequencies.
+const FREQUENCIES: [f64; 2] = [0.05, 0.09];
+
+/// A DFT monitor of E and H from [2, 2, 2] to `hi`, across every rank border of those layouts
+/// (a flux box's sums).
+const fn monitor(hi: [i64; 3]) -> DftMonitor {
+    DftMonitor {
+        region: Box3 { lo: [2, 2, 2], hi },
+        components: [true, true, true, true, false, true],
+        first: 0,
+        count: 2,
+    }
 }
 
 /// `plan`'s runs with `--time-block 2`, `4` and `auto` on shm and sim against the oracle,
 /// each taking blocks of the depth `expected` gives for the block asked (`None`: auto, any
 /// depth above 1).
 fn check(setup: &Setup, plan: &Plan, steps: u64, expected: impl Fn(u64) -> u64, name: &str) {
-    let oracle = single_chunk::<f64>(setup, steps).fields;
+    let oracle = single_chunk::<f64>(setup, steps);
     for block in [TimeBlock::Steps(2), TimeBlock::Steps(4), TimeBlock::Auto] {
         for comm in [CommKind::Shm, CommKind::Sim] {
             let outputs = ranks(setup, plan, comm, None, block, steps);
@@ -145,6 +193,91 @@ fn ghost_zones_on_uniform_layouts_keep_every_bit() {
     check(&setup, &plan, 23, |k| k, "TMz [2, 2, 1]");
 }
 
+/// Probes on and next to the rank borders and a DFT monitor across them (2×2×1 and 1×2×2, shm
+/// and sim, k = 2, 4 and auto): the ranks keep their ghost zones, each probe is sampled inside
+/// the blocks by the rank owning its cell, at its own step, and the monitor's sums are taken
+/// over the owned cells: records, sums and fields are the one-rank run's bit for bit.
+#[test]
+fn ghost_zones_keep_probes_and_dft_sums_bit_for_bit() {
+    let regions = [yee_tests::lossy_sphere([7.0, 6.0, 5.0], 3.0, 0.03)];
+    let sources = [yee_tests::ricker_source(Component::Ez, [4, 5, 6])];
+    let setup = Setup {
+        probes: &PROBES[..4],
+        monitors: &[monitor([12, 10, 9])],
+        frequencies: &FREQUENCIES,
+        ..scene(Mode::ThreeD, [14, 12, 11], &regions, &sources)
+    };
+    setup.validate().unwrap();
+    for topology in [Topology([2, 2, 1]), Topology([1, 2, 2])] {
+        let plan = uniform_plan(&setup, topology);
+        check(
+            &setup,
+            &plan,
+            23,
+            |k| k,
+            &format!("probes {:?}", topology.0),
+        );
+    }
+}
+
+/// Inside a block a chunk samples the probes it owns, at each step but the block's last (the
+/// run samples that one), and leaves a probe in its ghost zone to the zone's owner; the zone's
+/// cells are updated redundantly, but their DFT sums would never be read (the owner's are), so
+/// they take none. Two blocks of 3 steps, with no exchange between them, in wavefront tiles
+/// and one step at a time: the same samples, those of the first block the one-rank run's; the
+/// zone's sums zero and the owned cells' not.
+#[test]
+fn a_ghost_zone_samples_only_owned_probes_and_takes_no_dft_sums() {
+    use yee_core::Chunk;
+    let sources = [yee_tests::ricker_source(Component::Ez, [5, 4, 5])];
+    let monitors = [monitor([12, 10, 9])];
+    let setup = Setup {
+        // [6, 5, 5] is owned; [7, 6, 4] lies in the zone.
+        probes: &PROBES[..2],
+        monitors: &monitors,
+        frequencies: &FREQUENCIES,
+        ..scene(Mode::ThreeD, [14, 12, 11], &[], &sources)
+    };
+    setup.validate().unwrap();
+    let oracle = single_chunk::<f64>(&setup, 2).probes;
+    let owned = Box3::new([0, 0, 0], [7, 6, 11]);
+    let mut taken = Vec::new();
+    for block in [TimeBlock::Steps(3), TimeBlock::Off] {
+        let kernel = RayonCurl::with_threads(1).unwrap().with_time_block(block);
+        let mut chunk = YeeBackend::<f64>::build(&kernel, &setup, owned, Costs::default()).unwrap();
+        chunk.set_ghost_zone(3).unwrap();
+        for first in [0, 3] {
+            chunk.submit_steps(first, 3, owned).unwrap();
+        }
+        let mut samples = Vec::new();
+        chunk.drain_probe_samples(&mut samples).unwrap();
+        samples.sort_by_key(|&(i, step, _)| (i, step));
+        let steps: Vec<(usize, u64)> = samples.iter().map(|&(i, s, _)| (i, s)).collect();
+        assert_eq!(steps, [(0, 1), (0, 2), (0, 4), (0, 5)], "{block:?}");
+        let first: Vec<f64> = samples[..2].iter().map(|s| s.2).collect();
+        assert!(first == oracle[0], "{block:?}: the first block's samples");
+        taken.push(samples);
+        let sums = |chunk: &mut yee_scalar::YeeChunk<f64, RayonCurl>, region: Box3| {
+            let mut out = vec![0.0; region.cells() * 2 * FREQUENCIES.len()];
+            assert!(chunk.read_dft(0, Component::Ez, region, &mut out).unwrap());
+            out.iter().map(|v| v.abs()).sum::<f64>()
+        };
+        let mine = sums(&mut chunk, Box3::new([2, 2, 2], [7, 6, 9]));
+        assert!(mine > 0.0, "{block:?}: the owned cells took no sums");
+        for zone in [
+            Box3::new([7, 2, 2], [10, 6, 9]),
+            Box3::new([2, 6, 2], [7, 9, 9]),
+        ] {
+            let stale = sums(&mut chunk, zone);
+            assert_eq!(stale, 0.0, "{block:?}: the zone's cells {zone:?} took sums");
+        }
+    }
+    assert!(
+        taken[0] == taken[1],
+        "tiles and single steps sample differently"
+    );
+}
+
 /// Uneven borders (a static balance's): a box 3 cells thick holds a zone of 3 steps at most.
 #[test]
 fn ghost_zones_on_uneven_borders_keep_every_bit() {
@@ -160,12 +293,20 @@ fn ghost_zones_on_uneven_borders_keep_every_bit() {
 }
 
 /// A balancer moves the borders every 8 steps (a slow rank): blocks end at each rebalance,
-/// the zone follows the new boxes, and the bits stay the one-rank run's.
+/// the zone follows the new boxes, the probes (some on the moving borders) are sampled by
+/// whichever rank owns them at each step, the DFT sums move with their cells, and the
+/// fields, probe records and sums stay the one-rank run's, bit for bit.
 #[test]
 fn ghost_zones_keep_every_bit_while_borders_move() {
     let regions = [yee_tests::lossy_sphere([15.0, 7.0, 6.0], 4.0, 0.02)];
     let sources = [yee_tests::ricker_source(Component::Ez, [9, 7, 6])];
-    let setup = scene(Mode::ThreeD, [30, 14, 12], &regions, &sources);
+    let setup = Setup {
+        probes: &PROBES,
+        monitors: &[monitor([26, 12, 10])],
+        frequencies: &FREQUENCIES,
+        ..scene(Mode::ThreeD, [30, 14, 12], &regions, &sources)
+    };
+    setup.validate().unwrap();
     let topology = Topology([3, 1, 1]);
     let density = std::array::from_fn(|a| vec![1.0; setup.grid[a]]);
     let params = BalanceParams {
@@ -181,8 +322,13 @@ fn ghost_zones_keep_every_bit_while_borders_move() {
     model.speeds = vec![2e7, 1e8, 6e7];
     model.delays = vec![5e-5, 0.0, 0.0];
     let steps = 60;
-    let oracle = single_chunk::<f64>(&setup, steps).fields;
-    for block in [TimeBlock::Steps(3), TimeBlock::Auto] {
+    let oracle = single_chunk::<f64>(&setup, steps);
+    for block in [
+        TimeBlock::Steps(2),
+        TimeBlock::Steps(3),
+        TimeBlock::Steps(4),
+        TimeBlock::Auto,
+    ] {
         let outputs = ranks(
             &setup,
             &plan,

@@ -1,7 +1,8 @@
 //! `yee run --time-block k|auto|off` (issue 45): the same snapshots, bit for bit, whether the
 //! steps run one at a time or in wavefront tiles; snapshots inside a tile's span land on their
-//! own step; a probe sampled every step inside tiles writes the one-step run's CSV; run.json's
-//! `time_block` says what ran and why not.
+//! own step; a probe sampled every step inside tiles writes the one-step run's CSV; decomposed
+//! runs keep their ghost zones with probes, flux and DFT boxes and write the one-rank run's
+//! files; run.json's `time_block` says what ran and why not.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,20 +46,58 @@ formats = ["npy"]
 steps = 30
 "#;
 
+/// A probe well inside the grid.
+const PROBE: &str = r#"
+[[probes]]
+name = "p"
+component = "ez"
+position = [3, 3, 3]
+"#;
+
+/// Probes on and next to the rank borders of 2×2×1 (x = 7, y = 6) and 1×2×2 (y = 6, z = 8)
+/// layouts, E and H, a closed flux box and a DFT box across those borders.
+const MONITORS: &str = r#"
+[[probes]]
+name = "at_corner"
+component = "ez"
+position = [6, 5, 7]
+
+[[probes]]
+name = "on_border"
+component = "hy"
+position = [7, 6, 8]
+
+[[probes]]
+name = "inside"
+component = "ex"
+position = [3, 9, 10]
+
+[[flux]]
+name = "box"
+lo = [3, 3, 4]
+hi = [11, 9, 12]
+frequencies = [0.05, 0.1]
+
+[[dft]]
+name = "d"
+components = ["ez", "hx"]
+lo = [2, 2, 5]
+hi = [12, 10, 11]
+frequencies = [0.06, 0.1]
+"#;
+
 /// Runs the scene (with `probe`, a probe added) with `--time-block block`; its output folder
 /// and run.json.
 fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
-    run_on(dir, block, probe, &[])
+    run_on(dir, block, if probe { PROBE } else { "" }, &[])
 }
 
-/// [`run`] with `extra` arguments (ranks, topology, communicator).
-fn run_on(dir: &Path, block: &str, probe: bool, extra: &[&str]) -> (PathBuf, serde_json::Value) {
-    let name = format!("tb_{block}_{probe}_{}", extra.join("_"));
+/// [`run`] of the scene with `added` (probes, monitors) and `extra` arguments (ranks,
+/// topology, communicator).
+fn run_on(dir: &Path, block: &str, added: &str, extra: &[&str]) -> (PathBuf, serde_json::Value) {
+    let name = format!("tb_{block}_{}_{}", added.len(), extra.join("_"));
     let file = dir.join(format!("{name}.toml"));
-    let mut text = SCENE.to_string();
-    if probe {
-        text.push_str("\n[[probes]]\nname = \"p\"\ncomponent = \"ez\"\nposition = [3, 3, 3]\n");
-    }
+    let text = format!("{SCENE}{added}");
     std::fs::write(&file, text).unwrap();
     let out = dir.join(&name);
     let _ = std::fs::remove_dir_all(&out);
@@ -148,7 +187,7 @@ fn decomposed_runs_exchange_every_k_steps_and_keep_the_snapshots() {
     for (topology, comm) in [("2x1x1", "shm"), ("2x2x1", "sim"), ("1x2x2", "shm")] {
         for block in ["2", "4", "auto"] {
             let extra = ["--topology", topology, "--comm", comm];
-            let (out, report) = run_on(&dir, block, false, &extra);
+            let (out, report) = run_on(&dir, block, "", &extra);
             let tb = &report["time_block"];
             let k = tb["exchange_every"].as_u64().unwrap();
             match block {
@@ -160,6 +199,83 @@ fn decomposed_runs_exchange_every_k_steps_and_keep_the_snapshots() {
             assert_same_snapshots(&off, &out, &what);
         }
     }
+}
+
+/// The files of the [`MONITORS`] scene that must be byte for byte the one-rank run's.
+const MONITOR_FILES: [&str; 6] = [
+    "probe_at_corner.csv",
+    "probe_on_border.csv",
+    "probe_inside.csv",
+    "flux_box.csv",
+    "flux_box_dft.npy",
+    "dft_d.npy",
+];
+
+/// Asserts that `out`'s snapshots and [`MONITOR_FILES`] are byte for byte `off`'s.
+fn assert_same_files(off: &Path, out: &Path, what: &str) {
+    assert_same_snapshots(off, out, what);
+    for file in MONITOR_FILES {
+        let (a, b) = (std::fs::read(off.join(file)), std::fs::read(out.join(file)));
+        assert!(a.unwrap() == b.unwrap(), "{what}: {file} differs");
+    }
+}
+
+/// Decomposed runs with probes on the rank borders, a flux box and a DFT box across them keep
+/// their ghost zones (2×2×1 on shm, 1×2×2 on sim, k = 2, 4 and auto; and 2×2×1 on shm with
+/// rank 0 slowed and the balancer moving the borders every 8 steps): the probe CSVs, the flux spectrum and its transforms, the DFT file and the
+/// snapshots are the one-rank `--time-block off` run's, byte for byte.
+#[test]
+fn decomposed_runs_with_probes_and_monitors_keep_ghost_zones_and_every_byte() {
+    let dir = crate::tmp_dir(module_path!());
+    let (off, report) = run_on(&dir, "off", MONITORS, &[]);
+    assert_eq!(report["time_block"]["exchange_every"], 1);
+    for (topology, comm) in [("2x2x1", "shm"), ("1x2x2", "sim")] {
+        for block in ["2", "4", "auto"] {
+            let extra = ["--topology", topology, "--comm", comm];
+            let (out, report) = run_on(&dir, block, MONITORS, &extra);
+            let what = format!("{topology} on {comm}, --time-block {block}");
+            let tb = &report["time_block"];
+            let k = tb["exchange_every"].as_u64().unwrap();
+            match block {
+                "auto" => assert!(k > 1, "{what}: {tb}"),
+                _ => assert_eq!(k.to_string(), block, "{what}: {tb}"),
+            }
+            // Snapshots every 7 steps and nothing else cut the blocks.
+            assert_eq!(
+                (&tb["k"], &tb["longest_tile"]),
+                (&tb["exchange_every"], &tb["exchange_every"]),
+                "{what}: {tb}"
+            );
+            assert_same_files(&off, &out, &what);
+        }
+    }
+    let balanced = [
+        "--topology",
+        "2x2x1",
+        "--comm",
+        "shm",
+        "--balance",
+        "dynamic",
+        "--rebalance-every",
+        "8",
+        "--slowdown",
+        "0=40",
+    ];
+    let (out, report) = run_on(&dir, "4", MONITORS, &balanced);
+    // Blocks of 4 steps ran until the first rebalance at least; after it the depth follows the
+    // boxes the real clocks gave (k = 1 while a rank is disabled or a box under 2 cells thick).
+    let tb = &report["time_block"];
+    assert_eq!(
+        (&tb["ran"], &tb["longest_tile"]),
+        (&"wavefront".into(), &4.into()),
+        "{tb}"
+    );
+    assert_same_files(&off, &out, "balanced 2x2x1 on shm");
+    let history = std::fs::read_to_string(out.join("balance_history.csv")).unwrap();
+    assert!(
+        history.lines().skip(1).any(|l| !l.contains(",keep,")),
+        "the borders never moved: {history}"
+    );
 }
 
 #[test]

@@ -44,12 +44,14 @@ pub use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
 
 /// Phase `phase` of step `step` over `region` of `state`, the curl update by `kernel`: the
 /// dispersive passes, the curl, CPML, plane waves, sources and DFT sums in the oracle's order.
+/// The DFT sums are taken over the part of `region` inside `owned` alone: a ghost zone's
+/// cells ([`crate::ghost_zone`]) are updated redundantly, and their sums would never be read.
 fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
     kernel: &K,
     state: &mut YeeState<T>,
-    step: u64,
-    phase: usize,
+    (step, phase): (u64, usize),
     region: Box3,
+    owned: Box3,
 ) {
     let electric = phase == ELECTRIC_PHASE;
     if electric {
@@ -66,7 +68,7 @@ fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
     if electric {
         kernel.dispersive(state, Pass::Complete, region, step);
     }
-    kernel.dft(state, electric, region, step);
+    kernel.dft(state, electric, region.intersect(&owned), step);
 }
 
 /// One rank's block of a Yee grid; `K` executes the curl update (scalar by default). It keeps
@@ -89,7 +91,7 @@ pub struct YeeChunk<'s, T: Scalar, K: CurlExecutor<T> = ScalarCurl> {
     pub zone: Option<crate::ghost_zone::GhostZone>,
     /// The probe samples taken inside multi-step submits, not yet drained
     /// ([`YeeFields::drain_probe_samples`]).
-    probe_samples: alloc::vec::Vec<(usize, u64, T)>,
+    pub(crate) probe_samples: alloc::vec::Vec<(usize, u64, T)>,
 }
 
 impl<'s, T: Scalar> YeeChunk<'s, T> {
@@ -128,8 +130,9 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
 
     /// Applies phase `phase` of step `step` to `region` (host work: done on return).
     pub fn apply(&mut self, step: u64, phase: usize, region: Box3) {
+        let owned = self.owned_box();
         let (kernel, state) = (&self.kernel, &mut self.state);
-        kernel.within(|| apply_phase(kernel, state, step, phase, region));
+        kernel.within(|| apply_phase(kernel, state, (step, phase), region, owned));
     }
 
     /// Advances `region` by the whole of step `step` (H, then E), with nothing exchanged in
@@ -148,6 +151,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// call per row, and pieces of a row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
+        let owned = self.owned_box();
         let (kernel, state) = (&self.kernel, &mut self.state);
         // A tensor node reads the other field a cell above and below: no slabs.
         let slab_cells = match state.halo_shape {
@@ -157,7 +161,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         kernel.within(|| {
             let (Some(axis), Some(cells)) = (axis, slab_cells) else {
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-                    apply_phase(kernel, state, step, phase, region);
+                    apply_phase(kernel, state, (step, phase), region, owned);
                 }
                 return;
             };
@@ -170,7 +174,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                 slab.lo[axis] = lo;
                 slab.hi[axis] = hi;
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-                    apply_phase(kernel, state, step, phase, slab);
+                    apply_phase(kernel, state, (step, phase), slab, owned);
                 }
                 lo = hi;
             }
@@ -193,13 +197,15 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`
     /// ([`crate::time_tile::wavefront`]). Each node is updated from the values, and by the
     /// arithmetic, of the steps one after the other, so the bits are theirs. Without a tile,
-    /// the steps one after the other. The probes in `region` are sampled at every step but
-    /// the last, each right after the slab holding it advanced through that step
+    /// the steps one after the other. The probes in `region` the chunk owns (not those of a
+    /// ghost zone, [`crate::ghost_zone`]: their owner samples them) are sampled at every step
+    /// but the last, each right after the slab holding it advanced through that step
     /// ([`TileProbes`]; [`YeeFields::drain_probe_samples`] hands them out).
     pub fn apply_steps(&mut self, first: u64, count: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let tile = self.time_tile().filter(|_| !region.is_empty());
-        let probes = TileProbes::of(&self.setup, region);
+        let owned = self.owned_box();
+        let probes = TileProbes::of(&self.setup, region.intersect(&owned));
         let last = first + count;
         let (Some(tile), Some(axis)) = (tile, axis) else {
             for step in first..last {
@@ -225,7 +231,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                     slab.lo[axis] = region.lo[axis] + (j * thickness) as i64;
                     slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
                     for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-                        apply_phase(kernel, state, start + s as u64, phase, slab);
+                        apply_phase(kernel, state, (start + s as u64, phase), slab, owned);
                     }
                     let step = start + s as u64 + 1;
                     if step < last {

@@ -7,16 +7,14 @@ use yee_em::Component;
 
 use crate::chunk::{CurlExecutor, YeeChunk};
 use crate::ghost_zone::{GhostZone, compute_box, deep_border, deep_ghosts};
+use crate::time_tile::TileProbes;
 
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// The steps a ghost zone of this chunk could hold: its wavefront tile's
     /// ([`YeeChunk::time_tile`]: what `--time-block` asks for, on what the tile holds), 1
-    /// without one, on a periodic axis, or with probes (sampled every step, they would have
-    /// the deep halos exchanged every step).
+    /// without one or on a periodic axis. Probes do not cut it: the chunk samples those it
+    /// owns inside a block ([`YeeChunk::apply_zone_steps`]).
     pub fn zone_wish(&self) -> u64 {
-        if !self.setup.probes.is_empty() {
-            return 1;
-        }
         let periodic = Axis::ALL
             .into_iter()
             .any(|a| self.state.mode.active_axes()[a.index()] && self.setup.is_periodic(a));
@@ -55,7 +53,10 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// Advances the owned box `count` steps from `first` (at most the zone's), updating the
     /// zone as deep as they need, `count` cells: in wavefront tiles where the chunk takes
     /// them ([`YeeChunk::apply_steps`]), else step by step, step `s` over the owned box grown
-    /// by `count − s` (the exact region shrinks a cell a step: the module doc).
+    /// by `count − s` (the exact region shrinks a cell a step: the module doc). The probes
+    /// in the owned box are sampled at every step but the last, as [`YeeChunk::apply_steps`]
+    /// does: the owned cells are exact after each step of a block, and a probe in the zone is
+    /// its owner's to sample.
     pub fn apply_zone_steps(&mut self, first: u64, count: u64) {
         let Some(zone) = self.zone else {
             let owned = self.state.owned;
@@ -65,9 +66,18 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
         if self.time_tile().is_some() && count > 1 {
             return self.apply_steps(first, count, compute_box(zone.owned, count, grid, active));
         }
+        let probes = TileProbes::of(&self.setup, zone.owned);
         for s in 0..count {
             let region = compute_box(zone.owned, count - s, grid, active);
             self.apply_step(first + s, region);
+            if s + 1 < count {
+                probes.sample(
+                    &self.state,
+                    zone.owned,
+                    first + s + 1,
+                    &mut self.probe_samples,
+                );
+            }
         }
     }
 
