@@ -11,10 +11,12 @@ use crate::ghost_zone::{GhostZone, compute_box, deep_border, deep_ghosts};
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// The steps a ghost zone of this chunk could hold: its wavefront tile's
     /// ([`YeeChunk::time_tile`]: what `--time-block` asks for, on what the tile holds), 1
-    /// without one, on a periodic axis, or with probes (sampled every step, they would have
-    /// the deep halos exchanged every step).
+    /// without one, on a periodic axis, with probes (sampled every step, they would have
+    /// the deep halos exchanged every step), or with parts a zone does not hold
+    /// ([`crate::time_tile::state_zone_fallback`]: tensor nodes, plane waves).
     pub fn zone_wish(&self) -> u64 {
-        if !self.setup.probes.is_empty() {
+        let unheld = crate::time_tile::state_zone_fallback(&self.state).is_some();
+        if !self.setup.probes.is_empty() || unheld {
             return 1;
         }
         let periodic = Axis::ALL
