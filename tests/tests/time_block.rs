@@ -135,7 +135,13 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
     };
     let sources = [yee_tests::ricker_source(component, cell)];
     // (name, regions, CPML, full-tensor smoothing, plane waves)
-    type Case<'a> = (&'a str, &'a [yee_em::Region], bool, bool, &'a [yee_em::PlaneWave]);
+    type Case<'a> = (
+        &'a str,
+        &'a [yee_em::Region],
+        bool,
+        bool,
+        &'a [yee_em::PlaneWave],
+    );
     let cases: [Case; 7] = [
         ("vacuum", &[], false, false, &[]),
         ("CPML", &[], true, false, &[]),
@@ -160,7 +166,10 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
             // Off-diagonal nodes: the tiles run the lagged wavefront.
             assert!(setup.has_tensor_nodes(), "{name}: no tensor nodes");
             let chunk = YeeChunk::<f64>::new(&setup, Box3::from_extent(grid));
-            assert!(yee_scalar::time_tile::lags(&chunk.state), "{name}: not lagged");
+            assert!(
+                yee_scalar::time_tile::lags(&chunk.state),
+                "{name}: not lagged"
+            );
         }
         let f64s = check::<f64>(&setup, &name, steps, &oracle::<f64>(&setup, steps));
         let f32s = check::<f32>(&setup, &name, steps, &oracle::<f32>(&setup, steps));

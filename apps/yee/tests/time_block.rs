@@ -100,7 +100,13 @@ fn run_on(dir: &Path, block: &str, probe: bool, extra: &[&str]) -> (PathBuf, ser
     if probe {
         text.push_str("\n[[probes]]\nname = \"p\"\ncomponent = \"ez\"\nposition = [3, 3, 3]\n");
     }
-    run_text(dir, &format!("tb_{block}_{probe}_{}", extra.join("_")), &text, block, extra)
+    run_text(
+        dir,
+        &format!("tb_{block}_{probe}_{}", extra.join("_")),
+        &text,
+        block,
+        extra,
+    )
 }
 
 /// Runs the scene `text` (written to `name`.toml) with `--time-block block` and `extra`
@@ -221,8 +227,15 @@ fn tensor_nodes_and_plane_waves_tile_with_the_one_step_snapshots() {
     let extra = ["--topology", "2x1x1", "--comm", "shm"];
     let (out, report) = run_text(&dir, "tensor_tfsf_2x1x1", scene, "4", &extra);
     let tb = &report["time_block"];
-    assert_eq!((&tb["ran"], &tb["exchange_every"]), (&"one-step".into(), &1.into()), "{tb}");
-    assert!(tb["reason"].as_str().unwrap().contains("off-diagonal"), "{tb}");
+    assert_eq!(
+        (&tb["ran"], &tb["exchange_every"]),
+        (&"one-step".into(), &1.into()),
+        "{tb}"
+    );
+    assert!(
+        tb["reason"].as_str().unwrap().contains("off-diagonal"),
+        "{tb}"
+    );
     assert_same_snapshots(&off, &out, "tensor + TF/SF on 2x1x1");
 }
 

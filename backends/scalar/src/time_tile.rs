@@ -200,10 +200,13 @@ pub fn wavefront(
     let waves = slabs + skew * steps.max(1) - 1;
     (0..waves).flat_map(move |w| {
         (0..steps).flat_map(move |s| {
-            parts.into_iter().flatten().filter_map(move |(lag, phases)| {
-                let j = w.checked_sub(skew * s + lag)?;
-                (j < slabs).then_some((s, j, phases))
-            })
+            parts
+                .into_iter()
+                .flatten()
+                .filter_map(move |(lag, phases)| {
+                    let j = w.checked_sub(skew * s + lag)?;
+                    (j < slabs).then_some((s, j, phases))
+                })
         })
     })
 }
