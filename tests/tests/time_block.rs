@@ -94,7 +94,7 @@ fn plane_wave(mode: Mode, grid: [usize; 3]) -> yee_em::PlaneWave {
     let inset = |a: usize| if grid[a] > 1 { 2 } else { 0 };
     yee_em::PlaneWave {
         region: Box3::new(
-            std::array::from_fn(|a| inset(a)),
+            std::array::from_fn(inset),
             std::array::from_fn(|a| grid[a] as i64 - inset(a)),
         ),
         direction,
