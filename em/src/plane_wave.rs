@@ -329,6 +329,11 @@ pub struct IncidentLine {
     dt: f64,
     /// Half steps done: after `2n` e holds `E^n` and h `H^{n−½}`; after `2n + 1`, h `H^{n+½}`.
     half: u64,
+    /// The values of the steps of a tile ([`IncidentLine::keep_steps`]): from step
+    /// `kept_from`, per step `n` the `E^n` and then the `H^{n+½}` of every node; empty when
+    /// no tile runs.
+    kept: Vec<f64>,
+    kept_from: u64,
 }
 
 impl IncidentLine {
@@ -395,6 +400,8 @@ impl IncidentLine {
             impedance: (medium.mu / medium.eps).sqrt(),
             dt,
             half: 0,
+            kept: Vec::new(),
+            kept_from: 0,
         }
     }
 
@@ -456,9 +463,61 @@ impl IncidentLine {
         self.e[self.inject] += cb * self.analytic_h(s - 0.5, t);
     }
 
+    /// Advances the line through steps `first .. first + count` (to where the E update of the
+    /// last reads it, as [`IncidentLine::advance_for`] of each step would), keeping each
+    /// step's `E^n` and `H^{n+½}`: a wavefront tile updates regions of several steps in turn,
+    /// and each reads its own step's values ([`IncidentLine::corrections_at`]), though the
+    /// line advances one step at a time and only forward. The line must not have passed what
+    /// step `first`'s H update reads (it has not where the steps before ran one by one or in
+    /// tiles). The line ends where the steps one by one leave it; only the kept values are
+    /// extra, until [`IncidentLine::release_kept`].
+    pub fn keep_steps(&mut self, first: u64, count: u64) {
+        let len = self.e.len();
+        self.kept.clear();
+        self.kept.reserve(2 * len * count as usize);
+        self.kept_from = first;
+        for n in first..first + count {
+            self.advance_for(n, true);
+            debug_assert_eq!(self.half, 2 * n, "the line passed step {n}'s E");
+            self.kept.extend_from_slice(&self.e);
+            self.advance_for(n, false);
+            self.kept.extend_from_slice(&self.h);
+        }
+    }
+
+    /// Drops the values [`IncidentLine::keep_steps`] kept (the allocation stays).
+    pub fn release_kept(&mut self) {
+        self.kept.clear();
+    }
+
+    /// What the update of `c` at step `step` reads of the line (`H^{n+½}` for E, `E^n` for H):
+    /// the values kept for the step ([`IncidentLine::keep_steps`]), else those the line holds.
+    fn read_by(&self, c: Component, step: u64) -> &[f64] {
+        let len = self.e.len();
+        let kept_steps = (self.kept.len() / (2 * len).max(1)) as u64;
+        match step.checked_sub(self.kept_from) {
+            Some(i) if i < kept_steps => {
+                let at = (2 * i as usize + usize::from(c.is_electric())) * len;
+                &self.kept[at..at + len]
+            }
+            _ => self.held(!c.is_electric()),
+        }
+    }
+
+    /// The values the line holds of E (`electric`) or H.
+    fn held(&self, electric: bool) -> &[f64] {
+        if electric { &self.e } else { &self.h }
+    }
+
     /// The incident value of component `c` at `cell` at the time the line holds for it
     /// (E: `n`, H: `n + ½`); zero off the line's span.
     pub fn incident(&self, c: Component, cell: Index3) -> f64 {
+        self.incident_in(self.held(c.is_electric()), c, cell)
+    }
+
+    /// The incident value of component `c` at `cell` from `values`, the line's values of
+    /// `c`'s field (E or H) at some time; zero off the line's span.
+    fn incident_in(&self, values: &[f64], c: Component, cell: Index3) -> f64 {
         let w = self.weights[c.index()];
         if w == 0.0 {
             return 0.0;
@@ -467,7 +526,6 @@ impl IncidentLine {
         let shift = if c.is_electric() { 0.0 } else { 0.5 };
         let distance = distance_along(self.k, self.corner, c.position(cell));
         let m = distance - self.origin as f64 - shift;
-        let values = if c.is_electric() { &self.e } else { &self.h };
         let below = m.floor();
         let t = m - below;
         let at = |i: f64| {
@@ -508,12 +566,38 @@ impl IncidentLine {
         mode: Mode,
         c: Component,
         region: Box3,
+        correct: impl FnMut(Index3, f64),
+    ) {
+        self.corrections_from(self.held(!c.is_electric()), mode, c, region, correct);
+    }
+
+    /// [`IncidentLine::corrections`] of the update of step `step`: from the values kept for
+    /// it by a tile ([`IncidentLine::keep_steps`]), else from those the line holds (which
+    /// [`IncidentLine::advance_for`] must have brought to the step).
+    pub fn corrections_at(
+        &self,
+        step: u64,
+        mode: Mode,
+        c: Component,
+        region: Box3,
+        correct: impl FnMut(Index3, f64),
+    ) {
+        self.corrections_from(self.read_by(c, step), mode, c, region, correct);
+    }
+
+    /// [`IncidentLine::corrections`] with `values`, the line's values of the other field.
+    fn corrections_from(
+        &self,
+        values: &[f64],
+        mode: Mode,
+        c: Component,
+        region: Box3,
         mut correct: impl FnMut(Index3, f64),
     ) {
         crossings(&self.wave, mode, c, region, |p, term, reads| {
             let value: f64 = reads
                 .iter()
-                .map(|&(q, sign)| f64::from(sign) * self.incident(term.source, q))
+                .map(|&(q, sign)| f64::from(sign) * self.incident_in(values, term.source, q))
                 .sum();
             if value != 0.0 {
                 correct(p, f64::from(term.sign) * value);

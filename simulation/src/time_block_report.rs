@@ -57,7 +57,7 @@ pub fn time_block_report<T>(
         Some("a periodic wrap refreshes the ghosts every step".into())
     } else if balanced && !decomposed {
         Some("dynamic balancing measures every step".into())
-    } else if let Some(why) = setup_fallback(setup) {
+    } else if let Some(why) = setup_fallback(setup, decomposed) {
         Some(why.into())
     } else if k <= 1 && decomposed {
         Some(
@@ -67,7 +67,8 @@ pub fn time_block_report<T>(
         )
     } else if k <= 1 {
         Some(
-            "auto: three one-plane slabs (a tile of two steps) outgrow half the last-level cache"
+            "auto: three one-plane slabs (five with tensor nodes; a tile of two steps) outgrow half \
+             the last-level cache"
                 .into(),
         )
     } else if longest <= 1 {

@@ -1,8 +1,9 @@
 //! Temporal blocking (issue 45): the rayon backend's wavefront tiles of k steps
 //! (`yee_scalar::time_tile`) against the scalar oracle stepped one step at a time, bit for bit
-//! — fields and CPML ψ — on vacuum, CPML, a dielectric and a lossy sphere, 3D and 2D, f32 and
-//! f64, k = 2, 4 and auto with slabs of one plane up to the whole grid; and a run whose
-//! outputs fall inside tiles sees each output's fields at its own step.
+//! — fields and CPML ψ — on vacuum, CPML, a dielectric and a lossy sphere, spheres smoothed
+//! with the full tensor (off-diagonal nodes, the lagged wavefront) and a TF/SF plane wave, 3D
+//! and 2D, f32 and f64, k = 2, 4 and auto with slabs of one plane up to the whole grid; and a
+//! run whose outputs fall inside tiles sees each output's fields at its own step.
 
 use yee_core::{Box3, Field, Scalar, Topology};
 use yee_em::{Boundary, Component, Costs, Mode, Setup, YeeBackend};
@@ -71,7 +72,45 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>])
     thicknesses
 }
 
-/// The scenes: vacuum in PEC, CPML, a dielectric sphere and a lossy one in CPML.
+/// A sphere of `radius` at the centre of `grid`: `epsilon`, `sigma` and μ = 1.6 (so that a
+/// TMz grid, whose two components are H's, has tensor nodes too).
+fn tensor_sphere(grid: [usize; 3], radius: f64, epsilon: f64, sigma: f64) -> yee_em::Region {
+    let mut sphere = yee_tests::lossy_sphere(grid.map(|n| n as f64 / 2.0), epsilon, sigma);
+    sphere.material.mu = 1.6;
+    if let yee_em::Shape::Sphere { radius: r, .. } = &mut sphere.shape {
+        *r = radius;
+    }
+    sphere
+}
+
+/// An oblique plane wave (where the mode allows: the incident field interpolated from the
+/// auxiliary grid) whose TF/SF box stands 2 cells inside `grid`.
+fn plane_wave(mode: Mode, grid: [usize; 3]) -> yee_em::PlaneWave {
+    let (direction, polarization) = match mode {
+        Mode::Tez => ([1.0, 0.4, 0.0], [-0.4, 1.0, 0.0]),
+        Mode::ThreeD => ([1.0, 0.5, 0.3], [0.0, -0.3, 0.5]),
+        _ => ([1.0, 0.4, 0.0], [0.0, 0.0, 1.0]),
+    };
+    let inset = |a: usize| if grid[a] > 1 { 2 } else { 0 };
+    yee_em::PlaneWave {
+        region: Box3::new(
+            std::array::from_fn(inset),
+            std::array::from_fn(|a| grid[a] as i64 - inset(a)),
+        ),
+        direction,
+        polarization,
+        waveform: yee_em::Waveform::Ricker {
+            frequency: 0.1,
+            delay: 8.0,
+        },
+        amplitude: 0.7,
+    }
+}
+
+/// The scenes: vacuum in PEC, CPML, a dielectric sphere and a lossy one in CPML (diagonal
+/// smoothing); a sphere smoothed with the full tensor (off-diagonal nodes: the lagged
+/// wavefront) in CPML, a lossy one (the nodes' running sums) in PEC; and a plane wave through
+/// a TF/SF box around a tensor-smoothed sphere in PEC.
 fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
     let center = [
         grid[0] as f64 / 2.0,
@@ -80,6 +119,9 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
     ];
     let dielectric = [yee_tests::lossy_sphere(center, 4.0, 0.0)];
     let lossy = [yee_tests::lossy_sphere(center, 3.0, 0.05)];
+    let tensor = [tensor_sphere(grid, 2.5, 4.0, 0.0)];
+    let lossy_tensor = [tensor_sphere(grid, 4.0, 3.0, 0.05)];
+    let waves = [plane_wave(mode, grid)];
     let active = mode.active_axes();
     let cpml: [[Boundary; 2]; 3] = std::array::from_fn(|a| match active[a] {
         true => [Boundary::Cpml(yee_em::CpmlParams::with_thickness(3)); 2],
@@ -92,23 +134,43 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
         Component::Ez
     };
     let sources = [yee_tests::ricker_source(component, cell)];
-    let cases: [(&str, &[yee_em::Region], bool); 4] = [
-        ("vacuum", &[], false),
-        ("CPML", &[], true),
-        ("dielectric sphere", &dielectric, true),
-        ("lossy sphere", &lossy, true),
+    // (name, regions, CPML, full-tensor smoothing, plane waves)
+    type Case<'a> = (
+        &'a str,
+        &'a [yee_em::Region],
+        bool,
+        bool,
+        &'a [yee_em::PlaneWave],
+    );
+    let cases: [Case; 7] = [
+        ("vacuum", &[], false, false, &[]),
+        ("CPML", &[], true, false, &[]),
+        ("dielectric sphere", &dielectric, true, false, &[]),
+        ("lossy sphere", &lossy, true, false, &[]),
+        ("tensor sphere", &tensor, true, true, &[]),
+        ("lossy tensor sphere", &lossy_tensor, false, true, &[]),
+        ("TF/SF", &tensor, false, true, &waves),
     ];
-    for (name, regions, absorbing) in cases {
+    for (name, regions, absorbing, smoothing_tensor, plane_waves) in cases {
         let walls = if absorbing { cpml } else { yee_tests::PEC };
-        // Diagonal smoothing: off-diagonal tensor nodes take no tile (below).
         let setup = Setup {
             sources: &sources,
             regions,
-            smoothing_tensor: false,
+            plane_waves,
+            smoothing_tensor,
             ..yee_tests::vacuum(mode, grid, 0.5, walls)
         };
         setup.validate().unwrap();
         let name = format!("{mode:?} {name}");
+        if smoothing_tensor {
+            // Off-diagonal nodes: the tiles run the lagged wavefront.
+            assert!(setup.has_tensor_nodes(), "{name}: no tensor nodes");
+            let chunk = YeeChunk::<f64>::new(&setup, Box3::from_extent(grid));
+            assert!(
+                yee_scalar::time_tile::lags(&chunk.state),
+                "{name}: not lagged"
+            );
+        }
         let f64s = check::<f64>(&setup, &name, steps, &oracle::<f64>(&setup, steps));
         let f32s = check::<f32>(&setup, &name, steps, &oracle::<f32>(&setup, steps));
         // Slabs of one plane, of several and the whole grid all ran.
@@ -341,9 +403,9 @@ fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
         .unwrap()
         .with_time_block(TimeBlock::Steps(4));
     // Parts a tile does not hold: the chunk takes none, and says why.
-    let plane_waves = yee_scalar::time_tile::fallback(true, false, HALO_FACES, Mode::ThreeD);
-    assert!(plane_waves.unwrap().contains("TF/SF"));
-    let one_d = yee_scalar::time_tile::fallback(false, false, HALO_FACES, Mode::OneD);
+    let dispersive = yee_scalar::time_tile::fallback(true, Mode::ThreeD);
+    assert!(dispersive.unwrap().contains("dispersive"));
+    let one_d = yee_scalar::time_tile::fallback(false, Mode::OneD);
     assert!(one_d.unwrap().contains("1D"));
     let setup_1d = yee_tests::vacuum(Mode::OneD, [40, 1, 1], 0.5, yee_tests::PEC);
     let chunk = YeeBackend::<f64>::build(
@@ -354,18 +416,23 @@ fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
     )
     .unwrap();
     assert_eq!(chunk.time_tile(), None);
-    // A smoothed sphere's off-diagonal nodes read a plane above across a slab's border.
+    // A smoothed sphere's off-diagonal nodes tile (lagged), but a decomposed run's ghost zones
+    // do not hold them: they read a cell further than the zone's depth allows for.
     let regions = [yee_tests::lossy_sphere([5.0, 5.0, 5.0], 4.0, 0.0)];
     let tensor = Setup {
         regions: &regions,
         ..yee_tests::vacuum(Mode::ThreeD, [10, 10, 10], 0.5, yee_tests::PEC)
     };
-    let why = yee_scalar::time_tile::setup_fallback(&tensor).unwrap();
+    assert_eq!(yee_scalar::time_tile::setup_fallback(&tensor, false), None);
+    let why = yee_scalar::time_tile::setup_fallback(&tensor, true).unwrap();
     assert!(why.contains("off-diagonal"), "{why}");
     let chunk: YeeChunk<f64, RayonCurl> = kernel
         .build(&tensor, Box3::from_extent([10; 3]), Costs::default())
         .unwrap();
-    assert_eq!(chunk.time_tile(), None);
+    assert_eq!(chunk.time_tile().map(|t| t.steps), Some(4));
+    assert_eq!(chunk.zone_wish(), 1);
+    let plane_waves = yee_scalar::time_tile::zone_fallback(true, HALO_FACES);
+    assert!(plane_waves.unwrap().contains("TF/SF"));
 }
 
 /// The Yee stencil's face halos (no tensor nodes).

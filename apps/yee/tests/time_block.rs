@@ -1,8 +1,9 @@
 //! `yee run --time-block k|auto|off` (issue 45): the same snapshots, bit for bit, whether the
 //! steps run one at a time or in wavefront tiles; snapshots inside a tile's span land on their
-//! own step; a probe sampled every step inside tiles writes the one-step run's CSV; decomposed
-//! runs keep their ghost zones with probes, flux and DFT boxes and write the one-rank run's
-//! files; run.json's `time_block` says what ran and why not.
+//! own step; a probe sampled every step inside tiles writes the one-step run's CSV; tensor
+//! nodes and TF/SF plane waves tile; decomposed runs keep their ghost zones with probes,
+//! flux and DFT boxes and write the one-rank run's files; run.json's `time_block` says what
+//! ran and why not.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,6 +87,49 @@ hi = [12, 10, 11]
 frequencies = [0.06, 0.1]
 "#;
 
+/// A 3D box in CPML with a sphere smoothed with the full tensor (the default: off-diagonal
+/// nodes on its surface) and an oblique plane wave through a TF/SF box around it, the same
+/// outputs as [`SCENE`].
+const TENSOR_TFSF_SCENE: &str = r#"
+name = "time_block_tensor_tfsf"
+
+[grid]
+mode = "3d"
+size = [16, 16, 18]
+
+[boundaries]
+all = "cpml"
+
+[boundaries.cpml]
+thickness = 3
+
+[materials.glass]
+eps = 2.25
+mu = 1.3
+
+[[geometry]]
+shape = "sphere"
+material = "glass"
+center = [8, 8, 9]
+radius = 2.6
+
+[[plane_waves]]
+lo = [4, 4, 4]
+hi = [12, 12, 14]
+direction = [1.0, 0.5, 0.3]
+polarization = [0.0, -0.3, 0.5]
+waveform = "ricker"
+frequency = 0.1
+
+[output.snapshots]
+components = ["ez", "hx"]
+every = 7
+formats = ["npy"]
+
+[run]
+steps = 30
+"#;
+
 /// Runs the scene (with `probe`, a probe added) with `--time-block block`; its output folder
 /// and run.json.
 fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
@@ -96,10 +140,21 @@ fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
 /// topology, communicator).
 fn run_on(dir: &Path, block: &str, added: &str, extra: &[&str]) -> (PathBuf, serde_json::Value) {
     let name = format!("tb_{block}_{}_{}", added.len(), extra.join("_"));
+    run_text(dir, &name, &format!("{SCENE}{added}"), block, extra)
+}
+
+/// Runs the scene `text` (written to `name`.toml) with `--time-block block` and `extra`
+/// arguments; its output folder and run.json.
+fn run_text(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    block: &str,
+    extra: &[&str],
+) -> (PathBuf, serde_json::Value) {
     let file = dir.join(format!("{name}.toml"));
-    let text = format!("{SCENE}{added}");
     std::fs::write(&file, text).unwrap();
-    let out = dir.join(&name);
+    let out = dir.join(name);
     let _ = std::fs::remove_dir_all(&out);
     let done = Command::new(env!("CARGO_BIN_EXE_yee"))
         .args([
@@ -175,6 +230,47 @@ fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
             "--time-block {block}: the probe CSV differs from the one-step run's"
         );
     }
+}
+
+/// A sphere smoothed with the full tensor and a TF/SF plane wave: the tiles hold both (tensor
+/// nodes in a lagged wavefront, the incident line's values kept for the tile's steps), with
+/// the one-step snapshots bit for bit and no fallback reason in run.json; two ranks keep no
+/// ghost zones for them and say why.
+#[test]
+fn tensor_nodes_and_plane_waves_tile_with_the_one_step_snapshots() {
+    let dir = crate::tmp_dir(module_path!());
+    let scene = TENSOR_TFSF_SCENE;
+    let (off, _) = run_text(&dir, "tensor_tfsf_off", scene, "off", &[]);
+    for (block, k, longest) in [("2", 2, 2), ("4", 4, 4), ("auto", 8, 7)] {
+        let name = format!("tensor_tfsf_{block}");
+        let (out, report) = run_text(&dir, &name, scene, block, &[]);
+        let tb = &report["time_block"];
+        assert_eq!(tb["ran"], "wavefront", "{tb}");
+        assert_eq!(tb["k"], k, "{tb}");
+        assert_eq!(tb["longest_tile"], longest, "{tb}");
+        // Tiles end at the snapshots every 7 steps (k = 8): only that is said.
+        match block {
+            "auto" => assert_eq!(
+                tb["reason"], "tiles end at output, checkpoint and final steps",
+                "{tb}"
+            ),
+            _ => assert!(tb["reason"].is_null(), "{tb}"),
+        }
+        assert_same_snapshots(&off, &out, &format!("tensor + TF/SF, --time-block {block}"));
+    }
+    let extra = ["--topology", "2x1x1", "--comm", "shm"];
+    let (out, report) = run_text(&dir, "tensor_tfsf_2x1x1", scene, "4", &extra);
+    let tb = &report["time_block"];
+    assert_eq!(
+        (&tb["ran"], &tb["exchange_every"]),
+        (&"one-step".into(), &1.into()),
+        "{tb}"
+    );
+    assert!(
+        tb["reason"].as_str().unwrap().contains("off-diagonal"),
+        "{tb}"
+    );
+    assert_same_snapshots(&off, &out, "tensor + TF/SF on 2x1x1");
 }
 
 /// Decomposed runs (2×1×1, 2×2×1 and 1×2×2, on shm and sim) keep ghost zones k cells deep and

@@ -14,7 +14,7 @@ use crate::dispersive::Pass;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
-use crate::time_tile::{TileProbes, TimeTile, state_fallback, wavefront};
+use crate::time_tile::{TileProbes, TimeTile, lags, state_fallback, wavefront};
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
 const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
@@ -194,11 +194,13 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// Advances `region` by `count` steps from `first`, with nothing exchanged in between (a
     /// chunk whose ghosts no neighbour writes, as [`YeeChunk::apply_step`]): in wavefront
     /// tiles of at most [`YeeChunk::time_tile`] steps over slabs of whole planes along the
-    /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`
-    /// ([`crate::time_tile::wavefront`]). Each node is updated from the values, and by the
-    /// arithmetic, of the steps one after the other, so the bits are theirs. Without a tile,
-    /// the steps one after the other. The probes in `region` the chunk owns (not those of a
-    /// ghost zone, [`crate::ghost_zone`]: their owner samples them) are sampled at every step
+    /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`, or, with
+    /// tensor nodes, H in wave `j + 2s` and E in `j + 2s + 1` ([`crate::time_tile::wavefront`]);
+    /// each plane wave's incident line keeps the tile's steps
+    /// ([`yee_em::IncidentLine::keep_steps`]). Each node is updated from the values, and by
+    /// the arithmetic, of the steps one after the other, so the bits are theirs. Without a
+    /// tile, the steps one after the other. The probes in `region` the chunk owns (not those
+    /// of a ghost zone, [`crate::ghost_zone`]: their owner samples them) are sampled at every step
     /// but the last, each right after the slab holding it advanced through that step
     /// ([`TileProbes`]; [`YeeFields::drain_probe_samples`] hands them out).
     pub fn apply_steps(&mut self, first: u64, count: u64, region: Box3) {
@@ -219,26 +221,33 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         let planes = region.extent()[axis];
         let thickness = (tile.slab_cells / (region.cells() / planes).max(1)).clamp(1, planes);
         let slabs = planes.div_ceil(thickness);
+        let lagged = lags(&self.state);
         let (kernel, state) = (&self.kernel, &mut self.state);
         let samples = &mut self.probe_samples;
         let mut done = 0;
         while done < count {
             let steps = (count - done).min(tile.steps);
             let start = first + done;
+            for line in &mut state.lines {
+                line.keep_steps(start, steps);
+            }
             kernel.within(|| {
-                for (s, j) in wavefront(slabs, steps as usize) {
+                for (s, j, phases) in wavefront(slabs, steps as usize, lagged) {
                     let mut slab = region;
                     slab.lo[axis] = region.lo[axis] + (j * thickness) as i64;
                     slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
-                    for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                    for &phase in phases {
                         apply_phase(kernel, state, (start + s as u64, phase), slab, owned);
                     }
                     let step = start + s as u64 + 1;
-                    if step < last {
+                    if step < last && phases.contains(&ELECTRIC_PHASE) {
                         probes.sample(state, slab, step, samples);
                     }
                 }
             });
+            for line in &mut state.lines {
+                line.release_kept();
+            }
             done += steps;
         }
     }

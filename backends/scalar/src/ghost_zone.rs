@@ -18,8 +18,10 @@
 //! in y, which read Ey one cell up in x), so edge and corner neighbours send their layers too.
 //!
 //! The chunk's side of it is `crate::ghost_zone_chunk`. What this holds is what the
-//! single-chunk wavefront holds ([`crate::time_tile::fallback`]:
-//! no TF/SF, dispersive media or tensor nodes, not 1D), without a periodic wrap.
+//! single-chunk wavefront holds ([`crate::time_tile::fallback`]: no dispersive media, not
+//! 1D), without a periodic wrap, tensor nodes (they read a cell further: the exact region
+//! would shrink two cells a step, and their running sums are not in the deep halos) or TF/SF
+//! plane waves ([`crate::time_tile::zone_fallback`]).
 
 use yee_core::{Box3, Direction};
 

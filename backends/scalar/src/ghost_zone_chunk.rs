@@ -12,9 +12,13 @@ use crate::time_tile::TileProbes;
 impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     /// The steps a ghost zone of this chunk could hold: its wavefront tile's
     /// ([`YeeChunk::time_tile`]: what `--time-block` asks for, on what the tile holds), 1
-    /// without one or on a periodic axis. Probes do not cut it: the chunk samples those it
-    /// owns inside a block ([`YeeChunk::apply_zone_steps`]).
+    /// without one, on a periodic axis, or with parts a zone does not hold
+    /// ([`crate::time_tile::state_zone_fallback`]: tensor nodes, plane waves). Probes do not
+    /// cut it: the chunk samples those it owns inside a block ([`YeeChunk::apply_zone_steps`]).
     pub fn zone_wish(&self) -> u64 {
+        if crate::time_tile::state_zone_fallback(&self.state).is_some() {
+            return 1;
+        }
         let periodic = Axis::ALL
             .into_iter()
             .any(|a| self.state.mode.active_axes()[a.index()] && self.setup.is_periodic(a));

@@ -71,6 +71,9 @@ pub struct TensorNodes<T: Scalar> {
     /// Per node, the running sums `Σ ⟨(∇×H)_b⟩` of its two averaged curls (module docs);
     /// empty where no node carries a loss weight.
     pub integrals: Vec<[T; 2]>,
+    /// The nodes' indices ordered by z, then y (stable: list order within a row), so that the
+    /// nodes of a slab of whole planes are a run of it ([`TensorNodes::within`]).
+    order: Vec<u32>,
 }
 
 impl<T: Scalar> TensorNodes<T> {
@@ -154,7 +157,34 @@ impl<T: Scalar> TensorNodes<T> {
             true => vec![[T::zero(); 2]; nodes.len()],
             false => Vec::new(),
         };
-        (!nodes.is_empty()).then_some(TensorNodes { nodes, integrals })
+        let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+        order.sort_by_key(|&n| row_key(nodes[n as usize].cell));
+        (!nodes.is_empty()).then_some(TensorNodes {
+            nodes,
+            integrals,
+            order,
+        })
+    }
+
+    /// The positions in [`TensorNodes::node_at`]'s order that hold the nodes of `region`'s rows
+    /// (the nodes of z, then y from `region`'s lowest row to its highest): a wavefront tile's
+    /// slab of a few planes visits its own nodes, not the whole list. Filter by
+    /// `region.contains`. The order among nodes does not change a node's value (each reads
+    /// only the other field), and two nodes of one cell keep their list order.
+    pub fn rows_of(&self, region: Box3) -> core::ops::Range<usize> {
+        if region.is_empty() {
+            return 0..0;
+        }
+        let before = |key: (i64, i64)| {
+            (self.order).partition_point(|&n| row_key(self.nodes[n as usize].cell) < key)
+        };
+        let lo = before(row_key(region.lo));
+        lo..before((region.hi[2] - 1, region.hi[1])).max(lo)
+    }
+
+    /// The node at position `at` of the order by z, then y, then list order.
+    pub fn node_at(&self, at: usize) -> usize {
+        self.order[at] as usize
     }
 
     /// The indices of the nodes in `region` that carry running sums.
@@ -207,6 +237,11 @@ impl<T: Scalar> TensorNodes<T> {
             }
         }
     }
+}
+
+/// The row of `cell`, `(z, y)`: what [`TensorNodes::within`] orders by.
+fn row_key(cell: Index3) -> (i64, i64) {
+    (cell[2], cell[1])
 }
 
 /// Whether `node` carries running sums: a loss weight is not zero.

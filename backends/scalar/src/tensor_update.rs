@@ -51,7 +51,9 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
             let storage = yee_core::Field::storage(&target);
             let values = target.as_mut_slice();
             let summed = !list.integrals.is_empty();
-            for (i, node) in list.nodes.iter().enumerate() {
+            for at in list.rows_of(region) {
+                let i = list.node_at(at);
+                let node = list.nodes[i];
                 if !region.contains(node.cell) {
                     continue;
                 }

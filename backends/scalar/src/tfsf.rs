@@ -9,7 +9,8 @@ use crate::state::YeeState;
 
 /// Applies the surface corrections of the electric (`true`) or magnetic components of step
 /// `step` over `region`; each plane wave's auxiliary grid is advanced to the time the update
-/// read first (it is shared by every region of the step).
+/// read first (it is shared by every region of the step), or, inside a wavefront tile, has
+/// kept the values of the tile's steps ([`yee_em::plane_wave::IncidentLine::keep_steps`]).
 pub fn apply_plane_waves<T: Scalar>(
     state: &mut YeeState<T>,
     electric: bool,
@@ -26,7 +27,7 @@ pub fn apply_plane_waves<T: Scalar>(
             }
             let r = region.intersect(&state.free[c.index()]);
             let mut field = state.fields[c.index()].take().expect("the mode carries it");
-            line.corrections(mode, c, r, |cell, value| {
+            line.corrections_at(step, mode, c, r, |cell, value| {
                 let o = field.storage_offset(cell);
                 let [_, gain] = state.coefficients(c, o);
                 let v = T::from_real(T::Real::from_f64(value)).scale(gain);

@@ -15,13 +15,32 @@
 //! updated from exactly the values the one-step path gives it, by the same arithmetic: the
 //! bits are the one-step path's.
 //!
-//! What does not fit ([`fallback`]): TF/SF plane waves (their incident line advances step by
-//! step, shared by every region of a step), dispersive media, off-diagonal ε/μ (a tensor node
-//! reads a cell diagonally across the slab border), and a 1D grid (one row: nothing to cut).
+//! **Tensor nodes** (off-diagonal ε/μ, the smoothed surfaces of Kottke et al. 2008;
+//! [`crate::tensor_nodes`]) read the other field a plane further: a tensor H node reads E a
+//! plane below as well as above, a tensor E node H a plane above as well as below. Where a
+//! chunk has them the wavefront is *lagged* ([`lags`]): H of step `s` of slab `j` runs in
+//! wave `j + 2s` and E of it in wave `j + 2s + 1`, the parts of a wave in increasing step,
+//! H before E. Then H(`s`, `j`) runs after E(`s − 1`) of slabs `j − 1 … j + 1` (waves up to
+//! `j + 2s`, the last of them earlier in its wave at step `s − 1`) and before E(`s`) of them
+//! (E(`s`, `j − 1`) comes right after it in the same wave): it reads E⁽ˢ⁾. E(`s`, `j`) runs
+//! after H(`s`) of slabs `j − 1 … j + 1` (H(`s`, `j + 1`) right before it) and before H(`s + 1`)
+//! of them (H(`s + 1`, `j − 1`) later in its wave): it reads H⁽ˢ⁺¹ᐟ²⁾. A tensor node's
+//! running sums are its own. The bits are again the one-step path's; a wave then spans `2k`
+//! slabs instead of `k`.
+//!
+//! **TF/SF plane waves**: the incident line advances one step at a time, shared by every
+//! region of a step. A tile first advances it through the tile's steps and keeps each step's
+//! values (`k` copies of the line: [`yee_em::IncidentLine::keep_steps`]), and the corrections
+//! of step `s` read step `s`'s; the line ends where the steps one by one leave it.
+//!
+//! What does not fit ([`fallback`]): dispersive media, and a 1D grid (one row: nothing to
+//! cut). A decomposed run's ghost zones ([`crate::ghost_zone`]) hold neither tensor nodes nor
+//! plane waves ([`zone_fallback`]).
 
 use alloc::vec::Vec;
 use yee_core::{Box3, Index3};
 use yee_em::halo::HaloShape;
+use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
 use yee_em::{Component, Mode, Setup};
 
 use crate::state::YeeState;
@@ -74,19 +93,10 @@ pub struct TimeTile {
 }
 
 /// Why a chunk with these parts cannot be swept several steps at once, or `None` when it can:
-/// plane waves, dispersive media, tensor nodes, a 1D grid (see the module doc).
-pub fn fallback(
-    plane_waves: bool,
-    dispersive: bool,
-    halo: HaloShape,
-    mode: Mode,
-) -> Option<&'static str> {
-    if plane_waves {
-        Some("TF/SF plane waves: the incident line advances one step at a time")
-    } else if dispersive {
+/// dispersive media, a 1D grid (see the module doc).
+pub fn fallback(dispersive: bool, mode: Mode) -> Option<&'static str> {
+    if dispersive {
         Some("dispersive media are not tiled")
-    } else if halo == HaloShape::Shell {
-        Some("off-diagonal eps/mu: a tensor node reads across a slab's corner")
     } else if mode == Mode::OneD {
         Some("a 1D grid is one row: nothing to cut into slabs")
     } else {
@@ -94,25 +104,42 @@ pub fn fallback(
     }
 }
 
+/// Why a decomposed run's chunk with these parts keeps no ghost zone ([`crate::ghost_zone`])
+/// though it tiles, or `None`: a tensor node reads the other field a cell further than the
+/// Yee stencil (the exact region would shrink two cells a step, and the zone does not carry
+/// the nodes' running sums), and plane waves are not tested there.
+pub fn zone_fallback(plane_waves: bool, halo: HaloShape) -> Option<&'static str> {
+    if halo == HaloShape::Shell {
+        Some("off-diagonal eps/mu: a tensor node reads two cells a step beyond a ghost zone")
+    } else if plane_waves {
+        Some("TF/SF plane waves keep no ghost zone")
+    } else {
+        None
+    }
+}
+
 /// [`fallback`] of a chunk's state.
 pub fn state_fallback<T: yee_core::Scalar>(state: &YeeState<T>) -> Option<&'static str> {
-    fallback(
-        !state.lines.is_empty(),
-        state.dispersive.iter().any(Option::is_some),
-        state.halo_shape,
-        state.mode,
-    )
+    fallback(state.dispersive.iter().any(Option::is_some), state.mode)
+}
+
+/// [`zone_fallback`] of a chunk's state.
+pub fn state_zone_fallback<T: yee_core::Scalar>(state: &YeeState<T>) -> Option<&'static str> {
+    zone_fallback(!state.lines.is_empty(), state.halo_shape)
 }
 
 /// [`fallback`] of a whole setup (every chunk of it; a chunk without the setup's dispersive
-/// nodes could tile, but the report names the setup's reason).
-pub fn setup_fallback(setup: &Setup) -> Option<&'static str> {
-    fallback(
-        !setup.plane_waves.is_empty(),
-        !setup.poles.is_empty(),
-        HaloShape::of(setup),
-        setup.mode,
-    )
+/// nodes could tile, but the report names the setup's reason), then, for a run of several
+/// ranks (`decomposed`), [`zone_fallback`].
+pub fn setup_fallback(setup: &Setup, decomposed: bool) -> Option<&'static str> {
+    let zone = || zone_fallback(!setup.plane_waves.is_empty(), HaloShape::of(setup));
+    fallback(!setup.poles.is_empty(), setup.mode).or_else(|| decomposed.then(zone).flatten())
+}
+
+/// Whether a chunk's wavefront is lagged, E a wave behind H (the module doc): it has tensor
+/// nodes.
+pub fn lags<T: yee_core::Scalar>(state: &YeeState<T>) -> bool {
+    state.tensor.iter().any(Option::is_some)
 }
 
 /// The probes a multi-step submit samples itself (`yee_em::YeeFields::drain_probe_samples`):
@@ -153,50 +180,91 @@ impl TileProbes {
     }
 }
 
-/// The order of a wavefront over `slabs` slabs and `steps` steps: `(s, j)`, step `s` of slab
-/// `j`, wave by wave (`w = j + s`), the steps of a wave in increasing order.
-pub fn wavefront(slabs: usize, steps: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..slabs + steps.max(1) - 1).flat_map(move |w| {
-        (0..steps)
-            .filter(move |&s| s <= w && w - s < slabs)
-            .map(move |s| (s, w - s))
+/// H then E: the phases of a step.
+const BOTH: [usize; 2] = [MAGNETIC_PHASE, ELECTRIC_PHASE];
+
+/// The order of a wavefront over `slabs` slabs and `steps` steps: `(s, j, phases)`, the
+/// `phases` of step `s` of slab `j`, wave by wave, the parts of a wave in increasing step.
+/// Unlagged, both phases of (`s`, `j`) in wave `j + s`; `lagged` (tensor nodes: the module
+/// doc), H in wave `j + 2s` and E in wave `j + 2s + 1`, H before E within a step.
+pub fn wavefront(
+    slabs: usize,
+    steps: usize,
+    lagged: bool,
+) -> impl Iterator<Item = (usize, usize, &'static [usize])> {
+    let skew = 1 + usize::from(lagged);
+    let parts: [Option<(usize, &'static [usize])>; 2] = match lagged {
+        false => [Some((0, &BOTH)), None],
+        true => [Some((0, &BOTH[..1])), Some((1, &BOTH[1..]))],
+    };
+    let waves = slabs + skew * steps.max(1) - 1;
+    (0..waves).flat_map(move |w| {
+        (0..steps).flat_map(move |s| {
+            parts
+                .into_iter()
+                .flatten()
+                .filter_map(move |(lag, phases)| {
+                    let j = w.checked_sub(skew * s + lag)?;
+                    (j < slabs).then_some((s, j, phases))
+                })
+        })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
+
+    /// Runs the order of [`wavefront`] on counters of how many times each slab's H and E
+    /// were updated, and checks that every update finds its own field and the other field's
+    /// slabs it reads (`below` and `above` of its own, E's and H's reach) at the one-step
+    /// path's step: H(`s`) reads E after `s` updates, E(`s`) reads H after `s + 1`.
+    fn check_order(slabs: usize, steps: usize, lagged: bool, reach: [[usize; 2]; 2]) {
+        let mut done = [vec![0; slabs], vec![0; slabs]];
+        for (s, j, phases) in wavefront(slabs, steps, lagged) {
+            for &phase in phases {
+                let other = 1 - phase;
+                assert_eq!(done[phase][j], s, "{phase} of slab {j} out of turn");
+                let [below, above] = reach[phase];
+                let lo = j.saturating_sub(below);
+                for n in lo..(j + above + 1).min(slabs) {
+                    let want = s + usize::from(phase == ELECTRIC_PHASE);
+                    assert_eq!(
+                        done[other][n], want,
+                        "step {s} phase {phase} of slab {j} reads slab {n} at the wrong step \
+                         ({slabs} slabs, {steps} steps, lagged {lagged})"
+                    );
+                }
+                done[phase][j] += 1;
+            }
+        }
+        assert!(done.iter().flatten().all(|&n| n == steps));
+    }
 
     #[test]
     fn the_wavefront_meets_the_stencils_one_plane_reach() {
+        // The Yee stencil: H reads E of its slab and the one above, E reads H of its slab and
+        // the one below.
+        let yee = [[0, 1], [1, 0]];
         for (slabs, steps) in [(1, 1), (5, 1), (1, 4), (7, 3), (3, 6)] {
-            let order: Vec<(usize, usize)> = wavefront(slabs, steps).collect();
-            assert_eq!(order.len(), slabs * steps);
-            let at = |s: usize, j: usize| order.iter().position(|&p| p == (s, j)).unwrap();
-            for s in 0..steps {
-                for j in 0..slabs {
-                    let me = at(s, j);
-                    // Its own previous step, and the slab above's previous step, come first.
-                    if s > 0 {
-                        assert!(at(s - 1, j) < me);
-                        if j + 1 < slabs {
-                            assert!(at(s - 1, j + 1) < me);
-                        }
-                    }
-                    // The slab below has done this step, and not the next.
-                    if j > 0 {
-                        assert!(at(s, j - 1) < me);
-                        if s + 1 < steps {
-                            assert!(at(s + 1, j - 1) > me);
-                        }
-                    }
-                    // The slab above has not done this step yet.
-                    if j + 1 < slabs {
-                        assert!(at(s, j + 1) > me);
-                    }
-                }
-            }
+            check_order(slabs, steps, false, yee);
         }
+    }
+
+    #[test]
+    fn the_lagged_wavefront_meets_the_tensor_nodes_reach() {
+        // A tensor node reads the other field of the slabs on both sides.
+        let tensor = [[1, 1], [1, 1]];
+        for (slabs, steps) in [(1, 1), (5, 1), (1, 4), (7, 3), (3, 6), (2, 8)] {
+            check_order(slabs, steps, true, tensor);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "wrong step")]
+    fn the_unlagged_wavefront_does_not_meet_the_tensor_nodes_reach() {
+        check_order(4, 3, false, [[1, 1], [1, 1]]);
     }
 
     #[test]
