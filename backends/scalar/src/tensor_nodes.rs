@@ -166,6 +166,16 @@ impl<T: Scalar> TensorNodes<T> {
         })
     }
 
+    /// The same nodes without their running sums: what a list kept elsewhere (the device's)
+    /// needs to find each node's place in slabs and resizes.
+    pub fn without_sums(&self) -> Self {
+        TensorNodes {
+            nodes: self.nodes.clone(),
+            integrals: Vec::new(),
+            order: self.order.clone(),
+        }
+    }
+
     /// The positions in [`TensorNodes::node_at`]'s order that hold the nodes of `region`'s rows
     /// (the nodes of z, then y from `region`'s lowest row to its highest): a wavefront tile's
     /// slab of a few planes visits its own nodes, not the whole list. Filter by

@@ -581,10 +581,7 @@ fn upload_tensor<T: DeviceScalar, D: Driver>(
                 true => None,
                 false => Some(driver.upload(stream, &sums)?),
             },
-            nodes: TensorNodes {
-                nodes: list.nodes.clone(),
-                integrals: Vec::new(),
-            },
+            nodes: list.without_sums(),
         });
     }
     Ok(out)
