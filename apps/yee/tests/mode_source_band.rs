@@ -130,27 +130,11 @@ fn a_broadband_mode_source_launches_each_frequencys_mode_one_way() {
 #[test]
 fn a_broadband_mode_source_is_the_same_bits_on_any_decomposition() {
     let dir = crate::tmp_dir(module_path!()).join("ranks");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("band.toml");
-    std::fs::write(&file, guide("num_freqs = 3\n")).unwrap();
-    let run = |name: &str, args: &[&str]| {
-        let out = dir.join(name);
-        let status = Command::new(env!("CARGO_BIN_EXE_yee"))
-            .args(["run", "--quiet", "--steps", "1500", "--out"])
-            .arg(&out)
-            .args(args)
-            .arg(&file)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{name}");
-        ["modes_down.csv", "modes_up.csv", "flux_up_flux.csv"]
-            .map(|f| std::fs::read(out.join(f)).unwrap())
-    };
-    let one = run("one", &["--ranks", "1", "--backend", "scalar"]);
-    let four = run("four", &["--ranks", "4", "--backend", "scalar"]);
-    assert_eq!(one, four);
-    let threads = run("rayon", &["--ranks", "3", "--backend", "rayon"]);
-    assert_eq!(one, threads);
+    crate::mode_sources::same_mode_outputs_on_any_decomposition(
+        &dir,
+        &guide("num_freqs = 3\n"),
+        "1500",
+    );
 }
 
 /// `yee check` says how many frequencies the mode is found at; `num_freqs` 0, beyond 10, on

@@ -3,6 +3,7 @@
 //! at x = 200 one way, the power through flux planes and mode monitors 170 cells either side;
 //! the same bits on one rank and on several; bad keys refused naming them.
 
+use std::path::Path;
 use std::process::Command;
 
 /// The guide along x, a mode source on the plane x = 200 travelling `direction`, mode
@@ -168,13 +169,20 @@ fn a_mode_source_launches_its_mode_one_way() {
 #[test]
 fn a_mode_source_is_the_same_bits_on_any_decomposition() {
     let dir = crate::tmp_dir(module_path!()).join("ranks");
-    std::fs::create_dir_all(&dir).unwrap();
+    same_mode_outputs_on_any_decomposition(&dir, &guide("+", ""), "1200");
+}
+
+/// Runs the guide scene `text` (monitors `down` and `up`, flux `up`) for `steps` steps on one
+/// scalar rank, four scalar ranks and three rayon ranks, in `dir`: the mode amplitudes and the
+/// flux are the same bytes on each.
+pub(crate) fn same_mode_outputs_on_any_decomposition(dir: &Path, text: &str, steps: &str) {
+    std::fs::create_dir_all(dir).unwrap();
     let file = dir.join("guide.toml");
-    std::fs::write(&file, guide("+", "")).unwrap();
+    std::fs::write(&file, text).unwrap();
     let run = |name: &str, args: &[&str]| {
         let out = dir.join(name);
         let status = Command::new(env!("CARGO_BIN_EXE_yee"))
-            .args(["run", "--quiet", "--steps", "1200", "--out"])
+            .args(["run", "--quiet", "--steps", steps, "--out"])
             .arg(&out)
             .args(args)
             .arg(&file)
