@@ -65,6 +65,18 @@ fn run_text(dir: &Path, name: &str, text: &str) -> PathBuf {
     out
 }
 
+/// Writes scene `text` to `dir/name.toml` and runs `yee check` on it; its output, whether it
+/// succeeded or not.
+fn check_text(dir: &Path, name: &str, text: &str) -> std::process::Output {
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, text).unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_yee"))
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap()
+}
+
 /// A CSV's rows (numbers) as maps from its header's names.
 fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, f64>> {
     let text = std::fs::read_to_string(path).unwrap();

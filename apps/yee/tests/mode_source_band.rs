@@ -4,8 +4,6 @@
 //! three frequencies against the centre frequency's alone; the same bits on one rank and on
 //! several; bad values refused naming the key.
 
-use std::process::Command;
-
 /// The band the monitors take: f₀ = 0.135 ± 25 %.
 const BAND: (f64, f64) = (0.10125, 0.16875);
 
@@ -143,15 +141,7 @@ fn a_broadband_mode_source_is_the_same_bits_on_any_decomposition() {
 fn bad_num_freqs_are_refused() {
     let dir = crate::tmp_dir(module_path!()).join("keys");
     std::fs::create_dir_all(&dir).unwrap();
-    let check = |name: &str, text: &str| {
-        let file = dir.join(format!("{name}.toml"));
-        std::fs::write(&file, text).unwrap();
-        Command::new(env!("CARGO_BIN_EXE_yee"))
-            .arg("check")
-            .arg(&file)
-            .output()
-            .unwrap()
-    };
+    let check = |name: &str, text: &str| crate::check_text(&dir, name, text);
     let ok = check("ok", &guide("num_freqs = 3\n"));
     let stdout = String::from_utf8_lossy(&ok.stdout);
     assert!(ok.status.success(), "{stdout}");

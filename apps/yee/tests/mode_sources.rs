@@ -206,15 +206,7 @@ pub(crate) fn same_mode_outputs_on_any_decomposition(dir: &Path, text: &str, ste
 fn a_mode_source_is_described_and_bad_keys_are_refused() {
     let dir = crate::tmp_dir(module_path!()).join("keys");
     std::fs::create_dir_all(&dir).unwrap();
-    let check = |name: &str, text: &str| {
-        let file = dir.join(format!("{name}.toml"));
-        std::fs::write(&file, text).unwrap();
-        Command::new(env!("CARGO_BIN_EXE_yee"))
-            .arg("check")
-            .arg(&file)
-            .output()
-            .unwrap()
-    };
+    let check = |name: &str, text: &str| crate::check_text(&dir, name, text);
     let ok = check("ok", &guide("-", ""));
     let stdout = String::from_utf8_lossy(&ok.stdout);
     assert!(ok.status.success(), "{stdout}");
