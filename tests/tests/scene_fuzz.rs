@@ -170,6 +170,30 @@ proptest! {
     }
 }
 
+/// Every number of every example scene, replaced in turn by each extreme value: the same edits
+/// the property test draws at random, all of them, so that a rare one (a band path's
+/// `points = 4294967297`, billions of k-points listed before any check, once filled the CI
+/// machine's memory) fails here every time instead of one CI run in twenty.
+#[test]
+fn every_number_at_every_extreme_loads_or_fails_cleanly() {
+    for (path, text) in examples() {
+        for n in 0..number_spans(&text).len() {
+            for v in 0..EXTREMES.len() {
+                let mutated =
+                    String::from_utf8_lossy(&apply(&text, &Edit::Number(n, v))).into_owned();
+                match std::panic::catch_unwind(|| yee_scene::parse(&path, &mutated)) {
+                    Err(_) => panic!("the loader panicked on:\n{mutated}"),
+                    Ok(Err(e)) => assert!(
+                        e.to_string().starts_with(&path.display().to_string()),
+                        "the error names the file: {e}"
+                    ),
+                    Ok(Ok(scene)) => assert!(scene.setup().validate().is_ok()),
+                }
+            }
+        }
+    }
+}
+
 /// What a file-valued key is pointed at.
 #[derive(Clone, Debug)]
 enum Hostile {

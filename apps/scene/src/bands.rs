@@ -10,6 +10,10 @@ use yee_em::{Boundaries, Boundary, Mode};
 use crate::error::SceneError;
 use crate::spec::{BandsSpec, ValueType};
 
+/// The most k-points a path may hold, corners and inserted points together: each is a whole
+/// run, so a path past this is a typo (a `points` of 10⁹), not a band diagram.
+pub const MOST_K_POINTS: usize = 100_000;
+
 /// A resolved `[bands]` block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bands {
@@ -153,6 +157,21 @@ pub fn resolve_bands(c: &BandsContext, spec: &BandsSpec) -> Result<Bands, SceneE
                 "{} must lie within the run (0 to {} in scene time): the modes are fitted \
                  to the samples after it",
                 spec.after, c.duration
+            ),
+        ));
+    }
+    let total = (corners.len() - 1)
+        .checked_mul(spec.points)
+        .and_then(|n| n.checked_add(corners.len()))
+        .filter(|&n| n <= MOST_K_POINTS);
+    if total.is_none() {
+        return Err(err(
+            "points",
+            format!(
+                "{} between each of {} corners makes more than {MOST_K_POINTS} k-points, \
+                 each a run of its own: name fewer",
+                spec.points,
+                corners.len()
             ),
         ));
     }

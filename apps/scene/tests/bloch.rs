@@ -111,6 +111,16 @@ fn bad_bands_are_refused_naming_the_key() {
     ))
     .unwrap_err();
     assert!(e.contains("bands.after"), "{e}");
+    // Each k-point is a run: a path of billions is refused before any is listed (a fuzzed
+    // `points = 4294967297` once filled the test machine's memory).
+    for points in ["4294967297", "50000", "9223372036854775807"] {
+        let e = parse(&format!(
+            "{NORMALISED}{}",
+            BANDS.replace("points = 1", &format!("points = {points}"))
+        ))
+        .unwrap_err();
+        assert!(e.contains("bands.points") && e.contains("100000"), "{e}");
+    }
     let walls = NORMALISED.replace("all = \"periodic\"", "x = \"periodic\"");
     let e = parse(&format!("{walls}{BANDS}")).unwrap_err();
     assert!(e.contains("bands.path[2]") && e.contains("periodic"), "{e}");
