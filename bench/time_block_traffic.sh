@@ -9,7 +9,8 @@
 # read from DRAM (fills), not those written back, in both columns alike.
 #   cargo build --release -p yee && bench/time_block_traffic.sh [BINARY] [SHORT] [LONG] [BLOCKS]
 #   (defaults: target/release/yee, 2, 6, "off 4"; scenes: bench/scenes/vacuum256.toml and
-#   bench/scenes/sphere256_diagonal.toml, or TB_SCENES="a.toml b.toml")
+#   bench/scenes/sphere256_diagonal.toml, or TB_SCENES="a.toml b.toml"; TB_LL="SIZE,WAYS,LINE"
+#   for another last-level cache than this machine's)
 set -euo pipefail
 binary="${1:-target/release/yee}"
 short="${2:-2}"
@@ -28,6 +29,19 @@ for d in /sys/devices/system/cpu/cpu0/cache/index*; do
     fi
 done
 [ -n "$llc" ] || { echo "no cache sizes under /sys/devices/system/cpu/cpu0/cache" >&2; exit 2; }
+# Cachegrind simulates only power-of-two set counts: a cache whose sets are not (a 260 MiB,
+# 20-way L3 share) is simulated with the largest power-of-two set count below, and says so.
+IFS=, read -r size ways line <<<"$llc"
+sets=$((size / ways / line))
+pow=1
+while [ $((pow * 2)) -le "$sets" ]; do pow=$((pow * 2)); done
+if [ "$pow" -ne "$sets" ]; then
+    echo "LL of $size bytes has $sets sets, not a power of two: simulating $((pow * ways * line)) bytes" >&2
+    llc="$((pow * ways * line)),$ways,$line"
+fi
+# TB_LL="SIZE,WAYS,LINE" simulates another machine's last-level cache (docs/performance.md's
+# table is for 33554432,16,64).
+llc="${TB_LL:-$llc}"
 line="${llc##*,}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
