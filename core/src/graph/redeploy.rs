@@ -263,6 +263,11 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     // Stop rule 2 of §3: this many chains without a faster slowest part end it.
     let patience = 4 * parts;
     let (mut best, mut stalled) = (f64::INFINITY, 0);
+    // Parts known to have no move: `best_move(a, None)` reads only `a`'s nodes, their
+    // neighbours' parts and the loads of `a` and its adjacent parts, so its `None` holds until
+    // a shift touches one of those (`Split::shift` clears the flags it may change). Skipping
+    // them gives the moves of calling it on every part each time.
+    let mut stuck = vec![false; parts];
     loop {
         let imbalance = (0..parts).map(|p| time(&split, p)).fold(0.0, f64::max) / ideal;
         if imbalance <= 1.0 + tolerance {
@@ -274,11 +279,17 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
         order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
         let mut moved = false;
         for &a in &order {
+            if stuck[a] {
+                continue;
+            }
             let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut sep) else {
+                stuck[a] = true;
                 continue;
             };
             for n in set {
+                let from = split.part[n];
                 split.shift(g, n, b);
+                split.unstick(g, n, from, &mut stuck);
             }
             moved = true;
             break;
@@ -292,7 +303,7 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
             if stalled > patience {
                 return imbalance;
             }
-            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut sep);
+            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut sep, &mut stuck);
         }
         if !moved {
             return imbalance;
@@ -341,6 +352,20 @@ impl<'a> Split<'a> {
         self.load[from] -= g.weight[n];
         self.load[to] += g.weight[n];
     }
+
+    /// After node `n` moved out of part `from`: clears the `stuck` flag of every part whose
+    /// moves it may have changed, `from` and `n`'s new part and every part adjacent to either
+    /// (their loads changed; `n`'s neighbours are among them). Time O(the two parts' edges).
+    fn unstick(&self, g: &Graph, n: usize, from: usize, stuck: &mut [bool]) {
+        for p in [from, self.part[n]] {
+            stuck[p] = false;
+            for &k in &self.members[p] {
+                for (m, _) in g.edges(k) {
+                    stuck[self.part[m]] = false;
+                }
+            }
+        }
+    }
 }
 
 /// Moves one node (with what hangs on it) along the shortest chain of adjacent parts from `a`
@@ -353,6 +378,7 @@ fn pass_along_chain(
     split: &mut Split,
     a: usize,
     sep: &mut Separation,
+    stuck: &mut [bool],
 ) -> bool {
     let parts = speeds.len();
     let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
@@ -392,7 +418,9 @@ fn pass_along_chain(
             return passed;
         };
         for n in set {
+            let from = split.part[n];
             split.shift(g, n, b);
+            split.unstick(g, n, from, stuck);
         }
         passed = true;
         to = from;
