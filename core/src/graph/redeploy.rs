@@ -267,23 +267,30 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     // neighbours' parts and the loads of `a` and its adjacent parts, so its `None` holds until
     // a shift touches one of those (`Split::shift` clears the flags it may change). Skipping
     // them gives the moves of calling it on every part each time.
-    let mut stuck = vec![false; parts];
+    let mut stuck = Stuck {
+        part: vec![false; parts],
+        loaded: Vec::new(),
+    };
+    // The parts by decreasing time, ties in the order of the last sort (a stable sort each
+    // time, kept by `resort` from the parts whose load changed).
+    order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
+    let mut at: Vec<usize> = vec![0; parts];
     loop {
-        let imbalance = (0..parts).map(|p| time(&split, p)).fold(0.0, f64::max) / ideal;
+        resort(&mut order, &mut at, &mut stuck.loaded, |p| time(&split, p));
+        let imbalance = time(&split, order[0]) / ideal;
         if imbalance <= 1.0 + tolerance {
             return imbalance;
         }
         if imbalance < best {
             (best, stalled) = (imbalance, 0);
         }
-        order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
         let mut moved = false;
         for &a in &order {
-            if stuck[a] {
+            if stuck.part[a] {
                 continue;
             }
             let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut sep) else {
-                stuck[a] = true;
+                stuck.part[a] = true;
                 continue;
             };
             for n in set {
@@ -356,16 +363,62 @@ impl<'a> Split<'a> {
     /// After node `n` moved out of part `from`: clears the `stuck` flag of every part whose
     /// moves it may have changed, `from` and `n`'s new part and every part adjacent to either
     /// (their loads changed; `n`'s neighbours are among them). Time O(the two parts' edges).
-    fn unstick(&self, g: &Graph, n: usize, from: usize, stuck: &mut [bool]) {
+    fn unstick(&self, g: &Graph, n: usize, from: usize, stuck: &mut Stuck) {
         for p in [from, self.part[n]] {
-            stuck[p] = false;
+            stuck.part[p] = false;
+            stuck.loaded.push(p);
             for &k in &self.members[p] {
                 for (m, _) in g.edges(k) {
-                    stuck[self.part[m]] = false;
+                    stuck.part[self.part[m]] = false;
                 }
             }
         }
     }
+}
+
+/// What the redeployment knows between its moves: the parts known to have no move, and the
+/// parts whose load changed since the parts were last sorted (repeats allowed).
+struct Stuck {
+    part: Vec<bool>,
+    loaded: Vec<usize>,
+}
+
+/// Makes `order`, sorted by decreasing `time` before the parts in `loaded` changed load, what
+/// a stable sort of it by decreasing `time` gives now, and empties `loaded`; `at` is scratch
+/// (each part's place in `order`). The parts not in `loaded` keep their relative order (their
+/// times did not change, and a stable sort keeps the order of equal times), so each changed
+/// part goes back in by binary search, after those of larger time and, among equal times,
+/// after those that came before it. Time O(parts) for the moves in memory and O(c log parts)
+/// for c changed parts, against O(parts log parts) for a sort.
+fn resort(
+    order: &mut Vec<usize>,
+    at: &mut [usize],
+    loaded: &mut Vec<usize>,
+    time: impl Fn(usize) -> f64,
+) {
+    if loaded.is_empty() {
+        return;
+    }
+    for (i, &p) in order.iter().enumerate() {
+        at[p] = i;
+    }
+    loaded.sort_unstable_by_key(|&p| at[p]);
+    loaded.dedup();
+    let mut k = 0;
+    order.retain(|&p| {
+        let changed = k < loaded.len() && loaded[k] == p;
+        k += usize::from(changed);
+        !changed
+    });
+    for &p in loaded.iter() {
+        let (t, was) = (time(p), at[p]);
+        let i = order.partition_point(|&q| {
+            let u = time(q);
+            u.total_cmp(&t).is_gt() || (u.total_cmp(&t).is_eq() && at[q] < was)
+        });
+        order.insert(i, p);
+    }
+    loaded.clear();
 }
 
 /// Moves one node (with what hangs on it) along the shortest chain of adjacent parts from `a`
@@ -378,7 +431,7 @@ fn pass_along_chain(
     split: &mut Split,
     a: usize,
     sep: &mut Separation,
-    stuck: &mut [bool],
+    stuck: &mut Stuck,
 ) -> bool {
     let parts = speeds.len();
     let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
