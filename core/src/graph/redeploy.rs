@@ -615,6 +615,32 @@ mod tests {
     }
 
     #[test]
+    fn resort_gives_what_a_stable_sort_gives() {
+        // Times with many ties; after each change the order must be the stable sort's.
+        let mut time: Vec<f64> = (0..40).map(|p| f64::from((p * 7 % 5) as u32)).collect();
+        let by_time = |time: &[f64], order: &mut Vec<usize>| {
+            order.sort_by(|&a, &b| time[b].total_cmp(&time[a]));
+        };
+        let mut order: Vec<usize> = (0..40).collect();
+        by_time(&time, &mut order);
+        let mut expected = order.clone();
+        let mut at = vec![0; 40];
+        for step in 0..200usize {
+            let mut loaded = Vec::new();
+            for k in 0..1 + step % 3 {
+                let p = (step * 13 + k * 29) % 40;
+                time[p] = f64::from(((step + k) % 6) as u32);
+                loaded.push(p);
+            }
+            loaded.push(loaded[0]);
+            resort(&mut order, &mut at, &mut loaded, |p| time[p]);
+            by_time(&time, &mut expected);
+            assert_eq!(order, expected, "step {step}");
+            assert!(loaded.is_empty());
+        }
+    }
+
+    #[test]
     fn clique_balance_by_hand() {
         // A path of 8 nodes in four parts of 1, 1, 1 and 5 nodes: times 1, 1, 1, 5, mean 2.
         // Cliques {0, 1}, {0, 1, 2}, {1, 2, 3}, {2, 3}: slowest 1, 1, 5, 5, so L = S = 2.
