@@ -262,6 +262,7 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     let mut order: Vec<usize> = (0..parts).collect();
     // Stop rule 2 of §3: this many chains without a faster slowest part end it.
     let patience = 4 * parts;
+    let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
     let (mut best, mut stalled) = (f64::INFINITY, 0);
     // Parts known to have no move: `best_move(a, None)` reads only `a`'s nodes, their
     // neighbours' parts and the loads of `a` and its adjacent parts, so its `None` holds until
@@ -310,7 +311,9 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
             if stalled > patience {
                 return imbalance;
             }
-            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut sep, &mut stuck);
+            moved = pass_along_chain(
+                g, speeds, &mut split, order[0], heaviest, &mut sep, &mut stuck,
+            );
         }
         if !moved {
             return imbalance;
@@ -325,6 +328,8 @@ struct Split<'a> {
     members: Vec<Vec<usize>>,
     /// Where each node sits in its part's `members`.
     slot: Vec<usize>,
+    /// For each part, the other parts it has edges to, with the number of such edges.
+    adjacent: Vec<BTreeMap<usize, u32>>,
 }
 
 impl<'a> Split<'a> {
@@ -332,22 +337,53 @@ impl<'a> Split<'a> {
         let mut load = vec![0.0; parts];
         let mut members = vec![Vec::new(); parts];
         let mut slot = vec![0; g.len()];
+        let mut adjacent: Vec<BTreeMap<usize, u32>> = vec![BTreeMap::new(); parts];
         for n in 0..g.len() {
             load[part[n]] += g.weight[n];
             slot[n] = members[part[n]].len();
             members[part[n]].push(n);
+            for (m, _) in g.edges(n) {
+                if part[m] != part[n] {
+                    *adjacent[part[n]].entry(part[m]).or_insert(0) += 1;
+                }
+            }
         }
         Split {
             part,
             load,
             members,
             slot,
+            adjacent,
+        }
+    }
+
+    /// Counts one edge between parts `p` and `q` more (`add`) or fewer (none where `p == q`).
+    /// Time O(log parts).
+    fn link(&mut self, p: usize, q: usize, add: bool) {
+        if p == q {
+            return;
+        }
+        for (a, b) in [(p, q), (q, p)] {
+            let c = self.adjacent[a].entry(b).or_insert(0);
+            if add {
+                *c += 1;
+            } else {
+                *c -= 1;
+                if *c == 0 {
+                    self.adjacent[a].remove(&b);
+                }
+            }
         }
     }
 
     /// Moves node `n` to part `to`.
     fn shift(&mut self, g: &Graph, n: usize, to: usize) {
         let from = self.part[n];
+        for (m, _) in g.edges(n) {
+            let q = self.part[m];
+            self.link(from, q, false);
+            self.link(to, q, true);
+        }
         let list = &mut self.members[from];
         list.swap_remove(self.slot[n]);
         if let Some(&moved) = list.get(self.slot[n]) {
@@ -422,7 +458,8 @@ fn resort(
 }
 
 /// Moves one node (with what hangs on it) along the shortest chain of adjacent parts from `a`
-/// to the nearest part whose time stays below `a`'s after taking the heaviest node; each step
+/// to the nearest part whose time stays below `a`'s after taking the heaviest node (of weight
+/// `heaviest`); each step
 /// goes from one part of the chain to the next, the last first. Returns whether the chain was
 /// passed.
 fn pass_along_chain(
@@ -430,21 +467,13 @@ fn pass_along_chain(
     speeds: &[f64],
     split: &mut Split,
     a: usize,
+    heaviest: f64,
     sep: &mut Separation,
     stuck: &mut Stuck,
 ) -> bool {
     let parts = speeds.len();
-    let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
     let time_a = split.load[a] / speeds[a];
-    let part = &*split.part;
-    let mut adjacent: Vec<BTreeMap<usize, ()>> = vec![BTreeMap::new(); parts];
-    for n in 0..g.len() {
-        for (m, _) in g.edges(n) {
-            if part[m] != part[n] {
-                adjacent[part[n]].insert(part[m], ());
-            }
-        }
-    }
+    let adjacent = &split.adjacent;
     let mut previous = vec![usize::MAX; parts];
     previous[a] = a;
     let mut queue = VecDeque::from([a]);
