@@ -262,23 +262,42 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     let mut order: Vec<usize> = (0..parts).collect();
     // Stop rule 2 of §3: this many chains without a faster slowest part end it.
     let patience = 4 * parts;
+    let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
     let (mut best, mut stalled) = (f64::INFINITY, 0);
+    // Parts known to have no move: `best_move(a, None)` reads only `a`'s nodes, their
+    // neighbours' parts and the loads of `a` and its adjacent parts, so its `None` holds until
+    // a shift touches one of those (`Split::shift` clears the flags it may change). Skipping
+    // them gives the moves of calling it on every part each time.
+    let mut stuck = Stuck {
+        part: vec![false; parts],
+        loaded: Vec::new(),
+    };
+    // The parts by decreasing time, ties in the order of the last sort (a stable sort each
+    // time, kept by `resort` from the parts whose load changed).
+    order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
+    let mut at: Vec<usize> = vec![0; parts];
     loop {
-        let imbalance = (0..parts).map(|p| time(&split, p)).fold(0.0, f64::max) / ideal;
+        resort(&mut order, &mut at, &mut stuck.loaded, |p| time(&split, p));
+        let imbalance = time(&split, order[0]) / ideal;
         if imbalance <= 1.0 + tolerance {
             return imbalance;
         }
         if imbalance < best {
             (best, stalled) = (imbalance, 0);
         }
-        order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
         let mut moved = false;
         for &a in &order {
+            if stuck.part[a] {
+                continue;
+            }
             let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut sep) else {
+                stuck.part[a] = true;
                 continue;
             };
             for n in set {
+                let from = split.part[n];
                 split.shift(g, n, b);
+                split.unstick(g, n, from, &mut stuck);
             }
             moved = true;
             break;
@@ -292,7 +311,9 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
             if stalled > patience {
                 return imbalance;
             }
-            moved = pass_along_chain(g, speeds, &mut split, order[0], &mut sep);
+            moved = pass_along_chain(
+                g, speeds, &mut split, order[0], heaviest, &mut sep, &mut stuck,
+            );
         }
         if !moved {
             return imbalance;
@@ -307,6 +328,8 @@ struct Split<'a> {
     members: Vec<Vec<usize>>,
     /// Where each node sits in its part's `members`.
     slot: Vec<usize>,
+    /// For each part, the other parts it has edges to, with the number of such edges.
+    adjacent: Vec<BTreeMap<usize, u32>>,
 }
 
 impl<'a> Split<'a> {
@@ -314,22 +337,53 @@ impl<'a> Split<'a> {
         let mut load = vec![0.0; parts];
         let mut members = vec![Vec::new(); parts];
         let mut slot = vec![0; g.len()];
+        let mut adjacent: Vec<BTreeMap<usize, u32>> = vec![BTreeMap::new(); parts];
         for n in 0..g.len() {
             load[part[n]] += g.weight[n];
             slot[n] = members[part[n]].len();
             members[part[n]].push(n);
+            for (m, _) in g.edges(n) {
+                if part[m] != part[n] {
+                    *adjacent[part[n]].entry(part[m]).or_insert(0) += 1;
+                }
+            }
         }
         Split {
             part,
             load,
             members,
             slot,
+            adjacent,
+        }
+    }
+
+    /// Counts one edge between parts `p` and `q` more (`add`) or fewer (none where `p == q`).
+    /// Time O(log parts).
+    fn link(&mut self, p: usize, q: usize, add: bool) {
+        if p == q {
+            return;
+        }
+        for (a, b) in [(p, q), (q, p)] {
+            let c = self.adjacent[a].entry(b).or_insert(0);
+            if add {
+                *c += 1;
+            } else {
+                *c -= 1;
+                if *c == 0 {
+                    self.adjacent[a].remove(&b);
+                }
+            }
         }
     }
 
     /// Moves node `n` to part `to`.
     fn shift(&mut self, g: &Graph, n: usize, to: usize) {
         let from = self.part[n];
+        for (m, _) in g.edges(n) {
+            let q = self.part[m];
+            self.link(from, q, false);
+            self.link(to, q, true);
+        }
         let list = &mut self.members[from];
         list.swap_remove(self.slot[n]);
         if let Some(&moved) = list.get(self.slot[n]) {
@@ -341,10 +395,71 @@ impl<'a> Split<'a> {
         self.load[from] -= g.weight[n];
         self.load[to] += g.weight[n];
     }
+
+    /// After node `n` moved out of part `from`: clears the `stuck` flag of every part whose
+    /// moves it may have changed, `from` and `n`'s new part and every part adjacent to either
+    /// (their loads changed; `n`'s neighbours are among them). Time O(the two parts' edges).
+    fn unstick(&self, g: &Graph, n: usize, from: usize, stuck: &mut Stuck) {
+        for p in [from, self.part[n]] {
+            stuck.part[p] = false;
+            stuck.loaded.push(p);
+            for &k in &self.members[p] {
+                for (m, _) in g.edges(k) {
+                    stuck.part[self.part[m]] = false;
+                }
+            }
+        }
+    }
+}
+
+/// What the redeployment knows between its moves: the parts known to have no move, and the
+/// parts whose load changed since the parts were last sorted (repeats allowed).
+struct Stuck {
+    part: Vec<bool>,
+    loaded: Vec<usize>,
+}
+
+/// Makes `order`, sorted by decreasing `time` before the parts in `loaded` changed load, what
+/// a stable sort of it by decreasing `time` gives now, and empties `loaded`; `at` is scratch
+/// (each part's place in `order`). The parts not in `loaded` keep their relative order (their
+/// times did not change, and a stable sort keeps the order of equal times), so each changed
+/// part goes back in by binary search, after those of larger time and, among equal times,
+/// after those that came before it. Time O(parts) for the moves in memory and O(c log parts)
+/// for c changed parts, against O(parts log parts) for a sort.
+fn resort(
+    order: &mut Vec<usize>,
+    at: &mut [usize],
+    loaded: &mut Vec<usize>,
+    time: impl Fn(usize) -> f64,
+) {
+    if loaded.is_empty() {
+        return;
+    }
+    for (i, &p) in order.iter().enumerate() {
+        at[p] = i;
+    }
+    loaded.sort_unstable_by_key(|&p| at[p]);
+    loaded.dedup();
+    let mut k = 0;
+    order.retain(|&p| {
+        let changed = k < loaded.len() && loaded[k] == p;
+        k += usize::from(changed);
+        !changed
+    });
+    for &p in loaded.iter() {
+        let (t, was) = (time(p), at[p]);
+        let i = order.partition_point(|&q| {
+            let u = time(q);
+            u.total_cmp(&t).is_gt() || (u.total_cmp(&t).is_eq() && at[q] < was)
+        });
+        order.insert(i, p);
+    }
+    loaded.clear();
 }
 
 /// Moves one node (with what hangs on it) along the shortest chain of adjacent parts from `a`
-/// to the nearest part whose time stays below `a`'s after taking the heaviest node; each step
+/// to the nearest part whose time stays below `a`'s after taking the heaviest node (of weight
+/// `heaviest`); each step
 /// goes from one part of the chain to the next, the last first. Returns whether the chain was
 /// passed.
 fn pass_along_chain(
@@ -352,20 +467,13 @@ fn pass_along_chain(
     speeds: &[f64],
     split: &mut Split,
     a: usize,
+    heaviest: f64,
     sep: &mut Separation,
+    stuck: &mut Stuck,
 ) -> bool {
     let parts = speeds.len();
-    let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
     let time_a = split.load[a] / speeds[a];
-    let part = &*split.part;
-    let mut adjacent: Vec<BTreeMap<usize, ()>> = vec![BTreeMap::new(); parts];
-    for n in 0..g.len() {
-        for (m, _) in g.edges(n) {
-            if part[m] != part[n] {
-                adjacent[part[n]].insert(part[m], ());
-            }
-        }
-    }
+    let adjacent = &split.adjacent;
     let mut previous = vec![usize::MAX; parts];
     previous[a] = a;
     let mut queue = VecDeque::from([a]);
@@ -392,7 +500,9 @@ fn pass_along_chain(
             return passed;
         };
         for n in set {
+            let from = split.part[n];
             split.shift(g, n, b);
+            split.unstick(g, n, from, stuck);
         }
         passed = true;
         to = from;
@@ -531,6 +641,32 @@ mod tests {
         let imbalance = redeploy(&g, &[3.0, 2.0], 0.0, &mut part);
         assert_eq!(quality(&g, &part, &[3.0, 2.0]).part_weight, [6.0, 4.0]);
         assert_eq!(imbalance, 1.0);
+    }
+
+    #[test]
+    fn resort_gives_what_a_stable_sort_gives() {
+        // Times with many ties; after each change the order must be the stable sort's.
+        let mut time: Vec<f64> = (0..40).map(|p| f64::from((p * 7 % 5) as u32)).collect();
+        let by_time = |time: &[f64], order: &mut Vec<usize>| {
+            order.sort_by(|&a, &b| time[b].total_cmp(&time[a]));
+        };
+        let mut order: Vec<usize> = (0..40).collect();
+        by_time(&time, &mut order);
+        let mut expected = order.clone();
+        let mut at = vec![0; 40];
+        for step in 0..200usize {
+            let mut loaded = Vec::new();
+            for k in 0..1 + step % 3 {
+                let p = (step * 13 + k * 29) % 40;
+                time[p] = f64::from(((step + k) % 6) as u32);
+                loaded.push(p);
+            }
+            loaded.push(loaded[0]);
+            resort(&mut order, &mut at, &mut loaded, |p| time[p]);
+            by_time(&time, &mut expected);
+            assert_eq!(order, expected, "step {step}");
+            assert!(loaded.is_empty());
+        }
     }
 
     #[test]
