@@ -2,7 +2,8 @@
 //! (`yee_scalar::time_tile`) against the scalar oracle stepped one step at a time, bit for bit
 //! — fields and CPML ψ — on vacuum, CPML, a dielectric and a lossy sphere, spheres smoothed
 //! with the full tensor (off-diagonal nodes, the lagged wavefront) and a TF/SF plane wave, 3D
-//! and 2D, f32 and f64, k = 2, 4 and auto with slabs of one plane up to the whole grid; and a
+//! and 2D, f32 and f64, k = 2, 4 and auto with slabs of one plane up to the whole grid, and
+//! one step at a time in the step's slabs (lagged where tensor nodes are); and a
 //! run whose outputs fall inside tiles sees each output's fields at its own step.
 
 use yee_core::{Box3, Field, Scalar, Topology};
@@ -49,7 +50,10 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>])
         let kernel = RayonCurl::with_threads(2).unwrap().with_batch_cells(batch);
         let mut chunk: YeeChunk<T, RayonCurl> =
             kernel.build(setup, owned, Costs::default()).unwrap();
-        assert!(chunk.time_tile().is_none(), "{name}: a tile without blocking");
+        assert!(
+            chunk.time_tile().is_none(),
+            "{name}: a tile without blocking"
+        );
         chunk.apply_steps(0, steps, owned);
         assert!(
             arrays(&chunk) == reference,

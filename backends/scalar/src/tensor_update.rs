@@ -62,7 +62,9 @@ fn coupled<T: Scalar>(
             Some((source.as_slice(), stride, t.sign > 0))
         });
         let around = neighbours(electric, a, b, [0; 3], active).map(|q| {
-            (0..3).map(|i| q[i] as isize * strides[i] as isize).sum::<isize>()
+            (0..3)
+                .map(|i| q[i] as isize * strides[i] as isize)
+                .sum::<isize>()
         });
         Some(Coupled {
             curl: CurlOf { terms, electric },
