@@ -2,7 +2,8 @@
 //! (`yee_scalar::time_tile`) against the scalar oracle stepped one step at a time, bit for bit
 //! — fields and CPML ψ — on vacuum, CPML, a dielectric and a lossy sphere, spheres smoothed
 //! with the full tensor (off-diagonal nodes, the lagged wavefront) and a TF/SF plane wave, 3D
-//! and 2D, f32 and f64, k = 2, 4 and auto with slabs of one plane up to the whole grid; and a
+//! and 2D, f32 and f64, k = 2, 4 and auto with slabs of one plane up to the whole grid, and
+//! one step at a time in the step's slabs (lagged where tensor nodes are); and a
 //! run whose outputs fall inside tiles sees each output's fields at its own step.
 
 use yee_core::{Box3, Field, Scalar, Topology};
@@ -37,11 +38,29 @@ fn oracle<T: Scalar>(setup: &Setup, steps: u64) -> Vec<Vec<T>> {
 
 /// The rayon chunk of `setup` with `block` on two threads, tiles sized for `cache` bytes, run
 /// `steps` steps in tiles: its arrays equal the oracle's. Returns the slabs' thickness in
-/// planes, or `None` where it took no tile.
+/// planes, or `None` where it took no tile. Without blocking, one step at a time in the
+/// step's slabs (`YeeChunk::apply_step`; lagged by a slab where tensor nodes are) of one
+/// plane, two and the whole grid, the arrays equal the oracle's too.
 fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>]) -> Vec<usize> {
     let owned = Box3::from_extent(setup.grid);
     let axis = (1..3).rev().find(|&a| setup.grid[a] > 1).unwrap();
     let plane = owned.cells() / setup.grid[axis];
+    // Two threads of `batch` cells a slab: one plane, two planes, the whole grid.
+    for batch in [plane / 2, plane, owned.cells()] {
+        let kernel = RayonCurl::with_threads(2).unwrap().with_batch_cells(batch);
+        let mut chunk: YeeChunk<T, RayonCurl> =
+            kernel.build(setup, owned, Costs::default()).unwrap();
+        assert!(
+            chunk.time_tile().is_none(),
+            "{name}: a tile without blocking"
+        );
+        chunk.apply_steps(0, steps, owned);
+        assert!(
+            arrays(&chunk) == reference,
+            "{name}: one step at a time in slabs of {} cells differs from the oracle",
+            2 * batch
+        );
+    }
     let mut thicknesses = Vec::new();
     for block in [TimeBlock::Steps(2), TimeBlock::Steps(4), TimeBlock::Auto] {
         for cache in [1 << 10, 96 << 10, 32 << 20] {

@@ -147,17 +147,18 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// of a phase (CPML ψ, TF/SF corrections, sources, dispersive passes, DFT sums) reads and
     /// writes only the nodes of its region. The bits are the two phases'; the slab's arrays
     /// are still in the cache when its E update reads them, so memory is crossed once per step
-    /// instead of twice. A region of one row (a 1D grid) is not cut: the kernels set up each
-    /// call per row, and pieces of a row would repeat that work.
+    /// instead of twice. A chunk with tensor nodes, which read the other field a plane above
+    /// and below, takes the slabs lagged by one: H of slab `j`, then E of slab `j − 1`
+    /// ([`wavefront`] of one step, lagged: H of `j` reads E of `j − 1` to `j + 1` not yet
+    /// updated, E of `j − 1` reads H of `j − 2` to `j`, all updated). A region of one row (a
+    /// 1D grid) is not cut: the kernels set up each call per row, and pieces of a row would
+    /// repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let owned = self.owned_box();
         let (kernel, state) = (&self.kernel, &mut self.state);
-        // A tensor node reads the other field a cell above and below: no slabs.
-        let slab_cells = match state.halo_shape {
-            halo::HaloShape::Faces => kernel.step_slab_cells(state),
-            halo::HaloShape::Shell => None,
-        };
+        let slab_cells = kernel.step_slab_cells(state);
+        let lagged = lags(state);
         kernel.within(|| {
             let (Some(axis), Some(cells)) = (axis, slab_cells) else {
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
@@ -166,17 +167,14 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                 return;
             };
             let planes = region.extent()[axis];
-            let thickness = (cells / (region.cells() / planes).max(1)).max(1) as i64;
-            let mut lo = region.lo[axis];
-            while lo < region.hi[axis] {
-                let hi = (lo + thickness).min(region.hi[axis]);
+            let thickness = (cells / (region.cells() / planes).max(1)).max(1);
+            for (_, j, phases) in wavefront(planes.div_ceil(thickness), 1, lagged) {
                 let mut slab = region;
-                slab.lo[axis] = lo;
-                slab.hi[axis] = hi;
-                for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
+                slab.lo[axis] = region.lo[axis] + (j * thickness) as i64;
+                slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
+                for &phase in phases {
                     apply_phase(kernel, state, (step, phase), slab, owned);
                 }
-                lo = hi;
             }
         });
     }

@@ -4,7 +4,6 @@
 use yee_core::{Box3, FieldId, Scalar, Stencil};
 use yee_em::Component;
 
-use crate::field::HostField;
 use crate::state::{ALL_IDS, YeeState, written_ids};
 
 /// The curl update of the electric (`electric = true`) or magnetic components.
@@ -46,13 +45,8 @@ impl<T: Scalar> Stencil<YeeState<T>> for CurlUpdate {
 
 /// The difference that approximates `∂source/∂axis` at the node of the updated component:
 /// backward for E (H sits half a cell below), forward for H (E sits half a cell above).
-pub fn difference<T: Scalar>(
-    source: &HostField<T>,
-    offset: usize,
-    stride: usize,
-    electric: bool,
-) -> T {
-    let s = source.as_slice();
+#[inline(always)]
+pub fn difference<T: Scalar>(s: &[T], offset: usize, stride: usize, electric: bool) -> T {
     if electric {
         s[offset] - s[offset - stride]
     } else {
@@ -95,7 +89,7 @@ fn update_component<T: Scalar>(state: &mut YeeState<T>, c: Component, region: Bo
                     let mut curl = T::zero();
                     for (source, term, stretch) in terms.iter().flatten() {
                         let a = term.axis.index();
-                        let d = difference(source, o, strides[a], c.is_electric());
+                        let d = difference(source.as_slice(), o, strides[a], c.is_electric());
                         let inv_kappa = stretch[p[a] as usize][2];
                         let scaled = d.scale(inv_kappa);
                         curl = if term.sign > 0 {

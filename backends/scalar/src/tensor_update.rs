@@ -8,28 +8,78 @@ use crate::curl::difference;
 use crate::state::YeeState;
 use crate::tensor_nodes::{neighbours, others};
 
-/// The curl update of component `b` at the node in `cell` (storage `offset`): the sum of its
-/// curl terms, the same differences as the curl kernel's outside CPML.
-fn curl_at<T: Scalar>(state: &YeeState<T>, b: Component, offset: usize) -> T {
-    let active = state.mode.active_axes();
-    let mut curl = T::zero();
-    for t in b.curl_terms() {
-        if !(active[t.axis.index()] && state.mode.has(t.source)) {
-            continue;
+/// The curl of component `b` at any of its nodes, set up once per phase: the differences of
+/// the curl kernel outside CPML, in its order.
+struct CurlOf<'a, T> {
+    /// Each curl term the mode carries, in [`Component::curl_terms`]' order: the source's
+    /// values, the stride of its axis, and whether the term is added (else subtracted).
+    terms: [Option<(&'a [T], usize, bool)>; 2],
+    /// Backward differences (a curl of H, for E), else forward (a curl of E, for H).
+    electric: bool,
+}
+
+impl<T: Scalar> CurlOf<'_, T> {
+    /// The curl update of `b` at its node at storage `offset`: `0 ± d₁ ± d₂`.
+    #[inline(always)]
+    fn at(&self, offset: usize) -> T {
+        let mut curl = T::zero();
+        for &(s, stride, plus) in self.terms.iter().flatten() {
+            let d = difference(s, offset, stride, self.electric);
+            curl = if plus { curl + d } else { curl - d };
         }
-        let source = state.field(t.source).expect("mode carries the source");
-        let strides = yee_core::Field::storage(source).strides();
-        let d = difference(source, offset, strides[t.axis.index()], b.is_electric());
-        curl = if t.sign > 0 { curl + d } else { curl - d };
+        curl
     }
-    curl
+}
+
+/// One of the two other components `b` of a component `a` with tensor nodes: its curl and
+/// the storage offsets of its four nodes around a node of `a`, relative to that node's
+/// ([`neighbours`]), in neighbour order.
+struct Coupled<'a, T> {
+    curl: CurlOf<'a, T>,
+    around: [isize; 4],
+}
+
+/// The parts of `a`'s update from the two other components of the `electric` field (`None`
+/// where the mode lacks one), in increasing axis order.
+fn coupled<T: Scalar>(
+    state: &YeeState<T>,
+    electric: bool,
+    a: usize,
+    strides: [usize; 3],
+) -> [Option<Coupled<'_, T>>; 2] {
+    let active = state.mode.active_axes();
+    others(a).map(|b| {
+        let component = Component::along(yee_core::Axis::ALL[b], electric);
+        if !state.mode.has(component) {
+            return None;
+        }
+        let terms = component.curl_terms().map(|t| {
+            if !(active[t.axis.index()] && state.mode.has(t.source)) {
+                return None;
+            }
+            let source = state.field(t.source).expect("mode carries the source");
+            let stride = yee_core::Field::storage(source).strides()[t.axis.index()];
+            Some((source.as_slice(), stride, t.sign > 0))
+        });
+        let around = neighbours(electric, a, b, [0; 3], active).map(|q| {
+            (0..3)
+                .map(|i| q[i] as isize * strides[i] as isize)
+                .sum::<isize>()
+        });
+        Some(Coupled {
+            curl: CurlOf { terms, electric },
+            around,
+        })
+    })
 }
 
 /// Adds the off-diagonal part of the update to the tensor nodes of the electric (`true`) or
 /// magnetic components in `region` (module docs). Run after the curl kernel of the phase;
-/// it reads only the other field, so the order among nodes does not matter.
+/// it reads only the other field, so the order among nodes does not matter. Each node's
+/// arithmetic is the scheme's in its order: per other axis, the four curls summed from zero
+/// (each `0 ± d₁ ± d₂`), a quarter of it, weighed; the fields' lookups, strides and
+/// neighbour offsets are taken once per component, not per node.
 pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3) {
-    let active = state.mode.active_axes();
     for &c in state.mode.components() {
         if c.is_electric() != electric {
             continue;
@@ -42,13 +92,13 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
             continue;
         };
         let a = c.axis().index();
-        let others = others(a);
         let quarter = T::Real::from_f64(0.25);
         let half = T::Real::from_f64(0.5);
+        let zero = T::Real::from_f64(0.0);
         let mut finite = true;
         {
-            let state = &*state;
-            let storage = yee_core::Field::storage(&target);
+            let strides = yee_core::Field::storage(&target).strides();
+            let parts = coupled(state, electric, a, strides);
             let values = target.as_mut_slice();
             let summed = !list.integrals.is_empty();
             for at in list.rows_of(region) {
@@ -58,23 +108,19 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
                     continue;
                 }
                 let mut sum = T::zero();
-                for (k, &b) in others.iter().enumerate() {
-                    let component = Component::along(yee_core::Axis::ALL[b], electric);
-                    if !state.mode.has(component) {
+                for (k, part) in parts.iter().enumerate() {
+                    let Some(part) = part else {
                         continue;
-                    }
+                    };
                     let mut mean = T::zero();
-                    for (n, q) in neighbours(electric, a, b, node.cell, active)
-                        .into_iter()
-                        .enumerate()
-                    {
+                    for (n, &around) in part.around.iter().enumerate() {
                         if node.present & (1 << (4 * k + n)) != 0 {
-                            mean += curl_at(state, component, storage.linear_index(q));
+                            mean += part.curl.at(node.offset.wrapping_add_signed(around));
                         }
                     }
                     let mean = mean.scale(quarter);
                     sum += mean.scale(node.weights[k]);
-                    if summed && node.loss_weights[k] != T::Real::from_f64(0.0) {
+                    if summed && node.loss_weights[k] != zero {
                         // The running sum of the averaged curl, taken at the half step.
                         let before = list.integrals[i][k];
                         let after = before + mean;
