@@ -46,9 +46,18 @@ pub fn run_scene(
         return run_per_rank(scene, options, control);
     }
     match options.backend {
-        Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl, control),
         #[cfg(feature = "rayon")]
-        Backend::Rayon => run_on(scene, options, rayon_kernel(options), control),
+        Backend::Scalar | Backend::Rayon => {
+            let kernel = host_kernel(options.backend, options);
+            run_on(
+                scene,
+                options,
+                yee_rayon::PerRank::every_rank(kernel),
+                control,
+            )
+        }
+        #[cfg(not(feature = "rayon"))]
+        Backend::Scalar => run_on(scene, options, yee_scalar::chunk::ScalarCurl, control),
         Backend::Cuda | Backend::CudaEmulated => run_cuda(scene, options, control),
     }
 }
@@ -108,13 +117,21 @@ fn run_per_rank(
 /// Each rank's host kernel (a device rank's entry is never used: the scalar loops).
 #[cfg(feature = "rayon")]
 fn host_kernels(options: &RunOptions) -> Vec<yee_rayon::HostKernel> {
-    use yee_rayon::HostKernel;
     (options.rank_backends.iter())
-        .map(|b| match b {
-            Backend::Rayon => HostKernel::Rayon(rayon_kernel(options)),
-            _ => HostKernel::Scalar(yee_scalar::chunk::ScalarCurl),
-        })
+        .map(|&b| host_kernel(b, options))
         .collect()
+}
+
+/// The host kernel of `backend`: the rayon kernels, or the scalar oracle's loops (also for a
+/// device, whose host entry is never used). Every host run steps through
+/// [`yee_rayon::PerRank`], so the run path is compiled for one host backend type.
+#[cfg(feature = "rayon")]
+fn host_kernel(backend: Backend, options: &RunOptions) -> yee_rayon::HostKernel {
+    use yee_rayon::HostKernel;
+    match backend {
+        Backend::Rayon => HostKernel::Rayon(rayon_kernel(options)),
+        _ => HostKernel::Scalar(yee_scalar::chunk::ScalarCurl),
+    }
 }
 
 /// `--rank-backends` with device ranks beside host ranks ([`crate::mixed_backend`]): one kind

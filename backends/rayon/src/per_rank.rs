@@ -16,6 +16,7 @@ use yee_scalar::chunk::{CurlExecutor, ScalarCurl};
 use yee_scalar::dispersive::Pass;
 use yee_scalar::part_executor::PartExecutor;
 use yee_scalar::state::YeeState;
+use yee_scalar::time_tile::TimeTile;
 
 use crate::RayonCurl;
 
@@ -88,6 +89,20 @@ impl<T: Scalar> CurlExecutor<T> for HostKernel {
         }
     }
 
+    fn time_tile(&self, state: &YeeState<T>) -> Option<TimeTile> {
+        match self {
+            HostKernel::Scalar(k) => k.time_tile(state),
+            HostKernel::Rayon(k) => k.time_tile(state),
+        }
+    }
+
+    fn blocks_time(&self) -> bool {
+        match self {
+            HostKernel::Scalar(k) => CurlExecutor::<T>::blocks_time(k),
+            HostKernel::Rayon(k) => CurlExecutor::<T>::blocks_time(k),
+        }
+    }
+
     fn within(&self, work: impl FnOnce() + Send) {
         match self {
             HostKernel::Scalar(k) => CurlExecutor::<T>::within(k, work),
@@ -115,6 +130,17 @@ impl PerRank {
         })
     }
 
+    /// Every rank on `kernel`: the plain `--backend scalar` or `--backend rayon` run. The run
+    /// path is then compiled for this one host backend type rather than once per executor
+    /// (a third of the test build's time went to compiling it three times, docs/testing.md);
+    /// each rank still runs `kernel`'s own loops, so the bits are the executor's.
+    pub fn every_rank(kernel: HostKernel) -> Self {
+        PerRank {
+            kernels: Arc::from([kernel]),
+            rank: None,
+        }
+    }
+
     /// Each rank's kernel, in rank order.
     pub fn kernels(&self) -> &[HostKernel] {
         &self.kernels
@@ -138,8 +164,8 @@ impl<T: Scalar> YeeBackend<T> for PerRank {
     }
 
     /// This backend narrowed to rank `rank`'s kernel (a rayon kernel with its share of the
-    /// cores). A rank beyond the list (a caller's bug: the launcher checks the count) runs on
-    /// the last entry.
+    /// cores). A rank beyond the list runs on the last entry ([`PerRank::every_rank`]'s one
+    /// entry serves every rank; for a longer list the launcher checks the count).
     fn for_rank(&self, rank: usize, ranks: usize) -> Self {
         let mut kernels = self.kernels.to_vec();
         let at = rank.min(kernels.len() - 1);
