@@ -80,6 +80,8 @@ pub struct TensorNodes<T: Scalar> {
     /// the nodes read, each once, and each node's four among them, in `order`'s order
     /// ([`SharedCurls`]).
     pub shared: [SharedCurls; 2],
+    /// The smallest box holding every node's cell.
+    bounds: Box3,
 }
 
 impl<T: Scalar> TensorNodes<T> {
@@ -182,11 +184,19 @@ impl<T: Scalar> TensorNodes<T> {
                 strides,
             )
         });
+        let mut bounds = Box3::new([i64::MAX; 3], [i64::MIN; 3]);
+        for node in &nodes {
+            for a in 0..3 {
+                bounds.lo[a] = bounds.lo[a].min(node.cell[a]);
+                bounds.hi[a] = bounds.hi[a].max(node.cell[a] + 1);
+            }
+        }
         (!nodes.is_empty()).then_some(TensorNodes {
             nodes,
             integrals,
             order,
             shared,
+            bounds,
         })
     }
 
@@ -198,6 +208,7 @@ impl<T: Scalar> TensorNodes<T> {
             integrals: Vec::new(),
             order: self.order.clone(),
             shared: self.shared.clone(),
+            bounds: self.bounds,
         }
     }
 
@@ -215,6 +226,11 @@ impl<T: Scalar> TensorNodes<T> {
         };
         let lo = before(row_key(region.lo));
         lo..before((region.hi[2] - 1, region.hi[1])).max(lo)
+    }
+
+    /// The smallest box holding every node's cell.
+    pub fn bounds(&self) -> Box3 {
+        self.bounds
     }
 
     /// The node at position `at` of the order by z, then y, then list order.

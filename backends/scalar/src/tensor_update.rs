@@ -30,6 +30,31 @@ impl<T: Scalar> CurlOf<'_, T> {
         }
         curl
     }
+
+    /// Appends to `out` the curls at the nodes at storage `offsets`, each as [`CurlOf::at`]
+    /// takes it. With both terms present (3D) the two differences are spelled out in that
+    /// order, so the loop tests no term per node.
+    fn extend_at(&self, offsets: &[usize], out: &mut Vec<T>) {
+        let electric = self.electric;
+        #[inline(always)]
+        fn term<T: Scalar>(curl: T, (s, stride, plus): (&[T], usize, bool), o: usize, e: bool) -> T {
+            let d = difference(s, o, stride, e);
+            if plus { curl + d } else { curl - d }
+        }
+        match self.terms {
+            [Some(t1), Some(t2)] if electric => out.extend(
+                offsets
+                    .iter()
+                    .map(|&o| term(term(T::zero(), t1, o, true), t2, o, true)),
+            ),
+            [Some(t1), Some(t2)] => out.extend(
+                offsets
+                    .iter()
+                    .map(|&o| term(term(T::zero(), t1, o, false), t2, o, false)),
+            ),
+            _ => out.extend(offsets.iter().map(|&o| self.at(o))),
+        }
+    }
 }
 
 /// The curls of the two other components of the `electric` field for a component along `a`
@@ -83,17 +108,21 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
             let summed = !list.integrals.is_empty();
             let span = list.rows_of(region);
             let needed = list.shared.each_ref().map(|s| s.needed(span.clone()));
-            let curls: [Vec<T>; 2] = core::array::from_fn(|k| match &parts[k] {
-                Some(curl) => list.shared[k].offsets[needed[k].clone()]
-                    .iter()
-                    .map(|&offset| curl.at(offset))
-                    .collect(),
-                None => Vec::new(),
+            let curls: [Vec<T>; 2] = core::array::from_fn(|k| {
+                let mut out = Vec::new();
+                if let Some(curl) = &parts[k] {
+                    curl.extend_at(&list.shared[k].offsets[needed[k].clone()], &mut out);
+                }
+                out
             });
+            // The rows of the span hold nodes outside `region` only where it leaves out some
+            // of their x or y extent.
+            let bounds = list.bounds();
+            let whole_rows = (0..2).all(|a| region.lo[a] <= bounds.lo[a] && bounds.hi[a] <= region.hi[a]);
             for at in span {
                 let i = list.node_at(at);
-                let node = list.nodes[i];
-                if !region.contains(node.cell) {
+                let node = &list.nodes[i];
+                if !whole_rows && !region.contains(node.cell) {
                     continue;
                 }
                 let mut sum = T::zero();
