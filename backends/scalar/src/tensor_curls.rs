@@ -15,9 +15,9 @@
 //! it, from the first use by any later node to the last first use by the run, both kept per
 //! position ([`SharedCurls::needed`]).
 
+use crate::tensor_nodes::neighbours;
 use alloc::vec;
 use alloc::vec::Vec;
-use crate::tensor_nodes::neighbours;
 
 /// The nodes of one other component `b` whose curls the tensor nodes of a component `a` read,
 /// each once (module docs).

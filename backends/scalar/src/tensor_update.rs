@@ -37,7 +37,12 @@ impl<T: Scalar> CurlOf<'_, T> {
     fn extend_at(&self, offsets: &[usize], out: &mut Vec<T>) {
         let electric = self.electric;
         #[inline(always)]
-        fn term<T: Scalar>(curl: T, (s, stride, plus): (&[T], usize, bool), o: usize, e: bool) -> T {
+        fn term<T: Scalar>(
+            curl: T,
+            (s, stride, plus): (&[T], usize, bool),
+            o: usize,
+            e: bool,
+        ) -> T {
             let d = difference(s, o, stride, e);
             if plus { curl + d } else { curl - d }
         }
@@ -118,7 +123,8 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
             // The rows of the span hold nodes outside `region` only where it leaves out some
             // of their x or y extent.
             let bounds = list.bounds();
-            let whole_rows = (0..2).all(|a| region.lo[a] <= bounds.lo[a] && bounds.hi[a] <= region.hi[a]);
+            let whole_rows =
+                (0..2).all(|a| region.lo[a] <= bounds.lo[a] && bounds.hi[a] <= region.hi[a]);
             for at in span {
                 let i = list.node_at(at);
                 let node = &list.nodes[i];
