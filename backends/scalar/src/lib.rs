@@ -35,6 +35,7 @@ pub mod simulation;
 pub mod source;
 pub mod state;
 pub mod stencil_chunk;
+pub mod tensor_curls;
 pub mod tensor_nodes;
 pub mod tensor_update;
 pub mod tfsf;

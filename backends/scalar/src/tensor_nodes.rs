@@ -42,6 +42,8 @@ use yee_core::{Box3, Index3, Real, Scalar};
 use yee_em::smoothing::OffDiagonal;
 use yee_em::{Component, Material};
 
+use crate::tensor_curls::SharedCurls;
+
 /// One node of a component with off-diagonal entries.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TensorNode<R> {
@@ -74,6 +76,12 @@ pub struct TensorNodes<T: Scalar> {
     /// The nodes' indices ordered by z, then y (stable: list order within a row), so that the
     /// nodes of a slab of whole planes are a run of it ([`TensorNodes::within`]).
     order: Vec<u32>,
+    /// Per other axis, in increasing axis order, the nodes of that component whose curls
+    /// the nodes read, each once, and each node's four among them, in `order`'s order
+    /// ([`SharedCurls`]).
+    pub shared: [SharedCurls; 2],
+    /// The smallest box holding every node's cell.
+    bounds: Box3,
 }
 
 impl<T: Scalar> TensorNodes<T> {
@@ -131,7 +139,7 @@ impl<T: Scalar> TensorNodes<T> {
         }
         let zero = R::<T>::from_f64(0.0);
         if weights.iter().all(Option::is_none) || region.is_empty() {
-            return Self::with_integrals(nodes);
+            return Self::with_integrals(nodes, c, active, storage.strides());
         }
         for n in 0..region.cells() {
             let cell = region.index_at(n);
@@ -146,12 +154,18 @@ impl<T: Scalar> TensorNodes<T> {
                 });
             }
         }
-        Self::with_integrals(nodes)
+        Self::with_integrals(nodes, c, active, storage.strides())
     }
 
-    /// The list of `nodes` with their running sums at zero, if any node carries a loss
-    /// weight; `None` when there are no nodes.
-    fn with_integrals(nodes: Vec<TensorNode<T::Real>>) -> Option<Self> {
+    /// The list of `nodes` of `c` with their running sums at zero, if any node carries a loss
+    /// weight, and the curls they share ([`SharedCurls`], from the mode's `active` axes and
+    /// the storage `strides`); `None` when there are no nodes.
+    fn with_integrals(
+        nodes: Vec<TensorNode<T::Real>>,
+        c: Component,
+        active: [bool; 3],
+        strides: [usize; 3],
+    ) -> Option<Self> {
         let lossy = nodes.iter().any(carries_sum);
         let integrals = match lossy {
             true => vec![[T::zero(); 2]; nodes.len()],
@@ -159,10 +173,30 @@ impl<T: Scalar> TensorNodes<T> {
         };
         let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
         order.sort_by_key(|&n| row_key(nodes[n as usize].cell));
+        let a = c.axis().index();
+        let shared = others(a).map(|b| {
+            let k = usize::from(b == others(a)[1]);
+            SharedCurls::of(
+                (c.is_electric(), a, b),
+                order.iter().map(|&n| nodes[n as usize].offset),
+                |p, n| nodes[order[p] as usize].present & (1 << (4 * k + n)) != 0,
+                active,
+                strides,
+            )
+        });
+        let mut bounds = Box3::new([i64::MAX; 3], [i64::MIN; 3]);
+        for node in &nodes {
+            for a in 0..3 {
+                bounds.lo[a] = bounds.lo[a].min(node.cell[a]);
+                bounds.hi[a] = bounds.hi[a].max(node.cell[a] + 1);
+            }
+        }
         (!nodes.is_empty()).then_some(TensorNodes {
             nodes,
             integrals,
             order,
+            shared,
+            bounds,
         })
     }
 
@@ -173,6 +207,8 @@ impl<T: Scalar> TensorNodes<T> {
             nodes: self.nodes.clone(),
             integrals: Vec::new(),
             order: self.order.clone(),
+            shared: self.shared.clone(),
+            bounds: self.bounds,
         }
     }
 
@@ -190,6 +226,11 @@ impl<T: Scalar> TensorNodes<T> {
         };
         let lo = before(row_key(region.lo));
         lo..before((region.hi[2] - 1, region.hi[1])).max(lo)
+    }
+
+    /// The smallest box holding every node's cell.
+    pub fn bounds(&self) -> Box3 {
+        self.bounds
     }
 
     /// The node at position `at` of the order by z, then y, then list order.

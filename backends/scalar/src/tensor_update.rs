@@ -1,12 +1,13 @@
 //! The off-diagonal pass of a phase at a chunk's tensor nodes ([`crate::tensor_nodes`] for
 //! the scheme): each node adds its weighed averages of the other components' curls.
 
+use alloc::vec::Vec;
 use yee_core::{Box3, Real, Scalar};
 use yee_em::Component;
 
 use crate::curl::difference;
 use crate::state::YeeState;
-use crate::tensor_nodes::{neighbours, others};
+use crate::tensor_nodes::others;
 
 /// The curl of component `b` at any of its nodes, set up once per phase: the differences of
 /// the curl kernel outside CPML, in its order.
@@ -29,24 +30,41 @@ impl<T: Scalar> CurlOf<'_, T> {
         }
         curl
     }
+
+    /// Appends to `out` the curls at the nodes at storage `offsets`, each as [`CurlOf::at`]
+    /// takes it. With both terms present (3D) the two differences are spelled out in that
+    /// order, so the loop tests no term per node.
+    fn extend_at(&self, offsets: &[usize], out: &mut Vec<T>) {
+        let electric = self.electric;
+        #[inline(always)]
+        fn term<T: Scalar>(
+            curl: T,
+            (s, stride, plus): (&[T], usize, bool),
+            o: usize,
+            e: bool,
+        ) -> T {
+            let d = difference(s, o, stride, e);
+            if plus { curl + d } else { curl - d }
+        }
+        match self.terms {
+            [Some(t1), Some(t2)] if electric => out.extend(
+                offsets
+                    .iter()
+                    .map(|&o| term(term(T::zero(), t1, o, true), t2, o, true)),
+            ),
+            [Some(t1), Some(t2)] => out.extend(
+                offsets
+                    .iter()
+                    .map(|&o| term(term(T::zero(), t1, o, false), t2, o, false)),
+            ),
+            _ => out.extend(offsets.iter().map(|&o| self.at(o))),
+        }
+    }
 }
 
-/// One of the two other components `b` of a component `a` with tensor nodes: its curl and
-/// the storage offsets of its four nodes around a node of `a`, relative to that node's
-/// ([`neighbours`]), in neighbour order.
-struct Coupled<'a, T> {
-    curl: CurlOf<'a, T>,
-    around: [isize; 4],
-}
-
-/// The parts of `a`'s update from the two other components of the `electric` field (`None`
-/// where the mode lacks one), in increasing axis order.
-fn coupled<T: Scalar>(
-    state: &YeeState<T>,
-    electric: bool,
-    a: usize,
-    strides: [usize; 3],
-) -> [Option<Coupled<'_, T>>; 2] {
+/// The curls of the two other components of the `electric` field for a component along `a`
+/// (`None` where the mode lacks one), in increasing axis order.
+fn coupled<T: Scalar>(state: &YeeState<T>, electric: bool, a: usize) -> [Option<CurlOf<'_, T>>; 2] {
     let active = state.mode.active_axes();
     others(a).map(|b| {
         let component = Component::along(yee_core::Axis::ALL[b], electric);
@@ -61,15 +79,7 @@ fn coupled<T: Scalar>(
             let stride = yee_core::Field::storage(source).strides()[t.axis.index()];
             Some((source.as_slice(), stride, t.sign > 0))
         });
-        let around = neighbours(electric, a, b, [0; 3], active).map(|q| {
-            (0..3)
-                .map(|i| q[i] as isize * strides[i] as isize)
-                .sum::<isize>()
-        });
-        Some(Coupled {
-            curl: CurlOf { terms, electric },
-            around,
-        })
+        Some(CurlOf { terms, electric })
     })
 }
 
@@ -77,8 +87,9 @@ fn coupled<T: Scalar>(
 /// magnetic components in `region` (module docs). Run after the curl kernel of the phase;
 /// it reads only the other field, so the order among nodes does not matter. Each node's
 /// arithmetic is the scheme's in its order: per other axis, the four curls summed from zero
-/// (each `0 ± d₁ ± d₂`), a quarter of it, weighed; the fields' lookups, strides and
-/// neighbour offsets are taken once per component, not per node.
+/// (each `0 ± d₁ ± d₂`), a quarter of it, weighed; the fields' lookups and strides are taken
+/// once per component, and the curl of each neighbour once for all the nodes around it
+/// ([`crate::tensor_curls`]), not per node.
 pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3) {
     for &c in state.mode.components() {
         if c.is_electric() != electric {
@@ -97,25 +108,39 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
         let zero = T::Real::from_f64(0.0);
         let mut finite = true;
         {
-            let strides = yee_core::Field::storage(&target).strides();
-            let parts = coupled(state, electric, a, strides);
+            let parts = coupled(state, electric, a);
             let values = target.as_mut_slice();
             let summed = !list.integrals.is_empty();
-            for at in list.rows_of(region) {
+            let span = list.rows_of(region);
+            let needed = list.shared.each_ref().map(|s| s.needed(span.clone()));
+            let curls: [Vec<T>; 2] = core::array::from_fn(|k| {
+                let mut out = Vec::new();
+                if let Some(curl) = &parts[k] {
+                    curl.extend_at(&list.shared[k].offsets[needed[k].clone()], &mut out);
+                }
+                out
+            });
+            // The rows of the span hold nodes outside `region` only where it leaves out some
+            // of their x or y extent.
+            let bounds = list.bounds();
+            let whole_rows =
+                (0..2).all(|a| region.lo[a] <= bounds.lo[a] && bounds.hi[a] <= region.hi[a]);
+            for at in span {
                 let i = list.node_at(at);
-                let node = list.nodes[i];
-                if !region.contains(node.cell) {
+                let node = &list.nodes[i];
+                if !whole_rows && !region.contains(node.cell) {
                     continue;
                 }
                 let mut sum = T::zero();
-                for (k, part) in parts.iter().enumerate() {
-                    let Some(part) = part else {
+                for (k, curls) in curls.iter().enumerate() {
+                    if parts[k].is_none() {
                         continue;
-                    };
+                    }
+                    let first = needed[k].start;
                     let mut mean = T::zero();
-                    for (n, &around) in part.around.iter().enumerate() {
+                    for (n, &r) in list.shared[k].refs[at].iter().enumerate() {
                         if node.present & (1 << (4 * k + n)) != 0 {
-                            mean += part.curl.at(node.offset.wrapping_add_signed(around));
+                            mean += curls[r as usize - first];
                         }
                     }
                     let mean = mean.scale(quarter);
