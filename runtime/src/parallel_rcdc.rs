@@ -2,13 +2,31 @@
 //! [`rcdc_tries`] are independent (each reads only the graph), so each thread runs some and
 //! keeps the outcomes that can still win in an [`RcdcPool`]; the pools merge into the one the
 //! sequential [`yee_core::graph::rcdc`] builds (a pool is the same whatever order its outcomes
-//! came in), and [`rcdc_finish`] ends as there. The partition is the same for any number of
-//! threads, and the same as the core's sequential one.
+//! came in), and [`rcdc_finish`] ends as there. Inside each try and the V-cycles, the core's
+//! independent work (the halves of a recursive bisection and its starts, the chunks of a
+//! contraction) runs through [`Rayon`], the core's [`Fork`] on rayon's `join`. The partition
+//! is the same for any number of threads, and the same as the core's sequential one.
 
 use rayon::prelude::*;
 use yee_core::graph::{
-    Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries, run_try,
+    Fork, Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries,
+    run_try,
 };
+
+/// The core's [`Fork`] on the current rayon pool: both branches may run at once, on the
+/// pool's threads (work stealing).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rayon;
+
+impl Fork for Rayon {
+    fn join<A: Send, B: Send>(
+        &self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B) {
+        rayon::join(a, b)
+    }
+}
 
 /// Graphs of more nodes than this run RCDC's tries one after the other, whatever the pool:
 /// each try holds its own coarsening hierarchy and partitions (about 50 bytes a node of the
@@ -47,17 +65,17 @@ pub fn partition_with_try_limit(
         // One try's hierarchy alive at a time: the memory of the sequential core.
         let mut pool = RcdcPool::default();
         for (index, t) in tries.iter().enumerate() {
-            if let Some(outcome) = run_try(g, speeds, t, index)? {
+            if let Some(outcome) = run_try(&Rayon, g, speeds, t, index)? {
                 pool.add(outcome, params);
             }
         }
-        rcdc_finish(g, speeds, params, pool, part)?;
+        rcdc_finish(&Rayon, g, speeds, params, pool, part)?;
         return Ok(());
     }
     let pool = tries
         .par_iter()
         .enumerate()
-        .map(|(index, t)| run_try(g, speeds, t, index))
+        .map(|(index, t)| run_try(&Rayon, g, speeds, t, index))
         .try_fold(RcdcPool::default, |mut pool, outcome| {
             if let Some(outcome) = outcome? {
                 pool.add(outcome, params);
@@ -65,7 +83,7 @@ pub fn partition_with_try_limit(
             Ok::<_, GraphError>(pool)
         })
         .try_reduce(RcdcPool::default, |a, b| Ok(a.merge(b, params)))?;
-    rcdc_finish(g, speeds, params, pool, part)?;
+    rcdc_finish(&Rayon, g, speeds, params, pool, part)?;
     Ok(())
 }
 

@@ -78,22 +78,6 @@ impl Graph {
         }
     }
 
-    /// The graph of `weight.len()` nodes whose edges are given from their lower end: node
-    /// `a`'s edges to higher nodes are `upper[upper_offsets[a]..upper_offsets[a + 1]]` (node,
-    /// weight). The same graph as [`Graph::from_edges`] on those edges listed row by row, built
-    /// with 8 bytes an edge of scratch (these rows) rather than a list of 24-byte triples.
-    pub fn from_upper_rows(weight: Vec<f64>, upper_offsets: &[u32], upper: &[(u32, f32)]) -> Graph {
-        let n = weight.len();
-        let row = |a: usize| &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize];
-        Graph::from_edge_iter(weight, || {
-            (0..n).flat_map(move |a| {
-                row(a)
-                    .iter()
-                    .map(move |&(b, w)| (a, b as usize, f64::from(w)))
-            })
-        })
-    }
-
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.weight.len()

@@ -13,7 +13,9 @@ pub mod architecture;
 pub mod bisect;
 pub mod cdc;
 pub mod coarsen;
+pub mod contract;
 pub mod csr;
+pub mod fork;
 pub mod method;
 pub mod quality;
 pub mod rcdc;
@@ -30,6 +32,8 @@ pub use quality::{PartitionQuality, quality};
 pub use rcdc::{
     RcdcOutcome, RcdcParams, RcdcPool, RcdcTry, rcdc, rcdc_finish, rcdc_tries, run_try,
 };
-pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
+pub use contract::contract;
+pub use fork::{Fork, Sequential, map_chunks};
+pub use redeploy::{MergeRule, join_pieces, merge, redeploy};
 pub use refine::refine;
 pub use tiles::{GRAPH_LIMIT, GraphError, NO_NODE, TileGraph};

@@ -21,7 +21,9 @@ use super::bisect::recursive_bisection;
 use super::cdc::{CdcParams, cdc};
 use super::coarsen::{Level, coarsen};
 use super::csr::Graph;
-use super::redeploy::{MergeRule, contract, join_pieces, merge, redeploy, seed_empty_parts};
+use super::fork::{Fork, Sequential};
+use super::contract::contract;
+use super::redeploy::{MergeRule, join_pieces, merge, redeploy, seed_empty_parts};
 use super::refine::refine;
 use super::tiles::GraphError;
 
@@ -98,11 +100,11 @@ pub fn rcdc(
     let tries = rcdc_tries(g, speeds, params)?;
     let mut pool = RcdcPool::default();
     for (index, t) in tries.iter().enumerate() {
-        if let Some(outcome) = run_try(g, speeds, t, index)? {
+        if let Some(outcome) = run_try(&Sequential, g, speeds, t, index)? {
             pool.add(outcome, params);
         }
     }
-    rcdc_finish(g, speeds, params, pool, part)
+    rcdc_finish(&Sequential, g, speeds, params, pool, part)
 }
 
 /// One multilevel run of RCDC: coarsen to `per_part` nodes a part (matchings from `seed`;
@@ -233,14 +235,16 @@ pub fn rcdc_tries(
 /// nodes the first level, about 38 of them, is dropped once the second is built and rebuilt
 /// on the way back), its groups 8, the partition 8 (4 in the outcome) and the refinement's
 /// scratch about 16; the hierarchy is dropped level by level as the partition is projected
-/// back.
-pub fn run_try(
+/// back. The independent work inside it (the halves of a recursive bisection) runs through
+/// `fork`; the outcome is the same however it runs.
+pub fn run_try<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     t: &RcdcTry,
     index: usize,
 ) -> Result<Option<RcdcOutcome>, GraphError> {
-    let Some(part) = multilevel(g, speeds, t.params, t.per_part, t.seed, t.start)? else {
+    let Some(part) = multilevel(fork, g, speeds, t.params, t.per_part, t.seed, t.start)? else {
         return Ok(None);
     };
     let q = super::quality(g, &part, speeds);
@@ -295,8 +299,10 @@ impl RcdcPool {
 /// The end of RCDC once the tries have run and their outcomes are in `pool`. Where none is
 /// within `1 + params.accept`, each is redeployed on the whole graph (the paper's phase 4)
 /// and refined, in the order of the tries, and the best balanced kept; within the bound, the
-/// V-cycles. Writes the partition into `part` and returns its imbalance.
-pub fn rcdc_finish(
+/// V-cycles. Writes the partition into `part` and returns its imbalance. `fork` runs the
+/// independent work inside (as in [`run_try`]).
+pub fn rcdc_finish<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
@@ -330,7 +336,7 @@ pub fn rcdc_finish(
     };
     let mut best = (best.imbalance, best.cut, best.part);
     if best.0 <= 1.0 + params.accept + 1e-9 {
-        vcycles(g, speeds, params, &mut best);
+        vcycles(fork, g, speeds, params, &mut best);
     }
     for (p, &b) in part.iter_mut().zip(&best.2) {
         *p = b as usize;
@@ -353,11 +359,23 @@ fn widen(part: &[u32]) -> Vec<usize> {
 /// matching only nodes of one part (other matchings and coarsest sizes each cycle), and the
 /// partition refined on every level with room up to `params.accept`; a cycle's outcome
 /// replaces `best` where it cuts less within the bound.
-fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, Vec<u32>)) {
+fn vcycles<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    best: &mut (f64, f64, Vec<u32>),
+) {
     let parts = speeds.len();
     for c in 0..params.vcycles {
         let per_part = (params.coarse_per_part * [4, 2, 8, 1][c % 4] / 4).max(1);
-        let levels = coarsen(g, per_part * parts, VCYCLE_SEED + c as u64, Some(&best.2));
+        let levels = coarsen(
+            fork,
+            g,
+            per_part * parts,
+            VCYCLE_SEED + c as u64,
+            Some(&best.2),
+        );
         if levels.is_empty() {
             return;
         }
@@ -372,7 +390,7 @@ fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, 
             coarse = Some(next);
         }
         let coarse = widen(&coarse.expect("at least one level"));
-        let candidate = uncoarsen(g, levels, speeds, params.accept, coarse);
+        let candidate = uncoarsen(fork, g, levels, speeds, params.accept, coarse);
         let q = super::quality(g, &candidate, speeds);
         if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
             *best = (q.imbalance, q.edge_cut, narrow(&candidate));
@@ -388,7 +406,8 @@ const VCYCLE_SEED: u64 = 1 << 20;
 /// partition of `g`. Each level is dropped once its partition is projected, so the finer
 /// levels' refinement runs without the coarser graphs: the peak is the hierarchy's, or the
 /// finest level's scratch, not both.
-fn uncoarsen(
+fn uncoarsen<F: Fork>(
+    fork: &F,
     g: &Graph,
     mut levels: Vec<Level>,
     speeds: &[f64],
@@ -405,7 +424,7 @@ fn uncoarsen(
         // The first level, where `coarsen` dropped it, is made again from `g`.
         let first = levels.len() == 1;
         let fine = match levels.last_mut() {
-            Some(l) if first => l.rebuild(g),
+            Some(l) if first => l.rebuild(fork, g),
             Some(l) => l.graph.as_ref().expect("only the first level is dropped"),
             None => g,
         };
@@ -429,7 +448,8 @@ pub enum Start {
 /// when 0), partition the coarsest graph as `start` says, then project and refine level by
 /// level. Returns the partition, `None` where the start gave none (recursive bisection may
 /// not).
-fn multilevel(
+fn multilevel<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
@@ -441,21 +461,22 @@ fn multilevel(
     let levels = if per_part == 0 {
         Vec::new()
     } else {
-        coarsen(g, per_part * parts, seed, None)
+        coarsen(fork, g, per_part * parts, seed, None)
     };
     let coarsest = levels
         .last()
         .map_or(g, |l| l.graph.as_ref().expect("the coarsest level is kept"));
     let mut current = vec![0usize; coarsest.len()];
     match start {
-        Start::Cdc => paper_rcdc(coarsest, speeds, params, &mut current)?,
+        Start::Cdc => paper_rcdc(fork, coarsest, speeds, params, &mut current)?,
         Start::Bisection(tolerance) => {
-            if !recursive_bisection(coarsest, speeds, tolerance, &mut current) {
+            if !recursive_bisection(fork, coarsest, speeds, tolerance, &mut current) {
                 return Ok(None);
             }
         }
     }
     Ok(Some(uncoarsen(
+        fork,
         g,
         levels,
         speeds,
@@ -466,7 +487,8 @@ fn multilevel(
 
 /// Smyk & Tudruj's RCDC on `g`: merge to k × parts macro nodes by the rule, CDC on them,
 /// connected pieces joined, empty parts seeded, the redeployment.
-fn paper_rcdc(
+fn paper_rcdc<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
@@ -475,7 +497,7 @@ fn paper_rcdc(
     let parts = speeds.len();
     let mut group = vec![0usize; g.len()];
     let count = merge(g, (params.k * parts).max(parts), params.rule, &mut group);
-    let macros = contract(g, &group, count);
+    let macros = contract(fork, g, &group, count);
     let mut macro_part = vec![0usize; count];
     cdc(&macros, parts.min(count), params.cdc, &mut macro_part)?;
     for n in 0..g.len() {

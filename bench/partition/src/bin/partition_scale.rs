@@ -33,7 +33,8 @@ fn main() {
         let tries = yee_core::graph::rcdc_tries(&g, &speeds, params).expect("parts");
         for (i, t) in tries.iter().enumerate() {
             let start = Instant::now();
-            let o = yee_core::graph::run_try(&g, &speeds, t, i).expect("parts");
+            let o = yee_core::graph::run_try(&yee_core::graph::Sequential, &g, &speeds, t, i)
+                .expect("parts");
             let s = start.elapsed().as_secs_f64();
             let (imb, cut) = o.map_or((f64::NAN, f64::NAN), |o| (o.imbalance, o.cut));
             println!(
