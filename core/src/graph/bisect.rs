@@ -267,6 +267,12 @@ mod tests {
         // A graph in two pieces cannot give connected halves.
         let two = Graph::from_edges(vec![1.0; 4], &[(0, 1, 1.0), (2, 3, 1.0)]);
         let mut part = vec![0; 4];
-        assert!(!recursive_bisection(&Sequential, &two, &[1.0; 3], 0.05, &mut part));
+        assert!(!recursive_bisection(
+            &Sequential,
+            &two,
+            &[1.0; 3],
+            0.05,
+            &mut part
+        ));
     }
 }

@@ -9,9 +9,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::contract::contract;
 use super::csr::Graph;
 use super::fork::Fork;
-use super::contract::contract;
 
 /// Heavy-edge matching (HEM, Karypis & Kumar 1998, §3.1): visits the nodes in a fixed
 /// pseudo-random order (xorshift from `seed`); an unmatched node is matched with the unmatched

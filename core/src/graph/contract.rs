@@ -96,7 +96,10 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
         }
     });
     drop((first, members));
-    let weight = chunks.iter().flat_map(|c| c.weight.iter().copied()).collect();
+    let weight = chunks
+        .iter()
+        .flat_map(|c| c.weight.iter().copied())
+        .collect();
     Graph::from_edge_iter(weight, || chunks.iter().flat_map(Rows::edges))
 }
 

@@ -56,6 +56,46 @@ pub fn map_chunks<F: Fork, T: Send>(
     low
 }
 
+/// `f` on the consecutive chunks of `data` of `chunk` items each (the last may be shorter;
+/// one chunk, all of `data`, when `chunk` is 0), given each chunk's number, side by side
+/// through `fork`; the results in the order of the chunks. Each call writes only its own
+/// chunk, so the outcome is the same however the calls run.
+pub fn map_chunks_mut<F: Fork, E: Send, T: Send>(
+    fork: &F,
+    data: &mut [E],
+    chunk: usize,
+    f: &(impl Fn(usize, &mut [E]) -> T + Sync),
+) -> Vec<T> {
+    let chunks = if chunk == 0 {
+        1
+    } else {
+        data.len().div_ceil(chunk).max(1)
+    };
+    map_chunks_mut_from(fork, data, 0, chunks, chunk, f)
+}
+
+/// [`map_chunks_mut`] on `chunks` chunks of `data`, numbered from `first`.
+fn map_chunks_mut_from<F: Fork, E: Send, T: Send>(
+    fork: &F,
+    data: &mut [E],
+    first: usize,
+    chunks: usize,
+    chunk: usize,
+    f: &(impl Fn(usize, &mut [E]) -> T + Sync),
+) -> Vec<T> {
+    if chunks <= 1 {
+        return alloc::vec![f(first, data)];
+    }
+    let half = chunks / 2;
+    let (low_data, high_data) = data.split_at_mut(half * chunk);
+    let (mut low, high) = fork.join(
+        || map_chunks_mut_from(fork, low_data, first, half, chunk, f),
+        || map_chunks_mut_from(fork, high_data, first + half, chunks - half, chunk, f),
+    );
+    low.extend(high);
+    low
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +111,23 @@ mod tests {
                 next = r.end;
             }
             assert_eq!(next, 5 + len);
+        }
+    }
+
+    #[test]
+    fn mutable_chunks_are_numbered_in_order_and_cover_the_data() {
+        for (len, chunk) in [(0, 4), (1, 4), (10, 3), (12, 3), (7, 0), (5, 1)] {
+            let mut data = alloc::vec![0usize; len];
+            let sizes = map_chunks_mut(&Sequential, &mut data, chunk, &|i, c: &mut [usize]| {
+                c.iter_mut().for_each(|x| *x = i);
+                c.len()
+            });
+            let expected: Vec<usize> = (0..len)
+                .map(|k| k.checked_div(chunk).unwrap_or(0))
+                .collect();
+            assert_eq!(data, expected, "{len} in chunks of {chunk}");
+            assert_eq!(sizes.iter().sum::<usize>(), len);
+            assert!(sizes[..sizes.len() - 1].iter().all(|&s| s == chunk));
         }
     }
 }

@@ -26,14 +26,14 @@ pub mod tiles;
 
 pub use bisect::recursive_bisection;
 pub use cdc::{CdcParams, cdc};
+pub use contract::contract;
 pub use csr::{Graph, NodeIndex};
+pub use fork::{Fork, Sequential, map_chunks};
 pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality};
 pub use rcdc::{
     RcdcOutcome, RcdcParams, RcdcPool, RcdcTry, rcdc, rcdc_finish, rcdc_tries, run_try,
 };
-pub use contract::contract;
-pub use fork::{Fork, Sequential, map_chunks};
 pub use redeploy::{MergeRule, join_pieces, merge, redeploy};
 pub use refine::refine;
 pub use tiles::{GRAPH_LIMIT, GraphError, NO_NODE, TileGraph};

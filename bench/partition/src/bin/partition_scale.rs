@@ -1,13 +1,13 @@
 //! Times RCDC on a 3D spherical shell (`yee_scene::shapes::spherical_shell`) at scale: the
-//! tile graph's build, the partition, its quality, on a rayon pool of THREADS threads (the
-//! partition is the same for any count). Peak memory is what `/usr/bin/time -v` reports.
+//! tile graph's build and the partition on a rayon pool of THREADS threads (the graph and the
+//! partition are the same for any count), the partition's quality. Peak memory is what `/usr/bin/time -v` reports.
 //!
 //! `cargo run --release -p yee-partition-compare --bin partition_scale SIDE TILE PARTS [THREADS]`
 
 use std::time::Instant;
 
 use yee_core::graph::{Method, TileGraph, quality};
-use yee_runtime::parallel_rcdc::partition_on_threads;
+use yee_runtime::parallel_rcdc::{Rayon, partition_on_threads};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -18,13 +18,20 @@ fn main() {
         eprintln!("usage: partition_scale SIDE TILE PARTS [THREADS]");
         std::process::exit(2);
     };
+    let threads = args.get(3).copied().unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
     let start = Instant::now();
     let mask = yee_scene::shapes::spherical_shell(side);
     let cells = mask.iter().filter(|&&a| a).count();
+    let mask_seconds = start.elapsed().as_secs_f64();
     // The graph alone: the tile of each node and its cells (16 bytes a node), which a
     // tile map needs but the partition does not, are dropped with the mask.
-    let TileGraph { graph: g, .. } =
-        TileGraph::from_mask([side; 3], &mask, [tile; 3], 1.0).expect("cells");
+    let TileGraph { graph: g, .. } = pool
+        .install(|| TileGraph::from_mask_on(&Rayon, [side; 3], &mask, [tile; 3], 1.0))
+        .expect("cells");
     drop(mask);
     if std::env::var_os("TRIES").is_some() {
         // Each try alone, in order: which start wins, and what each costs.
@@ -47,18 +54,13 @@ fn main() {
     let g = &g;
     let weights = vec![1.0; parts];
     let mut part = vec![0; g.len()];
-    let threads = args.get(3).copied().unwrap_or(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
     let start = Instant::now();
     pool.install(|| partition_on_threads(g, &weights, Method::Rcdc, &mut part))
         .expect("enough tiles");
     let seconds = start.elapsed().as_secs_f64();
     let q = quality(g, &part, &weights);
     println!(
-        "shell {side}^3 tile {tile} parts {parts} threads {}: cells {cells} nodes {} edges {} | cut {} imbalance {:.4} disconnected {} empty {} | graph {build:.2} s, partition {seconds:.2} s",
+        "shell {side}^3 tile {tile} parts {parts} threads {}: cells {cells} nodes {} edges {} | cut {} imbalance {:.4} disconnected {} empty {} | mask {mask_seconds:.2} s, graph {:.2} s, partition {seconds:.2} s",
         pool.current_num_threads(),
         g.len(),
         g.neighbours.len() / 2,
@@ -66,5 +68,6 @@ fn main() {
         q.imbalance,
         q.disconnected,
         q.empty_parts,
+        build - mask_seconds,
     );
 }
