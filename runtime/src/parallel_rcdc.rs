@@ -94,7 +94,9 @@ mod tests {
 
     /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,
     /// 3 and 4 threads gives the core's sequential partition, with the tries side by side
-    /// and one at a time.
+    /// and one at a time (the recursive bisections' halves and starts and the contractions'
+    /// chunks on the threads in both), and the graph built on the threads is the
+    /// sequential one.
     #[test]
     fn the_partition_is_the_same_on_any_number_of_threads() {
         let side = 20;
@@ -117,9 +119,11 @@ mod tests {
         for (grid, mask, tile, parts) in [
             ([side; 3], &shell, [1, 1, 1], 6),
             ([side; 3], &shell, [4, 4, 4], 5),
+            ([side; 3], &shell, [1, 1, 1], 40),
             ([40, 40, 1], &porous, [1, 1, 1], 8),
         ] {
-            let g = TileGraph::from_mask(grid, mask, tile, 1.0).unwrap().graph;
+            let tiles = TileGraph::from_mask(grid, mask, tile, 1.0).unwrap();
+            let g = tiles.graph.clone();
             let speeds: Vec<f64> = (0..parts).map(|p| 1.0 + (p % 3) as f64).collect();
             let mut sequential = vec![0; g.len()];
             partition(&g, &speeds, Method::Rcdc, &mut sequential).unwrap();
@@ -128,6 +132,11 @@ mod tests {
                     .num_threads(threads)
                     .build()
                     .unwrap();
+                // The graph built slab by slab on the threads: the same.
+                let built = pool
+                    .install(|| TileGraph::from_mask_on(&Rayon, grid, mask, tile, 1.0))
+                    .unwrap();
+                assert_eq!(built, tiles, "{threads} threads, tile {tile:?}");
                 let mut part = vec![0; g.len()];
                 pool.install(|| partition_on_threads(&g, &speeds, Method::Rcdc, &mut part))
                     .unwrap();
