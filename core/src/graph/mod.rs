@@ -25,7 +25,7 @@ pub mod separation;
 pub mod tiles;
 
 pub use bisect::recursive_bisection;
-pub use cdc::{CdcParams, cdc};
+pub use cdc::{CdcParams, cdc, cdc_on};
 pub use contract::contract;
 pub use csr::{Graph, NodeIndex};
 pub use fork::{Fork, Sequential, map_chunks};

@@ -18,7 +18,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bisect::recursive_bisection;
-use super::cdc::{CdcParams, cdc};
+use super::cdc::{CdcParams, cdc_on};
 use super::coarsen::{Level, coarsen};
 use super::contract::contract;
 use super::csr::Graph;
@@ -499,7 +499,7 @@ fn paper_rcdc<F: Fork>(
     let count = merge(g, (params.k * parts).max(parts), params.rule, &mut group);
     let macros = contract(fork, g, &group, count);
     let mut macro_part = vec![0usize; count];
-    cdc(&macros, parts.min(count), params.cdc, &mut macro_part)?;
+    cdc_on(fork, &macros, parts.min(count), params.cdc, &mut macro_part)?;
     for n in 0..g.len() {
         part[n] = macro_part[group[n]];
     }
