@@ -30,7 +30,7 @@ pub use contract::contract;
 pub use csr::{Graph, NodeIndex};
 pub use fork::{Fork, Sequential, map_chunks};
 pub use method::{Method, partition};
-pub use quality::{PartitionQuality, quality};
+pub use quality::{PartitionQuality, quality, quality_on};
 pub use rcdc::{
     RcdcOutcome, RcdcParams, RcdcPool, RcdcTry, rcdc, rcdc_finish, rcdc_tries, run_try,
 };

@@ -247,7 +247,7 @@ pub fn run_try<F: Fork>(
     let Some(part) = multilevel(fork, g, speeds, t.params, t.per_part, t.seed, t.start)? else {
         return Ok(None);
     };
-    let q = super::quality(g, &part, speeds);
+    let q = super::quality_on(fork, g, &part, speeds);
     Ok(Some(RcdcOutcome {
         imbalance: q.imbalance,
         cut: q.edge_cut,
@@ -319,7 +319,7 @@ pub fn rcdc_finish<F: Fork>(
                 let mut redeployed = widen(&outcome.part);
                 redeploy(g, speeds, params.tolerance, &mut redeployed);
                 refine(g, speeds, params.refine_tolerance, &mut redeployed);
-                let q = super::quality(g, &redeployed, speeds);
+                let q = super::quality_on(fork, g, &redeployed, speeds);
                 if q.imbalance < outcome.imbalance {
                     (outcome.imbalance, outcome.cut, outcome.part) =
                         (q.imbalance, q.edge_cut, narrow(&redeployed));
@@ -391,7 +391,7 @@ fn vcycles<F: Fork>(
         }
         let coarse = widen(&coarse.expect("at least one level"));
         let candidate = uncoarsen(fork, g, levels, speeds, params.accept, coarse);
-        let q = super::quality(g, &candidate, speeds);
+        let q = super::quality_on(fork, g, &candidate, speeds);
         if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
             *best = (q.imbalance, q.edge_cut, narrow(&candidate));
         }
