@@ -281,26 +281,33 @@ pub const GRAPH_LIMIT: u64 = u32::MAX as u64;
 /// The active cells of `mask` and twice its facing active pairs across tile faces, counted
 /// without allocating: upper bounds of the tile graph's nodes and edge ends (exact at tile 1,
 /// where each cell is a node and each facing pair an edge).
-fn size_bounds(grid: [usize; 3], mask: &[bool], tile: [usize; 3]) -> (u64, u64) {
-    let (mut active, mut pairs) = (0u64, 0u64);
+fn size_bounds<F: Fork>(fork: &F, grid: [usize; 3], mask: &[bool], tile: [usize; 3]) -> (u64, u64) {
     let stride = [1, grid[0], grid[0] * grid[1]];
-    for z in 0..grid[2] {
-        for y in 0..grid[1] {
-            for x in 0..grid[0] {
-                let p = [x, y, z];
-                let i = x + stride[1] * y + stride[2] * z;
-                if !mask[i] {
-                    continue;
-                }
-                active += 1;
-                for a in 0..3 {
-                    if (p[a] + 1) % tile[a] == 0 && p[a] + 1 < grid[a] && mask[i + stride[a]] {
-                        pairs += 1;
+    // Plane by plane of cells along z, side by side (counts: the same in any order).
+    let planes = map_chunks(fork, 0..grid[2], 8, &|zs| {
+        let (mut active, mut pairs) = (0u64, 0u64);
+        for z in zs {
+            for y in 0..grid[1] {
+                for x in 0..grid[0] {
+                    let p = [x, y, z];
+                    let i = x + stride[1] * y + stride[2] * z;
+                    if !mask[i] {
+                        continue;
+                    }
+                    active += 1;
+                    for a in 0..3 {
+                        if (p[a] + 1) % tile[a] == 0 && p[a] + 1 < grid[a] && mask[i + stride[a]] {
+                            pairs += 1;
+                        }
                     }
                 }
             }
         }
-    }
+        (active, pairs)
+    });
+    let (active, pairs) = planes
+        .into_iter()
+        .fold((0, 0), |(a, p), (da, dp)| (a + da, p + dp));
     (active, 2 * pairs)
 }
 
@@ -354,8 +361,8 @@ impl TileGraph {
         if tile.contains(&0) {
             return Err(GraphError::ZeroTile);
         }
-        let (active, ends) = size_bounds(grid, mask, tile);
         if tile == [1, 1, 1] {
+            let (active, ends) = size_bounds(fork, grid, mask, tile);
             for (what, count) in [("nodes", active), ("edge ends", ends)] {
                 if count > limit {
                     return Err(GraphError::TooLarge { what, count, limit });
@@ -621,9 +628,12 @@ mod tests {
         // graph's exact size: a 1 626³ mask's 4.3 × 10⁹ cells or a 900³ one's 4.4 × 10⁹ edge
         // ends are refused by them).
         assert_eq!(
-            size_bounds([5, 4, 3], &[true; 60], [1, 1, 1]),
+            size_bounds(&Sequential, [5, 4, 3], &[true; 60], [1, 1, 1]),
             (60, 2 * (4 * 4 * 3 + 5 * 3 * 3 + 5 * 4 * 2))
         );
-        assert_eq!(size_bounds([4, 4, 1], &[true; 16], [2, 2, 1]), (16, 2 * 8));
+        assert_eq!(
+            size_bounds(&Sequential, [4, 4, 1], &[true; 16], [2, 2, 1]),
+            (16, 2 * 8)
+        );
     }
 }
