@@ -26,6 +26,10 @@ impl Fork for Rayon {
     ) -> (A, B) {
         rayon::join(a, b)
     }
+
+    fn side_by_side(&self) -> bool {
+        rayon::current_num_threads() > 1
+    }
 }
 
 /// Graphs of more nodes than this run RCDC's tries one after the other, whatever the pool:

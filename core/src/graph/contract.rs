@@ -145,6 +145,10 @@ mod tests {
             let b = b();
             (a(), b)
         }
+
+        fn side_by_side(&self) -> bool {
+            true
+        }
     }
 
     #[test]

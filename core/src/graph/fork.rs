@@ -18,6 +18,10 @@ pub trait Fork: Sync {
         a: impl FnOnce() -> A + Send,
         b: impl FnOnce() -> B + Send,
     ) -> (A, B);
+
+    /// Whether branches may run at once (more than one thread): a hint for work that pays
+    /// only side by side (speculation, [`super::rcdc`]'s V-cycles); no result depends on it.
+    fn side_by_side(&self) -> bool;
 }
 
 /// Both branches on the calling thread, `a` first.
@@ -32,6 +36,10 @@ impl Fork for Sequential {
     ) -> (A, B) {
         let a = a();
         (a, b())
+    }
+
+    fn side_by_side(&self) -> bool {
+        false
     }
 }
 

@@ -359,6 +359,14 @@ fn widen(part: &[u32]) -> Vec<usize> {
 /// matching only nodes of one part (other matchings and coarsest sizes each cycle), and the
 /// partition refined on every level with room up to `params.accept`; a cycle's outcome
 /// replaces `best` where it cuts less within the bound.
+///
+/// A cycle is a function of its number and the partition it starts from, so on graphs of at
+/// most [`SPECULATIVE_VCYCLE_NODES`] nodes, where `fork` runs branches side by side
+/// ([`Fork::side_by_side`]), two cycles run at once through it from
+/// the same `best` (speculation, as in Blelloch et al. 2012's deterministic reservations):
+/// where the first lowers the cut, the second's outcome is dropped and it runs again from
+/// the new `best`; where it does not, the second started from the partition it would have
+/// started from anyway. The outcome is that of the cycles one after the other.
 fn vcycles<F: Fork>(
     fork: &F,
     g: &Graph,
@@ -366,36 +374,85 @@ fn vcycles<F: Fork>(
     params: RcdcParams,
     best: &mut (f64, f64, Vec<u32>),
 ) {
-    let parts = speeds.len();
-    for c in 0..params.vcycles {
-        let per_part = (params.coarse_per_part * [4, 2, 8, 1][c % 4] / 4).max(1);
-        let levels = coarsen(
-            fork,
-            g,
-            per_part * parts,
-            VCYCLE_SEED + c as u64,
-            Some(&best.2),
-        );
-        if levels.is_empty() {
-            return;
+    // A cycle's outcome replaces `best` where it is within the bound and cuts less.
+    let take = |best: &mut (f64, f64, Vec<u32>), outcome: (f64, f64, Vec<usize>)| {
+        let lower = outcome.0 <= 1.0 + params.accept + 1e-9 && outcome.1 < best.1;
+        if lower {
+            *best = (outcome.0, outcome.1, narrow(&outcome.2));
         }
-        // Each coarse node's part, level by level down to the coarsest.
-        let mut coarse: Option<Vec<u32>> = None;
-        for level in &levels {
-            let finer = coarse.as_deref().unwrap_or(&best.2);
-            let mut next = vec![0u32; level.nodes];
-            for (n, &k) in level.group.iter().enumerate() {
-                next[k as usize] = finer[n];
+        lower
+    };
+    let mut c = 0;
+    while c < params.vcycles {
+        if fork.side_by_side() && g.len() <= SPECULATIVE_VCYCLE_NODES && c + 1 < params.vcycles {
+            let start = &best.2;
+            let (first, second) = fork.join(
+                || vcycle(fork, g, speeds, params, c, start),
+                || vcycle(fork, g, speeds, params, c + 1, start),
+            );
+            let Some(first) = first else {
+                return;
+            };
+            if take(best, first) {
+                c += 1;
+                continue;
             }
-            coarse = Some(next);
-        }
-        let coarse = widen(&coarse.expect("at least one level"));
-        let candidate = uncoarsen(fork, g, levels, speeds, params.accept, coarse);
-        let q = super::quality_on(fork, g, &candidate, speeds);
-        if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
-            *best = (q.imbalance, q.edge_cut, narrow(&candidate));
+            let Some(second) = second else {
+                return;
+            };
+            take(best, second);
+            c += 2;
+        } else {
+            let Some(outcome) = vcycle(fork, g, speeds, params, c, &best.2) else {
+                return;
+            };
+            take(best, outcome);
+            c += 1;
         }
     }
+}
+
+/// Graphs of at most this many nodes run two V-cycles side by side ([`vcycles`]): each holds
+/// its own coarsening hierarchy (about 100 bytes a node of the graph at tile 1,
+/// docs/partitioning.md "At scale"), so above it they run one at a time.
+pub const SPECULATIVE_VCYCLE_NODES: usize = 1 << 20;
+
+/// V-cycle `c` from the partition `start`: its (imbalance, edge cut, partition), `None` where
+/// the graph does not coarsen (no cycle can run).
+fn vcycle<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    c: usize,
+    start: &[u32],
+) -> Option<(f64, f64, Vec<usize>)> {
+    let parts = speeds.len();
+    let per_part = (params.coarse_per_part * [4, 2, 8, 1][c % 4] / 4).max(1);
+    let levels = coarsen(
+        fork,
+        g,
+        per_part * parts,
+        VCYCLE_SEED + c as u64,
+        Some(start),
+    );
+    if levels.is_empty() {
+        return None;
+    }
+    // Each coarse node's part, level by level down to the coarsest.
+    let mut coarse: Option<Vec<u32>> = None;
+    for level in &levels {
+        let finer = coarse.as_deref().unwrap_or(start);
+        let mut next = vec![0u32; level.nodes];
+        for (n, &k) in level.group.iter().enumerate() {
+            next[k as usize] = finer[n];
+        }
+        coarse = Some(next);
+    }
+    let coarse = widen(&coarse.expect("at least one level"));
+    let candidate = uncoarsen(fork, g, levels, speeds, params.accept, coarse);
+    let q = super::quality_on(fork, g, &candidate, speeds);
+    Some((q.imbalance, q.edge_cut, candidate))
 }
 
 /// The first matching seed of the V-cycles (apart from the tries').
