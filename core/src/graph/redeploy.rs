@@ -513,11 +513,17 @@ fn best_move(
 /// removal leaves that part connected (the redeployment then grows it).
 pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
     let mut sep = Separation::new(g.len());
-    for p in 0..parts {
+    let loads = |part: &[usize]| {
         let mut load = vec![0.0; parts];
         for n in 0..g.len() {
             load[part[n]] += g.weight[n];
         }
+        load
+    };
+    // Summed again only after a node moves (the sums of every part, in node order, as before
+    // each part's turn: summing them for every part took parts × nodes steps).
+    let mut load = loads(part);
+    for p in 0..parts {
         if load[p] > 0.0 || part.contains(&p) {
             continue;
         }
@@ -540,6 +546,7 @@ pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
         });
         if let Some(n) = leaf {
             part[n] = p;
+            load = loads(part);
         }
     }
 }
