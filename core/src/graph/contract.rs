@@ -88,6 +88,8 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
             row.clear();
             ends.push(u32::try_from(upper.len()).expect("at most u32::MAX edge ends"));
         }
+        // No growth slack kept while the other chunks and the graph are built.
+        upper.shrink_to_fit();
         Rows {
             first_node,
             weight,

@@ -181,14 +181,18 @@ impl Graph {
                 .map(|p| {
                     let mut count = 0;
                     for &start in &members[first[p] as usize..first[p + 1] as usize] {
-                        if seen[start as usize].swap(true, Relaxed) {
+                        // Plain loads and stores (no read-modify-write): only this
+                        // chunk touches its parts' nodes.
+                        if seen[start as usize].load(Relaxed) {
                             continue;
                         }
                         count += 1;
+                        seen[start as usize].store(true, Relaxed);
                         stack.push(start);
                         while let Some(k) = stack.pop() {
                             for m in self.neighbours_of(k as usize) {
-                                if part[m] == p && !seen[m].swap(true, Relaxed) {
+                                if part[m] == p && !seen[m].load(Relaxed) {
+                                    seen[m].store(true, Relaxed);
                                     stack.push(m as u32);
                                 }
                             }

@@ -58,6 +58,9 @@ fn main() {
     pool.install(|| partition_on_threads(g, &weights, Method::Rcdc, &mut part))
         .expect("enough tiles");
     let seconds = start.elapsed().as_secs_f64();
+    // Each thread's CPU seconds so far (the pool's threads: the partition's work): on a
+    // shared machine the wall time says little, the split of the work says how it scales.
+    let cpu = thread_cpu_seconds();
     let q = quality(g, &part, &weights);
     println!(
         "shell {side}^3 tile {tile} parts {parts} threads {}: cells {cells} nodes {} edges {} | cut {} imbalance {:.4} disconnected {} empty {} | mask {mask_seconds:.2} s, graph {:.2} s, partition {seconds:.2} s",
@@ -70,4 +73,27 @@ fn main() {
         q.empty_parts,
         build - mask_seconds,
     );
+    println!("CPU s by thread (main first): {cpu:.2?}");
+}
+
+/// User + system CPU seconds of each thread of this process, from `/proc/self/task/*/stat`
+/// (fields 14 and 15, in clock ticks of 1/100 s; Linux), the main thread first; empty where
+/// it cannot be read.
+fn thread_cpu_seconds() -> Vec<f64> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut times: Vec<(u64, f64)> = tasks
+        .filter_map(|t| {
+            let t = t.ok()?;
+            let tid: u64 = t.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(t.path().join("stat")).ok()?;
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            let ticks: u64 =
+                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            Some((tid, ticks as f64 / 100.0))
+        })
+        .collect();
+    times.sort_by_key(|&(tid, _)| tid);
+    times.into_iter().map(|(_, s)| s).collect()
 }
