@@ -53,19 +53,21 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
         fill[c] += 1;
     }
     drop(fill);
+    // Each macro node's weight, its fine nodes' summed in ascending order.
+    let mut weight = vec![0.0; count];
+    for &n in &members {
+        weight[group[n as usize].index()] += g.weight[n as usize];
+    }
     let chunks = map_chunks(fork, 0..count, grain, &|range: core::ops::Range<usize>| {
         let first_node = range.start;
-        let mut weight = Vec::with_capacity(range.len());
         let mut ends = Vec::with_capacity(range.len());
         let mut upper: Vec<(u32, f32)> = Vec::new();
         // A macro node's edges to higher macro nodes in the order met, then sorted by
         // neighbour, stably: runs of one neighbour summed in the order met.
         let mut row: Vec<(u32, f64)> = Vec::new();
         for a in range {
-            let mut w = 0.0;
             for &n in &members[first[a] as usize..first[a + 1] as usize] {
                 let n = n as usize;
-                w += g.weight[n];
                 for (m, e) in g.edges(n) {
                     let b = group[m].index();
                     if a < b {
@@ -73,7 +75,6 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
                     }
                 }
             }
-            weight.push(w);
             row.sort_by_key(|&(b, _)| b);
             let mut i = 0;
             while i < row.len() {
@@ -92,25 +93,18 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
         upper.shrink_to_fit();
         Rows {
             first_node,
-            weight,
             ends,
             upper,
         }
     });
     drop((first, members));
-    let weight = chunks
-        .iter()
-        .flat_map(|c| c.weight.iter().copied())
-        .collect();
     Graph::from_edge_iter(weight, || chunks.iter().flat_map(Rows::edges))
 }
 
-/// The rows of a chunk of macro nodes: their weights and their edges to higher macro nodes.
+/// The rows of a chunk of macro nodes: their edges to higher macro nodes.
 struct Rows {
     /// The chunk's first macro node.
     first_node: usize,
-    /// Each macro node's weight.
-    weight: Vec<f64>,
     /// Where each macro node's row ends in `upper`.
     ends: Vec<u32>,
     /// The rows, one after the other: (higher macro node, summed weight).
