@@ -2,13 +2,35 @@
 //! [`rcdc_tries`] are independent (each reads only the graph), so each thread runs some and
 //! keeps the outcomes that can still win in an [`RcdcPool`]; the pools merge into the one the
 //! sequential [`yee_core::graph::rcdc`] builds (a pool is the same whatever order its outcomes
-//! came in), and [`rcdc_finish`] ends as there. The partition is the same for any number of
-//! threads, and the same as the core's sequential one.
+//! came in), and [`rcdc_finish`] ends as there. Inside each try and the V-cycles, the core's
+//! independent work (the halves of a recursive bisection and its starts, the chunks of a
+//! contraction) runs through [`Rayon`], the core's [`Fork`] on rayon's `join`. The partition
+//! is the same for any number of threads, and the same as the core's sequential one.
 
 use rayon::prelude::*;
 use yee_core::graph::{
-    Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries, run_try,
+    Fork, Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries,
+    run_try,
 };
+
+/// The core's [`Fork`] on the current rayon pool: both branches may run at once, on the
+/// pool's threads (work stealing).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rayon;
+
+impl Fork for Rayon {
+    fn join<A: Send, B: Send>(
+        &self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B) {
+        rayon::join(a, b)
+    }
+
+    fn side_by_side(&self) -> bool {
+        rayon::current_num_threads() > 1
+    }
+}
 
 /// Graphs of more nodes than this run RCDC's tries one after the other, whatever the pool:
 /// each try holds its own coarsening hierarchy and partitions (about 50 bytes a node of the
@@ -47,17 +69,17 @@ pub fn partition_with_try_limit(
         // One try's hierarchy alive at a time: the memory of the sequential core.
         let mut pool = RcdcPool::default();
         for (index, t) in tries.iter().enumerate() {
-            if let Some(outcome) = run_try(g, speeds, t, index)? {
+            if let Some(outcome) = run_try(&Rayon, g, speeds, t, index)? {
                 pool.add(outcome, params);
             }
         }
-        rcdc_finish(g, speeds, params, pool, part)?;
+        rcdc_finish(&Rayon, g, speeds, params, pool, part)?;
         return Ok(());
     }
     let pool = tries
         .par_iter()
         .enumerate()
-        .map(|(index, t)| run_try(g, speeds, t, index))
+        .map(|(index, t)| run_try(&Rayon, g, speeds, t, index))
         .try_fold(RcdcPool::default, |mut pool, outcome| {
             if let Some(outcome) = outcome? {
                 pool.add(outcome, params);
@@ -65,7 +87,7 @@ pub fn partition_with_try_limit(
             Ok::<_, GraphError>(pool)
         })
         .try_reduce(RcdcPool::default, |a, b| Ok(a.merge(b, params)))?;
-    rcdc_finish(g, speeds, params, pool, part)?;
+    rcdc_finish(&Rayon, g, speeds, params, pool, part)?;
     Ok(())
 }
 
@@ -76,7 +98,9 @@ mod tests {
 
     /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,
     /// 3 and 4 threads gives the core's sequential partition, with the tries side by side
-    /// and one at a time.
+    /// and one at a time (the recursive bisections' halves and starts and the contractions'
+    /// chunks on the threads in both), and the graph built on the threads is the
+    /// sequential one.
     #[test]
     fn the_partition_is_the_same_on_any_number_of_threads() {
         let side = 20;
@@ -99,9 +123,11 @@ mod tests {
         for (grid, mask, tile, parts) in [
             ([side; 3], &shell, [1, 1, 1], 6),
             ([side; 3], &shell, [4, 4, 4], 5),
+            ([side; 3], &shell, [1, 1, 1], 40),
             ([40, 40, 1], &porous, [1, 1, 1], 8),
         ] {
-            let g = TileGraph::from_mask(grid, mask, tile, 1.0).unwrap().graph;
+            let tiles = TileGraph::from_mask(grid, mask, tile, 1.0).unwrap();
+            let g = tiles.graph.clone();
             let speeds: Vec<f64> = (0..parts).map(|p| 1.0 + (p % 3) as f64).collect();
             let mut sequential = vec![0; g.len()];
             partition(&g, &speeds, Method::Rcdc, &mut sequential).unwrap();
@@ -110,6 +136,11 @@ mod tests {
                     .num_threads(threads)
                     .build()
                     .unwrap();
+                // The graph built slab by slab on the threads: the same.
+                let built = pool
+                    .install(|| TileGraph::from_mask_on(&Rayon, grid, mask, tile, 1.0))
+                    .unwrap();
+                assert_eq!(built, tiles, "{threads} threads, tile {tile:?}");
                 let mut part = vec![0; g.len()];
                 pool.install(|| partition_on_threads(&g, &speeds, Method::Rcdc, &mut part))
                     .unwrap();

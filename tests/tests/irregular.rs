@@ -103,7 +103,9 @@ proptest::proptest! {
 #[ignore = "a study, a minute long: cargo test -p yee-tests --test it irregular::clique_b -- --ignored"]
 fn clique_b_does_not_tell_a_balanced_partition() {
     use yee_core::graph::redeploy::{clique_balance, seed_empty_parts};
-    use yee_core::graph::{CdcParams, MergeRule, cdc, contract, join_pieces, merge, redeploy};
+    use yee_core::graph::{
+        CdcParams, MergeRule, Sequential, cdc, contract, join_pieces, merge, redeploy,
+    };
     // (imbalance, CliqueB) where the redeployment starts and where it ends.
     let mut cases: Vec<((f64, f64), (f64, f64))> = Vec::new();
     for s in all() {
@@ -123,7 +125,7 @@ fn clique_b_does_not_tell_a_balanced_partition() {
                         }
                     } else {
                         let count = merge(&g, 10 * parts, MergeRule::Mr0, &mut group);
-                        let macros = contract(&g, &group, count);
+                        let macros = contract(&Sequential, &g, &group, count);
                         let mut macro_part = vec![0usize; count];
                         cdc(&macros, parts, CdcParams::default(), &mut macro_part).unwrap();
                         for n in 0..g.len() {

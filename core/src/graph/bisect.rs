@@ -16,6 +16,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::csr::Graph;
+use super::fork::{Fork, map_chunks};
 use super::refine::{Entry, ordered, refine};
 use super::separation::Separation;
 
@@ -27,56 +28,62 @@ const STARTS: usize = 4;
 /// a part within about `(1 + tolerance)^⌈log₂ parts⌉` of its share), every part
 /// connected where `g` is. Writes each node's part into `part`; returns `false` (with `part`
 /// unspecified) where a half came out in pieces or with fewer nodes than its parts (a graph
-/// not connected, or too coarse for the parts).
-pub fn recursive_bisection(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> bool {
-    let map: Vec<usize> = (0..g.len()).collect();
-    split(g, &map, 0, speeds, tolerance, part)
-}
-
-/// Cuts `g` (whose node `n` is `map[n]` of the whole graph) into the parts `first..` of
-/// `speeds`.
-fn split(
+/// not connected, or too coarse for the parts). The two halves of each cut are independent
+/// subproblems and run through `fork` (side by side on a driver's threads); the partition
+/// is the same however they run.
+pub fn recursive_bisection<F: Fork>(
+    fork: &F,
     g: &Graph,
-    map: &[usize],
-    first: usize,
     speeds: &[f64],
     tolerance: f64,
     part: &mut [usize],
 ) -> bool {
+    let Some(parts) = split(fork, g, 0, speeds, tolerance) else {
+        return false;
+    };
+    part.copy_from_slice(&parts);
+    true
+}
+
+/// The parts `first..` of `speeds` of each node of `g`, by recursive bisection; `None` where
+/// a half came out in pieces or with fewer nodes than its parts.
+fn split<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    first: usize,
+    speeds: &[f64],
+    tolerance: f64,
+) -> Option<Vec<usize>> {
     let k = speeds.len();
     if k == 1 {
-        map.iter().for_each(|&n| part[n] = first);
-        return true;
+        return Some(vec![first; g.len()]);
     }
     if g.len() < k {
-        return false;
+        return None;
     }
     let k0 = k / 2;
     let shares = [speeds[..k0].iter().sum(), speeds[k0..].iter().sum()];
-    let Some(side) = bisect(g, shares, [k0, k - k0], tolerance) else {
-        return false;
-    };
-    let mut offset = first;
-    for (s, range) in [(0, 0..k0), (1, k0..k)] {
+    let side = bisect(fork, g, shares, [k0, k - k0], tolerance)?;
+    let half = |s: usize, first: usize, speeds: &[f64]| -> Option<(Vec<usize>, Vec<usize>)> {
         let members: Vec<usize> = (0..g.len()).filter(|&n| side[n] == s).collect();
         let sub = induced(g, &members);
-        if sub.pieces(&vec![0; sub.len()]).len() != 1 {
-            return false;
+        if sub.piece_counts(&vec![0; sub.len()], 1)[0] != 1 {
+            return None;
         }
-        let sub_map: Vec<usize> = members.iter().map(|&n| map[n]).collect();
-        if !split(
-            &sub,
-            &sub_map,
-            offset,
-            &speeds[range.clone()],
-            tolerance,
-            part,
-        ) {
-            return false;
+        let parts = split(fork, &sub, first, speeds, tolerance)?;
+        Some((members, parts))
+    };
+    let (low, high) = fork.join(
+        || half(0, first, &speeds[..k0]),
+        || half(1, first + k0, &speeds[k0..]),
+    );
+    let mut part = vec![0; g.len()];
+    for (members, parts) in [low?, high?] {
+        for (&n, p) in members.iter().zip(parts) {
+            part[n] = p;
         }
-        offset += range.len();
     }
-    true
+    Some(part)
 }
 
 /// The subgraph of `g` on `members` (in that order), with the edges among them.
@@ -105,10 +112,17 @@ fn farthest(g: &Graph, start: usize) -> usize {
 }
 
 /// Two connected halves of `g` (side 0 or 1 for each node) weighing in the ratio `shares`,
-/// with at least `need` nodes each: grown from each of [`STARTS`] starting nodes and refined,
-/// the smallest cut among the halves within `1 + tolerance` of their shares kept (the best
-/// balanced where none is). `None` where no start gives halves with enough nodes.
-fn bisect(g: &Graph, shares: [f64; 2], need: [usize; 2], tolerance: f64) -> Option<Vec<usize>> {
+/// with at least `need` nodes each: grown from each of [`STARTS`] starting nodes and refined
+/// (the starts side by side through `fork`), the smallest cut among the halves within
+/// `1 + tolerance` of their shares kept (the best balanced where none is; the earlier start
+/// on a tie). `None` where no start gives halves with enough nodes.
+fn bisect<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    shares: [f64; 2],
+    need: [usize; 2],
+    tolerance: f64,
+) -> Option<Vec<usize>> {
     let u = farthest(g, 0);
     let v = farthest(g, u);
     let mut starts = vec![u, v];
@@ -118,16 +132,14 @@ fn bisect(g: &Graph, shares: [f64; 2], need: [usize; 2], tolerance: f64) -> Opti
             starts.push(s);
         }
     }
-    let mut sep = Separation::new(g.len());
-    let mut best: Option<((bool, f64), Vec<usize>)> = None;
-    for &start in &starts {
-        let Some(mut side) = grow(g, start, shares, tolerance, &mut sep) else {
-            continue;
-        };
+    let halves = map_chunks(fork, 0..starts.len(), 1, &|r| {
+        let start = starts[r.start];
+        let mut sep = Separation::new(g.len());
+        let mut side = grow(g, start, shares, tolerance, &mut sep)?;
         refine(g, &shares, tolerance, &mut side);
         let count = side.iter().filter(|&&s| s == 0).count();
         if count < need[0] || g.len() - count < need[1] {
-            continue;
+            return None;
         }
         let q = super::quality(g, &side, &shares);
         let key = if q.imbalance > 1.0 + tolerance + 1e-9 {
@@ -135,6 +147,10 @@ fn bisect(g: &Graph, shares: [f64; 2], need: [usize; 2], tolerance: f64) -> Opti
         } else {
             (false, q.edge_cut)
         };
+        Some((key, side))
+    });
+    let mut best: Option<((bool, f64), Vec<usize>)> = None;
+    for (key, side) in halves.into_iter().flatten() {
         if best.as_ref().is_none_or(|(b, _)| key < *b) {
             best = Some((key, side));
         }
@@ -224,6 +240,7 @@ fn grow(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::fork::Sequential;
     use crate::graph::{TileGraph, quality};
 
     /// A comb: a spine 4 cells tall under 3-cell fingers 3 cells apart, 30 cells tall.
@@ -241,7 +258,7 @@ mod tests {
         for speeds in [&[1.0; 8][..], &[1.0; 4], &[3.0, 1.0, 1.0]] {
             let parts = speeds.len();
             let mut part = vec![0; g.len()];
-            assert!(recursive_bisection(g, speeds, 0.05, &mut part));
+            assert!(recursive_bisection(&Sequential, g, speeds, 0.05, &mut part));
             let q = quality(g, &part, speeds);
             assert_eq!((q.disconnected, q.empty_parts), (0, 0), "{q:?}");
             assert!(q.imbalance <= 1.05 + 1e-9, "{q:?}");
@@ -250,6 +267,12 @@ mod tests {
         // A graph in two pieces cannot give connected halves.
         let two = Graph::from_edges(vec![1.0; 4], &[(0, 1, 1.0), (2, 3, 1.0)]);
         let mut part = vec![0; 4];
-        assert!(!recursive_bisection(&two, &[1.0; 3], 0.05, &mut part));
+        assert!(!recursive_bisection(
+            &Sequential,
+            &two,
+            &[1.0; 3],
+            0.05,
+            &mut part
+        ));
     }
 }

@@ -33,6 +33,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::csr::Graph;
+use super::fork::{Fork, Sequential, map_chunks_mut};
 use super::tiles::GraphError;
 
 /// The parameters of phase 2.
@@ -108,6 +109,18 @@ pub fn cdc(
     params: CdcParams,
     part: &mut [usize],
 ) -> Result<(), GraphError> {
+    cdc_on(&Sequential, g, parts, params, part)
+}
+
+/// [`cdc`] with the nodes of each of [`vote_in_rounds`]'s rounds visited in chunks side by
+/// side through `fork`: the same parts.
+pub fn cdc_on<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    parts: usize,
+    params: CdcParams,
+    part: &mut [usize],
+) -> Result<(), GraphError> {
     if parts == 0 || parts > g.len() {
         return Err(GraphError::Parts {
             parts,
@@ -122,7 +135,7 @@ pub fn cdc(
     if n * origin.len() <= params.dense_entries {
         vote_in_arrival_order(g, &origin, params, part);
     } else {
-        vote_in_rounds(g, &origin, params, part);
+        vote_in_rounds(fork, g, &origin, params, ROUND_GRAIN, part);
     }
     let mut queue: VecDeque<usize> = (0..n).filter(|&node| part[node] != NONE).collect();
     while let Some(node) = queue.pop_front() {
@@ -197,17 +210,32 @@ fn vote_in_arrival_order(g: &Graph, origin: &[usize], params: CdcParams, part: &
     }
 }
 
+/// Nodes one branch of a round of [`vote_in_rounds`] visits (fixed: the chunks never depend
+/// on the number of threads).
+const ROUND_GRAIN: usize = 1 << 11;
+
 /// Phase 2 in synchronous rounds: writes each node's winning originator (or [`NONE`]) into
 /// `part`. Each round visits the nodes in order; a node sums the messages its neighbours
 /// passed on in the round before (by originator, in the order of its edges), keeps the
 /// [`CdcParams::kept_per_node`] heaviest, adds them to its table and passes them on. A node's
-/// table holds only the originators it kept in some round.
+/// table holds only the originators it kept in some round. A round reads only the round
+/// before's messages and writes each node's own table and messages (Jacobi-style, as the
+/// paper's nodes exchange messages in parallel), so chunks of `grain` nodes ([`ROUND_GRAIN`]
+/// in [`cdc_on`]) run side by side through `fork`, each with its own scratch, and the outcome
+/// is the same.
 ///
 /// Time O(MaxTTL × (E × K + N × A)) for N nodes, E edge ends, K = `kept_per_node` and A ≤
 /// degree × K the originators arriving at a node in a round (plus the sorts of K and the
 /// table look-ups, logarithmic); memory O(N × (K + the originators a node kept)) and 8 bytes
-/// an originator of scratch, no nodes × originators table.
-fn vote_in_rounds(g: &Graph, origin: &[usize], params: CdcParams, part: &mut [usize]) {
+/// an originator of scratch a branch, no nodes × originators table.
+fn vote_in_rounds<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    origin: &[usize],
+    params: CdcParams,
+    grain: usize,
+    part: &mut [usize],
+) {
     let n = g.len();
     // Node `n`'s table: (originator, T) sorted by originator.
     let mut table: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
@@ -226,63 +254,76 @@ fn vote_in_rounds(g: &Graph, origin: &[usize], params: CdcParams, part: &mut [us
             sent.offsets[node + 1] = sent.entries.len() as u32;
         }
     }
-    // Scratch: each originator's weight arriving at the node being visited, and which arrived.
-    let mut arriving = vec![0.0f64; origin.len()];
-    let mut arrived: Vec<u32> = Vec::new();
-    let mut passing: Vec<(u32, f64)> = Vec::new();
-    let mut next = Messages {
-        offsets: vec![0u32; n + 1],
-        entries: Vec::new(),
-    };
     let keep = params.kept_per_node.max(1);
     for round in 1..=params.max_ttl.max(1) {
         let last = round >= params.max_ttl;
-        next.entries.clear();
-        for node in 0..n {
-            for (m, _) in g.edges(node) {
-                for &(oid, w) in sent.of(m) {
-                    if arriving[oid as usize] == 0.0 {
-                        arrived.push(oid);
+        let sent_now = &sent;
+        // Each chunk's messages passed on, and where each of its nodes' end.
+        let chunks = map_chunks_mut(fork, &mut table, grain, &|c, rows| {
+            // Scratch: each originator's weight arriving at the node being visited, and
+            // which arrived.
+            let mut arriving = vec![0.0f64; origin.len()];
+            let mut arrived: Vec<u32> = Vec::new();
+            let mut passing: Vec<(u32, f64)> = Vec::new();
+            let mut entries: Vec<(u32, f64)> = Vec::new();
+            let mut ends: Vec<u32> = Vec::with_capacity(rows.len());
+            for (i, row) in rows.iter_mut().enumerate() {
+                let node = c * grain + i;
+                for (m, _) in g.edges(node) {
+                    for &(oid, w) in sent_now.of(m) {
+                        if arriving[oid as usize] == 0.0 {
+                            arrived.push(oid);
+                        }
+                        arriving[oid as usize] += w;
                     }
-                    arriving[oid as usize] += w;
                 }
-            }
-            // The heaviest `keep` arrivals (ties: the lower originator), by originator.
-            passing.clear();
-            passing.extend(
-                arrived
-                    .drain(..)
-                    .map(|oid| (oid, core::mem::replace(&mut arriving[oid as usize], 0.0))),
-            );
-            if passing.len() > keep {
-                let heavier =
-                    |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-                passing.select_nth_unstable_by(keep - 1, heavier);
-                passing.truncate(keep);
-            }
-            passing.sort_unstable_by_key(|e| e.0);
-            let row = &mut table[node];
-            let degree = g.degree(node) as f64;
-            for &(oid, w) in &passing {
-                match row.binary_search_by_key(&oid, |e| e.0) {
-                    Ok(i) => row[i].1 += w,
-                    Err(i) => row.insert(i, (oid, w)),
+                // The heaviest `keep` arrivals (ties: the lower originator), by originator.
+                passing.clear();
+                passing.extend(
+                    arrived
+                        .drain(..)
+                        .map(|oid| (oid, core::mem::replace(&mut arriving[oid as usize], 0.0))),
+                );
+                if passing.len() > keep {
+                    let heavier =
+                        |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+                    passing.select_nth_unstable_by(keep - 1, heavier);
+                    passing.truncate(keep);
                 }
+                passing.sort_unstable_by_key(|e| e.0);
+                let degree = g.degree(node) as f64;
+                for &(oid, w) in &passing {
+                    match row.binary_search_by_key(&oid, |e| e.0) {
+                        Ok(i) => row[i].1 += w,
+                        Err(i) => row.insert(i, (oid, w)),
+                    }
+                }
+                // The messages passed on: W ÷ degree, while TTL > 0 and W ≥ MinWeight.
+                passing.retain_mut(|e| {
+                    e.1 /= degree;
+                    !last && e.1 >= params.min_weight
+                });
+                entries.extend_from_slice(&passing);
+                ends.push(entries.len() as u32);
             }
-            // The messages passed on: W ÷ degree, while TTL > 0 and W ≥ MinWeight.
-            passing.retain_mut(|e| {
-                e.1 /= degree;
-                !last && e.1 >= params.min_weight
-            });
-            next.entries.extend_from_slice(&passing);
-            next.offsets[node + 1] = next.entries.len() as u32;
+            (entries, ends)
+        });
+        let mut next = Messages {
+            offsets: Vec::with_capacity(n + 1),
+            entries: Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum()),
+        };
+        next.offsets.push(0);
+        for (entries, ends) in chunks {
+            let base = next.entries.len() as u32;
+            next.offsets.extend(ends.iter().map(|&e| base + e));
+            next.entries.extend(entries);
         }
-        core::mem::swap(&mut sent, &mut next);
+        sent = next;
         if sent.entries.is_empty() {
             break;
         }
     }
-    drop((sent, next, arriving));
+    drop(sent);
     for (node, row) in table.iter().enumerate() {
         part[node] = winner(row.iter().map(|&(k, w)| (k as usize, w)));
     }
@@ -340,6 +381,13 @@ mod tests {
             for (k, &node) in o.iter().enumerate() {
                 assert_eq!(part[node], k);
             }
+            // The rounds in chunks of 7 nodes: the same votes.
+            let origin: Vec<usize> = o.to_vec();
+            let mut whole = vec![0; g.len()];
+            let mut chunked = vec![0; g.len()];
+            vote_in_rounds(&Sequential, &g, &origin, params, ROUND_GRAIN, &mut whole);
+            vote_in_rounds(&Sequential, &g, &origin, params, 7, &mut chunked);
+            assert_eq!(chunked, whole, "{kept_per_node}");
         }
     }
 

@@ -9,8 +9,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::contract::contract;
 use super::csr::Graph;
-use super::redeploy::contract;
+use super::fork::Fork;
 
 /// Heavy-edge matching (HEM, Karypis & Kumar 1998, §3.1): visits the nodes in a fixed
 /// pseudo-random order (xorshift from `seed`); an unmatched node is matched with the unmatched
@@ -109,9 +110,9 @@ pub struct Level {
 impl Level {
     /// The coarse graph, contracted again from `fine` (the next finer graph) where it was
     /// dropped: the same graph ([`contract`] is a function of the fine graph and the groups).
-    pub fn rebuild(&mut self, fine: &Graph) -> &Graph {
+    pub fn rebuild<F: Fork>(&mut self, fork: &F, fine: &Graph) -> &Graph {
         self.graph
-            .get_or_insert_with(|| contract(fine, &self.group, self.nodes))
+            .get_or_insert_with(|| contract(fork, fine, &self.group, self.nodes))
     }
 }
 
@@ -130,7 +131,13 @@ pub const REBUILD_NODES: usize = 1 << 20;
 /// one part are matched, so the partition holds on every level (the V-cycles of Walshaw's
 /// iterated multilevel refinement). Returns the levels, finest first (none when `g` is
 /// already small enough).
-pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[u32]>) -> Vec<Level> {
+pub fn coarsen<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    target: usize,
+    seed: u64,
+    within: Option<&[u32]>,
+) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
     // The part of each node of the finest graph not yet coarsened (`within` itself on `g`,
@@ -161,7 +168,7 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[u32]>) -> V
         if count * 10 > fine.len() * 9 {
             return levels;
         }
-        let graph = contract(fine, &group, count);
+        let graph = contract(fork, fine, &group, count);
         levels.push(Level {
             graph: Some(graph),
             group,
@@ -174,6 +181,7 @@ pub fn coarsen(g: &Graph, target: usize, seed: u64, within: Option<&[u32]>) -> V
 mod tests {
     use super::*;
     use crate::graph::TileGraph;
+    use crate::graph::fork::Sequential;
 
     #[test]
     fn matching_pairs_adjacent_nodes_heaviest_edge_first_and_keeps_weights() {
@@ -192,7 +200,7 @@ mod tests {
         let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
             .unwrap()
             .graph;
-        let levels = coarsen(&g, 40, 0, None);
+        let levels = coarsen(&Sequential, &g, 40, 0, None);
         assert!(levels.len() >= 3, "{}", levels.len());
         let mut fine = &g;
         for level in &levels {
@@ -235,13 +243,13 @@ mod tests {
         let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
             .unwrap()
             .graph;
-        let mut levels = coarsen(&g, 40, 5, None);
+        let mut levels = coarsen(&Sequential, &g, 40, 5, None);
         let kept = levels[0].graph.take().unwrap();
         assert_eq!(levels[0].nodes, kept.len());
-        assert_eq!(*levels[0].rebuild(&g), kept);
+        assert_eq!(*levels[0].rebuild(&Sequential, &g), kept);
         // The second level is a contraction of the first.
         let second = levels[1].graph.take().unwrap();
-        assert_eq!(*levels[1].rebuild(&kept), second);
+        assert_eq!(*levels[1].rebuild(&Sequential, &kept), second);
     }
 
     #[test]
@@ -251,7 +259,7 @@ mod tests {
             .graph;
         // Diagonal stripes: a part of every node, cut by many edges.
         let part: Vec<u32> = (0..900).map(|i| (i % 30 + i / 30) / 7 % 3).collect();
-        let levels = coarsen(&g, 40, 3, Some(&part));
+        let levels = coarsen(&Sequential, &g, 40, 3, Some(&part));
         assert!(!levels.is_empty());
         let mut node_part = part.clone();
         for level in &levels {
@@ -264,7 +272,7 @@ mod tests {
             node_part = coarse;
         }
         // Without the parts, matching does pair nodes of different parts.
-        let free = coarsen(&g, 40, 3, None);
+        let free = coarsen(&Sequential, &g, 40, 3, None);
         let mixed = free[0].group.iter().enumerate().any(|(n, &c)| {
             free[0]
                 .group

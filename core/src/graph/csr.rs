@@ -2,6 +2,14 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
+use core::sync::atomic::AtomicBool;
+use core::sync::atomic::Ordering::Relaxed;
+
+use super::fork::{Fork, Sequential, map_chunks};
+
+/// Parts one branch of [`Graph::piece_counts_on`] counts (fixed: the chunks never depend on
+/// the number of threads).
+const PIECE_GRAIN: usize = 4;
 
 /// Node weights and weighted edges, each edge stored at both ends. Bytes: 12 a node (an `f64`
 /// weight, a `u32` offset) and 8 an edge end (a `u32` neighbour, an `f32` weight), 4 where
@@ -78,22 +86,6 @@ impl Graph {
         }
     }
 
-    /// The graph of `weight.len()` nodes whose edges are given from their lower end: node
-    /// `a`'s edges to higher nodes are `upper[upper_offsets[a]..upper_offsets[a + 1]]` (node,
-    /// weight). The same graph as [`Graph::from_edges`] on those edges listed row by row, built
-    /// with 8 bytes an edge of scratch (these rows) rather than a list of 24-byte triples.
-    pub fn from_upper_rows(weight: Vec<f64>, upper_offsets: &[u32], upper: &[(u32, f32)]) -> Graph {
-        let n = weight.len();
-        let row = |a: usize| &upper[upper_offsets[a] as usize..upper_offsets[a + 1] as usize];
-        Graph::from_edge_iter(weight, || {
-            (0..n).flat_map(move |a| {
-                row(a)
-                    .iter()
-                    .map(move |&(b, w)| (a, b as usize, f64::from(w)))
-            })
-        })
-    }
-
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.weight.len()
@@ -156,30 +148,61 @@ impl Graph {
     }
 
     /// The number of connected pieces of each of `parts` parts of `part` (0 for an empty
-    /// part): [`Graph::pieces`] counted, with one byte a node and a stack of one piece's
-    /// nodes at most as scratch rather than a list of every node.
+    /// part): [`Graph::pieces`] counted, with 5 bytes a node (the nodes listed by part, a
+    /// flag each) and a stack of one piece's nodes at most as scratch rather than a list of
+    /// every node.
     pub fn piece_counts(&self, part: &[usize], parts: usize) -> Vec<usize> {
-        let mut seen = vec![false; self.len()];
-        let mut counts = vec![0usize; parts];
-        let mut stack: Vec<u32> = Vec::new();
-        for start in 0..self.len() {
-            if seen[start] {
-                continue;
-            }
-            let p = part[start];
-            counts[p] += 1;
-            seen[start] = true;
-            stack.push(start as u32);
-            while let Some(k) = stack.pop() {
-                for m in self.neighbours_of(k as usize) {
-                    if !seen[m] && part[m] == p {
-                        seen[m] = true;
-                        stack.push(m as u32);
-                    }
-                }
-            }
+        self.piece_counts_on(&Sequential, part, parts)
+    }
+
+    /// [`Graph::piece_counts`] with the parts counted in chunks side by side through `fork`
+    /// (a part's flood stays inside its nodes, so each chunk sets only its own nodes' flags):
+    /// the same counts.
+    pub fn piece_counts_on<F: Fork>(&self, fork: &F, part: &[usize], parts: usize) -> Vec<usize> {
+        // The nodes of each part, in ascending order (a counting sort).
+        let mut first = vec![0u32; parts + 1];
+        for &p in part {
+            first[p + 1] += 1;
         }
-        counts
+        for p in 0..parts {
+            first[p + 1] += first[p];
+        }
+        let mut fill = first.clone();
+        let mut members = vec![0u32; self.len()];
+        for (n, &p) in part.iter().enumerate() {
+            members[fill[p] as usize] = n as u32;
+            fill[p] += 1;
+        }
+        drop(fill);
+        let seen: Vec<AtomicBool> = (0..self.len()).map(|_| AtomicBool::new(false)).collect();
+        let chunks = map_chunks(fork, 0..parts, PIECE_GRAIN, &|range| {
+            let mut stack: Vec<u32> = Vec::new();
+            range
+                .map(|p| {
+                    let mut count = 0;
+                    for &start in &members[first[p] as usize..first[p + 1] as usize] {
+                        // Plain loads and stores (no read-modify-write): only this
+                        // chunk touches its parts' nodes.
+                        if seen[start as usize].load(Relaxed) {
+                            continue;
+                        }
+                        count += 1;
+                        seen[start as usize].store(true, Relaxed);
+                        stack.push(start);
+                        while let Some(k) = stack.pop() {
+                            for m in self.neighbours_of(k as usize) {
+                                if part[m] == p && !seen[m].load(Relaxed) {
+                                    seen[m].store(true, Relaxed);
+                                    stack.push(m as u32);
+                                }
+                            }
+                        }
+                    }
+                    count
+                })
+                .collect::<Vec<usize>>()
+        });
+        chunks.concat()
     }
 
     /// The connected pieces of every part of `part` (the part of each node), each as its list
@@ -211,5 +234,29 @@ impl NodeIndex for u32 {
 impl NodeIndex for usize {
     fn index(self) -> usize {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::TileGraph;
+
+    #[test]
+    fn piece_counts_are_the_pieces_counted() {
+        // A 30 × 30 square in 13 parts of scattered nodes (many pieces each).
+        let g = TileGraph::from_mask([30, 30, 1], &[true; 900], [1, 1, 1], 1.0)
+            .unwrap()
+            .graph;
+        let part: Vec<usize> = (0..900)
+            .map(|n| (n * 7 + n / 30) % 11 + n / 450 * 2)
+            .collect();
+        let mut expected = vec![0; 13];
+        for piece in g.pieces(&part) {
+            expected[part[piece[0]]] += 1;
+        }
+        assert!(expected.iter().sum::<usize>() > 100);
+        assert_eq!(g.piece_counts(&part, 13), expected);
+        assert_eq!(g.piece_counts(&part, 14)[13], 0);
     }
 }

@@ -13,7 +13,9 @@ pub mod architecture;
 pub mod bisect;
 pub mod cdc;
 pub mod coarsen;
+pub mod contract;
 pub mod csr;
+pub mod fork;
 pub mod method;
 pub mod quality;
 pub mod rcdc;
@@ -23,13 +25,15 @@ pub mod separation;
 pub mod tiles;
 
 pub use bisect::recursive_bisection;
-pub use cdc::{CdcParams, cdc};
+pub use cdc::{CdcParams, cdc, cdc_on};
+pub use contract::contract;
 pub use csr::{Graph, NodeIndex};
+pub use fork::{Fork, Sequential, map_chunks};
 pub use method::{Method, partition};
-pub use quality::{PartitionQuality, quality};
+pub use quality::{PartitionQuality, quality, quality_on};
 pub use rcdc::{
     RcdcOutcome, RcdcParams, RcdcPool, RcdcTry, rcdc, rcdc_finish, rcdc_tries, run_try,
 };
-pub use redeploy::{MergeRule, contract, join_pieces, merge, redeploy};
+pub use redeploy::{MergeRule, join_pieces, merge, redeploy};
 pub use refine::refine;
 pub use tiles::{GRAPH_LIMIT, GraphError, NO_NODE, TileGraph};

@@ -5,6 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::csr::Graph;
+use super::fork::{Fork, Sequential};
 
 /// The measures of one partition.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +27,17 @@ pub struct PartitionQuality {
 /// The quality of `part` (the part of each node, `< targets.len()`) against `targets` (the
 /// relative weight each part should get; all equal for a homogeneous machine).
 pub fn quality(g: &Graph, part: &[usize], targets: &[f64]) -> PartitionQuality {
+    quality_on(&Sequential, g, part, targets)
+}
+
+/// [`quality`] with the parts' pieces counted side by side through `fork`
+/// ([`Graph::piece_counts_on`]): the same measures.
+pub fn quality_on<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    part: &[usize],
+    targets: &[f64],
+) -> PartitionQuality {
     let parts = targets.len();
     let mut part_weight = vec![0.0; parts];
     let mut comm_volume = vec![0.0; parts];
@@ -48,7 +60,7 @@ pub fn quality(g: &Graph, part: &[usize], targets: &[f64]) -> PartitionQuality {
         .zip(targets)
         .map(|(&w, &t)| w / (total * t / target_sum))
         .fold(0.0, f64::max);
-    let pieces = g.piece_counts(part, parts);
+    let pieces = g.piece_counts_on(fork, part, parts);
     PartitionQuality {
         disconnected: pieces.iter().map(|&p| p.saturating_sub(1)).sum(),
         empty_parts: pieces.iter().filter(|&&p| p == 0).count(),

@@ -18,10 +18,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bisect::recursive_bisection;
-use super::cdc::{CdcParams, cdc};
+use super::cdc::{CdcParams, cdc_on};
 use super::coarsen::{Level, coarsen};
+use super::contract::contract;
 use super::csr::Graph;
-use super::redeploy::{MergeRule, contract, join_pieces, merge, redeploy, seed_empty_parts};
+use super::fork::{Fork, Sequential};
+use super::redeploy::{MergeRule, join_pieces, merge, redeploy, seed_empty_parts};
 use super::refine::refine;
 use super::tiles::GraphError;
 
@@ -98,11 +100,11 @@ pub fn rcdc(
     let tries = rcdc_tries(g, speeds, params)?;
     let mut pool = RcdcPool::default();
     for (index, t) in tries.iter().enumerate() {
-        if let Some(outcome) = run_try(g, speeds, t, index)? {
+        if let Some(outcome) = run_try(&Sequential, g, speeds, t, index)? {
             pool.add(outcome, params);
         }
     }
-    rcdc_finish(g, speeds, params, pool, part)
+    rcdc_finish(&Sequential, g, speeds, params, pool, part)
 }
 
 /// One multilevel run of RCDC: coarsen to `per_part` nodes a part (matchings from `seed`;
@@ -233,17 +235,19 @@ pub fn rcdc_tries(
 /// nodes the first level, about 38 of them, is dropped once the second is built and rebuilt
 /// on the way back), its groups 8, the partition 8 (4 in the outcome) and the refinement's
 /// scratch about 16; the hierarchy is dropped level by level as the partition is projected
-/// back.
-pub fn run_try(
+/// back. The independent work inside it (the halves of a recursive bisection) runs through
+/// `fork`; the outcome is the same however it runs.
+pub fn run_try<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     t: &RcdcTry,
     index: usize,
 ) -> Result<Option<RcdcOutcome>, GraphError> {
-    let Some(part) = multilevel(g, speeds, t.params, t.per_part, t.seed, t.start)? else {
+    let Some(part) = multilevel(fork, g, speeds, t.params, t.per_part, t.seed, t.start)? else {
         return Ok(None);
     };
-    let q = super::quality(g, &part, speeds);
+    let q = super::quality_on(fork, g, &part, speeds);
     Ok(Some(RcdcOutcome {
         imbalance: q.imbalance,
         cut: q.edge_cut,
@@ -295,8 +299,10 @@ impl RcdcPool {
 /// The end of RCDC once the tries have run and their outcomes are in `pool`. Where none is
 /// within `1 + params.accept`, each is redeployed on the whole graph (the paper's phase 4)
 /// and refined, in the order of the tries, and the best balanced kept; within the bound, the
-/// V-cycles. Writes the partition into `part` and returns its imbalance.
-pub fn rcdc_finish(
+/// V-cycles. Writes the partition into `part` and returns its imbalance. `fork` runs the
+/// independent work inside (as in [`run_try`]).
+pub fn rcdc_finish<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
@@ -313,7 +319,7 @@ pub fn rcdc_finish(
                 let mut redeployed = widen(&outcome.part);
                 redeploy(g, speeds, params.tolerance, &mut redeployed);
                 refine(g, speeds, params.refine_tolerance, &mut redeployed);
-                let q = super::quality(g, &redeployed, speeds);
+                let q = super::quality_on(fork, g, &redeployed, speeds);
                 if q.imbalance < outcome.imbalance {
                     (outcome.imbalance, outcome.cut, outcome.part) =
                         (q.imbalance, q.edge_cut, narrow(&redeployed));
@@ -330,7 +336,7 @@ pub fn rcdc_finish(
     };
     let mut best = (best.imbalance, best.cut, best.part);
     if best.0 <= 1.0 + params.accept + 1e-9 {
-        vcycles(g, speeds, params, &mut best);
+        vcycles(fork, g, speeds, params, &mut best);
     }
     for (p, &b) in part.iter_mut().zip(&best.2) {
         *p = b as usize;
@@ -353,31 +359,100 @@ fn widen(part: &[u32]) -> Vec<usize> {
 /// matching only nodes of one part (other matchings and coarsest sizes each cycle), and the
 /// partition refined on every level with room up to `params.accept`; a cycle's outcome
 /// replaces `best` where it cuts less within the bound.
-fn vcycles(g: &Graph, speeds: &[f64], params: RcdcParams, best: &mut (f64, f64, Vec<u32>)) {
-    let parts = speeds.len();
-    for c in 0..params.vcycles {
-        let per_part = (params.coarse_per_part * [4, 2, 8, 1][c % 4] / 4).max(1);
-        let levels = coarsen(g, per_part * parts, VCYCLE_SEED + c as u64, Some(&best.2));
-        if levels.is_empty() {
-            return;
+///
+/// A cycle is a function of its number and the partition it starts from, so on graphs of at
+/// most [`SPECULATIVE_VCYCLE_NODES`] nodes, where `fork` runs branches side by side
+/// ([`Fork::side_by_side`]), two cycles run at once through it from
+/// the same `best` (speculation, as in Blelloch et al. 2012's deterministic reservations):
+/// where the first lowers the cut, the second's outcome is dropped and it runs again from
+/// the new `best`; where it does not, the second started from the partition it would have
+/// started from anyway. The outcome is that of the cycles one after the other.
+fn vcycles<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    best: &mut (f64, f64, Vec<u32>),
+) {
+    // A cycle's outcome replaces `best` where it is within the bound and cuts less.
+    let take = |best: &mut (f64, f64, Vec<u32>), outcome: (f64, f64, Vec<usize>)| {
+        let lower = outcome.0 <= 1.0 + params.accept + 1e-9 && outcome.1 < best.1;
+        if lower {
+            *best = (outcome.0, outcome.1, narrow(&outcome.2));
         }
-        // Each coarse node's part, level by level down to the coarsest.
-        let mut coarse: Option<Vec<u32>> = None;
-        for level in &levels {
-            let finer = coarse.as_deref().unwrap_or(&best.2);
-            let mut next = vec![0u32; level.nodes];
-            for (n, &k) in level.group.iter().enumerate() {
-                next[k as usize] = finer[n];
+        lower
+    };
+    let mut c = 0;
+    while c < params.vcycles {
+        if fork.side_by_side() && g.len() <= SPECULATIVE_VCYCLE_NODES && c + 1 < params.vcycles {
+            let start = &best.2;
+            let (first, second) = fork.join(
+                || vcycle(fork, g, speeds, params, c, start),
+                || vcycle(fork, g, speeds, params, c + 1, start),
+            );
+            let Some(first) = first else {
+                return;
+            };
+            if take(best, first) {
+                c += 1;
+                continue;
             }
-            coarse = Some(next);
-        }
-        let coarse = widen(&coarse.expect("at least one level"));
-        let candidate = uncoarsen(g, levels, speeds, params.accept, coarse);
-        let q = super::quality(g, &candidate, speeds);
-        if q.imbalance <= 1.0 + params.accept + 1e-9 && q.edge_cut < best.1 {
-            *best = (q.imbalance, q.edge_cut, narrow(&candidate));
+            let Some(second) = second else {
+                return;
+            };
+            take(best, second);
+            c += 2;
+        } else {
+            let Some(outcome) = vcycle(fork, g, speeds, params, c, &best.2) else {
+                return;
+            };
+            take(best, outcome);
+            c += 1;
         }
     }
+}
+
+/// Graphs of at most this many nodes run two V-cycles side by side ([`vcycles`]): each holds
+/// its own coarsening hierarchy (about 100 bytes a node of the graph at tile 1,
+/// docs/partitioning.md "At scale"), so above it they run one at a time.
+pub const SPECULATIVE_VCYCLE_NODES: usize = 1 << 20;
+
+/// V-cycle `c` from the partition `start`: its (imbalance, edge cut, partition), `None` where
+/// the graph does not coarsen (no cycle can run).
+fn vcycle<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    speeds: &[f64],
+    params: RcdcParams,
+    c: usize,
+    start: &[u32],
+) -> Option<(f64, f64, Vec<usize>)> {
+    let parts = speeds.len();
+    let per_part = (params.coarse_per_part * [4, 2, 8, 1][c % 4] / 4).max(1);
+    let levels = coarsen(
+        fork,
+        g,
+        per_part * parts,
+        VCYCLE_SEED + c as u64,
+        Some(start),
+    );
+    if levels.is_empty() {
+        return None;
+    }
+    // Each coarse node's part, level by level down to the coarsest.
+    let mut coarse: Option<Vec<u32>> = None;
+    for level in &levels {
+        let finer = coarse.as_deref().unwrap_or(start);
+        let mut next = vec![0u32; level.nodes];
+        for (n, &k) in level.group.iter().enumerate() {
+            next[k as usize] = finer[n];
+        }
+        coarse = Some(next);
+    }
+    let coarse = widen(&coarse.expect("at least one level"));
+    let candidate = uncoarsen(fork, g, levels, speeds, params.accept, coarse);
+    let q = super::quality_on(fork, g, &candidate, speeds);
+    Some((q.imbalance, q.edge_cut, candidate))
 }
 
 /// The first matching seed of the V-cycles (apart from the tries').
@@ -388,7 +463,8 @@ const VCYCLE_SEED: u64 = 1 << 20;
 /// partition of `g`. Each level is dropped once its partition is projected, so the finer
 /// levels' refinement runs without the coarser graphs: the peak is the hierarchy's, or the
 /// finest level's scratch, not both.
-fn uncoarsen(
+fn uncoarsen<F: Fork>(
+    fork: &F,
     g: &Graph,
     mut levels: Vec<Level>,
     speeds: &[f64],
@@ -405,7 +481,7 @@ fn uncoarsen(
         // The first level, where `coarsen` dropped it, is made again from `g`.
         let first = levels.len() == 1;
         let fine = match levels.last_mut() {
-            Some(l) if first => l.rebuild(g),
+            Some(l) if first => l.rebuild(fork, g),
             Some(l) => l.graph.as_ref().expect("only the first level is dropped"),
             None => g,
         };
@@ -429,7 +505,8 @@ pub enum Start {
 /// when 0), partition the coarsest graph as `start` says, then project and refine level by
 /// level. Returns the partition, `None` where the start gave none (recursive bisection may
 /// not).
-fn multilevel(
+fn multilevel<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
@@ -441,21 +518,22 @@ fn multilevel(
     let levels = if per_part == 0 {
         Vec::new()
     } else {
-        coarsen(g, per_part * parts, seed, None)
+        coarsen(fork, g, per_part * parts, seed, None)
     };
     let coarsest = levels
         .last()
         .map_or(g, |l| l.graph.as_ref().expect("the coarsest level is kept"));
     let mut current = vec![0usize; coarsest.len()];
     match start {
-        Start::Cdc => paper_rcdc(coarsest, speeds, params, &mut current)?,
+        Start::Cdc => paper_rcdc(fork, coarsest, speeds, params, &mut current)?,
         Start::Bisection(tolerance) => {
-            if !recursive_bisection(coarsest, speeds, tolerance, &mut current) {
+            if !recursive_bisection(fork, coarsest, speeds, tolerance, &mut current) {
                 return Ok(None);
             }
         }
     }
     Ok(Some(uncoarsen(
+        fork,
         g,
         levels,
         speeds,
@@ -466,7 +544,8 @@ fn multilevel(
 
 /// Smyk & Tudruj's RCDC on `g`: merge to k × parts macro nodes by the rule, CDC on them,
 /// connected pieces joined, empty parts seeded, the redeployment.
-fn paper_rcdc(
+fn paper_rcdc<F: Fork>(
+    fork: &F,
     g: &Graph,
     speeds: &[f64],
     params: RcdcParams,
@@ -475,9 +554,9 @@ fn paper_rcdc(
     let parts = speeds.len();
     let mut group = vec![0usize; g.len()];
     let count = merge(g, (params.k * parts).max(parts), params.rule, &mut group);
-    let macros = contract(g, &group, count);
+    let macros = contract(fork, g, &group, count);
     let mut macro_part = vec![0usize; count];
-    cdc(&macros, parts.min(count), params.cdc, &mut macro_part)?;
+    cdc_on(fork, &macros, parts.min(count), params.cdc, &mut macro_part)?;
     for n in 0..g.len() {
         part[n] = macro_part[group[n]];
     }

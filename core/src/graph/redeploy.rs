@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::csr::{Graph, NodeIndex};
+use super::csr::Graph;
 use super::separation::Separation;
 
 /// The merging rules of table 1. Node A is always the least loaded macro node of the graph (§3:
@@ -113,62 +113,6 @@ pub fn merge(g: &Graph, target: usize, rule: MergeRule, group: &mut [usize]) -> 
         group[k] = number[r];
     }
     count
-}
-
-/// The graph of the macro nodes `group` defines (`count` of them): weights and edge weights
-/// summed.
-pub fn contract<T: NodeIndex>(g: &Graph, group: &[T], count: usize) -> Graph {
-    // The fine nodes of each macro node, in ascending order (a counting sort).
-    // (`u32`: at most `g.len()` fine nodes, which fit.)
-    let mut first = vec![0u32; count + 1];
-    for &c in group {
-        first[c.index() + 1] += 1;
-    }
-    for c in 0..count {
-        first[c + 1] += first[c];
-    }
-    let mut fill = first.clone();
-    let mut members = vec![0u32; g.len()];
-    for (n, &c) in group.iter().enumerate() {
-        let c = c.index();
-        members[fill[c] as usize] = n as u32;
-        fill[c] += 1;
-    }
-    drop(fill);
-    // Each macro node's edges to higher macro nodes, summed fine node by fine node in
-    // ascending order (as a map keyed by the pair would), then sorted: O(edges × log degree)
-    // time, one slot per macro node of scratch.
-    let mut weight = vec![0.0; count];
-    let mut slot = vec![u32::MAX; count];
-    let mut row: Vec<(usize, f64)> = Vec::new();
-    let mut upper_offsets = vec![0u32; count + 1];
-    let mut upper: Vec<(u32, f32)> = Vec::new();
-    for a in 0..count {
-        for &n in &members[first[a] as usize..first[a + 1] as usize] {
-            let n = n as usize;
-            weight[a] += g.weight[n];
-            for (m, w) in g.edges(n) {
-                let b = group[m].index();
-                if a < b {
-                    if slot[b] == u32::MAX {
-                        slot[b] = row.len() as u32;
-                        row.push((b, 0.0));
-                    }
-                    row[slot[b] as usize].1 += w;
-                }
-            }
-        }
-        row.sort_unstable_by_key(|&(b, _)| b);
-        for &(b, w) in &row {
-            slot[b] = u32::MAX;
-            upper.push((b as u32, w as f32));
-        }
-        upper_offsets[a + 1] =
-            u32::try_from(upper.len()).expect("at most u32::MAX (4 294 967 295) edge ends");
-        row.clear();
-    }
-    drop((first, members, slot));
-    Graph::from_upper_rows(weight, &upper_offsets, &upper)
 }
 
 /// Moves every piece of a part that is not its largest connected piece to the adjacent part it
@@ -569,11 +513,17 @@ fn best_move(
 /// removal leaves that part connected (the redeployment then grows it).
 pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
     let mut sep = Separation::new(g.len());
-    for p in 0..parts {
+    let loads = |part: &[usize]| {
         let mut load = vec![0.0; parts];
         for n in 0..g.len() {
             load[part[n]] += g.weight[n];
         }
+        load
+    };
+    // Summed again only after a node moves (the sums of every part, in node order, as before
+    // each part's turn: summing them for every part took parts × nodes steps).
+    let mut load = loads(part);
+    for p in 0..parts {
         if load[p] > 0.0 || part.contains(&p) {
             continue;
         }
@@ -596,6 +546,7 @@ pub fn seed_empty_parts(g: &Graph, parts: usize, part: &mut [usize]) {
         });
         if let Some(n) = leaf {
             part[n] = p;
+            load = loads(part);
         }
     }
 }
@@ -618,7 +569,7 @@ mod tests {
         assert_eq!(merge(&g, 4, MergeRule::Mr0, &mut group), 4);
         // Least loaded first, least loaded partner: 0+1, 2+3, 4+5, 6+7.
         assert_eq!(group, [0, 0, 1, 1, 2, 2, 3, 3]);
-        let c = contract(&g, &group, 4);
+        let c = crate::graph::contract(&crate::graph::Sequential, &g, &group, 4);
         assert_eq!(c.weight, [2.0, 2.0, 2.0, 2.0]);
         assert_eq!(c.edges(1).collect::<Vec<_>>(), [(0, 1.0), (2, 1.0)]);
     }

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::csr::Graph;
+use super::fork::{Fork, Sequential, map_chunks, map_chunks_mut};
 
 /// Why a graph could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,74 +97,181 @@ type Labels = (Vec<u32>, Vec<usize>, Vec<usize>);
 
 /// The piece labels of `mask` cut into tiles of `tile`: the node of each cell ([`NO_NODE`]
 /// when inactive), the tile of each node and its active cells. Inputs are checked by the
-/// caller.
-fn label_pieces(
+/// caller. The slabs of tiles along z (each `tile[2]` planes of cells, contiguous in the
+/// mask) are labelled side by side through `fork`, each numbering its pieces from 0, then
+/// shifted by the pieces of the slabs below: the numbers of a labelling slab by slab in
+/// order.
+fn label_pieces<F: Fork>(
+    fork: &F,
     grid: [usize; 3],
     mask: &[bool],
     tile: [usize; 3],
     limit: u64,
 ) -> Result<Labels, GraphError> {
-    let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
-    let index = |p: [usize; 3]| p[0] + grid[0] * (p[1] + grid[1] * p[2]);
+    let slab_cells = grid[0] * grid[1] * tile[2];
     let mut node_of = vec![NO_NODE; mask.len()];
+    let slabs = map_chunks_mut(
+        fork,
+        &mut node_of,
+        slab_cells,
+        &|tz, node_of: &mut [u32]| label_slab(grid, mask, tile, tz, node_of, limit),
+    );
+    let mut base = Vec::with_capacity(slabs.len());
+    let (mut tile_of, mut cells) = (Vec::new(), Vec::new());
+    for slab in slabs {
+        let (slab_tiles, slab_cells) = slab?;
+        base.push(tile_of.len() as u32);
+        if (tile_of.len() + slab_tiles.len()) as u64 > limit {
+            return Err(GraphError::TooLarge {
+                what: "nodes",
+                count: limit + 1,
+                limit,
+            });
+        }
+        tile_of.extend(slab_tiles);
+        cells.extend(slab_cells);
+    }
+    map_chunks_mut(
+        fork,
+        &mut node_of,
+        slab_cells,
+        &|tz, node_of: &mut [u32]| {
+            for n in node_of.iter_mut().filter(|n| **n != NO_NODE) {
+                *n += base[tz];
+            }
+        },
+    );
+    Ok((node_of, tile_of, cells))
+}
+
+/// The pieces of the tiles of slab `tz` (the tiles at z index `tz`), numbered from 0 in the
+/// order of their tiles (x fastest) and first cells: the node of each of the slab's cells
+/// written into `node_of` (the slab's part of the grid), the tile and active cells of each
+/// node returned. An error where the slab alone holds more than `limit` pieces.
+fn label_slab(
+    grid: [usize; 3],
+    mask: &[bool],
+    tile: [usize; 3],
+    tz: usize,
+    node_of: &mut [u32],
+    limit: u64,
+) -> Result<(Vec<usize>, Vec<usize>), GraphError> {
+    let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
+    let offset = tz * tile[2] * grid[0] * grid[1];
+    let index = |p: [usize; 3]| p[0] + grid[0] * (p[1] + grid[1] * p[2]);
     let (mut tile_of, mut cells) = (Vec::new(), Vec::new());
     let mut stack: Vec<[usize; 3]> = Vec::new();
-    for tz in 0..tiles[2] {
-        for ty in 0..tiles[1] {
-            for tx in 0..tiles[0] {
-                let t = [tx, ty, tz];
-                let lo: [usize; 3] = core::array::from_fn(|a| t[a] * tile[a]);
-                let hi: [usize; 3] = core::array::from_fn(|a| (lo[a] + tile[a]).min(grid[a]));
-                let linear = tx + tiles[0] * (ty + tiles[1] * tz);
-                for z in lo[2]..hi[2] {
-                    for y in lo[1]..hi[1] {
-                        for x in lo[0]..hi[0] {
-                            let i = index([x, y, z]);
-                            if !mask[i] || node_of[i] != NO_NODE {
-                                continue;
-                            }
-                            // A new piece: flood its cells inside the tile.
-                            let node = tile_of.len() as u64;
-                            if node >= limit {
-                                return Err(GraphError::TooLarge {
-                                    what: "nodes",
-                                    count: node + 1,
-                                    limit,
-                                });
-                            }
-                            let node = node as u32;
-                            node_of[i] = node;
-                            stack.push([x, y, z]);
-                            let mut count = 0usize;
-                            while let Some(p) = stack.pop() {
-                                count += 1;
-                                for a in 0..3 {
-                                    for up in [false, true] {
-                                        let mut q = p;
-                                        if up && p[a] + 1 < hi[a] {
-                                            q[a] += 1;
-                                        } else if !up && p[a] > lo[a] {
-                                            q[a] -= 1;
-                                        } else {
-                                            continue;
-                                        }
-                                        let j = index(q);
-                                        if mask[j] && node_of[j] == NO_NODE {
-                                            node_of[j] = node;
-                                            stack.push(q);
-                                        }
+    if tz >= tiles[2] {
+        return Ok((tile_of, cells));
+    }
+    for ty in 0..tiles[1] {
+        for tx in 0..tiles[0] {
+            let t = [tx, ty, tz];
+            let lo: [usize; 3] = core::array::from_fn(|a| t[a] * tile[a]);
+            let hi: [usize; 3] = core::array::from_fn(|a| (lo[a] + tile[a]).min(grid[a]));
+            let linear = tx + tiles[0] * (ty + tiles[1] * tz);
+            for z in lo[2]..hi[2] {
+                for y in lo[1]..hi[1] {
+                    for x in lo[0]..hi[0] {
+                        let i = index([x, y, z]);
+                        if !mask[i] || node_of[i - offset] != NO_NODE {
+                            continue;
+                        }
+                        // A new piece: flood its cells inside the tile.
+                        let node = tile_of.len() as u64;
+                        if node >= limit {
+                            return Err(GraphError::TooLarge {
+                                what: "nodes",
+                                count: limit + 1,
+                                limit,
+                            });
+                        }
+                        let node = node as u32;
+                        node_of[i - offset] = node;
+                        stack.push([x, y, z]);
+                        let mut count = 0usize;
+                        while let Some(p) = stack.pop() {
+                            count += 1;
+                            for a in 0..3 {
+                                for up in [false, true] {
+                                    let mut q = p;
+                                    if up && p[a] + 1 < hi[a] {
+                                        q[a] += 1;
+                                    } else if !up && p[a] > lo[a] {
+                                        q[a] -= 1;
+                                    } else {
+                                        continue;
+                                    }
+                                    let j = index(q);
+                                    if mask[j] && node_of[j - offset] == NO_NODE {
+                                        node_of[j - offset] = node;
+                                        stack.push(q);
                                     }
                                 }
                             }
-                            tile_of.push(linear);
-                            cells.push(count);
+                        }
+                        tile_of.push(linear);
+                        cells.push(count);
+                    }
+                }
+            }
+        }
+    }
+    Ok((tile_of, cells))
+}
+
+/// The facing active pairs across tile faces whose lower cell lies in the planes `z_cells`,
+/// as (lower node, upper node, pairs), sorted and merged: the edges of the tile graph from
+/// those planes' nodes.
+fn facing_pairs(
+    grid: [usize; 3],
+    tile: [usize; 3],
+    node_of: &[u32],
+    z_cells: core::ops::Range<usize>,
+) -> Vec<(u32, u32, u32)> {
+    let mut pairs: Vec<(u32, u32, u32)> = Vec::new();
+    for z in z_cells {
+        for y in 0..grid[1] {
+            for x in 0..grid[0] {
+                let p = [x, y, z];
+                let i = x + grid[0] * (y + grid[1] * z);
+                if node_of[i] == NO_NODE {
+                    continue;
+                }
+                for a in 0..3 {
+                    // The neighbour across a tile face on the + side of axis `a`.
+                    if (p[a] + 1) % tile[a] != 0 || p[a] + 1 >= grid[a] {
+                        continue;
+                    }
+                    let mut q = p;
+                    q[a] += 1;
+                    let j = q[0] + grid[0] * (q[1] + grid[1] * q[2]);
+                    if node_of[j] != NO_NODE {
+                        let (s, d) = (node_of[i], node_of[j]);
+                        match pairs.last_mut() {
+                            Some((ps, pd, w)) if *ps == s && *pd == d => *w += 1,
+                            _ => pairs.push((s, d, 1)),
                         }
                     }
                 }
             }
         }
     }
-    Ok((node_of, tile_of, cells))
+    // Merge the pair counts of each undirected edge (nodes grow with the tile index, so
+    // the lower tile's node is always first), in place.
+    pairs.sort_unstable_by_key(|&(s, d, _)| (s, d));
+    let mut kept = 0;
+    for k in 0..pairs.len() {
+        let (s, d, w) = pairs[k];
+        if kept > 0 && pairs[kept - 1].0 == s && pairs[kept - 1].1 == d {
+            pairs[kept - 1].2 += w;
+        } else {
+            pairs[kept] = (s, d, w);
+            kept += 1;
+        }
+    }
+    pairs.truncate(kept);
+    pairs
 }
 
 /// Most nodes and edge ends a [`Graph`] holds (`u32` indices; a node numbered `u32::MAX`
@@ -173,26 +281,33 @@ pub const GRAPH_LIMIT: u64 = u32::MAX as u64;
 /// The active cells of `mask` and twice its facing active pairs across tile faces, counted
 /// without allocating: upper bounds of the tile graph's nodes and edge ends (exact at tile 1,
 /// where each cell is a node and each facing pair an edge).
-fn size_bounds(grid: [usize; 3], mask: &[bool], tile: [usize; 3]) -> (u64, u64) {
-    let (mut active, mut pairs) = (0u64, 0u64);
+fn size_bounds<F: Fork>(fork: &F, grid: [usize; 3], mask: &[bool], tile: [usize; 3]) -> (u64, u64) {
     let stride = [1, grid[0], grid[0] * grid[1]];
-    for z in 0..grid[2] {
-        for y in 0..grid[1] {
-            for x in 0..grid[0] {
-                let p = [x, y, z];
-                let i = x + stride[1] * y + stride[2] * z;
-                if !mask[i] {
-                    continue;
-                }
-                active += 1;
-                for a in 0..3 {
-                    if (p[a] + 1) % tile[a] == 0 && p[a] + 1 < grid[a] && mask[i + stride[a]] {
-                        pairs += 1;
+    // Plane by plane of cells along z, side by side (counts: the same in any order).
+    let planes = map_chunks(fork, 0..grid[2], 8, &|zs| {
+        let (mut active, mut pairs) = (0u64, 0u64);
+        for z in zs {
+            for y in 0..grid[1] {
+                for x in 0..grid[0] {
+                    let p = [x, y, z];
+                    let i = x + stride[1] * y + stride[2] * z;
+                    if !mask[i] {
+                        continue;
+                    }
+                    active += 1;
+                    for a in 0..3 {
+                        if (p[a] + 1) % tile[a] == 0 && p[a] + 1 < grid[a] && mask[i + stride[a]] {
+                            pairs += 1;
+                        }
                     }
                 }
             }
         }
-    }
+        (active, pairs)
+    });
+    let (active, pairs) = planes
+        .into_iter()
+        .fold((0, 0), |(a, p), (da, dp)| (a + da, p + dp));
     (active, 2 * pairs)
 }
 
@@ -212,11 +327,24 @@ impl TileGraph {
         tile: [usize; 3],
         cost: f64,
     ) -> Result<TileGraph, GraphError> {
-        Self::from_mask_within(grid, mask, tile, cost, GRAPH_LIMIT)
+        Self::from_mask_on(&Sequential, grid, mask, tile, cost)
     }
 
-    /// [`TileGraph::from_mask`] with at most `limit` nodes and edge ends.
-    fn from_mask_within(
+    /// [`TileGraph::from_mask`] with the slabs of tiles along z labelled and their facing
+    /// pairs counted side by side through `fork`: the same graph.
+    pub fn from_mask_on<F: Fork>(
+        fork: &F,
+        grid: [usize; 3],
+        mask: &[bool],
+        tile: [usize; 3],
+        cost: f64,
+    ) -> Result<TileGraph, GraphError> {
+        Self::from_mask_within(fork, grid, mask, tile, cost, GRAPH_LIMIT)
+    }
+
+    /// [`TileGraph::from_mask_on`] with at most `limit` nodes and edge ends.
+    fn from_mask_within<F: Fork>(
+        fork: &F,
         grid: [usize; 3],
         mask: &[bool],
         tile: [usize; 3],
@@ -233,8 +361,8 @@ impl TileGraph {
         if tile.contains(&0) {
             return Err(GraphError::ZeroTile);
         }
-        let (active, ends) = size_bounds(grid, mask, tile);
         if tile == [1, 1, 1] {
+            let (active, ends) = size_bounds(fork, grid, mask, tile);
             for (what, count) in [("nodes", active), ("edge ends", ends)] {
                 if count > limit {
                     return Err(GraphError::TooLarge { what, count, limit });
@@ -242,56 +370,22 @@ impl TileGraph {
             }
         }
         let tiles: [usize; 3] = core::array::from_fn(|a| grid[a].div_ceil(tile[a]));
-        let (node_of, tile_of, cells) = label_pieces(grid, mask, tile, limit)?;
+        let (node_of, tile_of, cells) = label_pieces(fork, grid, mask, tile, limit)?;
         if tile_of.is_empty() {
             return Err(GraphError::Empty);
         }
         // Facing active pairs of different nodes (always across a tile face: the cells of one
-        // tile that face each other are one piece), kept sparse.
-        // (12 bytes a pair: at tile 1, 3 a cell.)
-        let mut pairs: Vec<(u32, u32, u32)> = Vec::new();
-        for z in 0..grid[2] {
-            for y in 0..grid[1] {
-                for x in 0..grid[0] {
-                    let p = [x, y, z];
-                    let i = x + grid[0] * (y + grid[1] * z);
-                    if node_of[i] == NO_NODE {
-                        continue;
-                    }
-                    for a in 0..3 {
-                        // The neighbour across a tile face on the + side of axis `a`.
-                        if (p[a] + 1) % tile[a] != 0 || p[a] + 1 >= grid[a] {
-                            continue;
-                        }
-                        let mut q = p;
-                        q[a] += 1;
-                        let j = q[0] + grid[0] * (q[1] + grid[1] * q[2]);
-                        if node_of[j] != NO_NODE {
-                            let (s, d) = (node_of[i], node_of[j]);
-                            match pairs.last_mut() {
-                                Some((ps, pd, w)) if *ps == s && *pd == d => *w += 1,
-                                _ => pairs.push((s, d, 1)),
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        // tile that face each other are one piece), kept sparse, slab by slab of tiles along
+        // z side by side (12 bytes a pair: at tile 1, 3 a cell). A pair's lower node is
+        // always the lower tile's, in the slab it is counted in, so the slabs' lists, each
+        // sorted and merged, follow one another in order: the graph is built from them as
+        // they are.
+        let slab_pairs = map_chunks(fork, 0..tiles[2], 1, &|slabs| {
+            let z_cells = slabs.start * tile[2]..(slabs.end * tile[2]).min(grid[2]);
+            facing_pairs(grid, tile, &node_of, z_cells)
+        });
         drop(node_of);
-        // Merge the pair counts of each undirected edge (nodes grow with the tile index, so
-        // the lower tile's node is always first), in place.
-        pairs.sort_unstable_by_key(|&(s, d, _)| (s, d));
-        let mut kept = 0;
-        for k in 0..pairs.len() {
-            let (s, d, w) = pairs[k];
-            if kept > 0 && pairs[kept - 1].0 == s && pairs[kept - 1].1 == d {
-                pairs[kept - 1].2 += w;
-            } else {
-                pairs[kept] = (s, d, w);
-                kept += 1;
-            }
-        }
-        pairs.truncate(kept);
+        let kept: usize = slab_pairs.iter().map(Vec::len).sum();
         if 2 * kept as u64 > limit {
             return Err(GraphError::TooLarge {
                 what: "edge ends",
@@ -301,11 +395,12 @@ impl TileGraph {
         }
         let weight = cells.iter().map(|&c| c as f64 * cost).collect();
         let graph = Graph::from_edge_iter(weight, || {
-            pairs
+            slab_pairs
                 .iter()
+                .flatten()
                 .map(|&(s, d, w)| (s as usize, d as usize, f64::from(w)))
         });
-        drop(pairs);
+        drop(slab_pairs);
         Ok(TileGraph {
             grid,
             graph,
@@ -333,7 +428,7 @@ impl TileGraph {
             return None;
         }
         let (node_of, tile_of, cells) =
-            label_pieces(self.grid, mask, self.tile, GRAPH_LIMIT).ok()?;
+            label_pieces(&Sequential, self.grid, mask, self.tile, GRAPH_LIMIT).ok()?;
         (tile_of == self.tile_of && cells == self.cells).then_some(node_of)
     }
 
@@ -485,7 +580,9 @@ mod tests {
     fn a_mask_beyond_the_u32_indices_is_refused_naming_its_size() {
         // A 3×2×1 block: 6 cells, 7 edges (14 edge ends); at tile 2×1×1: 3 nodes, 2 edges.
         let mask = [true; 6];
-        let within = |tile, limit| TileGraph::from_mask_within([3, 2, 1], &mask, tile, 1.0, limit);
+        let within = |tile, limit| {
+            TileGraph::from_mask_within(&Sequential, [3, 2, 1], &mask, tile, 1.0, limit)
+        };
         assert_eq!(
             within([1, 1, 1], 5),
             Err(GraphError::TooLarge {
@@ -531,9 +628,12 @@ mod tests {
         // graph's exact size: a 1 626³ mask's 4.3 × 10⁹ cells or a 900³ one's 4.4 × 10⁹ edge
         // ends are refused by them).
         assert_eq!(
-            size_bounds([5, 4, 3], &[true; 60], [1, 1, 1]),
+            size_bounds(&Sequential, [5, 4, 3], &[true; 60], [1, 1, 1]),
             (60, 2 * (4 * 4 * 3 + 5 * 3 * 3 + 5 * 4 * 2))
         );
-        assert_eq!(size_bounds([4, 4, 1], &[true; 16], [2, 2, 1]), (16, 2 * 8));
+        assert_eq!(
+            size_bounds(&Sequential, [4, 4, 1], &[true; 16], [2, 2, 1]),
+            (16, 2 * 8)
+        );
     }
 }

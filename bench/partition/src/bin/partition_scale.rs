@@ -1,13 +1,13 @@
 //! Times RCDC on a 3D spherical shell (`yee_scene::shapes::spherical_shell`) at scale: the
-//! tile graph's build, the partition, its quality, on a rayon pool of THREADS threads (the
-//! partition is the same for any count). Peak memory is what `/usr/bin/time -v` reports.
+//! tile graph's build and the partition on a rayon pool of THREADS threads (the graph and the
+//! partition are the same for any count), the partition's quality. Peak memory is what `/usr/bin/time -v` reports.
 //!
 //! `cargo run --release -p yee-partition-compare --bin partition_scale SIDE TILE PARTS [THREADS]`
 
 use std::time::Instant;
 
 use yee_core::graph::{Method, TileGraph, quality};
-use yee_runtime::parallel_rcdc::partition_on_threads;
+use yee_runtime::parallel_rcdc::{Rayon, partition_on_threads};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -18,13 +18,20 @@ fn main() {
         eprintln!("usage: partition_scale SIDE TILE PARTS [THREADS]");
         std::process::exit(2);
     };
+    let threads = args.get(3).copied().unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
     let start = Instant::now();
     let mask = yee_scene::shapes::spherical_shell(side);
     let cells = mask.iter().filter(|&&a| a).count();
+    let mask_seconds = start.elapsed().as_secs_f64();
     // The graph alone: the tile of each node and its cells (16 bytes a node), which a
     // tile map needs but the partition does not, are dropped with the mask.
-    let TileGraph { graph: g, .. } =
-        TileGraph::from_mask([side; 3], &mask, [tile; 3], 1.0).expect("cells");
+    let TileGraph { graph: g, .. } = pool
+        .install(|| TileGraph::from_mask_on(&Rayon, [side; 3], &mask, [tile; 3], 1.0))
+        .expect("cells");
     drop(mask);
     if std::env::var_os("TRIES").is_some() {
         // Each try alone, in order: which start wins, and what each costs.
@@ -33,7 +40,8 @@ fn main() {
         let tries = yee_core::graph::rcdc_tries(&g, &speeds, params).expect("parts");
         for (i, t) in tries.iter().enumerate() {
             let start = Instant::now();
-            let o = yee_core::graph::run_try(&g, &speeds, t, i).expect("parts");
+            let o = yee_core::graph::run_try(&yee_core::graph::Sequential, &g, &speeds, t, i)
+                .expect("parts");
             let s = start.elapsed().as_secs_f64();
             let (imb, cut) = o.map_or((f64::NAN, f64::NAN), |o| (o.imbalance, o.cut));
             println!(
@@ -46,18 +54,16 @@ fn main() {
     let g = &g;
     let weights = vec![1.0; parts];
     let mut part = vec![0; g.len()];
-    let threads = args.get(3).copied().unwrap_or(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
     let start = Instant::now();
     pool.install(|| partition_on_threads(g, &weights, Method::Rcdc, &mut part))
         .expect("enough tiles");
     let seconds = start.elapsed().as_secs_f64();
+    // Each thread's CPU seconds so far (the pool's threads: the partition's work): on a
+    // shared machine the wall time says little, the split of the work says how it scales.
+    let cpu = thread_cpu_seconds();
     let q = quality(g, &part, &weights);
     println!(
-        "shell {side}^3 tile {tile} parts {parts} threads {}: cells {cells} nodes {} edges {} | cut {} imbalance {:.4} disconnected {} empty {} | graph {build:.2} s, partition {seconds:.2} s",
+        "shell {side}^3 tile {tile} parts {parts} threads {}: cells {cells} nodes {} edges {} | cut {} imbalance {:.4} disconnected {} empty {} | mask {mask_seconds:.2} s, graph {:.2} s, partition {seconds:.2} s",
         pool.current_num_threads(),
         g.len(),
         g.neighbours.len() / 2,
@@ -65,5 +71,29 @@ fn main() {
         q.imbalance,
         q.disconnected,
         q.empty_parts,
+        build - mask_seconds,
     );
+    println!("CPU s by thread (main first): {cpu:.2?}");
+}
+
+/// User + system CPU seconds of each thread of this process, from `/proc/self/task/*/stat`
+/// (fields 14 and 15, in clock ticks of 1/100 s; Linux), the main thread first; empty where
+/// it cannot be read.
+fn thread_cpu_seconds() -> Vec<f64> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut times: Vec<(u64, f64)> = tasks
+        .filter_map(|t| {
+            let t = t.ok()?;
+            let tid: u64 = t.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(t.path().join("stat")).ok()?;
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            let ticks: u64 =
+                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            Some((tid, ticks as f64 / 100.0))
+        })
+        .collect();
+    times.sort_by_key(|&(tid, _)| tid);
+    times.into_iter().map(|(_, s)| s).collect()
 }
