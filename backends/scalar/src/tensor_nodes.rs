@@ -42,7 +42,7 @@ use yee_core::{Box3, Index3, Real, Scalar};
 use yee_em::smoothing::OffDiagonal;
 use yee_em::{Component, Material};
 
-use crate::tensor_curls::SharedCurls;
+use crate::tensor_curls::{CurlScratch, SharedCurls};
 
 /// One node of a component with off-diagonal entries.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -80,6 +80,8 @@ pub struct TensorNodes<T: Scalar> {
     /// the nodes read, each once, and each node's four among them, in `order`'s order
     /// ([`SharedCurls`]).
     pub shared: [SharedCurls; 2],
+    /// Where a pass takes the shared curls (kept, so a step allocates nothing).
+    pub curls: CurlScratch<T>,
     /// The smallest box holding every node's cell.
     bounds: Box3,
 }
@@ -177,11 +179,9 @@ impl<T: Scalar> TensorNodes<T> {
         let shared = others(a).map(|b| {
             let k = usize::from(b == others(a)[1]);
             SharedCurls::of(
-                (c.is_electric(), a, b),
+                neighbour_offsets(c.is_electric(), a, b, active, strides),
                 order.iter().map(|&n| nodes[n as usize].offset),
                 |p, n| nodes[order[p] as usize].present & (1 << (4 * k + n)) != 0,
-                active,
-                strides,
             )
         });
         let mut bounds = Box3::new([i64::MAX; 3], [i64::MIN; 3]);
@@ -196,6 +196,7 @@ impl<T: Scalar> TensorNodes<T> {
             integrals,
             order,
             shared,
+            curls: CurlScratch::default(),
             bounds,
         })
     }
@@ -208,6 +209,7 @@ impl<T: Scalar> TensorNodes<T> {
             integrals: Vec::new(),
             order: self.order.clone(),
             shared: self.shared.clone(),
+            curls: CurlScratch::default(),
             bounds: self.bounds,
         }
     }
@@ -329,6 +331,22 @@ pub fn others(a: usize) -> [usize; 2] {
     [b.min(c), b.max(c)]
 }
 
+/// The storage offsets of the four nodes of `b` around a node of `a` (in neighbour order,
+/// [`neighbours`]), relative to the node's, for storage `strides`.
+pub fn neighbour_offsets(
+    electric: bool,
+    a: usize,
+    b: usize,
+    active: [bool; 3],
+    strides: [usize; 3],
+) -> [isize; 4] {
+    neighbours(electric, a, b, [0; 3], active).map(|q| {
+        (0..3)
+            .map(|i| q[i] as isize * strides[i] as isize)
+            .sum::<isize>()
+    })
+}
+
 /// The cells of the four nodes of `b` around the node of `a` in `cell` (module docs), along
 /// the axes the mode uses (an unused axis keeps the node's own coordinate).
 pub fn neighbours(
@@ -353,4 +371,56 @@ pub fn neighbours(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor_curls::SharedCurls;
+
+    #[test]
+    fn a_run_of_nodes_finds_its_curls_in_the_needed_stretch() {
+        // Nodes of Ex along a row and a plane above, in a 6 × 5 × 4 storage box; every
+        // neighbour present but those of the last node.
+        let strides = [1, 6, 30];
+        let cells: Vec<(Index3, usize)> = [[1, 1, 1], [2, 1, 1], [3, 2, 1], [1, 1, 2], [2, 2, 2]]
+            .iter()
+            .map(|&c| (c, (c[0] + 6 * c[1] + 30 * c[2]) as usize))
+            .collect();
+        for b in [1, 2] {
+            let shared = SharedCurls::of(
+                neighbour_offsets(true, 0, b, [true; 3], strides),
+                cells.iter().map(|&(_, offset)| offset),
+                |p, _| p < 4,
+            );
+            // Each node's neighbours are the cells the scheme names, each listed once.
+            for (p, &(cell, _)) in cells.iter().enumerate() {
+                for (n, q) in neighbours(true, 0, b, cell, [true; 3]).iter().enumerate() {
+                    let r = shared.refs[p][n];
+                    if p == 4 {
+                        assert_eq!(r, u32::MAX);
+                        continue;
+                    }
+                    let offset = (q[0] + 6 * q[1] + 30 * q[2]) as usize;
+                    assert_eq!(shared.offsets[r as usize], offset);
+                }
+            }
+            let mut unique = shared.offsets.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), shared.offsets.len());
+            // Neighbours along x share nodes of b: fewer than four a node.
+            assert!(shared.offsets.len() < 4 * 4);
+            for lo in 0..=cells.len() {
+                for hi in lo..=cells.len() {
+                    let needed = shared.needed(lo..hi);
+                    for p in lo..hi {
+                        for &r in shared.refs[p].iter().filter(|&&r| r != u32::MAX) {
+                            assert!(needed.contains(&(r as usize)), "{lo}..{hi}: {r}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

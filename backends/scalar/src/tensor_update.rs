@@ -113,13 +113,13 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
             let summed = !list.integrals.is_empty();
             let span = list.rows_of(region);
             let needed = list.shared.each_ref().map(|s| s.needed(span.clone()));
-            let curls: [Vec<T>; 2] = core::array::from_fn(|k| {
-                let mut out = Vec::new();
+            let mut curls = core::mem::take(&mut list.curls.0);
+            for (k, out) in curls.iter_mut().enumerate() {
+                out.clear();
                 if let Some(curl) = &parts[k] {
-                    curl.extend_at(&list.shared[k].offsets[needed[k].clone()], &mut out);
+                    curl.extend_at(&list.shared[k].offsets[needed[k].clone()], out);
                 }
-                out
-            });
+            }
             // The rows of the span hold nodes outside `region` only where it leaves out some
             // of their x or y extent.
             let bounds = list.bounds();
@@ -157,6 +157,7 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
                 finite &= updated.is_finite();
                 values[node.offset] = updated;
             }
+            list.curls.0 = curls;
         }
         state.non_finite |= !finite;
         state.fields[c.index()] = Some(target);
