@@ -23,7 +23,17 @@ def long_scene():
     })
 
 
-def test_sigint_stops_the_run_and_leaves_it_usable(out):
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler for the test: a process started in the background of a
+    non-interactive shell inherits SIGINT ignored, and Python then installs no handler, so
+    the signal would never reach the run (seen in `.ci/run` started with `&`)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_sigint_stops_the_run_and_leaves_it_usable(out, sigint_raises):
     scene = long_scene()
     sim = yee.Simulation(scene, out=out / "stopped")
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
