@@ -2,7 +2,7 @@
 //! `small-apps-mpi` under `mpirun` on 1 to 4 processes must report Life and heat identical to
 //! one rank with borders moved away from a slow rank 0, and `wave mpi` (kick first and drift
 //! first) must print the fingerprint of a one-rank `wave sim 1`. Needs the `mpi` feature
-//! and `mpirun`: `cargo test -p yee-examples --features mpi --test mpi`.
+//! and `mpirun`: `cargo test -p yee-examples --features mpi --test small_apps_mpi`.
 #![cfg(feature = "mpi")]
 
 use yee_tests::mpirun::{finish, mpirun};
