@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's `cargo test` built and run under several test profiles, side by side on one
 # machine: docs/testing.md's profile table. The dependencies are built once (their profile,
-# `[profile.test.package."*"]`, stays the same); before each variant the workspace's own
-# crates are cleaned, so each row is the build of all of them plus the whole run.
+# `[profile.dev.package."*"]`, which the test profile inherits, stays the same); before each
+# variant the workspace's own crates are cleaned, so each row is the build of all of them plus
+# the whole run.
 #
 #   bench/test_profiles.sh            every variant below
 #   bench/test_profiles.sh 1 3        the first and the third only
