@@ -143,15 +143,15 @@ mod tests {
         let blue = count(&buf, MODE_COLOUR);
         assert!(blue > 500, "the modes are drawn ({blue})");
         let grey = count(&buf, LIGHT_LINE_COLOUR);
-        // The line spans ~520 pixels across, dashed 6 on 4, 2 pixels wide.
-        assert!(grey > 300, "the light line is drawn ({grey})");
         plot.light_line = &[];
         write_band_plot(&path, &plot).unwrap();
         let (_, _, buf) = crate::png::read_rgb(&path).unwrap();
-        assert_eq!(
-            count(&buf, LIGHT_LINE_COLOUR),
-            0,
-            "nothing else is that grey"
+        // A pixel or so of that grey is the labels' antialiasing; the line spans ~520 pixels
+        // across, dashed 6 on 4, 2 pixels wide.
+        let without = count(&buf, LIGHT_LINE_COLOUR);
+        assert!(
+            grey > without + 300,
+            "the light line is drawn ({grey} pixels, {without} without it)"
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
