@@ -8,6 +8,8 @@ cells (1 unit = RESOLUTION cells, Meep's frequencies / RESOLUTION, its times x R
 test `resonances::ring_resonator_matches_meep` holds this script's output.
     /usr/bin/python3 bench/meep_ring.py [--resolution 10] [--no-averaging] [--courant 0.5]
         [--until-after-sources 300]
+The test's numbers are those of --until-after-sources 1000. Needs Debian's Meep and what its
+Python module imports: apt-get install -y python3-meep python3-matplotlib
 """
 import argparse
 

@@ -1,7 +1,9 @@
 """TM bands of the square lattice of dielectric rods (ε = 12, r = 0.2a) by MPB, the reference
-of `yee bands` (tests/tests/bands.rs records these numbers; docs/bands.md).
+of `yee bands` (apps/yee/tests/bands.rs records these numbers: `bands::square_rods`; docs/bands.md).
 
-Run: /usr/bin/python3 bench/mpb_square_rods.py   (python3-meep; a few seconds)
+Run: /usr/bin/python3 bench/mpb_square_rods.py   (under a minute)
+Needs Debian's MPB and what its Python module imports:
+    apt-get install -y python3-meep python3-matplotlib python3-h5py
 
 The structure of Joannopoulos et al., "Photonic Crystals" (2nd ed.), ch. 5, fig. 2 and MPB's
 tutorial: the first TM gap lies between bands 1 and 2, ~0.28–0.42 c/a.

@@ -30,6 +30,9 @@ pub const SIZE: (u32, u32) = (640, 520);
 /// The colour of the modes.
 pub const MODE_COLOUR: RGBColor = RGBColor(31, 119, 180);
 
+/// The colour of the light line (dashed).
+pub const LIGHT_LINE_COLOUR: RGBColor = RGBColor(120, 120, 120);
+
 /// Writes `plot` as an RGB PNG at `path`.
 pub fn write_band_plot(path: &Path, plot: &BandPlot) -> std::io::Result<()> {
     let (w, h) = SIZE;
@@ -90,7 +93,7 @@ fn draw(rgb: &mut [u8], plot: &BandPlot) -> Result<(), Box<dyn std::error::Error
         line,
         6,
         4,
-        RGBColor(120, 120, 120).stroke_width(2),
+        LIGHT_LINE_COLOUR.stroke_width(2),
     ))?;
     chart.draw_series(
         plot.modes
@@ -106,8 +109,17 @@ fn draw(rgb: &mut [u8], plot: &BandPlot) -> Result<(), Box<dyn std::error::Error
 mod tests {
     use super::*;
 
+    /// Pixels of `colour` in an RGB buffer.
+    fn count(buf: &[u8], colour: RGBColor) -> usize {
+        buf.chunks(3)
+            .filter(|p| p == &[colour.0, colour.1, colour.2])
+            .count()
+    }
+
+    /// The modes are drawn as dots and the light line as a dashed grey line, which is gone
+    /// when the plot has none.
     #[test]
-    fn a_band_plot_decodes_with_its_modes_drawn() {
+    fn a_band_plot_decodes_with_its_modes_and_light_line_drawn() {
         let dir = std::env::temp_dir().join(format!("yee-band-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bands.png");
@@ -117,7 +129,7 @@ mod tests {
                 [(x, 0.3 * x), (x, 0.5 - 0.1 * x)]
             })
             .collect();
-        let plot = BandPlot {
+        let mut plot = BandPlot {
             title: "bands",
             y_label: "frequency (c/a)",
             modes: &modes,
@@ -128,11 +140,19 @@ mod tests {
         write_band_plot(&path, &plot).unwrap();
         let (w, h, buf) = crate::png::read_rgb(&path).unwrap();
         assert_eq!((w, h), SIZE);
-        let blue = buf
-            .chunks(3)
-            .filter(|p| p == &[MODE_COLOUR.0, MODE_COLOUR.1, MODE_COLOUR.2])
-            .count();
+        let blue = count(&buf, MODE_COLOUR);
         assert!(blue > 500, "the modes are drawn ({blue})");
+        let grey = count(&buf, LIGHT_LINE_COLOUR);
+        plot.light_line = &[];
+        write_band_plot(&path, &plot).unwrap();
+        let (_, _, buf) = crate::png::read_rgb(&path).unwrap();
+        // A pixel or so of that grey is the labels' antialiasing; the line spans ~520 pixels
+        // across, dashed 6 on 4, 2 pixels wide.
+        let without = count(&buf, LIGHT_LINE_COLOUR);
+        assert!(
+            grey > without + 300,
+            "the light line is drawn ({grey} pixels, {without} without it)"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -484,6 +484,13 @@ fn ring_resonator_matches_meep_in_frequency_and_q() {
     let modes = ring_modes(&dir, "ring_1000", &[]);
     let diff = against_meep(&modes, &MEEP_RING_1000);
     for (i, (df, dq)) in diff.iter().enumerate() {
+        let (f, q) = MEEP_RING_1000[i];
+        eprintln!(
+            "ring mode {i}: Meep f {f:.7} Q {q:.2}; yee f {:.7} ({df:+.1e}) Q {:.2} ({:+.1} %)",
+            f * (1.0 + df),
+            q * (1.0 + dq),
+            100.0 * dq
+        );
         assert!(
             df.abs() < 1e-3,
             "mode {i}: {modes:?} against {MEEP_RING_1000:?}"

@@ -280,3 +280,57 @@ fn a_point_is_watched_as_the_probe_until_decayed() {
     assert_eq!(r["steps_completed"], named["steps_completed"]);
     assert!(out.join("probe_until_decayed.csv").is_file());
 }
+
+/// With a `[[flux]]` box and a `[[resonances]]` block, a decayed run's flux spectrum and modes
+/// are those of the steps it ran: byte for byte what the same scene without the rule writes
+/// when told to run just those steps; both files listed in run.json.
+#[test]
+fn flux_and_resonances_of_a_decayed_run_are_those_of_the_steps_it_ran() {
+    let dir = crate::tmp_dir(module_path!());
+    let blocks = r#"
+[[flux]]
+name = "around"
+lo = [14, 10]
+hi = [34, 30]
+fmin = 0.04
+fmax = 0.12
+count = 9
+
+[[resonances]]
+name = "disc"
+probes = ["ring"]
+band = [0.02, 0.2]
+after = 100
+"#;
+    let with = |rule: &str| scene(rule).replacen("[mask]", &format!("{blocks}\n[mask]"), 1);
+    assert!(with("").contains("[[resonances]]"));
+    let (stopped, r) = run(
+        &dir,
+        "stopped_blocks",
+        &with(RULE),
+        &["--backend", "scalar"],
+    );
+    assert_eq!(r["until_decayed"]["decayed"], true, "{r}");
+    let step = r["steps_completed"].as_u64().unwrap();
+    assert!(step < 3000, "{r}");
+    let outputs = r["outputs"].as_array().unwrap();
+    for file in ["flux_around.csv", "resonances_disc.csv"] {
+        assert!(outputs.iter().any(|o| o == file), "{file} not in {r}");
+    }
+    let modes = r["resonances"][0]["modes"].as_array().unwrap();
+    assert!(!modes.is_empty(), "{r}");
+    let steps = step.to_string();
+    let (cut, c) = run(
+        &dir,
+        "cut_blocks",
+        &with(""),
+        &["--backend", "scalar", "--steps", &steps],
+    );
+    assert_eq!(c["steps_completed"], step);
+    for file in ["flux_around.csv", "resonances_disc.csv", "probe_ring.csv"] {
+        assert!(
+            std::fs::read(stopped.join(file)).unwrap() == std::fs::read(cut.join(file)).unwrap(),
+            "{file} differs from the run of {step} steps"
+        );
+    }
+}
