@@ -194,10 +194,10 @@ fn check_traces(scene: &Scene, scan: &Scan) -> Result<(), String> {
             }
             if let Some((face, slab)) = slabs.iter().find(|(_, s)| !s.intersect(&at).is_empty()) {
                 return Err(format!(
-                    "{} traces: trace {k} moves {name} to cell {lo:?}, in the {face} CPML \
-                     ({slab:?}), which absorbs what is driven or recorded there; fewer traces \
-                     or smaller steps",
-                    scan.count
+                    "{} traces: trace {k} moves {name} to cell {lo:?}, in {}, which absorbs \
+                     what is driven or recorded there; fewer traces or smaller steps",
+                    scan.count,
+                    crate::warnings::layer_name(face, slab)
                 ));
             }
         }

@@ -34,10 +34,26 @@ pub(crate) fn cpml_slabs(scene: &Scene) -> Vec<(String, Box3)> {
     slabs
 }
 
-/// The face whose layer `region` meets, and that layer's cells along its axis.
+/// "the x_low CPML (cells 0 to 9 along x)": a layer of [`cpml_slabs`] as a user reads it.
+pub(crate) fn layer_name(face: &str, slab: &Box3) -> String {
+    // The face is named "<axis>_<side>"; across the other axes the slab is the whole grid.
+    let axis = Axis::ALL
+        .into_iter()
+        .find(|a| face.starts_with(a.name()))
+        .expect("a face named after its axis");
+    let a = axis.index();
+    format!(
+        "the {face} CPML (cells {} to {} along {})",
+        slab.lo[a],
+        slab.hi[a] - 1,
+        axis.name()
+    )
+}
+
+/// The layer `region` meets, named by [`layer_name`].
 fn meets(slabs: &[(String, Box3)], region: Box3) -> Option<String> {
     slabs.iter().find_map(|(face, slab)| {
-        (!slab.intersect(&region).is_empty()).then(|| format!("the {face} CPML ({slab:?})"))
+        (!slab.intersect(&region).is_empty()).then(|| layer_name(face, slab))
     })
 }
 

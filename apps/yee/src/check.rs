@@ -366,15 +366,19 @@ fn describe_sources(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
             .map(|p| p.amplitude)
             .fold(0.0, |m: f64, a| if a.abs() > m.abs() { a } else { m });
         let weighted = group.iter().any(|p| p.amplitude != whole);
+        let (first_node, last_node) = (
+            node_in_lengths(scene, src.component, src.cell),
+            node_in_lengths(scene, last.component, last.cell),
+        );
         let place = match (nodes, weighted) {
-            (1, _) => format!("at cell {:?}", src.cell),
+            (1, _) => format!("at cell {:?}{first_node}", src.cell),
             (_, false) => format!(
-                "on {nodes} nodes from cell {:?} to {:?}",
+                "on {nodes} nodes from cell {:?}{first_node} to {:?}{last_node}",
                 src.cell, last.cell
             ),
             (_, true) => format!(
-                "on {nodes} nodes from cell {:?} to {:?} (those on the box's faces weighted ½, \
-                 edges ¼, corners ⅛)",
+                "on {nodes} nodes from cell {:?}{first_node} to {:?}{last_node} (those on the \
+                 box's faces weighted ½, edges ¼, corners ⅛)",
                 src.cell, last.cell
             ),
         };
@@ -528,9 +532,10 @@ fn describe_outputs(scene: &Scene, s: &mut String) {
     for (p, name) in scene.probes.iter().zip(&scene.probe_names) {
         let _ = writeln!(
             s,
-            "probe       {name}: {} at cell {:?}",
+            "probe       {name}: {} at cell {:?}{}",
             p.component.name(),
-            p.cell
+            p.cell,
+            node_in_lengths(scene, p.component, p.cell)
         );
     }
     describe_resonances(scene, s);
@@ -730,16 +735,47 @@ fn node_range(scene: &Scene) -> (Index3, Index3) {
 /// " = 16 × 32 a" or " = 0.8 × 1.6 m": `cells` as lengths in the scene's units (nothing in
 /// normalised scenes, whose lengths are cells).
 fn in_lengths(units: &yee_scene::Units, cells: &[usize]) -> String {
-    let unit = match units {
-        yee_scene::Units::Normalised => return String::new(),
-        yee_scene::Units::Lengths { .. } => "a",
-        yee_scene::Units::Si { .. } => "m",
+    let Some(unit) = length_unit(units) else {
+        return String::new();
     };
-    let lengths: Vec<String> = cells
-        .iter()
-        .map(|&n| format!("{}", units.to_scene_length(n as f64)))
+    let lengths: Vec<String> = (cells.iter())
+        .map(|&n| scene_length(units, n as f64))
         .collect();
     format!(" = {} {unit}", lengths.join(" × "))
+}
+
+/// The name of a scene's lengths: `a` or `m`; none in scenes in cells.
+fn length_unit(units: &yee_scene::Units) -> Option<&'static str> {
+    match units {
+        yee_scene::Units::Normalised => None,
+        yee_scene::Units::Lengths { .. } => Some("a"),
+        yee_scene::Units::Si { .. } => Some("m"),
+    }
+}
+
+/// `cells` in the scene's lengths as a user writes them: 12 significant digits (70 cells of
+/// 0.005 m is 0.35, not 0.35000000000000003), a small length with an exponent (3e-6, not
+/// 0.000003).
+fn scene_length(units: &yee_scene::Units, cells: f64) -> String {
+    let x = units.to_scene_length(cells);
+    let x: f64 = format!("{x:.11e}").parse().unwrap_or(x);
+    match x != 0.0 && x.abs() < 1e-3 {
+        true => format!("{x:e}"),
+        false => format!("{x}"),
+    }
+}
+
+/// ", node at [0.15, 0.32] m": where `component`'s node of `cell` lies in the scene's lengths
+/// (the point a probe records or a source drives); nothing in scenes in cells.
+fn node_in_lengths(scene: &Scene, component: yee_em::Component, cell: [i64; 3]) -> String {
+    let Some(unit) = length_unit(&scene.units) else {
+        return String::new();
+    };
+    let node: Vec<String> = component.position(cell)[..scene.mode.dims()]
+        .iter()
+        .map(|&x| scene_length(&scene.units, x))
+        .collect();
+    format!(", node at [{}] {unit}", node.join(", "))
 }
 
 /// " Hz" in SI scenes; nothing in normalised ones (frequencies in c/Δx).

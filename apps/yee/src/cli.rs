@@ -764,6 +764,9 @@ fn run_mpi(args: RunArgs) -> Result<(), AppError> {
     })?;
     // Only rank 0 reports steps, so every rank keeps its signal for the collective stop.
     options.stop = watch_signals(false)?;
+    if rank == 0 && !args.quiet {
+        print_warnings(&scene);
+    }
     log_start(&scene, &options);
     if let Some(report) = run(&scene, &options)? {
         if !args.quiet {
@@ -902,6 +905,14 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
     }
 }
 
+/// The scene's warnings ([`yee_scene::warnings::scene_warnings`]) on stderr, as `yee run`
+/// prints them before the first step (`yee check` lists the same in its report).
+fn print_warnings(scene: &yee_scene::Scene) {
+    for w in yee_scene::warnings::scene_warnings(scene) {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// `yee run` on this process's communicator (an MPI job's processes each run theirs).
 fn run_command(args: RunArgs) -> Result<(), AppError> {
     let comm = args.comm.unwrap_or_else(default_comm);
@@ -915,9 +926,7 @@ fn run_command(args: RunArgs) -> Result<(), AppError> {
     let (scene, mut options) = prepare_run(&args, comm, None)?;
     options.stop = stop;
     if !args.quiet {
-        for w in yee_scene::warnings::scene_warnings(&scene) {
-            eprintln!("warning: {w}");
-        }
+        print_warnings(&scene);
     }
     log_start(&scene, &options);
     if scene.scan.is_some() {
@@ -938,10 +947,21 @@ fn check_command(args: CheckArgs) -> Result<(), AppError> {
     crate::hdf5_output::check_built(&scene)?;
     let (text, warnings) = crate::check::describe(&scene);
     print!("{text}");
-    for w in warnings {
+    for w in &warnings {
         println!("warning: {w}");
     }
-    println!("ok: {} is valid", args.scene.display());
+    // Valid, yet not silently "ok" when something above is rarely meant.
+    match warnings.len() {
+        0 => println!("ok: {} is valid", args.scene.display()),
+        1 => println!(
+            "ok: {} is valid, with the warning above",
+            args.scene.display()
+        ),
+        n => println!(
+            "ok: {} is valid, with the {n} warnings above",
+            args.scene.display()
+        ),
+    }
     Ok(())
 }
 

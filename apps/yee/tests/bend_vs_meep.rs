@@ -98,9 +98,10 @@ fn the_bend_transmits_as_meep_at_10_cells_per_um() {
 }
 
 /// 20 cells per µm: four times the cells and twice the steps of the test above (about two
-/// minutes in the test profile on two cores, so left to `--ignored`).
+/// minutes in the test profile on two cores, so left out of the README's `cargo test`;
+/// `.ci/run` runs it with `--ignored`: 0.0009 on 2026-11-29).
 #[test]
-#[ignore = "about 2 minutes in the test profile; run with --ignored"]
+#[ignore = "about 2 minutes in the test profile; .ci/run runs it with --ignored"]
 fn the_bend_transmits_as_meep_at_20_cells_per_um() {
     let worst = bend_transmittance(20, &MEEP_T_20);
     assert!(worst <= 0.005, "T misses Meep's by {worst}");

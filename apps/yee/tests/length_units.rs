@@ -236,3 +236,67 @@ fn a_scene_in_lengths_runs_bit_for_bit_as_the_same_scene_in_cells() {
         "{fa:?} {fc:?}"
     );
 }
+
+/// `yee check` prints where things land in cells and in the scene's lengths: the grid and the
+/// CPML, and the node a probe records or a source drives (issue 50: "probe rx: ez at cell
+/// [42, 85, 0]" gave no way to see that 0.086 m had missed node 43). Small SI lengths keep
+/// their exponent.
+#[test]
+fn yee_check_prints_cells_and_lengths() {
+    let dir = crate::tmp_dir(module_path!());
+    let stdout = |name: &str, text: &str| {
+        let out = crate::check_text(&dir, name, text);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let guide = stdout("guide_check", &guide_scene(false));
+    for expected in [
+        "grid        80 × 60 cells = 8 × 6 a",
+        "low cpml (10 cells = 1 a,",
+        "ez Soft on 11 nodes from cell [15, 25, 0], node at [1.5, 2.5] a to [15, 35, 0], node \
+         at [1.5, 3.5] a (those on the box's faces weighted ½",
+        "probe       p: ez at cell [52, 30, 0], node at [5.2, 3] a\n",
+    ] {
+        assert!(guide.contains(expected), "`{expected}` in\n{guide}");
+    }
+    let si = stdout(
+        "si_check",
+        r#"[units]
+system = "si"
+cell_size = 0.002
+[grid]
+mode = "tmz"
+size = [100, 100]
+[[sources]]
+component = "ez"
+position = [0.05, 0.05]
+waveform = "ricker"
+frequency = 1e9
+[[probes]]
+name = "rx"
+component = "ez"
+position = [0.086, 0.17]
+[run]
+steps = 1
+"#,
+    );
+    for expected in [
+        "grid        100 × 100 cells = 0.2 × 0.2 m",
+        "ez Soft at cell [25, 25, 0], node at [0.05, 0.05] m,",
+        "probe       rx: ez at cell [43, 85, 0], node at [0.086, 0.17] m\n",
+    ] {
+        assert!(si.contains(expected), "`{expected}` in\n{si}");
+    }
+    let nano = stdout(
+        "nano_check",
+        "[units]\nsystem = \"si\"\ncell_size = 1e-9\n[grid]\nmode = \"1d\"\nsize = [3000]\n[boundaries]\nall = \"cpml\"\n\
+         [[probes]]\nname = \"p\"\ncomponent = \"ez\"\nposition = [2.5e-6]\n[run]\nsteps = 1\n",
+    );
+    for expected in [
+        "grid        3000 cells = 3e-6 m",
+        "low cpml (10 cells = 1e-8 m,",
+        "probe       p: ez at cell [2500, 0, 0], node at [2.5e-6] m\n",
+    ] {
+        assert!(nano.contains(expected), "`{expected}` in\n{nano}");
+    }
+}

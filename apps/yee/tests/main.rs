@@ -35,6 +35,7 @@ mod pec_material;
 mod plots;
 mod resonances;
 mod scan;
+mod scene_warnings;
 mod source_placement;
 mod time_block;
 mod until_decayed;

@@ -562,3 +562,27 @@ fn sigusr1_to_mpirun_leaves_every_ranks_checkpoint_and_resumes() {
         );
     }
 }
+
+/// Under mpirun the scene's warnings (apps/scene/src/warnings.rs) are printed once, by rank 0,
+/// before the first step, as `yee run` prints them in one process (`scene_warnings::` in the
+/// `it` binary): here a probe in the CPML of mpi3d.
+#[test]
+fn rank_0_prints_the_scene_warnings_once() {
+    let text = std::fs::read_to_string(scene()).unwrap();
+    let dir = out_dir("mpi_warnings");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("warned.toml");
+    let probe = "\n[[probes]]\nname = \"in_layer\"\ncomponent = \"ez\"\nposition = [1, 1, 1]\n";
+    std::fs::write(&file, text.replace("\n[run]", &format!("{probe}\n[run]"))).unwrap();
+    let mut c = mpirun(2, YEE);
+    c.args(["run", "--backend", "scalar", "--steps", "2", "--out"])
+        .arg(dir.join("out"))
+        .arg(&file);
+    let out = succeed(finish(c));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warned = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: probes[") && l.contains("(in_layer) records cell"))
+        .count();
+    assert_eq!(warned, 1, "{stderr}");
+}

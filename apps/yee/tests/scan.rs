@@ -208,6 +208,59 @@ fn a_buried_cylinder_reflects_at_the_ray_travel_time_on_every_trace() {
     assert_eq!((image.0, image.1), yee_io::bscan_plot::SIZE);
 }
 
+/// `--jobs 3` runs three traces at a time, on threads of their own: the merged B-scan is the
+/// one `--jobs 1` writes, bit for bit, each row the trace of its own index whichever ends
+/// first, and so are each trace's record and the positions run.json lists.
+#[test]
+fn traces_side_by_side_merge_as_traces_in_turn() {
+    let dir = crate::tmp_dir(module_path!());
+    let text = scene("jobs", true, 7, "");
+    let file = dir.join("jobs.toml");
+    std::fs::write(&file, &text).unwrap();
+    let run = |jobs: &str| {
+        let out = dir.join(format!("jobs{jobs}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let status = Command::new(env!("CARGO_BIN_EXE_yee"))
+            .args(["run", "--quiet", "--jobs", jobs, "--out"])
+            .arg(&out)
+            .arg(&file)
+            .status()
+            .unwrap();
+        assert!(status.success(), "--jobs {jobs}");
+        out
+    };
+    let (one, three) = (run("1"), run("3"));
+    let (a, b) = (
+        read_json(&one.join("run.json")),
+        read_json(&three.join("run.json")),
+    );
+    assert_eq!((a["jobs"].as_u64(), b["jobs"].as_u64()), (Some(1), Some(3)));
+    assert_eq!(b["status"], "complete");
+    let positions = |r: &Value| -> Vec<Value> {
+        (r["traces"].as_array().unwrap().iter())
+            .map(|t| serde_json::json!([t["sources"], t["receivers"]]))
+            .collect()
+    };
+    assert_eq!(positions(&a), positions(&b));
+    let read = |out: &Path, file: &str| std::fs::read(out.join(file)).unwrap();
+    assert!(
+        read(&one, "bscan_rx_ez.npy") == read(&three, "bscan_rx_ez.npy"),
+        "the merged B-scans differ"
+    );
+    // The rows differ from trace to trace, so a row out of place would show.
+    let (shape, values) = bscan(&three);
+    let row = |k: usize| &values[k * shape[1]..(k + 1) * shape[1]];
+    assert!((1..7).all(|k| row(k) != row(k - 1)));
+    for k in 0..7 {
+        let probe = format!("{}/probe_rx.csv", trace_folder(k));
+        assert!(read(&one, &probe) == read(&three, &probe), "trace {k}");
+    }
+}
+
+fn trace_folder(k: usize) -> String {
+    format!("trace_{k:03}")
+}
+
 /// `yee` with `args` on the scene `text` written to `dir/name.toml`: (success, stdout, stderr).
 fn yee(dir: &Path, name: &str, text: &str, args: &[&str]) -> (bool, String, String) {
     let file = dir.join(format!("{name}.toml"));
