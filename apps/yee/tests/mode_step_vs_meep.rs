@@ -109,7 +109,10 @@ fn a_width_steps_transmission_agrees_with_meep() {
             .collect()
     };
     let t10 = t_of("step", STEP);
-    let t20 = t_of("step20", &STEP.replace("resolution = 10", "resolution = 20"));
+    let t20 = t_of(
+        "step20",
+        &STEP.replace("resolution = 10", "resolution = 20"),
+    );
     for (((&(f, t), &(_, t_fine)), t20_meep), t40) in
         t10.iter().zip(&t20).zip(MEEP_T_20).zip(MEEP_T_40)
     {
@@ -128,6 +131,9 @@ fn a_width_steps_transmission_agrees_with_meep() {
             (t_fine / t20_meep - 1.0).abs() < 0.01,
             "f {f}: |S21|² {t_fine} against Meep's {t20_meep}, both at 20 cells per a"
         );
-        assert!((t - t_fine).abs() < 5e-4, "f {f}: {t} at 10, {t_fine} at 20");
+        assert!(
+            (t - t_fine).abs() < 5e-4,
+            "f {f}: {t} at 10, {t_fine} at 20"
+        );
     }
 }
