@@ -640,8 +640,8 @@ fn a_diverging_run_on_the_emulated_device_names_the_scalar_step_and_cell() {
 /// and two on shm write the one-rank scalar run's `modes_in.csv` and `modes_out.csv` (the
 /// amplitudes and S-parameters from the device's DFT sums) byte for byte, f64, 2400 steps
 /// (`every_example_scene_writes_the_scalar_bytes_on_the_emulated_device` runs it 12 steps,
-/// before the pulse; Δt = 0.07 a/c: the Gaussian peaks on the source's plane at step 1430 and reaches `out`,
-/// 12 a on at a group index near 3.3, by step 2000).
+/// before the pulse; Δt = 0.07 a/c: the Gaussian peaks on the source's plane at step 1430
+/// and reaches `out`, 12 a on at a group index near 3.3, by step 2000).
 #[cfg(feature = "cuda")]
 #[test]
 fn the_emulated_device_writes_the_scalar_mode_amplitudes() {
