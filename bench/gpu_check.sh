@@ -82,6 +82,9 @@ check examples/scenes/cavity3d.toml cavity3d f64 --steps 2000
 check examples/scenes/slab1d.toml slab1d f64
 check examples/scenes/bend2d.toml bend2d f64
 check examples/scenes/dipole_halfspace3d.toml dipole_halfspace3d f64 --steps 300
+# Mode sources (soft point sources expanded by the mode solver) and mode monitors: modes_*.csv.
+check examples/scenes/taper.toml taper f64
+check examples/scenes/coupler.toml coupler f64
 
 # Speed: a cube of side $2 of value type $3, vacuum in PEC or CPML + a dielectric sphere.
 cube() {

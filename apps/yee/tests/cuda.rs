@@ -634,3 +634,42 @@ fn a_diverging_run_on_the_emulated_device_names_the_scalar_step_and_cell() {
         assert_eq!(said(extra), expected, "{extra:?}");
     }
 }
+
+/// The taper example, driven by a mode source (soft point sources the mode solver expands
+/// when the scene is read) and read by two mode monitors, on emulated-device ranks: one rank
+/// and two on shm write the one-rank scalar run's `modes_in.csv` and `modes_out.csv` (the
+/// amplitudes and S-parameters from the device's DFT sums) byte for byte, f64, 2400 steps
+/// (`every_example_scene_writes_the_scalar_bytes_on_the_emulated_device` runs it 12 steps,
+/// before the pulse; Δt = 0.07 a/c: the Gaussian peaks on the source's plane at step 1430
+/// and reaches `out`, 12 a on at a group index near 3.3, by step 2000).
+#[cfg(feature = "cuda")]
+#[test]
+fn the_emulated_device_writes_the_scalar_mode_amplitudes() {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenes/taper.toml");
+    let steps = ["--steps", "2400"];
+    let (one, _) = run_into(
+        &scene,
+        "taper_scalar",
+        &[&["--backend", "scalar"][..], &steps].concat(),
+    );
+    for (name, extra) in [
+        ("taper_device", &[][..]),
+        ("taper_device_shm", &["--ranks", "2", "--comm", "shm"][..]),
+    ] {
+        let (out, doc) = run_into(
+            &scene,
+            name,
+            &[&["--backend", "cuda-emulated"][..], &steps, extra].concat(),
+        );
+        assert_eq!(doc["backend"], "cuda-emulated", "{name}");
+        for file in ["modes_in.csv", "modes_out.csv"] {
+            let rows = crate::csv_rows(&one.join(file));
+            assert!(rows.iter().any(|r| r["forward_power"] > 0.0), "{file}");
+            let ours = std::fs::read(one.join(file)).unwrap();
+            assert!(
+                ours == std::fs::read(out.join(file)).unwrap(),
+                "{name}: {file} differs from the one-rank scalar run's"
+            );
+        }
+    }
+}

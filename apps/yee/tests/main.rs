@@ -22,6 +22,7 @@ mod malformed_scenes;
 mod memory;
 mod mode_monitors;
 mod mode_parity;
+mod mode_propagation;
 mod mode_source_band;
 mod mode_sources;
 mod mode_step_vs_meep;
