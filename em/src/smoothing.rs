@@ -591,6 +591,62 @@ mod tests {
         }
     }
 
+    /// Poles act on E alone (module docs): beside a dispersive side the E nodes keep the
+    /// staircase, with neither a smoothed medium nor off-diagonal entries, while the H nodes
+    /// still smooth μ; the same sphere without its pole smooths both.
+    #[test]
+    fn e_nodes_beside_a_dispersive_side_keep_the_staircase() {
+        use crate::material::PoleSet;
+        use crate::pole::Pole;
+        let poles = [Pole::Lorentz {
+            frequency: 0.05,
+            gamma: 0.01,
+            sigma: 1.0,
+        }];
+        let smoothed = |poles_of_sphere: PoleSet| {
+            let regions = [Region {
+                shape: Shape::Sphere {
+                    center: [8.3, 8.1, 7.7],
+                    radius: 4.6,
+                },
+                material: Material {
+                    mu: 2.0,
+                    poles: poles_of_sphere,
+                    ..Material::dielectric(3.0)
+                },
+            }];
+            let setup = Setup {
+                poles: &poles,
+                regions: &regions,
+                ..Setup::vacuum(Mode::ThreeD, [17, 17, 16], 0.5, [[Boundary::Pec; 2]; 3])
+            };
+            // [E media, E off-diagonal rows, H media]
+            let mut counts = [0; 3];
+            for c in Component::ALL {
+                for n in 0..setup.cells() {
+                    let cell = Box3::from_extent(setup.grid).index_at(n);
+                    let medium = setup.smoothed_medium(c, cell).is_some();
+                    let off = setup.smoothed_off_diagonal(c, cell).is_some();
+                    match c.is_electric() {
+                        true => {
+                            counts[0] += usize::from(medium);
+                            counts[1] += usize::from(off);
+                        }
+                        false => counts[2] += usize::from(medium),
+                    }
+                }
+            }
+            counts
+        };
+        let dispersive = smoothed(PoleSet { first: 0, count: 1 });
+        let plain = smoothed(PoleSet::NONE);
+        assert!(
+            plain[0] > 100 && plain[1] > 100 && plain[2] > 100,
+            "{plain:?}"
+        );
+        assert_eq!(dispersive, [0, 0, plain[2]], "plain sphere {plain:?}");
+    }
+
     /// The tangent plane overestimates a convex voxel's share by its sagitta, about
     /// `h²/12R` over the surface: a relative volume error near `1/4R²` in 3D (`1/12R²` for a
     /// disc), second order in the cell size.

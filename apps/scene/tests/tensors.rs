@@ -4,11 +4,17 @@
 use std::path::Path;
 
 fn parse(material: &str) -> Result<yee_scene::Scene, String> {
+    parse_at("", material)
+}
+
+/// The scene with `grid_keys` (a `courant = …` line, or nothing) added to its `[grid]`.
+fn parse_at(grid_keys: &str, material: &str) -> Result<yee_scene::Scene, String> {
     let text = format!(
         r#"
 [grid]
 mode = "3d"
 size = [4, 4, 40]
+{grid_keys}
 
 [boundaries]
 x_low = "periodic"
@@ -66,4 +72,26 @@ fn a_bad_tensor_is_named() {
     );
     let ragged = parse("eps = [[2.0, 0.3], [0.3, 2.0, 0], [0, 0, 2.0]]").unwrap_err();
     assert!(ragged.contains("eps"), "{ragged}");
+}
+
+/// The Courant check takes the tensor's smallest eigenvalue, not its diagonal: this ε has
+/// every diagonal entry at least 1 but the eigenvalues 0.4, 1 and 2, so light polarised along
+/// (1, −1, 0) travels at 1/√0.4 of its vacuum speed and the 3D limit 1/√3 falls to
+/// √0.4/√3 = 0.3651.
+#[test]
+fn a_tensor_faster_than_vacuum_lowers_the_courant_limit() {
+    let fast = "eps = [[1.2, 0.8, 0.0], [0.8, 1.2, 0.0], [0.0, 0.0, 1.0]]";
+    let limit = (0.4f64 / 3.0).sqrt();
+    let at = |courant: f64| parse_at(&format!("courant = {courant}"), fast);
+    // The default Courant number, 0.99/√3, is refused, naming the region and the limit …
+    let message = parse(fast).unwrap_err();
+    assert!(
+        message.contains("region 0")
+            && message.contains("must be at most 0.365148")
+            && message.contains("lower `courant`"),
+        "{message}"
+    );
+    // … as is one just past the limit; one just below it runs.
+    assert!(at(limit * 1.001).is_err());
+    at(limit * 0.999).unwrap().setup().validate().unwrap();
 }
