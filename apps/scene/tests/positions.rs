@@ -58,29 +58,7 @@ fn lengths_on_half_cells_land_on_the_half_nodes() {
 
 #[test]
 fn a_probe_at_0_086_m_with_2_mm_cells_is_in_cell_43() {
-    let text = r#"
-[units]
-system = "si"
-cell_size = 0.002
-
-[grid]
-mode = "tmz"
-size = [100, 100]
-
-[[sources]]
-component = "ez"
-position = [0.05, 0.05]
-waveform = "ricker"
-frequency = 1e9
-
-[[probes]]
-name = "rx"
-component = "ez"
-position = [0.086, 0.17]
-
-[run]
-steps = 1
-"#;
+    let text = include_str!("scenes/si_probe_86mm.toml");
     let s = yee_scene::parse(Path::new("positions.toml"), text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.probes[0].cell, [43, 85, 0]);
 }

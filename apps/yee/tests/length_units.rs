@@ -261,24 +261,7 @@ fn yee_check_prints_cells_and_lengths() {
     }
     let si = stdout(
         "si_check",
-        r#"[units]
-system = "si"
-cell_size = 0.002
-[grid]
-mode = "tmz"
-size = [100, 100]
-[[sources]]
-component = "ez"
-position = [0.05, 0.05]
-waveform = "ricker"
-frequency = 1e9
-[[probes]]
-name = "rx"
-component = "ez"
-position = [0.086, 0.17]
-[run]
-steps = 1
-"#,
+        include_str!("../../scene/tests/scenes/si_probe_86mm.toml"),
     );
     for expected in [
         "grid        100 × 100 cells = 0.2 × 0.2 m",
