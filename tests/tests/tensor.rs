@@ -465,6 +465,11 @@ fn a_turned_crystal_slab_transmits_as_berremans_matrix() {
     }
 }
 
+/// Meep 1.25's error (the larger of the two eigenpolarisations' |t|² against Berreman's) for
+/// the tilted slab at 34, 68 and 136 cells per vacuum wavelength on the same cells,
+/// `/usr/bin/python3 bench/meep_tilted_slab.py --case tilted` (2026-11-29).
+const MEEP_TILTED_SLAB_ERRORS: [f64; 3] = [1.324e-2, 3.258e-3, 8.083e-4];
+
 /// The uniaxial slab with its optic axis at 30° from the slab's face in the plane of
 /// incidence (x-z, turned about y: `εxz ≠ 0`), lit by light polarised at 45° along z: x and y
 /// are its eigenpolarisations, the extraordinary one (E with a z part that `εxz` couples to
@@ -478,7 +483,8 @@ fn a_turned_crystal_slab_transmits_as_berremans_matrix() {
 /// Meep 1.25 on the same cells (faces on pixel boundaries, so its subpixel averaging leaves
 /// Ex and Ey alone) gives 1.32e-2, 3.26e-3 and 8.08e-4, and the 1D Yee lattice's own slab
 /// solution at f₀ gives Meep's |t|² to 1e-6 and this test's to 5e-6
-/// (`/usr/bin/python3 bench/meep_tilted_slab.py`): the 3.5e-3 bound below is the lattice's.
+/// (`/usr/bin/python3 bench/meep_tilted_slab.py`): the bound at each resolution is Meep's
+/// error there, [`MEEP_TILTED_SLAB_ERRORS`], plus 2 %.
 #[test]
 fn a_crystal_slab_tilted_in_the_plane_of_incidence_transmits_as_berremans_matrix() {
     let tilted = turned_crystal(1);
@@ -510,10 +516,12 @@ fn a_crystal_slab_tilted_in_the_plane_of_incidence_transmits_as_berremans_matrix
         }
         errors.push(error);
     }
-    assert!(
-        errors[1] < 3.5e-3,
-        "at 41.4 cells per wavelength: {errors:?}"
-    );
+    for (error, meep) in errors.iter().zip(MEEP_TILTED_SLAB_ERRORS) {
+        assert!(
+            *error <= 1.02 * meep,
+            "more than 2 % further from Berreman than Meep on the same cells ({meep:.3e}): {errors:?}"
+        );
+    }
     for pair in errors.windows(2) {
         let order = (pair[0] / pair[1]).log2();
         assert!(order > 1.8, "not second order: {errors:?}");
