@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/many_core_check.sh YEE PARTITION_SCALE [THREADS]: the figures of issues 45 and 53 that
+# need a many-core host (the lent GPU machine's 16 cores; nothing is compiled there). Carry two
+# release binaries built elsewhere:
+#   cargo build --release -p yee && cargo build --release -p yee-partition-compare --bin partition_scale
+# and run, in the repository root, `bench/many_core_check.sh target/release/yee
+# target/release/partition_scale 16` (the steps' timeouts add up to 590 s, under the device
+# tool's 600 s a command; what finished is printed as it finishes). THREADS defaults to every core.
+# Prints:
+#   1. issue 45, temporal blocking where memory binds: `yee bench --time-block auto` at 256³
+#      on THREADS threads (vacuum, then CPML and the sphere), each row's rate over the
+#      one-step rate of the same run (goal ≥ 2 in f32) and over the one-step roofline (goal
+#      ≥ 1.5 in f32), medians over 3 rounds;
+#   2. issue 45, one-step realistic scenes on one thread, blocking off: each scene's roofline
+#      fraction over vacuum's in the same `yee bench --rounds 2` run (goal ≥ 0.9), which a
+#      quiet host measures better than a shared 2-core one;
+#   3. issue 53, RCDC at scale: a 662³ spherical shell at tile 8 (about 10⁸ active cells)
+#      into 4096 parts (goal ≤ 10 s on 16 threads) and the 256³ shell at tile 1 into 64 parts
+#      (goal ≤ 60 s and ≤ 1 GB), on THREADS threads, with each thread's CPU seconds and the
+#      peak resident memory (`/usr/bin/time -v`).
+# docs/performance.md ("Temporal blocking") and docs/partitioning.md ("At scale") say what
+# each figure was on the 2-core machine. `QUICK=1` checks the script itself on any machine in a
+# few minutes (5.5 on the 2-core machine): `yee bench --quick` (smoke rates, not measurements) and small shells.
+set -u
+YEE=$(realpath "${1:-target/release/yee}")
+PARTITION_SCALE=$(realpath "${2:-target/release/partition_scale}")
+THREADS=${3:-$(nproc)}
+cd "$(dirname "$0")/.."
+QUICK_FLAG=()
+SHELLS=("662 8 4096" "256 1 64")
+if [ -n "${QUICK:-}" ]; then
+    QUICK_FLAG=(--quick)
+    SHELLS=("96 8 64" "48 1 8")
+fi
+echo "many-core-check: $(date -u +%Y-%m-%dT%H:%MZ), host $(nproc) cores, $(free -g | awk '/Mem:/ { print $2 }') GiB, $THREADS threads"
+echo "many-core-check: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+
+# The rows of `yee bench --json` (stdin) as a table: the problem, value type, backend, time
+# block, threads, Mcells/s, fraction of the roofline, and the blocked rows' two ratios.
+table() {
+    python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+print("| problem | value | backend | time block | threads | Mcells/s | of roofline | over one step | over one-step roofline |")
+print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+for r in rows:
+    tb = r.get("time_block", "off")
+    ratios = ("%.2f" % r["one_step_ratio"], "%.2f" % r["one_step_roofline_ratio"]) if tb != "off" else ("", "")
+    print("| %s | %s | %s | %s | %d | %.0f | %.2f | %s | %s |" % (r["problem"], r["value_type"], r["backend"], tb,
+          r["threads"], r["mcells_per_s"], r["fraction_of_roofline"], ratios[0], ratios[1]))
+'
+}
+
+echo
+echo "1. issue 45: temporal blocking at 256³ on $THREADS threads (goal: f32 ≥ 2 over one step, ≥ 1.5 over the one-step roofline)"
+timeout 110 "$YEE" bench --threads "$THREADS" --time-block auto --only "3D 256^3" --no-scalar \
+    --rounds 3 --json "${QUICK_FLAG[@]}" 2>/dev/null | table
+timeout 150 "$YEE" bench --threads "$THREADS" --time-block auto --scenes --only "256^3" \
+    --no-scalar --rounds 2 --json "${QUICK_FLAG[@]}" 2>/dev/null | python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin) if not r["problem"].startswith("vacuum")]
+json.dump(rows, sys.stdout)' | table
+
+echo
+echo "2. issue 45: one-step realistic scenes on one thread, fraction over vacuum's (goal ≥ 0.9)"
+timeout 170 "$YEE" bench --threads 1 --scenes --only "256" --no-scalar --rounds 2 --json "${QUICK_FLAG[@]}" 2>/dev/null |
+    python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+print("| problem | value | Mcells/s | of roofline | over vacuum |")
+print("| --- | --- | ---: | ---: | ---: |")
+for vt in ("f32", "f64"):
+    mine = [r for r in rows if r["value_type"] == vt]
+    vacuum = [r for r in mine if r["problem"].startswith("vacuum")]
+    for r in mine:
+        over = r["fraction_of_roofline"] / vacuum[0]["fraction_of_roofline"] if vacuum else float("nan")
+        print("| %s | %s | %.0f | %.2f | %.2f |" % (r["problem"], vt, r["mcells_per_s"], r["fraction_of_roofline"], over))
+'
+
+echo
+echo "3. issue 53: RCDC on $THREADS threads (goals: 662³ tile 8 ≤ 10 s; 256³ tile 1 ≤ 60 s and ≤ 1 GB)"
+for args in "${SHELLS[@]}"; do
+    limit=90
+    [ "$args" = "662 8 4096" ] && limit=70
+    # shellcheck disable=SC2086
+    timeout $limit /usr/bin/time -f "peak RSS %M KiB, %e s wall, %U + %S s CPU" \
+        "$PARTITION_SCALE" $args "$THREADS" 2>&1 | grep -v "^Command"
+done
