@@ -7,6 +7,8 @@
 //! contraction) runs through [`Rayon`], the core's [`Fork`] on rayon's `join`. The partition
 //! is the same for any number of threads, and the same as the core's sequential one.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 use yee_core::graph::{
     Fork, Graph, GraphError, Method, RcdcParams, RcdcPool, partition, rcdc_finish, rcdc_tries,
@@ -30,35 +32,68 @@ impl Fork for Rayon {
     fn side_by_side(&self) -> bool {
         rayon::current_num_threads() > 1
     }
+
+    /// One call at a time in the process: a caller that finds [`PEAK`] taken runs the
+    /// pool's other jobs (the holder's own branches among them) until it is free.
+    fn one_at_a_time<R>(&self, f: impl FnOnce() -> R) -> R {
+        while PEAK
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                std::thread::yield_now();
+            }
+        }
+        /// Frees [`PEAK`] however `f` ends.
+        struct Release;
+        impl Drop for Release {
+            fn drop(&mut self) {
+                PEAK.store(false, Ordering::Release);
+            }
+        }
+        let _release = Release;
+        f()
+    }
 }
 
-/// Graphs of more nodes than this run RCDC's tries one after the other, whatever the pool:
-/// each try holds its own coarsening hierarchy and partitions (about 50 bytes a node of the
-/// graph besides it, docs/partitioning.md "At scale"), so tries side by side multiply the
-/// peak memory (the 256³ shell at tile 1, 5.8 M nodes: 3.07 GB with two at once); below
-/// it, a try's hierarchy is under 50 MB.
+/// Taken while a [`Rayon::one_at_a_time`] call runs.
+static PEAK: AtomicBool = AtomicBool::new(false);
+
+/// Graphs of more nodes than this run RCDC's tries in at most [`TRY_LANES`] lanes, each
+/// lane's tries one after the other: each try holds its own coarsening hierarchy and
+/// partitions (about 65 bytes a node of a 3D cell graph besides it, docs/partitioning.md
+/// "At scale"), so the tries alive at once multiply the peak memory; below it, a try's
+/// hierarchy is under 70 MB and every try may run at once.
 pub const PARALLEL_TRY_NODES: usize = 1 << 20;
 
+/// Tries alive at once on graphs above [`PARALLEL_TRY_NODES`] (where the pool has as many
+/// threads): two, so the 256³ shell at tile 1 (5.8 M nodes) stays within 1 GB while its
+/// tries take half the time on two threads (issue 53).
+pub const TRY_LANES: usize = 2;
+
 /// [`partition`] with RCDC's tries spread over the current rayon pool (the global one, or
-/// the one `install`ed around the call) on graphs of at most [`PARALLEL_TRY_NODES`] nodes;
-/// the other methods run as in the core.
+/// the one `install`ed around the call), all at once on graphs of at most
+/// [`PARALLEL_TRY_NODES`] nodes and in [`TRY_LANES`] lanes above; the other methods run as
+/// in the core.
 pub fn partition_on_threads(
     g: &Graph,
     speeds: &[f64],
     method: Method,
     part: &mut [usize],
 ) -> Result<(), GraphError> {
-    partition_with_try_limit(g, speeds, method, part, PARALLEL_TRY_NODES)
+    partition_with_try_limit(g, speeds, method, part, PARALLEL_TRY_NODES, TRY_LANES)
 }
 
-/// [`partition_on_threads`] with the tries side by side only on graphs of at most
-/// `parallel_try_nodes` nodes (the same partition either way).
+/// [`partition_on_threads`] with every try side by side only on graphs of at most
+/// `parallel_try_nodes` nodes, in at most `lanes` lanes above (the same partition either
+/// way).
 pub fn partition_with_try_limit(
     g: &Graph,
     speeds: &[f64],
     method: Method,
     part: &mut [usize],
     parallel_try_nodes: usize,
+    lanes: usize,
 ) -> Result<(), GraphError> {
     if method != Method::Rcdc {
         return partition(g, speeds, method, part);
@@ -66,13 +101,22 @@ pub fn partition_with_try_limit(
     let params = RcdcParams::default();
     let tries = rcdc_tries(g, speeds, params)?;
     if g.len() > parallel_try_nodes {
-        // One try's hierarchy alive at a time: the memory of the sequential core.
-        let mut pool = RcdcPool::default();
-        for (index, t) in tries.iter().enumerate() {
-            if let Some(outcome) = run_try(&Rayon, g, speeds, t, index)? {
-                pool.add(outcome, params);
+        // Lane `l` runs tries l, l + lanes, ... one after the other: at most `lanes`
+        // hierarchies alive (one, on one thread: the lanes then run one after the other).
+        let lanes = lanes.min(rayon::current_num_threads()).max(1);
+        let lane = |first: usize| -> Result<RcdcPool, GraphError> {
+            let mut pool = RcdcPool::default();
+            for index in (first..tries.len()).step_by(lanes) {
+                if let Some(outcome) = run_try(&Rayon, g, speeds, &tries[index], index)? {
+                    pool.add(outcome, params);
+                }
             }
-        }
+            Ok(pool)
+        };
+        let pool = (0..lanes)
+            .into_par_iter()
+            .map(lane)
+            .try_reduce(RcdcPool::default, |a, b| Ok(a.merge(b, params)))?;
         rcdc_finish(&Rayon, g, speeds, params, pool, part)?;
         return Ok(());
     }
@@ -94,7 +138,39 @@ pub fn partition_with_try_limit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yee_core::graph::TileGraph;
+    use std::sync::atomic::AtomicUsize;
+    use yee_core::graph::{TileGraph, map_chunks};
+
+    /// Calls of `one_at_a_time` from many jobs on four threads never overlap, and the work
+    /// inside them (itself forked) still runs to the end: a waiting thread runs the
+    /// holder's branches rather than blocking them.
+    #[test]
+    fn one_at_a_time_runs_one_call_at_a_time_and_its_branches_anywhere() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let inside = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let sums: Vec<usize> = pool.install(|| {
+            (0..16)
+                .into_par_iter()
+                .map(|k| {
+                    Rayon.one_at_a_time(|| {
+                        let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        let parts = map_chunks(&Rayon, 0..10_000, 100, &|r| r.sum::<usize>());
+                        // Long enough that calls not kept apart would overlap.
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                        parts.iter().sum::<usize>() + k
+                    })
+                })
+                .collect()
+        });
+        assert_eq!(most.load(Ordering::SeqCst), 1);
+        assert_eq!(sums, (0..16).map(|k| 49_995_000 + k).collect::<Vec<_>>());
+    }
 
     /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,
     /// 3 and 4 threads gives the core's sequential partition, with the tries side by side
@@ -145,16 +221,13 @@ mod tests {
                 pool.install(|| partition_on_threads(&g, &speeds, Method::Rcdc, &mut part))
                     .unwrap();
                 assert_eq!(part, sequential, "{threads} threads, tile {tile:?}");
-                // The tries one at a time (as on graphs above PARALLEL_TRY_NODES).
-                let mut one_at_a_time = vec![0; g.len()];
+                // The tries in lanes (as on graphs above PARALLEL_TRY_NODES).
+                let mut in_lanes = vec![0; g.len()];
                 pool.install(|| {
-                    partition_with_try_limit(&g, &speeds, Method::Rcdc, &mut one_at_a_time, 0)
+                    partition_with_try_limit(&g, &speeds, Method::Rcdc, &mut in_lanes, 0, 2)
                 })
                 .unwrap();
-                assert_eq!(
-                    one_at_a_time, sequential,
-                    "{threads} threads, one try at a time"
-                );
+                assert_eq!(in_lanes, sequential, "{threads} threads, tries in lanes");
             }
         }
         let g = TileGraph::from_mask([4, 4, 1], &[true; 16], [1, 1, 1], 1.0)

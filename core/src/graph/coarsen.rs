@@ -51,7 +51,7 @@ pub fn heavy_edge_matching(
     let equal = lightest == heaviest;
     // Where every edge weighs 1 as well, the first neighbour that may pair wins (no later
     // one is heavier or, weights being equal, breaks a tie): the scan stops there.
-    let first_wins = equal && g.edge_weight.is_empty();
+    let first_wins = equal && g.edge_weight.is_unit();
     for &a in &order {
         let a = a as usize;
         if mate[a] != NONE {
@@ -110,18 +110,22 @@ pub struct Level {
 impl Level {
     /// The coarse graph, contracted again from `fine` (the next finer graph) where it was
     /// dropped: the same graph ([`contract`] is a function of the fine graph and the groups).
+    /// A peak of memory, so through [`Fork::one_at_a_time`].
     pub fn rebuild<F: Fork>(&mut self, fork: &F, fine: &Graph) -> &Graph {
-        self.graph
-            .get_or_insert_with(|| contract(fork, fine, &self.group, self.nodes))
+        self.graph.get_or_insert_with(|| {
+            fork.one_at_a_time(|| contract(fork, fine, &self.group, self.nodes))
+        })
     }
 }
 
 /// Above this many nodes, [`coarsen`] drops its first coarse graph once the second is built
 /// and the projection back rebuilds it ([`Level::rebuild`], one more contraction of the
 /// finest graph, about 5 % of a multilevel run): the first coarse graph of a 3D cell graph
-/// holds about 38 bytes a node of the fine graph and the coarser ones about 54 together,
-/// so the coarsening's peak falls from the fine graph and the whole hierarchy to the fine
-/// graph and the first two levels (docs/partitioning.md, "At scale").
+/// holds about 29 bytes a node of the fine graph (its edge weights a byte each) and the
+/// coarser ones about 40 together, so the coarsening's peak falls from the fine graph and the
+/// whole hierarchy to the fine graph and the first two levels (docs/partitioning.md, "At
+/// scale"). Both contractions of the finest graph (the first level and its rebuild) run
+/// through [`Fork::one_at_a_time`]: RCDC's tries side by side add one such peak, not one each.
 pub const REBUILD_NODES: usize = 1 << 20;
 
 /// Coarsens `g` by heavy-edge matching until at most `target` nodes remain or a matching
@@ -168,7 +172,13 @@ pub fn coarsen<F: Fork>(
         if count * 10 > fine.len() * 9 {
             return levels;
         }
-        let graph = contract(fork, fine, &group, count);
+        let graph = if levels.is_empty() && g.len() > REBUILD_NODES {
+            // The finest graph's contraction: a peak of memory (its rows and the first coarse
+            // graph, about 45 bytes a fine node at tile 1), one at a time among tries.
+            fork.one_at_a_time(|| contract(fork, fine, &group, count))
+        } else {
+            contract(fork, fine, &group, count)
+        };
         levels.push(Level {
             graph: Some(graph),
             group,

@@ -6,7 +6,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::csr::{Graph, NodeIndex};
+use super::csr::{Graph, NodeIndex, fits_a_byte};
 use super::fork::{Fork, map_chunks};
 
 /// Macro nodes whose rows one branch of [`contract`] sums: chunks of this many run side by
@@ -17,7 +17,7 @@ const GRAIN: usize = 1 << 13;
 /// summed. Each macro node's edges to higher macro nodes are summed fine node by fine node
 /// in ascending order and edge by edge (as a map keyed by the pair would), so every sum is
 /// the same whatever the chunks; chunks of [`GRAIN`] macro nodes run through `fork`, each
-/// keeping its rows (8 bytes an edge, what the sequential sum kept), and the graph is built
+/// keeping its rows (5 bytes an edge where the sums are integers up to 255, else 8), and the graph is built
 /// from them in order. O(edges × log degree) work.
 pub fn contract<F: Fork, T: NodeIndex + Sync>(
     fork: &F,
@@ -61,7 +61,8 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
     let chunks = map_chunks(fork, 0..count, grain, &|range: core::ops::Range<usize>| {
         let first_node = range.start;
         let mut ends = Vec::with_capacity(range.len());
-        let mut upper: Vec<(u32, f32)> = Vec::new();
+        let mut higher: Vec<u32> = Vec::new();
+        let mut sums: Vec<f32> = Vec::new();
         // A macro node's edges to higher macro nodes in the order met, then sorted by
         // neighbour, stably: runs of one neighbour summed in the order met.
         let mut row: Vec<(u32, f64)> = Vec::new();
@@ -84,17 +85,26 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
                     sum += row[i].1;
                     i += 1;
                 }
-                upper.push((b, sum as f32));
+                higher.push(b);
+                sums.push(sum as f32);
             }
             row.clear();
-            ends.push(u32::try_from(upper.len()).expect("at most u32::MAX edge ends"));
+            ends.push(u32::try_from(higher.len()).expect("at most u32::MAX edge ends"));
         }
-        // No growth slack kept while the other chunks and the graph are built.
-        upper.shrink_to_fit();
+        // No growth slack kept while the other chunks and the graph are built, and the sums
+        // a byte each where they fit (as the graph will store them).
+        higher.shrink_to_fit();
+        let weights = if sums.iter().all(|&w| fits_a_byte(w)) {
+            RowSums::Small(sums.iter().map(|&w| w as u8).collect())
+        } else {
+            sums.shrink_to_fit();
+            RowSums::Wide(sums)
+        };
         Rows {
             first_node,
             ends,
-            upper,
+            higher,
+            weights,
         }
     });
     drop((first, members));
@@ -105,21 +115,58 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
 struct Rows {
     /// The chunk's first macro node.
     first_node: usize,
-    /// Where each macro node's row ends in `upper`.
+    /// Where each macro node's row ends in `higher`.
     ends: Vec<u32>,
-    /// The rows, one after the other: (higher macro node, summed weight).
-    upper: Vec<(u32, f32)>,
+    /// The rows, one after the other: the higher macro node of each edge.
+    higher: Vec<u32>,
+    /// Each edge's summed weight.
+    weights: RowSums,
+}
+
+/// The summed weights of a chunk's rows: a byte each where all are integers up to 255 (5
+/// bytes an edge with its neighbour rather than 8, while every chunk is held).
+enum RowSums {
+    /// Integers from 0 to 255.
+    Small(Vec<u8>),
+    /// Any, as `f32`.
+    Wide(Vec<f32>),
 }
 
 impl Rows {
     /// The chunk's edges, row by row: (lower node, higher node, weight).
-    fn edges(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
-        (0..self.ends.len()).flat_map(move |i| {
-            let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-            self.upper[start..self.ends[i] as usize]
-                .iter()
-                .map(move |&(b, w)| (self.first_node + i, b as usize, f64::from(w)))
-        })
+    fn edges(&self) -> RowsEdges<'_> {
+        RowsEdges {
+            rows: self,
+            edge: 0,
+            row: 0,
+        }
+    }
+}
+
+/// [`Rows::edges`]: one index over the edges, the row advanced past the rows it ends.
+struct RowsEdges<'a> {
+    rows: &'a Rows,
+    edge: usize,
+    row: usize,
+}
+
+impl Iterator for RowsEdges<'_> {
+    type Item = (usize, usize, f64);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let rows = self.rows;
+        let e = self.edge;
+        let b = *rows.higher.get(e)?;
+        while rows.ends[self.row] as usize <= e {
+            self.row += 1;
+        }
+        self.edge += 1;
+        let w = match &rows.weights {
+            RowSums::Small(w) => f64::from(w[e]),
+            RowSums::Wide(w) => f64::from(w[e]),
+        };
+        Some((rows.first_node + self.row, b as usize, w))
     }
 }
 

@@ -12,15 +12,17 @@ use super::fork::{Fork, Sequential, map_chunks};
 const PIECE_GRAIN: usize = 4;
 
 /// Node weights and weighted edges, each edge stored at both ends. Bytes: 12 a node (an `f64`
-/// weight, a `u32` offset) and 8 an edge end (a `u32` neighbour, an `f32` weight), 4 where
-/// every edge weighs 1 (the weights are then not stored), so a 3D cell graph (6 edge ends a
-/// cell, all of weight 1) takes 36 bytes a node and a coarse graph about 12 + 8 × degree; at
-/// most `u32::MAX` nodes and `u32::MAX` edge ends (a 3D cell graph of 7 × 10⁸ cells). Two
-/// graphs of the same edges compare equal only when both store or both omit unit weights
-/// (every builder here omits them where all are 1). Edge weights are `f32`: the facing-pair counts of a tile graph and their sums in
-/// coarse graphs are integers, exact below 2²⁴ (16 777 216 pairs on one edge), so every
-/// algorithm here sees the same `f64` values as with `f64` storage; a weight above that, or
-/// not an integer, is rounded to the nearest `f32` once, when the graph is built.
+/// weight, a `u32` offset) and 4 an edge end (a `u32` neighbour) plus its weight as
+/// [`EdgeWeights`] stores it: nothing where every edge weighs 1, 1 byte where every weight is
+/// an integer up to 255, else 4 (an `f32`). So a 3D cell graph (6 edge ends a cell, all of
+/// weight 1) takes 36 bytes a node, and its first coarse graphs (integer weights of a few
+/// facing pairs) about 12 + 5 × degree; at most `u32::MAX` nodes and `u32::MAX` edge ends (a
+/// 3D cell graph of 7 × 10⁸ cells). Two graphs of the same edges store their weights alike
+/// (every builder goes through [`Graph::from_edge_iter`], which picks the narrowest), so they
+/// compare equal. Edge weights are at most `f32`: the facing-pair counts of a tile graph and
+/// their sums in coarse graphs are integers, exact below 2²⁴ (16 777 216 pairs on one edge),
+/// so every algorithm here sees the same `f64` values as with `f64` storage; a weight above
+/// that, or not an integer, is rounded to the nearest `f32` once, when the graph is built.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Graph {
     /// Weight of each node (its computation).
@@ -29,10 +31,99 @@ pub struct Graph {
     pub offsets: Vec<u32>,
     /// Adjacent nodes, by node.
     pub neighbours: Vec<u32>,
-    /// Weight of each edge (same index as `neighbours`): its communication volume. Empty
-    /// where every edge weighs 1 (a cell graph: tile 1), so such a graph takes 36 bytes a
-    /// node in 3D (6 edge ends of 4 bytes, 12 a node).
-    pub edge_weight: Vec<f32>,
+    /// Weight of each edge (same index as `neighbours`): its communication volume, stored
+    /// as narrow as its values allow.
+    pub edge_weight: EdgeWeights,
+}
+
+/// One row's edge weights, borrowed from [`EdgeWeights`].
+#[derive(Clone, Copy)]
+enum RowWeights<'a> {
+    Unit,
+    Small(&'a [u8]),
+    Wide(&'a [f32]),
+}
+
+impl RowWeights<'_> {
+    /// The weight of the row's edge end `i` (`i` below the row's length: the neighbours'
+    /// slice has the same).
+    #[inline]
+    fn at(self, i: usize) -> f64 {
+        match self {
+            RowWeights::Unit => 1.0,
+            RowWeights::Small(w) => w.get(i).map_or(1.0, |&w| f64::from(w)),
+            RowWeights::Wide(w) => w.get(i).map_or(1.0, |&w| f64::from(w)),
+        }
+    }
+}
+
+/// Whether `w` is an integer from 0 to 255 (held exactly by [`EdgeWeights::Small`]).
+#[inline]
+pub(crate) fn fits_a_byte(w: f32) -> bool {
+    // (A cast rather than `fract`, which is a call into libm without `std`.)
+    (0.0..=255.0).contains(&w) && f32::from(w as u8) == w
+}
+
+/// The edge weights of a [`Graph`], in the narrowest of three forms that holds every one
+/// exactly (as the `f32` it would otherwise be stored as): none stored where all are 1 (a
+/// cell graph, tile 1), a byte each where all are integers from 0 to 255 (the first levels
+/// of coarsening a cell graph: 1 to 4 facing pairs, issue 53's memory per try), else an
+/// `f32` each. Every algorithm reads them through [`Graph::edges`] as the same `f64`s in
+/// any form.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EdgeWeights {
+    /// Every edge weighs 1.
+    Unit,
+    /// Integers from 0 to 255, a byte each.
+    Small(Vec<u8>),
+    /// Any weight, rounded to `f32` once.
+    Wide(Vec<f32>),
+}
+
+impl EdgeWeights {
+    /// The weight of edge end `i`.
+    #[inline]
+    pub fn at(&self, i: usize) -> f64 {
+        self.range(i..i + 1).at(0)
+    }
+
+    /// The weights of edge ends `range` (one node's, in [`Graph::edges`]), the form picked
+    /// once for the row.
+    #[inline]
+    fn range(&self, range: core::ops::Range<usize>) -> RowWeights<'_> {
+        match self {
+            EdgeWeights::Unit => RowWeights::Unit,
+            EdgeWeights::Small(w) => RowWeights::Small(&w[range]),
+            EdgeWeights::Wide(w) => RowWeights::Wide(&w[range]),
+        }
+    }
+
+    /// Whether every edge weighs 1 (none stored).
+    pub fn is_unit(&self) -> bool {
+        matches!(self, EdgeWeights::Unit)
+    }
+
+    /// The narrowest form for weights that are all `1` (`unit`), or all integers from 0 to
+    /// 255 (`small`), with room for `ends` edge ends.
+    fn zeroed(unit: bool, small: bool, ends: usize) -> EdgeWeights {
+        if unit {
+            EdgeWeights::Unit
+        } else if small {
+            EdgeWeights::Small(vec![0; ends])
+        } else {
+            EdgeWeights::Wide(vec![0.0; ends])
+        }
+    }
+
+    /// Stores `w` (already rounded to `f32`) at edge end `i`: exact in every form
+    /// [`EdgeWeights::zeroed`] picked for it.
+    fn set(&mut self, i: usize, w: f32) {
+        match self {
+            EdgeWeights::Unit => {}
+            EdgeWeights::Small(v) => v[i] = w as u8,
+            EdgeWeights::Wide(v) => v[i] = w,
+        }
+    }
 }
 
 impl Graph {
@@ -54,28 +145,32 @@ impl Graph {
             "a graph of {n} nodes: at most u32::MAX (4 294 967 295) fit"
         );
         let mut offsets = vec![0u32; n + 1];
-        let mut unit = true;
+        let (mut unit, mut small) = (true, true);
         for (a, b, w) in edges() {
             offsets[a + 1] += 1;
             offsets[b + 1] += 1;
-            unit &= w as f32 == 1.0;
+            let w = w as f32;
+            unit &= w == 1.0;
+            small &= fits_a_byte(w);
         }
         let mut sum = 0u64;
         for o in offsets.iter_mut() {
             sum += u64::from(*o);
             *o = u32::try_from(sum).expect("at most u32::MAX (4 294 967 295) edge ends");
         }
-        let mut fill = offsets.clone();
-        let mut neighbours = vec![0u32; offsets[n] as usize];
-        let mut edge_weight = vec![0.0f32; if unit { 0 } else { offsets[n] as usize }];
+        let ends = offsets[n] as usize;
+        // Node `a`'s row is filled at `offsets[a + 1]`, set to its start (the offsets moved
+        // up one) and advanced past each end written, so it ends at the next row's start:
+        // no second array of offsets.
+        offsets.copy_within(0..n, 1);
+        let mut neighbours = vec![0u32; ends];
+        let mut edge_weight = EdgeWeights::zeroed(unit, small, ends);
         for (a, b, w) in edges() {
             for (from, to) in [(a, b), (b, a)] {
-                let at = fill[from] as usize;
+                let at = offsets[from + 1] as usize;
                 neighbours[at] = to as u32;
-                if !unit {
-                    edge_weight[at] = w as f32;
-                }
-                fill[from] += 1;
+                edge_weight.set(at, w as f32);
+                offsets[from + 1] += 1;
             }
         }
         Graph {
@@ -102,13 +197,14 @@ impl Graph {
     }
 
     /// The neighbours of node `n` with the edge weights.
+    #[inline]
     pub fn edges(&self, n: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
         let range = self.offsets[n] as usize..self.offsets[n + 1] as usize;
-        let weights = self.edge_weight.get(range.clone()).unwrap_or(&[]);
+        let weights = self.edge_weight.range(range.clone());
         self.neighbours[range]
             .iter()
             .enumerate()
-            .map(move |(i, &m)| (m as usize, weights.get(i).map_or(1.0, |&w| f64::from(w))))
+            .map(move |(i, &m)| (m as usize, weights.at(i)))
     }
 
     /// The neighbours of node `n` (no weights).
@@ -258,5 +354,29 @@ mod tests {
         assert!(expected.iter().sum::<usize>() > 100);
         assert_eq!(g.piece_counts(&part, 13), expected);
         assert_eq!(g.piece_counts(&part, 14)[13], 0);
+    }
+
+    #[test]
+    fn edge_weights_are_stored_as_narrow_as_their_values_allow() {
+        let build = |w: f64| Graph::from_edges(vec![1.0; 3], &[(0, 1, 1.0), (1, 2, w)]);
+        assert_eq!(build(1.0).edge_weight, EdgeWeights::Unit);
+        assert_eq!(
+            build(255.0).edge_weight,
+            EdgeWeights::Small(vec![1, 1, 255, 255])
+        );
+        assert_eq!(build(0.0).edge_weight, EdgeWeights::Small(vec![1, 1, 0, 0]));
+        // Above a byte, a fraction or negative: an f32 each.
+        for w in [256.0, 2.5, -1.0] {
+            let g = build(w);
+            assert_eq!(
+                g.edge_weight,
+                EdgeWeights::Wide(vec![1.0, 1.0, w as f32, w as f32])
+            );
+        }
+        // Read back as the same f64 in every form.
+        for w in [1.0, 7.0, 2.5, 1e9 + 1.0] {
+            let g = build(w);
+            assert_eq!(g.edges(2).collect::<Vec<_>>(), [(1, f64::from(w as f32))]);
+        }
     }
 }

@@ -22,6 +22,16 @@ pub trait Fork: Sync {
     /// Whether branches may run at once (more than one thread): a hint for work that pays
     /// only side by side (speculation, [`super::rcdc`]'s V-cycles); no result depends on it.
     fn side_by_side(&self) -> bool;
+
+    /// Runs `f`, at most one such call at a time among the computations sharing this fork's
+    /// threads (the others calling it wait, doing the threads' other work meanwhile). The
+    /// core wraps its peaks of memory in it (the contractions of a graph above
+    /// [`super::coarsen::REBUILD_NODES`] nodes), so work side by side (RCDC's tries in
+    /// lanes) adds one peak, not one each; `f` must not call it again. No result depends on
+    /// it; by default it runs `f`.
+    fn one_at_a_time<R>(&self, f: impl FnOnce() -> R) -> R {
+        f()
+    }
 }
 
 /// Both branches on the calling thread, `a` first.

@@ -27,7 +27,7 @@ pub mod tiles;
 pub use bisect::recursive_bisection;
 pub use cdc::{CdcParams, cdc, cdc_on};
 pub use contract::contract;
-pub use csr::{Graph, NodeIndex};
+pub use csr::{EdgeWeights, Graph, NodeIndex};
 pub use fork::{Fork, Sequential, map_chunks};
 pub use method::{Method, partition};
 pub use quality::{PartitionQuality, quality, quality_on};

@@ -525,11 +525,14 @@ mod tests {
         assert_eq!(g.graph.neighbours.len(), 40);
         assert!((0..12).all(|n| g.graph.edges(n).all(|(_, w)| w == 1.0)));
         // Unit weights are not stored.
-        assert!(g.graph.edge_weight.is_empty());
+        assert!(g.graph.edge_weight.is_unit());
         let g = TileGraph::from_mask([4, 4, 4], &[true; 64], [2, 2, 2], 1.0).unwrap();
         // 8 tiles, 12 edges of a 2×2×2 block, each a 2×2 face.
         assert_eq!(g.graph.neighbours.len(), 24);
-        assert!(g.graph.edge_weight.iter().all(|&w| w == 4.0));
+        assert_eq!(
+            g.graph.edge_weight,
+            crate::graph::EdgeWeights::Small(vec![4; g.graph.neighbours.len()])
+        );
     }
 
     #[test]

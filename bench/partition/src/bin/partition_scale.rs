@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use yee_core::graph::{Method, TileGraph, quality};
-use yee_runtime::parallel_rcdc::{Rayon, partition_on_threads};
+use yee_runtime::parallel_rcdc::{PARALLEL_TRY_NODES, Rayon, TRY_LANES, partition_with_try_limit};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -55,8 +55,20 @@ fn main() {
     let weights = vec![1.0; parts];
     let mut part = vec![0; g.len()];
     let start = Instant::now();
-    pool.install(|| partition_on_threads(g, &weights, Method::Rcdc, &mut part))
-        .expect("enough tiles");
+    // TRY_LANES=N: the tries of a graph above PARALLEL_TRY_NODES in N lanes rather than
+    // TRY_LANES (to time the lanes against one another in one build).
+    let lanes = std::env::var("TRY_LANES").map_or(TRY_LANES, |l| l.parse().expect("TRY_LANES"));
+    pool.install(|| {
+        partition_with_try_limit(
+            g,
+            &weights,
+            Method::Rcdc,
+            &mut part,
+            PARALLEL_TRY_NODES,
+            lanes,
+        )
+    })
+    .expect("enough tiles");
     let seconds = start.elapsed().as_secs_f64();
     // Each thread's CPU seconds so far (the pool's threads: the partition's work): on a
     // shared machine the wall time says little, the split of the work says how it scales.
