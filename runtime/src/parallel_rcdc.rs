@@ -4,8 +4,10 @@
 //! sequential [`yee_core::graph::rcdc`] builds (a pool is the same whatever order its outcomes
 //! came in), and [`rcdc_finish`] ends as there. Inside each try and the V-cycles, the core's
 //! independent work (the halves of a recursive bisection and its starts, the chunks of a
-//! contraction) runs through [`Rayon`], the core's [`Fork`] on rayon's `join`. The partition
-//! is the same for any number of threads, and the same as the core's sequential one.
+//! contraction) runs through [`Rayon`], the core's [`Fork`] on rayon's `join`. On graphs
+//! above [`PARALLEL_TRY_NODES`] nodes the tries run in [`TRY_LANES`] lanes, and the core's
+//! peaks of memory one at a time ([`Rayon::one_at_a_time`]). The partition is the same for
+//! any number of threads, and the same as the core's sequential one.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -67,8 +69,9 @@ static PEAK: AtomicBool = AtomicBool::new(false);
 pub const PARALLEL_TRY_NODES: usize = 1 << 20;
 
 /// Tries alive at once on graphs above [`PARALLEL_TRY_NODES`] (where the pool has as many
-/// threads): two, so the 256³ shell at tile 1 (5.8 M nodes) stays within 1 GB while its
-/// tries take half the time on two threads (issue 53).
+/// threads): two, so the 256³ shell at tile 1 (5.8 M nodes) stays within 1 GB (with the
+/// finest graph's contractions one at a time, [`Fork::one_at_a_time`]) while both threads
+/// run tries (issue 53; docs/partitioning.md, "Two tries at a time within 1 GB").
 pub const TRY_LANES: usize = 2;
 
 /// [`partition`] with RCDC's tries spread over the current rayon pool (the global one, or

@@ -10,7 +10,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::contract::contract;
-use super::csr::Graph;
+use super::csr::{EdgeWeights, Graph};
 use super::fork::Fork;
 
 /// Heavy-edge matching (HEM, Karypis & Kumar 1998, §3.1): visits the nodes in a fixed
@@ -98,8 +98,8 @@ pub fn heavy_edge_matching(
 /// One level of the hierarchy: the coarse graph and each finer node's coarse node.
 #[derive(Clone, Debug)]
 pub struct Level {
-    /// The coarse graph; `None` where [`coarsen`] dropped it (the first level of a graph of
-    /// more than [`REBUILD_NODES`] nodes), for [`Level::rebuild`] to make again.
+    /// The coarse graph; `None` where [`coarsen`] dropped it (the first level, or two, of a
+    /// graph of more than [`REBUILD_NODES`] nodes), for [`last_graph`] to make again.
     pub graph: Option<Graph>,
     /// The coarse node of each node of the next finer graph (4 bytes a fine node).
     pub group: Vec<u32>,
@@ -118,15 +118,62 @@ impl Level {
     }
 }
 
-/// Above this many nodes, [`coarsen`] drops its first coarse graph once the second is built
-/// and the projection back rebuilds it ([`Level::rebuild`], one more contraction of the
-/// finest graph, about 5 % of a multilevel run): the first coarse graph of a 3D cell graph
-/// holds about 29 bytes a node of the fine graph (its edge weights a byte each) and the
-/// coarser ones about 40 together, so the coarsening's peak falls from the fine graph and the
-/// whole hierarchy to the fine graph and the first two levels (docs/partitioning.md, "At
-/// scale"). Both contractions of the finest graph (the first level and its rebuild) run
-/// through [`Fork::one_at_a_time`]: RCDC's tries side by side add one such peak, not one each.
+/// The graph of the last of `levels` (coarsened from `g`), contracted again where
+/// [`coarsen`] dropped it: the first level from `g`, the second from `g` grouped straight
+/// into it (which [`coarsen`] drops only where [`sums_are_exact`]), a coarser one never
+/// dropped; `g` itself where `levels` is empty. A contraction of `g` is a peak of memory, so
+/// through [`Fork::one_at_a_time`].
+pub fn last_graph<'a, F: Fork>(fork: &F, g: &'a Graph, levels: &'a mut [Level]) -> &'a Graph {
+    if let [first, second] = levels
+        && second.graph.is_none()
+    {
+        let through: Vec<u32> = first
+            .group
+            .iter()
+            .map(|&k| second.group[k as usize])
+            .collect();
+        second.graph = Some(fork.one_at_a_time(|| contract(fork, g, &through, second.nodes)));
+    }
+    match levels {
+        [] => g,
+        [first] => first.rebuild(fork, g),
+        [.., last] => last
+            .graph
+            .as_ref()
+            .expect("only the first two levels are dropped"),
+    }
+}
+
+/// Above this many nodes, [`coarsen`] drops its first coarse graph once the second level's
+/// matching is made, and the projection back contracts it again ([`last_graph`]). Where
+/// [`sums_are_exact`] holds for the finest graph (every tile graph of equal-cost cells), the
+/// second coarse graph is contracted from the finest graph itself (each fine node grouped
+/// straight into its second-level node) after the first is dropped, and is dropped in turn
+/// once the third is built, to be contracted from the finest graph again on the way back.
+/// At tile 1 in 3D the first coarse graph holds about 29 bytes a node of the fine graph (its
+/// edge weights a byte each) and the second about 19, so a multilevel run's peak is the
+/// fine graph and one coarse level being built (about 46 bytes a fine node) and its
+/// hierarchy from the coarsest graph's partition back to the third level about 32, for two
+/// more contractions of the finest graph a run (about 20 % more work on one thread). Every
+/// contraction of the finest graph runs through [`Fork::one_at_a_time`], so RCDC's tries
+/// side by side add one such peak, not one each (issue 53: two tries at once on the 256³
+/// shell at tile 1 within 1 GB; docs/partitioning.md, "At scale").
 pub const REBUILD_NODES: usize = 1 << 20;
+
+/// Whether contracting `g` through two groupings of at most two nodes each (two matchings)
+/// gives the same graph as contracting it twice: every node weight an integer and their
+/// total below 2⁵³ (so the `f64` sums are exact in any order), and every edge weight an
+/// integer ([`EdgeWeights::Unit`] or [`EdgeWeights::Small`]) with each node's incident
+/// weights summing below 2²² (so a coarse edge, at most four fine nodes' incident weights,
+/// is exact in `f32` in any order).
+pub fn sums_are_exact(g: &Graph) -> bool {
+    let integers = matches!(g.edge_weight, EdgeWeights::Unit | EdgeWeights::Small(_));
+    let node_weights = g.weight.iter().all(|w| w.fract() == 0.0 && *w >= 0.0)
+        && g.total_weight() < 9_007_199_254_740_992.0;
+    integers
+        && node_weights
+        && (0..g.len()).all(|n| g.edges(n).map(|(_, w)| w).sum::<f64>() < f64::from(1u32 << 22))
+}
 
 /// Coarsens `g` by heavy-edge matching until at most `target` nodes remain or a matching
 /// shrinks the graph by less than a tenth; no coarse node weighs more than 1.5 × the total ÷
@@ -134,7 +181,7 @@ pub const REBUILD_NODES: usize = 1 << 20;
 /// picks the matchings' visiting orders. Given `within` (a part of each node), only nodes of
 /// one part are matched, so the partition holds on every level (the V-cycles of Walshaw's
 /// iterated multilevel refinement). Returns the levels, finest first (none when `g` is
-/// already small enough).
+/// already small enough); [`last_graph`] gives a level's graph where it was dropped.
 pub fn coarsen<F: Fork>(
     fork: &F,
     g: &Graph,
@@ -142,15 +189,33 @@ pub fn coarsen<F: Fork>(
     seed: u64,
     within: Option<&[u32]>,
 ) -> Vec<Level> {
+    coarsen_dropping_above(fork, g, target, seed, within, REBUILD_NODES)
+}
+
+/// [`coarsen`], dropping coarse graphs as there on graphs of more than `rebuild_nodes`
+/// nodes (the same levels otherwise).
+fn coarsen_dropping_above<F: Fork>(
+    fork: &F,
+    g: &Graph,
+    target: usize,
+    seed: u64,
+    within: Option<&[u32]>,
+    rebuild_nodes: usize,
+) -> Vec<Level> {
     let max_weight = 1.5 * g.total_weight() / target.max(1) as f64;
     let mut levels: Vec<Level> = Vec::new();
+    let drop_first = g.len() > rebuild_nodes;
+    let straight = drop_first && sums_are_exact(g);
     // The part of each node of the finest graph not yet coarsened (`within` itself on `g`,
     // so no copy of a part per node of `g` is made).
     let mut coarse_part: Option<Vec<u32>> = None;
     loop {
         let fine_part = coarse_part.as_deref().or(within);
-        if levels.len() == 2 && g.len() > REBUILD_NODES {
+        if levels.len() == 2 && drop_first {
             levels[0].graph = None;
+        }
+        if levels.len() == 3 && straight {
+            levels[1].graph = None;
         }
         let fine = levels
             .last()
@@ -172,10 +237,15 @@ pub fn coarsen<F: Fork>(
         if count * 10 > fine.len() * 9 {
             return levels;
         }
-        let graph = if levels.is_empty() && g.len() > REBUILD_NODES {
-            // The finest graph's contraction: a peak of memory (its rows and the first coarse
-            // graph, about 45 bytes a fine node at tile 1), one at a time among tries.
-            fork.one_at_a_time(|| contract(fork, fine, &group, count))
+        let graph = if straight && levels.len() == 1 {
+            // The first coarse graph is no longer needed: the second is `g` grouped
+            // straight into it (the same sums, `sums_are_exact`).
+            let first = &mut levels[0];
+            first.graph = None;
+            let through: Vec<u32> = first.group.iter().map(|&k| group[k as usize]).collect();
+            fork.one_at_a_time(|| contract(fork, g, &through, count))
+        } else if levels.is_empty() && drop_first {
+            fork.one_at_a_time(|| contract(fork, g, &group, count))
         } else {
             contract(fork, fine, &group, count)
         };
@@ -193,6 +263,17 @@ mod tests {
     use crate::graph::TileGraph;
     use crate::graph::fork::Sequential;
 
+    /// A 30 × 30 × `layers` block of cells with slots (every seventh column of cells empty
+    /// from the fifth row up), as tiles of `tile` cells.
+    fn slotted(layers: usize, tile: [usize; 3]) -> Graph {
+        let mask: Vec<bool> = (0..900 * layers)
+            .map(|i| (i % 30) % 7 != 3 || i % 900 / 30 < 4)
+            .collect();
+        TileGraph::from_mask([30, 30, layers], &mask, tile, 1.0)
+            .unwrap()
+            .graph
+    }
+
     #[test]
     fn matching_pairs_adjacent_nodes_heaviest_edge_first_and_keeps_weights() {
         // A path 0 –5– 1 –1– 2 –5– 3: the heavy edges pair 0 with 1 and 2 with 3.
@@ -206,10 +287,7 @@ mod tests {
 
     #[test]
     fn coarse_nodes_are_connected_and_weights_are_kept() {
-        let mask: Vec<bool> = (0..900).map(|i| (i % 30) % 7 != 3 || i / 30 < 4).collect();
-        let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
-            .unwrap()
-            .graph;
+        let g = slotted(1, [1, 1, 1]);
         let levels = coarsen(&Sequential, &g, 40, 0, None);
         assert!(levels.len() >= 3, "{}", levels.len());
         let mut fine = &g;
@@ -249,10 +327,7 @@ mod tests {
 
     #[test]
     fn a_dropped_level_is_rebuilt_as_it_was() {
-        let mask: Vec<bool> = (0..900).map(|i| (i % 30) % 7 != 3 || i / 30 < 4).collect();
-        let g = TileGraph::from_mask([30, 30, 1], &mask, [1, 1, 1], 1.0)
-            .unwrap()
-            .graph;
+        let g = slotted(1, [1, 1, 1]);
         let mut levels = coarsen(&Sequential, &g, 40, 5, None);
         let kept = levels[0].graph.take().unwrap();
         assert_eq!(levels[0].nodes, kept.len());
@@ -260,6 +335,41 @@ mod tests {
         // The second level is a contraction of the first.
         let second = levels[1].graph.take().unwrap();
         assert_eq!(*levels[1].rebuild(&Sequential, &kept), second);
+    }
+
+    /// On graphs of integer weights, the second level contracted straight from the finest
+    /// graph (the first dropped, then the second) is the one contracted from the first, and
+    /// both are made again as they were; where a weight is not an integer, nothing is
+    /// contracted straight.
+    #[test]
+    fn the_second_level_straight_from_the_finest_graph_is_the_same() {
+        let g = slotted(3, [1, 1, 1]);
+        assert!(sums_are_exact(&g));
+        // Tile 2 in x: integer edge weights (facing pairs), stored a byte each.
+        let tiled = slotted(3, [2, 1, 1]);
+        assert!(matches!(tiled.edge_weight, EdgeWeights::Small(_)) && sums_are_exact(&tiled));
+        let halves = Graph::from_edges(g.weight.iter().map(|w| w * 0.5).collect(), &[]);
+        assert!(!sums_are_exact(&halves));
+        let stripes: Vec<u32> = (0..g.len() as u32).map(|n| n / 7 % 3).collect();
+        for (graph, within) in [(&g, None), (&tiled, None), (&g, Some(&stripes[..]))] {
+            let kept = coarsen_dropping_above(&Sequential, graph, 40, 9, within, usize::MAX);
+            let dropped = coarsen_dropping_above(&Sequential, graph, 40, 9, within, 0);
+            assert!(kept.len() >= 3);
+            assert_eq!(kept.len(), dropped.len());
+            assert!(dropped[0].graph.is_none() && dropped[1].graph.is_none());
+            for (k, d) in kept.iter().zip(&dropped) {
+                assert_eq!((&k.group, k.nodes), (&d.group, d.nodes));
+            }
+            for (k, d) in kept.iter().zip(&dropped).skip(2) {
+                assert_eq!(k.graph, d.graph);
+            }
+            // Made again from the finest graph, as the projection back does: the same.
+            for depth in [2, 1] {
+                let mut upper = dropped[..depth].to_vec();
+                let again = last_graph(&Sequential, graph, &mut upper);
+                assert_eq!(Some(again), kept[depth - 1].graph.as_ref());
+            }
+        }
     }
 
     #[test]

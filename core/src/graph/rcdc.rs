@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use super::bisect::recursive_bisection;
 use super::cdc::{CdcParams, cdc_on};
-use super::coarsen::{Level, coarsen};
+use super::coarsen::{Level, coarsen, last_graph};
 use super::contract::contract;
 use super::csr::Graph;
 use super::fork::{Fork, Sequential};
@@ -230,11 +230,12 @@ pub fn rcdc_tries(
 
 /// Runs try `t` (number `index` of [`rcdc_tries`]'s list) on `g`: `None` where its start
 /// gave no partition (recursive bisection may not). Memory besides `g`, for a 3D cell graph
-/// (tile 1): the coarsening hierarchy, about 96 bytes a node of `g` (coarse graphs have more
-/// edge ends a node than the fine one; on graphs above [`super::coarsen::REBUILD_NODES`]
-/// nodes the first level, about 38 of them, is dropped once the second is built and rebuilt
-/// on the way back), its groups 8, the partition 8 (4 in the outcome) and the refinement's
-/// scratch about 16; the hierarchy is dropped level by level as the partition is projected
+/// (tile 1): the coarsening hierarchy, about 62 bytes a node of `g` at its peak, the first
+/// two levels while the second is built (coarse graphs have more edge ends a node than the
+/// fine one, their weights a byte each while they are integers up to 255; on graphs above
+/// [`super::coarsen::REBUILD_NODES`] nodes the first level, about 29 of them, is dropped once
+/// the second is built and rebuilt on the way back, through [`Fork::one_at_a_time`]), its
+/// groups 8, the partition 8 (4 in the outcome) and the refinement's scratch about 16; the hierarchy is dropped level by level as the partition is projected
 /// back. The independent work inside it (the halves of a recursive bisection) runs through
 /// `fork`; the outcome is the same however it runs.
 pub fn run_try<F: Fork>(
@@ -413,7 +414,7 @@ fn vcycles<F: Fork>(
 }
 
 /// Graphs of at most this many nodes run two V-cycles side by side ([`vcycles`]): each holds
-/// its own coarsening hierarchy (about 100 bytes a node of the graph at tile 1,
+/// its own coarsening hierarchy (about 62 bytes a node of the graph at tile 1 at its peak,
 /// docs/partitioning.md "At scale"), so above it they run one at a time.
 pub const SPECULATIVE_VCYCLE_NODES: usize = 1 << 20;
 
@@ -478,13 +479,8 @@ fn uncoarsen<F: Fork>(
     while let Some(level) = levels.pop() {
         let mut finer: Vec<usize> = level.group.iter().map(|&c| current[c as usize]).collect();
         drop((level, current));
-        // The first level, where `coarsen` dropped it, is made again from `g`.
-        let first = levels.len() == 1;
-        let fine = match levels.last_mut() {
-            Some(l) if first => l.rebuild(fork, g),
-            Some(l) => l.graph.as_ref().expect("only the first level is dropped"),
-            None => g,
-        };
+        // A level `coarsen` dropped is made again from `g`.
+        let fine = last_graph(fork, g, &mut levels);
         refine(fine, speeds, tolerance, &mut finer);
         current = finer;
     }
