@@ -17,8 +17,8 @@ const GRAIN: usize = 1 << 13;
 /// summed. Each macro node's edges to higher macro nodes are summed fine node by fine node
 /// in ascending order and edge by edge (as a map keyed by the pair would), so every sum is
 /// the same whatever the chunks; chunks of [`GRAIN`] macro nodes run through `fork`, each
-/// keeping its rows (5 bytes an edge where the sums are integers up to 255, else 8), and the graph is built
-/// from them in order. O(edges × log degree) work.
+/// keeping its rows (5 bytes an edge where the sums are integers up to 255, else 8), and the
+/// graph is built from them in order. O(edges × log degree) work.
 pub fn contract<F: Fork, T: NodeIndex + Sync>(
     fork: &F,
     g: &Graph,

@@ -232,11 +232,13 @@ pub fn rcdc_tries(
 /// gave no partition (recursive bisection may not). Memory besides `g`, for a 3D cell graph
 /// (tile 1): the coarsening hierarchy, about 62 bytes a node of `g` at its peak, the first
 /// two levels while the second is built (coarse graphs have more edge ends a node than the
-/// fine one, their weights a byte each while they are integers up to 255; on graphs above
-/// [`super::coarsen::REBUILD_NODES`] nodes the first level, about 29 of them, is dropped once
-/// the second is built and rebuilt on the way back, through [`Fork::one_at_a_time`]), its
-/// groups 8, the partition 8 (4 in the outcome) and the refinement's scratch about 16; the hierarchy is dropped level by level as the partition is projected
-/// back. The independent work inside it (the halves of a recursive bisection) runs through
+/// fine one, their weights a byte each while they are integers up to 255); on graphs above
+/// [`super::coarsen::REBUILD_NODES`] nodes, where the first two levels are dropped and made
+/// again on the way back, about 46 at the peak (one level being built) and 32 held through
+/// the coarsest graph's partition, the contractions of `g` through [`Fork::one_at_a_time`].
+/// Besides: its groups 8, the partition 8 (4 in the outcome) and the refinement's scratch
+/// about 16; the hierarchy is dropped level by level as the partition is projected back.
+/// The independent work inside it (the halves of a recursive bisection) runs through
 /// `fork`; the outcome is the same however it runs.
 pub fn run_try<F: Fork>(
     fork: &F,
