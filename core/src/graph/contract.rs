@@ -6,7 +6,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::csr::{Graph, NodeIndex, fits_a_byte};
+use super::csr::{EdgeWeights, Graph, NodeIndex};
 use super::fork::{Fork, map_chunks};
 
 /// Macro nodes whose rows one branch of [`contract`] sums: chunks of this many run side by
@@ -91,15 +91,9 @@ fn contract_in_chunks<F: Fork, T: NodeIndex + Sync>(
             row.clear();
             ends.push(u32::try_from(higher.len()).expect("at most u32::MAX edge ends"));
         }
-        // No growth slack kept while the other chunks and the graph are built, and the sums
-        // a byte each where they fit (as the graph will store them).
+        // No growth slack kept while the other chunks and the graph are built.
         higher.shrink_to_fit();
-        let weights = if sums.iter().all(|&w| fits_a_byte(w)) {
-            RowSums::Small(sums.iter().map(|&w| w as u8).collect())
-        } else {
-            sums.shrink_to_fit();
-            RowSums::Wide(sums)
-        };
+        let weights = EdgeWeights::narrowed(sums);
         Rows {
             first_node,
             ends,
@@ -119,17 +113,8 @@ struct Rows {
     ends: Vec<u32>,
     /// The rows, one after the other: the higher macro node of each edge.
     higher: Vec<u32>,
-    /// Each edge's summed weight.
-    weights: RowSums,
-}
-
-/// The summed weights of a chunk's rows: a byte each where all are integers up to 255 (5
-/// bytes an edge with its neighbour rather than 8, while every chunk is held).
-enum RowSums {
-    /// Integers from 0 to 255.
-    Small(Vec<u8>),
-    /// Any, as `f32`.
-    Wide(Vec<f32>),
+    /// Each edge's summed weight (a byte each where all fit, as the graph will store them).
+    weights: EdgeWeights,
 }
 
 impl Rows {
@@ -162,11 +147,7 @@ impl Iterator for RowsEdges<'_> {
             self.row += 1;
         }
         self.edge += 1;
-        let w = match &rows.weights {
-            RowSums::Small(w) => f64::from(w[e]),
-            RowSums::Wide(w) => f64::from(w[e]),
-        };
-        Some((rows.first_node + self.row, b as usize, w))
+        Some((rows.first_node + self.row, b as usize, rows.weights.at(e)))
     }
 }
 

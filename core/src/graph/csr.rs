@@ -59,7 +59,7 @@ impl RowWeights<'_> {
 
 /// Whether `w` is an integer from 0 to 255 (held exactly by [`EdgeWeights::Small`]).
 #[inline]
-pub(crate) fn fits_a_byte(w: f32) -> bool {
+fn fits_a_byte(w: f32) -> bool {
     // (A cast rather than `fract`, which is a call into libm without `std`.)
     (0.0..=255.0).contains(&w) && f32::from(w as u8) == w
 }
@@ -95,6 +95,17 @@ impl EdgeWeights {
             EdgeWeights::Unit => RowWeights::Unit,
             EdgeWeights::Small(w) => RowWeights::Small(&w[range]),
             EdgeWeights::Wide(w) => RowWeights::Wide(&w[range]),
+        }
+    }
+
+    /// `weights` (already rounded to `f32`) a byte each where all are integers from 0 to
+    /// 255, else as they are, without growth slack: never [`EdgeWeights::Unit`].
+    pub fn narrowed(mut weights: Vec<f32>) -> EdgeWeights {
+        if weights.iter().all(|&w| fits_a_byte(w)) {
+            EdgeWeights::Small(weights.iter().map(|&w| w as u8).collect())
+        } else {
+            weights.shrink_to_fit();
+            EdgeWeights::Wide(weights)
         }
     }
 
