@@ -142,7 +142,7 @@ pub fn partition_with_try_limit(
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
-    use yee_core::graph::{TileGraph, map_chunks};
+    use yee_core::graph::{Sequential, TileGraph, map_chunks};
 
     /// Calls of `one_at_a_time` from many jobs on four threads never overlap, and the work
     /// inside them (itself forked) still runs to the end: a waiting thread runs the
@@ -173,6 +173,46 @@ mod tests {
         });
         assert_eq!(most.load(Ordering::SeqCst), 1);
         assert_eq!(sums, (0..16).map(|k| 49_995_000 + k).collect::<Vec<_>>());
+    }
+
+    /// Heavy-edge matching of a 64³ block of cells with slots (about 250 000 nodes) and of
+    /// its first coarse graph (weighted nodes and edges), both above
+    /// `WINDOWED_MATCHING_NODES` (their windows choose on the threads), on 2 and 4 threads:
+    /// the sequential matching.
+    #[test]
+    fn the_windowed_matching_on_threads_is_the_sequential_one() {
+        use yee_core::graph::coarsen::{WINDOWED_MATCHING_NODES, heavy_edge_matching};
+        let side = 64;
+        let mask: Vec<bool> = (0..side * side * side)
+            .map(|i| (i % side) % 7 != 3 || i % (side * side) / side < 4)
+            .collect();
+        let fine = TileGraph::from_mask([side; 3], &mask, [1, 1, 1], 1.0)
+            .unwrap()
+            .graph;
+        assert!(fine.len() >= WINDOWED_MATCHING_NODES);
+        let mut group = vec![0; fine.len()];
+        let count = heavy_edge_matching(&Sequential, &fine, 8.0, 3, None, &mut group);
+        let coarse = yee_core::graph::contract(&Sequential, &fine, &group, count);
+        assert!(coarse.len() >= WINDOWED_MATCHING_NODES);
+        for (g, bound) in [(&fine, 2.0), (&coarse, 8.0)] {
+            let mut one = vec![0; g.len()];
+            let n = heavy_edge_matching(&Sequential, g, bound, 5, None, &mut one);
+            for threads in [2, 4] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut on_threads = vec![0; g.len()];
+                let m = pool
+                    .install(|| heavy_edge_matching(&Rayon, g, bound, 5, None, &mut on_threads));
+                assert_eq!(
+                    (m, &on_threads),
+                    (n, &one),
+                    "{threads} threads, {} nodes",
+                    g.len()
+                );
+            }
+        }
     }
 
     /// A 3D shell of cells (radii 5 and 9 in a 20³ grid) and a porous square: RCDC on 1, 2,

@@ -11,15 +11,25 @@ use alloc::vec::Vec;
 
 use super::contract::contract;
 use super::csr::{EdgeWeights, Graph};
-use super::fork::Fork;
+use super::fork::{Fork, map_chunks_mut};
+
+/// Graphs of at least this many nodes are matched in windows side by side
+/// ([`heavy_edge_matching`]) where the fork has more than one thread.
+pub const WINDOWED_MATCHING_NODES: usize = 1 << 16;
+
+/// The mark of a node not yet matched.
+const NONE: u32 = u32::MAX;
 
 /// Heavy-edge matching (HEM, Karypis & Kumar 1998, §3.1): visits the nodes in a fixed
 /// pseudo-random order (xorshift from `seed`); an unmatched node is matched with the unmatched
 /// neighbour it shares the heaviest edge with (the lighter neighbour on a tie) such that the
 /// pair weighs at most `max_weight` (and, given `within`, lies in one part of it), or stays
 /// alone. Writes each node's coarse node (numbered in the order of their first node) into
-/// `group` and returns the number of coarse nodes.
-pub fn heavy_edge_matching(
+/// `group` and returns the number of coarse nodes. On a graph of at least
+/// [`WINDOWED_MATCHING_NODES`] nodes and a fork of several threads the visit runs in
+/// windows ([`match_in_windows`]), which give the same matching.
+pub fn heavy_edge_matching<F: Fork>(
+    fork: &F,
     g: &Graph,
     max_weight: f64,
     seed: u64,
@@ -27,58 +37,25 @@ pub fn heavy_edge_matching(
     group: &mut [u32],
 ) -> usize {
     let n = g.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    let mut state = seed | 1;
-    for i in (1..n).rev() {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        order.swap(i, (state % (i as u64 + 1)) as usize);
-    }
-    const NONE: u32 = u32::MAX;
+    let order = visit_order(n, seed);
+    let chooser = Chooser::new(g, max_weight, within);
     let mut mate = vec![NONE; n];
-    // The neighbours' weights are read (random accesses, most of the matching's time on a
-    // large graph) only where they can matter: a node whose weight with the heaviest node's
-    // stays within `max_weight` pairs with any neighbour (addition is monotonic, so this
-    // skips no pair the test would refuse), and on a graph of equal weights no tie is
-    // broken by weight.
-    let (lightest, heaviest) = g
-        .weight
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &w| {
-            (lo.min(w), hi.max(w))
-        });
-    let equal = lightest == heaviest;
-    // Where every edge weighs 1 as well, the first neighbour that may pair wins (no later
-    // one is heavier or, weights being equal, breaks a tie): the scan stops there.
-    let first_wins = equal && g.edge_weight.is_unit();
-    for &a in &order {
-        let a = a as usize;
-        if mate[a] != NONE {
-            continue;
-        }
-        let fits_any = g.weight[a] + heaviest <= max_weight;
-        let mut best: Option<(usize, f64)> = None;
-        for (b, w) in g.edges(a) {
-            if mate[b] != NONE
-                || b == a
-                || (!fits_any && g.weight[a] + g.weight[b] > max_weight)
-                || within.is_some_and(|p| p[a] != p[b])
-            {
-                continue;
-            }
-            let better = best
-                .is_none_or(|(c, bw)| w > bw || (w == bw && !equal && g.weight[b] < g.weight[c]));
-            if better {
-                best = Some((b, w));
-                if first_wins && fits_any {
-                    break;
-                }
+    if fork.side_by_side() && n >= WINDOWED_MATCHING_NODES {
+        match_in_windows(
+            fork,
+            &chooser,
+            &order,
+            &mut mate,
+            (n / 128).clamp(1 << 11, 1 << 16),
+        );
+    } else {
+        for &a in &order {
+            let a = a as usize;
+            if mate[a] == NONE {
+                let b = chooser.choose(a, &mate);
+                pair(&mut mate, a, b);
             }
         }
-        let b = best.map_or(a, |(b, _)| b);
-        mate[a] = b as u32;
-        mate[b] = a as u32;
     }
     drop(order);
     let mut count = 0u32;
@@ -93,6 +70,137 @@ pub fn heavy_edge_matching(
         }
     }
     count as usize
+}
+
+/// The nodes `0..n` shuffled by Fisher–Yates with xorshift64 from `seed`.
+fn visit_order(n: usize, seed: u64) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut state = seed | 1;
+    for i in (1..n).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        order.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
+/// Matches `a` with `b` (itself: alone).
+fn pair(mate: &mut [u32], a: usize, b: usize) {
+    mate[a] = b as u32;
+    mate[b] = a as u32;
+}
+
+/// The greedy visit of [`heavy_edge_matching`] in windows of `window` nodes of `order`: each
+/// window's unmatched nodes choose their mates side by side against the matching as the
+/// window found it, then commit in order, choosing again only where the chosen node was
+/// matched since by an earlier node of the window. The nodes still unmatched are a subset of
+/// those the choice saw, so a choice whose node is still free is the best among them (on the
+/// first-wins scan the first), and the matching is the one-at-a-time visit's, node for node,
+/// whatever the window and however the choices run. The commits stay sequential: about a
+/// third of the visit's memory accesses (the node's and its mate's slots, against its row
+/// and every neighbour's slot and weight).
+fn match_in_windows<F: Fork>(
+    fork: &F,
+    chooser: &Chooser<'_>,
+    order: &[u32],
+    mate: &mut [u32],
+    window: usize,
+) {
+    let window = window.max(1);
+    let grain = window.div_ceil(8);
+    let mut choices = vec![NONE; window.min(order.len())];
+    for visit in order.chunks(window) {
+        let choices = &mut choices[..visit.len()];
+        let seen: &[u32] = mate;
+        map_chunks_mut(fork, choices, grain, &|i, chunk: &mut [u32]| {
+            for (choice, &a) in chunk.iter_mut().zip(&visit[i * grain..]) {
+                let a = a as usize;
+                if seen[a] == NONE {
+                    *choice = chooser.choose(a, seen) as u32;
+                }
+            }
+        });
+        for (&a, choice) in visit.iter().zip(choices.iter_mut()) {
+            let a = a as usize;
+            let chosen = core::mem::replace(choice, NONE) as usize;
+            if mate[a] != NONE {
+                continue;
+            }
+            let b = if chosen == a || mate[chosen] == NONE {
+                chosen
+            } else {
+                chooser.choose(a, mate)
+            };
+            pair(mate, a, b);
+        }
+    }
+}
+
+/// A node's choice of mate in [`heavy_edge_matching`], with what the scan reads of the graph
+/// once.
+struct Chooser<'a> {
+    g: &'a Graph,
+    max_weight: f64,
+    within: Option<&'a [u32]>,
+    /// The heaviest node's weight.
+    heaviest: f64,
+    /// Every node weighs the same.
+    equal: bool,
+    /// Every node and every edge weighs the same: the first neighbour that may pair wins.
+    first_wins: bool,
+}
+
+impl<'a> Chooser<'a> {
+    fn new(g: &'a Graph, max_weight: f64, within: Option<&'a [u32]>) -> Self {
+        let (lightest, heaviest) = g
+            .weight
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &w| {
+                (lo.min(w), hi.max(w))
+            });
+        let equal = lightest == heaviest;
+        Chooser {
+            g,
+            max_weight,
+            within,
+            heaviest,
+            equal,
+            first_wins: equal && g.edge_weight.is_unit(),
+        }
+    }
+
+    /// The unmatched neighbour (by `mate`) that `a` pairs with, or `a` itself. The
+    /// neighbours' weights are read (random accesses, most of the matching's time on a large
+    /// graph) only where they can matter: a node whose weight with the heaviest node's stays
+    /// within `max_weight` pairs with any neighbour (addition is monotonic, so this skips no
+    /// pair the test would refuse), and on a graph of equal weights no tie is broken by
+    /// weight; where every edge weighs 1 as well, the scan stops at the first neighbour that
+    /// may pair (no later one is heavier or, weights being equal, breaks a tie).
+    fn choose(&self, a: usize, mate: &[u32]) -> usize {
+        let g = self.g;
+        let fits_any = g.weight[a] + self.heaviest <= self.max_weight;
+        let mut best: Option<(usize, f64)> = None;
+        for (b, w) in g.edges(a) {
+            if mate[b] != NONE
+                || b == a
+                || (!fits_any && g.weight[a] + g.weight[b] > self.max_weight)
+                || self.within.is_some_and(|p| p[a] != p[b])
+            {
+                continue;
+            }
+            let better = best.is_none_or(|(c, bw)| {
+                w > bw || (w == bw && !self.equal && g.weight[b] < g.weight[c])
+            });
+            if better {
+                best = Some((b, w));
+                if self.first_wins && fits_any {
+                    break;
+                }
+            }
+        }
+        best.map_or(a, |(b, _)| b)
+    }
 }
 
 /// One level of the hierarchy: the coarse graph and each finer node's coarse node.
@@ -226,7 +334,7 @@ fn coarsen_dropping_above<F: Fork>(
         }
         let mut group = vec![0u32; fine.len()];
         let level_seed = 0x9e37_79b9_7f4a_7c15 ^ seed.rotate_left(17) ^ levels.len() as u64;
-        let count = heavy_edge_matching(fine, max_weight, level_seed, fine_part, &mut group);
+        let count = heavy_edge_matching(fork, fine, max_weight, level_seed, fine_part, &mut group);
         if let Some(p) = fine_part {
             // A coarse node's part: that of its fine nodes (all one).
             let mut coarse = vec![0u32; count];
@@ -280,10 +388,50 @@ mod tests {
         // A path 0 –5– 1 –1– 2 –5– 3: the heavy edges pair 0 with 1 and 2 with 3.
         let g = Graph::from_edges(vec![1.0; 4], &[(0, 1, 5.0), (1, 2, 1.0), (2, 3, 5.0)]);
         let mut group = vec![0; 4];
-        assert_eq!(heavy_edge_matching(&g, 10.0, 7, None, &mut group), 2);
+        assert_eq!(
+            heavy_edge_matching(&Sequential, &g, 10.0, 7, None, &mut group),
+            2
+        );
         assert_eq!(group, [0, 0, 1, 1]);
         // A weight bound of 1: nothing pairs.
-        assert_eq!(heavy_edge_matching(&g, 1.0, 7, None, &mut group), 4);
+        assert_eq!(
+            heavy_edge_matching(&Sequential, &g, 1.0, 7, None, &mut group),
+            4
+        );
+    }
+
+    /// The windowed visit against the one-at-a-time visit, on unit weights (the first-wins
+    /// scan), on a coarse level's node and edge weights (ties broken by weight) and within
+    /// parts, with windows from one node to the whole order: the same mate for every node.
+    #[test]
+    fn matching_in_windows_is_the_one_at_a_time_matching() {
+        let fine = slotted(3, [1, 1, 1]);
+        let coarse = coarsen(&Sequential, &fine, 500, 5, None)[1]
+            .graph
+            .clone()
+            .unwrap();
+        assert!(!coarse.edge_weight.is_unit());
+        let stripes = |n: usize| -> Vec<u32> { (0..n as u32).map(|i| i / 37 % 4).collect() };
+        for (g, bound) in [(&fine, 2.0), (&coarse, 6.0), (&coarse, 1e9)] {
+            let part = stripes(g.len());
+            for within in [None, Some(&part[..])] {
+                let chooser = Chooser::new(g, bound, within);
+                let order = visit_order(g.len(), 11);
+                let mut one = vec![NONE; g.len()];
+                for &a in &order {
+                    if one[a as usize] == NONE {
+                        let b = chooser.choose(a as usize, &one);
+                        pair(&mut one, a as usize, b);
+                    }
+                }
+                assert!(one.iter().enumerate().any(|(a, &b)| b as usize != a));
+                for window in [1, 2, 7, 64, 1000, g.len()] {
+                    let mut windowed = vec![NONE; g.len()];
+                    match_in_windows(&Sequential, &chooser, &order, &mut windowed, window);
+                    assert_eq!(windowed, one, "window {window}, {} nodes", g.len());
+                }
+            }
+        }
     }
 
     #[test]
