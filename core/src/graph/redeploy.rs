@@ -474,20 +474,25 @@ fn best_move(
         load[a] / speeds[a]
     };
     let mut moves: Vec<(f64, usize, usize)> = Vec::new();
+    // The edge weight from a node to each other part, by part (a node has few: one scan of
+    // its edges, each part's weights summed in edge order).
+    let mut to_part: Vec<(usize, f64)> = Vec::new();
     for &n in &split.members[a] {
-        if g.edges(n).all(|(m, _)| part[m] == a) {
-            continue; // not on the boundary
+        let mut to_own = 0.0;
+        to_part.clear();
+        for (m, w) in g.edges(n) {
+            let q = part[m];
+            if q == a {
+                to_own += w;
+            } else if let Some(slot) = to_part.iter_mut().find(|(p, _)| *p == q) {
+                slot.1 += w;
+            } else {
+                to_part.push((q, w));
+            }
         }
-        let to_own: f64 = g
-            .edges(n)
-            .filter(|&(m, _)| part[m] == a)
-            .map(|(_, w)| w)
-            .sum();
-        let mut to_part: BTreeMap<usize, f64> = BTreeMap::new();
-        for (m, w) in g.edges(n).filter(|&(m, _)| part[m] != a) {
-            *to_part.entry(part[m]).or_insert(0.0) += w;
-        }
-        for (&b, &w) in &to_part {
+        // Not on the boundary when empty; the parts in increasing order otherwise.
+        to_part.sort_unstable_by_key(|&(q, _)| q);
+        for &(b, w) in &to_part {
             if to.is_none_or(|t| t == b) && (load[b] + g.weight[n]) / speeds[b] < time_a {
                 moves.push((w - to_own, n, b));
             }
