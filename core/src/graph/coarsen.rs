@@ -49,13 +49,7 @@ pub fn heavy_edge_matching<F: Fork>(
             (n / 128).clamp(1 << 11, 1 << 16),
         );
     } else {
-        for &a in &order {
-            let a = a as usize;
-            if mate[a] == NONE {
-                let b = chooser.choose(a, &mate);
-                pair(&mut mate, a, b);
-            }
-        }
+        match_one_at_a_time(&chooser, &order, &mut mate);
     }
     drop(order);
     let mut count = 0u32;
@@ -83,6 +77,17 @@ fn visit_order(n: usize, seed: u64) -> Vec<u32> {
         order.swap(i, (state % (i as u64 + 1)) as usize);
     }
     order
+}
+
+/// The greedy visit of [`heavy_edge_matching`], one node of `order` after the other.
+fn match_one_at_a_time(chooser: &Chooser<'_>, order: &[u32], mate: &mut [u32]) {
+    for &a in order {
+        let a = a as usize;
+        if mate[a] == NONE {
+            let b = chooser.choose(a, mate);
+            pair(mate, a, b);
+        }
+    }
 }
 
 /// Matches `a` with `b` (itself: alone).
@@ -418,12 +423,7 @@ mod tests {
                 let chooser = Chooser::new(g, bound, within);
                 let order = visit_order(g.len(), 11);
                 let mut one = vec![NONE; g.len()];
-                for &a in &order {
-                    if one[a as usize] == NONE {
-                        let b = chooser.choose(a as usize, &one);
-                        pair(&mut one, a as usize, b);
-                    }
-                }
+                match_one_at_a_time(&chooser, &order, &mut one);
                 assert!(one.iter().enumerate().any(|(a, &b)| b as usize != a));
                 for window in [1, 2, 7, 64, 1000, g.len()] {
                     let mut windowed = vec![NONE; g.len()];
