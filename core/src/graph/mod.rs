@@ -18,6 +18,7 @@ pub mod csr;
 pub mod fork;
 pub mod method;
 pub mod quality;
+mod ranking;
 pub mod rcdc;
 pub mod redeploy;
 pub mod refine;

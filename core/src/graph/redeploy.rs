@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::csr::Graph;
+use super::ranking::Ranking;
 use super::separation::Separation;
 
 /// The merging rules of table 1. Node A is always the least loaded macro node of the graph (§3:
@@ -203,26 +204,24 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     let mut split = Split::new(g, parts, part);
     let time = |split: &Split, p: usize| split.load[p] / speeds[p];
     let mut sep = Separation::new(g.len());
-    let mut order: Vec<usize> = (0..parts).collect();
     // Stop rule 2 of §3: this many chains without a faster slowest part end it.
     let patience = 4 * parts;
     let heaviest = g.weight.iter().copied().fold(0.0, f64::max);
     let (mut best, mut stalled) = (f64::INFINITY, 0);
-    // Parts known to have no move: `best_move(a, None)` reads only `a`'s nodes, their
-    // neighbours' parts and the loads of `a` and its adjacent parts, so its `None` holds until
-    // a shift touches one of those (`Split::shift` clears the flags it may change). Skipping
-    // them gives the moves of calling it on every part each time.
-    let mut stuck = Stuck {
-        part: vec![false; parts],
-        loaded: Vec::new(),
-    };
-    // The parts by decreasing time, ties in the order of the last sort (a stable sort each
-    // time, kept by `resort` from the parts whose load changed).
-    order.sort_by(|&a, &b| time(&split, b).total_cmp(&time(&split, a)));
-    let mut at: Vec<usize> = vec![0; parts];
+    // The parts by decreasing time, ties in the order a stable sort of the order before gives
+    // (the parts whose load changed placed anew before each move), and the parts known to
+    // have no move: `best_move(a, None)` reads only `a`'s nodes, their neighbours' parts and
+    // the loads of `a` and its adjacent parts, so its `None` holds until a shift touches one
+    // of those (`Split::unstick` clears the marks it may change). Skipping them gives the
+    // moves of calling it on every part each time.
+    let mut ranking = Ranking::new(parts, |p| time(&split, p));
     loop {
-        resort(&mut order, &mut at, &mut stuck.loaded, |p| time(&split, p));
-        let imbalance = time(&split, order[0]) / ideal;
+        ranking.resort(|p| time(&split, p));
+        // No parts: nothing to balance.
+        let Some(slowest) = ranking.first() else {
+            return 1.0;
+        };
+        let imbalance = time(&split, slowest) / ideal;
         if imbalance <= 1.0 + tolerance {
             return imbalance;
         }
@@ -230,18 +229,15 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
             (best, stalled) = (imbalance, 0);
         }
         let mut moved = false;
-        for &a in &order {
-            if stuck.part[a] {
-                continue;
-            }
+        while let Some(a) = ranking.first_live() {
             let Some((set, b)) = best_move(g, speeds, &split, a, None, &mut sep) else {
-                stuck.part[a] = true;
+                ranking.stick(a);
                 continue;
             };
             for n in set {
                 let from = split.part[n];
                 split.shift(g, n, b);
-                split.unstick(g, n, from, &mut stuck);
+                split.unstick(n, from, &mut ranking);
             }
             moved = true;
             break;
@@ -256,7 +252,13 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
                 return imbalance;
             }
             moved = pass_along_chain(
-                g, speeds, &mut split, order[0], heaviest, &mut sep, &mut stuck,
+                g,
+                speeds,
+                &mut split,
+                slowest,
+                heaviest,
+                &mut sep,
+                &mut ranking,
             );
         }
         if !moved {
@@ -340,65 +342,20 @@ impl<'a> Split<'a> {
         self.load[to] += g.weight[n];
     }
 
-    /// After node `n` moved out of part `from`: clears the `stuck` flag of every part whose
-    /// moves it may have changed, `from` and `n`'s new part and every part adjacent to either
-    /// (their loads changed; `n`'s neighbours are among them). Time O(the two parts' edges).
-    fn unstick(&self, g: &Graph, n: usize, from: usize, stuck: &mut Stuck) {
+    /// After node `n` moved out of part `from`: notes the changed loads of `from` and `n`'s new
+    /// part, and clears the stuck mark of every part whose moves it may have changed: the two
+    /// and every part adjacent to either (their loads changed; `n`'s neighbours are among
+    /// them). The adjacent parts are those the two parts' edges reach, kept by
+    /// [`Split::link`]. Time O(the parts adjacent to the two × log parts).
+    fn unstick(&self, n: usize, from: usize, ranking: &mut Ranking) {
         for p in [from, self.part[n]] {
-            stuck.part[p] = false;
-            stuck.loaded.push(p);
-            for &k in &self.members[p] {
-                for (m, _) in g.edges(k) {
-                    stuck.part[self.part[m]] = false;
-                }
+            ranking.unstick(p);
+            ranking.changed(p);
+            for &q in self.adjacent[p].keys() {
+                ranking.unstick(q);
             }
         }
     }
-}
-
-/// What the redeployment knows between its moves: the parts known to have no move, and the
-/// parts whose load changed since the parts were last sorted (repeats allowed).
-struct Stuck {
-    part: Vec<bool>,
-    loaded: Vec<usize>,
-}
-
-/// Makes `order`, sorted by decreasing `time` before the parts in `loaded` changed load, what
-/// a stable sort of it by decreasing `time` gives now, and empties `loaded`; `at` is scratch
-/// (each part's place in `order`). The parts not in `loaded` keep their relative order (their
-/// times did not change, and a stable sort keeps the order of equal times), so each changed
-/// part goes back in by binary search, after those of larger time and, among equal times,
-/// after those that came before it. Time O(parts) for the moves in memory and O(c log parts)
-/// for c changed parts, against O(parts log parts) for a sort.
-fn resort(
-    order: &mut Vec<usize>,
-    at: &mut [usize],
-    loaded: &mut Vec<usize>,
-    time: impl Fn(usize) -> f64,
-) {
-    if loaded.is_empty() {
-        return;
-    }
-    for (i, &p) in order.iter().enumerate() {
-        at[p] = i;
-    }
-    loaded.sort_unstable_by_key(|&p| at[p]);
-    loaded.dedup();
-    let mut k = 0;
-    order.retain(|&p| {
-        let changed = k < loaded.len() && loaded[k] == p;
-        k += usize::from(changed);
-        !changed
-    });
-    for &p in loaded.iter() {
-        let (t, was) = (time(p), at[p]);
-        let i = order.partition_point(|&q| {
-            let u = time(q);
-            u.total_cmp(&t).is_gt() || (u.total_cmp(&t).is_eq() && at[q] < was)
-        });
-        order.insert(i, p);
-    }
-    loaded.clear();
 }
 
 /// Moves one node (with what hangs on it) along the shortest chain of adjacent parts from `a`
@@ -413,7 +370,7 @@ fn pass_along_chain(
     a: usize,
     heaviest: f64,
     sep: &mut Separation,
-    stuck: &mut Stuck,
+    ranking: &mut Ranking,
 ) -> bool {
     let parts = speeds.len();
     let time_a = split.load[a] / speeds[a];
@@ -446,7 +403,7 @@ fn pass_along_chain(
         for n in set {
             let from = split.part[n];
             split.shift(g, n, b);
-            split.unstick(g, n, from, stuck);
+            split.unstick(n, from, ranking);
         }
         passed = true;
         to = from;
@@ -473,6 +430,20 @@ fn best_move(
     } else {
         load[a] / speeds[a]
     };
+    // No adjacent part takes even `a`'s lightest node below `a`'s time: no move (the sum and
+    // the quotient round monotonically, so no heavier node passes where it fails). Time
+    // O(`a`'s nodes and adjacent parts), where the search below reads all of `a`'s edges; in
+    // the slowest try of docs/partitioning.md's 10⁸-cell shell a third of the calls end here.
+    if to.is_none() {
+        let lightest = split.members[a]
+            .iter()
+            .map(|&n| g.weight[n])
+            .fold(f64::INFINITY, f64::min);
+        let takes = |b: usize| (load[b] + lightest) / speeds[b] < time_a;
+        if !split.adjacent[a].keys().any(|&b| takes(b)) {
+            return None;
+        }
+    }
     let mut moves: Vec<(f64, usize, usize)> = Vec::new();
     // The edge weight from a node to each other part, by part (a node has few: one scan of
     // its edges, each part's weights summed in edge order).
@@ -597,32 +568,6 @@ mod tests {
         let imbalance = redeploy(&g, &[3.0, 2.0], 0.0, &mut part);
         assert_eq!(quality(&g, &part, &[3.0, 2.0]).part_weight, [6.0, 4.0]);
         assert_eq!(imbalance, 1.0);
-    }
-
-    #[test]
-    fn resort_gives_what_a_stable_sort_gives() {
-        // Times with many ties; after each change the order must be the stable sort's.
-        let mut time: Vec<f64> = (0..40).map(|p| f64::from((p * 7 % 5) as u32)).collect();
-        let by_time = |time: &[f64], order: &mut Vec<usize>| {
-            order.sort_by(|&a, &b| time[b].total_cmp(&time[a]));
-        };
-        let mut order: Vec<usize> = (0..40).collect();
-        by_time(&time, &mut order);
-        let mut expected = order.clone();
-        let mut at = vec![0; 40];
-        for step in 0..200usize {
-            let mut loaded = Vec::new();
-            for k in 0..1 + step % 3 {
-                let p = (step * 13 + k * 29) % 40;
-                time[p] = f64::from(((step + k) % 6) as u32);
-                loaded.push(p);
-            }
-            loaded.push(loaded[0]);
-            resort(&mut order, &mut at, &mut loaded, |p| time[p]);
-            by_time(&time, &mut expected);
-            assert_eq!(order, expected, "step {step}");
-            assert!(loaded.is_empty());
-        }
     }
 
     #[test]

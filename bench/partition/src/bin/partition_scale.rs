@@ -3,6 +3,9 @@
 //! partition are the same for any count), the partition's quality. Peak memory is what `/usr/bin/time -v` reports.
 //!
 //! `cargo run --release -p yee-partition-compare --bin partition_scale SIDE TILE PARTS [THREADS]`
+//!
+//! `TRIES=1` times each try of RCDC alone on one thread first; `TRY=i` with it, try `i` alone
+//! and nothing else (to profile it).
 
 use std::time::Instant;
 
@@ -38,7 +41,12 @@ fn main() {
         let speeds = vec![1.0; parts];
         let params = yee_core::graph::RcdcParams::default();
         let tries = yee_core::graph::rcdc_tries(&g, &speeds, params).expect("parts");
+        // TRY=i: that try alone (to profile it), and nothing after.
+        let only: Option<usize> = std::env::var("TRY").ok().map(|t| t.parse().expect("TRY"));
         for (i, t) in tries.iter().enumerate() {
+            if only.is_some_and(|o| o != i) {
+                continue;
+            }
             let start = Instant::now();
             let o = yee_core::graph::run_try(&yee_core::graph::Sequential, &g, &speeds, t, i)
                 .expect("parts");
@@ -48,6 +56,9 @@ fn main() {
                 "try {i}: {:?} per part {} seed {} tol {}: imbalance {imb:.4} cut {cut} ({s:.2} s)",
                 t.start, t.per_part, t.seed, t.params.refine_tolerance
             );
+        }
+        if only.is_some() {
+            return;
         }
     }
     let build = start.elapsed().as_secs_f64();
