@@ -229,6 +229,19 @@ pub fn clique_balance(g: &Graph, speeds: &[f64], part: &[usize]) -> f64 {
 /// surplus travel to a part that is not adjacent. Returns the final imbalance (max time ÷
 /// ideal time).
 pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -> f64 {
+    redeploy_marked(g, speeds, tolerance, part, true)
+}
+
+/// [`redeploy`], keeping the marks of the parts known to have no move (`keep_marks`) or
+/// forgetting them before every move, so that every part is asked again in order: the same
+/// moves either way, which the tests check.
+fn redeploy_marked(
+    g: &Graph,
+    speeds: &[f64],
+    tolerance: f64,
+    part: &mut [usize],
+    keep_marks: bool,
+) -> f64 {
     let parts = speeds.len();
     let ideal = g.total_weight() / speeds.iter().sum::<f64>();
     let mut split = Split::new(g, parts, part);
@@ -246,6 +259,9 @@ pub fn redeploy(g: &Graph, speeds: &[f64], tolerance: f64, part: &mut [usize]) -
     // moves of calling it on every part each time.
     let mut ranking = Ranking::new(parts, |p| time(&split, p));
     loop {
+        if !keep_marks {
+            (0..parts).for_each(|p| ranking.unstick(p));
+        }
         ranking.resort(|p| time(&split, p));
         // No parts: nothing to balance.
         let Some(slowest) = ranking.first() else {
@@ -372,6 +388,60 @@ impl<'a> Split<'a> {
         self.load[to] += g.weight[n];
     }
 
+    /// Whether some part adjacent to `a` would stay below `time_a` with `a`'s lightest node
+    /// added. Where none would, [`Split::candidate_moves`] finds none: the sum and the
+    /// quotient round monotonically, so no heavier node passes where the lightest fails. Time
+    /// O(`a`'s nodes and adjacent parts).
+    fn has_taker(&self, g: &Graph, speeds: &[f64], a: usize, time_a: f64) -> bool {
+        let lightest = self.members[a]
+            .iter()
+            .map(|&n| g.weight[n])
+            .fold(f64::INFINITY, f64::min);
+        let load = &self.load;
+        self.adjacent[a]
+            .keys()
+            .any(|&b| (load[b] + lightest) / speeds[b] < time_a)
+    }
+
+    /// Appends to `moves` every move of one node of `a` to an adjacent part (`to` only, where
+    /// named) that stays below `time_a` with it: (the cut weight it saves, the node, the
+    /// part), by node, then part. Time O(`a`'s edges).
+    fn candidate_moves(
+        &self,
+        g: &Graph,
+        speeds: &[f64],
+        a: usize,
+        to: Option<usize>,
+        time_a: f64,
+        moves: &mut Vec<(f64, usize, usize)>,
+    ) {
+        let (part, load) = (&*self.part, &self.load);
+        // The edge weight from a node to each other part, by part (a node has few: one scan of
+        // its edges, each part's weights summed in edge order).
+        let mut to_part: Vec<(usize, f64)> = Vec::new();
+        for &n in &self.members[a] {
+            let mut to_own = 0.0;
+            to_part.clear();
+            for (m, w) in g.edges(n) {
+                let q = part[m];
+                if q == a {
+                    to_own += w;
+                } else if let Some(slot) = to_part.iter_mut().find(|(p, _)| *p == q) {
+                    slot.1 += w;
+                } else {
+                    to_part.push((q, w));
+                }
+            }
+            // Not on the boundary when empty; the parts in increasing order otherwise.
+            to_part.sort_unstable_by_key(|&(q, _)| q);
+            for &(b, w) in &to_part {
+                if to.is_none_or(|t| t == b) && (load[b] + g.weight[n]) / speeds[b] < time_a {
+                    moves.push((w - to_own, n, b));
+                }
+            }
+        }
+    }
+
     /// After node `n` moved out of part `from`: notes the changed loads of `from` and `n`'s new
     /// part, and clears the stuck mark of every part whose moves it may have changed: the two
     /// and every part adjacent to either (their loads changed; `n`'s neighbours are among
@@ -460,45 +530,13 @@ fn best_move(
     } else {
         load[a] / speeds[a]
     };
-    // No adjacent part takes even `a`'s lightest node below `a`'s time: no move (the sum and
-    // the quotient round monotonically, so no heavier node passes where it fails). Time
-    // O(`a`'s nodes and adjacent parts), where the search below reads all of `a`'s edges; in
-    // the slowest try of docs/partitioning.md's 10⁸-cell shell a third of the calls end here.
-    if to.is_none() {
-        let lightest = split.members[a]
-            .iter()
-            .map(|&n| g.weight[n])
-            .fold(f64::INFINITY, f64::min);
-        let takes = |b: usize| (load[b] + lightest) / speeds[b] < time_a;
-        if !split.adjacent[a].keys().any(|&b| takes(b)) {
-            return None;
-        }
+    // In the slowest try of docs/partitioning.md's 10⁸-cell shell a third of the calls end
+    // here, without reading `a`'s edges.
+    if to.is_none() && !split.has_taker(g, speeds, a, time_a) {
+        return None;
     }
     let mut moves: Vec<(f64, usize, usize)> = Vec::new();
-    // The edge weight from a node to each other part, by part (a node has few: one scan of
-    // its edges, each part's weights summed in edge order).
-    let mut to_part: Vec<(usize, f64)> = Vec::new();
-    for &n in &split.members[a] {
-        let mut to_own = 0.0;
-        to_part.clear();
-        for (m, w) in g.edges(n) {
-            let q = part[m];
-            if q == a {
-                to_own += w;
-            } else if let Some(slot) = to_part.iter_mut().find(|(p, _)| *p == q) {
-                slot.1 += w;
-            } else {
-                to_part.push((q, w));
-            }
-        }
-        // Not on the boundary when empty; the parts in increasing order otherwise.
-        to_part.sort_unstable_by_key(|&(q, _)| q);
-        for &(b, w) in &to_part {
-            if to.is_none_or(|t| t == b) && (load[b] + g.weight[n]) / speeds[b] < time_a {
-                moves.push((w - to_own, n, b));
-            }
-        }
-    }
+    split.candidate_moves(g, speeds, a, to, time_a, &mut moves);
     moves.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     for (_, n, b) in moves {
         // What may hang on `n` for the receiver to stay below `a`.
@@ -598,6 +636,67 @@ mod tests {
         let imbalance = redeploy(&g, &[3.0, 2.0], 0.0, &mut part);
         assert_eq!(quality(&g, &part, &[3.0, 2.0]).part_weight, [6.0, 4.0]);
         assert_eq!(imbalance, 1.0);
+    }
+
+    proptest::proptest! {
+        /// Where no adjacent part takes a part's lightest node, the part has no candidate move
+        /// (the test `best_move` skips the edge scan by), on tile graphs of random masks at
+        /// tile 3 (nodes of 1 to 27 cells) in random parts of random speeds.
+        #[test]
+        fn a_part_without_a_taker_has_no_candidate_move(
+            bits in proptest::collection::vec(proptest::bool::weighted(0.8), 12 * 12 * 3),
+            assign in proptest::collection::vec(0usize..5, 64),
+            speeds in proptest::collection::vec(0.5f64..2.0, 5),
+            weight_of_one in 0.5f64..3.0,
+        ) {
+            let Ok(tiles) = TileGraph::from_mask([12, 12, 3], &bits, [3, 3, 3], weight_of_one)
+            else {
+                return Ok(());
+            };
+            let g = tiles.graph;
+            let mut part: Vec<usize> = (0..g.len()).map(|n| assign[n % 64]).collect();
+            let split = Split::new(&g, 5, &mut part);
+            let mut moves = Vec::new();
+            for a in 0..5 {
+                for time_a in [split.load[a] / speeds[a], split.load[a] / speeds[a] * 1.5] {
+                    if !split.has_taker(&g, &speeds, a, time_a) {
+                        moves.clear();
+                        split.candidate_moves(&g, &speeds, a, None, time_a, &mut moves);
+                        proptest::prop_assert!(moves.is_empty(), "part {a}: {moves:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The marks of the parts known to have no move (kept from move to move, cleared by
+        /// `Split::unstick` where a move may have opened one) give the moves of asking every
+        /// part again before each move: the same partition and imbalance, on tile graphs of
+        /// random masks at tile 3 in random parts of random speeds.
+        #[test]
+        fn the_stuck_marks_change_no_move(
+            bits in proptest::collection::vec(proptest::bool::weighted(0.85), 36 * 36 * 6),
+            assign in proptest::collection::vec(0usize..16, 64),
+            speeds in proptest::collection::vec(0.5f64..2.0, 16),
+        ) {
+            let Ok(tiles) = TileGraph::from_mask([36, 36, 6], &bits, [3, 3, 3], 1.0) else {
+                return Ok(());
+            };
+            let g = &tiles.graph;
+            // Blocks of 4 × 4 × 2 nodes in random parts, so parts start in few pieces.
+            let start: Vec<usize> = (0..g.len())
+                .map(|n| {
+                    let t = tiles.tile_of[n];
+                    assign[(t % 12 / 4) + 3 * (t / 12 % 12 / 4) + 9 * (t / 144)]
+                })
+                .collect();
+            let (mut marked, mut asked) = (start.clone(), start);
+            let a = redeploy_marked(g, &speeds, 0.0, &mut marked, true);
+            let b = redeploy_marked(g, &speeds, 0.0, &mut asked, false);
+            proptest::prop_assert_eq!(&marked, &asked);
+            proptest::prop_assert_eq!(a.to_bits(), b.to_bits());
+        }
     }
 
     #[test]
