@@ -4,15 +4,17 @@
 # release binaries built elsewhere:
 #   cargo build --release -p yee && cargo build --release -p yee-partition-compare --bin partition_scale
 # and run, in the repository root, `bench/many_core_check.sh target/release/yee
-# target/release/partition_scale 16` (the steps' timeouts add up to 590 s, under the device
+# target/release/partition_scale 16` (the steps' timeouts add up to 580 s, under the device
 # tool's 600 s a command; what finished is printed as it finishes). THREADS defaults to every core.
 # Prints:
 #   1. issue 45, temporal blocking where memory binds: `yee bench --time-block auto` at 256³
 #      on THREADS threads (vacuum, then CPML and the sphere), each row's rate over the
 #      one-step rate of the same run (goal ≥ 2 in f32) and over the one-step roofline (goal
-#      ≥ 1.5 in f32), medians over 3 rounds;
+#      ≥ 1.5 in f32), medians over 3 rounds for vacuum and over one round (5 runs a row) for
+#      the scenes;
 #   2. issue 45, one-step realistic scenes on one thread, blocking off: each scene's roofline
-#      fraction over vacuum's in the same `yee bench --rounds 2` run (goal ≥ 0.9), which a
+#      fraction over vacuum's in the same `yee bench` run, one round of 5 runs a row (goal
+#      ≥ 0.9; the same command with `--rounds 2` took 172 s on the 2-core machine), which a
 #      quiet host measures better than a shared 2-core one;
 #   3. issue 53, RCDC at scale: a 662³ spherical shell at tile 8 (about 10⁸ active cells)
 #      into 4096 parts (goal ≤ 10 s on 16 threads) and the 256³ shell at tile 1 into 64 parts
@@ -61,10 +63,10 @@ for r in rows:
 
 echo
 echo "1. issue 45: temporal blocking at ${SIDE}³ on $THREADS threads (goal: f32 ≥ 2 over one step, ≥ 1.5 over the one-step roofline)"
-timeout 110 "$YEE" bench --threads "$THREADS" --time-block auto --only "3D ${SIDE}^3" --no-scalar \
+timeout 100 "$YEE" bench --threads "$THREADS" --time-block auto --only "3D ${SIDE}^3" --no-scalar \
     --rounds 3 --json "${QUICK_FLAG[@]}" 2>/dev/null | table
-timeout 150 "$YEE" bench --threads "$THREADS" --time-block auto --scenes --only "${SIDE}^3" \
-    --no-scalar --rounds 2 --json "${QUICK_FLAG[@]}" 2>/dev/null | python3 -c '
+timeout 170 "$YEE" bench --threads "$THREADS" --time-block auto --scenes --only "${SIDE}^3" \
+    --no-scalar --rounds 1 --json "${QUICK_FLAG[@]}" 2>/dev/null | python3 -c '
 import json, sys
 text = sys.stdin.read()
 rows = [r for r in json.loads(text) if not r["problem"].startswith("vacuum")] if text.strip() else None
@@ -72,7 +74,7 @@ sys.stdout.write(json.dumps(rows) if rows is not None else "")' | table
 
 echo
 echo "2. issue 45: one-step realistic scenes on one thread, fraction over vacuum's (goal ≥ 0.9)"
-timeout 170 "$YEE" bench --threads 1 --scenes --only "$SIDE" --no-scalar --rounds 2 --json "${QUICK_FLAG[@]}" 2>/dev/null |
+timeout 150 "$YEE" bench --threads 1 --scenes --only "$SIDE" --no-scalar --rounds 1 --json "${QUICK_FLAG[@]}" 2>/dev/null |
     python3 -c '
 import json, sys
 text = sys.stdin.read()
