@@ -22,7 +22,7 @@
 #      peak resident memory (`/usr/bin/time -v`).
 # docs/performance.md ("Temporal blocking") and docs/partitioning.md ("At scale") say what
 # each figure was on the 2-core machine. `QUICK=1` checks the script itself on any machine in a
-# minute or two (1.3 on the 2-core machine): `yee bench --quick` (smoke rates, not measurements) on the
+# minute or two (42–80 s on the 2-core machine): `yee bench --quick` (smoke rates, not measurements) on the
 # bench's 100³ problems, and small shells.
 set -u
 YEE=$(realpath "${1:-target/release/yee}")
