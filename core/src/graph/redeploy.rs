@@ -122,22 +122,27 @@ pub fn merge(g: &Graph, target: usize, rule: MergeRule, group: &mut [usize]) -> 
 ///
 /// The pieces are those of [`Graph::pieces`] after each move, in its order (by first node),
 /// found again only for the part that took the piece: the donor's other pieces do not touch
-/// it, and no other part changed. Time O(nodes) once, then O(the receiving part + pieces ×
-/// log pieces) a move, where finding every piece anew after each move took O(nodes).
+/// it, and no other part changed; each piece's weight is summed when it is found. Time
+/// O(nodes) once, then O(the receiving part + pieces × log pieces + the moved piece's edges)
+/// a move, where finding and weighing every piece anew after each move took O(nodes).
 pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
-    let mut pieces = g.pieces(part);
+    // Each piece with its weight, summed once in the piece's order.
+    let weighed = |piece: Vec<usize>| {
+        let w: f64 = piece.iter().map(|&k| g.weight[k]).sum();
+        (piece, w)
+    };
+    let mut pieces: Vec<(Vec<usize>, f64)> = g.pieces(part).into_iter().map(weighed).collect();
     let mut seen = vec![false; g.len()];
     loop {
         let mut largest: Vec<Option<(usize, f64)>> = vec![None; parts];
-        for (id, piece) in pieces.iter().enumerate() {
-            let w: f64 = piece.iter().map(|&k| g.weight[k]).sum();
+        for (id, &(ref piece, w)) in pieces.iter().enumerate() {
             let p = part[piece[0]];
             if largest[p].is_none_or(|(_, best)| w > best) {
                 largest[p] = Some((id, w));
             }
         }
         let mut moved = None;
-        for (id, piece) in pieces.iter().enumerate() {
+        for (id, (piece, _)) in pieces.iter().enumerate() {
             let p = part[piece[0]];
             if largest[p].is_some_and(|(keep, _)| keep == id) {
                 continue;
@@ -166,12 +171,11 @@ pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
         };
         // The piece joins `q`; `q`'s pieces (the piece among them) are found anew, each
         // flooded from its first node as `Graph::pieces` floods it.
-        let piece = pieces.swap_remove(id);
-        for &k in &piece {
+        let (mut nodes, _) = pieces.swap_remove(id);
+        for &k in &nodes {
             part[k] = q;
         }
-        let mut nodes = piece;
-        pieces.retain_mut(|other| {
+        pieces.retain_mut(|(other, _)| {
             let of_q = part[other[0]] == q;
             if of_q {
                 nodes.append(other);
@@ -181,15 +185,18 @@ pub fn join_pieces(g: &Graph, parts: usize, part: &mut [usize]) {
         nodes.sort_unstable();
         for &start in &nodes {
             if !seen[start] {
-                pieces.push(g.flood(start, |m| part[m] == q, &mut seen));
+                pieces.push(weighed(g.flood(start, |m| part[m] == q, &mut seen)));
             }
         }
         for &k in &nodes {
             seen[k] = false;
         }
-        pieces.sort_unstable_by_key(|piece| piece[0]);
+        pieces.sort_unstable_by_key(|(piece, _)| piece[0]);
         debug_assert!(
-            pieces == g.pieces(part),
+            pieces
+                .iter()
+                .map(|(piece, _)| piece)
+                .eq(g.pieces(part).iter()),
             "the pieces found again are the pieces"
         );
     }
