@@ -2,8 +2,8 @@
 //! around the steps of one chunk, after a few warm-up steps, over a scene with every kind of
 //! cell (CPML, a lossy block, dispersive poles, a smoothed sphere) and a DFT monitor. Neither
 //! the scalar backend nor the rayon backend allocates (the rayon backend keeps its lists of row
-//! batches, ψ shares, DFT rows and dispersive runs between phases: `backends/rayon/src/
-//! scratch.rs`), on one thread or several.
+//! batches, ψ shares, DFT rows, dispersive runs and runs of tensor nodes between phases:
+//! `backends/rayon/src/scratch.rs`), on one thread or several.
 //!
 //! The counter is `stats_alloc`'s instrumented system allocator: process-wide, so the rayon
 //! pool's threads count too. So does rayon's own queue of the work handed to a pool from
@@ -175,8 +175,9 @@ fn the_rayon_backend_allocates_nothing_per_step() {
         for batch in [None, Some(64)] {
             let mut backend = yee_rayon::RayonCurl::with_threads(threads).unwrap();
             if let Some(cells) = batch {
-                // Many batches of rows, so the lists are long and the tasks many.
-                backend = backend.with_batch_cells(cells);
+                // Many batches of rows and runs of tensor nodes, so the lists are long and
+                // the tasks many.
+                backend = backend.with_batch_cells(cells).with_tensor_task_nodes(4);
             }
             // Two phases a step, each handed to the pool once: rayon's queue blocks only.
             let steps = 100;

@@ -82,8 +82,9 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
     }
     // Batches of a few rows cut the multi-row spans at odd places, across planes too. On one
     // rank they also cut each step into slabs of 1 400 cells (two threads × 700), swept H then
-    // E slab after slab (`YeeChunk::apply_step`), against the oracle's two whole phases.
-    let small = two.with_batch_cells(700);
+    // E slab after slab (`YeeChunk::apply_step`), against the oracle's two whole phases; and
+    // tensor nodes go to the threads in runs of a few rows.
+    let small = two.with_batch_cells(700).with_tensor_task_nodes(2);
     assert!(
         run::<T, _>(setup, Topology([1, 1, 1]), small, steps) == reference,
         "{name}: rayon in small batches and step slabs differs"

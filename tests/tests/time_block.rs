@@ -47,7 +47,11 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>])
     let plane = owned.cells() / setup.grid[axis];
     // Two threads of `batch` cells a slab: one plane, two planes, the whole grid.
     for batch in [plane / 2, plane, owned.cells()] {
-        let kernel = RayonCurl::with_threads(2).unwrap().with_batch_cells(batch);
+        // Tensor nodes in runs of a few rows each, handed to the two threads.
+        let kernel = RayonCurl::with_threads(2)
+            .unwrap()
+            .with_batch_cells(batch)
+            .with_tensor_task_nodes(3);
         let mut chunk: YeeChunk<T, RayonCurl> =
             kernel.build(setup, owned, Costs::default()).unwrap();
         assert!(
@@ -64,10 +68,13 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>])
     let mut thicknesses = Vec::new();
     for block in [TimeBlock::Steps(2), TimeBlock::Steps(4), TimeBlock::Auto] {
         for cache in [1 << 10, 96 << 10, 32 << 20] {
-            let kernel = RayonCurl::with_threads(2)
+            let mut kernel = RayonCurl::with_threads(2)
                 .unwrap()
                 .with_time_block(block)
                 .with_cache_bytes(cache);
+            if cache < 32 << 20 {
+                kernel = kernel.with_tensor_task_nodes(3);
+            }
             let mut chunk: YeeChunk<T, RayonCurl> =
                 kernel.build(setup, owned, Costs::default()).unwrap();
             let tile = chunk.time_tile();

@@ -1,5 +1,5 @@
 //! The lists a phase hands its parallel tasks (row batches, ψ shares, DFT rows, dispersive
-//! runs), kept between phases so that stepping allocates nothing (issue 18, build item 3).
+//! runs, runs of tensor nodes), kept between phases so that stepping allocates nothing (issue 18, build item 3).
 //!
 //! Each list borrows the state for one phase only, so what is kept is an empty vector of the
 //! same element type with the lifetime `'static`: a phase takes it ([`Scratch::take`]; a

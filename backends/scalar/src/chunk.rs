@@ -59,7 +59,7 @@ fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
     }
     kernel.curl(state, electric, region);
     kernel.cpml(state, electric, region);
-    crate::tensor_update::apply_tensor_nodes(state, electric, region);
+    kernel.tensor(state, electric, region);
     if electric {
         kernel.dispersive(state, Pass::Correct, region, step);
     }

@@ -1,6 +1,6 @@
 //! The curl executor a chunk runs its phases on ([`CurlExecutor`]): the one part of a step other
 //! backends replace, and the scalar reference ([`ScalarCurl`]). It sits above the passes it
-//! calls (curl, CPML, DFT, dispersive) and below the chunk.
+//! calls (curl, CPML, tensor nodes, DFT, dispersive) and below the chunk.
 
 use yee_core::{Box3, Scalar, Stencil};
 
@@ -10,6 +10,7 @@ use crate::dft::accumulate;
 use crate::dispersive::{self, Pass};
 use crate::part_executor::PartExecutor;
 use crate::state::YeeState;
+use crate::tensor_update::apply_tensor_nodes;
 use crate::time_tile::TimeTile;
 
 /// Executes the curl update of a [`YeeState`]: the one part of a step other backends
@@ -23,6 +24,14 @@ pub trait CurlExecutor<T: Scalar>: PartExecutor + Clone + core::fmt::Debug + Sen
     /// (after [`CurlExecutor::curl`]). Default: the scalar [`CpmlUpdate`].
     fn cpml(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         CpmlUpdate { electric }.apply(state, region, 0);
+    }
+
+    /// Adds the off-diagonal part of the update at the tensor nodes of the electric or
+    /// magnetic components over `region` (after [`CurlExecutor::cpml`]). Default: one
+    /// component after another ([`apply_tensor_nodes`]); any order of its runs of rows gives
+    /// the same bits ([`crate::tensor_update::for_each_piece`]).
+    fn tensor(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
+        apply_tensor_nodes(state, electric, region);
     }
 
     /// Adds the phase's values after step `step` over `region` to the DFT monitors' sums.

@@ -83,14 +83,16 @@ impl SharedCurls {
     }
 }
 
-/// The scratch a pass takes the shared curls into, kept between passes so a step allocates
-/// nothing. It holds no state of the run: clones start empty and any two compare equal.
+/// The scratch a pass takes the shared curls into, one pair of arrays (one per other axis)
+/// per run of nodes the pass hands out ([`crate::tensor_update::TensorPiece`]), kept between
+/// passes so a step allocates nothing. It holds no state of the run: clones start empty and
+/// any two compare equal.
 #[derive(Debug, Default)]
-pub struct CurlScratch<T>(pub [Vec<T>; 2]);
+pub struct CurlScratch<T>(pub Vec<[Vec<T>; 2]>);
 
 impl<T> Clone for CurlScratch<T> {
     fn clone(&self) -> Self {
-        CurlScratch([Vec::new(), Vec::new()])
+        CurlScratch(Vec::new())
     }
 }
 

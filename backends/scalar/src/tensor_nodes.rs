@@ -38,6 +38,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
+use core::ops::Range;
 use yee_core::{Box3, Index3, Real, Scalar};
 use yee_em::smoothing::OffDiagonal;
 use yee_em::{Component, Material};
@@ -63,9 +64,11 @@ pub struct TensorNode<R> {
     pub present: u8,
 }
 
-/// The tensor nodes of one component in a chunk: the smoothed ones (in
-/// [`yee_em::Setup::smoothed_off_diagonals`]' order), then those of tensor materials, x
-/// fastest.
+/// The tensor nodes of one component in a chunk, row after row (z, then y): within a row the
+/// smoothed ones (in [`yee_em::Setup::smoothed_off_diagonals`]' order), then those of tensor
+/// materials, x fastest. The nodes of a slab of whole planes are then a run of the list
+/// ([`TensorNodes::rows_of`]), and runs of whole rows lie in increasing storage order
+/// ([`storage_span`]), so that a pass may hand them to threads with slices of their own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorNodes<T: Scalar> {
     /// The nodes.
@@ -73,11 +76,8 @@ pub struct TensorNodes<T: Scalar> {
     /// Per node, the running sums `Σ ⟨(∇×H)_b⟩` of its two averaged curls (module docs);
     /// empty where no node carries a loss weight.
     pub integrals: Vec<[T; 2]>,
-    /// The nodes' indices ordered by z, then y (stable: list order within a row), so that the
-    /// nodes of a slab of whole planes are a run of it ([`TensorNodes::within`]).
-    order: Vec<u32>,
     /// Per other axis, in increasing axis order, the nodes of that component whose curls
-    /// the nodes read, each once, and each node's four among them, in `order`'s order
+    /// the nodes read, each once, and each node's four among them, in list order
     /// ([`SharedCurls`]).
     pub shared: [SharedCurls; 2],
     /// Where a pass takes the shared curls (kept, so a step allocates nothing).
@@ -163,7 +163,7 @@ impl<T: Scalar> TensorNodes<T> {
     /// weight, and the curls they share ([`SharedCurls`], from the mode's `active` axes and
     /// the storage `strides`); `None` when there are no nodes.
     fn with_integrals(
-        nodes: Vec<TensorNode<T::Real>>,
+        mut nodes: Vec<TensorNode<T::Real>>,
         c: Component,
         active: [bool; 3],
         strides: [usize; 3],
@@ -173,15 +173,15 @@ impl<T: Scalar> TensorNodes<T> {
             true => vec![[T::zero(); 2]; nodes.len()],
             false => Vec::new(),
         };
-        let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
-        order.sort_by_key(|&n| row_key(nodes[n as usize].cell));
+        // Stable: two nodes of one row (or one cell) keep the order they were listed in.
+        nodes.sort_by_key(|n| row_key(n.cell));
         let a = c.axis().index();
         let shared = others(a).map(|b| {
             let k = usize::from(b == others(a)[1]);
             SharedCurls::of(
                 neighbour_offsets(c.is_electric(), a, b, active, strides),
-                order.iter().map(|&n| nodes[n as usize].offset),
-                |p, n| nodes[order[p] as usize].present & (1 << (4 * k + n)) != 0,
+                nodes.iter().map(|node| node.offset),
+                |p, n| nodes[p].present & (1 << (4 * k + n)) != 0,
             )
         });
         let mut bounds = Box3::new([i64::MAX; 3], [i64::MIN; 3]);
@@ -194,7 +194,6 @@ impl<T: Scalar> TensorNodes<T> {
         (!nodes.is_empty()).then_some(TensorNodes {
             nodes,
             integrals,
-            order,
             shared,
             curls: CurlScratch::default(),
             bounds,
@@ -207,25 +206,22 @@ impl<T: Scalar> TensorNodes<T> {
         TensorNodes {
             nodes: self.nodes.clone(),
             integrals: Vec::new(),
-            order: self.order.clone(),
             shared: self.shared.clone(),
             curls: CurlScratch::default(),
             bounds: self.bounds,
         }
     }
 
-    /// The positions in [`TensorNodes::node_at`]'s order that hold the nodes of `region`'s rows
-    /// (the nodes of z, then y from `region`'s lowest row to its highest): a wavefront tile's
-    /// slab of a few planes visits its own nodes, not the whole list. Filter by
-    /// `region.contains`. The order among nodes does not change a node's value (each reads
-    /// only the other field), and two nodes of one cell keep their list order.
-    pub fn rows_of(&self, region: Box3) -> core::ops::Range<usize> {
+    /// The run of the list that holds the nodes of `region`'s rows (z, then y, from `region`'s
+    /// lowest row to its highest): a wavefront tile's slab of a few planes visits its own
+    /// nodes, not the whole list. Filter by `region.contains`. The order among nodes does not
+    /// change a node's value (each reads only the other field).
+    pub fn rows_of(&self, region: Box3) -> Range<usize> {
         if region.is_empty() {
             return 0..0;
         }
-        let before = |key: (i64, i64)| {
-            (self.order).partition_point(|&n| row_key(self.nodes[n as usize].cell) < key)
-        };
+        let before =
+            |key: (i64, i64)| (self.nodes).partition_point(|node| row_key(node.cell) < key);
         let lo = before(row_key(region.lo));
         lo..before((region.hi[2] - 1, region.hi[1])).max(lo)
     }
@@ -233,11 +229,6 @@ impl<T: Scalar> TensorNodes<T> {
     /// The smallest box holding every node's cell.
     pub fn bounds(&self) -> Box3 {
         self.bounds
-    }
-
-    /// The node at position `at` of the order by z, then y, then list order.
-    pub fn node_at(&self, at: usize) -> usize {
-        self.order[at] as usize
     }
 
     /// The indices of the nodes in `region` that carry running sums.
@@ -292,9 +283,47 @@ impl<T: Scalar> TensorNodes<T> {
     }
 }
 
-/// The row of `cell`, `(z, y)`: what [`TensorNodes::within`] orders by.
+/// The row of `cell`, `(z, y)`: what [`TensorNodes`] are ordered by.
 fn row_key(cell: Index3) -> (i64, i64) {
     (cell[2], cell[1])
+}
+
+/// `span` (a run of a [`TensorNodes`] list) cut into at most `pieces` runs of whole rows,
+/// about equal in nodes, in list order and none empty: runs a pass may hand to threads.
+pub fn whole_row_runs<R>(
+    nodes: &[TensorNode<R>],
+    span: Range<usize>,
+    pieces: usize,
+) -> impl Iterator<Item = Range<usize>> + '_ {
+    let pieces = pieces.max(1);
+    let (start, len) = (span.start, span.len());
+    let mut from = start;
+    (1..=pieces).filter_map(move |j| {
+        let mut to = (start + len * j / pieces).max(from);
+        while to > start && to < span.end && row_key(nodes[to - 1].cell) == row_key(nodes[to].cell)
+        {
+            to += 1;
+        }
+        let run = from..to;
+        from = to;
+        (!run.is_empty()).then_some(run)
+    })
+}
+
+/// The storage offsets from the lowest of the nodes of `run` (a run of whole rows of a
+/// [`TensorNodes`] list) to one past the highest, found in its first and last rows: rows
+/// follow one another in storage, so the stretches of runs in list order do not overlap.
+pub fn storage_span<R>(nodes: &[TensorNode<R>], run: Range<usize>) -> Range<usize> {
+    if run.is_empty() {
+        return 0..0;
+    }
+    let row = |n: usize| row_key(nodes[n].cell);
+    let (first, last) = (row(run.start), row(run.end - 1));
+    let run = &nodes[run];
+    let lo = run.iter().take_while(|n| row_key(n.cell) == first);
+    let hi = run.iter().rev().take_while(|n| row_key(n.cell) == last);
+    let lo = lo.map(|n| n.offset).min().unwrap_or(0);
+    lo..hi.map(|n| n.offset + 1).max().unwrap_or(lo)
 }
 
 /// Whether `node` carries running sums: a loss weight is not zero.
@@ -377,6 +406,68 @@ pub fn neighbours(
 mod tests {
     use super::*;
     use crate::tensor_curls::SharedCurls;
+
+    #[test]
+    fn runs_of_whole_rows_cover_the_span_with_stretches_in_storage_order() {
+        // Rows of 0–4 nodes (x out of order within a row, as smoothed and material nodes
+        // are) in a 9 × 7 × 5 storage box, listed row after row.
+        let strides = [1usize, 9, 63];
+        let mut nodes = Vec::new();
+        for (r, xs) in [
+            [3, 1, 7, 2],
+            [5, 0, 0, 0],
+            [8, 4, 6, 0],
+            [0, 0, 0, 0],
+            [2, 6, 0, 0],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (y, z) = (1 + r as i64 % 3, 1 + r as i64 / 3);
+            for &x in xs.iter().filter(|&&x| x != 0 || r == 3) {
+                let cell = [x, y, z];
+                let offset = (0..3).map(|a| cell[a] as usize * strides[a]).sum();
+                nodes.push(TensorNode {
+                    cell,
+                    offset,
+                    weights: [0.0f64; 2],
+                    loss_weights: [0.0; 2],
+                    present: 0,
+                });
+            }
+        }
+        nodes.sort_by_key(|n| row_key(n.cell));
+        for span in [0..nodes.len(), 1..nodes.len() - 1, 4..5, 3..3] {
+            for pieces in 1..=nodes.len() + 1 {
+                let runs: Vec<_> = whole_row_runs(&nodes, span.clone(), pieces).collect();
+                assert!(runs.len() <= pieces && runs.iter().all(|r| !r.is_empty()));
+                // The runs tile the span in order ...
+                let mut at = span.start;
+                for run in &runs {
+                    assert_eq!(run.start, at, "{span:?} in {pieces}");
+                    at = run.end;
+                }
+                assert_eq!(at, span.end.max(span.start), "{span:?} in {pieces}");
+                // ... cut only between rows (but at the span's own ends) ...
+                for run in runs.iter().skip(1) {
+                    let [a, b] = [run.start - 1, run.start].map(|n| row_key(nodes[n].cell));
+                    assert!(a != b || run.start == span.start, "{span:?} in {pieces}");
+                }
+                // ... and their storage stretches hold their nodes and follow one another.
+                let mut end = 0;
+                for run in &runs {
+                    let stretch = storage_span(&nodes, run.clone());
+                    assert!(stretch.start >= end, "{span:?} in {pieces}: {stretch:?}");
+                    assert!(
+                        nodes[run.clone()]
+                            .iter()
+                            .all(|n| stretch.contains(&n.offset))
+                    );
+                    end = stretch.end;
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_run_of_nodes_finds_its_curls_in_the_needed_stretch() {
