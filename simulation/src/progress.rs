@@ -19,8 +19,57 @@ pub struct Progress {
     started: Instant,
     last_log: Mutex<Instant>,
     quiet: bool,
-    /// When the first and the latest reported steps ended, and which steps they were.
-    ends: Mutex<Option<[(Instant, u64); 2]>>,
+    /// When the reported steps ended ([`StepEnds`]).
+    ends: Mutex<Option<StepEnds>>,
+}
+
+/// Reports of step ends within this of the first report are one batch: the steps of a
+/// time-blocked tile all end together (`--time-block`), and so do very short steps.
+const BATCH: Duration = Duration::from_millis(1);
+
+/// When the reported steps ended: the first batch ([`BATCH`]) and the latest report.
+#[derive(Clone, Copy, Debug)]
+struct StepEnds {
+    /// When the first report came, and its step.
+    opened: (Instant, u64),
+    /// The last report of the first batch.
+    batch: (Instant, u64),
+    /// The latest report.
+    last: (Instant, u64),
+}
+
+impl StepEnds {
+    /// Step `step` ended at `now`.
+    fn record(ends: &mut Option<StepEnds>, now: Instant, step: u64) {
+        let Some(e) = ends else {
+            let at = (now, step);
+            *ends = Some(StepEnds {
+                opened: at,
+                batch: at,
+                last: at,
+            });
+            return;
+        };
+        let in_batch = e.last.1 == e.batch.1 && now.saturating_duration_since(e.opened.0) < BATCH;
+        if in_batch {
+            e.batch = (now, step);
+        }
+        e.last = (now, step);
+    }
+
+    /// When stepping began: the end of the first batch less the mean duration of the later
+    /// steps for each step of the batch. With no later step (every step ended in one batch:
+    /// one tile), `None`: set-up and stepping cannot be told apart.
+    fn began(&self) -> Option<Instant> {
+        let ((t1, s1), (t2, s2)) = (self.batch, self.last);
+        if s2 <= s1 {
+            return None;
+        }
+        let mean = t2.duration_since(t1).as_secs_f64() / (s2 - s1) as f64;
+        let steps = (s1 + 1).saturating_sub(self.opened.1).max(1);
+        let batch = Duration::from_secs_f64(mean * steps as f64);
+        Some(t1.checked_sub(batch).unwrap_or(t1))
+    }
 }
 
 impl Progress {
@@ -47,22 +96,20 @@ impl Progress {
         }
     }
 
-    /// When stepping began: the end of the first step less the mean duration of the later
-    /// ones (none later: the end of the first step). `None` before any step.
+    /// When stepping began: the end of the first batch of steps (one step, or a
+    /// time-blocked tile's steps, which end together) less the mean duration of the later
+    /// steps for each of its steps. Where every step ended in one batch, when this progress
+    /// began: set-up and stepping cannot be told apart, and all of it counts as stepping.
+    /// `None` before any step.
     pub fn stepping_began(&self) -> Option<Instant> {
         let ends = *self.ends.lock().unwrap_or_else(|p| p.into_inner());
-        let [(first, s1), (last, s2)] = ends?;
-        let mean = match s2 - s1 {
-            0 => Duration::ZERO,
-            n => Duration::from_secs_f64(last.duration_since(first).as_secs_f64() / n as f64),
-        };
-        Some(first.checked_sub(mean).unwrap_or(first))
+        Some(ends?.began().unwrap_or(self.started))
     }
 
     /// When the latest reported step ended, and which step it was. `None` before any step.
     pub fn last_step_end(&self) -> Option<(Instant, u64)> {
         let ends = *self.ends.lock().unwrap_or_else(|p| p.into_inner());
-        ends.map(|e| e[1])
+        ends.map(|e| e.last)
     }
 
     /// Step `step` has ended.
@@ -71,8 +118,7 @@ impl Progress {
         {
             let now = Instant::now();
             let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
-            let first = ends.map_or((now, step), |e| e[0]);
-            *ends = Some([first, (now, step)]);
+            StepEnds::record(&mut ends, now, step);
         }
         let elapsed = self.started.elapsed().as_secs_f64().max(1e-9);
         let rate = self.cells * step as f64 / elapsed;
@@ -105,5 +151,34 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `began` from step ends at `ends` (milliseconds after a start, step).
+    fn began(ends: &[(u64, u64)]) -> Option<f64> {
+        let start = Instant::now();
+        let mut e = None;
+        for &(ms, step) in ends {
+            StepEnds::record(&mut e, start + Duration::from_millis(ms), step);
+        }
+        let began = e.expect("a step").began()?;
+        Some(began.duration_since(start).as_secs_f64() * 1e3)
+    }
+
+    #[test]
+    fn stepping_began_one_mean_step_before_the_first_end_or_a_tile_of_them() {
+        // One step at a time, 10 ms each after 100 ms of set-up.
+        let one = began(&[(110, 1), (120, 2), (130, 3), (140, 4)]).unwrap();
+        assert!((one - 100.0).abs() < 1e-6, "{one}");
+        // Tiles of four steps, 40 ms each: each tile's steps end together.
+        let tiles: Vec<(u64, u64)> = (1..=12u64).map(|s| (100 + 40 * s.div_ceil(4), s)).collect();
+        let tiled = began(&tiles).unwrap();
+        assert!((tiled - 100.0).abs() < 1e-6, "{tiled}");
+        // One tile in all: no later step to time a step by.
+        assert_eq!(began(&[(140, 1), (140, 2), (140, 3), (140, 4)]), None);
     }
 }
