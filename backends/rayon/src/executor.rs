@@ -37,7 +37,7 @@ const DISPERSIVE_RUNS_PER_TASK: usize = 8;
 /// The fewest tensor nodes in one run of rows handed to a thread (and a pass with fewer than
 /// two such runs stays on the calling thread), unless [`RayonCurl::with_tensor_task_nodes`]
 /// says otherwise.
-const TENSOR_NODES_PER_TASK: usize = 512;
+const TENSOR_NODES_PER_TASK: usize = 256;
 
 /// The rayon curl executor: on a given pool, or on rayon's global pool.
 #[derive(Clone, Debug)]
