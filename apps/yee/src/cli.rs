@@ -906,10 +906,15 @@ pub fn execute(cli: Cli) -> Result<(), AppError> {
 }
 
 /// The scene's warnings ([`yee_scene::warnings::scene_warnings`]) on stderr, as `yee run`
-/// prints them before the first step (`yee check` lists the same in its report).
+/// prints them before the first step (`yee check` lists the same in its report). Each line in
+/// one write: `eprintln!` writes its pieces apart on the unbuffered stderr, and under mpirun
+/// another rank's line then lands inside one (seen in CI: `warning: [rank 1] INFO: …`).
 fn print_warnings(scene: &yee_scene::Scene) {
+    use std::io::Write;
     for w in yee_scene::warnings::scene_warnings(scene) {
-        eprintln!("warning: {w}");
+        let line = format!("warning: {w}\n");
+        // Nothing to do where stderr itself cannot be written.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 
