@@ -10,7 +10,8 @@
 //! (read and written: 2 · size per stretched derivative), and rows of several materials their
 //! runs of one material as recorded when the chunk was built (12 B a run), or a 2-byte id per
 //! node where the row was cut too finely to record; rows of one material take their
-//! coefficients whole. Grids whose arrays fit the last-level cache in part (1D 10⁷, 3D 100³)
+//! coefficients whole. Tensor nodes (the off-diagonal ε⁻¹ of a smoothed surface) add their
+//! lists: each node, its neighbours' positions and the offsets of the curls they share. Grids whose arrays fit the last-level cache in part (1D 10⁷, 3D 100³)
 //! can run above this DRAM roofline.
 //!
 //! `--scenes` runs the realistic problems instead of vacuum: CPML on every face, a dielectric
@@ -229,7 +230,9 @@ pub(crate) fn setup<'a>(problem: &Problem, regions: &'a [Region]) -> Setup<'a> {
 /// Bytes a step moves per cell by the byte model, counted over the chunk as built: `3 · n ·
 /// size` for the n components, plus 2 · size per ψ value (read and written), and on a row of
 /// several materials its recorded runs ([`yee_scalar::row_runs::RowRuns`]) or, where none were
-/// recorded, 2 B per node (its id); rows of one material take their coefficients whole.
+/// recorded, 2 B per node (its id); rows of one material take their coefficients whole; and
+/// the lists of the tensor nodes (a smoothed surface's), each node, its neighbours' positions
+/// and shared offsets and its running sums ([`yee_scalar::tensor_nodes::TensorNodes::pass_bytes`]).
 pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
     let size = std::mem::size_of::<T>() as f64;
     let cells = state.owned.cells() as f64;
@@ -253,7 +256,9 @@ pub fn byte_model<T: Scalar>(state: &yee_scalar::state::YeeState<T>) -> f64 {
             }
         }
     }
-    3.0 * components.len() as f64 * size + (2.0 * size * psi as f64 + id_bytes as f64) / cells
+    let tensor_bytes: usize = state.tensor.iter().flatten().map(|t| t.pass_bytes()).sum();
+    3.0 * components.len() as f64 * size
+        + (2.0 * size * psi as f64 + (id_bytes + tensor_bytes) as f64) / cells
 }
 
 /// Whether a measured chunk keeps the runs of one material along its rows of several, as built,
@@ -612,5 +617,32 @@ mod tests {
         assert_eq!(row.mcells_per_s, 78.0);
         assert_eq!(row.roofline_mcells_per_s, 500.0);
         assert_eq!(row.triad_gb_per_s, 40.0);
+    }
+
+    /// The sphere's smoothed surface has tensor nodes (at 64³ it clears the reach of the
+    /// 10-cell CPML), and its byte model counts their lists beside the fields, ψ and runs: at
+    /// least each node's own bytes, over the cells.
+    #[test]
+    fn the_byte_model_counts_the_tensor_nodes_lists() {
+        let problem = Problem {
+            name: "sphere 64^3",
+            scene: Scene::Sphere,
+            mode: Mode::ThreeD,
+            grid: [64; 3],
+            steps: 1,
+        };
+        let regions = regions(problem.scene, problem.grid);
+        let owned = yee_core::Box3::from_extent(problem.grid);
+        let mut state = yee_scalar::state::YeeState::<f32>::new(&setup(&problem, &regions), owned);
+        let with_lists = byte_model(&state);
+        let nodes: usize = state.tensor.iter().flatten().map(|t| t.nodes.len()).sum();
+        assert!(nodes > 0);
+        state.tensor = Default::default();
+        let extra = (with_lists - byte_model(&state)) * owned.cells() as f64;
+        let node_bytes = core::mem::size_of::<yee_scalar::tensor_nodes::TensorNode<f32>>();
+        assert!(
+            extra >= (nodes * node_bytes) as f64,
+            "{extra} B for {nodes} nodes"
+        );
     }
 }

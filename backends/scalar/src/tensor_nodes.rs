@@ -226,6 +226,21 @@ impl<T: Scalar> TensorNodes<T> {
         lo..before((region.hi[2] - 1, region.hi[1])).max(lo)
     }
 
+    /// The bytes of the list a pass over every node reads and writes, beside the fields' own:
+    /// each node, its four neighbours' positions per other axis, the offsets of the shared
+    /// curls it takes ([`SharedCurls`]), and the running sums read and written. A benchmark's
+    /// byte model counts them as it counts the CPML ψ (`yee bench`, docs/performance.md).
+    pub fn pass_bytes(&self) -> usize {
+        let shared: usize = self
+            .shared
+            .iter()
+            .map(|s| core::mem::size_of_val(&s.refs[..]) + core::mem::size_of_val(&s.offsets[..]))
+            .sum();
+        core::mem::size_of_val(&self.nodes[..])
+            + shared
+            + 2 * core::mem::size_of_val(&self.integrals[..])
+    }
+
     /// The smallest box holding every node's cell.
     pub fn bounds(&self) -> Box3 {
         self.bounds
