@@ -177,7 +177,7 @@ fn the_rayon_backend_allocates_nothing_per_step() {
             if let Some(cells) = batch {
                 // Many batches of rows and runs of tensor nodes, so the lists are long and
                 // the tasks many.
-                backend = backend.with_batch_cells(cells).with_tensor_task_nodes(4);
+                backend = backend.with_batch_cells(cells);
             }
             // Two phases a step, each handed to the pool once: rayon's queue blocks only.
             let steps = 100;

@@ -8,7 +8,7 @@ use yee_em::{
     Boundary, Component, Costs, CpmlParams, Mode, PointSource, Setup, SourceKind, Waveform,
     YeeBackend,
 };
-use yee_rayon::{ComponentPasses, RayonCurl};
+use yee_rayon::{ComponentPasses, HostKernel, PerRank, RayonCurl};
 use yee_scalar::chunk::ScalarCurl;
 use yee_scalar::decomposed::{RankOutput, assemble, probe_series, run_rank_on, uniform_plan};
 
@@ -73,6 +73,13 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
         run::<T, _>(setup, split, two.clone(), steps) == reference,
         "{name}: rayon on two ranks differs"
     );
+    // As `yee run` builds it: each rank's kernel picked from a list, every pass handed on to
+    // the rayon kernel's own (a pass left to the trait's default would run twice, or apart).
+    let per_rank = PerRank::every_rank(HostKernel::Rayon(two.clone()));
+    assert!(
+        run::<T, _>(setup, split, per_rank, steps) == reference,
+        "{name}: rayon through PerRank differs"
+    );
     for passes in [ComponentPasses::Together, ComponentPasses::Apart] {
         let kernel = two.clone().with_passes(passes);
         assert!(
@@ -83,8 +90,8 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64) {
     // Batches of a few rows cut the multi-row spans at odd places, across planes too. On one
     // rank they also cut each step into slabs of 1 400 cells (two threads × 700), swept H then
     // E slab after slab (`YeeChunk::apply_step`), against the oracle's two whole phases; and
-    // tensor nodes go to the threads in runs of a few rows.
-    let small = two.with_batch_cells(700).with_tensor_task_nodes(2);
+    // tensor nodes go with the rows of their batches.
+    let small = two.with_batch_cells(700);
     assert!(
         run::<T, _>(setup, Topology([1, 1, 1]), small, steps) == reference,
         "{name}: rayon in small batches and step slabs differs"

@@ -47,11 +47,8 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>])
     let plane = owned.cells() / setup.grid[axis];
     // Two threads of `batch` cells a slab: one plane, two planes, the whole grid.
     for batch in [plane / 2, plane, owned.cells()] {
-        // Tensor nodes in runs of a few rows each, handed to the two threads.
-        let kernel = RayonCurl::with_threads(2)
-            .unwrap()
-            .with_batch_cells(batch)
-            .with_tensor_task_nodes(3);
+        // The tensor nodes go with their batch's rows.
+        let kernel = RayonCurl::with_threads(2).unwrap().with_batch_cells(batch);
         let mut chunk: YeeChunk<T, RayonCurl> =
             kernel.build(setup, owned, Costs::default()).unwrap();
         assert!(
@@ -73,7 +70,8 @@ fn check<T: Scalar>(setup: &Setup, name: &str, steps: u64, reference: &[Vec<T>])
                 .with_time_block(block)
                 .with_cache_bytes(cache);
             if cache < 32 << 20 {
-                kernel = kernel.with_tensor_task_nodes(3);
+                // Batches of three rows, and the tensor nodes with them.
+                kernel = kernel.with_batch_cells(3 * setup.grid[0]);
             }
             let mut chunk: YeeChunk<T, RayonCurl> =
                 kernel.build(setup, owned, Costs::default()).unwrap();

@@ -1,5 +1,6 @@
 //! The curl phase: each component's rows split into batches over the pool, the fast row
-//! kernels where they apply and the general per-cell loop elsewhere.
+//! kernels where they apply and the general per-cell loop elsewhere, then each batch's CPML
+//! corrections and its tensor nodes' off-diagonal terms.
 
 use rayon::prelude::*;
 use yee_core::{Axis, Box3, Field, Real, Scalar};
@@ -8,6 +9,7 @@ use yee_scalar::field::HostField;
 use yee_scalar::material_ids::NodeIds;
 use yee_scalar::row_runs::RowRuns;
 use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
+use yee_scalar::tensor_update::{RowBatches, Sources, TensorRun, for_each_run};
 
 use crate::cpml::{Layer, MAX_LAYERS, PsiRows, correct_rows};
 use crate::executor::ComponentPasses;
@@ -383,8 +385,10 @@ pub(crate) fn curl_phase<T: Scalar>(
     } && targets.iter().all(|(_, f)| f.storage() == storage);
     let groups = if together { 1 } else { targets.len() };
     let mut finite = true;
-    // The ψ arrays leave the state while it is borrowed for the sources, as the targets do.
+    // The ψ arrays and the tensor nodes' lists leave the state while it is borrowed for the
+    // sources, as the targets do.
     let mut slabs = std::mem::take(&mut state.slabs);
+    let mut tensor = std::mem::take(&mut state.tensor);
     for g in 0..groups {
         let members = if together { 0..targets.len() } else { g..g + 1 };
         let st = &*state;
@@ -430,7 +434,31 @@ pub(crate) fn curl_phase<T: Scalar>(
             (rows_per_task, count),
             &mut psi,
         );
-        let sweep = |task: usize, rows: &mut [&mut [T]], psi: &mut [PsiRows<T>]| {
+        // Each batch's tensor nodes, batch-major as the rows: applied right after the batch's
+        // rows by the same task, with no pass of their own (the same bits:
+        // `yee_scalar::tensor_update`).
+        let mut nodes: Vec<Option<TensorRun<T>>> = scratch.take::<Option<TensorRun<'static, T>>>();
+        nodes.resize_with(count * per_batch, || None);
+        let sources = other_field(st, electric);
+        let cuts = RowBatches {
+            storage,
+            first,
+            rows: rows_per_task,
+            count,
+        };
+        for (list, c) in tensor.iter_mut().zip(Component::ALL) {
+            let (Some(list), Some(j)) = (list, components.iter().position(|&i| i == c.index()))
+            else {
+                continue;
+            };
+            for_each_run(list, (c, st.mode, &sources), region, cuts, |b, run| {
+                nodes[b * per_batch + j] = Some(run);
+            });
+        }
+        let sweep = |task: usize,
+                     rows: &mut [&mut [T]],
+                     psi: &mut [PsiRows<T>],
+                     nodes: &mut [Option<TensorRun<T>>]| {
             let mut ok = true;
             let n0 = first + task * rows_per_task;
             // One component over the whole batch, then the next: each loop streams as few
@@ -440,27 +468,51 @@ pub(crate) fn curl_phase<T: Scalar>(
                 let psi = &mut psi[offsets[j]..offsets[j + 1]];
                 ok &= sweep_batch(kernel, target, n0, psi);
             }
+            // The tensor nodes once every component's rows are done: the components' nodes lie
+            // on the same surface and read the same values of the other field, still in cache
+            // from the one before (a sweep between them would push them out).
+            for (run, target) in nodes.iter_mut().zip(rows.iter_mut()) {
+                if let Some(run) = run.take() {
+                    ok &= run.apply(target, n0 * extent[0]);
+                }
+            }
             ok
         };
-        let batched = batches.par_chunks_mut(per_batch).enumerate();
+        let batched = batches
+            .par_chunks_mut(per_batch)
+            .zip(nodes.par_chunks_mut(per_batch))
+            .enumerate();
         finite &= if shares == 0 {
             batched
-                .map(|(task, rows)| sweep(task, rows, &mut []))
+                .map(|(task, (rows, nodes))| sweep(task, rows, &mut [], nodes))
                 .reduce(|| true, |a, b| a & b)
         } else {
             batched
                 .zip(psi.par_chunks_mut(shares))
-                .map(|((task, rows), psi)| sweep(task, rows, psi))
+                .map(|((task, (rows, nodes)), psi)| sweep(task, rows, psi, nodes))
                 .reduce(|| true, |a, b| a & b)
         };
         scratch.give::<&'static mut [T]>(recycle(batches));
         scratch.give::<PsiRows<'static, T>>(recycle(psi));
+        scratch.give::<Option<TensorRun<'static, T>>>(recycle(nodes));
     }
     state.slabs = slabs;
+    state.tensor = tensor;
     state.non_finite |= !finite;
     for (c, field) in targets {
         state.fields[c.index()] = Some(field);
     }
+}
+
+/// The arrays of the field a phase reads (the magnetic one for the `electric` phase), by
+/// [`Component::index`], for the tensor nodes' curls.
+fn other_field<T: Scalar>(st: &YeeState<T>, electric: bool) -> Sources<'_, T> {
+    core::array::from_fn(|i| {
+        let c = Component::ALL[i];
+        (c.is_electric() != electric)
+            .then(|| st.fields[i].as_ref())
+            .flatten()
+    })
 }
 
 /// Fills `out` with the ψ rows of every batch (whole storage rows `rows.0..=rows.1`, `count`

@@ -9,7 +9,6 @@ use yee_scalar::dft::DftRow;
 use yee_scalar::dispersive::{NodeRun, Pass};
 use yee_scalar::part_executor::PartExecutor;
 use yee_scalar::state::YeeState;
-use yee_scalar::tensor_update::{TensorPiece, apply_tensor_nodes, for_each_piece, tensor_nodes_in};
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
 use crate::scratch::{Scratch, recycle};
@@ -34,11 +33,6 @@ const DISPERSIVE_PARALLEL_NODES: usize = 2048;
 /// Runs per rayon task in a dispersive pass.
 const DISPERSIVE_RUNS_PER_TASK: usize = 8;
 
-/// The fewest tensor nodes in one run of rows handed to a thread (and a pass with fewer than
-/// two such runs stays on the calling thread), unless [`RayonCurl::with_tensor_task_nodes`]
-/// says otherwise.
-const TENSOR_NODES_PER_TASK: usize = 256;
-
 /// The rayon curl executor: on a given pool, or on rayon's global pool.
 #[derive(Clone, Debug)]
 pub struct RayonCurl {
@@ -47,8 +41,6 @@ pub struct RayonCurl {
     batch_cells: Option<usize>,
     split_among: Option<usize>,
     step_slabs: bool,
-    /// The fewest tensor nodes in one task ([`TENSOR_NODES_PER_TASK`] when `None`).
-    tensor_task_nodes: Option<usize>,
     /// Several steps per wavefront tile, or one at a time ([`RayonCurl::with_time_block`]).
     time_block: TimeBlock,
     /// The last-level cache the tiles are sized for.
@@ -85,7 +77,6 @@ impl RayonCurl {
             batch_cells: None,
             split_among: None,
             step_slabs: true,
-            tensor_task_nodes: None,
             time_block: TimeBlock::Off,
             llc_bytes: llc_bytes(),
             scratch: Scratch::default(),
@@ -103,7 +94,6 @@ impl RayonCurl {
             batch_cells: None,
             split_among: None,
             step_slabs: true,
-            tensor_task_nodes: None,
             time_block: TimeBlock::Off,
             llc_bytes: llc_bytes(),
             scratch: Scratch::default(),
@@ -156,13 +146,6 @@ impl RayonCurl {
     /// reports (for measuring and testing).
     pub fn with_cache_bytes(mut self, bytes: usize) -> Self {
         self.llc_bytes = bytes.max(1);
-        self
-    }
-
-    /// Hands out the tensor nodes' pass in runs of rows of at least `nodes` nodes (the same
-    /// bits; for testing and measuring).
-    pub fn with_tensor_task_nodes(mut self, nodes: usize) -> Self {
-        self.tensor_task_nodes = Some(nodes.max(1));
         self
     }
 
@@ -306,29 +289,10 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
         self.scratch.give::<DftRow<'static, T>>(recycle(rows));
     }
 
-    /// The tensor nodes' runs of whole rows in parallel, up to two per thread and component:
-    /// each node writes only itself and reads only the other field, so any order gives the
-    /// oracle's bits.
-    fn tensor(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
-        let per_task = self.tensor_task_nodes.unwrap_or(TENSOR_NODES_PER_TASK);
-        let tasks = tensor_nodes_in(state, electric, region) / per_task;
-        if tasks < 2 || self.threads() < 2 {
-            apply_tensor_nodes(state, electric, region);
-            return;
-        }
-        // Per component: a component's share of the tasks, at most two per thread.
-        let pieces = tasks.div_ceil(3).clamp(1, 2 * self.threads());
-        let mut runs: Vec<TensorPiece<T>> = self.scratch.take::<TensorPiece<'static, T>>();
-        for_each_piece(state, electric, region, pieces, |run| runs.push(run));
-        let apply = || {
-            runs.par_drain(..)
-                .map(TensorPiece::apply)
-                .reduce(|| true, |a, b| a & b)
-        };
-        let finite = self.install(apply);
-        self.scratch.give::<TensorPiece<'static, T>>(recycle(runs));
-        state.non_finite |= !finite;
-    }
+    /// Nothing: [`CurlExecutor::curl`] has applied the tensor nodes' off-diagonal terms of the
+    /// same region, batch of rows by batch of rows right after their update and CPML
+    /// correction (`crate::curl`).
+    fn tensor(&self, _state: &mut YeeState<T>, _electric: bool, _region: Box3) {}
 
     /// The dispersive runs in parallel: each run's nodes and poles are its own, so any order
     /// gives the oracle's bits.

@@ -68,6 +68,13 @@ impl<T: Scalar> CurlExecutor<T> for HostKernel {
         }
     }
 
+    fn tensor(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
+        match self {
+            HostKernel::Scalar(k) => CurlExecutor::<T>::tensor(k, state, electric, region),
+            HostKernel::Rayon(k) => CurlExecutor::<T>::tensor(k, state, electric, region),
+        }
+    }
+
     fn dft(&self, state: &mut YeeState<T>, electric: bool, region: Box3, step: u64) {
         match self {
             HostKernel::Scalar(k) => k.dft(state, electric, region, step),

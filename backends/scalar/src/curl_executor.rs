@@ -29,7 +29,8 @@ pub trait CurlExecutor<T: Scalar>: PartExecutor + Clone + core::fmt::Debug + Sen
     /// Adds the off-diagonal part of the update at the tensor nodes of the electric or
     /// magnetic components over `region` (after [`CurlExecutor::cpml`]). Default: one
     /// component after another ([`apply_tensor_nodes`]); any order of its runs of rows gives
-    /// the same bits ([`crate::tensor_update::for_each_piece`]).
+    /// the same bits, so an executor may apply each run right after its rows' curl and CPML
+    /// update instead ([`crate::tensor_update::for_each_run`]).
     fn tensor(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         apply_tensor_nodes(state, electric, region);
     }

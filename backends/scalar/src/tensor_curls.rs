@@ -84,7 +84,7 @@ impl SharedCurls {
 }
 
 /// The scratch a pass takes the shared curls into, one pair of arrays (one per other axis)
-/// per run of nodes the pass hands out ([`crate::tensor_update::TensorPiece`]), kept between
+/// per run of nodes the pass hands out ([`crate::tensor_update::TensorRun`]), kept between
 /// passes so a step allocates nothing. It holds no state of the run: clones start empty and
 /// any two compare equal.
 #[derive(Debug, Default)]

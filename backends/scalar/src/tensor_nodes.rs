@@ -67,8 +67,9 @@ pub struct TensorNode<R> {
 /// The tensor nodes of one component in a chunk, row after row (z, then y): within a row the
 /// smoothed ones (in [`yee_em::Setup::smoothed_off_diagonals`]' order), then those of tensor
 /// materials, x fastest. The nodes of a slab of whole planes are then a run of the list
-/// ([`TensorNodes::rows_of`]), and runs of whole rows lie in increasing storage order
-/// ([`storage_span`]), so that a pass may hand them to threads with slices of their own.
+/// ([`TensorNodes::rows_of`]), and so are the nodes of a batch of whole rows, whose values lie
+/// in the batch's own stretch of storage: a pass may apply them with the batch
+/// ([`crate::tensor_update::for_each_run`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorNodes<T: Scalar> {
     /// The nodes.
@@ -303,44 +304,6 @@ fn row_key(cell: Index3) -> (i64, i64) {
     (cell[2], cell[1])
 }
 
-/// `span` (a run of a [`TensorNodes`] list) cut into at most `pieces` runs of whole rows,
-/// about equal in nodes, in list order and none empty: runs a pass may hand to threads.
-pub fn whole_row_runs<R>(
-    nodes: &[TensorNode<R>],
-    span: Range<usize>,
-    pieces: usize,
-) -> impl Iterator<Item = Range<usize>> + '_ {
-    let pieces = pieces.max(1);
-    let (start, len) = (span.start, span.len());
-    let mut from = start;
-    (1..=pieces).filter_map(move |j| {
-        let mut to = (start + len * j / pieces).max(from);
-        while to > start && to < span.end && row_key(nodes[to - 1].cell) == row_key(nodes[to].cell)
-        {
-            to += 1;
-        }
-        let run = from..to;
-        from = to;
-        (!run.is_empty()).then_some(run)
-    })
-}
-
-/// The storage offsets from the lowest of the nodes of `run` (a run of whole rows of a
-/// [`TensorNodes`] list) to one past the highest, found in its first and last rows: rows
-/// follow one another in storage, so the stretches of runs in list order do not overlap.
-pub fn storage_span<R>(nodes: &[TensorNode<R>], run: Range<usize>) -> Range<usize> {
-    if run.is_empty() {
-        return 0..0;
-    }
-    let row = |n: usize| row_key(nodes[n].cell);
-    let (first, last) = (row(run.start), row(run.end - 1));
-    let run = &nodes[run];
-    let lo = run.iter().take_while(|n| row_key(n.cell) == first);
-    let hi = run.iter().rev().take_while(|n| row_key(n.cell) == last);
-    let lo = lo.map(|n| n.offset).min().unwrap_or(0);
-    lo..hi.map(|n| n.offset + 1).max().unwrap_or(lo)
-}
-
 /// Whether `node` carries running sums: a loss weight is not zero.
 fn carries_sum<R: Real>(node: &TensorNode<R>) -> bool {
     node.loss_weights.iter().any(|&w| w != R::from_f64(0.0))
@@ -421,68 +384,6 @@ pub fn neighbours(
 mod tests {
     use super::*;
     use crate::tensor_curls::SharedCurls;
-
-    #[test]
-    fn runs_of_whole_rows_cover_the_span_with_stretches_in_storage_order() {
-        // Rows of 0–4 nodes (x out of order within a row, as smoothed and material nodes
-        // are) in a 9 × 7 × 5 storage box, listed row after row.
-        let strides = [1usize, 9, 63];
-        let mut nodes = Vec::new();
-        for (r, xs) in [
-            [3, 1, 7, 2],
-            [5, 0, 0, 0],
-            [8, 4, 6, 0],
-            [0, 0, 0, 0],
-            [2, 6, 0, 0],
-        ]
-        .iter()
-        .enumerate()
-        {
-            let (y, z) = (1 + r as i64 % 3, 1 + r as i64 / 3);
-            for &x in xs.iter().filter(|&&x| x != 0 || r == 3) {
-                let cell = [x, y, z];
-                let offset = (0..3).map(|a| cell[a] as usize * strides[a]).sum();
-                nodes.push(TensorNode {
-                    cell,
-                    offset,
-                    weights: [0.0f64; 2],
-                    loss_weights: [0.0; 2],
-                    present: 0,
-                });
-            }
-        }
-        nodes.sort_by_key(|n| row_key(n.cell));
-        for span in [0..nodes.len(), 1..nodes.len() - 1, 4..5, 3..3] {
-            for pieces in 1..=nodes.len() + 1 {
-                let runs: Vec<_> = whole_row_runs(&nodes, span.clone(), pieces).collect();
-                assert!(runs.len() <= pieces && runs.iter().all(|r| !r.is_empty()));
-                // The runs tile the span in order ...
-                let mut at = span.start;
-                for run in &runs {
-                    assert_eq!(run.start, at, "{span:?} in {pieces}");
-                    at = run.end;
-                }
-                assert_eq!(at, span.end.max(span.start), "{span:?} in {pieces}");
-                // ... cut only between rows (but at the span's own ends) ...
-                for run in runs.iter().skip(1) {
-                    let [a, b] = [run.start - 1, run.start].map(|n| row_key(nodes[n].cell));
-                    assert!(a != b || run.start == span.start, "{span:?} in {pieces}");
-                }
-                // ... and their storage stretches hold their nodes and follow one another.
-                let mut end = 0;
-                for run in &runs {
-                    let stretch = storage_span(&nodes, run.clone());
-                    assert!(stretch.start >= end, "{span:?} in {pieces}: {stretch:?}");
-                    assert!(
-                        nodes[run.clone()]
-                            .iter()
-                            .all(|n| stretch.contains(&n.offset))
-                    );
-                    end = stretch.end;
-                }
-            }
-        }
-    }
 
     #[test]
     fn a_run_of_nodes_finds_its_curls_in_the_needed_stretch() {

@@ -1,10 +1,12 @@
 //! The off-diagonal pass of a phase at a chunk's tensor nodes ([`crate::tensor_nodes`] for
 //! the scheme): each node adds its weighed averages of the other components' curls.
 //!
-//! A pass is handed out as runs of whole rows of each component's nodes ([`TensorPiece`]),
-//! each with its own slices of the field and the running sums and its own scratch for the
-//! curls it reads: each node writes only itself and reads only the other field, so the runs
-//! may go to threads in any order and give the same bits ([`for_each_piece`]).
+//! A pass is handed out as runs of whole rows of each component's nodes ([`TensorRun`]), cut
+//! where an executor cuts the phase's rows into batches ([`RowBatches`]), each with its own
+//! slice of the running sums and its own scratch for the curls it reads, applied to the
+//! values of its batch: each node writes only itself and reads only the other field, so the
+//! runs may go to threads in any order, or right after their batch's rows, and give the same
+//! bits ([`for_each_run`]).
 
 use alloc::vec::Vec;
 use yee_core::{Box3, Real, Scalar};
@@ -14,7 +16,7 @@ use crate::curl::difference;
 use crate::field::HostField;
 use crate::ordered_split::OrderedSplit;
 use crate::state::YeeState;
-use crate::tensor_nodes::{TensorNode, TensorNodes, others, storage_span, whole_row_runs};
+use crate::tensor_nodes::{TensorNode, TensorNodes, others};
 
 /// The curl of component `b` at any of its nodes, set up once per phase: the differences of
 /// the curl kernel outside CPML, in its order.
@@ -94,9 +96,10 @@ fn coupled<'s, T: Scalar>(
     })
 }
 
-/// One run of whole rows of a component's tensor nodes in a pass ([`for_each_piece`]), with
-/// its own stretch of the field, its nodes' running sums and its own scratch for the curls.
-pub struct TensorPiece<'s, T: Scalar> {
+/// One run of whole rows of a component's tensor nodes in a pass ([`for_each_run`]), with its
+/// nodes' running sums and its own scratch for the curls, applied to the field's values that
+/// hold its nodes ([`TensorRun::apply`]).
+pub struct TensorRun<'s, T: Scalar> {
     /// The curls of the two other components ([`coupled`]).
     curl: [Option<CurlOf<'s, T>>; 2],
     /// The run's nodes.
@@ -110,30 +113,24 @@ pub struct TensorPiece<'s, T: Scalar> {
     curls: &'s mut [Vec<T>; 2],
     /// The run's nodes' running sums; empty where the list keeps none.
     sums: &'s mut [[T; 2]],
-    /// The field's values at storage offsets `base..`, holding every node of the run.
-    values: &'s mut [T],
-    /// The storage offset of `values[0]`.
-    base: usize,
     /// The region the pass is over, where the run's rows hold nodes outside it.
     within: Option<Box3>,
 }
 
-impl<T: Scalar> TensorPiece<'_, T> {
-    /// Adds the off-diagonal part of the update at the run's nodes; false if a value it wrote
-    /// is not finite. Each node's arithmetic is the scheme's in its order: per other axis, the
-    /// four curls summed from zero (each `0 ± d₁ ± d₂`), a quarter of it, weighed; the curl of
-    /// each neighbour is taken once for all the run's nodes around it
-    /// ([`crate::tensor_curls`]), not per node.
-    pub fn apply(self) -> bool {
-        let TensorPiece {
+impl<T: Scalar> TensorRun<'_, T> {
+    /// Adds the off-diagonal part of the update at the run's nodes, whose field values are
+    /// `values` from storage offset `base` on; false if a value it wrote is not finite. Each
+    /// node's arithmetic is the scheme's in its order: per other axis, the four curls summed
+    /// from zero (each `0 ± d₁ ± d₂`), a quarter of it, weighed; the curl of each neighbour is
+    /// taken once for all the run's nodes around it ([`crate::tensor_curls`]), not per node.
+    pub fn apply(self, values: &mut [T], base: usize) -> bool {
+        let TensorRun {
             curl,
             nodes,
             refs,
             shared,
             curls,
             sums,
-            values,
-            base,
             within,
         } = self;
         let quarter = T::Real::from_f64(0.25);
@@ -182,90 +179,95 @@ impl<T: Scalar> TensorPiece<'_, T> {
     }
 }
 
-/// The tensor nodes of the `electric` (or magnetic) components in `region`'s rows: what a
-/// pass over `region` visits, and an executor may share out.
-pub fn tensor_nodes_in<T: Scalar>(state: &YeeState<T>, electric: bool, region: Box3) -> usize {
-    state
-        .tensor
-        .iter()
-        .zip(Component::ALL)
-        .filter(|(_, c)| c.is_electric() == electric)
-        .filter_map(|(list, _)| Some(list.as_ref()?.rows_of(region).len()))
-        .sum()
+/// Storage rows cut into batches, as an executor sweeps a phase: batch `b` holds the rows
+/// `first + b·rows` to `first + (b + 1)·rows` of `storage` (rows run y, then z).
+#[derive(Clone, Copy, Debug)]
+pub struct RowBatches {
+    /// The box the field's storage covers.
+    pub storage: Box3,
+    /// The first row of batch 0.
+    pub first: usize,
+    /// Rows per batch.
+    pub rows: usize,
+    /// Batches.
+    pub count: usize,
 }
 
-/// Hands `each` the pass over `region` of the tensor nodes of the electric (`true`) or
-/// magnetic components: per component, its nodes in `region`'s rows cut into at most `pieces`
-/// runs of whole rows ([`whole_row_runs`]). Run after the curl kernel of the phase;
-/// the runs may be applied in any order, at once, with the same bits ([`TensorPiece::apply`]).
-pub fn for_each_piece<'s, T: Scalar>(
-    state: &'s mut YeeState<T>,
-    electric: bool,
-    region: Box3,
-    pieces: usize,
-    mut each: impl FnMut(TensorPiece<'s, T>),
-) {
-    let YeeState {
-        mode,
-        fields,
-        tensor,
-        ..
-    } = state;
-    let mode = *mode;
-    // The updated field's arrays by component, and the other field's to read.
-    let mut targets: [Option<&'s mut HostField<T>>; 6] = Default::default();
-    let mut sources: [Option<&'s HostField<T>>; 6] = Default::default();
-    for ((field, c), (target, source)) in fields
-        .iter_mut()
-        .zip(Component::ALL)
-        .zip(targets.iter_mut().zip(sources.iter_mut()))
-    {
-        if c.is_electric() == electric {
-            *target = field.as_mut();
-        } else {
-            *source = field.as_ref();
-        }
+impl RowBatches {
+    /// The row key `(z, y)` of storage row `n` (rows past the storage's last give keys past its
+    /// last row's, in order).
+    fn key(&self, n: usize) -> (i64, i64) {
+        let ey = self.storage.extent()[1].max(1);
+        (
+            self.storage.lo[2] + (n / ey) as i64,
+            self.storage.lo[1] + (n % ey) as i64,
+        )
     }
-    for (list, (c, target)) in tensor
-        .iter_mut()
-        .zip(Component::ALL.into_iter().zip(targets))
-    {
-        let (Some(list), Some(target)) = (list, target) else {
+}
+
+/// The other field's arrays a pass over the `electric` (or magnetic) components reads, by
+/// [`Component::index`] (`None` for the updated field's and the mode's absent ones).
+pub type Sources<'s, T> = [Option<&'s HostField<T>>; 6];
+
+/// Hands `each` the pass over `region` of component `c`'s tensor nodes `list` (mode `mode`,
+/// the other field's arrays `sources`), cut at `batches`: `each(b, run)` gets the nodes of
+/// batch `b`'s rows, none empty, in increasing order, to apply ([`TensorRun::apply`]) once the
+/// batch's rows have had the curl and CPML update of the phase. Each node writes only itself
+/// and reads only the other field, so the runs may be applied in any order, at once, with the
+/// same bits.
+pub fn for_each_run<'s, T: Scalar>(
+    list: &'s mut TensorNodes<T>,
+    (c, mode, sources): (Component, yee_em::Mode, &Sources<'s, T>),
+    region: Box3,
+    batches: RowBatches,
+    mut each: impl FnMut(usize, TensorRun<'s, T>),
+) {
+    let span = list.rows_of(region);
+    if span.is_empty() || batches.count == 0 {
+        return;
+    }
+    // The rows of the span hold nodes outside `region` only where it leaves out some of their
+    // x or y extent.
+    let bounds = list.bounds();
+    let whole = (0..2).all(|a| region.lo[a] <= bounds.lo[a] && bounds.hi[a] <= region.hi[a]);
+    let within = (!whole).then_some(region);
+    let curl = coupled(sources, mode, c.is_electric(), c.axis().index());
+    let TensorNodes {
+        nodes,
+        integrals,
+        shared,
+        curls,
+        ..
+    } = list;
+    let nodes: &'s [TensorNode<T::Real>] = nodes;
+    if curls.0.len() < batches.count {
+        curls.0.resize_with(batches.count, Default::default);
+    }
+    let mut scratch = curls.0.iter_mut();
+    let summed = !integrals.is_empty();
+    let mut sums = OrderedSplit::new(&mut integrals[..]);
+    let before = |n: usize| {
+        let key = batches.key(n);
+        nodes.partition_point(|node| (node.cell[2], node.cell[1]) < key)
+    };
+    let mut from = span.start;
+    for b in 0..batches.count {
+        let end = batches
+            .first
+            .saturating_add((b + 1).saturating_mul(batches.rows));
+        let to = before(end).clamp(from, span.end);
+        let run = from..to;
+        from = to;
+        if run.is_empty() {
             continue;
+        }
+        let Some(curls) = scratch.next() else {
+            break;
         };
-        let span = list.rows_of(region);
-        if span.is_empty() {
-            continue;
-        }
-        // The rows of the span hold nodes outside `region` only where it leaves out some of
-        // their x or y extent.
-        let bounds = list.bounds();
-        let whole = (0..2).all(|a| region.lo[a] <= bounds.lo[a] && bounds.hi[a] <= region.hi[a]);
-        let within = (!whole).then_some(region);
-        let curl = coupled(&sources, mode, electric, c.axis().index());
-        let TensorNodes {
-            nodes,
-            integrals,
-            shared,
-            curls,
-            ..
-        } = list;
-        let nodes: &'s [TensorNode<T::Real>] = nodes;
-        let pieces = pieces.max(1);
-        if curls.0.len() < pieces {
-            curls.0.resize_with(pieces, Default::default);
-        }
-        let mut scratch = curls.0.iter_mut();
-        let summed = !integrals.is_empty();
-        let mut sums = OrderedSplit::new(&mut integrals[..]);
-        let mut values = OrderedSplit::new(target.as_mut_slice());
-        for run in whole_row_runs(nodes, span, pieces) {
-            let Some(curls) = scratch.next() else {
-                break;
-            };
-            let stretch = storage_span(nodes, run.clone());
-            let needed = shared.each_ref().map(|s| s.needed(run.clone()));
-            each(TensorPiece {
+        let needed = shared.each_ref().map(|s| s.needed(run.clone()));
+        each(
+            b,
+            TensorRun {
                 curl,
                 nodes: &nodes[run.clone()],
                 refs: core::array::from_fn(|k| &shared[k].refs[run.clone()]),
@@ -277,19 +279,57 @@ pub fn for_each_piece<'s, T: Scalar>(
                     true => sums.take(run.start, run.end),
                     false => &mut [],
                 },
-                values: values.take(stretch.start, stretch.end),
-                base: stretch.start,
                 within,
-            });
-        }
+            },
+        );
     }
 }
 
 /// Adds the off-diagonal part of the update to the tensor nodes of the electric (`true`) or
 /// magnetic components in `region` (module docs), one component after another, on the
-/// caller's thread: [`for_each_piece`] with one run per component.
+/// caller's thread: [`for_each_run`] with one batch of every row.
 pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, region: Box3) {
+    let YeeState {
+        mode,
+        fields,
+        tensor,
+        ..
+    } = state;
+    let mode = *mode;
+    // The updated field's arrays by component, and the other field's to read.
+    let mut targets: [Option<&mut HostField<T>>; 6] = Default::default();
+    let mut sources: Sources<T> = Default::default();
+    for ((field, c), (target, source)) in fields
+        .iter_mut()
+        .zip(Component::ALL)
+        .zip(targets.iter_mut().zip(sources.iter_mut()))
+    {
+        if c.is_electric() == electric {
+            *target = field.as_mut();
+        } else {
+            *source = field.as_ref();
+        }
+    }
     let mut finite = true;
-    for_each_piece(state, electric, region, 1, |piece| finite &= piece.apply());
+    for (list, (c, target)) in tensor
+        .iter_mut()
+        .zip(Component::ALL.into_iter().zip(targets))
+    {
+        let (Some(list), Some(target)) = (list, target) else {
+            continue;
+        };
+        let storage = yee_core::Field::storage(&*target);
+        let rows = storage.extent()[1] * storage.extent()[2];
+        let batches = RowBatches {
+            storage,
+            first: 0,
+            rows,
+            count: 1,
+        };
+        let values = target.as_mut_slice();
+        for_each_run(list, (c, mode, &sources), region, batches, |_, run| {
+            finite &= run.apply(values, 0);
+        });
+    }
     state.non_finite |= !finite;
 }
