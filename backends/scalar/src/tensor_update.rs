@@ -333,3 +333,82 @@ pub fn apply_tensor_nodes<T: Scalar>(state: &mut YeeState<T>, electric: bool, re
     }
     state.non_finite |= !finite;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yee_em::{Boundary, Material, Mode, Region, Setup, Shape};
+
+    /// A lossy sphere smoothed with the full tensor, each component's nodes cut at batches of
+    /// 1–13 rows, from the first row or from the first row holding a node: every batch gets
+    /// the nodes of its rows, as the next stretch of the list, in batch order, and each
+    /// node's value lies in the batch's rows; every node goes to one batch.
+    #[test]
+    fn batches_of_rows_take_the_nodes_of_their_rows_each_once() {
+        let regions = [Region {
+            shape: Shape::Sphere {
+                center: [6.3, 5.8, 6.1],
+                radius: 3.6,
+            },
+            material: Material {
+                sigma: 0.1,
+                ..Material::dielectric(2.25)
+            },
+        }];
+        let setup = Setup {
+            regions: &regions,
+            smoothing: true,
+            smoothing_tensor: true,
+            ..Setup::vacuum(Mode::ThreeD, [13, 12, 12], 0.5, [[Boundary::Pec; 2]; 3])
+        };
+        let owned = Box3::from_extent(setup.grid);
+        let mut state = YeeState::<f32>::new(&setup, owned);
+        let mode = state.mode;
+        let storages = state
+            .fields
+            .each_ref()
+            .map(|f| f.as_ref().map(yee_core::Field::storage));
+        let sources: Sources<f32> = Default::default();
+        let mut lists = 0;
+        for ((list, c), storage) in state.tensor.iter_mut().zip(Component::ALL).zip(storages) {
+            let (Some(list), Some(storage)) = (list, storage) else {
+                continue;
+            };
+            lists += 1;
+            let nodes = list.nodes.clone();
+            let span = list.rows_of(owned);
+            assert_eq!(span, 0..nodes.len());
+            let [width, ey, ez] = storage.extent();
+            let row = |cell: yee_core::Index3| {
+                (cell[2] - storage.lo[2]) as usize * ey + (cell[1] - storage.lo[1]) as usize
+            };
+            for rows in 1..=13 {
+                for first in [0, row(nodes[0].cell)] {
+                    let count = (ey * ez - first).div_ceil(rows);
+                    let batches = RowBatches {
+                        storage,
+                        first,
+                        rows,
+                        count,
+                    };
+                    let (mut next, mut last) = (0, None);
+                    for_each_run(list, (c, mode, &sources), owned, batches, |b, run| {
+                        assert!(last < Some(b), "batch {b} after {last:?}");
+                        last = Some(b);
+                        let len = run.nodes.len();
+                        assert!(run.nodes == &nodes[next..next + len], "{c:?}, batch {b}");
+                        next += len;
+                        let (lo, hi) = (first + b * rows, first + (b + 1) * rows);
+                        for node in run.nodes {
+                            assert!((lo..hi).contains(&row(node.cell)), "{c:?}, batch {b}");
+                            assert!((lo * width..hi * width).contains(&node.offset));
+                        }
+                    });
+                    assert_eq!(next, nodes.len(), "{c:?}: {rows} rows a batch from {first}");
+                }
+            }
+        }
+        // E's three components (μ is 1 everywhere: H has no tensor nodes).
+        assert_eq!(lists, 3);
+    }
+}
