@@ -9,6 +9,7 @@ use yee_scalar::field::HostField;
 use yee_scalar::material_ids::NodeIds;
 use yee_scalar::row_runs::RowRuns;
 use yee_scalar::state::{CpmlSlab, MIXED_ROW, YeeState};
+use yee_scalar::tensor_nodes::TensorNodes;
 use yee_scalar::tensor_update::{RowBatches, Sources, TensorRun, for_each_run};
 
 use crate::cpml::{Layer, MAX_LAYERS, PsiRows, correct_rows};
@@ -434,27 +435,20 @@ pub(crate) fn curl_phase<T: Scalar>(
             (rows_per_task, count),
             &mut psi,
         );
-        // Each batch's tensor nodes, batch-major as the rows: applied right after the batch's
-        // rows by the same task, with no pass of their own (the same bits:
-        // `yee_scalar::tensor_update`).
+        // Each batch's tensor nodes, applied right after the batch's rows by the same task.
         let mut nodes: Vec<Option<TensorRun<T>>> = scratch.take::<Option<TensorRun<'static, T>>>();
-        nodes.resize_with(count * per_batch, || None);
-        let sources = other_field(st, electric);
         let cuts = RowBatches {
             storage,
             first,
             rows: rows_per_task,
             count,
         };
-        for (list, c) in tensor.iter_mut().zip(Component::ALL) {
-            let (Some(list), Some(j)) = (list, components.iter().position(|&i| i == c.index()))
-            else {
-                continue;
-            };
-            for_each_run(list, (c, st.mode, &sources), region, cuts, |b, run| {
-                nodes[b * per_batch + j] = Some(run);
-            });
-        }
+        tensor_runs(
+            &mut tensor,
+            (st, electric, region),
+            (cuts, &components),
+            &mut nodes,
+        );
         let sweep = |task: usize,
                      rows: &mut [&mut [T]],
                      psi: &mut [PsiRows<T>],
@@ -501,6 +495,30 @@ pub(crate) fn curl_phase<T: Scalar>(
     state.non_finite |= !finite;
     for (c, field) in targets {
         state.fields[c.index()] = Some(field);
+    }
+}
+
+/// Fills `out` with each batch's run of tensor nodes (`cuts`) of the group's components
+/// (`components`, by [`Component::index`]) in `region`, batch-major as the rows (batch `b` of
+/// the `j`-th component at `b·K + j`, `None` where it has none), for the task that sweeps the
+/// batch to apply after its rows: with no pass of their own, the same bits
+/// (`yee_scalar::tensor_update`).
+fn tensor_runs<'s, T: Scalar>(
+    tensor: &'s mut [Option<TensorNodes<T>>; 6],
+    (st, electric, region): (&'s YeeState<T>, bool, Box3),
+    (cuts, components): (RowBatches, &[usize]),
+    out: &mut Vec<Option<TensorRun<'s, T>>>,
+) {
+    let per_batch = components.len();
+    out.resize_with(cuts.count * per_batch, || None);
+    let sources = other_field(st, electric);
+    for (list, c) in tensor.iter_mut().zip(Component::ALL) {
+        let (Some(list), Some(j)) = (list, components.iter().position(|&i| i == c.index())) else {
+            continue;
+        };
+        for_each_run(list, (c, st.mode, &sources), region, cuts, |b, run| {
+            out[b * per_batch + j] = Some(run);
+        });
     }
 }
 
