@@ -88,7 +88,7 @@ impl SharedCurls {
 /// passes so a step allocates nothing. It holds no state of the run: clones start empty and
 /// any two compare equal.
 #[derive(Debug, Default)]
-pub struct CurlScratch<T>(pub Vec<[Vec<T>; 2]>);
+pub struct CurlScratch<T>(pub Vec<[Vec<T>; 3]>);
 
 impl<T> Clone for CurlScratch<T> {
     fn clone(&self) -> Self {

@@ -109,8 +109,8 @@ pub struct TensorRun<'s, T: Scalar> {
     /// Per other axis, the offsets of the shared curls the run reads and the position of the
     /// first ([`crate::tensor_curls::SharedCurls::needed`]).
     shared: [(&'s [usize], usize); 2],
-    /// Where the run takes those curls.
-    curls: &'s mut [Vec<T>; 2],
+    /// Where the run takes those curls, and its nodes' off-diagonal terms.
+    curls: &'s mut [Vec<T>; 3],
     /// The run's nodes' running sums; empty where the list keeps none.
     sums: &'s mut [[T; 2]],
     /// The region the pass is over, where the run's rows hold nodes outside it.
@@ -136,6 +136,7 @@ impl<T: Scalar> TensorRun<'_, T> {
         let quarter = T::Real::from_f64(0.25);
         let half = T::Real::from_f64(0.5);
         let zero = T::Real::from_f64(0.0);
+        let [curls @ .., terms] = curls;
         for (k, out) in curls.iter_mut().enumerate() {
             out.clear();
             if let Some(curl) = &curl[k] {
@@ -143,9 +144,15 @@ impl<T: Scalar> TensorRun<'_, T> {
             }
         }
         let summed = !sums.is_empty();
-        let mut finite = true;
+        let outside = |node: &TensorNode<T::Real>| within.is_some_and(|r| !r.contains(node.cell));
+        // Each node's term first, then the terms added to the values in a loop of their own:
+        // short enough that many of the values' loads are in flight at once (in the loop
+        // that also works out the term, the load of a node's value, a cache miss, took 55 % of
+        // the pass's time; docs/performance.md).
+        terms.clear();
         for (i, node) in nodes.iter().enumerate() {
-            if within.is_some_and(|region| !region.contains(node.cell)) {
+            if outside(node) {
+                terms.push(T::zero());
                 continue;
             }
             let mut sum = T::zero();
@@ -170,8 +177,15 @@ impl<T: Scalar> TensorRun<'_, T> {
                     sum += (before + after).scale(half).scale(node.loss_weights[k]);
                 }
             }
+            terms.push(sum);
+        }
+        let mut finite = true;
+        for (node, &term) in nodes.iter().zip(terms.iter()) {
+            if outside(node) {
+                continue;
+            }
             let value = &mut values[node.offset - base];
-            let updated = *value + sum;
+            let updated = *value + term;
             finite &= updated.is_finite();
             *value = updated;
         }
