@@ -148,11 +148,13 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// writes only the nodes of its region. The bits are the two phases'; the slab's arrays
     /// are still in the cache when its E update reads them, so memory is crossed once per step
     /// instead of twice. A chunk with tensor nodes, which read the other field a plane above
-    /// and below, takes the slabs lagged by one: H of slab `j`, then E of slab `j − 1`
-    /// ([`wavefront`] of one step, lagged: H of `j` reads E of `j − 1` to `j + 1` not yet
-    /// updated, E of `j − 1` reads H of `j − 2` to `j`, all updated). A region of one row (a
-    /// 1D grid) is not cut: the kernels set up each call per row, and pieces of a row would
-    /// repeat that work.
+    /// and below, has each slab's H one plane ahead of its E: H over planes `lo + 1..hi + 1`
+    /// (from the region's first plane for the first slab), then E over `lo..hi`, so E's nodes
+    /// read H up to plane `hi`, updated, and H's read E from plane `lo`, not yet updated (a lag
+    /// of a whole slab, H of `j` then E of `j − 1`, kept each slab's arrays across two slabs,
+    /// and its sweep took 15 % more time at 256³ on one thread; docs/performance.md). A region
+    /// of one row (a 1D grid) is not cut: the kernels set up each call per row, and pieces of a
+    /// row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let owned = self.owned_box();
@@ -168,12 +170,21 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             };
             let planes = region.extent()[axis];
             let thickness = (cells / (region.cells() / planes).max(1)).max(1);
-            for (_, j, phases) in wavefront(planes.div_ceil(thickness), 1, lagged) {
-                let mut slab = region;
-                slab.lo[axis] = region.lo[axis] + (j * thickness) as i64;
-                slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
-                for &phase in phases {
-                    apply_phase(kernel, state, (step, phase), slab, owned);
+            // H's slabs one plane ahead of E's where tensor nodes reach a plane further.
+            let ahead = i64::from(lagged);
+            for j in 0..planes.div_ceil(thickness) {
+                let lo = region.lo[axis] + (j * thickness) as i64;
+                let hi = (lo + thickness as i64).min(region.hi[axis]);
+                let h_lo = if j == 0 { lo } else { lo + ahead };
+                let h_hi = (hi + ahead).min(region.hi[axis]);
+                for (phase, (lo, hi)) in
+                    [(MAGNETIC_PHASE, (h_lo, h_hi)), (ELECTRIC_PHASE, (lo, hi))]
+                {
+                    let mut slab = region;
+                    (slab.lo[axis], slab.hi[axis]) = (lo, hi);
+                    if lo < hi {
+                        apply_phase(kernel, state, (step, phase), slab, owned);
+                    }
                 }
             }
         });
