@@ -150,9 +150,10 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// instead of twice. A chunk with tensor nodes, which read the other field a plane above
     /// and below, has each slab's H one plane ahead of its E: H over planes `lo + 1..hi + 1`
     /// (from the region's first plane for the first slab), then E over `lo..hi`, so E's nodes
-    /// read H up to plane `hi`, updated, and H's read E from plane `lo`, not yet updated (a lag
-    /// of a whole slab, H of `j` then E of `j − 1`, kept each slab's arrays across two slabs,
-    /// and its sweep took 15 % more time at 256³ on one thread; docs/performance.md). A region
+    /// read H up to plane `hi`, updated, and H's read E from plane `lo`, not yet updated. (The
+    /// order this replaced lagged E by a whole slab, H of `j` then E of `j − 1`, which kept
+    /// each slab's arrays across two slabs: its sweep took 15 % more time at 256³ on one
+    /// thread; docs/performance.md.) A region
     /// of one row (a 1D grid) is not cut: the kernels set up each call per row, and pieces of a
     /// row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
@@ -160,7 +161,8 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
         let owned = self.owned_box();
         let (kernel, state) = (&self.kernel, &mut self.state);
         let slab_cells = kernel.step_slab_cells(state);
-        let lagged = lags(state);
+        // H's slabs one plane ahead of E's where tensor nodes reach a plane further.
+        let ahead = i64::from(lags(state));
         kernel.within(|| {
             let (Some(axis), Some(cells)) = (axis, slab_cells) else {
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
@@ -170,8 +172,6 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             };
             let planes = region.extent()[axis];
             let thickness = (cells / (region.cells() / planes).max(1)).max(1);
-            // H's slabs one plane ahead of E's where tensor nodes reach a plane further.
-            let ahead = i64::from(lagged);
             for j in 0..planes.div_ceil(thickness) {
                 let lo = region.lo[axis] + (j * thickness) as i64;
                 let hi = (lo + thickness as i64).min(region.hi[axis]);
