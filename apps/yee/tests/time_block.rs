@@ -233,7 +233,7 @@ fn tiles_give_the_one_step_snapshots_and_run_json_says_what_ran() {
 }
 
 /// A sphere smoothed with the full tensor and a TF/SF plane wave: the tiles hold both (tensor
-/// nodes in a lagged wavefront, the incident line's values kept for the tile's steps), with
+/// nodes with H a plane ahead of E, the incident line's values kept for the tile's steps), with
 /// the one-step snapshots bit for bit and no fallback reason in run.json; two ranks keep no
 /// ghost zones for them and say why.
 #[test]

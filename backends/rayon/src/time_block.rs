@@ -14,12 +14,13 @@
 //! thin slabs leave room for more steps, and it is the steps that cut the traffic. On this
 //! machine (32 MiB, 2 threads) at 256³ that is slabs of one plane and k = 8 in vacuum f32
 //! (1.5 MiB a plane), k = 4 in f64 (docs/performance.md, "Temporal blocking"). A chunk with
-//! tensor nodes runs a lagged wavefront ([`yee_scalar::time_tile::lags`]) whose wave spans
-//! `2k` slabs: `2k + 1` must fit.
+//! tensor nodes runs H a plane ahead of E ([`yee_scalar::time_tile::h_ahead`]), which the
+//! `k + 1` slabs cover, in slabs of at least
+//! [`AHEAD_MIN_PLANES`](yee_scalar::time_tile::AHEAD_MIN_PLANES).
 
 use yee_core::Scalar;
 use yee_scalar::state::YeeState;
-use yee_scalar::time_tile::{TimeBlock, TimeTile, lags};
+use yee_scalar::time_tile::{AHEAD_MIN_PLANES, TimeBlock, TimeTile, h_ahead};
 
 /// The last-level cache assumed where the OS does not say (this machine's: 32 MiB).
 pub const DEFAULT_LLC_BYTES: usize = 32 << 20;
@@ -58,10 +59,10 @@ fn parse_size(text: &str) -> Option<usize> {
 /// The tile `block` asks for on `state`, with a last-level cache of `llc` bytes and
 /// `threads` threads ([the model](self)): `None` when off. Slabs are the fewest whole planes
 /// that give every thread [`MIN_SHARE_CELLS`] cells, and no thicker than lets `k + 1` of them
-/// (`2k + 1` with tensor nodes) fit half the cache (at least one plane). For `auto`, `k` is
-/// the most steps that let `k + 1` (`2k + 1`) of those slabs fit, at most
+/// fit half the cache (at least one plane; with tensor nodes at least [`AHEAD_MIN_PLANES`]).
+/// For `auto`, `k` is the most steps that let `k + 1` of those slabs fit, at most
 /// [`AUTO_MAX_STEPS`]; at least 2, with thinner slabs if they must be; `None` if not even
-/// three (five) one-plane slabs fit.
+/// three of the thinnest slabs fit.
 pub fn tile_for<T: Scalar>(
     block: TimeBlock,
     state: &YeeState<T>,
@@ -78,24 +79,24 @@ pub fn tile_for<T: Scalar>(
     let bytes_per_cell =
         (arrays * owned.cells() + psi) * std::mem::size_of::<T>() / owned.cells().max(1);
     let plane_bytes = (plane_cells * bytes_per_cell).max(1);
-    // Slabs a wave spans per step of the tile.
-    let skew = 1 + usize::from(lags(state));
+    // The thinnest slab a tile may have.
+    let fewest = if h_ahead(state) { AHEAD_MIN_PLANES } else { 1 }.min(planes_total);
     // The thinnest slab that feeds every thread.
     let fed = (threads.max(1) * MIN_SHARE_CELLS)
         .div_ceil(plane_cells)
-        .clamp(1, planes_total);
+        .clamp(fewest, planes_total);
     // How many slabs of `planes` planes fit the budget.
     let fit = |planes: usize| budget / (planes * plane_bytes);
     let steps = match block {
         TimeBlock::Off => return None,
         TimeBlock::Steps(k) => k,
-        TimeBlock::Auto => match (fit(fed).saturating_sub(1) / skew) as u64 {
+        TimeBlock::Auto => match fit(fed).saturating_sub(1) as u64 {
             k if k >= 2 => k.min(AUTO_MAX_STEPS),
-            _ if fit(1) > 2 * skew => 2,
+            _ if fit(fewest) > 2 => 2,
             _ => return None,
         },
     };
-    let planes = fed.min(fit(1) / (skew * steps as usize + 1)).max(1);
+    let planes = fed.min(fit(1) / (steps as usize + 1)).max(fewest);
     Some(TimeTile {
         steps,
         slab_cells: planes * plane_cells,

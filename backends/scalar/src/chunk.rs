@@ -14,7 +14,9 @@ use crate::dispersive::Pass;
 use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
-use crate::time_tile::{TileProbes, TimeTile, lags, state_fallback, wavefront};
+use crate::time_tile::{
+    AHEAD_MIN_PLANES, TileProbes, TimeTile, h_ahead, slab_planes, state_fallback, wavefront,
+};
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
 const TOO_MANY_MATERIALS: HostChunkError = HostChunkError {
@@ -41,6 +43,14 @@ fn probe_cells(setup: &Setup, owned: Box3) -> alloc::vec::Vec<yee_core::Index3> 
 }
 
 pub use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
+
+/// The planes `range` of `region` along `axis`, counted from its first.
+fn planes_of(region: Box3, axis: usize, range: core::ops::Range<usize>) -> Box3 {
+    let mut slab = region;
+    slab.lo[axis] = region.lo[axis] + range.start as i64;
+    slab.hi[axis] = region.lo[axis] + range.end as i64;
+    slab
+}
 
 /// Phase `phase` of step `step` over `region` of `state`, the curl update by `kernel`: the
 /// dispersive passes, the curl, CPML, plane waves, sources and DFT sums in the oracle's order.
@@ -148,21 +158,20 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// writes only the nodes of its region. The bits are the two phases'; the slab's arrays
     /// are still in the cache when its E update reads them, so memory is crossed once per step
     /// instead of twice. A chunk with tensor nodes, which read the other field a plane above
-    /// and below, has each slab's H one plane ahead of its E: H over planes `lo + 1..hi + 1`
-    /// (from the region's first plane for the first slab), then E over `lo..hi`, so E's nodes
+    /// and below, has each slab's H one plane ahead of its E ([`slab_planes`]): H over planes
+    /// `lo + 1..hi + 1` (from the region's first plane for the first slab), then E over
+    /// `lo..hi`, so E's nodes
     /// read H up to plane `hi`, updated, and H's read E from plane `lo`, not yet updated. (The
     /// order this replaced lagged E by a whole slab, H of `j` then E of `j − 1`, which kept
     /// each slab's arrays across two slabs: its sweep took 15 % more time at 256³ on one
-    /// thread; docs/performance.md.) A region
-    /// of one row (a 1D grid) is not cut: the kernels set up each call per row, and pieces of a
+    /// thread; docs/performance.md.) A region of one row (a 1D grid) is not cut: the kernels set up each call per row, and pieces of a
     /// row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let owned = self.owned_box();
         let (kernel, state) = (&self.kernel, &mut self.state);
         let slab_cells = kernel.step_slab_cells(state);
-        // H's slabs one plane ahead of E's where tensor nodes reach a plane further.
-        let ahead = i64::from(lags(state));
+        let ahead = h_ahead(state);
         kernel.within(|| {
             let (Some(axis), Some(cells)) = (axis, slab_cells) else {
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
@@ -173,16 +182,10 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             let planes = region.extent()[axis];
             let thickness = (cells / (region.cells() / planes).max(1)).max(1);
             for j in 0..planes.div_ceil(thickness) {
-                let lo = region.lo[axis] + (j * thickness) as i64;
-                let hi = (lo + thickness as i64).min(region.hi[axis]);
-                let h_lo = if j == 0 { lo } else { lo + ahead };
-                let h_hi = (hi + ahead).min(region.hi[axis]);
-                for (phase, (lo, hi)) in
-                    [(MAGNETIC_PHASE, (h_lo, h_hi)), (ELECTRIC_PHASE, (lo, hi))]
-                {
-                    let mut slab = region;
-                    (slab.lo[axis], slab.hi[axis]) = (lo, hi);
-                    if lo < hi {
+                let ranges = slab_planes(j, thickness, planes, ahead);
+                for (phase, range) in [MAGNETIC_PHASE, ELECTRIC_PHASE].into_iter().zip(ranges) {
+                    if !range.is_empty() {
+                        let slab = planes_of(region, axis, range);
                         apply_phase(kernel, state, (step, phase), slab, owned);
                     }
                 }
@@ -203,9 +206,9 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// Advances `region` by `count` steps from `first`, with nothing exchanged in between (a
     /// chunk whose ghosts no neighbour writes, as [`YeeChunk::apply_step`]): in wavefront
     /// tiles of at most [`YeeChunk::time_tile`] steps over slabs of whole planes along the
-    /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`, or, with
-    /// tensor nodes, H in wave `j + 2s` and E in `j + 2s + 1` ([`crate::time_tile::wavefront`]);
-    /// each plane wave's incident line keeps the tile's steps
+    /// outermost axis the region spans beyond x, step `s` of slab `j` in wave `j + s`
+    /// ([`crate::time_tile::wavefront`]); with tensor nodes H one plane ahead of E and slabs of
+    /// at least [`AHEAD_MIN_PLANES`] ([`slab_planes`]); each plane wave's incident line keeps the tile's steps
     /// ([`yee_em::IncidentLine::keep_steps`]). Each node is updated from the values, and by
     /// the arithmetic, of the steps one after the other, so the bits are theirs. Without a
     /// tile, the steps one after the other. The probes in `region` the chunk owns (not those
@@ -228,9 +231,12 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             return;
         };
         let planes = region.extent()[axis];
-        let thickness = (tile.slab_cells / (region.cells() / planes).max(1)).clamp(1, planes);
+        let ahead = h_ahead(&self.state);
+        let fewest = if ahead { AHEAD_MIN_PLANES } else { 1 };
+        let thickness = (tile.slab_cells / (region.cells() / planes).max(1))
+            .max(fewest)
+            .clamp(1, planes);
         let slabs = planes.div_ceil(thickness);
-        let lagged = lags(&self.state);
         let (kernel, state) = (&self.kernel, &mut self.state);
         let samples = &mut self.probe_samples;
         let mut done = 0;
@@ -241,16 +247,20 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                 line.keep_steps(start, steps);
             }
             kernel.within(|| {
-                for (s, j, phases) in wavefront(slabs, steps as usize, lagged) {
-                    let mut slab = region;
-                    slab.lo[axis] = region.lo[axis] + (j * thickness) as i64;
-                    slab.hi[axis] = (slab.lo[axis] + thickness as i64).min(region.hi[axis]);
-                    for &phase in phases {
-                        apply_phase(kernel, state, (start + s as u64, phase), slab, owned);
+                for (s, j) in wavefront(slabs, steps as usize) {
+                    let step = start + s as u64;
+                    let ranges = slab_planes(j, thickness, planes, ahead);
+                    let own = ranges[1].clone();
+                    for (phase, range) in [MAGNETIC_PHASE, ELECTRIC_PHASE].into_iter().zip(ranges) {
+                        if !range.is_empty() {
+                            let slab = planes_of(region, axis, range);
+                            apply_phase(kernel, state, (step, phase), slab, owned);
+                        }
                     }
-                    let step = start + s as u64 + 1;
-                    if step < last && phases.contains(&ELECTRIC_PHASE) {
-                        probes.sample(state, slab, step, samples);
+                    // The slab's own (E's) planes: their H nodes are at this step too (the
+                    // module doc of `crate::time_tile`).
+                    if step + 1 < last {
+                        probes.sample(state, planes_of(region, axis, own), step + 1, samples);
                     }
                 }
             });

@@ -18,15 +18,18 @@
 //! **Tensor nodes** (off-diagonal ε/μ, the smoothed surfaces of Kottke et al. 2008;
 //! [`crate::tensor_nodes`]) read the other field a plane further: a tensor H node reads E a
 //! plane below as well as above, a tensor E node H a plane above as well as below. Where a
-//! chunk has them the wavefront is *lagged* ([`lags`]): H of step `s` of slab `j` runs in
-//! wave `j + 2s` and E of it in wave `j + 2s + 1`, the parts of a wave in increasing step,
-//! H before E. Then H(`s`, `j`) runs after E(`s − 1`) of slabs `j − 1 … j + 1` (waves up to
-//! `j + 2s`, the last of them earlier in its wave at step `s − 1`) and before E(`s`) of them
-//! (E(`s`, `j − 1`) comes right after it in the same wave): it reads E⁽ˢ⁾. E(`s`, `j`) runs
-//! after H(`s`) of slabs `j − 1 … j + 1` (H(`s`, `j + 1`) right before it) and before H(`s + 1`)
-//! of them (H(`s + 1`, `j − 1`) later in its wave): it reads H⁽ˢ⁺¹ᐟ²⁾. A tensor node's
-//! running sums are its own. The bits are again the one-step path's; a wave then spans `2k`
-//! slabs instead of `k`.
+//! chunk has them, H runs *one plane ahead* ([`h_ahead`], [`slab_planes`]): H of slab `j`
+//! covers the slab's planes shifted up by one (from the region's first plane for the first
+//! slab), E its own planes, and slabs other than the last are at least [`AHEAD_MIN_PLANES`]
+//! thick when a tile has several steps. Then H(`s`, `j`), over planes `lo + 1 ..= hi`, reads
+//! E of planes `lo … hi + 1`: `lo … hi − 1` are slab `j`'s, advanced to step `s` in wave
+//! `w − 1`, and `hi`, `hi + 1` are slab `j + 1`'s (two planes thick), advanced to step `s`
+//! by (`s − 1`, `j + 1`) earlier in wave `w`, and not yet past it. E(`s`, `j`) reads H of
+//! planes `lo − 1 … hi`: `lo − 1` and `lo` were H-slab `j − 1`'s (advanced in wave `w − 1`,
+//! next in wave `w` at step `s + 1`, after this), the rest H-slab `j`'s, just advanced. A
+//! tensor node's running sums are its own. The bits are again the one-step path's. (One
+//! step alone needs no thickness: [`crate::chunk::YeeChunk::apply_step`] runs it in slabs
+//! of any thickness.)
 //!
 //! **TF/SF plane waves**: the incident line advances one step at a time, shared by every
 //! region of a step. A tile first advances it through the tile's steps and keeps each step's
@@ -40,7 +43,6 @@
 use alloc::vec::Vec;
 use yee_core::{Box3, Index3};
 use yee_em::halo::HaloShape;
-use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
 use yee_em::{Component, Mode, Setup};
 
 use crate::state::YeeState;
@@ -136,10 +138,31 @@ pub fn setup_fallback(setup: &Setup, decomposed: bool) -> Option<&'static str> {
     fallback(!setup.poles.is_empty(), setup.mode).or_else(|| decomposed.then(zone).flatten())
 }
 
-/// Whether a chunk's wavefront is lagged, E a wave behind H (the module doc): it has tensor
-/// nodes.
-pub fn lags<T: yee_core::Scalar>(state: &YeeState<T>) -> bool {
+/// Whether a chunk's H slabs run one plane ahead of its E slabs ([`slab_planes`], the module
+/// doc): it has tensor nodes.
+pub fn h_ahead<T: yee_core::Scalar>(state: &YeeState<T>) -> bool {
     state.tensor.iter().any(Option::is_some)
+}
+
+/// The fewest planes a slab other than the last holds in a tile of several steps where H runs
+/// ahead (the module doc): H of slab `j` then reads E of slab `j + 1`'s first two planes.
+pub const AHEAD_MIN_PLANES: usize = 2;
+
+/// The planes H and E of slab `j` cover (`[H, E]`, counted from the region's first plane) when
+/// a region of `planes` planes is cut into slabs of `thickness`: E its own; H the same unless
+/// `ahead`, then shifted up by one plane, the first slab's from the region's first plane and
+/// the last slab's to its last (the module doc).
+pub fn slab_planes(
+    j: usize,
+    thickness: usize,
+    planes: usize,
+    ahead: bool,
+) -> [core::ops::Range<usize>; 2] {
+    let lo = (j * thickness).min(planes);
+    let hi = (lo + thickness).min(planes);
+    let shift = usize::from(ahead);
+    let h_lo = if j == 0 { lo } else { (lo + shift).min(planes) };
+    [h_lo..(hi + shift).min(planes), lo..hi]
 }
 
 /// The probes a multi-step submit samples itself (`yee_em::YeeFields::drain_probe_samples`):
@@ -180,33 +203,14 @@ impl TileProbes {
     }
 }
 
-/// H then E: the phases of a step.
-const BOTH: [usize; 2] = [MAGNETIC_PHASE, ELECTRIC_PHASE];
-
-/// The order of a wavefront over `slabs` slabs and `steps` steps: `(s, j, phases)`, the
-/// `phases` of step `s` of slab `j`, wave by wave, the parts of a wave in increasing step.
-/// Unlagged, both phases of (`s`, `j`) in wave `j + s`; `lagged` (tensor nodes: the module
-/// doc), H in wave `j + 2s` and E in wave `j + 2s + 1`, H before E within a step.
-pub fn wavefront(
-    slabs: usize,
-    steps: usize,
-    lagged: bool,
-) -> impl Iterator<Item = (usize, usize, &'static [usize])> {
-    let skew = 1 + usize::from(lagged);
-    let parts: [Option<(usize, &'static [usize])>; 2] = match lagged {
-        false => [Some((0, &BOTH)), None],
-        true => [Some((0, &BOTH[..1])), Some((1, &BOTH[1..]))],
-    };
-    let waves = slabs + skew * steps.max(1) - 1;
+/// The order of a wavefront over `slabs` slabs and `steps` steps: `(s, j)`, step `s` of slab
+/// `j` (H, then E), wave by wave (wave `j + s`), the parts of a wave in increasing step.
+pub fn wavefront(slabs: usize, steps: usize) -> impl Iterator<Item = (usize, usize)> {
+    let waves = slabs + steps.max(1) - 1;
     (0..waves).flat_map(move |w| {
-        (0..steps).flat_map(move |s| {
-            parts
-                .into_iter()
-                .flatten()
-                .filter_map(move |(lag, phases)| {
-                    let j = w.checked_sub(skew * s + lag)?;
-                    (j < slabs).then_some((s, j, phases))
-                })
+        (0..steps).filter_map(move |s| {
+            let j = w.checked_sub(s)?;
+            (j < slabs).then_some((s, j))
         })
     })
 }
@@ -215,56 +219,95 @@ pub fn wavefront(
 mod tests {
     use super::*;
     use alloc::vec;
+    use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
 
-    /// Runs the order of [`wavefront`] on counters of how many times each slab's H and E
-    /// were updated, and checks that every update finds its own field and the other field's
-    /// slabs it reads (`below` and `above` of its own, E's and H's reach) at the one-step
-    /// path's step: H(`s`) reads E after `s` updates, E(`s`) reads H after `s + 1`.
-    fn check_order(slabs: usize, steps: usize, lagged: bool, reach: [[usize; 2]; 2]) {
-        let mut done = [vec![0; slabs], vec![0; slabs]];
-        for (s, j, phases) in wavefront(slabs, steps, lagged) {
-            for &phase in phases {
+    /// Runs the order of [`wavefront`] over `planes` planes cut into slabs of `thickness`, each
+    /// phase over its [`slab_planes`], on counters of how many times each plane's H and E were
+    /// updated, and checks that every update finds its own field and the other field's planes
+    /// it reads (`below` and `above` its own, H's and E's reach) at the one-step path's step:
+    /// H(`s`) reads E after `s` updates, E(`s`) reads H after `s + 1`.
+    fn check_order(
+        planes: usize,
+        thickness: usize,
+        steps: usize,
+        ahead: bool,
+        reach: [[usize; 2]; 2],
+    ) {
+        let mut done = [vec![0; planes], vec![0; planes]];
+        for (s, j) in wavefront(planes.div_ceil(thickness), steps) {
+            let ranges = slab_planes(j, thickness, planes, ahead);
+            for (phase, range) in [MAGNETIC_PHASE, ELECTRIC_PHASE].into_iter().zip(ranges) {
                 let other = 1 - phase;
-                assert_eq!(done[phase][j], s, "{phase} of slab {j} out of turn");
                 let [below, above] = reach[phase];
-                let lo = j.saturating_sub(below);
-                for n in lo..(j + above + 1).min(slabs) {
-                    let want = s + usize::from(phase == ELECTRIC_PHASE);
-                    assert_eq!(
-                        done[other][n], want,
-                        "step {s} phase {phase} of slab {j} reads slab {n} at the wrong step \
-                         ({slabs} slabs, {steps} steps, lagged {lagged})"
-                    );
+                for p in range {
+                    assert_eq!(done[phase][p], s, "{phase} of plane {p} out of turn");
+                    for n in p.saturating_sub(below)..(p + above + 1).min(planes) {
+                        let want = s + usize::from(phase == ELECTRIC_PHASE);
+                        assert_eq!(
+                            done[other][n], want,
+                            "step {s} phase {phase} of plane {p} (slab {j}) reads plane {n} at \
+                             the wrong step ({planes} planes of {thickness}, {steps} steps, \
+                             ahead {ahead})"
+                        );
+                    }
+                    done[phase][p] += 1;
                 }
-                done[phase][j] += 1;
             }
         }
-        assert!(done.iter().flatten().all(|&n| n == steps));
+        assert!(done.iter().flatten().all(|&n| n == steps), "a plane missed");
     }
+
+    /// The Yee stencil: H reads E of its plane and the one above, E reads H of its plane and
+    /// the one below.
+    const YEE: [[usize; 2]; 2] = [[0, 1], [1, 0]];
+    /// A tensor node reads the other field of the planes on both sides.
+    const TENSOR: [[usize; 2]; 2] = [[1, 1], [1, 1]];
 
     #[test]
     fn the_wavefront_meets_the_stencils_one_plane_reach() {
-        // The Yee stencil: H reads E of its slab and the one above, E reads H of its slab and
-        // the one below.
-        let yee = [[0, 1], [1, 0]];
-        for (slabs, steps) in [(1, 1), (5, 1), (1, 4), (7, 3), (3, 6)] {
-            check_order(slabs, steps, false, yee);
+        for (planes, thickness, steps) in [
+            (1, 1, 1),
+            (5, 1, 1),
+            (1, 1, 4),
+            (7, 1, 3),
+            (3, 1, 6),
+            (9, 2, 3),
+            (8, 3, 5),
+        ] {
+            check_order(planes, thickness, steps, false, YEE);
         }
     }
 
     #[test]
-    fn the_lagged_wavefront_meets_the_tensor_nodes_reach() {
-        // A tensor node reads the other field of the slabs on both sides.
-        let tensor = [[1, 1], [1, 1]];
-        for (slabs, steps) in [(1, 1), (5, 1), (1, 4), (7, 3), (3, 6), (2, 8)] {
-            check_order(slabs, steps, true, tensor);
+    fn h_one_plane_ahead_meets_the_tensor_nodes_reach() {
+        // Slabs of two planes and more, the last of one, two or more; and one step in slabs
+        // of one plane (`YeeChunk::apply_step`).
+        for (planes, thickness, steps) in [
+            (1, 2, 3),
+            (2, 2, 4),
+            (5, 2, 1),
+            (7, 2, 3),
+            (8, 2, 6),
+            (10, 3, 4),
+            (11, 4, 8),
+            (9, 1, 1),
+            (1, 1, 5),
+        ] {
+            check_order(planes, thickness, steps, true, TENSOR);
+            check_order(planes, thickness, steps, true, YEE);
         }
     }
 
     #[test]
     #[should_panic(expected = "wrong step")]
-    fn the_unlagged_wavefront_does_not_meet_the_tensor_nodes_reach() {
-        check_order(4, 3, false, [[1, 1], [1, 1]]);
+    fn slabs_in_step_do_not_meet_the_tensor_nodes_reach() {
+        check_order(8, 2, 3, false, TENSOR);
+    }
+
+    #[test]
+    #[should_panic(expected = "wrong step")]
+    fn one_plane_slabs_ahead_do_not_meet_it_over_several_steps() {
+        check_order(6, 1, 2, true, TENSOR);
     }
 
     #[test]
