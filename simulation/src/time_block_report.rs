@@ -67,8 +67,8 @@ pub fn time_block_report<T>(
         )
     } else if k <= 1 {
         Some(
-            "auto: three one-plane slabs (five with tensor nodes; a tile of two steps) outgrow half \
-             the last-level cache"
+            "auto: three one-plane slabs (two-plane with tensor nodes; a tile of two steps) outgrow \
+             half the last-level cache"
                 .into(),
         )
     } else if longest <= 1 {
