@@ -185,36 +185,36 @@ impl Setup<'_> {
     }
 
     /// Whether smoothing may give some node off-diagonal entries
-    /// ([`Setup::smoothed_off_diagonal`]): it is on with [`Setup::smoothing_tensor`], and a
-    /// sphere or cylinder of an isotropic material (non-dispersive, for E) has a permittivity
-    /// (E) or permeability (H) that another such material lacks, in a mode that carries two
-    /// components of that field.
+    /// ([`Setup::smoothed_off_diagonal`]): [`Setup::smooths_region_off_diagonal`] for some
+    /// region and field.
     pub fn smooths_off_diagonal(&self) -> bool {
+        (self.regions.iter()).any(|r| {
+            self.smooths_region_off_diagonal(r, true) || self.smooths_region_off_diagonal(r, false)
+        })
+    }
+
+    /// Whether smoothing may give nodes of the `electric` field (else the magnetic) beside
+    /// `region`'s surface off-diagonal entries: it is on with [`Setup::smoothing_tensor`], the
+    /// region is a sphere or cylinder of an isotropic material (non-dispersive, for E) with a
+    /// permittivity (E) or permeability (H) that another such material lacks, in a mode that
+    /// carries two components of that field.
+    pub fn smooths_region_off_diagonal(&self, region: &crate::Region, electric: bool) -> bool {
         if !(self.smoothing && self.smoothing_tensor) {
             return false;
         }
-        let count = |electric: bool| {
-            self.mode
-                .components()
-                .iter()
-                .filter(|c| c.is_electric() == electric)
-                .count()
-        };
-        let plain = |m: &Material, electric: bool| {
+        let carried = (self.mode.components().iter())
+            .filter(|c| c.is_electric() == electric)
+            .count();
+        let plain = |m: &Material| {
             m.diagonal.is_none() && m.coupling.is_none() && !(electric && m.is_dispersive())
         };
-        let contrast = |electric: bool| {
-            let of = |m: &Material| if electric { m.eps } else { m.mu };
-            count(electric) >= 2
-                && self.regions.iter().any(|r| {
-                    matches!(r.shape, Shape::Sphere { .. } | Shape::Cylinder { .. })
-                        && plain(&r.material, electric)
-                        && self
-                            .materials()
-                            .any(|m| plain(m, electric) && of(m) != of(&r.material))
-                })
-        };
-        contrast(true) || contrast(false)
+        let of = |m: &Material| if electric { m.eps } else { m.mu };
+        carried >= 2
+            && matches!(region.shape, Shape::Sphere { .. } | Shape::Cylinder { .. })
+            && plain(&region.material)
+            && self
+                .materials()
+                .any(|m| plain(m) && of(m) != of(&region.material))
     }
 
     /// The background's and the regions' materials.

@@ -289,8 +289,8 @@ fn describe_setup(scene: &Scene, s: &mut String, warnings: &mut Vec<String>) {
                     },
                     if scene.setup().smooths_off_diagonal() {
                         ", with the effective tensor's off-diagonal entries where the normal \
-                         lies off the axes (the diagonal alone on --backend cuda and tile-set \
-                         or box layouts)"
+                         lies off the axes (the diagonal alone with tile sets, --partition, \
+                         and jagged or k-d --layout)"
                     } else {
                         ""
                     }

@@ -31,7 +31,9 @@ pub struct DeviceMemory {
     /// has poles), each with every pole of the scene.
     pub poles: u64,
     /// The tensor nodes (cell, offset, eight neighbours and two weights each), at most: every
-    /// node of the chunk within one cell of a region, when the scene has tensor nodes.
+    /// node of the chunk within one cell of a region of a full-tensor material, and the nodes
+    /// whose voxel a smoothed sphere's or cylinder's surface may cross off the axes (a shell
+    /// about the surface).
     pub tensor: u64,
     /// The TF/SF corrections of one launch series (an offset and an incident value each), at
     /// most one per node of each plane wave's surface slabs in the chunk.
@@ -142,18 +144,57 @@ fn pole_bytes(setup: &Setup, owned: Box3, value: u64) -> u64 {
     electric * nodes * ((2 * poles + 1) * value + 3 * 8 + 8 + 8 + 4)
 }
 
-/// At most the chunk's tensor nodes (see [`DeviceMemory::tensor`]).
+/// At most the chunk's tensor nodes (see [`DeviceMemory::tensor`]), component by component.
 fn tensor_bytes(setup: &Setup, owned: Box3, real: u64) -> u64 {
     if !setup.has_tensor_nodes() {
         return 0;
     }
-    let nodes = (setup.regions.iter())
-        .map(|r| near(r, owned))
-        .sum::<u64>()
-        .min(owned.cells() as u64);
-    let components = setup.mode.components().len() as u64;
+    let active = setup.mode.active_axes();
+    let nodes = (setup.mode.components().iter())
+        .map(|c| {
+            (setup.regions.iter())
+                .map(|r| match &r.material.coupling {
+                    Some(_) => near(r, owned),
+                    None if setup.smooths_region_off_diagonal(r, c.is_electric()) => {
+                        surface_nodes(&r.shape, active, c.axis().index()).min(near(r, owned))
+                    }
+                    None => 0,
+                })
+                .sum::<u64>()
+                .min(owned.cells() as u64)
+        })
+        .sum::<u64>();
     // The cell (3 × 8), the offset, eight neighbours' offsets and two weights.
-    components * nodes * (3 * 8 + 8 + 8 * 8 + 2 * real)
+    nodes * (3 * 8 + 8 + 8 * 8 + 2 * real)
+}
+
+/// At most the nodes of a component along axis `along` (the `active` axes of the mode) whose
+/// voxel (the cell-sized box centred on the node, `yee_em::smoothing`) a sphere's or a
+/// cylinder's surface crosses with a normal off the axes; 0 for other shapes (faces along the
+/// axes), for a cylinder's component along its axis and for its flat ends (staircased). Such
+/// a node lies within √3/2 of the surface, and the unit cubes centred on those nodes,
+/// disjoint, within √3 of it: the count is at most the shell of half-width √3 about the
+/// surface, by volume in 3D and by area on a 2D grid's plane (a sphere's section there is
+/// at most its radius).
+fn surface_nodes(shape: &yee_em::Shape, active: [bool; 3], along: usize) -> u64 {
+    let h = 3f64.sqrt();
+    let pi = core::f64::consts::PI;
+    let annulus = |r: f64| pi * ((r + h).powi(2) - (r - h).max(0.0).powi(2));
+    let flat = !active.iter().all(|&a| a);
+    let count = match *shape {
+        yee_em::Shape::Sphere { radius, .. } if flat => annulus(radius),
+        yee_em::Shape::Sphere { radius, .. } => {
+            4.0 / 3.0 * pi * ((radius + h).powi(3) - (radius - h).max(0.0).powi(3))
+        }
+        yee_em::Shape::Cylinder { axis, .. } if axis.index() == along => 0.0,
+        yee_em::Shape::Cylinder { radius, axis, .. } if flat => match active[axis.index()] {
+            false => annulus(radius),
+            true => 0.0,
+        },
+        yee_em::Shape::Cylinder { radius, length, .. } => annulus(radius) * (length + 1.0),
+        _ => 0.0,
+    };
+    count.ceil().min(u64::MAX as f64) as u64
 }
 
 /// Values the device staging buffer holds: every halo the chunk sends after one phase (the

@@ -50,3 +50,45 @@ fn the_device_memory_holds_the_chunks_dft_sums_polarisations_and_tensor_nodes() 
         check::<num_complex::Complex<f64>>(mode, Precision::C64);
     }
 }
+
+/// The tensor nodes of a smoothed sphere and cylinder (3D, f32): the bound holds the state's
+/// count and stays within six times it (it counts the shell about the surface, not the
+/// shape's box, which here was 14 times the count, and at 256³ put a sphere of radius 76.8
+/// at 2.2 GiB).
+#[test]
+fn the_tensor_node_bound_follows_the_smoothed_surface() {
+    use yee_em::{Material, Region, Shape};
+    let shapes = [
+        Shape::Sphere {
+            center: [20.0, 21.0, 19.5],
+            radius: 12.3,
+        },
+        Shape::Cylinder {
+            center: [20.0, 20.0, 20.0],
+            radius: 9.6,
+            axis: yee_core::Axis::Y,
+            length: 22.0,
+        },
+    ];
+    for shape in shapes {
+        let regions = [Region {
+            shape,
+            material: Material::dielectric(2.25),
+        }];
+        let setup = yee_em::Setup {
+            regions: &regions,
+            ..yee_tests::vacuum(Mode::ThreeD, [40, 42, 40], 0.5, yee_tests::PEC)
+        };
+        assert!(setup.smooths_off_diagonal(), "{shape:?}: no off-diagonal smoothing");
+        let owned = Box3::from_extent(setup.grid);
+        let state = YeeState::<f32>::new(&setup, owned);
+        let m = DeviceMemory::of(&setup, owned, Precision::F32, 3);
+        let nodes: u64 = (state.tensor.iter().flatten())
+            .map(|t| t.nodes.len() as u64)
+            .sum();
+        let real = nodes * (3 * 8 + 8 + 8 * 8 + 2 * 4);
+        assert!(nodes > 0, "{shape:?}: no tensor nodes");
+        assert!(m.tensor >= real, "{shape:?}: {} < {real}", m.tensor);
+        assert!(m.tensor <= 6 * real, "{shape:?}: {} > 6 × {real}", m.tensor);
+    }
+}
