@@ -127,7 +127,7 @@ pub struct Setup<'a> {
     /// Smoothing keeps the off-diagonal entries of the effective `ε̃⁻¹` and `μ̃⁻¹` at nodes
     /// whose surface normal lies off the axes, run by the tensor update
     /// ([`Setup::smoothed_off_diagonal`]); `false` keeps the diagonal alone, what a backend
-    /// without the tensor update (the CUDA chunk, the tile-set layout) runs.
+    /// without the tensor update (the tile-set and box layouts) runs.
     pub smoothing_tensor: bool,
     /// The Bloch wavevector `k` in cycles per cell on each axis ([`crate::bloch`]): fields on a
     /// periodic axis of `N` cells obey `F(x + N) = e^{i 2π k N} F(x)`. Zero (plain periodic)

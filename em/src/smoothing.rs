@@ -19,9 +19,9 @@
 //! node keeps the diagonal update and its bits. H nodes smooth μ the same way.
 //!
 //! The off-diagonal entries are left out ([`Setup::smoothing_tensor`] off: the diagonal rule,
-//! first order across the surface) where the tensor update cannot run: on a backend without
-//! it (the CUDA chunk, the tile-set and box layouts; `yee run` falls back there and says so in
-//! its log and run.json's `smoothing_fallback`), at a node within [`TENSOR_CPML_GAP`] cells of
+//! first order across the surface) where the tensor update cannot run: in what runs without
+//! it (the tile-set and box layouts; `yee run` falls back there and says so in its log and
+//! run.json's `smoothing_fallback`), at a node within [`TENSOR_CPML_GAP`] cells of
 //! a CPML layer (whose curls the tensor update does not stretch), and where a side is
 //! anisotropic (a diagonal ε or μ: Kottke's rule for it has more terms).
 //!

@@ -79,7 +79,10 @@ fn the_tensor_node_bound_follows_the_smoothed_surface() {
             regions: &regions,
             ..yee_tests::vacuum(Mode::ThreeD, [40, 42, 40], 0.5, yee_tests::PEC)
         };
-        assert!(setup.smooths_off_diagonal(), "{shape:?}: no off-diagonal smoothing");
+        assert!(
+            setup.smooths_off_diagonal(),
+            "{shape:?}: no off-diagonal smoothing"
+        );
         let owned = Box3::from_extent(setup.grid);
         let state = YeeState::<f32>::new(&setup, owned);
         let m = DeviceMemory::of(&setup, owned, Precision::F32, 3);
