@@ -121,6 +121,38 @@ where
     )
 }
 
+/// Temporal blocking: `steps` steps of `setup` on one chunk of `backend`, submitted `block`
+/// steps at a time ([`Chunk::submit_steps`]: wavefront tiles where the backend takes them,
+/// cut at each block's end), give the scalar oracle's fields and DFT sums bit for bit. Returns
+/// the most steps the chunk advances in one tile ([`Chunk::steps_per_submit`]; 1 where it
+/// steps one step at a time). A setup with a periodic axis is not for this: its chunk's
+/// ghosts are its own faces, refreshed every step.
+pub fn tiles_match_the_oracle<T: Scalar, B: YeeBackend<T>>(
+    backend: &B,
+    setup: &Setup,
+    steps: u64,
+    block: u64,
+) -> Result<u64, String>
+where
+    for<'s> <B::Chunk<'s> as Chunk>::Error: core::fmt::Debug,
+{
+    let whole = Box3::from_extent(setup.grid);
+    let oracle = stepped::<T, _>(&ScalarCurl, setup, steps, &[whole])?;
+    let mut chunk = backend
+        .build(setup, whole, Costs::default())
+        .map_err(|e| format!("build: {e:?}"))?;
+    let tile = chunk.steps_per_submit();
+    for first in (0..steps).step_by(block.max(1) as usize) {
+        let count = block.min(steps - first);
+        (chunk.submit_steps(first, count, whole))
+            .and_then(|()| chunk.wait())
+            .map_err(|e| format!("steps {first}..{}: {e:?}", first + count))?;
+    }
+    let what = format!("{}, blocks of {block} steps, tiles of {tile}", backend.name());
+    same_fields(setup, oracle, chunk, &what)?;
+    Ok(tile)
+}
+
 /// Shell and interior: submitting each phase over the border shell and the interior (the
 /// driver's kernel split, interior first to also test the order) gives the bits of one
 /// submission over the whole chunk.

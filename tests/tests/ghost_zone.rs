@@ -5,7 +5,8 @@
 //! on the shm and simulated communicators, for `--time-block 2`, `4` and `auto`, with static
 //! uneven borders and with borders a balancer moves during the run. Probes and DFT monitors
 //! keep the ghost zones: each probe's record, sampled inside the blocks by the rank owning it,
-//! and each monitor's sums, taken over the owned cells alone, are the one-rank run's too.
+//! and each monitor's sums, taken over the owned cells alone, are the one-rank run's too; so
+//! are the fields of dispersive media, whose polarisations travel in the deep halos.
 
 use yee_comm_sim::MachineModel;
 use yee_core::balance::{BalanceParams, Balancer};
@@ -26,19 +27,29 @@ fn scene<'a>(
     regions: &'a [yee_em::Region],
     sources: &'a [yee_em::PointSource],
 ) -> Setup<'a> {
+    let setup = unchecked(mode, grid, regions, sources);
+    setup.validate().unwrap();
+    setup
+}
+
+/// [`scene`], not validated (for regions of materials it does not name).
+fn unchecked<'a>(
+    mode: Mode,
+    grid: [usize; 3],
+    regions: &'a [yee_em::Region],
+    sources: &'a [yee_em::PointSource],
+) -> Setup<'a> {
     let active = mode.active_axes();
     let walls = std::array::from_fn(|a| match active[a] {
         true => [yee_em::Boundary::Cpml(yee_em::CpmlParams::with_thickness(3)); 2],
         false => [yee_em::Boundary::Pec; 2],
     });
-    let setup = Setup {
+    Setup {
         sources,
         regions,
         smoothing_tensor: false,
         ..yee_tests::vacuum(mode, grid, 0.5, walls)
-    };
-    setup.validate().unwrap();
-    setup
+    }
 }
 
 /// Rank `comm.rank()` of `plan`, the rayon `kernel`, with no step observed before the end.
@@ -191,6 +202,43 @@ fn ghost_zones_on_uniform_layouts_keep_every_bit() {
     let setup = scene(Mode::Tmz, [20, 17, 1], &regions[..0], &sources);
     let plan = uniform_plan(&setup, Topology([2, 2, 1]));
     check(&setup, &plan, 23, |k| k, "TMz [2, 2, 1]");
+}
+
+/// A dispersive block (Drude, Lorentz and Debye poles) across every rank border of 2×2×1,
+/// 1×2×2 and 3×1×1 layouts, 3D and TMz: the deep halos carry the polarisations of the
+/// neighbours' layers with the fields and ψ, so the zone's nodes start each block exact and
+/// the fields stay the one-rank run's bit for bit.
+#[test]
+fn ghost_zones_carry_the_polarisations_of_dispersive_nodes() {
+    let regions = [yee_em::Region {
+        shape: yee_em::Shape::Block {
+            lo: [3.0, 2.0, 2.0],
+            hi: [11.0, 10.0, 9.0],
+        },
+        material: yee_tests::dispersive(1.5, 0, 3),
+    }];
+    let sources = [yee_tests::ricker_source(Component::Ez, [4, 5, 6])];
+    let setup = Setup {
+        poles: &yee_tests::TEST_POLES,
+        ..unchecked(Mode::ThreeD, [14, 12, 11], &regions, &sources)
+    };
+    setup.validate().unwrap();
+    for topology in [
+        Topology([2, 2, 1]),
+        Topology([1, 2, 2]),
+        Topology([3, 1, 1]),
+    ] {
+        let plan = uniform_plan(&setup, topology);
+        check(&setup, &plan, 23, |k| k, &format!("poles {:?}", topology.0));
+    }
+    let sources = [yee_tests::ricker_source(Component::Ez, [9, 7, 0])];
+    let setup = Setup {
+        poles: &yee_tests::TEST_POLES,
+        ..unchecked(Mode::Tmz, [20, 17, 1], &regions, &sources)
+    };
+    setup.validate().unwrap();
+    let plan = uniform_plan(&setup, Topology([2, 2, 1]));
+    check(&setup, &plan, 23, |k| k, "poles TMz [2, 2, 1]");
 }
 
 /// Probes on and next to the rank borders and a DFT monitor across them (2×2×1 and 1×2×2, shm

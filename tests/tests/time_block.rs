@@ -1,6 +1,7 @@
 //! Temporal blocking (issue 45): the rayon backend's wavefront tiles of k steps
 //! (`yee_scalar::time_tile`) against the scalar oracle stepped one step at a time, bit for bit
-//! — fields and CPML ψ — on vacuum, CPML, a dielectric and a lossy sphere, spheres smoothed
+//! — fields, CPML ψ and polarisations — on vacuum, CPML, a dielectric and a lossy sphere, a
+//! dispersive one (Drude, Lorentz and Debye poles), spheres smoothed
 //! with the full tensor (off-diagonal nodes, H a plane ahead of E) and a TF/SF plane wave, 3D
 //! and 2D, f32 and f64, k = 2, 4 and auto with slabs of one plane (two with tensor nodes) up
 //! to the whole grid, and one step at a time in the step's slabs (H a plane ahead where tensor
@@ -15,7 +16,8 @@ use yee_scalar::checkpoints::NoCheckpoints;
 use yee_scalar::chunk::CurlExecutor;
 use yee_scalar::decomposed::{run_rank_with, uniform_plan};
 
-/// Every field array, then every ψ array, of `chunk`.
+/// Every field array, every ψ array, then both slots of every dispersive component's P, of
+/// `chunk`.
 fn arrays<T: Scalar, K: CurlExecutor<T>>(chunk: &YeeChunk<T, K>) -> Vec<Vec<T>> {
     let fields = chunk
         .state
@@ -24,7 +26,8 @@ fn arrays<T: Scalar, K: CurlExecutor<T>>(chunk: &YeeChunk<T, K>) -> Vec<Vec<T>> 
         .flatten()
         .map(|f| f.as_slice().to_vec());
     let psi = (chunk.state.slabs.iter()).flat_map(|s| s.psi.iter().flatten().cloned());
-    fields.chain(psi).collect()
+    let poles = (chunk.state.dispersive.iter().flatten()).flat_map(|d| d.slots.iter().cloned());
+    fields.chain(psi).chain(poles).collect()
 }
 
 /// The oracle's arrays after `steps` steps of `setup`, one step at a time.
@@ -132,8 +135,8 @@ fn plane_wave(mode: Mode, grid: [usize; 3]) -> yee_em::PlaneWave {
     }
 }
 
-/// The scenes: vacuum in PEC, CPML, a dielectric sphere and a lossy one in CPML (diagonal
-/// smoothing); a sphere smoothed with the full tensor (off-diagonal nodes: H a plane ahead of
+/// The scenes: vacuum in PEC, CPML, a dielectric sphere, a lossy one and a dispersive one
+/// (one Drude, one Lorentz and one Debye pole) in CPML (diagonal smoothing); a sphere smoothed with the full tensor (off-diagonal nodes: H a plane ahead of
 /// E) in CPML, a lossy one (the nodes' running sums) in PEC; and a plane wave through
 /// a TF/SF box around a tensor-smoothed sphere in PEC.
 fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
@@ -144,6 +147,10 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
     ];
     let dielectric = [yee_tests::lossy_sphere(center, 4.0, 0.0)];
     let lossy = [yee_tests::lossy_sphere(center, 3.0, 0.05)];
+    let dispersive = [yee_em::Region {
+        material: yee_tests::dispersive(1.5, 0, 3),
+        ..yee_tests::lossy_sphere(center, 1.0, 0.0)
+    }];
     let tensor = [tensor_sphere(grid, 2.5, 4.0, 0.0)];
     let lossy_tensor = [tensor_sphere(grid, 4.0, 3.0, 0.05)];
     let waves = [plane_wave(mode, grid)];
@@ -167,11 +174,12 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
         bool,
         &'a [yee_em::PlaneWave],
     );
-    let cases: [Case; 7] = [
+    let cases: [Case; 8] = [
         ("vacuum", &[], false, false, &[]),
         ("CPML", &[], true, false, &[]),
         ("dielectric sphere", &dielectric, true, false, &[]),
         ("lossy sphere", &lossy, true, false, &[]),
+        ("dispersive sphere", &dispersive, true, false, &[]),
         ("tensor sphere", &tensor, true, true, &[]),
         ("lossy tensor sphere", &lossy_tensor, false, true, &[]),
         ("TF/SF", &tensor, false, true, &waves),
@@ -183,10 +191,19 @@ fn scenes(mode: Mode, grid: [usize; 3], steps: u64) {
             regions,
             plane_waves,
             smoothing_tensor,
+            poles: &yee_tests::TEST_POLES,
             ..yee_tests::vacuum(mode, grid, 0.5, walls)
         };
         setup.validate().unwrap();
         let name = format!("{mode:?} {name}");
+        let poles = YeeChunk::<f64>::new(&setup, Box3::from_extent(grid))
+            .state
+            .polarisation_len();
+        assert_eq!(
+            poles > 0,
+            name.ends_with("dispersive sphere"),
+            "{name}: {poles} polarisation values"
+        );
         if smoothing_tensor {
             // Off-diagonal nodes: the tiles run H a plane ahead of E.
             assert!(setup.has_tensor_nodes(), "{name}: no tensor nodes");
@@ -434,10 +451,9 @@ fn what_a_tile_cannot_hold_steps_one_step_at_a_time() {
     let kernel = RayonCurl::with_threads(1)
         .unwrap()
         .with_time_block(TimeBlock::Steps(4));
-    // Parts a tile does not hold: the chunk takes none, and says why.
-    let dispersive = yee_scalar::time_tile::fallback(true, Mode::ThreeD);
-    assert!(dispersive.unwrap().contains("dispersive"));
-    let one_d = yee_scalar::time_tile::fallback(false, Mode::OneD);
+    // Parts a tile does not hold: the chunk takes none, and says why. Dispersive media tile.
+    assert_eq!(yee_scalar::time_tile::fallback(Mode::ThreeD), None);
+    let one_d = yee_scalar::time_tile::fallback(Mode::OneD);
     assert!(one_d.unwrap().contains("1D"));
     let setup_1d = yee_tests::vacuum(Mode::OneD, [40, 1, 1], 0.5, yee_tests::PEC);
     let chunk = YeeBackend::<f64>::build(

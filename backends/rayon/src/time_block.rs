@@ -3,7 +3,8 @@
 //! threads.
 //!
 //! The model. A wave of a `k`-step tile updates `k` consecutive slabs, one per step, and reads
-//! one plane beyond them: about `(k + 1)` slabs of every field and ψ array are in use at once,
+//! one plane beyond them: about `(k + 1)` slabs of every field, ψ and polarisation array (the
+//! last two averaged over the chunk's cells) are in use at once,
 //! and they must stay in the cache (half the last-level cache: the other half for whatever
 //! else runs) until the wave after reads them again. Then each array crosses memory once per
 //! tile, so the DRAM traffic per cell update is the one-step run's over `k`, and every slab
@@ -74,10 +75,10 @@ pub fn tile_for<T: Scalar>(
     let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1)?;
     let planes_total = owned.extent()[axis];
     let plane_cells = (owned.cells() / planes_total).max(1);
-    let psi = state.psi_len();
+    let extra = state.psi_len() + state.polarisation_len();
     let arrays = state.fields.iter().flatten().count();
     let bytes_per_cell =
-        (arrays * owned.cells() + psi) * std::mem::size_of::<T>() / owned.cells().max(1);
+        (arrays * owned.cells() + extra) * std::mem::size_of::<T>() / owned.cells().max(1);
     let plane_bytes = (plane_cells * bytes_per_cell).max(1);
     // The thinnest slab a tile may have.
     let fewest = if h_ahead(state) { AHEAD_MIN_PLANES } else { 1 }.min(planes_total);

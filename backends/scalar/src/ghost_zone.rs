@@ -2,12 +2,13 @@
 //! cell expansion method for reducing communications in solving PDE problems", SC 2001;
 //! [`yee_core::ghost_zone`]): its arrays cover the owned box grown by `k` cells toward every
 //! neighbour (the compute box), it advances the whole compute box `k` steps with nothing
-//! exchanged, and then takes the `k`-deep layers its neighbours own, every field and CPML ψ,
-//! from each share direction (faces, edges and corners) in one message each.
+//! exchanged, and then takes the `k`-deep layers its neighbours own, every field, CPML ψ and
+//! dispersive polarisation, from each share direction (faces, edges and corners) in one
+//! message each.
 //!
 //! Why the owned cells stay exact: the Yee stencil reaches one cell (Yee 1966). H reads E at
 //! its own node and the next one up each axis, E reads H at its own node and the next one
-//! down; CPML ψ, sources and the media are per node. If every value is exact on a box `B` at
+//! down; CPML ψ, sources, the media and the poles' polarisations are per node. If every value is exact on a box `B` at
 //! the start of a step, H is exact on `B` less its top layer and E on `B` less its top and
 //! bottom layers after it: both are exact on `B` shrunk by one cell on every side. After `s`
 //! steps from a fresh exchange the exact region is the owned box grown by `k − s`, so after
@@ -18,8 +19,7 @@
 //! in y, which read Ey one cell up in x), so edge and corner neighbours send their layers too.
 //!
 //! The chunk's side of it is `crate::ghost_zone_chunk`. What this holds is what the
-//! single-chunk wavefront holds ([`crate::time_tile::fallback`]: no dispersive media, not
-//! 1D), without a periodic wrap, tensor nodes (they read a cell further: the exact region
+//! single-chunk wavefront holds ([`crate::time_tile::fallback`]: not 1D), without a periodic wrap, tensor nodes (they read a cell further: the exact region
 //! would shrink two cells a step, and their running sums are not in the deep halos) or TF/SF
 //! plane waves ([`crate::time_tile::zone_fallback`]).
 

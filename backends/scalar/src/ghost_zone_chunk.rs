@@ -1,6 +1,7 @@
 //! The ghost zone of a [`YeeChunk`] ([`crate::ghost_zone`] says what it is and why the owned
 //! cells stay exact): setting it, stepping the owned box and zone at once, its work, and the
-//! deep halos — every field and CPML ψ of a box — packed and unpacked.
+//! deep halos — every field, CPML ψ and dispersive polarisation of a box — packed and
+//! unpacked.
 
 use yee_core::{Axis, Box3, Direction, Field, Scalar};
 use yee_em::Component;
@@ -115,22 +116,34 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
     }
 
     /// Values of the deep halo toward (`sending`) or from `dir`: every field and ψ over its
-    /// box ([`YeeChunk::cells_len`]), 0 without a zone.
+    /// box ([`YeeChunk::cells_len`]), then the polarisations of its dispersive nodes; 0
+    /// without a zone.
     pub(crate) fn zone_halo_len(&self, dir: Direction, sending: bool) -> usize {
-        self.zone_box(dir, sending).map_or(0, |b| self.cells_len(b))
+        self.zone_box(dir, sending).map_or(0, |b| {
+            let poles = self.state.dispersive.iter().flatten();
+            self.cells_len(b) + poles.map(|d| d.slab_len(b)).sum::<usize>()
+        })
     }
 
-    /// Packs the deep halo toward `toward` into `out`.
+    /// Packs the deep halo toward `toward` into `out`: every field and ψ, then each
+    /// component's dispersive nodes' polarisations (both slots: the steps' parities agree
+    /// across ranks).
     pub(crate) fn pack_zone_halo(&self, toward: Direction, out: &mut [T]) {
         if let Some(b) = self.zone_box(toward, true) {
-            self.pack_cells(b, out);
+            let mut at = self.pack_cells(b, out);
+            for d in self.state.dispersive.iter().flatten() {
+                at += d.pack(b, &mut out[at..]);
+            }
         }
     }
 
     /// Unpacks the deep halo that arrived from `from`.
     pub(crate) fn unpack_zone_halo(&mut self, from: Direction, data: &[T]) {
         if let Some(b) = self.zone_box(from, false) {
-            self.unpack_cells(b, data);
+            let mut at = self.unpack_cells(b, data);
+            for d in self.state.dispersive.iter_mut().flatten() {
+                at += d.unpack(b, &data[at..]);
+            }
         }
     }
 

@@ -210,6 +210,14 @@ impl<T: Scalar> YeeState<T> {
             .sum()
     }
 
+    /// The values the dispersive nodes keep between steps: both slots of P of every pole of
+    /// every node, and each node's `Σ kₚ` ([`crate::dispersive_nodes::DispersiveNodes`]).
+    pub fn polarisation_len(&self) -> usize {
+        (self.dispersive.iter().flatten())
+            .map(|d| d.slots.iter().map(Vec::len).sum::<usize>() + d.scratch.len())
+            .sum()
+    }
+
     /// Builds the state of the chunk owning `owned` of a validated `setup`, fields at zero.
     pub fn new(setup: &Setup, owned: Box3) -> Self {
         Self::new_with(setup, owned, &Sequential)

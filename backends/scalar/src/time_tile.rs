@@ -36,9 +36,17 @@
 //! values (`k` copies of the line: [`yee_em::IncidentLine::keep_steps`]), and the corrections
 //! of step `s` read step `s`'s; the line ends where the steps one by one leave it.
 //!
-//! What does not fit ([`fallback`]): dispersive media, and a 1D grid (one row: nothing to
-//! cut). A decomposed run's ghost zones ([`crate::ghost_zone`]) hold neither tensor nodes nor
-//! plane waves ([`zone_fallback`]).
+//! **Dispersive media** (the polarisation of Drude, Lorentz and Debye poles;
+//! [`crate::dispersive`]): the three passes of an E phase read and write only their own
+//! node's E and P, in the phase's region, and each pass of step `s` takes the slots of Pⁿ
+//! and Pⁿ⁻¹ by the parity of `s`, which is its own argument: slab `j` at step `s` and slab
+//! `j + 1` at step `s − 1` use opposite slots of different nodes. So a slab step runs them
+//! as the one-step path does, and the bits are again its.
+//!
+//! What does not fit ([`fallback`]): a 1D grid (one row: nothing to cut). A decomposed run's
+//! ghost zones ([`crate::ghost_zone`]) hold neither tensor nodes nor plane waves
+//! ([`zone_fallback`]); they carry the polarisations of their dispersive nodes in the deep
+//! halo, as fields and ψ.
 
 use alloc::vec::Vec;
 use yee_core::{Box3, Index3};
@@ -94,16 +102,10 @@ pub struct TimeTile {
     pub slab_cells: usize,
 }
 
-/// Why a chunk with these parts cannot be swept several steps at once, or `None` when it can:
-/// dispersive media, a 1D grid (see the module doc).
-pub fn fallback(dispersive: bool, mode: Mode) -> Option<&'static str> {
-    if dispersive {
-        Some("dispersive media are not tiled")
-    } else if mode == Mode::OneD {
-        Some("a 1D grid is one row: nothing to cut into slabs")
-    } else {
-        None
-    }
+/// Why a chunk of `mode` cannot be swept several steps at once, or `None` when it can: a 1D
+/// grid (see the module doc).
+pub fn fallback(mode: Mode) -> Option<&'static str> {
+    (mode == Mode::OneD).then_some("a 1D grid is one row: nothing to cut into slabs")
 }
 
 /// Why a decomposed run's chunk with these parts keeps no ghost zone ([`crate::ghost_zone`])
@@ -122,7 +124,7 @@ pub fn zone_fallback(plane_waves: bool, halo: HaloShape) -> Option<&'static str>
 
 /// [`fallback`] of a chunk's state.
 pub fn state_fallback<T: yee_core::Scalar>(state: &YeeState<T>) -> Option<&'static str> {
-    fallback(state.dispersive.iter().any(Option::is_some), state.mode)
+    fallback(state.mode)
 }
 
 /// [`zone_fallback`] of a chunk's state.
@@ -130,12 +132,11 @@ pub fn state_zone_fallback<T: yee_core::Scalar>(state: &YeeState<T>) -> Option<&
     zone_fallback(!state.lines.is_empty(), state.halo_shape)
 }
 
-/// [`fallback`] of a whole setup (every chunk of it; a chunk without the setup's dispersive
-/// nodes could tile, but the report names the setup's reason), then, for a run of several
-/// ranks (`decomposed`), [`zone_fallback`].
+/// [`fallback`] of a whole setup, then, for a run of several ranks (`decomposed`),
+/// [`zone_fallback`].
 pub fn setup_fallback(setup: &Setup, decomposed: bool) -> Option<&'static str> {
     let zone = || zone_fallback(!setup.plane_waves.is_empty(), HaloShape::of(setup));
-    fallback(!setup.poles.is_empty(), setup.mode).or_else(|| decomposed.then(zone).flatten())
+    fallback(setup.mode).or_else(|| decomposed.then(zone).flatten())
 }
 
 /// Whether a chunk's H slabs run one plane ahead of its E slabs ([`slab_planes`], the module
