@@ -102,9 +102,9 @@ pub struct RunArgs {
     pub backend: Backend,
     /// Temporal blocking on the rayon backend: k steps per wavefront tile, auto (slabs as thin
     /// as feed every thread, k as many as fit the last-level cache, at most 8) or off. Same
-    /// fields and probe series bit for bit, TF/SF plane waves and tensor nodes (smoothed
-    /// surfaces) included; decomposed runs keep ghost zones k cells deep. Where the run
-    /// cannot tile (periodic, dispersive, 1D; ghost zones with TF/SF or tensor nodes) it steps
+    /// fields and probe series bit for bit, TF/SF plane waves, tensor nodes (smoothed
+    /// surfaces) and dispersive media included; decomposed runs keep ghost zones k cells deep.
+    /// Where the run cannot tile (periodic, 1D; ghost zones with TF/SF or tensor nodes) it steps
     /// one step at a time and run.json's `time_block` says why. See docs/performance.md.
     #[arg(long, value_name = "k|auto|off", default_value = "off")]
     pub time_block: String,

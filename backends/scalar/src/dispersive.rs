@@ -7,7 +7,7 @@
 use alloc::vec::Vec;
 use yee_core::{Box3, Scalar};
 
-use crate::dispersive_nodes::{AdeStep, DispersiveNodes, clip_run};
+use crate::dispersive_nodes::{AdeStep, DispersiveNodes, clip_run, runs_near};
 use crate::material_ids::NodeIds;
 use crate::ordered_split::OrderedSplit;
 use crate::state::YeeState;
@@ -188,7 +188,7 @@ pub fn for_each_run<'s, T: Scalar>(
         let mut field = OrderedSplit::new(field.as_mut_slice());
         let (mut now, mut next) = (OrderedSplit::new(now), OrderedSplit::new(next));
         let mut scratch = OrderedSplit::new(&mut scratch[..]);
-        for &run in runs.iter() {
+        for &run in runs_near(cells, runs, region) {
             let (a, b) = clip_run(cells, run, region, all);
             if a >= b {
                 continue;

@@ -151,15 +151,25 @@ impl<T: Scalar> DispersiveNodes<T> {
         }
     }
 
-    /// The nodes inside `region`.
+    /// The nodes of [`runs_near`] `region`, in order: every node inside it among them.
+    fn near(&self, region: Box3) -> core::ops::Range<usize> {
+        match runs_near(&self.cells, &self.runs, region) {
+            [] => 0..0,
+            [first, .., last] => first.0..last.1,
+            [only] => only.0..only.1,
+        }
+    }
+
+    /// The nodes inside `region`, in order.
     fn within(&self, region: Box3) -> impl Iterator<Item = usize> + '_ {
-        (0..self.cells.len()).filter(move |&n| region.contains(self.cells[n]))
+        self.near(region)
+            .filter(move |&n| region.contains(self.cells[n]))
     }
 
     /// `costs.dispersive(poles)` summed over the nodes in `region`.
     pub fn work(&self, region: Box3, costs: &yee_em::Costs) -> f64 {
         let all = region.contains_box(&self.bounds);
-        self.runs
+        runs_near(&self.cells, &self.runs, region)
             .iter()
             .map(|&run| {
                 let (a, b) = clip_run(&self.cells, run, region, all);
@@ -189,7 +199,7 @@ impl<T: Scalar> DispersiveNodes<T> {
     /// Reads what [`DispersiveNodes::pack`] wrote for `region`.
     pub fn unpack(&mut self, region: Box3, data: &[T]) -> usize {
         let mut at = 0;
-        for n in 0..self.cells.len() {
+        for n in self.near(region) {
             if !region.contains(self.cells[n]) {
                 continue;
             }
@@ -202,6 +212,24 @@ impl<T: Scalar> DispersiveNodes<T> {
         }
         at
     }
+}
+
+/// The runs (node indices `start..end`, one row each, in row order: z, then y) whose rows may
+/// hold cells of `region`: from the first row at or past its first `(z, y)` to its last,
+/// found by bisection, so a slab's pass does not walk the whole chunk's runs; [`clip_run`]
+/// takes each one's part inside `region`.
+pub(crate) fn runs_near<'a>(
+    cells: &[Index3],
+    runs: &'a [(usize, usize)],
+    region: Box3,
+) -> &'a [(usize, usize)] {
+    if region.is_empty() {
+        return &[];
+    }
+    let row = |run: &(usize, usize)| (cells[run.0][2], cells[run.0][1]);
+    let from = runs.partition_point(|r| row(r) < (region.lo[2], region.lo[1]));
+    let to = runs.partition_point(|r| row(r) < (region.hi[2] - 1, region.hi[1]));
+    &runs[from..to.max(from)]
 }
 
 /// The nodes of `run` (node indices `start..end`, one row) inside `region`, all of them when
@@ -220,5 +248,52 @@ pub(crate) fn clip_run(
         (x(region.lo[0]), x(region.hi[0]))
     } else {
         (start, start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs in row order over a 5×4×3 box, holes and several runs a row among them: for
+    /// every box inside it and around it, the runs [`runs_near`] gives hold every node inside
+    /// the box, and the bisection saves the walk (a one-row box gets its row alone).
+    #[test]
+    fn runs_near_a_region_hold_every_node_in_it() {
+        let mut cells = Vec::new();
+        let mut runs = Vec::new();
+        for z in 0..3i64 {
+            for y in 0..4i64 {
+                // Rows of x 0..2 and 3..5 (a hole at x = 2), but none at y = 2.
+                for xs in [0..2i64, 3..5] {
+                    if y == 2 {
+                        continue;
+                    }
+                    let start = cells.len();
+                    cells.extend(xs.map(|x| [x, y, z]));
+                    runs.push((start, cells.len()));
+                }
+            }
+        }
+        let mut boxes = 0;
+        for lo in (0..64).map(|n| [n % 4 - 1, (n / 4) % 4 - 1, n / 16 - 1]) {
+            for extent in [[1, 1, 1], [2, 1, 1], [1, 2, 1], [6, 5, 1], [6, 2, 2], [6, 5, 4]] {
+                let region = Box3::new(lo, core::array::from_fn(|a| lo[a] + extent[a]));
+                let near = runs_near(&cells, &runs, region);
+                let held = |n: usize| near.iter().any(|r| (r.0..r.1).contains(&n));
+                for (n, &c) in cells.iter().enumerate() {
+                    assert!(
+                        !region.contains(c) || held(n),
+                        "{region:?}: node {c:?} left out"
+                    );
+                }
+                if extent[1] == 1 && extent[2] == 1 {
+                    assert!(near.len() <= 2, "{region:?}: {} runs for one row", near.len());
+                }
+                boxes += 1;
+            }
+        }
+        assert_eq!(boxes, 64 * 6);
+        assert!(runs_near(&cells, &runs, Box3::new([0; 3], [0; 3])).is_empty());
     }
 }
