@@ -8,7 +8,6 @@ use alloc::vec::Vec;
 use yee_core::{Box3, Scalar};
 
 use crate::dispersive_nodes::{AdeStep, DispersiveNodes, clip_run, runs_near};
-use crate::material_ids::NodeIds;
 use crate::ordered_split::OrderedSplit;
 use crate::state::YeeState;
 
@@ -156,31 +155,22 @@ pub fn for_each_run<'s, T: Scalar>(
     let YeeState {
         fields,
         dispersive,
-        material_ids,
-        one_id,
         ade,
         drive,
         ..
     } = state;
     let ade: &'s [Vec<AdeStep<T::Real>>] = ade;
     let drive: &'s [T::Real] = drive;
-    for ((field, nodes), (ids, &one)) in fields
-        .iter_mut()
-        .zip(dispersive.iter_mut())
-        .zip(material_ids.iter().zip(one_id.iter()))
-    {
+    for (field, nodes) in fields.iter_mut().zip(dispersive.iter_mut()) {
         let (Some(field), Some(nodes)) = (field, nodes) else {
             continue;
         };
-        let ids = NodeIds { ids, one };
         let DispersiveNodes {
-            cells,
-            offsets,
-            first,
             slots: pair,
             scratch,
             bounds,
             runs,
+            ..
         } = nodes;
         let all = region.contains_box(bounds);
         let (now, next) = slots(pair, step);
@@ -188,20 +178,20 @@ pub fn for_each_run<'s, T: Scalar>(
         let mut field = OrderedSplit::new(field.as_mut_slice());
         let (mut now, mut next) = (OrderedSplit::new(now), OrderedSplit::new(next));
         let mut scratch = OrderedSplit::new(&mut scratch[..]);
-        for &run in runs_near(cells, runs, region) {
-            let (a, b) = clip_run(cells, run, region, all);
+        for run in runs_near(runs, region) {
+            let (a, b) = clip_run(run, region, all);
             if a >= b {
                 continue;
             }
-            let id = ids.at(offsets[a]);
-            let (o, poles) = (offsets[a], (first[a], first[b]));
+            let steps = &ade[usize::from(run.id)];
+            let ((o, from), (_, to)) = (run.at(a, steps.len()), run.at(b, steps.len()));
             each(NodeRun {
                 field: field.take(o, o + (b - a)),
-                now: now.take(poles.0, poles.1),
-                next: next.take(poles.0, poles.1),
+                now: now.take(from, to),
+                next: next.take(from, to),
                 scratch: scratch.take(a, b),
-                steps: &ade[usize::from(id)],
-                drive: drive[usize::from(id)],
+                steps,
+                drive: drive[usize::from(run.id)],
             });
         }
     }

@@ -57,9 +57,36 @@ pub struct DispersiveNodes<T> {
     pub scratch: Vec<T>,
     /// The smallest box holding every node: a region holding it needs no test per node.
     pub bounds: Box3,
-    /// The runs of nodes (`start..end` node indices): consecutive cells along x in one row,
-    /// of one material.
-    pub runs: Vec<(usize, usize)>,
+    /// The runs of nodes: consecutive cells along x in one row, of one material, in row
+    /// order.
+    pub runs: Vec<PoleRun>,
+}
+
+/// A run of dispersive nodes (consecutive cells along x in one row, of one material), with
+/// what a pass needs of its first node, so that taking a slab's runs reads the runs alone,
+/// one stream, not the nodes' arrays at every run's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoleRun {
+    /// Node indices `start..end`.
+    pub nodes: (usize, usize),
+    /// The first node's cell.
+    pub cell: Index3,
+    /// The first node's offset in the field's storage.
+    pub offset: usize,
+    /// The first node's first pole in the slots (each node of the run has the material's
+    /// poles, one after the other).
+    pub pole: usize,
+    /// The material's id.
+    pub id: u16,
+}
+
+impl PoleRun {
+    /// Node `n`'s (a node of the run) storage offset and first pole, with `poles` poles a
+    /// node.
+    pub fn at(&self, n: usize, poles: usize) -> (usize, usize) {
+        let k = n - self.nodes.0;
+        (self.offset + k, self.pole + k * poles)
+    }
 }
 
 impl<T: Scalar> DispersiveNodes<T> {
@@ -118,7 +145,13 @@ impl<T: Scalar> DispersiveNodes<T> {
             {
                 end += 1;
             }
-            nodes.runs.push((n, end));
+            nodes.runs.push(PoleRun {
+                nodes: (n, end),
+                cell: cells[n],
+                offset: offsets[n],
+                pole: nodes.first[n],
+                id,
+            });
             n = end;
         }
         nodes.slots = [vec![T::zero(); poles], vec![T::zero(); poles]];
@@ -153,10 +186,10 @@ impl<T: Scalar> DispersiveNodes<T> {
 
     /// The nodes of [`runs_near`] `region`, in order: every node inside it among them.
     fn near(&self, region: Box3) -> core::ops::Range<usize> {
-        match runs_near(&self.cells, &self.runs, region) {
+        match runs_near(&self.runs, region) {
             [] => 0..0,
-            [first, .., last] => first.0..last.1,
-            [only] => only.0..only.1,
+            [first, .., last] => first.nodes.0..last.nodes.1,
+            [only] => only.nodes.0..only.nodes.1,
         }
     }
 
@@ -169,11 +202,11 @@ impl<T: Scalar> DispersiveNodes<T> {
     /// `costs.dispersive(poles)` summed over the nodes in `region`.
     pub fn work(&self, region: Box3, costs: &yee_em::Costs) -> f64 {
         let all = region.contains_box(&self.bounds);
-        runs_near(&self.cells, &self.runs, region)
+        runs_near(&self.runs, region)
             .iter()
-            .map(|&run| {
-                let (a, b) = clip_run(&self.cells, run, region, all);
-                (b - a) as f64 * costs.dispersive(self.poles(run.0).len())
+            .map(|run| {
+                let (a, b) = clip_run(run, region, all);
+                (b - a) as f64 * costs.dispersive(self.poles(run.nodes.0).len())
             })
             .sum()
     }
@@ -218,29 +251,20 @@ impl<T: Scalar> DispersiveNodes<T> {
 /// hold cells of `region`: from the first row at or past its first `(z, y)` to its last,
 /// found by bisection, so a slab's pass does not walk the whole chunk's runs; [`clip_run`]
 /// takes each one's part inside `region`.
-pub(crate) fn runs_near<'a>(
-    cells: &[Index3],
-    runs: &'a [(usize, usize)],
-    region: Box3,
-) -> &'a [(usize, usize)] {
+pub(crate) fn runs_near(runs: &[PoleRun], region: Box3) -> &[PoleRun] {
     if region.is_empty() {
         return &[];
     }
-    let row = |run: &(usize, usize)| (cells[run.0][2], cells[run.0][1]);
+    let row = |run: &PoleRun| (run.cell[2], run.cell[1]);
     let from = runs.partition_point(|r| row(r) < (region.lo[2], region.lo[1]));
     let to = runs.partition_point(|r| row(r) < (region.hi[2] - 1, region.hi[1]));
     &runs[from..to.max(from)]
 }
 
-/// The nodes of `run` (node indices `start..end`, one row) inside `region`, all of them when
-/// `all` (the region holds every node).
-pub(crate) fn clip_run(
-    cells: &[Index3],
-    (start, end): (usize, usize),
-    region: Box3,
-    all: bool,
-) -> (usize, usize) {
-    let c = cells[start];
+/// The nodes of `run` (node indices, one row) inside `region`, all of them when `all` (the
+/// region holds every node).
+pub(crate) fn clip_run(run: &PoleRun, region: Box3, all: bool) -> (usize, usize) {
+    let ((start, end), c) = (run.nodes, run.cell);
     if all {
         (start, end)
     } else if (1..3).all(|k| c[k] >= region.lo[k] && c[k] < region.hi[k]) {
@@ -260,7 +284,7 @@ mod tests {
     /// the box, and the bisection saves the walk (a one-row box gets its row alone).
     #[test]
     fn runs_near_a_region_hold_every_node_in_it() {
-        let mut cells = Vec::new();
+        let mut cells: Vec<Index3> = Vec::new();
         let mut runs = Vec::new();
         for z in 0..3i64 {
             for y in 0..4i64 {
@@ -271,7 +295,13 @@ mod tests {
                     }
                     let start = cells.len();
                     cells.extend(xs.map(|x| [x, y, z]));
-                    runs.push((start, cells.len()));
+                    runs.push(PoleRun {
+                        nodes: (start, cells.len()),
+                        cell: cells[start],
+                        offset: 0,
+                        pole: 0,
+                        id: 0,
+                    });
                 }
             }
         }
@@ -279,8 +309,8 @@ mod tests {
         for lo in (0..64).map(|n| [n % 4 - 1, (n / 4) % 4 - 1, n / 16 - 1]) {
             for extent in [[1, 1, 1], [2, 1, 1], [1, 2, 1], [6, 5, 1], [6, 2, 2], [6, 5, 4]] {
                 let region = Box3::new(lo, core::array::from_fn(|a| lo[a] + extent[a]));
-                let near = runs_near(&cells, &runs, region);
-                let held = |n: usize| near.iter().any(|r| (r.0..r.1).contains(&n));
+                let near = runs_near(&runs, region);
+                let held = |n: usize| near.iter().any(|r| (r.nodes.0..r.nodes.1).contains(&n));
                 for (n, &c) in cells.iter().enumerate() {
                     assert!(
                         !region.contains(c) || held(n),
@@ -294,6 +324,6 @@ mod tests {
             }
         }
         assert_eq!(boxes, 64 * 6);
-        assert!(runs_near(&cells, &runs, Box3::new([0; 3], [0; 3])).is_empty());
+        assert!(runs_near(&runs, Box3::new([0; 3], [0; 3])).is_empty());
     }
 }
