@@ -354,6 +354,8 @@ impl<C: Chunk> Driver<C> {
         let measured = (comm.now_seconds() - t) / count as f64;
         done.map_err(StepError::Chunk)?;
         let work = chunk.block_work(count) / (count * phases) as f64;
+        // The owned box's work does not change within a block: taken once, not every step.
+        let owned_work = chunk.work(owned);
         let mut records = Vec::with_capacity(count as usize);
         for n in 0..count {
             let t = comm.now_seconds();
@@ -363,7 +365,7 @@ impl<C: Chunk> Driver<C> {
             let mut record = StepRecord::for_directions(self.schedule.directions.len());
             record.compute_seconds = measured + (comm.now_seconds() - t);
             record.cells = owned.cells() as u64;
-            record.work = chunk.work(owned);
+            record.work = owned_work;
             if n + 1 == count {
                 self.refresh(chunk, comm, &mut record)?;
             }

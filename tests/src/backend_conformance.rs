@@ -148,7 +148,10 @@ where
             .and_then(|()| chunk.wait())
             .map_err(|e| format!("steps {first}..{}: {e:?}", first + count))?;
     }
-    let what = format!("{}, blocks of {block} steps, tiles of {tile}", backend.name());
+    let what = format!(
+        "{}, blocks of {block} steps, tiles of {tile}",
+        backend.name()
+    );
     same_fields(setup, oracle, chunk, &what)?;
     Ok(tile)
 }

@@ -307,7 +307,14 @@ mod tests {
         }
         let mut boxes = 0;
         for lo in (0..64).map(|n| [n % 4 - 1, (n / 4) % 4 - 1, n / 16 - 1]) {
-            for extent in [[1, 1, 1], [2, 1, 1], [1, 2, 1], [6, 5, 1], [6, 2, 2], [6, 5, 4]] {
+            for extent in [
+                [1, 1, 1],
+                [2, 1, 1],
+                [1, 2, 1],
+                [6, 5, 1],
+                [6, 2, 2],
+                [6, 5, 4],
+            ] {
                 let region = Box3::new(lo, core::array::from_fn(|a| lo[a] + extent[a]));
                 let near = runs_near(&runs, region);
                 let held = |n: usize| near.iter().any(|r| (r.nodes.0..r.nodes.1).contains(&n));
@@ -318,7 +325,11 @@ mod tests {
                     );
                 }
                 if extent[1] == 1 && extent[2] == 1 {
-                    assert!(near.len() <= 2, "{region:?}: {} runs for one row", near.len());
+                    assert!(
+                        near.len() <= 2,
+                        "{region:?}: {} runs for one row",
+                        near.len()
+                    );
                 }
                 boxes += 1;
             }
