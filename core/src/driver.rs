@@ -309,8 +309,10 @@ impl<C: Chunk> Driver<C> {
         let phases = chunk.phases();
         let t = comm.now_seconds();
         let done = submit_owned(chunk, first, count);
+        // The owned box's work does not change within the steps: taken once, not every step.
+        let work = chunk.work(owned);
         for _ in 0..count * phases as u64 {
-            comm.compute_done(chunk.work(owned) / phases as f64);
+            comm.compute_done(work / phases as f64);
         }
         let seconds = (comm.now_seconds() - t) / count as f64;
         done.map_err(StepError::Chunk)?;
@@ -323,7 +325,7 @@ impl<C: Chunk> Driver<C> {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }
             record.cells = owned.cells() as u64;
-            record.work = chunk.work(owned);
+            record.work = work;
             comm.step_done();
             records.push(record);
         }
