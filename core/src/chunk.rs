@@ -181,6 +181,15 @@ pub trait Chunk {
         }
     }
 
+    /// Whether [`Chunk::submit_steps`] refreshes, itself and as it goes, the ghosts its own
+    /// periodic wrap fills (a rank alone along a periodic axis is its own neighbour there),
+    /// so that a run whose only neighbour is the rank itself may submit several steps at
+    /// once ([`crate::driver::Driver::submits_alone`]); false, the default, when those ghosts
+    /// must be exchanged every step.
+    fn wraps_itself(&self) -> bool {
+        false
+    }
+
     /// Steps between two halo exchanges ([`Chunk::set_ghost_zone`]); 1, the default, when the
     /// halos of every phase are exchanged every step.
     fn steps_per_exchange(&self) -> u64 {

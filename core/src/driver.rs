@@ -225,7 +225,8 @@ impl<C: Chunk> Driver<C> {
                 record.compute_seconds += comm.now_seconds() - t;
                 done.map_err(StepError::Chunk)?;
             }
-            // No message travels; the exchanges keep the communicator's per-phase bookkeeping.
+            // No message travels (but to itself across a wrap, which refreshes the ghosts with
+            // the last step's values); the exchanges keep the communicator's bookkeeping.
             for phase in 0..chunk.phases() {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }
@@ -285,9 +286,18 @@ impl<C: Chunk> Driver<C> {
         self.schedule.peers.iter().all(Option::is_none)
     }
 
+    /// Whether rank `rank` may submit several steps of `chunk` at once, nothing arriving in
+    /// between: it has no neighbour, or none but itself across a periodic wrap that the chunk
+    /// refreshes itself ([`Chunk::wraps_itself`]).
+    pub fn submits_alone(&self, chunk: &C, rank: usize) -> bool {
+        let only_itself = (self.schedule.peers.iter()).all(|p| p.is_none_or(|p| p == rank));
+        self.lonely() || (only_itself && chunk.wraps_itself())
+    }
+
     /// Advances `chunk` by the `count` steps from `first`, one record each. A rank without
-    /// neighbours ([`Driver::lonely`]) submits them at once ([`Chunk::submit_steps`]: the
-    /// chunk may tile them over space and time), the compute time shared evenly among them;
+    /// neighbours but itself ([`Driver::submits_alone`]) submits them at once
+    /// ([`Chunk::submit_steps`]: the chunk may tile them over space and time), the compute
+    /// time shared evenly among them;
     /// a chunk with a ghost zone ([`Chunk::set_ghost_zone`]) does too and then exchanges its
     /// deep halos once; any other steps them one by one ([`Driver::step`]).
     pub fn steps<M: Comm>(
@@ -300,7 +310,7 @@ impl<C: Chunk> Driver<C> {
         if chunk.steps_per_exchange() > 1 {
             return self.block(chunk, comm, first, count);
         }
-        if count <= 1 || !self.lonely() {
+        if count <= 1 || !self.submits_alone(chunk, comm.rank()) {
             return (first..first + count)
                 .map(|step| self.step(chunk, comm, step))
                 .collect();
@@ -320,7 +330,8 @@ impl<C: Chunk> Driver<C> {
         for _ in 0..count {
             let mut record = StepRecord::for_directions(self.schedule.directions.len());
             record.compute_seconds = seconds;
-            // No message travels; the exchanges keep the communicator's per-phase bookkeeping.
+            // No message travels (but to itself across a wrap, which refreshes the ghosts with
+            // the last step's values); the exchanges keep the communicator's bookkeeping.
             for phase in 0..phases {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }

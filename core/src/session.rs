@@ -177,8 +177,9 @@ pub fn run_steps_from<C: Chunk, M: Comm>(
 }
 
 /// [`run_steps_from`] where only the steps `observed` selects need their fields seen by
-/// `after_step`: a rank alone in the run (one rank, no periodic wrap: nothing arrives between
-/// steps) and without a balancer advances up to [`Chunk::steps_per_submit`] steps at once
+/// `after_step`: a rank alone in the run (one rank, with no periodic wrap or one its chunk
+/// refreshes itself, [`Chunk::wraps_itself`]: nothing arrives between steps) and without a
+/// balancer advances up to [`Chunk::steps_per_submit`] steps at once
 /// ([`Driver::steps`]: the chunk may tile them over space and time), stopping at every
 /// observed step and at `until`, and `after_step` runs once such a tile has ended, with the
 /// step count there. Stop requests are checked collectively at the end of a tile that
@@ -239,7 +240,7 @@ pub fn run_steps_observed<C: Chunk, M: Comm>(
     // The records of the balancing interval under way (kept only with a balancer).
     let mut interval: Vec<StepRecord> = Vec::new();
     let end = until.min(total);
-    let alone = balancer.is_none() && comm.size() == 1 && driver.lonely();
+    let alone = balancer.is_none() && comm.size() == 1 && driver.submits_alone(&chunk, rank);
     let mut next = first;
     while next < end {
         let step = next;

@@ -542,3 +542,184 @@ fn two_ranks_with_time_blocking_exchange_every_k_steps() {
     field.read_box(Box3::from_extent(setup.grid), &mut oracle);
     assert!(ez == oracle, "two ranks differ from the oracle");
 }
+
+/// One rank of `setup` on the rayon backend blocking time as `block` (tiles for a cache of
+/// `cache` bytes), `steps` steps through the run path (`run_rank_with`: the driver, its
+/// exchanges with itself across a periodic wrap between tiles).
+fn lone_rank<T: Scalar>(
+    setup: &Setup,
+    block: TimeBlock,
+    cache: usize,
+    steps: u64,
+) -> yee_scalar::decomposed::RankOutput<T> {
+    let topology = Topology([1, 1, 1]);
+    let plan = uniform_plan(setup, topology);
+    let kernel = RayonCurl::with_threads(2)
+        .unwrap()
+        .with_time_block(block)
+        .with_cache_bytes(cache);
+    let mut outputs = yee_comm_shm::launch(topology, |mut comm| {
+        let chunk: YeeChunk<T, RayonCurl> = kernel
+            .build(setup, plan.initial_box(0), Costs::default())
+            .unwrap();
+        let never = |_: u64| false;
+        let after = |_, _: &mut YeeChunk<T, RayonCurl>| {};
+        let start = yee_core::session::Start::of(&plan);
+        let mut none = NoCheckpoints::default();
+        run_rank_with(
+            setup,
+            &plan,
+            start,
+            chunk,
+            Vec::new(),
+            &mut comm,
+            steps,
+            &mut none,
+            &never,
+            after,
+        )
+        .unwrap()
+    });
+    outputs.remove(0)
+}
+
+/// A periodic wrap across the slabs' rows (x, and y in 3D; plain and Bloch) with CPML along
+/// the slab axis, a lossy dielectric and a dispersive sphere and a source: a lone rank's tiles
+/// refresh the wrap's ghosts slab by slab before each phase reads them
+/// (`yee_scalar::own_wrap`) and take tiles of the k asked for (one- or two-plane slabs, and
+/// `auto`'s), bit for bit the scalar `Simulation` stepped one step at a time with its halos
+/// exchanged every step. Periodic along the slab axis, or with tensor nodes, the rank steps
+/// one step at a time, with the same bits.
+#[test]
+fn a_periodic_wrap_across_the_slabs_tiles_bit_for_bit() {
+    use num_complex::Complex;
+    let center = [6.0, 5.0, 7.0];
+    let regions = [
+        yee_tests::lossy_sphere(center, 3.0, 0.05),
+        yee_em::Region {
+            material: yee_tests::dispersive(1.5, 0, 3),
+            ..yee_tests::lossy_sphere([2.0, 8.0, 4.0], 1.0, 0.0)
+        },
+    ];
+    let periodic = |mode: Mode, wrapped: [bool; 3]| -> yee_em::Boundaries {
+        let active = mode.active_axes();
+        std::array::from_fn(|a| match (active[a], wrapped[a]) {
+            (false, _) => [Boundary::Pec; 2],
+            (true, true) => [Boundary::Periodic; 2],
+            (true, false) => [Boundary::Cpml(yee_em::CpmlParams::with_thickness(3)); 2],
+        })
+    };
+    let sources = [
+        [yee_tests::ricker_source(Component::Ez, [3, 4, 6])],
+        [yee_tests::ricker_source(Component::Ez, [3, 4, 0])],
+        [yee_tests::ricker_source(Component::Hz, [3, 4, 0])],
+    ];
+    let scene = |mode, grid, wrapped, bloch| Setup {
+        sources: match mode {
+            Mode::ThreeD => &sources[0],
+            Mode::Tez => &sources[2],
+            _ => &sources[1],
+        },
+        regions: &regions,
+        poles: &yee_tests::TEST_POLES,
+        smoothing_tensor: false,
+        bloch,
+        ..yee_tests::vacuum(mode, grid, 0.5, periodic(mode, wrapped))
+    };
+    // (name, setup, tiles expected)
+    let cases = [
+        (
+            "3D x, y periodic",
+            scene(Mode::ThreeD, [12, 10, 14], [true, true, false], [0.0; 3]),
+            true,
+        ),
+        (
+            "3D x periodic, Bloch",
+            scene(
+                Mode::ThreeD,
+                [12, 10, 14],
+                [true, false, false],
+                [0.15, 0.0, 0.0],
+            ),
+            true,
+        ),
+        (
+            "3D x, y Bloch",
+            scene(
+                Mode::ThreeD,
+                [12, 10, 14],
+                [true, true, false],
+                [0.1, -0.2, 0.0],
+            ),
+            true,
+        ),
+        (
+            "TMz x periodic",
+            scene(Mode::Tmz, [13, 17, 1], [true, false, false], [0.0; 3]),
+            true,
+        ),
+        (
+            "TEz x Bloch",
+            scene(
+                Mode::Tez,
+                [13, 17, 1],
+                [true, false, false],
+                [0.2, 0.0, 0.0],
+            ),
+            true,
+        ),
+        (
+            "3D z periodic",
+            scene(Mode::ThreeD, [12, 10, 14], [false, false, true], [0.0; 3]),
+            false,
+        ),
+        (
+            "TMz y periodic",
+            scene(Mode::Tmz, [13, 17, 1], [false, true, false], [0.0; 3]),
+            false,
+        ),
+    ];
+    let steps = 23;
+    for (name, setup, tiles) in cases {
+        setup.validate().unwrap();
+        let oracle = yee_tests::single_chunk::<Complex<f64>>(&setup, steps);
+        for (block, cache) in [
+            (TimeBlock::Steps(2), 1 << 10),
+            (TimeBlock::Steps(4), 1 << 10),
+            (TimeBlock::Auto, 32 << 20),
+        ] {
+            let out = lone_rank::<Complex<f64>>(&setup, block, cache, steps);
+            let k = out.tile_steps;
+            match (tiles, block) {
+                (false, _) => assert_eq!(out.longest_tile, 1, "{name}: {block:?} tiled"),
+                (true, TimeBlock::Steps(asked)) => {
+                    assert_eq!((k, out.longest_tile), (asked, asked), "{name}: {block:?}")
+                }
+                _ => assert!(out.longest_tile > 1, "{name}: {block:?} took no tile"),
+            }
+            for c in Component::ALL {
+                let fields = yee_scalar::decomposed::assemble(&[out.clone()], setup.grid, c);
+                assert!(
+                    fields == oracle.fields[c.index()],
+                    "{name}: {block:?}: {c:?} differs from the one-step run"
+                );
+            }
+        }
+    }
+    // Tensor nodes with a wrap: one step at a time, and the same bits.
+    let sphere = [tensor_sphere([12, 10, 14], 3.0, 3.0, 0.0)];
+    let tensor = Setup {
+        regions: &sphere,
+        smoothing_tensor: true,
+        ..scene(Mode::ThreeD, [12, 10, 14], [true, false, false], [0.0; 3])
+    };
+    tensor.validate().unwrap();
+    let oracle = yee_tests::single_chunk::<Complex<f64>>(&tensor, steps);
+    let out = lone_rank::<Complex<f64>>(&tensor, TimeBlock::Steps(2), 1 << 10, steps);
+    assert_eq!(out.longest_tile, 1, "tensor nodes with a wrap tiled");
+    let ez = yee_scalar::decomposed::assemble(&[out], tensor.grid, Component::Ez);
+    assert!(
+        ez == oracle.fields[Component::Ez.index()],
+        "tensor: Ez differs"
+    );
+}

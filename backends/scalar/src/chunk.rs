@@ -2,7 +2,7 @@
 
 use yee_core::{
     Box3, Capabilities, Chunk, ChunkErrorKind, Direction, Field, HostBuffer, HostChunkError,
-    Index3, Real, Scalar, Stencil,
+    Index3, Scalar, Stencil,
 };
 use yee_em::halo;
 use yee_em::load::work_of;
@@ -237,7 +237,11 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             .max(fewest)
             .clamp(1, planes);
         let slabs = planes.div_ceil(thickness);
-        let (kernel, state) = (&self.kernel, &mut self.state);
+        // The chunk's own periodic wrap, refreshed before each slab's phase reads it.
+        let wrap = crate::own_wrap::tile_wrap(&self.setup, owned, self.state.halo_shape, axis)
+            .ok()
+            .filter(|axes| axes.contains(&true));
+        let (kernel, state, setup) = (&self.kernel, &mut self.state, &self.setup);
         let samples = &mut self.probe_samples;
         let mut done = 0;
         while done < count {
@@ -254,6 +258,15 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                     for (phase, range) in [MAGNETIC_PHASE, ELECTRIC_PHASE].into_iter().zip(ranges) {
                         if !range.is_empty() {
                             let slab = planes_of(region, axis, range);
+                            if let Some(axes) = wrap {
+                                // The other field's ghosts over the slab's planes.
+                                let read = match phase {
+                                    MAGNETIC_PHASE => ELECTRIC_PHASE,
+                                    _ => MAGNETIC_PHASE,
+                                };
+                                let planes = slab.lo[axis]..slab.hi[axis];
+                                crate::own_wrap::refresh(state, setup, (read, axes), axis, planes);
+                            }
                             apply_phase(kernel, state, (step, phase), slab, owned);
                         }
                     }
@@ -333,6 +346,18 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     /// The steps of a wavefront tile ([`YeeChunk::time_tile`]), else 1.
     fn steps_per_submit(&self) -> u64 {
         self.time_tile().map_or(1, |t| t.steps)
+    }
+
+    /// Whether its tiles refresh its own periodic wrap ([`crate::own_wrap`]): it takes a tile,
+    /// keeps no ghost zone, and wraps onto itself along axes other than the slab axis.
+    fn wraps_itself(&self) -> bool {
+        let owned = self.state.owned;
+        let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1);
+        let wrap =
+            |axis| crate::own_wrap::tile_wrap(&self.setup, owned, self.state.halo_shape, axis);
+        self.zone.is_none()
+            && self.time_tile().is_some()
+            && axis.is_some_and(|a| wrap(a).is_ok_and(|axes| axes.contains(&true)))
     }
 
     fn submit_steps(&mut self, first: u64, count: u64, region: Box3) -> Result<(), HostChunkError> {
@@ -648,7 +673,7 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             return;
         };
         let n = layer.cells();
-        let bloch = yee_em::bloch::wrap_phase(&self.setup, self.state.owned, from);
+        let bloch = crate::own_wrap::bloch_rotation::<T>(&self.setup, self.state.owned, from);
         for (k, c) in halo::phase_components(self.state.mode, phase).enumerate() {
             let field = self.state.fields[c.index()]
                 .as_mut()
@@ -657,7 +682,6 @@ impl<T: Scalar, K: CurlExecutor<T>> YeeChunk<'_, T, K> {
             match bloch {
                 // Across a Bloch-periodic wrap the ghosts take the phase e^{±i2πkN}.
                 Some((re, im)) => {
-                    let (re, im) = (T::Real::from_f64(re), T::Real::from_f64(im));
                     for (i, &v) in values.iter().enumerate() {
                         field.set(layer.index_at(i), v.rotate(re, im));
                     }

@@ -28,6 +28,7 @@ pub mod ghost_zone;
 pub mod ghost_zone_chunk;
 pub mod material_ids;
 mod ordered_split;
+pub mod own_wrap;
 pub mod part_executor;
 pub mod row_runs;
 pub mod scatter;
