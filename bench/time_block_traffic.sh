@@ -6,7 +6,11 @@
 # difference of the last-level misses (data reads and writes: line fills, write-allocates
 # included) times the line size is divided by (LONG - SHORT) steps and the grid's cells, which
 # takes the set-up out. Cachegrind counts no write-backs of dirty lines: the bytes are those
-# read from DRAM (fills), not those written back, in both columns alike.
+# read from DRAM (fills), not those written back, in both columns alike. A tile reads each
+# array once, however many steps it holds, so LONG − SHORT must be a multiple of each block's
+# k (the `k` column, from run.json; for auto, what auto took): then the long run is the short
+# one's tiles and whole tiles more; otherwise the difference is not LONG − SHORT steps' worth
+# of tiles, and the script says so (auto's k = 7 over 2 and 6 steps: one tile each, 0 B).
 #   cargo build --release -p yee && bench/time_block_traffic.sh [BINARY] [SHORT] [LONG] [BLOCKS]
 #   (defaults: target/release/yee, 2, 6, "off 4"; scenes: bench/scenes/vacuum256.toml and
 #   bench/scenes/sphere256_diagonal.toml, or TB_SCENES="a.toml b.toml"; TB_LL="SIZE,WAYS,LINE"
@@ -57,10 +61,11 @@ misses() { # scene block steps -> last-level data misses (reads + writes)
     fi
     grep -q '"ran"' "$work/out.$tag/run.json" &&
         sed -n 's/.*"ran": *"\([a-z-]*\)".*/\1/p' "$work/out.$tag/run.json" >"$work/ran.$tag"
+    sed -n 's/.*"k": *\([0-9]*\).*/\1/p' "$work/out.$tag/run.json" | head -1 >"$work/k.$tag"
     sed -n 's/.*LL misses: *\([0-9,]*\) .*/\1/p' "$work/log.$tag" | head -1 | tr -d ,
 }
 echo "LL $llc (size,ways,line); steps $short and $long; bytes = LL data misses x $line"
-printf '%-24s %-6s %-10s %14s %10s\n' scene block ran "B/cell update" "vs off"
+printf '%-24s %-6s %-10s %3s %14s %10s\n' scene block ran k "B/cell update" "vs off"
 for scene in $scenes; do
     size="$(sed -n 's/^size *= *\[\([0-9, ]*\)\].*/\1/p' "$scene" | head -1)"
     cells="$(awk -F, '{p = 1; for (i = 1; i <= NF; i++) p *= $i; print p}' <<<"$size")"
@@ -69,10 +74,15 @@ for scene in $scenes; do
         a="$(misses "$scene" "$block" "$short")"
         b="$(misses "$scene" "$block" "$long")"
         ran="$(cat "$work/ran.$(basename "$scene" .toml).$block.$long" 2>/dev/null || echo '?')"
+        k="$(cat "$work/k.$(basename "$scene" .toml).$block.$long" 2>/dev/null || echo 1)"
+        k="${k:-1}"
+        if [ $(((long - short) % k)) -ne 0 ]; then
+            echo "$(basename "$scene" .toml) --time-block $block took k = $k: $long - $short steps is not a multiple of it, so the row below is not the traffic of $((long - short)) steps" >&2
+        fi
         bytes="$(awk -v a="$a" -v b="$b" -v c="$cells" -v n="$((long - short))" -v l="$line" \
             'BEGIN {printf "%.2f", (b - a) * l / n / c}')"
         [ -n "$base" ] || base="$bytes"
-        printf '%-24s %-6s %-10s %14s %10s\n' "$(basename "$scene" .toml)" "$block" "$ran" \
+        printf '%-24s %-6s %-10s %3s %14s %10s\n' "$(basename "$scene" .toml)" "$block" "$ran" "$k" \
             "$bytes" "$(awk -v x="$bytes" -v y="$base" 'BEGIN {printf "%.2fx", x / y}')"
     done
 done

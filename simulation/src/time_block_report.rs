@@ -40,9 +40,7 @@ pub fn time_block_report<T>(
     let k = results.iter().map(|r| r.tile_steps).min().unwrap_or(1);
     let longest = results.iter().map(|r| r.longest_tile).max().unwrap_or(1);
     let decomposed = options.topology.ranks() > 1;
-    let periodic = yee_core::Axis::ALL
-        .into_iter()
-        .any(|a| setup.mode.active_axes()[a.index()] && setup.is_periodic(a));
+    let periodic = yee_scalar::own_wrap::setup_wrap_fallback(setup, decomposed);
     let reason = if options.time_block == TimeBlock::Off {
         Some("not requested (--time-block off)".into())
     } else if options.backend.name() != "rayon" || !options.rank_backends.is_empty() {
@@ -53,8 +51,8 @@ pub fn time_block_report<T>(
         ))
     } else if tiled {
         Some("the tile driver steps one step at a time".into())
-    } else if periodic {
-        Some("a periodic wrap refreshes the ghosts every step".into())
+    } else if let Some(why) = periodic {
+        Some(why.into())
     } else if balanced && !decomposed {
         Some("dynamic balancing measures every step".into())
     } else if let Some(why) = setup_fallback(setup, decomposed) {

@@ -1,7 +1,8 @@
 //! `yee run --time-block k|auto|off` (issue 45): the same snapshots, bit for bit, whether the
 //! steps run one at a time or in wavefront tiles; snapshots inside a tile's span land on their
 //! own step; a probe sampled every step inside tiles writes the one-step run's CSV; tensor
-//! nodes and TF/SF plane waves tile; decomposed runs keep their ghost zones with probes,
+//! nodes, TF/SF plane waves, dispersive media and a periodic wrap across the slabs tile;
+//! decomposed runs keep their ghost zones with probes,
 //! flux and DFT boxes and write the one-rank run's files; run.json's `time_block` says what
 //! ran and why not.
 
@@ -271,6 +272,79 @@ fn tensor_nodes_and_plane_waves_tile_with_the_one_step_snapshots() {
         "{tb}"
     );
     assert_same_snapshots(&off, &out, "tensor + TF/SF on 2x1x1");
+}
+
+/// A Bloch-periodic unit cell (x and y, c64) over CPML along z, with a Drude sphere: a
+/// metasurface's set-up. A lone rank's tiles refresh the wrap slab by slab and run the poles'
+/// passes per slab; periodic along z (the slab axis), or on two ranks, it steps one step at a
+/// time and says why.
+const PERIODIC_DRUDE_SCENE: &str = r#"
+name = "time_block_periodic_drude"
+
+[grid]
+mode = "3d"
+size = [12, 10, 16]
+value_type = "c64"
+
+[boundaries]
+all = "cpml"
+x = "periodic"
+y = "periodic"
+k = [0.05, 0.1, 0.0]
+
+[boundaries.cpml]
+thickness = 3
+
+[materials.metal]
+eps = 2.0
+poles = [{ kind = "drude", frequency = 0.05, gamma = 0.01 }]
+
+[[geometry]]
+shape = "sphere"
+material = "metal"
+center = [6, 5, 8]
+radius = 3
+
+[[sources]]
+component = "ez"
+position = [3, 4, 5]
+waveform = "ricker"
+frequency = 0.1
+
+[output.snapshots]
+components = ["ez", "hx"]
+every = 7
+formats = ["npy"]
+
+[run]
+steps = 30
+"#;
+
+#[test]
+fn periodic_wraps_and_dispersive_media_tile_with_the_one_step_snapshots() {
+    let dir = crate::tmp_dir(module_path!());
+    let scene = PERIODIC_DRUDE_SCENE;
+    let (off, _) = run_text(&dir, "periodic_off", scene, "off", &[]);
+    for (block, k) in [("2", 2), ("4", 4)] {
+        let (out, report) = run_text(&dir, &format!("periodic_{block}"), scene, block, &[]);
+        let tb = &report["time_block"];
+        assert_eq!((&tb["ran"], &tb["k"]), (&"wavefront".into(), &k.into()), "{tb}");
+        assert!(tb["reason"].is_null(), "{tb}");
+        assert_same_snapshots(&off, &out, &format!("periodic + Drude, --time-block {block}"));
+    }
+    // Periodic along z too: the wavefront's axis wraps.
+    let along_z = scene.replace("y = \"periodic\"", "y = \"periodic\"\nz = \"periodic\"");
+    let (_, report) = run_text(&dir, "periodic_z", &along_z, "4", &[]);
+    let tb = &report["time_block"];
+    assert_eq!(tb["ran"], "one-step", "{tb}");
+    assert!(tb["reason"].as_str().unwrap().contains("slab axis"), "{tb}");
+    // Two ranks: the wrap is a halo between ranks, exchanged every step.
+    let extra = ["--topology", "1x1x2", "--comm", "shm"];
+    let (out, report) = run_text(&dir, "periodic_1x1x2", scene, "4", &extra);
+    let tb = &report["time_block"];
+    assert_eq!(tb["ran"], "one-step", "{tb}");
+    assert!(tb["reason"].as_str().unwrap().contains("decomposed"), "{tb}");
+    assert_same_snapshots(&off, &out, "periodic + Drude on 1x1x2");
 }
 
 /// Decomposed runs (2×1×1, 2×2×1 and 1×2×2, on shm and sim) keep ghost zones k cells deep and

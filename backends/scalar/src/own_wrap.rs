@@ -57,6 +57,21 @@ pub fn tile_wrap(
     }
 }
 
+/// Why a run of `setup` (of several ranks: `decomposed`) steps one step at a time for its
+/// periodic wrap, or `None`: no wrap, or one rank whose tiles refresh it ([`tile_wrap`] of
+/// the whole grid, slabs across its outermost axis beyond x).
+pub fn setup_wrap_fallback(setup: &Setup, decomposed: bool) -> Option<&'static str> {
+    if !Axis::ALL.into_iter().any(|a| setup.is_periodic(a)) {
+        return None;
+    }
+    if decomposed {
+        return Some("a periodic wrap in a decomposed run refreshes the ghosts every step");
+    }
+    let whole = Box3::from_extent(setup.grid);
+    let axis = (1..3).rev().find(|&a| setup.grid[a] > 1)?;
+    tile_wrap(setup, whole, HaloShape::of(setup), axis).err()
+}
+
 /// Copies the ghosts of `phase`'s components that the chunk's own wrap along `axes` fills,
 /// over the planes `planes` of `slab_axis` ([module doc](self)): for each face of each such
 /// axis, the owned layer the driver would send toward it lands in the ghosts on the other
