@@ -104,7 +104,8 @@ pub struct RunArgs {
     /// as feed every thread, k as many as fit the last-level cache, at most 8) or off. Same
     /// fields and probe series bit for bit, TF/SF plane waves, tensor nodes (smoothed
     /// surfaces) and dispersive media included; decomposed runs keep ghost zones k cells deep.
-    /// Where the run cannot tile (periodic, 1D; ghost zones with TF/SF or tensor nodes) it steps
+    /// Where the run cannot tile (1D; periodic along z in 3D or y in 2D, with tensor nodes or
+    /// across ranks; ghost zones with TF/SF or tensor nodes) it steps
     /// one step at a time and run.json's `time_block` says why. See docs/performance.md.
     #[arg(long, value_name = "k|auto|off", default_value = "off")]
     pub time_block: String,

@@ -328,9 +328,17 @@ fn periodic_wraps_and_dispersive_media_tile_with_the_one_step_snapshots() {
     for (block, k) in [("2", 2), ("4", 4)] {
         let (out, report) = run_text(&dir, &format!("periodic_{block}"), scene, block, &[]);
         let tb = &report["time_block"];
-        assert_eq!((&tb["ran"], &tb["k"]), (&"wavefront".into(), &k.into()), "{tb}");
+        assert_eq!(
+            (&tb["ran"], &tb["k"]),
+            (&"wavefront".into(), &k.into()),
+            "{tb}"
+        );
         assert!(tb["reason"].is_null(), "{tb}");
-        assert_same_snapshots(&off, &out, &format!("periodic + Drude, --time-block {block}"));
+        assert_same_snapshots(
+            &off,
+            &out,
+            &format!("periodic + Drude, --time-block {block}"),
+        );
     }
     // Periodic along z too: the wavefront's axis wraps.
     let along_z = scene.replace("y = \"periodic\"", "y = \"periodic\"\nz = \"periodic\"");
@@ -343,7 +351,10 @@ fn periodic_wraps_and_dispersive_media_tile_with_the_one_step_snapshots() {
     let (out, report) = run_text(&dir, "periodic_1x1x2", scene, "4", &extra);
     let tb = &report["time_block"];
     assert_eq!(tb["ran"], "one-step", "{tb}");
-    assert!(tb["reason"].as_str().unwrap().contains("decomposed"), "{tb}");
+    assert!(
+        tb["reason"].as_str().unwrap().contains("decomposed"),
+        "{tb}"
+    );
     assert_same_snapshots(&off, &out, "periodic + Drude on 1x1x2");
 }
 

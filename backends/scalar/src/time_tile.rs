@@ -43,6 +43,11 @@
 //! `j + 1` at step `s − 1` use opposite slots of different nodes. So a slab step runs them
 //! as the one-step path does, and the bits are again its.
 //!
+//! **A periodic wrap** across the slabs (x, and y in 3D) in a run of one rank: the chunk is
+//! its own neighbour there, and a tile refreshes the wrap's ghosts over a slab's planes right
+//! before the slab's phase reads them ([`crate::own_wrap`], where the argument is). A periodic
+//! slab axis cannot be swept as a wavefront; those runs step one step at a time.
+//!
 //! What does not fit ([`fallback`]): a 1D grid (one row: nothing to cut). A decomposed run's
 //! ghost zones ([`crate::ghost_zone`]) hold neither tensor nodes nor plane waves
 //! ([`zone_fallback`]); they carry the polarisations of their dispersive nodes in the deep
