@@ -202,8 +202,9 @@ impl<C: Chunk> Driver<C> {
         step: u64,
     ) -> Result<StepRecord, StepErrorOf<C, M>> {
         let mut record = StepRecord::for_directions(self.schedule.directions.len());
-        // Without neighbours there is nothing to overlap: one region, one kernel call.
-        let lonely = self.schedule.peers.iter().all(Option::is_none);
+        // Without neighbours (but itself across a wrap the chunk refreshes) there is nothing to
+        // overlap: one region, one kernel call.
+        let lonely = self.submits_alone(chunk, comm.rank());
         let (shell, interior) = if lonely || !self.overlap {
             (heapless::Vec::new(), chunk.owned())
         } else {

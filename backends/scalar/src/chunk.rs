@@ -81,6 +81,28 @@ fn apply_phase<T: Scalar, K: CurlExecutor<T>>(
     kernel.dft(state, electric, region.intersect(&owned), step);
 }
 
+/// Phase `phase` of step `step` over `slab` ([`apply_phase`]), the chunk's own periodic
+/// wrap (`wrap`: its axes, and the slab axis) first refreshed over the slab's planes for the
+/// field the phase reads ([`crate::own_wrap`]).
+fn slab_phase<T: Scalar, K: CurlExecutor<T>>(
+    kernel: &K,
+    state: &mut YeeState<T>,
+    (setup, wrap): (&Setup, Option<([bool; 3], usize)>),
+    (step, phase): (u64, usize),
+    slab: Box3,
+    owned: Box3,
+) {
+    if let Some((axes, axis)) = wrap {
+        let read = match phase {
+            MAGNETIC_PHASE => ELECTRIC_PHASE,
+            _ => MAGNETIC_PHASE,
+        };
+        let planes = slab.lo[axis]..slab.hi[axis];
+        crate::own_wrap::refresh(state, setup, (read, axes), axis, planes);
+    }
+    apply_phase(kernel, state, (step, phase), slab, owned);
+}
+
 /// One rank's block of a Yee grid; `K` executes the curl update (scalar by default). It keeps
 /// the setup it was built from, to rebuild its materials when its borders move.
 #[derive(Clone, Debug)]
@@ -146,7 +168,8 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     }
 
     /// Advances `region` by the whole of step `step` (H, then E), with nothing exchanged in
-    /// between: for a chunk whose ghosts no neighbour writes (one rank, no periodic axis).
+    /// between: for a chunk whose ghosts no neighbour writes (one rank; a periodic wrap onto
+    /// itself it refreshes slab by slab, [`crate::own_wrap`]).
     ///
     /// Where the executor asks for it ([`CurlExecutor::step_slab_cells`]), the step is swept
     /// in slabs of whole rows along the outermost axis the region spans beyond x (z, else y),
@@ -169,13 +192,14 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     pub fn apply_step(&mut self, step: u64, region: Box3) {
         let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
         let owned = self.owned_box();
-        let (kernel, state) = (&self.kernel, &mut self.state);
+        let wrap = axis.and_then(|a| self.own_wrap(a).map(|axes| (axes, a)));
+        let (kernel, state, setup) = (&self.kernel, &mut self.state, &self.setup);
         let slab_cells = kernel.step_slab_cells(state);
         let ahead = h_ahead(state);
         kernel.within(|| {
             let (Some(axis), Some(cells)) = (axis, slab_cells) else {
                 for phase in [MAGNETIC_PHASE, ELECTRIC_PHASE] {
-                    apply_phase(kernel, state, (step, phase), region, owned);
+                    slab_phase(kernel, state, (setup, wrap), (step, phase), region, owned);
                 }
                 return;
             };
@@ -186,11 +210,20 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                 for (phase, range) in [MAGNETIC_PHASE, ELECTRIC_PHASE].into_iter().zip(ranges) {
                     if !range.is_empty() {
                         let slab = planes_of(region, axis, range);
-                        apply_phase(kernel, state, (step, phase), slab, owned);
+                        slab_phase(kernel, state, (setup, wrap), (step, phase), slab, owned);
                     }
                 }
             }
         });
+    }
+
+    /// The periodic axes along which this chunk wraps onto itself and refreshes the wrap's
+    /// ghosts as it sweeps slabs across `axis` ([`crate::own_wrap::tile_wrap`]), or `None`:
+    /// no such wrap, one it cannot refresh, or a ghost zone.
+    fn own_wrap(&self, axis: usize) -> Option<[bool; 3]> {
+        let owned = self.state.owned;
+        (crate::own_wrap::tile_wrap(&self.setup, owned, self.state.halo_shape, axis).ok())
+            .filter(|axes| self.zone.is_none() && axes.contains(&true))
     }
 
     /// The wavefront tile this chunk's steps would be swept in ([`crate::time_tile`]), or
@@ -238,9 +271,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
             .clamp(1, planes);
         let slabs = planes.div_ceil(thickness);
         // The chunk's own periodic wrap, refreshed before each slab's phase reads it.
-        let wrap = crate::own_wrap::tile_wrap(&self.setup, owned, self.state.halo_shape, axis)
-            .ok()
-            .filter(|axes| axes.contains(&true));
+        let wrap = self.own_wrap(axis).map(|axes| (axes, axis));
         let (kernel, state, setup) = (&self.kernel, &mut self.state, &self.setup);
         let samples = &mut self.probe_samples;
         let mut done = 0;
@@ -258,16 +289,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
                     for (phase, range) in [MAGNETIC_PHASE, ELECTRIC_PHASE].into_iter().zip(ranges) {
                         if !range.is_empty() {
                             let slab = planes_of(region, axis, range);
-                            if let Some(axes) = wrap {
-                                // The other field's ghosts over the slab's planes.
-                                let read = match phase {
-                                    MAGNETIC_PHASE => ELECTRIC_PHASE,
-                                    _ => MAGNETIC_PHASE,
-                                };
-                                let planes = slab.lo[axis]..slab.hi[axis];
-                                crate::own_wrap::refresh(state, setup, (read, axes), axis, planes);
-                            }
-                            apply_phase(kernel, state, (step, phase), slab, owned);
+                            slab_phase(kernel, state, (setup, wrap), (step, phase), slab, owned);
                         }
                     }
                     // The slab's own (E's) planes: their H nodes are at this step too (the
@@ -348,16 +370,12 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
         self.time_tile().map_or(1, |t| t.steps)
     }
 
-    /// Whether its tiles refresh its own periodic wrap ([`crate::own_wrap`]): it takes a tile,
-    /// keeps no ghost zone, and wraps onto itself along axes other than the slab axis.
+    /// Whether its steps and tiles refresh its own periodic wrap ([`crate::own_wrap`]): it
+    /// keeps no ghost zone and wraps onto itself along axes other than its slab axis.
     fn wraps_itself(&self) -> bool {
         let owned = self.state.owned;
         let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1);
-        let wrap =
-            |axis| crate::own_wrap::tile_wrap(&self.setup, owned, self.state.halo_shape, axis);
-        self.zone.is_none()
-            && self.time_tile().is_some()
-            && axis.is_some_and(|a| wrap(a).is_ok_and(|axes| axes.contains(&true)))
+        axis.is_some_and(|a| self.own_wrap(a).is_some())
     }
 
     fn submit_steps(&mut self, first: u64, count: u64, region: Box3) -> Result<(), HostChunkError> {
