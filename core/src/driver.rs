@@ -226,8 +226,8 @@ impl<C: Chunk> Driver<C> {
                 record.compute_seconds += comm.now_seconds() - t;
                 done.map_err(StepError::Chunk)?;
             }
-            // No message travels (but to itself across a wrap, which refreshes the ghosts with
-            // the last step's values); the exchanges keep the communicator's bookkeeping.
+            // No message travels (not even to itself across a wrap its chunk refreshes); the
+            // exchanges keep the communicator's per-phase bookkeeping.
             for phase in 0..chunk.phases() {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }
@@ -331,8 +331,8 @@ impl<C: Chunk> Driver<C> {
         for _ in 0..count {
             let mut record = StepRecord::for_directions(self.schedule.directions.len());
             record.compute_seconds = seconds;
-            // No message travels (but to itself across a wrap, which refreshes the ghosts with
-            // the last step's values); the exchanges keep the communicator's bookkeeping.
+            // No message travels (not even to itself across a wrap its chunk refreshes); the
+            // exchanges keep the communicator's per-phase bookkeeping.
             for phase in 0..phases {
                 self.exchange_halos(chunk, comm, phase, &mut record, &mut |_, _| {})?;
             }
@@ -431,10 +431,16 @@ impl<C: Chunk> Driver<C> {
         let mut expected: heapless::Vec<Message, MAX_DIRECTIONS> = heapless::Vec::new();
         let mut towards: heapless::Vec<Direction, MAX_DIRECTIONS> = heapless::Vec::new();
         let mut froms: heapless::Vec<Direction, MAX_DIRECTIONS> = heapless::Vec::new();
+        // A rank alone but for its own wrap, which its chunk refreshes as it sweeps: nothing
+        // to send itself.
+        let (rank, alone) = (comm.rank(), self.submits_alone(chunk, comm.rank()));
         for (slot, &dir) in self.schedule.directions.iter().enumerate() {
             let Some(peer) = self.schedule.peers[slot] else {
                 continue;
             };
+            if alone && peer == rank {
+                continue;
+            }
             // At most one message each way per share direction: the capacities hold them.
             let values = chunk.halo_len(phase, dir);
             if values > 0 {

@@ -101,18 +101,29 @@ pub fn refresh<T: Scalar>(
                 continue;
             };
             let (layer, ghosts) = (cut(layer), cut(ghosts));
+            if layer.is_empty() {
+                continue;
+            }
             let shift = ghosts.lo[a] - layer.lo[a];
             let bloch = bloch_rotation::<T>(setup, owned, from);
+            let nx = layer.extent()[0];
             for c in halo::phase_components(mode, phase) {
                 let field = state.fields[c.index()]
                     .as_mut()
                     .expect("phase components are carried");
-                for n in 0..layer.cells() {
-                    let cell = layer.index_at(n);
-                    let mut ghost = cell;
-                    ghost[a] += shift;
-                    let v = field.get(cell);
-                    field.set(ghost, bloch.map_or(v, |(re, im)| v.rotate(re, im)));
+                // Row by row: the layer's row and its ghost row, both along x in storage.
+                for z in layer.lo[2]..layer.hi[2] {
+                    for y in layer.lo[1]..layer.hi[1] {
+                        let from = [layer.lo[0], y, z];
+                        let mut to = from;
+                        to[a] += shift;
+                        let (src, dst) = (field.storage_offset(from), field.storage_offset(to));
+                        let values = field.as_mut_slice();
+                        for i in 0..nx {
+                            let v = values[src + i];
+                            values[dst + i] = bloch.map_or(v, |(re, im)| v.rotate(re, im));
+                        }
+                    }
                 }
             }
         }
