@@ -342,7 +342,6 @@ fn tiled_probes<T: Scalar>(
     cache: usize,
     steps: u64,
 ) -> (Vec<Vec<(u64, T)>>, usize, u64) {
-    let plan = uniform_plan(setup, Topology([1, 1, 1]));
     let kernel = RayonCurl::with_threads(2)
         .unwrap()
         .with_time_block(block)
@@ -352,28 +351,7 @@ fn tiled_probes<T: Scalar>(
     let tile = chunk.time_tile().expect("the chunk takes a tile");
     let plane = owned.cells() / setup.grid[2];
     let slabs = setup.grid[2].div_ceil(tile.slab_cells / plane);
-    let output = yee_comm_shm::launch(Topology([1, 1, 1]), |mut comm| {
-        let mut none = NoCheckpoints::default();
-        let start = yee_core::session::Start::of(&plan);
-        let never = |_: u64| false;
-        let prior = vec![Vec::new(); setup.probes.len()];
-        let after = |_, _: &mut YeeChunk<T, RayonCurl>| {};
-        run_rank_with(
-            setup,
-            &plan,
-            start,
-            chunk.clone(),
-            prior,
-            &mut comm,
-            steps,
-            &mut none,
-            &never,
-            after,
-        )
-        .unwrap()
-    })
-    .pop()
-    .unwrap();
+    let output = lone_rank::<T>(setup, block, cache, steps);
     let mut series = vec![Vec::new(); setup.probes.len()];
     for (i, s) in output.probes {
         series[i] = s;
@@ -566,17 +544,9 @@ fn lone_rank<T: Scalar>(
         let after = |_, _: &mut YeeChunk<T, RayonCurl>| {};
         let start = yee_core::session::Start::of(&plan);
         let mut none = NoCheckpoints::default();
+        let prior = vec![Vec::new(); setup.probes.len()];
         run_rank_with(
-            setup,
-            &plan,
-            start,
-            chunk,
-            Vec::new(),
-            &mut comm,
-            steps,
-            &mut none,
-            &never,
-            after,
+            setup, &plan, start, chunk, prior, &mut comm, steps, &mut none, &never, after,
         )
         .unwrap()
     });
@@ -627,61 +597,26 @@ fn a_periodic_wrap_across_the_slabs_tiles_bit_for_bit() {
         bloch,
         ..yee_tests::vacuum(mode, grid, 0.5, periodic(mode, wrapped))
     };
-    // (name, setup, tiles expected)
+    let (d3, g3, g2) = (Mode::ThreeD, [12, 10, 14], [13, 17, 1]);
+    let (x, xy, y, z) = (
+        [true, false, false],
+        [true, true, false],
+        [false, true, false],
+        [false, false, true],
+    );
+    // (name, mode, grid, periodic axes, Bloch k, tiles expected)
     let cases = [
-        (
-            "3D x, y periodic",
-            scene(Mode::ThreeD, [12, 10, 14], [true, true, false], [0.0; 3]),
-            true,
-        ),
-        (
-            "3D x periodic, Bloch",
-            scene(
-                Mode::ThreeD,
-                [12, 10, 14],
-                [true, false, false],
-                [0.15, 0.0, 0.0],
-            ),
-            true,
-        ),
-        (
-            "3D x, y Bloch",
-            scene(
-                Mode::ThreeD,
-                [12, 10, 14],
-                [true, true, false],
-                [0.1, -0.2, 0.0],
-            ),
-            true,
-        ),
-        (
-            "TMz x periodic",
-            scene(Mode::Tmz, [13, 17, 1], [true, false, false], [0.0; 3]),
-            true,
-        ),
-        (
-            "TEz x Bloch",
-            scene(
-                Mode::Tez,
-                [13, 17, 1],
-                [true, false, false],
-                [0.2, 0.0, 0.0],
-            ),
-            true,
-        ),
-        (
-            "3D z periodic",
-            scene(Mode::ThreeD, [12, 10, 14], [false, false, true], [0.0; 3]),
-            false,
-        ),
-        (
-            "TMz y periodic",
-            scene(Mode::Tmz, [13, 17, 1], [false, true, false], [0.0; 3]),
-            false,
-        ),
+        ("3D x, y periodic", d3, g3, xy, [0.0; 3], true),
+        ("3D x periodic, Bloch", d3, g3, x, [0.15, 0.0, 0.0], true),
+        ("3D x, y Bloch", d3, g3, xy, [0.1, -0.2, 0.0], true),
+        ("TMz x periodic", Mode::Tmz, g2, x, [0.0; 3], true),
+        ("TEz x Bloch", Mode::Tez, g2, x, [0.2, 0.0, 0.0], true),
+        ("3D z periodic", d3, g3, z, [0.0; 3], false),
+        ("TMz y periodic", Mode::Tmz, g2, y, [0.0; 3], false),
     ];
     let steps = 23;
-    for (name, setup, tiles) in cases {
+    for (name, mode, grid, wrapped, bloch, tiles) in cases {
+        let setup = scene(mode, grid, wrapped, bloch);
         setup.validate().unwrap();
         let oracle = yee_tests::single_chunk::<Complex<f64>>(&setup, steps);
         for (block, cache) in [
@@ -712,11 +647,11 @@ fn a_periodic_wrap_across_the_slabs_tiles_bit_for_bit() {
         }
     }
     // Tensor nodes with a wrap: one step at a time, and the same bits.
-    let sphere = [tensor_sphere([12, 10, 14], 3.0, 3.0, 0.0)];
+    let sphere = [tensor_sphere(g3, 3.0, 3.0, 0.0)];
     let tensor = Setup {
         regions: &sphere,
         smoothing_tensor: true,
-        ..scene(Mode::ThreeD, [12, 10, 14], [true, false, false], [0.0; 3])
+        ..scene(d3, g3, x, [0.0; 3])
     };
     tensor.validate().unwrap();
     let oracle = yee_tests::single_chunk::<Complex<f64>>(&tensor, steps);
