@@ -330,7 +330,7 @@ fn tile_name<T: Scalar, K: CurlExecutor<T>>(
     let Some(tile) = chunk.time_tile() else {
         return "off".into();
     };
-    let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1).unwrap_or(0);
+    let axis = yee_scalar::time_tile::slab_axis(owned.extent()).unwrap_or(0);
     let plane = (owned.cells() / owned.extent()[axis]).max(1);
     format!(
         "{} ({} planes)",

@@ -72,7 +72,7 @@ pub fn tile_for<T: Scalar>(
 ) -> Option<TimeTile> {
     let budget = llc / 2;
     let owned = state.owned;
-    let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1)?;
+    let axis = yee_scalar::time_tile::slab_axis(owned.extent())?;
     let planes_total = owned.extent()[axis];
     let plane_cells = (owned.cells() / planes_total).max(1);
     let extra = state.psi_len() + state.polarisation_len();

@@ -15,7 +15,8 @@ use crate::source::SourceUpdate;
 use crate::state::YeeState;
 use crate::tfsf::apply_plane_waves;
 use crate::time_tile::{
-    AHEAD_MIN_PLANES, TileProbes, TimeTile, h_ahead, slab_planes, state_fallback, wavefront,
+    AHEAD_MIN_PLANES, TileProbes, TimeTile, h_ahead, slab_axis, slab_planes, state_fallback,
+    wavefront,
 };
 
 /// The error of a chunk whose materials overflow the ids ([`YeeChunk::checked`]).
@@ -190,7 +191,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// thread; docs/performance.md.) A region of one row (a 1D grid) is not cut: the kernels set up each call per row, and pieces of a
     /// row would repeat that work.
     pub fn apply_step(&mut self, step: u64, region: Box3) {
-        let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
+        let axis = slab_axis(region.extent());
         let owned = self.owned_box();
         let wrap = axis.and_then(|a| self.own_wrap(a).map(|axes| (axes, a)));
         let (kernel, state, setup) = (&self.kernel, &mut self.state, &self.setup);
@@ -249,7 +250,7 @@ impl<'s, T: Scalar, K: CurlExecutor<T>> YeeChunk<'s, T, K> {
     /// but the last, each right after the slab holding it advanced through that step
     /// ([`TileProbes`]; [`YeeFields::drain_probe_samples`] hands them out).
     pub fn apply_steps(&mut self, first: u64, count: u64, region: Box3) {
-        let axis = (1..3).rev().find(|&a| region.extent()[a] > 1);
+        let axis = slab_axis(region.extent());
         let tile = self.time_tile().filter(|_| !region.is_empty());
         let owned = self.owned_box();
         let probes = TileProbes::of(&self.setup, region.intersect(&owned));
@@ -374,7 +375,7 @@ impl<T: Scalar, K: CurlExecutor<T>> Chunk for YeeChunk<'_, T, K> {
     /// keeps no ghost zone and wraps onto itself along axes other than its slab axis.
     fn wraps_itself(&self) -> bool {
         let owned = self.state.owned;
-        let axis = (1..3).rev().find(|&a| owned.extent()[a] > 1);
+        let axis = slab_axis(owned.extent());
         axis.is_some_and(|a| self.own_wrap(a).is_some())
     }
 

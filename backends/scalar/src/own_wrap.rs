@@ -68,7 +68,7 @@ pub fn setup_wrap_fallback(setup: &Setup, decomposed: bool) -> Option<&'static s
         return Some("a periodic wrap in a decomposed run refreshes the ghosts every step");
     }
     let whole = Box3::from_extent(setup.grid);
-    let axis = (1..3).rev().find(|&a| setup.grid[a] > 1)?;
+    let axis = crate::time_tile::slab_axis(setup.grid)?;
     tile_wrap(setup, whole, HaloShape::of(setup), axis).err()
 }
 

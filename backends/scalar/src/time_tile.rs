@@ -144,6 +144,12 @@ pub fn setup_fallback(setup: &Setup, decomposed: bool) -> Option<&'static str> {
     fallback(setup.mode).or_else(|| decomposed.then(zone).flatten())
 }
 
+/// The axis a box of `extent` cells is cut into slabs across: the outermost it spans beyond
+/// x (z, else y), `None` for a single row.
+pub fn slab_axis(extent: [usize; 3]) -> Option<usize> {
+    (1..3).rev().find(|&a| extent[a] > 1)
+}
+
 /// Whether a chunk's H slabs run one plane ahead of its E slabs ([`slab_planes`], the module
 /// doc): it has tensor nodes.
 pub fn h_ahead<T: yee_core::Scalar>(state: &YeeState<T>) -> bool {
