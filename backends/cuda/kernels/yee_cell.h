@@ -65,6 +65,12 @@ static YEE_DEVICE inline unsigned long long yee_order_key(const long long p[3],
 
 /* The key of a finite node: larger than every node's. */
 #define YEE_FINITE_KEY 0xffffffffffffffffULL
+
+/* p[axis], picked by value (an index into p would put p in per-thread local memory). */
+static YEE_DEVICE inline long long yee_coordinate(const long long p[3], int axis)
+{
+    return axis == 0 ? p[0] : (axis == 1 ? p[1] : p[2]);
+}
 #endif
 
 /* One curl term: the source field (in the updated field's storage layout), its stride along
@@ -92,18 +98,32 @@ static YEE_DEVICE inline YEE_VALUE YEE_NAME(yee_difference)(const YEE_VALUE *s, 
     return electric ? s[o] - s[o - stride] : s[o + stride] - s[o];
 }
 
-/* The signed, stretched curl at storage offset o of the node at global position p. */
+/* curl +/- the stretched difference of term t at storage offset o of the node at global
+ * position p (its coordinate along the term's axis picked by value, not by an index into p:
+ * an indexed p, like a loop over the kernel's terms, puts them in per-thread local memory,
+ * whose loads bound the kernel; the NVRTC test checks no kernel has any). */
+static YEE_DEVICE inline YEE_VALUE YEE_NAME(yee_curl_term)(YEE_VALUE curl,
+                                                          const YEE_NAME(yee_term) *t,
+                                                          long long o, const long long p[3],
+                                                          int electric)
+{
+    YEE_VALUE d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
+    YEE_VALUE scaled = d * t->stretch[3 * yee_coordinate(p, t->axis) + 2];
+    return t->sign > 0 ? curl + scaled : curl - scaled;
+}
+
+/* The signed, stretched curl at storage offset o of the node at global position p: 0, then
+ * each term in turn (written out for the YEE_MAX_TERMS = 2 terms, not looped: see
+ * yee_curl_term). */
 static YEE_DEVICE inline YEE_VALUE YEE_NAME(yee_curl)(const YEE_NAME(yee_terms) *terms,
                                                      long long o, const long long p[3],
                                                      int electric)
 {
     YEE_VALUE curl = (YEE_VALUE)0;
-    for (int i = 0; i < terms->count; ++i) {
-        const YEE_NAME(yee_term) *t = &terms->term[i];
-        YEE_VALUE d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
-        YEE_VALUE scaled = d * t->stretch[3 * p[t->axis] + 2];
-        curl = t->sign > 0 ? curl + scaled : curl - scaled;
-    }
+    if (terms->count > 0)
+        curl = YEE_NAME(yee_curl_term)(curl, &terms->term[0], o, p, electric);
+    if (terms->count > 1)
+        curl = YEE_NAME(yee_curl_term)(curl, &terms->term[1], o, p, electric);
     return curl;
 }
 
@@ -188,7 +208,8 @@ static YEE_DEVICE inline void YEE_NAME(yee_cpml_node)(YEE_VALUE *values, YEE_VAL
     YEE_VALUE d = YEE_NAME(yee_difference)(term->source, o, term->stride, electric);
     YEE_REAL gain = coefficients[2 * YEE_NAME(yee_id)(ids, uniform, o) + 1];
     values[o] = YEE_NAME(yee_cpml)(values[o], &psi[yee_offset(p, slab_lo, slab_extent)], d,
-                                   term->stretch + 3 * p[term->axis], gain, term->sign > 0);
+                                   term->stretch + 3 * yee_coordinate(p, term->axis),
+                                   gain, term->sign > 0);
 }
 
 /* A point source at storage offset o with the waveform's value v this step: a soft source
@@ -332,7 +353,9 @@ static YEE_DEVICE inline YEE_VALUE YEE_NAME(yee_plain_curl)(const YEE_NAME(yee_t
                                                            long long o, int electric)
 {
     YEE_VALUE curl = (YEE_VALUE)0;
-    for (int i = 0; i < terms->count; ++i) {
+    for (int i = 0; i < YEE_MAX_TERMS; ++i) {
+        if (i >= terms->count)
+            break;
         const YEE_NAME(yee_term) *t = &terms->term[i];
         YEE_VALUE d = YEE_NAME(yee_difference)(t->source, o, t->stride, electric);
         curl = t->sign > 0 ? curl + d : curl - d;

@@ -1,8 +1,9 @@
 //! The device kernels compile: every kernel file, for f32, f64, c32 and c64, through NVRTC with
-//! `--fmad=false` (no GPU needed: NVRTC only compiles), and each entry point the crate
-//! launches is in the PTX as a `.entry`. When libnvrtc cannot be loaded the test prints why
-//! and how to provide it, and passes without checking (it says so); without the `cuda`
-//! feature there is nothing to compile with, and it says that.
+//! `--fmad=false` (no GPU needed: NVRTC only compiles); each entry point the crate launches is
+//! in the PTX as a `.entry`, with no fused multiply-add and no per-thread local memory. When
+//! libnvrtc cannot be loaded the test prints why and how to provide it, and passes without
+//! checking (it says so); without the `cuda` feature there is nothing to compile with, and it
+//! says that.
 
 #[cfg(feature = "cuda")]
 #[test]
@@ -35,6 +36,15 @@ fn every_kernel_compiles_with_nvrtc_for_every_value_type() {
             assert!(
                 !ptx.contains("fma.rn"),
                 "{} fused a multiply-add",
+                file.name
+            );
+            // No per-thread local memory (a stack frame): a kernel that indexes an array
+            // of its arguments or of its node's coordinates by a variable gets one, and its
+            // loads went through L1 beside every field load (the curl kernel's 96-byte frame
+            // bound it at about 15 % of the device's roofline on an H200, docs/cuda.md).
+            assert!(
+                !ptx.contains(".local"),
+                "{} for {precision:?} keeps per-thread local memory (`.local` in its PTX)",
                 file.name
             );
         }
