@@ -12,6 +12,14 @@ static __device__ inline int yee_thread_node(const long long lo[3], const long l
     return p[0] < hi[0] && p[1] < hi[1] && p[2] < hi[2];
 }
 
+/* Whether p lies in the box [lo, hi). */
+static __device__ inline int yee_in_box(const long long p[3], const long long lo[3],
+                                        const long long hi[3])
+{
+    return p[0] >= lo[0] && p[0] < hi[0] && p[1] >= lo[1] && p[1] < hi[1] && p[2] >= lo[2] &&
+           p[2] < hi[2];
+}
+
 /* The index of this thread in a linear launch. */
 static __device__ inline long long yee_thread_index(void)
 {

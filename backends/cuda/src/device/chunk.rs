@@ -677,7 +677,12 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
 
     /// The coefficient table of the phase of `c`.
     fn coefficients_address(&self, c: Component) -> u64 {
-        self.address(&self.arrays.coefficients[usize::from(!c.is_electric())], 0)
+        self.phase_coefficients(c.is_electric())
+    }
+
+    /// The coefficient table of the electric (`electric`) or magnetic phase.
+    fn phase_coefficients(&self, electric: bool) -> u64 {
+        self.address(&self.arrays.coefficients[usize::from(!electric)], 0)
     }
 
     /// The stretch table of component `c` along `axis` (half positions where `c` is
@@ -708,28 +713,59 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         unsafe { self.driver.launch(self.stream(), kernel, launch, args) }
     }
 
-    /// Queues the curl update of `c` over `region` (∩ its free box).
-    fn curl(&self, c: Component, region: Box3) -> Result<(), CudaError> {
-        let r = region.intersect(&self.arrays.free[c.index()]);
-        let Some(launch) = box_launch(r.extent())? else {
+    /// Queues the curl update of the components of `phase` over `region` (∩ each one's free
+    /// box), all in one launch over the box holding them (`yee_curl`, kernels/curl.cu).
+    fn curl(&self, phase: usize, region: Box3) -> Result<(), CudaError> {
+        let storage = self.arrays.storage;
+        let empty = RawRegion::new([[0; 3]; 2], storage);
+        let mut args = Vec::with_capacity(20);
+        let mut count = 0;
+        let mut hull: Option<Box3> = None;
+        for c in phase_components(self.mode, phase) {
+            let r = region.intersect(&self.arrays.free[c.index()]);
+            if r.is_empty() {
+                continue;
+            }
+            hull = Some(hull.map_or(r, |h| h.hull(&r)));
+            let (ids, uniform) = self.ids(c);
+            args.extend([
+                Arg::Address(self.field_address(c)?),
+                Arg::Terms(self.terms(c)?),
+                Arg::Address(ids),
+                Arg::Int(uniform),
+                Arg::Region(RawRegion::new([r.lo, r.hi], storage)),
+            ]);
+            count += 1;
+        }
+        let Some(hull) = hull else {
             return Ok(());
         };
-        let (ids, uniform) = self.ids(c);
-        let args = [
-            Arg::Address(self.field_address(c)?),
-            Arg::Terms(self.terms(c)?),
-            Arg::Address(ids),
-            Arg::Int(uniform),
-            Arg::Address(self.coefficients_address(c)),
-            Arg::Region(RawRegion::new([r.lo, r.hi], self.arrays.storage)),
-            Arg::Int(i32::from(c.is_electric())),
+        for _ in count..3 {
+            args.extend([
+                Arg::Address(0),
+                Arg::Terms(DeviceTerms::default()),
+                Arg::Address(0),
+                Arg::Int(0),
+                Arg::Region(empty),
+            ]);
+        }
+        let Some(launch) = box_launch(hull.extent())? else {
+            return Ok(());
+        };
+        let electric = phase == ELECTRIC_PHASE;
+        args.extend([
+            Arg::Int(count),
+            Arg::Address(self.phase_coefficients(electric)),
+            Arg::Region(RawRegion::new([hull.lo, hull.hi], storage)),
+            Arg::Int(i32::from(electric)),
             Arg::Address(self.address(&self.flag, 0)),
-        ];
-        // SAFETY: the arguments match `yee_curl` (kernels/curl.cu) in order and type; every
-        // node of `r` and its one-node reach lie in the storage box all fields share (the
-        // box is inside the owned box, grown by the ghosts the curl reads), the stretch
-        // tables span the grid and the ids name rows of the coefficient table (built so by
-        // `YeeState`).
+        ]);
+        // SAFETY: the arguments match `yee_curl` (kernels/curl.cu) in order and type: three
+        // components (the unused ones null with empty boxes, never touched: `count` and the
+        // box test skip them); every node of each component's box and its one-node reach
+        // lie in the storage box all fields share (the box is inside the owned box, grown by
+        // the ghosts the curl reads), the stretch tables span the grid and the ids name rows
+        // of the phase's coefficient table (built so by `YeeState`).
         unsafe { self.launch(&self.kernels.curl, launch, &args) }
     }
 
@@ -1279,9 +1315,7 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         if electric {
             self.dispersive(Pass::Polarise, region, step)?;
         }
-        for c in phase_components(self.mode, phase) {
-            self.curl(c, region)?;
-        }
+        self.curl(phase, region)?;
         for slab in &self.arrays.slabs {
             for c in phase_components(self.mode, phase) {
                 self.cpml(slab, c, region)?;

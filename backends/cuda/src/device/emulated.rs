@@ -269,13 +269,23 @@ impl Driver for Emulated {
                 format!("emulated device: {} has no kernel {name}", file.name),
             ));
         };
-        let mut sizes = [0usize; 16];
+        let mut sizes = [0usize; 32];
         // SAFETY: writes at most `sizes.len()` sizes.
         let count = unsafe { params(sizes.as_mut_ptr(), sizes.len()) };
+        if count > sizes.len() {
+            return Err(CudaError::new(
+                ChunkErrorKind::Device,
+                format!(
+                    "emulated device: {name} takes {count} parameters, more than the {} it \
+                     checks",
+                    sizes.len()
+                ),
+            ));
+        }
         Ok(EmulatedKernel {
             name,
             run,
-            params: sizes[..count.min(sizes.len())].to_vec(),
+            params: sizes[..count].to_vec(),
         })
     }
 
