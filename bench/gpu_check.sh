@@ -27,53 +27,11 @@ mkdir -p "$SCENES"
 echo "gpu-check: $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 echo "gpu-check: host $(nproc) cores, $YEE"
 
-# A copy of scene $1 with `value_type = $2` (and the top-level lines $3) as $SCENES/$4.toml.
-variant() {
-    local text
-    text=$(cat "$1")
-    printf '%s\n' "${3:-}" "${text/\[grid\]/[grid]
-value_type = \"$2\"}" > "$SCENES/$4.toml"
-    echo "$SCENES/$4.toml"
-}
-
-# Runs scene $1 into $OUT/$2 with the remaining arguments; prints nothing, returns its status.
-run() {
-    local scene=$1 name=$2
-    shift 2
-    rm -rf "${OUT:?}/$name"
-    timeout 300 "$YEE" run "$scene" --quiet --out "$OUT/$name" "$@" > "$OUT/$name.log" 2>&1
-}
-
-# Compares every .npy and CSV (snapshots, probes, flux spectra, DFT sums) of $OUT/$1 with $OUT/$2: "identical (N files)" or what differs.
-same() {
-    local n=0 bad=""
-    for f in "$OUT/$1"/*.npy "$OUT/$1"/*.csv; do
-        [ -e "$f" ] || continue
-        n=$((n + 1))
-        cmp -s "$f" "$OUT/$2/$(basename "$f")" || bad="$bad $(basename "$f")"
-    done
-    if [ "$n" -eq 0 ]; then echo "no outputs"; elif [ -z "$bad" ]; then echo "identical ($n files)"; else echo "DIFFER:$bad"; fi
-}
+# shellcheck source=bench/gpu_lib.sh
+source bench/gpu_lib.sh
 
 echo "| scene | value | device run | against the scalar run |"
 echo "| --- | --- | --- | --- |"
-check() {
-    local scene=$1 label=$2 value=$3
-    shift 3
-    run "$scene" "s_$label" --backend scalar "$@" || { echo "| $label | $value | scalar failed: $(tail -1 "$OUT/s_$label.log") | |"; return; }
-    for device in "cuda" "cuda2" "mixed"; do
-        local args=(--backend cuda)
-        case $device in
-            cuda2) args=(--backend cuda --ranks 2 --comm shm) ;;
-            mixed) args=(--ranks 2 --comm shm --rank-backends cuda,rayon) ;;
-        esac
-        if run "$scene" "${device}_$label" "${args[@]}" "$@"; then
-            echo "| $label | $value | ${args[*]} | $(same "s_$label" "${device}_$label") |"
-        else
-            echo "| $label | $value | ${args[*]} | failed: $(tail -1 "$OUT/${device}_$label.log") |"
-        fi
-    done
-}
 for v in f32 f64; do
     check "$(variant apps/yee/tests/scenes/device3d.toml $v '' device3d_$v)" device3d $v
     check "$(variant examples/scenes/dipole2d.toml $v '' dipole2d_$v)" dipole2d $v
@@ -86,37 +44,6 @@ check examples/scenes/dipole_halfspace3d.toml dipole_halfspace3d f64 --steps 300
 check examples/scenes/taper.toml taper f64
 check examples/scenes/coupler.toml coupler f64
 
-# Speed: a cube of side $2 of value type $3, vacuum in PEC or CPML + a dielectric sphere.
-cube() {
-    local name=$1 side=$2 value=$3 kind=$4 steps=$5
-    {
-        echo "name = \"$name\""
-        echo 'smoothing = "diagonal"'
-        echo "[grid]"
-        echo "mode = \"3d\""
-        echo "size = [$side, $side, $side]"
-        echo "value_type = \"$value\""
-        if [ "$kind" = sphere ]; then
-            echo "[boundaries]"
-            echo 'all = "cpml"'
-            echo "[materials.glass]"
-            echo "eps = 2.25"
-            echo "[[geometry]]"
-            echo 'shape = "sphere"'
-            echo 'material = "glass"'
-            echo "center = [$((side / 2)), $((side / 2)), $((side / 2))]"
-            echo "radius = $((side / 4))"
-        fi
-        echo "[[sources]]"
-        echo 'component = "ez"'
-        echo "position = [$((side / 3)), $((side / 2)), $((side / 2))]"
-        echo 'waveform = "ricker"'
-        echo "frequency = 0.05"
-        echo "[run]"
-        echo "steps = $steps"
-    } > "$SCENES/$name.toml"
-    echo "$SCENES/$name.toml"
-}
 echo
 echo "| scene | cells | steps | device Mcells/s (stepping) | end to end |"
 echo "| --- | ---: | ---: | ---: | ---: |"
@@ -159,34 +86,7 @@ echo
 echo "the device chunk stepped alone against the device's triad (yee bench --backend cuda):"
 timeout 240 "$YEE" bench --backend cuda --scenes --only "256^3" 2>&1 | grep -v INFO
 
-# The heterogeneous run: one device rank and 15 rayon ranks (a core each) on the sphere scene.
-rate() { python3 -c "import json,sys; print(f\"{json.load(open(sys.argv[1]))['mcells_per_s']:.0f}\")" "$OUT/$1/run.json"; }
-het=$(cube het_sphere_256_f32 256 f32 sphere 200)
-echo
-echo "heterogeneous: sphere 256³ f32 + CPML, 200 steps; rates from run.json (Mcells/s)"
-cpu=$(timeout 240 "$YEE" bench --threads 1 --scenes --only "sphere 256" --no-scalar --json 2>/dev/null |
-    python3 -c "import json,sys; print(f\"{[r for r in json.load(sys.stdin) if r['value_type'] == 'f32'][0]['mcells_per_s']:.0f}\")")
-if run "$het" het_gpu --backend cuda && [ -n "$cpu" ]; then
-    gpu=$(rate het_gpu)
-    ideal=$((gpu + 15 * cpu))
-    list="cuda$(printf ',rayon%.0s' $(seq 15))"
-    speeds="$gpu$(printf ",$cpu%.0s" $(seq 15))"
-    echo "| run | Mcells/s | of the ideal $ideal (device $gpu + 15 × one core $cpu) |"
-    echo "| --- | ---: | ---: |"
-    echo "| device alone | $gpu | $((100 * gpu / ideal)) % |"
-    for spec in "even:--balance off" "static:--balance static --speeds $speeds" \
-        "dynamic:--balance dynamic --rebalance-every 20"; do
-        name=${spec%%:*}
-        if run "$het" "het_$name" --ranks 16 --comm shm --topology 16x1x1 --rank-backends "$list" ${spec#*:}; then
-            r=$(rate "het_$name")
-            echo "| 1 device + 15 cores, $name | $r | $((100 * r / ideal)) % |"
-        else
-            echo "| 1 device + 15 cores, $name | failed: $(tail -1 "$OUT/het_$name.log") | |"
-        fi
-    done
-else
-    echo "device alone failed: $(tail -1 "$OUT/het_gpu.log"); one-core rate '$cpu'"
-fi
+heterogeneous 200
 
 echo
 echo "rayon on the host's cores (yee bench, 3D 256 vacuum and CPML):"

@@ -6,6 +6,9 @@
 # and run, in the repository root, `bench/many_core_check.sh target/release/yee
 # target/release/partition_scale 16` (the steps' timeouts add up to 580 s, under the device
 # tool's 600 s a command; what finished is printed as it finishes). THREADS defaults to every core.
+# `SECTIONS="1 3"` runs only sections 1 and 3 ("1 2 3" by default; "1v" is section 1's vacuum
+# rows alone, "1s" its scenes alone), in this order: bench/device_window.sh runs them a few at a
+# time between its GPU sections.
 # Prints:
 #   1. issue 45, temporal blocking where memory binds: `yee bench --time-block auto` at 256³
 #      on THREADS threads (vacuum, then CPML and the sphere), each row's rate over the
@@ -28,6 +31,9 @@ set -u
 YEE=$(realpath "${1:-target/release/yee}")
 PARTITION_SCALE=$(realpath "${2:-target/release/partition_scale}")
 THREADS=${3:-$(nproc)}
+SECTIONS=${SECTIONS:-1 2 3}
+# Whether SECTIONS names $1 (or its whole section: "1" for "1v").
+wants() { [[ " $SECTIONS " == *" $1 "* || " $SECTIONS " == *" ${1:0:1} "* ]]; }
 cd "$(dirname "$0")/.."
 QUICK_FLAG=()
 SHELLS=("662 8 4096" "256 1 64")
@@ -61,17 +67,22 @@ for r in rows:
 '
 }
 
+# Each section runs when SECTIONS names it (bodies left unindented: they hold Python text).
+if wants 1v || wants 1s; then
 echo
 echo "1. issue 45: temporal blocking at ${SIDE}³ on $THREADS threads (goal: f32 ≥ 2 over one step, ≥ 1.5 over the one-step roofline)"
-timeout 100 "$YEE" bench --threads "$THREADS" --time-block auto --only "3D ${SIDE}^3" --no-scalar \
-    --rounds 3 --json "${QUICK_FLAG[@]}" 2>/dev/null | table
-timeout 170 "$YEE" bench --threads "$THREADS" --time-block auto --scenes --only "${SIDE}^3" \
+wants 1v && timeout 100 "$YEE" bench --threads "$THREADS" --time-block auto --only "3D ${SIDE}^3" \
+    --no-scalar --rounds 3 --json "${QUICK_FLAG[@]}" 2>/dev/null | table
+wants 1s && timeout 170 "$YEE" bench --threads "$THREADS" --time-block auto --scenes --only "${SIDE}^3" \
     --no-scalar --rounds 1 --json "${QUICK_FLAG[@]}" 2>/dev/null | python3 -c '
 import json, sys
 text = sys.stdin.read()
 rows = [r for r in json.loads(text) if not r["problem"].startswith("vacuum")] if text.strip() else None
 sys.stdout.write(json.dumps(rows) if rows is not None else "")' | table
 
+fi
+
+if wants 2; then
 echo
 echo "2. issue 45: one-step realistic scenes on one thread, fraction over vacuum's (goal ≥ 0.9)"
 timeout 150 "$YEE" bench --threads 1 --scenes --only "$SIDE" --no-scalar --rounds 1 --json "${QUICK_FLAG[@]}" 2>/dev/null |
@@ -91,12 +102,19 @@ for vt in ("f32", "f64"):
         print("| %s | %s | %.0f | %.2f | %.2f |" % (r["problem"], vt, r["mcells_per_s"], r["fraction_of_roofline"], over))
 '
 
+fi
+
+if wants 3; then
 echo
 echo "3. issue 53: RCDC on $THREADS threads (goals: 662³ tile 8 ≤ 10 s; 256³ tile 1 ≤ 60 s and ≤ 1 GB)"
 for args in "${SHELLS[@]}"; do
     limit=90
     [ "$args" = "662 8 4096" ] && limit=70
+    # The peak resident memory from GNU time where the host has it (partition_scale prints
+    # its own times either way).
+    measure=(/usr/bin/time -f "peak RSS %M KiB, %e s wall, %U + %S s CPU")
+    [ -x /usr/bin/time ] || { measure=(); echo "(no /usr/bin/time here: no peak RSS)"; }
     # shellcheck disable=SC2086
-    timeout $limit /usr/bin/time -f "peak RSS %M KiB, %e s wall, %U + %S s CPU" \
-        "$PARTITION_SCALE" $args "$THREADS" 2>&1 | grep -v "^Command"
+    timeout $limit "${measure[@]}" "$PARTITION_SCALE" $args "$THREADS" 2>&1 | grep -v "^Command"
 done
+fi

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# bench/device_window.sh YEE YEE_BEFORE PARTITION_SCALE [THREADS]: what one short window on a
+# lent GPU machine (16 cores; about 10 minutes of a session's device time) measures, in the
+# order the figures are worth, each step under its own timeout and printed as it finishes:
+#   1. issue 53: RCDC at scale on THREADS threads (bench/many_core_check.sh section 3);
+#   2. issue 44: the device's bits: scenes on `--backend scalar` and on the device (one device
+#      rank, two on shm, a device rank beside a rayon rank), outputs compared byte for byte;
+#   3. issue 44: the device's stepping rate (run.json) of YEE against YEE_BEFORE, a build from
+#      before a kernel change, run after run on the same cubes (vacuum 256³ twice each, 512³
+#      and CPML + sphere 256³ once each, f32), and `yee bench --backend cuda` (each row's
+#      fraction of the device triad it measures itself) of this build's vacuum and sphere and
+#      the one before's vacuum;
+#   4. issue 45: temporal blocking of vacuum at 256³ on THREADS threads (many_core_check.sh
+#      section 1's vacuum rows);
+#   5. issue 44: the heterogeneous run, one device rank beside 15 rayon ranks
+#      (bench/gpu_lib.sh's `heterogeneous`, 100 steps);
+#   6. issue 45: temporal blocking of the CPML, sphere and lossy scenes (section 1's scenes).
+# Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
+# (stripped: the working tree that travels is 64 MiB at most). bench/gpu_check.sh is the
+# whole check, for a longer window.
+set -u
+YEE=$(realpath "${1:-target/release/yee}")
+BEFORE=$(realpath "${2:-target/release/yee_before}")
+PARTITION_SCALE=$(realpath "${3:-target/release/partition_scale}")
+THREADS=${4:-$(nproc)}
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out/device_window}
+SCENES="$OUT/scenes"
+mkdir -p "$SCENES"
+START=$SECONDS
+# shellcheck source=bench/gpu_lib.sh
+source bench/gpu_lib.sh
+stamp() { echo; echo "[$((SECONDS - START)) s] $*"; }
+
+echo "device-window: $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
+echo "device-window: host $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+
+stamp "1. issue 53"
+SECTIONS=3 bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+
+stamp "2. issue 44: bits on the device"
+echo "| scene | value | device run | against the scalar run |"
+echo "| --- | --- | --- | --- |"
+for v in f32 f64; do
+    check "$(variant apps/yee/tests/scenes/device3d.toml $v '' device3d_$v)" device3d $v
+done
+check examples/scenes/dipole_halfspace3d.toml dipole_halfspace3d f64 --steps 300
+check examples/scenes/bend2d.toml bend2d f64
+
+stamp "3. issue 44: the device's stepping rate, this build against the one before"
+echo "| scene | cells | steps | build | device Mcells/s (stepping) | end to end |"
+echo "| --- | ---: | ---: | --- | ---: | ---: |"
+NOW=$YEE
+for spec in "vacuum 256 f32 pec 400 4" "vacuum 512 f32 pec 200 2" "sphere 256 f32 sphere 400 2"; do
+    set -- $spec
+    scene=$(cube "speed_$1_$2_$3" "$2" "$3" "$4" "$5")
+    builds="before now"
+    [ "$6" = 4 ] && builds="before now before now"
+    for build in $builds; do
+        YEE=$NOW
+        [ $build = before ] && YEE=$BEFORE
+        name="speed_$1_$2_$3_$build"
+        if run "$scene" "$name" --backend cuda; then
+            r=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"{d['mcells_per_s']:.0f} | {d['end_to_end_mcells_per_s']:.0f}\")" "$OUT/$name/run.json")
+            echo "| $1 $3 ($4) | $2³ | $5 | $build | $r |"
+        else
+            echo "| $1 $3 ($4) | $2³ | $5 | $build | failed: $(tail -1 "$OUT/$name.log") | |"
+        fi
+    done
+done
+YEE=$NOW
+for spec in "now:vacuum 256" "now:sphere 256" "before:vacuum 256"; do
+    bin=$NOW
+    [ "${spec%%:*}" = before ] && bin=$BEFORE
+    echo "yee bench --backend cuda --scenes --only '${spec#*:}' (${spec%%:*}):"
+    timeout 90 "$bin" bench --backend cuda --scenes --only "${spec#*:}" --rounds 1 2>&1 | grep -v INFO
+done
+
+stamp "4. issue 45: vacuum"
+SECTIONS=1v bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+
+stamp "5. issue 44: heterogeneous"
+heterogeneous 100
+
+stamp "6. issue 45: scenes"
+SECTIONS=1s bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+stamp "done"
