@@ -15,7 +15,8 @@
 #   5. issue 44: the heterogeneous run, one device rank beside 15 rayon ranks
 #      (bench/gpu_lib.sh's `heterogeneous`, 100 steps);
 #   6. issue 45: temporal blocking of the CPML, sphere and lossy scenes (section 1's scenes).
-# Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
+# `WINDOW="bits speed"` runs only the steps named (of 53, bits, speed, bench, 45v, het, 45s; all
+# by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
 # (stripped: the working tree that travels is 64 MiB at most). bench/gpu_check.sh is the
 # whole check, for a longer window.
 set -u
@@ -28,29 +29,38 @@ OUT=${OUT:-out/device_window}
 SCENES="$OUT/scenes"
 mkdir -p "$SCENES"
 START=$SECONDS
+NOW=$YEE
 # shellcheck source=bench/gpu_lib.sh
 source bench/gpu_lib.sh
 stamp() { echo; echo "[$((SECONDS - START)) s] $*"; }
+WINDOW=${WINDOW:-53 bits speed bench 45v het 45s}
+# Whether WINDOW names step $1.
+step() { [[ " $WINDOW " == *" $1 "* ]]; }
 
 echo "device-window: $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 echo "device-window: host $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 
-stamp "1. issue 53"
-SECTIONS=3 bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+step 53 && stamp "1. issue 53" &&
+    SECTIONS=3 bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
 
+if step bits; then
 stamp "2. issue 44: bits on the device"
 echo "| scene | value | device run | against the scalar run |"
 echo "| --- | --- | --- | --- |"
 for v in f32 f64; do
     check "$(variant apps/yee/tests/scenes/device3d.toml $v '' device3d_$v)" device3d $v
 done
+# The CPML's stretch 1/κ ≠ 1 (the curl launch multiplies by it only where it is not 1).
+sed 's/^thickness = 4$/thickness = 4\nkappa_max = 3.0/' apps/yee/tests/scenes/device3d.toml > "$SCENES/device3d_kappa.toml"
+check "$SCENES/device3d_kappa.toml" device3d_kappa f64
 check examples/scenes/dipole_halfspace3d.toml dipole_halfspace3d f64 --steps 300
 check examples/scenes/bend2d.toml bend2d f64
+fi
 
+if step speed; then
 stamp "3. issue 44: the device's stepping rate, this build against the one before"
 echo "| scene | cells | steps | build | device Mcells/s (stepping) | end to end |"
 echo "| --- | ---: | ---: | --- | ---: | ---: |"
-NOW=$YEE
 for spec in "vacuum 256 f32 pec 400 4" "vacuum 512 f32 pec 200 2" "sphere 256 f32 sphere 400 2"; do
     set -- $spec
     scene=$(cube "speed_$1_$2_$3" "$2" "$3" "$4" "$5")
@@ -68,20 +78,27 @@ for spec in "vacuum 256 f32 pec 400 4" "vacuum 512 f32 pec 200 2" "sphere 256 f3
         fi
     done
 done
+fi
 YEE=$NOW
+if step bench; then
+stamp "3b. issue 44: yee bench --backend cuda"
 for spec in "now:vacuum 256" "now:sphere 256" "before:vacuum 256"; do
     bin=$NOW
     [ "${spec%%:*}" = before ] && bin=$BEFORE
     echo "yee bench --backend cuda --scenes --only '${spec#*:}' (${spec%%:*}):"
     timeout 90 "$bin" bench --backend cuda --scenes --only "${spec#*:}" --rounds 1 2>&1 | grep -v INFO
 done
+fi
 
-stamp "4. issue 45: vacuum"
-SECTIONS=1v bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+step 45v && stamp "4. issue 45: vacuum" &&
+    SECTIONS=1v bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
 
+if step het; then
 stamp "5. issue 44: heterogeneous"
 heterogeneous 100
+cat "$OUT/het_ranks.txt"
+fi
 
-stamp "6. issue 45: scenes"
-SECTIONS=1s bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+step 45s && stamp "6. issue 45: scenes" &&
+    SECTIONS=1s bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
 stamp "done"

@@ -85,6 +85,18 @@ cube() {
 # The run.json stepping rate of run $1 (Mcells/s).
 rate() { python3 -c "import json,sys; print(f\"{json.load(open(sys.argv[1]))['mcells_per_s']:.0f}\")" "$OUT/$1/run.json"; }
 
+# Run $1's ranks from its run.json, one line each: the x extent it ended with, its compute and
+# share seconds, and the run's step seconds.
+rank_stats() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("%s: step %.3f s, balance %s" % (sys.argv[2], d["step_seconds"], d["balance"].get("final_borders", "")[:1]))
+for r in d["rank_stats"]:
+    print("  rank %2d x %4d..%4d compute %.3f s share %.3f s" % (r["rank"], r["lo"][0], r["hi"][0], r["compute_seconds"], r["share_seconds"]))
+' "$OUT/$1/run.json" "$1"
+}
+
 # The heterogeneous run (Balykov 2019 §3): one device rank and 15 rayon ranks (a core each) on
 # the sphere cube at 256³ f32, $1 steps (200 by default): split evenly, by the measured speeds
 # (static) and by measurement (dynamic), each against the device alone and the ideal split.
@@ -109,6 +121,7 @@ heterogeneous() {
             if run "$het" "het_$name" --ranks 16 --comm shm --topology 16x1x1 --rank-backends "$list" ${spec#*:}; then
                 r=$(rate "het_$name")
                 echo "| 1 device + 15 cores, $name | $r | $((100 * r / ideal)) % |"
+                rank_stats "het_$name" >> "$OUT/het_ranks.txt"
             else
                 echo "| 1 device + 15 cores, $name | failed: $(tail -1 "$OUT/het_$name.log") | |"
             fi
