@@ -15,8 +15,11 @@
 #   5. issue 44: the heterogeneous run, one device rank beside 15 rayon ranks
 #      (bench/gpu_lib.sh's `heterogeneous`, 100 steps);
 #   6. issue 45: temporal blocking of the CPML, sphere and lossy scenes (section 1's scenes).
-# `WINDOW="bits speed"` runs only the steps named (of 53, bits, speed, bench, 45v, het, 45s; all
-# by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
+#   7. issue 44: Nsight Compute's view of the curl launches (`ncu`, where the host has it: 3
+#      steps of the vacuum cube at 256³ f32, the first four `yee_curl` launches), in $OUT/ncu.txt
+#      and summarised.
+# `WINDOW="bits speed"` runs only the steps named (of 53, bits, speed, bench, 45v, het, 45s, ncu;
+# all but ncu by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
 # (stripped: the working tree that travels is 64 MiB at most). bench/gpu_check.sh is the
 # whole check, for a longer window.
 set -u
@@ -101,4 +104,19 @@ fi
 
 step 45s && stamp "6. issue 45: scenes" &&
     SECTIONS=1s bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+
+if step ncu; then
+stamp "7. issue 44: ncu"
+NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$NCU" ]; then
+    scene=$(cube ncu_vacuum_256_f32 256 f32 pec 3)
+    timeout 200 "$NCU" --clock-control none -k regex:yee_curl -c 4 --section SpeedOfLight \
+        --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+        --section LaunchStats --section SchedulerStats "$YEE" run "$scene" --backend cuda --quiet \
+        --out "$OUT/ncu_run" > "$OUT/ncu.txt" 2>&1
+    grep -E "yee_curl|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Compute \(SM\)|Achieved Occupancy|Registers|Issued Ipc|No Eligible|Stall|Mem Busy|Max Bandwidth|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -120
+else
+    echo "no ncu on this host"
+fi
+fi
 stamp "done"

@@ -100,6 +100,9 @@ for r in d["rank_stats"]:
 # The heterogeneous run (Balykov 2019 §3): one device rank and 15 rayon ranks (a core each) on
 # the sphere cube at 256³ f32, $1 steps (200 by default): split evenly, by the measured speeds
 # (static) and by measurement (dynamic), each against the device alone and the ideal split.
+# The ranks split z (1x1x16): a host rank's share is a few whole planes, where a split along x
+# left it rows of one or two cells, and its row kernels ran at a twentieth of their rate
+# (2026-11-30, docs/cuda.md).
 heterogeneous() {
     local het cpu gpu ideal list speeds name r
     het=$(cube het_sphere_256_f32 256 f32 sphere "${1:-200}")
@@ -118,7 +121,7 @@ heterogeneous() {
         for spec in "even:--balance off" "static:--balance static --speeds $speeds" \
             "dynamic:--balance dynamic --rebalance-every 20"; do
             name=${spec%%:*}
-            if run "$het" "het_$name" --ranks 16 --comm shm --topology 16x1x1 --rank-backends "$list" ${spec#*:}; then
+            if run "$het" "het_$name" --ranks 16 --comm shm --topology 1x1x16 --rank-backends "$list" ${spec#*:}; then
                 r=$(rate "het_$name")
                 echo "| 1 device + 15 cores, $name | $r | $((100 * r / ideal)) % |"
                 rank_stats "het_$name" >> "$OUT/het_ranks.txt"
