@@ -15,11 +15,13 @@
 #   5. issue 44: the heterogeneous run, one device rank beside 15 rayon ranks
 #      (bench/gpu_lib.sh's `heterogeneous`, 100 steps);
 #   6. issue 45: temporal blocking of the CPML, sphere and lossy scenes (section 1's scenes).
-#   7. issue 44: Nsight Compute's view of the curl launches (`ncu`, where the host has it: 3
+#   7. issue 45: one-step realistic scenes on one thread (many_core_check.sh section 2), on a
+#      quiet host;
+#   8. issue 44: Nsight Compute's view of the curl launches (`ncu`, where the host has it: 3
 #      steps of the vacuum cube at 256³ f32, the first four `yee_curl` launches), in $OUT/ncu.txt
 #      and summarised.
-# `WINDOW="bits speed"` runs only the steps named (of 53, bits, speed, bench, 45v, het, 45s, ncu;
-# all but ncu by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
+# `WINDOW="bits speed"` runs only the steps named (of 53, bits, speed, bench, 45v, het, 45s,
+# 45one, ncu; all but the last two by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
 # (stripped: the working tree that travels is 64 MiB at most). bench/gpu_check.sh is the
 # whole check, for a longer window.
 set -u
@@ -105,8 +107,11 @@ fi
 step 45s && stamp "6. issue 45: scenes" &&
     SECTIONS=1s bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
 
+step 45one && stamp "7. issue 45: one thread" &&
+    SECTIONS=2 bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+
 if step ncu; then
-stamp "7. issue 44: ncu"
+stamp "8. issue 44: ncu"
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 if [ -n "$NCU" ]; then
     scene=$(cube ncu_vacuum_256_f32 256 f32 pec 3)
