@@ -72,73 +72,6 @@ static __device__ inline int YEE_NAME(yee_phase_store)(YEE_VALUE *values, long l
     return YEE_NAME(yee_finite)(updated);
 }
 
-/* The curls of a phase's components at one node: its storage offset, whether each component
- * updates there, and each component's curl (taken for every component the phase has, inside
- * its box or not: the loads then wait on no branch, and a node of the launch box and its
- * one-node reach lie in the storage box either way). */
-typedef struct {
-    long long o;
-    int in0, in1, in2;
-    YEE_VALUE curl0, curl1, curl2;
-} YEE_NAME(yee_curls);
-
-/* The phase's components, as the kernel takes them. */
-#define YEE_PHASE_PARAMS                                                                       \
-    const YEE_NAME(yee_terms) *terms0, const yee_region *r0, const YEE_NAME(yee_terms) *terms1, \
-        const yee_region *r1, const YEE_NAME(yee_terms) *terms2, const yee_region *r2,        \
-        int count, const YEE_VALUE *source0, const YEE_VALUE *source1,                        \
-        const YEE_VALUE *source2, const yee_region *box, int electric
-
-static __device__ inline YEE_NAME(yee_curls)
-    YEE_NAME(yee_phase_curls)(const long long p[3], YEE_PHASE_PARAMS)
-{
-    YEE_NAME(yee_curls) n;
-    n.o = yee_offset(p, box->storage_lo, box->extent);
-    n.in0 = count > 0 && yee_in_box(p, r0->lo, r0->hi);
-    n.in1 = count > 1 && yee_in_box(p, r1->lo, r1->hi);
-    n.in2 = count > 2 && yee_in_box(p, r2->lo, r2->hi);
-    YEE_VALUE own0 = source0 ? source0[n.o] : (YEE_VALUE)0;
-    YEE_VALUE own1 = source1 ? source1[n.o] : (YEE_VALUE)0;
-    YEE_VALUE own2 = source2 ? source2[n.o] : (YEE_VALUE)0;
-    n.curl0 = count > 0 ? YEE_NAME(yee_phase_curl)(terms0, source0, source1, own0, own1, own2,
-                                                   n.o, p, electric)
-                        : (YEE_VALUE)0;
-    n.curl1 = count > 1 ? YEE_NAME(yee_phase_curl)(terms1, source0, source1, own0, own1, own2,
-                                                   n.o, p, electric)
-                        : (YEE_VALUE)0;
-    n.curl2 = count > 2 ? YEE_NAME(yee_phase_curl)(terms2, source0, source1, own0, own1, own2,
-                                                   n.o, p, electric)
-                        : (YEE_VALUE)0;
-    return n;
-}
-
-/* Stores the updates of node n's components that update there; returns 0 when one stored
- * value is not finite. */
-static __device__ inline int YEE_NAME(yee_phase_stores)(
-    const YEE_NAME(yee_curls) *n, YEE_VALUE *values0, const unsigned short *ids0,
-    YEE_REAL decay0, YEE_REAL gain0, YEE_VALUE *values1, const unsigned short *ids1,
-    YEE_REAL decay1, YEE_REAL gain1, YEE_VALUE *values2, const unsigned short *ids2,
-    YEE_REAL decay2, YEE_REAL gain2, const YEE_REAL *coefficients)
-{
-    int finite = 1;
-    if (n->in0)
-        finite &= YEE_NAME(yee_phase_store)(values0, n->o, n->curl0, ids0, decay0, gain0,
-                                            coefficients);
-    if (n->in1)
-        finite &= YEE_NAME(yee_phase_store)(values1, n->o, n->curl1, ids1, decay1, gain1,
-                                            coefficients);
-    if (n->in2)
-        finite &= YEE_NAME(yee_phase_store)(values2, n->o, n->curl2, ids2, decay2, gain2,
-                                            coefficients);
-    return finite;
-}
-
-/* Each thread updates YEE_CURL_NODES = 2 nodes, one above the other along z (layout.rs's
- * CURL_NODES_ALONG_Z): both nodes' curls are taken before either is stored, so the loads of the
- * two are in flight together (the kernel was bound by load latency: Nsight Compute on an H200,
- * docs/cuda.md). Past the launch box the second node is the first again, its stores skipped. */
-#define YEE_CURL_NODES 2
-
 extern "C" __global__ void YEE_NAME(yee_curl)(
     YEE_VALUE *values0, YEE_NAME(yee_terms) terms0, const unsigned short *ids0, YEE_REAL decay0,
     YEE_REAL gain0, yee_region r0, YEE_VALUE *values1, YEE_NAME(yee_terms) terms1,
@@ -149,26 +82,35 @@ extern "C" __global__ void YEE_NAME(yee_curl)(
     yee_region box, int electric, int *non_finite)
 {
     long long p[3];
-    p[0] = box.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    p[1] = box.lo[1] + (long long)blockIdx.y * blockDim.y + threadIdx.y;
-    p[2] = box.lo[2] + ((long long)blockIdx.z * blockDim.z + threadIdx.z) * YEE_CURL_NODES;
-    if (p[0] >= box.hi[0] || p[1] >= box.hi[1] || p[2] >= box.hi[2])
+    if (!yee_thread_node(box.lo, box.hi, p))
         return;
-    int second = p[2] + 1 < box.hi[2];
-    long long q[3] = {p[0], p[1], second ? p[2] + 1 : p[2]};
-    YEE_NAME(yee_curls) a = YEE_NAME(yee_phase_curls)(
-        p, &terms0, &r0, &terms1, &r1, &terms2, &r2, count, source0, source1, source2, &box,
-        electric);
-    YEE_NAME(yee_curls) b = YEE_NAME(yee_phase_curls)(
-        q, &terms0, &r0, &terms1, &r1, &terms2, &r2, count, source0, source1, source2, &box,
-        electric);
-    int finite = YEE_NAME(yee_phase_stores)(&a, values0, ids0, decay0, gain0, values1, ids1,
-                                            decay1, gain1, values2, ids2, decay2, gain2,
+    long long o = yee_offset(p, box.storage_lo, box.extent);
+    int in0 = count > 0 && yee_in_box(p, r0.lo, r0.hi);
+    int in1 = count > 1 && yee_in_box(p, r1.lo, r1.hi);
+    int in2 = count > 2 && yee_in_box(p, r2.lo, r2.hi);
+    YEE_VALUE own0 = source0 ? source0[o] : (YEE_VALUE)0;
+    YEE_VALUE own1 = source1 ? source1[o] : (YEE_VALUE)0;
+    YEE_VALUE own2 = source2 ? source2[o] : (YEE_VALUE)0;
+    /* Every curl before any store. */
+    YEE_VALUE curl0 = in0 ? YEE_NAME(yee_phase_curl)(&terms0, source0, source1, own0, own1,
+                                                     own2, o, p, electric)
+                          : (YEE_VALUE)0;
+    YEE_VALUE curl1 = in1 ? YEE_NAME(yee_phase_curl)(&terms1, source0, source1, own0, own1,
+                                                     own2, o, p, electric)
+                          : (YEE_VALUE)0;
+    YEE_VALUE curl2 = in2 ? YEE_NAME(yee_phase_curl)(&terms2, source0, source1, own0, own1,
+                                                     own2, o, p, electric)
+                          : (YEE_VALUE)0;
+    int finite = 1;
+    if (in0)
+        finite &= YEE_NAME(yee_phase_store)(values0, o, curl0, ids0, decay0, gain0,
                                             coefficients);
-    if (second)
-        finite &= YEE_NAME(yee_phase_stores)(&b, values0, ids0, decay0, gain0, values1, ids1,
-                                             decay1, gain1, values2, ids2, decay2, gain2,
-                                             coefficients);
+    if (in1)
+        finite &= YEE_NAME(yee_phase_store)(values1, o, curl1, ids1, decay1, gain1,
+                                            coefficients);
+    if (in2)
+        finite &= YEE_NAME(yee_phase_store)(values2, o, curl2, ids2, decay2, gain2,
+                                            coefficients);
     if (!finite)
         *non_finite = 1;
 }

@@ -140,16 +140,6 @@ pub fn box_launch(extent: [usize; 3]) -> Result<Option<Launch>, TooLarge> {
     Ok(Some(Launch { grid, block: BLOCK }))
 }
 
-/// Nodes each thread of the curl launch updates, one above the other along z
-/// (`YEE_CURL_NODES` of `kernels/curl.cu`).
-pub const CURL_NODES_ALONG_Z: usize = 2;
-
-/// The curl launch over a box of `extent` nodes: [`box_launch`] with z folded by
-/// [`CURL_NODES_ALONG_Z`].
-pub fn curl_launch(extent: [usize; 3]) -> Result<Option<Launch>, TooLarge> {
-    box_launch([extent[0], extent[1], extent[2].div_ceil(CURL_NODES_ALONG_Z)])
-}
-
 /// The launch giving one thread to each of `n` values, or `None` when `n` is 0.
 pub fn linear_launch(n: usize) -> Result<Option<Launch>, TooLarge> {
     if n == 0 {

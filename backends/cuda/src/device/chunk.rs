@@ -41,7 +41,7 @@ use super::driver::{Arg, DeviceTerm, DeviceTerms, Driver};
 use super::{CudaError, Cudarc, DeviceReal, DeviceScalar, MessageBuffer, PinnedBuffer};
 use crate::kernels::{self, KernelFile};
 use crate::layout::{
-    FINITE_KEY, Launch, RawRegion, Storage, box_launch, cell_of_key, curl_launch, linear_launch,
+    FINITE_KEY, Launch, RawRegion, Storage, box_launch, cell_of_key, linear_launch,
 };
 use crate::memory::halo_staging_values;
 
@@ -788,7 +788,7 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
                 Arg::Region(RawRegion::new([[0; 3]; 2], storage)),
             ]);
         }
-        let Some(launch) = curl_launch(hull.extent())? else {
+        let Some(launch) = box_launch(hull.extent())? else {
             return Ok(());
         };
         args.push(Arg::Int(count));
