@@ -286,13 +286,8 @@ struct Arrays<T: DeviceScalar, D: Driver> {
     materials: [Materials<D>; 6],
     /// `[decay, gain]` per material id, E then H.
     coefficients: [D::Memory<T::Real>; 2],
-    /// The same tables on the host (a uniform component's row is passed to the curl launch).
-    host_coefficients: [Vec<[T::Real; 2]>; 2],
     /// `[b, c, 1/κ]` per global coordinate, per axis, at integer and half positions.
     stretch: [[D::Memory<T::Real>; 2]; 3],
-    /// Per axis, at integer and half positions, whether 1/κ is 1 at each global coordinate
-    /// (the curl launch leaves out the product where it is 1 over the whole launch).
-    unit_stretch: [[Vec<bool>; 2]; 3],
     free: [Box3; 6],
     slabs: Vec<DeviceSlab<T, D>>,
     sources: Vec<PointSource>,
@@ -382,13 +377,6 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
         let Ok(stretch) = <[[D::Memory<T::Real>; 2]; 3]>::try_from(stretch) else {
             unreachable!("three axes")
         };
-        let unit = |t: &[[T::Real; 3]]| -> Vec<bool> {
-            t.iter().map(|v| v[2] == T::Real::from_f64(1.0)).collect()
-        };
-        let unit_stretch = core::array::from_fn(|a| {
-            let s = &state.stretch[a];
-            [unit(&s.integer), unit(&s.half)]
-        });
         let mut slabs = Vec::new();
         for s in &state.slabs {
             let mut psi: [Option<D::Memory<T>>; 6] = Default::default();
@@ -415,9 +403,7 @@ impl<T: DeviceScalar, D: Driver> Arrays<T, D> {
             fields,
             materials,
             coefficients,
-            host_coefficients: [state.electric.clone(), state.magnetic.clone()],
             stretch,
-            unit_stretch,
             free: state.free,
             slabs,
             sources: state.sources.clone(),
@@ -728,16 +714,11 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
     }
 
     /// Queues the curl update of the components of `phase` over `region` (∩ each one's free
-    /// box), all in one launch over the box holding them (`yee_curl`, kernels/curl.cu): per
-    /// component its field, its terms (a term's stretch table null where 1/κ is 1 over the
-    /// component's box), its ids (null where it has one material, whose `[decay, gain]` row
-    /// goes by value) and its box; then the other phase's fields by axis.
+    /// box), all in one launch over the box holding them (`yee_curl`, kernels/curl.cu).
     fn curl(&self, phase: usize, region: Box3) -> Result<(), CudaError> {
         let storage = self.arrays.storage;
-        let electric = phase == ELECTRIC_PHASE;
-        let table = &self.arrays.host_coefficients[usize::from(!electric)];
-        let zero = T::Real::from_f64(0.0);
-        let mut args = Vec::with_capacity(26);
+        let empty = RawRegion::new([[0; 3]; 2], storage);
+        let mut args = Vec::with_capacity(20);
         let mut count = 0;
         let mut hull: Option<Box3> = None;
         for c in phase_components(self.mode, phase) {
@@ -746,31 +727,12 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
                 continue;
             }
             hull = Some(hull.map_or(r, |h| h.hull(&r)));
-            let mut terms = self.terms(c)?;
-            for t in &mut terms.term[..terms.count as usize] {
-                let a = t.axis as usize;
-                let half = c.stagger()[a] != 0.0;
-                let unit = &self.arrays.unit_stretch[a][usize::from(half)];
-                if (r.lo[a]..r.hi[a]).all(|x| unit.get(x as usize).copied().unwrap_or(false)) {
-                    t.stretch = 0;
-                }
-            }
             let (ids, uniform) = self.ids(c);
-            let [decay, gain] = match ids {
-                0 => table.get(uniform as usize).copied().ok_or_else(|| {
-                    CudaError::new(
-                        ChunkErrorKind::InvalidArgument,
-                        format!("{c:?}: material id {uniform} is not in the coefficient table"),
-                    )
-                })?,
-                _ => [zero, zero],
-            };
             args.extend([
                 Arg::Address(self.field_address(c)?),
-                Arg::Terms(terms),
+                Arg::Terms(self.terms(c)?),
                 Arg::Address(ids),
-                decay.arg(),
-                gain.arg(),
+                Arg::Int(uniform),
                 Arg::Region(RawRegion::new([r.lo, r.hi], storage)),
             ]);
             count += 1;
@@ -783,23 +745,16 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
                 Arg::Address(0),
                 Arg::Terms(DeviceTerms::default()),
                 Arg::Address(0),
-                zero.arg(),
-                zero.arg(),
-                Arg::Region(RawRegion::new([[0; 3]; 2], storage)),
+                Arg::Int(0),
+                Arg::Region(empty),
             ]);
         }
         let Some(launch) = box_launch(hull.extent())? else {
             return Ok(());
         };
-        args.push(Arg::Int(count));
-        for axis in yee_core::Axis::ALL {
-            let source = Component::along(axis, !electric);
-            args.push(Arg::Address(match self.mode.has(source) {
-                true => self.field_address(source)?,
-                false => 0,
-            }));
-        }
+        let electric = phase == ELECTRIC_PHASE;
         args.extend([
+            Arg::Int(count),
             Arg::Address(self.phase_coefficients(electric)),
             Arg::Region(RawRegion::new([hull.lo, hull.hi], storage)),
             Arg::Int(i32::from(electric)),
@@ -807,11 +762,10 @@ impl<'s, T: DeviceScalar, D: Driver, B: MessageBuffer<T, D>> CudaChunk<'s, T, D,
         ]);
         // SAFETY: the arguments match `yee_curl` (kernels/curl.cu) in order and type: three
         // components (the unused ones null with empty boxes, never touched: `count` and the
-        // box test skip them), then the other phase's fields by axis (null where the mode has
-        // none: no term reads one). Every node of each component's box and its one-node
-        // reach lie in the storage box all fields share (the box is inside the owned box,
-        // grown by the ghosts the curl reads), the stretch tables span the grid and the ids
-        // name rows of the phase's coefficient table (built so by `YeeState`).
+        // box test skip them); every node of each component's box and its one-node reach
+        // lie in the storage box all fields share (the box is inside the owned box, grown by
+        // the ghosts the curl reads), the stretch tables span the grid and the ids name rows
+        // of the phase's coefficient table (built so by `YeeState`).
         unsafe { self.launch(&self.kernels.curl, launch, &args) }
     }
 
