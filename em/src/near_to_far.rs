@@ -140,8 +140,21 @@ pub fn radiated_power(
     n_theta: usize,
     n_phi: usize,
 ) -> f64 {
-    sphere_directions(n_theta, n_phi)
-        .map(|d| d.solid_angle * far_field(samples, frequency, d.direction).intensity)
+    power_of(sphere_directions(n_theta, n_phi).map(|d| {
+        (
+            d.solid_angle,
+            far_field(samples, frequency, d.direction).intensity,
+        )
+    }))
+}
+
+/// [`radiated_power`]'s quadrature `P = Σ Ω_d U_d` over intensities already taken: pairs of a
+/// direction's solid angle and its intensity, in [`sphere_directions`]' order (the same sum,
+/// bit for bit, as [`radiated_power`] on the same directions).
+pub fn power_of(weighted: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+    weighted
+        .into_iter()
+        .map(|(solid_angle, intensity)| solid_angle * intensity)
         .sum()
 }
 

@@ -8,8 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 use yee_em::flux::surface_points;
 use yee_em::near_to_far::{
-    SurfaceSample, cross_section, far_field, plane_wave_intensity, radiated_power,
-    sphere_directions,
+    FarField, SphereDirection, SurfaceSample, cross_section, far_field, plane_wave_intensity,
+    power_of, sphere_directions,
 };
 use yee_em::plane_wave::grid_wavenumber;
 use yee_em::{DftFields, DftMonitor, FluxPlane};
@@ -79,6 +79,29 @@ pub fn incident_intensity(scene: &Scene, frequencies: &[f64], steps: u64) -> Opt
     )
 }
 
+/// The far field of `samples` at `frequency` towards each of `directions`, in their order
+/// ([`far_field`] each; on rayon's pool where the build has it: each direction's sum is the
+/// same on any thread).
+fn far_fields(
+    samples: &[SurfaceSample],
+    frequency: f64,
+    directions: &[SphereDirection],
+) -> Vec<FarField> {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        (directions.par_iter())
+            .map(|d| far_field(samples, frequency, d.direction))
+            .collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        (directions.iter())
+            .map(|d| far_field(samples, frequency, d.direction))
+            .collect()
+    }
+}
+
 /// Writes the far field of the box `planes` with transforms `faces`, its plot drawing the
 /// frequencies `drawn` (indices, increasing), returning its report and the files written; a
 /// file that cannot be written is kept in `failures`.
@@ -103,6 +126,7 @@ pub fn write_far_field(
     );
     text.push_str(if incident.is_some() { ",rcs\n" } else { "\n" });
     let mut power = Vec::with_capacity(frequencies.len());
+    let directions: Vec<SphereDirection> = sphere_directions(n_theta, n_phi).collect();
     let mut curves: Vec<Vec<f64>> = Vec::new();
     let mut thetas: Vec<f64> = Vec::new();
     let (mut rows, mut bad_rows, mut first_bad) = (0usize, 0usize, None);
@@ -114,11 +138,14 @@ pub fn write_far_field(
                 surface_points(p, d, k, setup.mode, setup.grid, periodic, setup.dt())
             })
             .collect();
-        power.push(radiated_power(&samples, f, n_theta, n_phi));
+        // Each direction's far field once, for the power and the rows alike.
+        let fields = far_fields(&samples, f, &directions);
+        power.push(power_of(
+            (directions.iter().zip(&fields)).map(|(d, ff)| (d.solid_angle, ff.intensity)),
+        ));
         let scene_f = scene.units.to_scene_frequency(f);
         let mut curve = Vec::new();
-        for d in sphere_directions(n_theta, n_phi) {
-            let ff = far_field(&samples, f, d.direction);
+        for (d, ff) in directions.iter().zip(&fields) {
             text.push_str(&format!(
                 "{scene_f:e},{:.6},{:.6},{:e},{:e},{:e},{:e},{:e}",
                 d.theta.to_degrees(),
