@@ -161,6 +161,7 @@ pub fn run_leg<T: Scalar + Erase, K: YeeBackend<T>>(
         setup_seconds,
         writing_seconds: written.seconds,
         step_seconds: stepping_seconds(&progress, &written, started),
+        finishing_seconds: 0.0,
     };
     let fields = control
         .and_then(Control::take_kept)
@@ -224,6 +225,7 @@ fn write_after<T: Scalar + Erase>(
     written: Written,
     timing: Timing,
 ) -> (RunReport, Vec<ProbeSeries>, Option<AppError>) {
+    let finishing = std::time::Instant::now();
     let out = &options.out;
     let interrupted = results[0].interrupted;
     // A diverged run still writes its probes (up to the step it stopped at) and a run.json
@@ -296,6 +298,10 @@ fn write_after<T: Scalar + Erase>(
         resonances,
         diverged: diverged.clone(),
         output_errors: failed.messages(),
+    };
+    let timing = Timing {
+        finishing_seconds: finishing.elapsed().as_secs_f64(),
+        ..timing
     };
     let report = run_report(
         scene,

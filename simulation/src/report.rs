@@ -112,6 +112,10 @@ pub struct RunReport {
     /// last, less the outputs written between them (what follows the last step — the last
     /// outputs, the ranks' spectra and fields handed back — is not stepping).
     pub step_seconds: f64,
+    /// Wall time after the run's last step, not in `wall_seconds`: the probes, flux spectra,
+    /// DFT outputs, far fields, mode amplitudes, resonances and balance outputs written once
+    /// stepping ended, until this report.
+    pub finishing_seconds: f64,
     /// Stepping rate: cells × steps / step_seconds / 1e6.
     pub mcells_per_s: f64,
     /// The rate with everything counted: cells × steps / wall_seconds / 1e6.

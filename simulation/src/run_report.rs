@@ -47,6 +47,8 @@ pub struct Timing {
     /// From the start of the first step to the end of the last, less the outputs written
     /// between them.
     pub step_seconds: f64,
+    /// After the last step: the outputs written once stepping ended, until the report.
+    pub finishing_seconds: f64,
 }
 
 /// The checkpoints `results` took, as run.json lists them.
@@ -129,6 +131,7 @@ pub fn run_report<T>(
         wall_seconds,
         setup_seconds,
         step_seconds,
+        finishing_seconds,
         ..
     } = timing;
     let run_steps = last_step - first_step;
@@ -196,6 +199,7 @@ pub fn run_report<T>(
         wall_seconds,
         setup_seconds,
         step_seconds,
+        finishing_seconds,
         mcells_per_s: scene.cells() as f64 * run_steps as f64 / step_seconds / 1e6,
         end_to_end_mcells_per_s: scene.cells() as f64 * run_steps as f64 / wall_seconds / 1e6,
         model_step_seconds: mean_step_time(results),

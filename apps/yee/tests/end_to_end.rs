@@ -99,6 +99,8 @@ fn check_outputs(report: &Value, out: &Path, want_steps: u64, fields: bool) {
         setup >= 0.0 && stepping > 0.0 && setup + stepping <= wall,
         "{report}"
     );
+    // The outputs written after the last step (every scene here has some) took some time.
+    assert!(seconds("finishing_seconds") > 0.0, "{report}");
     let work = cells as f64 * steps as f64 / 1e6;
     let (rate, end_to_end) = (seconds("mcells_per_s"), seconds("end_to_end_mcells_per_s"));
     assert!((rate - work / stepping).abs() <= 1e-9 * rate.max(1.0));
