@@ -74,13 +74,7 @@ for spec in "vacuum 256 f32 pec 400 4" "vacuum 512 f32 pec 200 2" "sphere 256 f3
     for build in $builds; do
         YEE=$NOW
         [ $build = before ] && YEE=$BEFORE
-        name="speed_$1_$2_$3_$build"
-        if run "$scene" "$name" --backend cuda; then
-            r=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"{d['mcells_per_s']:.0f} | {d['end_to_end_mcells_per_s']:.0f}\")" "$OUT/$name/run.json")
-            echo "| $1 $3 ($4) | $2³ | $5 | $build | $r |"
-        else
-            echo "| $1 $3 ($4) | $2³ | $5 | $build | failed: $(tail -1 "$OUT/$name.log") | |"
-        fi
+        speed_row "$scene" "speed_$1_$2_$3_$build" "$1 $3 ($4) | $2³ | $5 | $build"
     done
 done
 fi

@@ -51,13 +51,7 @@ for spec in "vacuum 256 f32 pec 400" "vacuum 256 f64 pec 400" "sphere 256 f32 sp
     "sphere 256 f64 sphere 400" "vacuum 512 f32 pec 200"; do
     set -- $spec
     name="speed_$1_$2_$3"
-    scene=$(cube "$name" "$2" "$3" "$4" "$5")
-    if run "$scene" "$name" --backend cuda; then
-        rate=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"{d['mcells_per_s']:.0f} | {d['end_to_end_mcells_per_s']:.0f}\")" "$OUT/$name/run.json")
-        echo "| $1 $3 ($4) | $2³ | $5 | $rate |"
-    else
-        echo "| $1 $3 ($4) | $2³ | $5 | failed: $(tail -1 "$OUT/$name.log") | |"
-    fi
+    speed_row "$(cube "$name" "$2" "$3" "$4" "$5")" "$name" "$1 $3 ($4) | $2³ | $5"
 done
 echo
 echo "overlap on the device: two device ranks on shm (--topology 2x1x1), kernel-split against none"

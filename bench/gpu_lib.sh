@@ -82,6 +82,17 @@ cube() {
     echo "$SCENES/$name.toml"
 }
 
+# Runs scene $1 into $OUT/$2 on the device and prints the table row "| $3 | stepping rate | end
+# to end |" (run.json's Mcells/s), or why the run failed.
+speed_row() {
+    local scene=$1 name=$2 label=$3
+    if run "$scene" "$name" --backend cuda; then
+        echo "| $label | $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"{d['mcells_per_s']:.0f} | {d['end_to_end_mcells_per_s']:.0f}\")" "$OUT/$name/run.json") |"
+    else
+        echo "| $label | failed: $(tail -1 "$OUT/$name.log") | |"
+    fi
+}
+
 # The run.json stepping rate of run $1 (Mcells/s).
 rate() { python3 -c "import json,sys; print(f\"{json.load(open(sys.argv[1]))['mcells_per_s']:.0f}\")" "$OUT/$1/run.json"; }
 
