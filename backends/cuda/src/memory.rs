@@ -27,8 +27,9 @@ pub struct DeviceMemory {
     pub dft: u64,
     /// The polarisations of the dispersive nodes (two slots of every pole and a scratch value
     /// per node, with its cell, offset, first pole and material), at most: every electric node
-    /// of the chunk within one cell of a region with poles (all of them when the background
-    /// has poles), each with every pole of the scene.
+    /// of the chunk within one cell of a region with poles, and for a sphere or a cylinder
+    /// within its shape grown by √3 (all of them when the background has poles), each with
+    /// every pole of the scene.
     pub poles: u64,
     /// The tensor nodes (cell, offset, eight neighbours and two weights each), at most: every
     /// node of the chunk within one cell of a region of a full-tensor material, and the nodes
@@ -134,7 +135,7 @@ fn pole_bytes(setup: &Setup, owned: Box3, value: u64) -> u64 {
         false => owned.cells() as u64,
         true => (setup.regions.iter())
             .filter(|r| !r.material.poles.is_empty())
-            .map(|r| near(r, owned))
+            .map(|r| near(r, owned).min(shape_nodes(&r.shape, setup.mode.active_axes())))
             .sum::<u64>()
             .min(owned.cells() as u64),
     };
@@ -142,6 +143,29 @@ fn pole_bytes(setup: &Setup, owned: Box3, value: u64) -> u64 {
     // Two slots of every pole and Σ kₚ; the cell, offset and first pole (8 bytes each) and
     // the material (4).
     electric * nodes * ((2 * poles + 1) * value + 3 * 8 + 8 + 8 + 4)
+}
+
+/// At most the nodes of one component whose voxel (the cell-sized box centred on the node)
+/// meets a sphere or a cylinder (the `active` axes of the mode): such a node lies within √3/2
+/// of the shape, and the unit cubes centred on those nodes, disjoint, within √3 of it, so the
+/// count is at most the shape grown by √3, by volume in 3D and by area on a 2D grid's plane;
+/// `u64::MAX` for other shapes (their box bounds them).
+fn shape_nodes(shape: &yee_em::Shape, active: [bool; 3]) -> u64 {
+    let h = 3f64.sqrt();
+    let pi = core::f64::consts::PI;
+    let flat = !active.iter().all(|&a| a);
+    let count = match *shape {
+        yee_em::Shape::Sphere { radius, .. } if flat => pi * (radius + h).powi(2),
+        yee_em::Shape::Sphere { radius, .. } => 4.0 / 3.0 * pi * (radius + h).powi(3),
+        yee_em::Shape::Cylinder { radius, axis, .. } if flat && !active[axis.index()] => {
+            pi * (radius + h).powi(2)
+        }
+        yee_em::Shape::Cylinder { radius, length, .. } if !flat => {
+            pi * (radius + h).powi(2) * (length + 2.0 * h)
+        }
+        _ => return u64::MAX,
+    };
+    count.ceil().min(u64::MAX as f64) as u64
 }
 
 /// At most the chunk's tensor nodes (see [`DeviceMemory::tensor`]), component by component.

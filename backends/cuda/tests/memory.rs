@@ -95,3 +95,49 @@ fn the_tensor_node_bound_follows_the_smoothed_surface() {
         assert!(m.tensor <= 6 * real, "{shape:?}: {} > 6 × {real}", m.tensor);
     }
 }
+
+/// The polarisations of a dispersive sphere and cylinder (3D, f32, staircased and smoothed):
+/// the bound holds the state's count and stays within 2.2 times it (it counts the shape grown
+/// by √3, not the shape's box, which gave this sphere 3.5 times its count).
+#[test]
+fn the_polarisation_bound_follows_the_shape() {
+    use yee_em::{Region, Shape};
+    let shapes = [
+        Shape::Sphere {
+            center: [20.0, 21.0, 19.5],
+            radius: 12.3,
+        },
+        Shape::Cylinder {
+            center: [20.0, 20.0, 20.0],
+            radius: 9.6,
+            axis: yee_core::Axis::Y,
+            length: 22.0,
+        },
+    ];
+    for shape in shapes {
+        let regions = [Region {
+            shape,
+            material: yee_tests::dispersive(2.0, 0, 1),
+        }];
+        let setup = yee_em::Setup {
+            regions: &regions,
+            poles: &yee_tests::TEST_POLES,
+            ..yee_tests::vacuum(Mode::ThreeD, [40, 42, 40], 0.5, yee_tests::PEC)
+        };
+        let owned = Box3::from_extent(setup.grid);
+        let state = YeeState::<f32>::new(&setup, owned);
+        let m = DeviceMemory::of(&setup, owned, Precision::F32, 3);
+        let nodes: u64 = (state.dispersive.iter().flatten())
+            .map(|n| n.cells.len() as u64)
+            .sum();
+        // One pole: two slots and Σ kₚ, then the cell, offset, first pole and material.
+        let real = nodes * (3 * 4 + 3 * 8 + 8 + 8 + 4);
+        assert!(nodes > 0, "{shape:?}: no dispersive nodes");
+        assert!(m.poles >= real, "{shape:?}: {} < {real}", m.poles);
+        assert!(
+            10 * m.poles <= 22 * real,
+            "{shape:?}: {} > 2.2 × {real}",
+            m.poles
+        );
+    }
+}
