@@ -51,34 +51,42 @@ fn the_device_memory_holds_the_chunks_dft_sums_polarisations_and_tensor_nodes() 
     }
 }
 
+/// A sphere and a cylinder off the axes of [`shape_setup`]'s grid.
+const SHAPES: [yee_em::Shape; 2] = [
+    yee_em::Shape::Sphere {
+        center: [20.0, 21.0, 19.5],
+        radius: 12.3,
+    },
+    yee_em::Shape::Cylinder {
+        center: [20.0, 20.0, 20.0],
+        radius: 9.6,
+        axis: yee_core::Axis::Y,
+        length: 22.0,
+    },
+];
+
+/// A 3D grid of 40 × 42 × 40 in PEC walls holding `regions`, with the test poles.
+fn shape_setup(regions: &[yee_em::Region]) -> yee_em::Setup<'_> {
+    yee_em::Setup {
+        regions,
+        poles: &yee_tests::TEST_POLES,
+        ..yee_tests::vacuum(Mode::ThreeD, [40, 42, 40], 0.5, yee_tests::PEC)
+    }
+}
+
 /// The tensor nodes of a smoothed sphere and cylinder (3D, f32): the bound holds the state's
 /// count and stays within six times it (it counts the shell about the surface, not the
 /// shape's box, which here was 14 times the count, and at 256³ put a sphere of radius 76.8
 /// at 2.2 GiB).
 #[test]
 fn the_tensor_node_bound_follows_the_smoothed_surface() {
-    use yee_em::{Material, Region, Shape};
-    let shapes = [
-        Shape::Sphere {
-            center: [20.0, 21.0, 19.5],
-            radius: 12.3,
-        },
-        Shape::Cylinder {
-            center: [20.0, 20.0, 20.0],
-            radius: 9.6,
-            axis: yee_core::Axis::Y,
-            length: 22.0,
-        },
-    ];
-    for shape in shapes {
+    use yee_em::{Material, Region};
+    for shape in SHAPES {
         let regions = [Region {
             shape,
             material: Material::dielectric(2.25),
         }];
-        let setup = yee_em::Setup {
-            regions: &regions,
-            ..yee_tests::vacuum(Mode::ThreeD, [40, 42, 40], 0.5, yee_tests::PEC)
-        };
+        let setup = shape_setup(&regions);
         assert!(
             setup.smooths_off_diagonal(),
             "{shape:?}: no off-diagonal smoothing"
@@ -101,29 +109,13 @@ fn the_tensor_node_bound_follows_the_smoothed_surface() {
 /// by √3, not the shape's box, which gave this sphere 3.5 times its count).
 #[test]
 fn the_polarisation_bound_follows_the_shape() {
-    use yee_em::{Region, Shape};
-    let shapes = [
-        Shape::Sphere {
-            center: [20.0, 21.0, 19.5],
-            radius: 12.3,
-        },
-        Shape::Cylinder {
-            center: [20.0, 20.0, 20.0],
-            radius: 9.6,
-            axis: yee_core::Axis::Y,
-            length: 22.0,
-        },
-    ];
-    for shape in shapes {
+    use yee_em::Region;
+    for shape in SHAPES {
         let regions = [Region {
             shape,
             material: yee_tests::dispersive(2.0, 0, 1),
         }];
-        let setup = yee_em::Setup {
-            regions: &regions,
-            poles: &yee_tests::TEST_POLES,
-            ..yee_tests::vacuum(Mode::ThreeD, [40, 42, 40], 0.5, yee_tests::PEC)
-        };
+        let setup = shape_setup(&regions);
         let owned = Box3::from_extent(setup.grid);
         let state = YeeState::<f32>::new(&setup, owned);
         let m = DeviceMemory::of(&setup, owned, Precision::F32, 3);
