@@ -24,7 +24,7 @@ use crate::tensor_nodes::{TensorNode, TensorNodes, others};
 struct CurlOf<'a, T> {
     /// Each curl term the mode carries, in [`Component::curl_terms`]' order: the source's
     /// values, the stride of its axis, and whether the term is added (else subtracted).
-    terms: [Option<(&'a [T], usize, bool)>; 2],
+    terms: [Option<Term<'a, T>>; 2],
     /// Backward differences (a curl of H, for E), else forward (a curl of E, for H).
     electric: bool,
 }
@@ -43,33 +43,50 @@ impl<T: Scalar> CurlOf<'_, T> {
 
     /// Appends to `out` the curls at the nodes at storage `offsets`, each as [`CurlOf::at`]
     /// takes it. With both terms present (3D) the two differences are spelled out in that
-    /// order, so the loop tests no term per node.
+    /// order, in a loop compiled for the terms' signs and the difference's direction, so it
+    /// tests neither per node.
     fn extend_at(&self, offsets: &[usize], out: &mut Vec<T>) {
-        let electric = self.electric;
-        #[inline(always)]
-        fn term<T: Scalar>(
-            curl: T,
-            (s, stride, plus): (&[T], usize, bool),
-            o: usize,
-            e: bool,
-        ) -> T {
-            let d = difference(s, o, stride, e);
-            if plus { curl + d } else { curl - d }
-        }
         match self.terms {
-            [Some(t1), Some(t2)] if electric => out.extend(
-                offsets
-                    .iter()
-                    .map(|&o| term(term(T::zero(), t1, o, true), t2, o, true)),
-            ),
-            [Some(t1), Some(t2)] => out.extend(
-                offsets
-                    .iter()
-                    .map(|&o| term(term(T::zero(), t1, o, false), t2, o, false)),
-            ),
+            [Some(t1), Some(t2)] if self.electric => extend_signed::<T, true>(t1, t2, offsets, out),
+            [Some(t1), Some(t2)] => extend_signed::<T, false>(t1, t2, offsets, out),
             _ => out.extend(offsets.iter().map(|&o| self.at(o))),
         }
     }
+}
+
+/// A curl term: the source's values, the stride of its axis, and whether it is added.
+type Term<'a, T> = (&'a [T], usize, bool);
+
+/// [`CurlOf::extend_at`] with both terms, dispatched on their signs.
+fn extend_signed<T: Scalar, const E: bool>(
+    t1: Term<T>,
+    t2: Term<T>,
+    offsets: &[usize],
+    out: &mut Vec<T>,
+) {
+    match (t1.2, t2.2) {
+        (true, true) => extend_with::<T, E, true, true>(t1, t2, offsets, out),
+        (true, false) => extend_with::<T, E, true, false>(t1, t2, offsets, out),
+        (false, true) => extend_with::<T, E, false, true>(t1, t2, offsets, out),
+        (false, false) => extend_with::<T, E, false, false>(t1, t2, offsets, out),
+    }
+}
+
+/// `0 ± d₁ ± d₂` at each of `offsets`, the signs `P1` and `P2`, backward differences if `E`.
+fn extend_with<T: Scalar, const E: bool, const P1: bool, const P2: bool>(
+    (s1, stride1, _): Term<T>,
+    (s2, stride2, _): Term<T>,
+    offsets: &[usize],
+    out: &mut Vec<T>,
+) {
+    #[inline(always)]
+    fn signed<T: Scalar, const P: bool>(curl: T, d: T) -> T {
+        if P { curl + d } else { curl - d }
+    }
+    out.extend(offsets.iter().map(|&o| {
+        let curl = signed::<T, P1>(T::zero(), difference(s1, o, stride1, E));
+        signed::<T, P2>(curl, difference(s2, o, stride2, E))
+    }));
 }
 
 /// The curls of the two other components of the `electric` field for a component along `a`
@@ -148,36 +165,43 @@ impl<T: Scalar> TensorRun<'_, T> {
         // Each node's term first, then the terms added to the values in a loop of their own:
         // short enough that many of the values' loads are in flight at once (in the loop
         // that also works out the term, the load of a node's value, a cache miss, took 55 % of
-        // the pass's time; docs/performance.md).
+        // the pass's time; docs/performance.md). The terms are summed one other axis after
+        // the other, each node's in the scheme's order: `0 + w₀⟨c₀⟩ (+ loss₀) + w₁⟨c₁⟩ (+ loss₁)`.
         terms.clear();
-        for (i, node) in nodes.iter().enumerate() {
-            if outside(node) {
-                terms.push(T::zero());
+        terms.resize(nodes.len(), T::zero());
+        for (k, curls) in curls.iter().enumerate() {
+            if curl[k].is_none() {
                 continue;
             }
-            let mut sum = T::zero();
-            for (k, curls) in curls.iter().enumerate() {
-                if curl[k].is_none() {
+            let first = shared[k].1;
+            for (i, ((node, around), term)) in
+                nodes.iter().zip(refs[k]).zip(terms.iter_mut()).enumerate()
+            {
+                if outside(node) {
                     continue;
                 }
-                let first = shared[k].1;
                 let mut mean = T::zero();
-                for (n, &r) in refs[k][i].iter().enumerate() {
-                    if node.present & (1 << (4 * k + n)) != 0 {
-                        mean += curls[r as usize - first];
+                for &r in around {
+                    debug_assert!(
+                        r == u32::MAX || (r as usize).wrapping_sub(first) < curls.len(),
+                        "a curl outside the run's stretch"
+                    );
+                    // A neighbour that does not evolve refers to `u32::MAX`, past any run's
+                    // curls (`SharedCurls::refs`): the one test finds it and bounds the index.
+                    if let Some(&c) = curls.get((r as usize).wrapping_sub(first)) {
+                        mean += c;
                     }
                 }
                 let mean = mean.scale(quarter);
-                sum += mean.scale(node.weights[k]);
+                *term += mean.scale(node.weights[k]);
                 if summed && node.loss_weights[k] != zero {
                     // The running sum of the averaged curl, taken at the half step.
                     let before = sums[i][k];
                     let after = before + mean;
                     sums[i][k] = after;
-                    sum += (before + after).scale(half).scale(node.loss_weights[k]);
+                    *term += (before + after).scale(half).scale(node.loss_weights[k]);
                 }
             }
-            terms.push(sum);
         }
         let mut finite = true;
         for (node, &term) in nodes.iter().zip(terms.iter()) {
