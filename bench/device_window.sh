@@ -17,11 +17,13 @@
 #   6. issue 45: temporal blocking of the CPML, sphere and lossy scenes (section 1's scenes).
 #   7. issue 45: one-step realistic scenes on one thread (many_core_check.sh section 2), on a
 #      quiet host;
-#   8. issue 44: Nsight Compute's view of the curl launches (`ncu`, where the host has it: 3
+#   8. issue 45: tile shapes and shm ranks × threads on the vacuum cube (many_core_check.sh
+#      section 4: where the tiles pay on many cores);
+#   9. issue 44: Nsight Compute's view of the curl launches (`ncu`, where the host has it: 3
 #      steps of the vacuum cube at 256³ f32, the first four `yee_curl` launches), in $OUT/ncu.txt
 #      and summarised.
 # `WINDOW="bits speed"` runs only the steps named (of 53, bits, speed, bench, 45v, het, 45s,
-# 45one, ncu; all but the last two by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
+# 45one, 45r, ncu; all but the last three by default), in the order above. Nothing is compiled there: carry release binaries built here with `--features yee/cuda`
 # (stripped: the working tree that travels is 64 MiB at most). bench/gpu_check.sh is the
 # whole check, for a longer window.
 set -u
@@ -104,8 +106,11 @@ step 45s && stamp "6. issue 45: scenes" &&
 step 45one && stamp "7. issue 45: one thread" &&
     SECTIONS=2 bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
 
+step 45r && stamp "8. issue 45: tiles and ranks" &&
+    SECTIONS=4 bench/many_core_check.sh "$YEE" "$PARTITION_SCALE" "$THREADS" | grep -v "^many-core-check"
+
 if step ncu; then
-stamp "8. issue 44: ncu"
+stamp "9. issue 44: ncu"
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 if [ -n "$NCU" ]; then
     scene=$(cube ncu_vacuum_256_f32 256 f32 pec 3)

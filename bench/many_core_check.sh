@@ -22,7 +22,13 @@
 #   3. issue 53, RCDC at scale: a 662³ spherical shell at tile 8 (about 10⁸ active cells)
 #      into 4096 parts (goal ≤ 10 s on 16 threads) and the 256³ shell at tile 1 into 64 parts
 #      (goal ≤ 60 s and ≤ 1 GB), on THREADS threads, with each thread's CPU seconds and the
-#      peak resident memory (`/usr/bin/time -v`).
+#      peak resident memory (`/usr/bin/time -v`);
+#   4. issue 45, where the tiles pay on THREADS threads: `yee run` of the vacuum cube at 256³
+#      f32 (bench/scenes/vacuum256.toml, 64 steps), one rank one step at a time and in tiles of
+#      k = 2, 4, 8 and auto, then shm ranks sharing the threads (each rank its own arrays,
+#      tiles and ghost zones k deep: `--topology` 1x2x1, 1x2x2, 1x4x4 and 2x2x4, auto and k =
+#      4, and one step at a time), two rounds alternated config by config; each row's
+#      `mcells_per_s` (owned cells) over the one-rank one-step rate of its round.
 # docs/performance.md ("Temporal blocking") and docs/partitioning.md ("At scale") say what
 # each figure was on the 2-core machine. `QUICK=1` checks the script itself on any machine in a
 # minute or two (42–80 s on the 2-core machine): `yee bench --quick` (smoke rates, not measurements) on the
@@ -31,19 +37,23 @@ set -u
 YEE=$(realpath "${1:-target/release/yee}")
 PARTITION_SCALE=$(realpath "${2:-target/release/partition_scale}")
 THREADS=${3:-$(nproc)}
-SECTIONS=${SECTIONS:-1 2 3}
+SECTIONS=${SECTIONS:-1 2 3 4}
 # Whether SECTIONS names $1 (or its whole section: "1" for "1v").
 wants() { [[ " $SECTIONS " == *" $1 "* || " $SECTIONS " == *" ${1:0:1} "* ]]; }
 cd "$(dirname "$0")/.."
 QUICK_FLAG=()
 SHELLS=("662 8 4096" "256 1 64")
 SIDE=256
+CUBE=bench/scenes/vacuum256.toml
+CUBE_STEPS=64
 if [ -n "${QUICK:-}" ]; then
     # The bench's 100³ problems: its 256³ scenes' set-up alone outgrows the steps' timeouts
     # on a 2-core machine.
     QUICK_FLAG=(--quick)
     SHELLS=("96 8 64" "48 1 8")
     SIDE=100
+    CUBE=bench/scenes/vacuum128.toml
+    CUBE_STEPS=8
 fi
 echo "many-core-check: $(date -u +%Y-%m-%dT%H:%MZ), host $(nproc) cores, $(free -g | awk '/Mem:/ { print $2 }') GiB, $THREADS threads"
 echo "many-core-check: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
@@ -117,4 +127,41 @@ for args in "${SHELLS[@]}"; do
     # shellcheck disable=SC2086
     timeout $limit "${measure[@]}" "$PARTITION_SCALE" $args "$THREADS" 2>&1 | grep -v "^Command"
 done
+fi
+
+if wants 4; then
+echo
+echo "4. issue 45: tiles and ranks on $THREADS threads, $CUBE, $CUBE_STEPS steps (rate over one rank's one step of the same round)"
+CONFIGS=("off" "2" "4" "8" "auto"
+    "auto --topology 1x2x1" "auto --topology 1x2x2" "4 --topology 1x2x2"
+    "auto --topology 1x4x4" "4 --topology 1x4x4" "4 --topology 2x2x4" "off --topology 2x2x4")
+WORK=$(mktemp -d)
+for round in 1 2; do
+    for i in "${!CONFIGS[@]}"; do
+        # shellcheck disable=SC2086
+        set -- ${CONFIGS[$i]}
+        block=$1
+        shift
+        RAYON_NUM_THREADS=$THREADS timeout 60 "$YEE" run "$CUBE" --steps "$CUBE_STEPS" --time-block "$block" "$@" \
+            --quiet --out "$WORK/r$round.$i" >/dev/null 2>&1 || echo "(config '${CONFIGS[$i]}' failed or timed out)"
+    done
+done
+python3 - "$WORK" "${CONFIGS[@]}" <<'PY'
+import json, os, sys
+work, configs = sys.argv[1], sys.argv[2:]
+def row(r, i):
+    path = os.path.join(work, "r%d.%d" % (r, i), "run.json")
+    return json.load(open(path)) if os.path.exists(path) else None
+print("| --time-block, ranks | ran, k, exchange every | Mcells/s (rounds) | over one rank's one step |")
+print("| --- | --- | ---: | ---: |")
+for i, c in enumerate(configs):
+    runs = [row(r, i) for r in (1, 2)]
+    base = [row(r, 0) for r in (1, 2)]
+    rates = ["%.0f" % d["mcells_per_s"] if d else "-" for d in runs]
+    over = ["%.2f" % (d["mcells_per_s"] / b["mcells_per_s"]) if d and b else "-" for d, b in zip(runs, base)]
+    tb = next((d["time_block"] for d in runs if d), None)
+    ran = "%s, k %s, %s" % (tb["ran"], tb["k"], tb["exchange_every"]) if tb else "-"
+    print("| %s | %s | %s | %s |" % (c, ran, ", ".join(rates), ", ".join(over)))
+PY
+rm -rf "$WORK"
 fi
