@@ -27,7 +27,8 @@
 #      f32 (bench/scenes/vacuum256.toml, 64 steps), one rank one step at a time and in tiles of
 #      k = 2, 4, 8 and auto, then shm ranks sharing the threads (each rank its own arrays,
 #      tiles and ghost zones k deep: `--topology` 1x2x1, 1x2x2, 1x4x4 and 2x2x4, auto and k =
-#      4, and one step at a time), two rounds alternated config by config; each row's
+#      4, and one step at a time), and one thread alone one step at a time and in `auto`
+#      tiles, two rounds alternated config by config; each row's
 #      `mcells_per_s` (owned cells) over the one-rank one-step rate of its round.
 # docs/performance.md ("Temporal blocking") and docs/partitioning.md ("At scale") say what
 # each figure was on the 2-core machine. `QUICK=1` checks the script itself on any machine in a
@@ -132,7 +133,9 @@ fi
 if wants 4; then
 echo
 echo "4. issue 45: tiles and ranks on $THREADS threads, $CUBE, $CUBE_STEPS steps (rate over one rank's one step of the same round)"
-CONFIGS=("off" "2" "4" "8" "auto"
+# A config's first word is the --time-block, the rest `yee run` arguments; "t1" before it runs
+# that config on one thread (the per-core rate the many-thread rows are worth).
+CONFIGS=("off" "2" "4" "8" "auto" "t1 off" "t1 auto"
     "auto --topology 1x2x1" "auto --topology 1x2x2" "4 --topology 1x2x2"
     "auto --topology 1x4x4" "4 --topology 1x4x4" "4 --topology 2x2x4" "off --topology 2x2x4")
 WORK=$(mktemp -d)
@@ -140,9 +143,11 @@ for round in 1 2; do
     for i in "${!CONFIGS[@]}"; do
         # shellcheck disable=SC2086
         set -- ${CONFIGS[$i]}
+        threads=$THREADS
+        [ "$1" = t1 ] && { threads=1; shift; }
         block=$1
         shift
-        RAYON_NUM_THREADS=$THREADS timeout 60 "$YEE" run "$CUBE" --steps "$CUBE_STEPS" --time-block "$block" "$@" \
+        RAYON_NUM_THREADS=$threads timeout 60 "$YEE" run "$CUBE" --steps "$CUBE_STEPS" --time-block "$block" "$@" \
             --quiet --out "$WORK/r$round.$i" >/dev/null 2>&1 || echo "(config '${CONFIGS[$i]}' failed or timed out)"
     done
 done
