@@ -66,7 +66,10 @@ pub fn run_scene(
 /// of the cores.
 #[cfg(feature = "rayon")]
 fn rayon_kernel(options: &RunOptions) -> yee_rayon::RayonCurl {
-    let kernel = yee_rayon::RayonCurl::global().with_time_block(options.time_block);
+    let mut kernel = yee_rayon::RayonCurl::global().with_time_block(options.time_block);
+    if let Some(bytes) = options.cache_bytes {
+        kernel = kernel.with_cache_bytes(bytes);
+    }
     match options.comm {
         CommKind::Shm | CommKind::Sim => kernel.split_among(options.topology.ranks()),
         CommKind::Mpi => kernel,

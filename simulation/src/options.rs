@@ -99,6 +99,10 @@ pub struct RunOptions {
     /// Temporal blocking (`--time-block`): several steps per wavefront tile on the rayon
     /// backend where the run allows it ([`yee_scalar::time_tile`]); the same bits.
     pub time_block: TimeBlock,
+    /// The last-level cache `auto` tiles are sized for (`--cache-bytes`), in bytes; `None`:
+    /// the one the OS reports (32 MiB where it says none). On a host shared with other jobs
+    /// the OS reports the whole cache, of which a run may get much less.
+    pub cache_bytes: Option<usize>,
 }
 
 /// When a run writes checkpoints, and where.
@@ -135,6 +139,7 @@ impl RunOptions {
             fresh: false,
             output_lock: None,
             time_block: TimeBlock::Off,
+            cache_bytes: None,
         }
     }
 

@@ -27,6 +27,33 @@ pub struct TimeBlockReport {
     pub longest_tile: u64,
     /// Why the one-step path ran, or why tiles were shorter than `k`; `None` when neither.
     pub reason: Option<String>,
+    /// The last-level cache, in bytes, the rayon backend sizes its tiles for (`None` on the
+    /// other backends), and where that size came from: `--cache-bytes`, `os` (what the OS
+    /// reports for cpu0) or `default` (32 MiB, where the OS reports none).
+    pub cache_bytes: Option<u64>,
+    /// See [`TimeBlockReport::cache_bytes`].
+    pub cache_from: Option<&'static str>,
+}
+
+/// The cache the rayon backend sizes a run's tiles for, and where the size came from
+/// ([`TimeBlockReport::cache_bytes`]); `None` on the other backends.
+fn tile_cache(options: &RunOptions) -> Option<(u64, &'static str)> {
+    if options.backend.name() != "rayon" {
+        return None;
+    }
+    if let Some(bytes) = options.cache_bytes {
+        return Some((bytes as u64, "--cache-bytes"));
+    }
+    #[cfg(feature = "rayon")]
+    {
+        use yee_rayon::time_block::{DEFAULT_LLC_BYTES, last_level_cache_bytes};
+        Some(match last_level_cache_bytes() {
+            Some(bytes) => (bytes as u64, "os"),
+            None => (DEFAULT_LLC_BYTES as u64, "default"),
+        })
+    }
+    #[cfg(not(feature = "rayon"))]
+    None
 }
 
 /// The report of a run of `setup` with `options` — on the tile driver (`tiled`) or not, with a
@@ -76,6 +103,7 @@ pub fn time_block_report<T>(
     } else {
         None
     };
+    let cache = tile_cache(options);
     TimeBlockReport {
         requested: options.time_block.name(),
         ran: if longest > 1 { "wavefront" } else { "one-step" },
@@ -83,5 +111,7 @@ pub fn time_block_report<T>(
         exchange_every: if decomposed { k } else { 1 },
         longest_tile: longest,
         reason,
+        cache_bytes: cache.map(|c| c.0),
+        cache_from: cache.map(|c| c.1),
     }
 }

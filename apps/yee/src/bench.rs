@@ -391,6 +391,8 @@ pub struct Plan<'a> {
     pub rounds: usize,
     /// Also run the rayon kernel with this temporal blocking (`rayon-tb`), unless off.
     pub time_block: yee_rayon::TimeBlock,
+    /// The cache the blocked rows' tiles are sized for (`--cache-bytes`); `None`: the OS's.
+    pub cache_bytes: Option<usize>,
 }
 
 /// Runs every problem (or those whose name contains `only`) in f32 and f64 on the rayon
@@ -505,7 +507,10 @@ fn round(plan: &Plan, triad: &mut Triad) -> Vec<(RowHead, Samples)> {
                     names.push("rayon-2p");
                 }
                 if plan.time_block != yee_rayon::TimeBlock::Off {
-                    let blocked = kernel.clone().with_time_block(plan.time_block);
+                    let mut blocked = kernel.clone().with_time_block(plan.time_block);
+                    if let Some(bytes) = plan.cache_bytes {
+                        blocked = blocked.with_cache_bytes(bytes);
+                    }
                     kernels.push((blocked, Runs::Recorded));
                     names.push("rayon-tb");
                 }

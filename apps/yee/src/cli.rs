@@ -109,6 +109,12 @@ pub struct RunArgs {
     /// one step at a time and run.json's `time_block` says why. See docs/performance.md.
     #[arg(long, value_name = "k|auto|off", default_value = "off")]
     pub time_block: String,
+    /// The last-level cache `--time-block auto` sizes its tiles for, in bytes or with K, M or
+    /// G (`16M`), in place of the size the OS reports: on a host shared with other jobs a run
+    /// gets less than the whole cache the OS reports. run.json's `time_block` records the
+    /// size used (`cache_bytes`, `cache_from`).
+    #[arg(long, value_name = "SIZE")]
+    pub cache_bytes: Option<String>,
     /// One backend per rank, comma-separated (`scalar,rayon,rayon`): a heterogeneous run, each
     /// rank on its own backend, cells migrating between them with --balance dynamic. Sets the
     /// rank count when --ranks and --topology are not given. See docs/cuda.md, "Heterogeneous
@@ -285,6 +291,10 @@ pub struct BenchArgs {
     /// ratio to the one-step rate of the same run.
     #[arg(long, value_name = "k|auto|off", default_value = "off")]
     pub time_block: String,
+    /// The last-level cache the `rayon-tb` rows' tiles are sized for (as `yee run
+    /// --cache-bytes`): bytes, or with K, M or G.
+    #[arg(long, value_name = "SIZE")]
+    pub cache_bytes: Option<String>,
     /// Measure the whole list this many times, one round after the other, each row's medians
     /// (and its lowest and highest fraction) over all its rounds' runs: on a machine whose
     /// bandwidth drifts, a slow spell then weighs on every problem.
@@ -664,8 +674,21 @@ pub fn prepare_run(
         stop: None,
         output_lock: None,
         time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
+        cache_bytes: cache_bytes(args.cache_bytes.as_deref())?,
     };
     Ok((scene, options))
+}
+
+/// `--cache-bytes SIZE`, if given: a size in bytes, or with K, M or G.
+fn cache_bytes(text: Option<&str>) -> Result<Option<usize>, AppError> {
+    text.map(|t| {
+        yee_scalar::time_tile::parse_cache_bytes(t).ok_or_else(|| {
+            AppError::Usage(format!(
+                "--cache-bytes {t}: give a size above 0, in bytes or with K, M or G (16M)"
+            ))
+        })
+    })
+    .transpose()
 }
 
 /// The flags of `yee run` that a scene with `[scan]` (or one without) does not take.
@@ -1068,6 +1091,7 @@ fn bench_command(args: BenchArgs) -> Result<(), AppError> {
         scalar: !args.no_scalar,
         rounds: args.rounds,
         time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
+        cache_bytes: cache_bytes(args.cache_bytes.as_deref())?,
     };
     let rows = match args.backend {
         None | Some(Backend::Rayon) => crate::bench::run(&plan),

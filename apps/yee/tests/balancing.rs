@@ -47,6 +47,7 @@ fn options(
         fresh: false,
         output_lock: None,
         time_block: Default::default(),
+        cache_bytes: None,
     }
 }
 

@@ -475,3 +475,65 @@ fn a_time_block_that_is_not_a_number_of_steps_is_refused() {
         "{stderr}"
     );
 }
+
+/// `--cache-bytes`: `auto` sizes its tiles for the cache given rather than the OS's — fewer
+/// steps for a smaller cache, the one-step path (with the reason) where not even three
+/// one-plane slabs fit half of it — with the one-step snapshots either way, and run.json
+/// says which size it used and where it came from; a size that is not one is refused.
+#[test]
+fn a_given_cache_size_sizes_the_tiles() {
+    let dir = crate::tmp_dir(module_path!());
+    let (off, report) = run(&dir, "off", false);
+    let tb = &report["time_block"];
+    assert!(tb["cache_bytes"].as_u64().unwrap() > 0, "{tb}");
+    assert!(
+        ["os", "default"].contains(&tb["cache_from"].as_str().unwrap()),
+        "{tb}"
+    );
+    let mut steps = Vec::new();
+    for size in ["1M", "20K"] {
+        let (out, report) = run_on(&dir, "auto", "", &["--cache-bytes", size]);
+        let tb = &report["time_block"];
+        assert_eq!(tb["cache_from"], "--cache-bytes", "{tb}");
+        assert_same_snapshots(&off, &out, &format!("--cache-bytes {size}"));
+        steps.push((
+            tb["k"].as_u64().unwrap(),
+            tb["ran"].clone(),
+            tb["reason"].clone(),
+        ));
+    }
+    assert_eq!(report_bytes(&dir, "1M"), 1 << 20);
+    // The whole grid fits the OS's cache (k = 8, above); half of 1 MiB holds fewer steps.
+    let (k, ran, _) = &steps[0];
+    assert!((2..8).contains(k) && ran == "wavefront", "{steps:?}");
+    let (_, ran, reason) = &steps[1];
+    assert_eq!(ran, "one-step", "{steps:?}");
+    assert!(
+        reason
+            .as_str()
+            .unwrap()
+            .contains("half the last-level cache"),
+        "{reason}"
+    );
+    let file = dir.join("refused_cache.toml");
+    std::fs::write(&file, SCENE).unwrap();
+    for bad in ["12X", "0", "lots"] {
+        let done = Command::new(env!("CARGO_BIN_EXE_yee"))
+            .args([
+                "run",
+                "--quiet",
+                "--time-block",
+                "auto",
+                "--cache-bytes",
+                bad,
+            ])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(
+            !done.status.success() && stderr.contains(&format!("--cache-bytes {bad}")),
+            "{stderr}"
+        );
+    }
+}

@@ -21,7 +21,7 @@
 
 use yee_core::Scalar;
 use yee_scalar::state::YeeState;
-use yee_scalar::time_tile::{AHEAD_MIN_PLANES, TimeBlock, TimeTile, h_ahead};
+use yee_scalar::time_tile::{AHEAD_MIN_PLANES, TimeBlock, TimeTile, h_ahead, parse_cache_bytes};
 
 /// The last-level cache assumed where the OS does not say (this machine's: 32 MiB).
 pub const DEFAULT_LLC_BYTES: usize = 32 << 20;
@@ -41,20 +41,9 @@ pub fn last_level_cache_bytes() -> Option<usize> {
     let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
     dir.filter_map(|e| {
         let text = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
-        parse_size(text.trim())
+        parse_cache_bytes(text.trim())
     })
     .max()
-}
-
-/// `32768K`, `1M` or a number of bytes.
-fn parse_size(text: &str) -> Option<usize> {
-    let (digits, unit) = match text.as_bytes().last()? {
-        b'K' => (&text[..text.len() - 1], 1 << 10),
-        b'M' => (&text[..text.len() - 1], 1 << 20),
-        b'G' => (&text[..text.len() - 1], 1 << 30),
-        _ => (text, 1),
-    };
-    digits.parse::<usize>().ok().map(|n| n * unit)
 }
 
 /// The tile `block` asks for on `state`, with a last-level cache of `llc` bytes and
@@ -102,17 +91,4 @@ pub fn tile_for<T: Scalar>(
         steps,
         slab_cells: planes * plane_cells,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cache_sizes_read_as_the_os_writes_them() {
-        assert_eq!(parse_size("32768K"), Some(32 << 20));
-        assert_eq!(parse_size("1M"), Some(1 << 20));
-        assert_eq!(parse_size("512"), Some(512));
-        assert_eq!(parse_size("lots"), None);
-    }
 }

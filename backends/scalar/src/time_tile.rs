@@ -98,6 +98,20 @@ impl TimeBlock {
     }
 }
 
+/// A cache size as the OS writes it under `/sys/devices/system/cpu/cpu0/cache` (`32768K`) and
+/// `--cache-bytes` takes it: a number of bytes, or a number followed by `K`, `M` or `G`
+/// (binary: 2¹⁰, 2²⁰, 2³⁰); `None` for anything else, zero, or a size past `usize`.
+pub fn parse_cache_bytes(text: &str) -> Option<usize> {
+    let (digits, unit) = match text.as_bytes().last()? {
+        b'K' | b'k' => (&text[..text.len() - 1], 1usize << 10),
+        b'M' | b'm' => (&text[..text.len() - 1], 1 << 20),
+        b'G' | b'g' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    let n = digits.parse::<usize>().ok()?.checked_mul(unit)?;
+    (n > 0).then_some(n)
+}
+
 /// A wavefront tile: how many steps, and the cells of each slab (whole planes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeTile {
@@ -232,6 +246,28 @@ mod tests {
     use super::*;
     use alloc::vec;
     use yee_em::halo::{ELECTRIC_PHASE, MAGNETIC_PHASE};
+
+    /// As the OS writes them and as `--cache-bytes` takes them; nothing else, and no zero.
+    #[test]
+    fn cache_sizes_read_as_the_os_writes_them() {
+        assert_eq!(parse_cache_bytes("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_bytes("1M"), Some(1 << 20));
+        assert_eq!(parse_cache_bytes("16m"), Some(16 << 20));
+        assert_eq!(parse_cache_bytes("2G"), Some(2 << 30));
+        assert_eq!(parse_cache_bytes("512"), Some(512));
+        for bad in [
+            "lots",
+            "",
+            "M",
+            "0",
+            "0K",
+            "-1M",
+            "1.5M",
+            "99999999999999999999G",
+        ] {
+            assert_eq!(parse_cache_bytes(bad), None, "{bad:?}");
+        }
+    }
 
     /// Runs the order of [`wavefront`] over `planes` planes cut into slabs of `thickness`, each
     /// phase over its [`slab_planes`], on counters of how many times each plane's H and E were
