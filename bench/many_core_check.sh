@@ -25,7 +25,8 @@
 #      peak resident memory (`/usr/bin/time -v`);
 #   4. issue 45, where the tiles pay on THREADS threads: `yee run` of the vacuum cube at 256³
 #      f32 (bench/scenes/vacuum256.toml, 64 steps), one rank one step at a time and in tiles of
-#      k = 2, 4, 8 and auto, then shm ranks sharing the threads (each rank its own arrays,
+#      k = 2, 4, 8 and auto (auto also sized for a 32 MiB and an 8 MiB cache, `--cache-bytes`:
+#      a VM's share of a cache other tenants use is less than the OS reports), then shm ranks sharing the threads (each rank its own arrays,
 #      tiles and ghost zones k deep: `--topology` 1x2x1, 1x2x2, 1x4x4 and 2x2x4, auto and k =
 #      4, and one step at a time), and one thread alone one step at a time and in `auto`
 #      tiles, two rounds alternated config by config; each row's
@@ -135,7 +136,7 @@ echo
 echo "4. issue 45: tiles and ranks on $THREADS threads, $CUBE, $CUBE_STEPS steps (rate over one rank's one step of the same round)"
 # A config's first word is the --time-block, the rest `yee run` arguments; "t1" before it runs
 # that config on one thread (the per-core rate the many-thread rows are worth).
-CONFIGS=("off" "2" "4" "8" "auto" "t1 off" "t1 auto"
+CONFIGS=("off" "2" "4" "8" "auto" "auto --cache-bytes 32M" "auto --cache-bytes 8M" "t1 off" "t1 auto"
     "auto --topology 1x2x1" "auto --topology 1x2x2" "4 --topology 1x2x2"
     "auto --topology 1x4x4" "4 --topology 1x4x4" "4 --topology 2x2x4" "off --topology 2x2x4")
 WORK=$(mktemp -d)
