@@ -38,9 +38,13 @@ impl PySimulation {
     /// ("rayon", the default, or "scalar": the same bits), over `ranks` ranks on the `comm`
     /// communicator ("shm": threads; "sim": threads with virtual clocks), keeping a
     /// checkpoint every `checkpoint_every` steps if given. `fresh` starts over in a folder
-    /// holding an interrupted run's checkpoint (deleting it).
+    /// holding an interrupted run's checkpoint (deleting it). `time_block` is `yee run
+    /// --time-block`: "off" (the default), "auto" or a number of steps per wavefront tile on
+    /// the rayon backend, the same bits; `cache_bytes` (bytes, or a string such as "16M") the
+    /// last-level cache "auto" sizes its tiles for, as `--cache-bytes`.
     #[new]
-    #[pyo3(signature = (scene, out = None, backend = None, ranks = 1, comm = "shm", checkpoint_every = None, fresh = false))]
+    #[pyo3(signature = (scene, out = None, backend = None, ranks = 1, comm = "shm", checkpoint_every = None, fresh = false, time_block = None, cache_bytes = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         scene: &PyScene,
         out: Option<PathBuf>,
@@ -49,6 +53,8 @@ impl PySimulation {
         comm: &str,
         checkpoint_every: Option<u64>,
         fresh: bool,
+        time_block: Option<&Bound<'_, PyAny>>,
+        cache_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let scene = scene.scene.clone();
         let out = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
@@ -76,6 +82,10 @@ impl PySimulation {
         options.topology = auto_topology(scene.grid, scene.mode.dims(), ranks).map_err(to_py)?;
         options.checkpoint.every_steps = checkpoint_every;
         options.fresh = fresh;
+        if let Some(block) = time_block {
+            options.time_block = time_block_of(block)?;
+        }
+        options.cache_bytes = cache_bytes.map(cache_bytes_of).transpose()?;
         let inner = Simulation::new(scene, options).map_err(to_py)?;
         Ok(PySimulation {
             inner: Mutex::new(inner),
@@ -425,4 +435,38 @@ fn write_stderr(py: Python<'_>, text: &str) {
     if written.is_err() {
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
+}
+
+/// `time_block`: "off", "auto" or a number of steps (at least 1; 1 is "off"), as a string or
+/// an int.
+fn time_block_of(value: &Bound<'_, PyAny>) -> PyResult<yee_simulation::TimeBlock> {
+    let text = match value.extract::<u64>() {
+        Ok(k) => k.to_string(),
+        Err(_) => value.extract::<String>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "time_block {value}: give \"off\", \"auto\" or a number of steps"
+            ))
+        })?,
+    };
+    yee_simulation::TimeBlock::parse(&text).map_err(|_| {
+        PyValueError::new_err(format!(
+            "time_block {text:?}: give \"off\", \"auto\" or a number of steps (at least 1)"
+        ))
+    })
+}
+
+/// `cache_bytes`: a number of bytes above 0, or a string such as "16M" (K, M or G).
+fn cache_bytes_of(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let parsed = match value.extract::<u64>() {
+        Ok(n) => usize::try_from(n).ok().filter(|&n| n > 0),
+        Err(_) => value
+            .extract::<String>()
+            .ok()
+            .and_then(|t| yee_simulation::parse_cache_bytes(&t)),
+    };
+    parsed.ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "cache_bytes {value}: give a size above 0, in bytes or as a string with K, M or G (\"16M\")"
+        ))
+    })
 }

@@ -69,3 +69,29 @@ def test_dft_outputs_come_back_as_arrays(out):
     assert box.shape == (3, 2, 20, 10) and box.dtype == np.complex128
     assert np.all(np.isfinite(box)) and np.abs(box).max() > 0
     assert sim.report["dfts"][0]["frequencies"] == [0.03, 0.05, 0.07]
+
+
+def test_time_blocking_writes_the_one_step_files(out):
+    """`time_block` tiles the steps (run.json says so) and writes the one-step run's files byte
+    for byte; `cache_bytes` sizes the tiles and is recorded; bad values are refused by name."""
+    scene = yee.Scene.load(scene_file("dipole2d")).with_steps(60)
+    yee.Simulation(scene, out=out / "off").run()
+    for name, block, cache in [("k4", 4, None), ("auto", "auto", "16M"), ("auto_int", "auto", 1 << 20)]:
+        sim = yee.Simulation(scene, out=out / name, time_block=block, cache_bytes=cache)
+        assert sim.run() is True
+        tb = sim.report["time_block"]
+        assert tb["ran"] == "wavefront" and tb["requested"] == str(block), tb
+        if cache is not None:
+            assert tb["cache_from"] == "--cache-bytes", tb
+        off, blocked = files(out / "off"), files(out / name)
+        assert off.keys() == blocked.keys() and len(off) > 0
+        for f in off:
+            assert off[f] == blocked[f], (name, f)
+    for kwargs, named in [({"time_block": "0"}, "time_block"), ({"time_block": "fast"}, "time_block"),
+                          ({"cache_bytes": 0}, "cache_bytes"), ({"cache_bytes": "12X"}, "cache_bytes")]:
+        try:
+            yee.Simulation(scene, out=out / "refused", **kwargs)
+        except ValueError as e:
+            assert named in str(e), e
+        else:
+            raise AssertionError(f"{kwargs} was taken")

@@ -63,6 +63,8 @@ class Simulation:
         comm: str = "shm",
         checkpoint_every: Optional[int] = None,
         fresh: bool = False,
+        time_block: Optional[Union[str, int]] = None,
+        cache_bytes: Optional[Union[str, int]] = None,
     ) -> None: ...
     def run(
         self,

@@ -55,3 +55,6 @@ pub use probe_output::ProbeSeries;
 pub use report::RunReport;
 pub use simulation::{Simulation, Status};
 pub use values::{FieldsAt, Values};
+/// [`RunOptions::time_block`] and [`RunOptions::cache_bytes`]' types and parser, for callers
+/// that set them.
+pub use yee_scalar::time_tile::{TimeBlock, parse_cache_bytes};
