@@ -131,6 +131,14 @@ formats = ["npy"]
 steps = 30
 "#;
 
+/// A folder of this topic's own for test `name`: tests that run the scene under the same name
+/// ([`run`]) must not share a folder, or one finds the other's run holding its lock.
+fn own_dir(name: &str) -> PathBuf {
+    let dir = crate::tmp_dir(module_path!()).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Runs the scene (with `probe`, a probe added) with `--time-block block`; its output folder
 /// and run.json.
 fn run(dir: &Path, block: &str, probe: bool) -> (PathBuf, serde_json::Value) {
@@ -363,7 +371,7 @@ fn periodic_wraps_and_dispersive_media_tile_with_the_one_step_snapshots() {
 /// run.json says how often they exchanged.
 #[test]
 fn decomposed_runs_exchange_every_k_steps_and_keep_the_snapshots() {
-    let dir = crate::tmp_dir(module_path!());
+    let dir = own_dir("decomposed");
     let (off, _) = run(&dir, "off", false);
     for (topology, comm) in [("2x1x1", "shm"), ("2x2x1", "sim"), ("1x2x2", "shm")] {
         for block in ["2", "4", "auto"] {
@@ -482,7 +490,7 @@ fn a_time_block_that_is_not_a_number_of_steps_is_refused() {
 /// says which size it used and where it came from; a size that is not one is refused.
 #[test]
 fn a_given_cache_size_sizes_the_tiles() {
-    let dir = crate::tmp_dir(module_path!());
+    let dir = own_dir("cache_bytes");
     let (off, report) = run(&dir, "off", false);
     let tb = &report["time_block"];
     assert!(tb["cache_bytes"].as_u64().unwrap() > 0, "{tb}");
