@@ -46,11 +46,8 @@ fn tile_cache(options: &RunOptions) -> Option<(u64, &'static str)> {
     }
     #[cfg(feature = "rayon")]
     {
-        use yee_rayon::time_block::{DEFAULT_LLC_BYTES, last_level_cache_bytes};
-        Some(match last_level_cache_bytes() {
-            Some(bytes) => (bytes as u64, "os"),
-            None => (DEFAULT_LLC_BYTES as u64, "default"),
-        })
+        let (bytes, from_os) = yee_rayon::time_block::os_or_default_cache_bytes();
+        Some((bytes as u64, if from_os { "os" } else { "default" }))
     }
     #[cfg(not(feature = "rayon"))]
     None

@@ -12,12 +12,12 @@ use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
 use crate::scratch::{Scratch, recycle};
-use crate::time_block::{DEFAULT_LLC_BYTES, MIN_SHARE_CELLS, last_level_cache_bytes, tile_for};
+use crate::time_block::{MIN_SHARE_CELLS, os_or_default_cache_bytes, tile_for};
 use yee_scalar::time_tile::{TimeBlock, TimeTile};
 
-/// The last-level cache the OS reports, else [`DEFAULT_LLC_BYTES`].
+/// The last-level cache the OS reports, else the default ([`os_or_default_cache_bytes`]).
 fn llc_bytes() -> usize {
-    last_level_cache_bytes().unwrap_or(DEFAULT_LLC_BYTES)
+    os_or_default_cache_bytes().0
 }
 
 /// Monitor sums a phase must touch before their rows are added in parallel: below this the

@@ -45,6 +45,14 @@ pub fn last_level_cache_bytes() -> Option<usize> {
     })
     .max()
 }
+/// The last-level cache tiles are sized for where no size is given: the OS's
+/// ([`last_level_cache_bytes`]), else [`DEFAULT_LLC_BYTES`]; and whether the OS said.
+pub fn os_or_default_cache_bytes() -> (usize, bool) {
+    match last_level_cache_bytes() {
+        Some(bytes) => (bytes, true),
+        None => (DEFAULT_LLC_BYTES, false),
+    }
+}
 
 /// The tile `block` asks for on `state`, with a last-level cache of `llc` bytes and
 /// `threads` threads ([the model](self)): `None` when off. Slabs are the fewest whole planes
