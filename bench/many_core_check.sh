@@ -26,7 +26,8 @@
 #   4. issue 45, where the tiles pay on THREADS threads: `yee run` of the vacuum cube at 256³
 #      f32 (bench/scenes/vacuum256.toml, 64 steps), one rank one step at a time and in tiles of
 #      k = 2, 4, 8 and auto (auto also sized for a 32 MiB and an 8 MiB cache, `--cache-bytes`:
-#      a VM's share of a cache other tenants use is less than the OS reports), then shm ranks sharing the threads (each rank its own arrays,
+#      a VM's share of a cache other tenants use is less than the OS reports, and for the
+#      cache measured, `--cache-bytes measure`, its knee in the row), then shm ranks sharing the threads (each rank its own arrays,
 #      tiles and ghost zones k deep: `--topology` 1x2x1, 1x2x2, 1x4x4 and 2x2x4, auto and k =
 #      4, and one step at a time), and one thread alone one step at a time and in `auto`
 #      tiles, two rounds alternated config by config; each row's
@@ -136,7 +137,7 @@ echo
 echo "4. issue 45: tiles and ranks on $THREADS threads, $CUBE, $CUBE_STEPS steps (rate over one rank's one step of the same round)"
 # A config's first word is the --time-block, the rest `yee run` arguments; "t1" before it runs
 # that config on one thread (the per-core rate the many-thread rows are worth).
-CONFIGS=("off" "2" "4" "8" "auto" "auto --cache-bytes 32M" "auto --cache-bytes 8M" "t1 off" "t1 auto"
+CONFIGS=("off" "2" "4" "8" "auto" "auto --cache-bytes 32M" "auto --cache-bytes 8M" "auto --cache-bytes measure" "t1 off" "t1 auto"
     "auto --topology 1x2x1" "auto --topology 1x2x2" "4 --topology 1x2x2"
     "auto --topology 1x4x4" "4 --topology 1x4x4" "4 --topology 2x2x4" "off --topology 2x2x4")
 WORK=$(mktemp -d)
@@ -158,15 +159,19 @@ work, configs = sys.argv[1], sys.argv[2:]
 def row(r, i):
     path = os.path.join(work, "r%d.%d" % (r, i), "run.json")
     return json.load(open(path)) if os.path.exists(path) else None
-print("| --time-block, ranks | ran, k, exchange every | Mcells/s (rounds) | over one rank's one step |")
+print("| --time-block, ranks | ran, k, exchange every, cache MiB (from) | Mcells/s (rounds) | over one rank's one step |")
 print("| --- | --- | ---: | ---: |")
+mib = lambda b: "%.1f" % (b / 2**20) if b else "-"
 for i, c in enumerate(configs):
     runs = [row(r, i) for r in (1, 2)]
     base = [row(r, 0) for r in (1, 2)]
     rates = ["%.0f" % d["mcells_per_s"] if d else "-" for d in runs]
     over = ["%.2f" % (d["mcells_per_s"] / b["mcells_per_s"]) if d and b else "-" for d, b in zip(runs, base)]
     tb = next((d["time_block"] for d in runs if d), None)
-    ran = "%s, k %s, %s" % (tb["ran"], tb["k"], tb["exchange_every"]) if tb else "-"
+    ran = "%s, k %s, %s, %s (%s)" % (tb["ran"], tb["k"], tb["exchange_every"], mib(tb.get("cache_bytes")), tb.get("cache_from")) if tb else "-"
+    probe = tb.get("cache_probe") if tb else None
+    if probe:
+        ran += ", knee %s MiB in %.2f s" % (mib(probe["knee_bytes"]), probe["seconds"])
     print("| %s | %s | %s | %s |" % (c, ran, ", ".join(rates), ", ".join(over)))
 PY
 rm -rf "$WORK"

@@ -40,8 +40,8 @@ impl PySimulation {
     /// checkpoint every `checkpoint_every` steps if given. `fresh` starts over in a folder
     /// holding an interrupted run's checkpoint (deleting it). `time_block` is `yee run
     /// --time-block`: "off" (the default), "auto" or a number of steps per wavefront tile on
-    /// the rayon backend, the same bits; `cache_bytes` (bytes, or a string such as "16M") the
-    /// last-level cache "auto" sizes its tiles for, as `--cache-bytes`.
+    /// the rayon backend, the same bits; `cache_bytes` (bytes, a string such as "16M", or
+    /// "measure") the last-level cache "auto" sizes its tiles for, as `--cache-bytes`.
     #[new]
     #[pyo3(signature = (scene, out = None, backend = None, ranks = 1, comm = "shm", checkpoint_every = None, fresh = false, time_block = None, cache_bytes = None))]
     #[allow(clippy::too_many_arguments)]
@@ -85,7 +85,11 @@ impl PySimulation {
         if let Some(block) = time_block {
             options.time_block = time_block_of(block)?;
         }
-        options.cache_bytes = cache_bytes.map(cache_bytes_of).transpose()?;
+        match cache_bytes.map(cache_bytes_of).transpose()? {
+            Some(CacheBytes::Measure) => options.measure_cache = true,
+            Some(CacheBytes::Size(bytes)) => options.cache_bytes = Some(bytes),
+            None => {}
+        }
         let inner = Simulation::new(scene, options).map_err(to_py)?;
         Ok(PySimulation {
             inner: Mutex::new(inner),
@@ -455,18 +459,30 @@ fn time_block_of(value: &Bound<'_, PyAny>) -> PyResult<yee_simulation::TimeBlock
     })
 }
 
-/// `cache_bytes`: a number of bytes above 0, or a string such as "16M" (K, M or G).
-fn cache_bytes_of(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+/// What `cache_bytes` asks for: a size, or a measurement.
+enum CacheBytes {
+    Size(usize),
+    Measure,
+}
+
+/// `cache_bytes`: a number of bytes above 0, a string such as "16M" (K, M or G), or "measure".
+fn cache_bytes_of(value: &Bound<'_, PyAny>) -> PyResult<CacheBytes> {
     let parsed = match value.extract::<u64>() {
-        Ok(n) => usize::try_from(n).ok().filter(|&n| n > 0),
+        Ok(n) => usize::try_from(n)
+            .ok()
+            .filter(|&n| n > 0)
+            .map(CacheBytes::Size),
         Err(_) => value
             .extract::<String>()
             .ok()
-            .and_then(|t| yee_simulation::parse_cache_bytes(&t)),
+            .and_then(|t| match t.as_str() {
+                "measure" => Some(CacheBytes::Measure),
+                t => yee_simulation::parse_cache_bytes(t).map(CacheBytes::Size),
+            }),
     };
     parsed.ok_or_else(|| {
         PyValueError::new_err(format!(
-            "cache_bytes {value}: give a size above 0, in bytes or as a string with K, M or G (\"16M\")"
+            "cache_bytes {value}: give a size above 0, in bytes or as a string with K, M or G (\"16M\"), or \"measure\""
         ))
     })
 }

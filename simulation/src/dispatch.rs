@@ -67,8 +67,8 @@ pub fn run_scene(
 #[cfg(feature = "rayon")]
 fn rayon_kernel(options: &RunOptions) -> yee_rayon::RayonCurl {
     let mut kernel = yee_rayon::RayonCurl::global().with_time_block(options.time_block);
-    if let Some(bytes) = options.cache_bytes {
-        kernel = kernel.with_cache_bytes(bytes);
+    if let Some((bytes, ..)) = crate::time_block_report::tile_cache(options) {
+        kernel = kernel.with_cache_bytes(bytes as usize);
     }
     match options.comm {
         CommKind::Shm | CommKind::Sim => kernel.split_among(options.topology.ranks()),
@@ -245,5 +245,36 @@ where
         ValueType::F64 => run_leg::<f64, K>(scene, options, kernel, control),
         ValueType::C32 => run_leg::<Complex<f32>, K>(scene, options, kernel, control),
         ValueType::C64 => run_leg::<Complex<f64>, K>(scene, options, kernel, control),
+    }
+}
+
+#[cfg(all(test, feature = "rayon"))]
+mod tests {
+    use super::*;
+
+    /// The executor sizes its tiles for the cache run.json reports: given, measured, or the
+    /// OS's ([`crate::time_block_report::tile_cache`]).
+    #[test]
+    fn the_executor_takes_the_cache_the_report_gives() {
+        let mut options = RunOptions {
+            time_block: yee_scalar::time_tile::TimeBlock::Auto,
+            ..RunOptions::new("unused")
+        };
+        let reported = |o: &RunOptions| crate::time_block_report::tile_cache(o).unwrap();
+        let (bytes, from, _) = reported(&options);
+        assert!(["os", "default"].contains(&from));
+        assert_eq!(rayon_kernel(&options).cache_bytes() as u64, bytes);
+        options.cache_bytes = Some(3 << 20);
+        assert_eq!(rayon_kernel(&options).cache_bytes(), 3 << 20);
+        options.cache_bytes = None;
+        options.measure_cache = true;
+        let (bytes, from, probe) = reported(&options);
+        let probe = probe.expect("a probe where tiles are asked for");
+        assert_eq!(
+            from == "measured",
+            probe.knee_bytes.is_some(),
+            "{from} {probe:?}"
+        );
+        assert_eq!(rayon_kernel(&options).cache_bytes() as u64, bytes);
     }
 }

@@ -103,6 +103,10 @@ pub struct RunOptions {
     /// the one the OS reports (32 MiB where it says none). On a host shared with other jobs
     /// the OS reports the whole cache, of which a run may get much less.
     pub cache_bytes: Option<usize>,
+    /// `--cache-bytes measure`: where `cache_bytes` is `None` and tiles are asked for on the
+    /// rayon backend, the cache is measured (`yee_rayon::cache_probe`, once a process)
+    /// instead of read from the OS; where the probe finds no knee, the OS's is used.
+    pub measure_cache: bool,
 }
 
 /// When a run writes checkpoints, and where.
@@ -140,6 +144,7 @@ impl RunOptions {
             output_lock: None,
             time_block: TimeBlock::Off,
             cache_bytes: None,
+            measure_cache: false,
         }
     }
 

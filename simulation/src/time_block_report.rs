@@ -10,7 +10,7 @@ use yee_scalar::time_tile::{TimeBlock, setup_fallback};
 use crate::options::RunOptions;
 
 /// What ran of the temporal blocking asked for.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct TimeBlockReport {
     /// As asked for: `off`, `auto` or a number of steps.
     pub requested: String,
@@ -28,26 +28,59 @@ pub struct TimeBlockReport {
     /// Why the one-step path ran, or why tiles were shorter than `k`; `None` when neither.
     pub reason: Option<String>,
     /// The last-level cache, in bytes, the rayon backend sizes its tiles for (`None` on the
-    /// other backends), and where that size came from: `--cache-bytes`, `os` (what the OS
+    /// other backends), and where that size came from: `--cache-bytes`, `measured`
+    /// (`--cache-bytes measure`: twice the knee of [`TimeBlockReport::cache_probe`], the
+    /// tiles' working set being half the cache they are sized for), `os` (what the OS
     /// reports for cpu0) or `default` (32 MiB, where the OS reports none).
     pub cache_bytes: Option<u64>,
     /// See [`TimeBlockReport::cache_bytes`].
     pub cache_from: Option<&'static str>,
+    /// What `--cache-bytes measure` read; `None` where it was not asked for or not run (the
+    /// one-step path needs no cache size).
+    pub cache_probe: Option<CacheProbeReport>,
 }
 
-/// The cache the rayon backend sizes a run's tiles for, and where the size came from
-/// ([`TimeBlockReport::cache_bytes`]); `None` on the other backends.
-fn tile_cache(options: &RunOptions) -> Option<(u64, &'static str)> {
+/// run.json's `time_block.cache_probe`: the read rates `--cache-bytes measure` took and the
+/// knee it found in them.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CacheProbeReport {
+    /// The cache measured, in bytes; `None` where the rates showed no knee.
+    pub knee_bytes: Option<u64>,
+    /// Why there is no knee.
+    pub error: Option<String>,
+    /// Seconds the probe took.
+    pub seconds: f64,
+    /// `[bytes, GB/s]` of each size read, in increasing size.
+    pub rates: Vec<(u64, f64)>,
+}
+
+/// The cache the rayon backend sizes a run's tiles for, where the size came from
+/// ([`TimeBlockReport::cache_bytes`]) and the probe that measured it, if one did; `None` on
+/// the other backends. The run's executor takes the same size ([`crate::dispatch`]).
+pub(crate) fn tile_cache(
+    options: &RunOptions,
+) -> Option<(u64, &'static str, Option<CacheProbeReport>)> {
     if options.backend.name() != "rayon" {
         return None;
     }
     if let Some(bytes) = options.cache_bytes {
-        return Some((bytes as u64, "--cache-bytes"));
+        return Some((bytes as u64, "--cache-bytes", None));
     }
     #[cfg(feature = "rayon")]
     {
+        let probe = (options.measure_cache && options.time_block != TimeBlock::Off)
+            .then(yee_rayon::cache_probe::measured);
+        let report = probe.map(|p| CacheProbeReport {
+            knee_bytes: p.knee.map(|k| k as u64),
+            error: p.error.clone(),
+            seconds: p.seconds,
+            rates: p.rates.iter().map(|&(b, r)| (b as u64, r)).collect(),
+        });
+        if let Some(bytes) = probe.and_then(|p| p.tile_cache_bytes()) {
+            return Some((bytes as u64, "measured", report));
+        }
         let (bytes, from_os) = yee_rayon::time_block::os_or_default_cache_bytes();
-        Some((bytes as u64, if from_os { "os" } else { "default" }))
+        Some((bytes as u64, if from_os { "os" } else { "default" }, report))
     }
     #[cfg(not(feature = "rayon"))]
     None
@@ -108,7 +141,8 @@ pub fn time_block_report<T>(
         exchange_every: if decomposed { k } else { 1 },
         longest_tile: longest,
         reason,
-        cache_bytes: cache.map(|c| c.0),
-        cache_from: cache.map(|c| c.1),
+        cache_bytes: cache.as_ref().map(|c| c.0),
+        cache_from: cache.as_ref().map(|c| c.1),
+        cache_probe: cache.and_then(|c| c.2),
     }
 }

@@ -111,9 +111,11 @@ pub struct RunArgs {
     pub time_block: String,
     /// The last-level cache `--time-block auto` sizes its tiles for, in bytes or with K, M or
     /// G (`16M`), in place of the size the OS reports: on a host shared with other jobs a run
-    /// gets less than the whole cache the OS reports. run.json's `time_block` records the
-    /// size used (`cache_bytes`, `cache_from`).
-    #[arg(long, value_name = "SIZE")]
+    /// gets less than the whole cache the OS reports. `measure` measures it (a read sweep of
+    /// growing buffers, under a second, once; where the rates show no fall from a cache, the
+    /// OS's size is used). run.json's `time_block` records the size used (`cache_bytes`,
+    /// `cache_from`) and what a measurement read (`cache_probe`).
+    #[arg(long, value_name = "SIZE|measure")]
     pub cache_bytes: Option<String>,
     /// One backend per rank, comma-separated (`scalar,rayon,rayon`): a heterogeneous run, each
     /// rank on its own backend, cells migrating between them with --balance dynamic. Sets the
@@ -292,8 +294,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "k|auto|off", default_value = "off")]
     pub time_block: String,
     /// The last-level cache the `rayon-tb` rows' tiles are sized for (as `yee run
-    /// --cache-bytes`): bytes, or with K, M or G.
-    #[arg(long, value_name = "SIZE")]
+    /// --cache-bytes`): bytes, or with K, M or G, or `measure`.
+    #[arg(long, value_name = "SIZE|measure")]
     pub cache_bytes: Option<String>,
     /// Measure the whole list this many times, one round after the other, each row's medians
     /// (and its lowest and highest fraction) over all its rounds' runs: on a machine whose
@@ -651,6 +653,7 @@ pub fn prepare_run(
     if args.movie {
         crate::movie::check_ffmpeg()?;
     }
+    let (cache_bytes, measure_cache) = cache_bytes(args.cache_bytes.as_deref())?;
     let options = RunOptions {
         out,
         movie: args.movie,
@@ -674,21 +677,26 @@ pub fn prepare_run(
         stop: None,
         output_lock: None,
         time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
-        cache_bytes: cache_bytes(args.cache_bytes.as_deref())?,
+        cache_bytes,
+        measure_cache,
     };
     Ok((scene, options))
 }
 
-/// `--cache-bytes SIZE`, if given: a size in bytes, or with K, M or G.
-fn cache_bytes(text: Option<&str>) -> Result<Option<usize>, AppError> {
-    text.map(|t| {
-        yee_scalar::time_tile::parse_cache_bytes(t).ok_or_else(|| {
-            AppError::Usage(format!(
-                "--cache-bytes {t}: give a size above 0, in bytes or with K, M or G (16M)"
-            ))
-        })
-    })
-    .transpose()
+/// `--cache-bytes SIZE|measure`, if given: a size in bytes or with K, M or G, and whether
+/// the cache is to be measured instead (`measure`: no size).
+fn cache_bytes(text: Option<&str>) -> Result<(Option<usize>, bool), AppError> {
+    match text {
+        None => Ok((None, false)),
+        Some("measure") => Ok((None, true)),
+        Some(t) => match yee_scalar::time_tile::parse_cache_bytes(t) {
+            Some(bytes) => Ok((Some(bytes), false)),
+            None => Err(AppError::Usage(format!(
+                "--cache-bytes {t}: give a size above 0, in bytes or with K, M or G (16M), or \
+                 measure"
+            ))),
+        },
+    }
 }
 
 /// The flags of `yee run` that a scene with `[scan]` (or one without) does not take.
@@ -1091,7 +1099,10 @@ fn bench_command(args: BenchArgs) -> Result<(), AppError> {
         scalar: !args.no_scalar,
         rounds: args.rounds,
         time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
-        cache_bytes: cache_bytes(args.cache_bytes.as_deref())?,
+        cache_bytes: match cache_bytes(args.cache_bytes.as_deref())? {
+            (_, true) => yee_rayon::cache_probe::measured().tile_cache_bytes(),
+            (bytes, false) => bytes,
+        },
     };
     let rows = match args.backend {
         None | Some(Backend::Rayon) => crate::bench::run(&plan),

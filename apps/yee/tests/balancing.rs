@@ -48,6 +48,7 @@ fn options(
         output_lock: None,
         time_block: Default::default(),
         cache_bytes: None,
+        measure_cache: false,
     }
 }
 

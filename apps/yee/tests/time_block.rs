@@ -547,3 +547,47 @@ fn a_given_cache_size_sizes_the_tiles() {
         );
     }
 }
+
+/// `--cache-bytes measure`: run.json keeps the read rates the probe took (sizes growing, rates
+/// positive) and the knee found in them; the tiles are sized for twice the knee (their working
+/// set is half the cache they are sized for) — as for the same size given — or, where the rates show none, for the OS's cache, with the reason. The
+/// snapshots are the one-step run's either way. One step at a time needs no cache size, and
+/// no probe runs.
+#[test]
+fn a_measured_cache_sizes_the_tiles() {
+    let dir = own_dir("cache_measure");
+    let (off, report) = run_on(&dir, "off", "", &["--cache-bytes", "measure"]);
+    assert!(report["time_block"]["cache_probe"].is_null(), "{report}");
+    let (out, report) = run_on(&dir, "auto", "", &["--cache-bytes", "measure"]);
+    assert_same_snapshots(&off, &out, "--cache-bytes measure");
+    let tb = &report["time_block"];
+    let probe = &tb["cache_probe"];
+    let rates = probe["rates"].as_array().expect("the probe's rates");
+    let sizes: Vec<u64> = rates.iter().map(|r| r[0].as_u64().unwrap()).collect();
+    assert!(
+        sizes.len() >= 3 && sizes.windows(2).all(|w| w[0] < w[1]),
+        "{probe}"
+    );
+    assert!(
+        rates.iter().all(|r| r[1].as_f64().unwrap() > 0.0),
+        "{probe}"
+    );
+    assert!(probe["seconds"].as_f64().unwrap() > 0.0, "{probe}");
+    match probe["knee_bytes"].as_u64() {
+        Some(knee) => {
+            // The tiles' working set is half the cache they are sized for: twice the knee.
+            assert_eq!(tb["cache_from"], "measured", "{tb}");
+            assert_eq!(tb["cache_bytes"], 2 * knee, "{tb}");
+            let given = (2 * knee).to_string();
+            let (_, same) = run_on(&dir, "auto", "", &["--cache-bytes", &given]);
+            assert_eq!(same["time_block"]["k"], tb["k"], "{tb} against {same}");
+        }
+        None => {
+            assert!(probe["error"].is_string(), "{probe}");
+            assert!(
+                ["os", "default"].contains(&tb["cache_from"].as_str().unwrap()),
+                "{tb}"
+            );
+        }
+    }
+}

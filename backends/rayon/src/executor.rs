@@ -143,10 +143,15 @@ impl RayonCurl {
     }
 
     /// Sizes the tiles for a last-level cache of `bytes` bytes instead of the one the OS
-    /// reports (for measuring and testing).
+    /// reports (`--cache-bytes`; for measuring and testing).
     pub fn with_cache_bytes(mut self, bytes: usize) -> Self {
         self.llc_bytes = bytes.max(1);
         self
+    }
+
+    /// The last-level cache the tiles are sized for.
+    pub fn cache_bytes(&self) -> usize {
+        self.llc_bytes
     }
 
     /// Sweeps batches of whole rows of at least `cells` cells (the same bits; for measuring).

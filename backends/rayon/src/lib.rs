@@ -15,6 +15,7 @@
 //! twice.
 #![warn(missing_docs)]
 
+pub mod cache_probe;
 mod cpml;
 mod curl;
 mod executor;

@@ -35,16 +35,28 @@ pub const AUTO_MAX_STEPS: u64 = 8;
 /// hand out than it saves, and the executor shares a smaller region among fewer threads.
 pub const MIN_SHARE_CELLS: usize = 16 * 1024;
 
-/// The size of the largest cache `cpu0` reports under `/sys/devices/system/cpu/cpu0/cache`
-/// (`index*/size`, e.g. `32768K`), or `None` where there is none to read.
-pub fn last_level_cache_bytes() -> Option<usize> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    dir.filter_map(|e| {
-        let text = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
-        parse_cache_bytes(text.trim())
-    })
-    .max()
+/// The sizes of the caches `cpu0` reports under `/sys/devices/system/cpu/cpu0/cache`
+/// (`index*/size`, e.g. `32768K`), in increasing order; empty where there are none to read.
+pub fn cache_sizes() -> Vec<usize> {
+    let Ok(dir) = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache") else {
+        return Vec::new();
+    };
+    let mut sizes: Vec<usize> = dir
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
+            parse_cache_bytes(text.trim())
+        })
+        .collect();
+    sizes.sort_unstable();
+    sizes
 }
+
+/// The size of the largest cache `cpu0` reports ([`cache_sizes`]), or `None` where there is
+/// none to read.
+pub fn last_level_cache_bytes() -> Option<usize> {
+    cache_sizes().last().copied()
+}
+
 /// The last-level cache tiles are sized for where no size is given: the OS's
 /// ([`last_level_cache_bytes`]), else [`DEFAULT_LLC_BYTES`]; and whether the OS said.
 pub fn os_or_default_cache_bytes() -> (usize, bool) {

@@ -1,6 +1,8 @@
 //! Performance models used to predict and to check step times: Hockney's share time and the
-//! step time of Balykov 2019 here, the overlap model of Kim & Park 2012 in [`overlap`].
+//! step time of Balykov 2019 here, the overlap model of Kim & Park 2012 in [`overlap`], and the
+//! cache a run keeps, from read rates, in [`cache_knee`].
 
+pub mod cache_knee;
 pub mod overlap;
 
 pub use overlap::{OverlapMethod, OverlapModel};
