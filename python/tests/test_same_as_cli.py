@@ -73,15 +73,21 @@ def test_dft_outputs_come_back_as_arrays(out):
 
 def test_time_blocking_writes_the_one_step_files(out):
     """`time_block` tiles the steps (run.json says so) and writes the one-step run's files byte
-    for byte; `cache_bytes` sizes the tiles and is recorded; bad values are refused by name."""
+    for byte; `cache_bytes` sizes the tiles, or "measure" measures the cache (the probe's
+    rates recorded), and is recorded; bad values are refused by name."""
     scene = yee.Scene.load(scene_file("dipole2d")).with_steps(60)
     yee.Simulation(scene, out=out / "off").run()
-    for name, block, cache in [("k4", 4, None), ("auto", "auto", "16M"), ("auto_int", "auto", 1 << 20)]:
+    for name, block, cache in [("k4", 4, None), ("auto", "auto", "16M"), ("auto_int", "auto", 1 << 20),
+                               ("measured", "auto", "measure")]:
         sim = yee.Simulation(scene, out=out / name, time_block=block, cache_bytes=cache)
         assert sim.run() is True
         tb = sim.report["time_block"]
         assert tb["ran"] == "wavefront" and tb["requested"] == str(block), tb
-        if cache is not None:
+        if cache == "measure":
+            probe = tb["cache_probe"]
+            assert len(probe["rates"]) >= 3, probe
+            assert (tb["cache_from"] == "measured") == (probe["knee_bytes"] is not None), tb
+        elif cache is not None:
             assert tb["cache_from"] == "--cache-bytes", tb
         off, blocked = files(out / "off"), files(out / name)
         assert off.keys() == blocked.keys() and len(off) > 0
