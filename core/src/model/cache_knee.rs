@@ -31,7 +31,9 @@ pub fn cache_knee(samples: &[(f64, f64)], from: f64) -> Option<f64> {
                 _ => Some((i, rate)),
             },
         )?;
-    if !(plateau >= 1.25 * memory) || !(memory > 0.0) {
+    // Written so that a rate that is not a number shows no cache either.
+    let shows = memory > 0.0 && plateau >= 1.25 * memory;
+    if !shows {
         return None;
     }
     let half = 0.5 * (plateau + memory);
