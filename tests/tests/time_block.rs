@@ -663,3 +663,33 @@ fn a_periodic_wrap_across_the_slabs_tiles_bit_for_bit() {
         "tensor: Ez differs"
     );
 }
+
+/// The slabs give every thread the same work in each phase, counted in component updates
+/// (`yee_rayon::time_block::min_share_cells`): 16 Ki cells of a 3D phase's three components
+/// (a 64² plane of 4 Ki cells: 8 planes on two threads), and three times the cells where a 2D
+/// phase updates one component alone (TMz's Ez, TEz's Hz: 24 rows of 4096 on two threads).
+/// Counted in cells, the 2D slabs were 8 rows, and their tiles ran slower than one step at a
+/// time (docs/performance.md).
+#[test]
+fn slabs_share_each_phase_by_its_component_updates() {
+    let slab_planes = |mode: Mode, grid: [usize; 3]| {
+        let setup = yee_tests::vacuum(mode, grid, 0.5, yee_tests::PEC);
+        let kernel = RayonCurl::with_threads(2)
+            .unwrap()
+            .with_time_block(TimeBlock::Steps(2))
+            .with_cache_bytes(32 << 20);
+        let owned = Box3::from_extent(grid);
+        let chunk: YeeChunk<f32, RayonCurl> =
+            kernel.build(&setup, owned, Costs::default()).unwrap();
+        let axis = (1..3).rev().find(|&a| grid[a] > 1).unwrap();
+        let phases =
+            [true, false].map(|e| yee_rayon::time_block::phase_components(&chunk.state, e));
+        (
+            chunk.time_tile().unwrap().slab_cells / (owned.cells() / grid[axis]),
+            phases,
+        )
+    };
+    assert_eq!(slab_planes(Mode::ThreeD, [64, 64, 64]), (8, [3, 3]));
+    assert_eq!(slab_planes(Mode::Tmz, [4096, 64, 1]), (24, [1, 2]));
+    assert_eq!(slab_planes(Mode::Tez, [4096, 64, 1]), (24, [2, 1]));
+}

@@ -12,7 +12,7 @@ use yee_scalar::state::YeeState;
 
 use crate::curl::{ROW_BATCH_CELLS, curl_phase};
 use crate::scratch::{Scratch, recycle};
-use crate::time_block::{MIN_SHARE_CELLS, os_or_default_cache_bytes, tile_for};
+use crate::time_block::{min_share_cells, os_or_default_cache_bytes, phase_components, tile_for};
 use yee_scalar::time_tile::{TimeBlock, TimeTile};
 
 /// The last-level cache the OS reports, else the default ([`os_or_default_cache_bytes`]).
@@ -268,8 +268,9 @@ impl<T: Scalar> CurlExecutor<T> for RayonCurl {
 
     fn curl(&self, state: &mut YeeState<T>, electric: bool, region: Box3) {
         // A region smaller than a batch per thread (a slab of a step) is shared evenly, in
-        // shares of at least MIN_SHARE_CELLS cells.
-        let even = region.cells().div_ceil(self.threads()).max(MIN_SHARE_CELLS);
+        // shares of at least `min_share_cells` cells.
+        let share = min_share_cells(phase_components(state, electric));
+        let even = region.cells().div_ceil(self.threads()).max(share);
         let batch = self.batch_cells.unwrap_or(ROW_BATCH_CELLS).min(even);
         let passes = self.passes;
         self.install(|| curl_phase(state, electric, region, (passes, batch), &self.scratch));

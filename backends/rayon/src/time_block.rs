@@ -10,7 +10,8 @@
 //! tile, so the DRAM traffic per cell update is the one-step run's over `k`, and every slab
 //! step is a parallel loop of its own, shared among the threads, whose start and end cost the
 //! same however thin the slab. So the slabs are the thinnest that still give every thread a
-//! share of at least [`MIN_SHARE_CELLS`] cells (one plane of 256² on up to four threads), and
+//! share of at least [`MIN_SHARE_UPDATES`] component updates in each phase (16 Ki cells in 3D:
+//! one plane of 256² on up to four threads; [`min_share_cells`]), and
 //! `auto` takes the most steps that let `k + 1` such slabs fit, at most [`AUTO_MAX_STEPS`]:
 //! thin slabs leave room for more steps, and it is the steps that cut the traffic. On this
 //! machine (32 MiB, 2 threads) at 256³ that is slabs of one plane and k = 8 in vacuum f32
@@ -31,9 +32,25 @@ pub const DEFAULT_LLC_BYTES: usize = 32 << 20;
 /// further behind it (measured in docs/performance.md).
 pub const AUTO_MAX_STEPS: u64 = 8;
 
-/// The fewest cells a thread's share of a slab step holds: below this a share costs more to
-/// hand out than it saves, and the executor shares a smaller region among fewer threads.
-pub const MIN_SHARE_CELLS: usize = 16 * 1024;
+/// The fewest component updates a thread's share of a phase of a slab step holds: below this
+/// a share costs more to hand out than it saves, and the executor shares a smaller region
+/// among fewer threads. 16 Ki cells of a 3D phase's three components.
+pub const MIN_SHARE_UPDATES: usize = 48 * 1024;
+
+/// The fewest cells a thread's share holds in a phase that updates `components` components
+/// ([`MIN_SHARE_UPDATES`] over them): 16 Ki in 3D, 48 Ki in a 2D phase of one component (TMz's
+/// Ez), whose cells cost a third as much. Counted in cells, the 2D slabs were a third as thick
+/// and their tiles ran slower than one step at a time (docs/performance.md, "Slab shares
+/// counted in updates").
+pub fn min_share_cells(components: usize) -> usize {
+    MIN_SHARE_UPDATES / components.max(1)
+}
+
+/// The components the `electric` (else magnetic) phase of `state` updates.
+pub fn phase_components<T: Scalar>(state: &YeeState<T>, electric: bool) -> usize {
+    let range = if electric { 0..3 } else { 3..6 };
+    state.fields[range].iter().flatten().count()
+}
 
 /// The sizes of the caches `cpu0` reports under `/sys/devices/system/cpu/cpu0/cache`
 /// (`index*/size`, e.g. `32768K`), in increasing order; empty where there are none to read.
@@ -68,7 +85,7 @@ pub fn os_or_default_cache_bytes() -> (usize, bool) {
 
 /// The tile `block` asks for on `state`, with a last-level cache of `llc` bytes and
 /// `threads` threads ([the model](self)): `None` when off. Slabs are the fewest whole planes
-/// that give every thread [`MIN_SHARE_CELLS`] cells, and no thicker than lets `k + 1` of them
+/// that give every thread [`min_share_cells`] cells in each phase, and no thicker than lets `k + 1` of them
 /// fit half the cache (at least one plane; with tensor nodes at least [`AHEAD_MIN_PLANES`]).
 /// For `auto`, `k` is the most steps that let `k + 1` of those slabs fit, at most
 /// [`AUTO_MAX_STEPS`]; at least 2, with thinner slabs if they must be; `None` if not even
@@ -91,8 +108,9 @@ pub fn tile_for<T: Scalar>(
     let plane_bytes = (plane_cells * bytes_per_cell).max(1);
     // The thinnest slab a tile may have.
     let fewest = if h_ahead(state) { AHEAD_MIN_PLANES } else { 1 }.min(planes_total);
-    // The thinnest slab that feeds every thread.
-    let fed = (threads.max(1) * MIN_SHARE_CELLS)
+    // The thinnest slab that feeds every thread in both phases.
+    let components = phase_components(state, true).min(phase_components(state, false));
+    let fed = (threads.max(1) * min_share_cells(components))
         .div_ceil(plane_cells)
         .clamp(fewest, planes_total);
     // How many slabs of `planes` planes fit the budget.
