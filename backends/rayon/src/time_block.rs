@@ -39,9 +39,9 @@ pub const MIN_SHARE_UPDATES: usize = 48 * 1024;
 
 /// The fewest cells a thread's share holds in a phase that updates `components` components
 /// ([`MIN_SHARE_UPDATES`] over them): 16 Ki in 3D, 48 Ki in a 2D phase of one component (TMz's
-/// Ez), whose cells cost a third as much. Counted in cells, the 2D slabs were a third as thick
-/// and their tiles ran slower than one step at a time (docs/performance.md, "Slab shares
-/// counted in updates").
+/// Ez), a third of a 3D phase's work a cell. Counted in cells, the 2D slabs were a third as
+/// thick and their tiles ran slower than one step at a time (docs/performance.md, "Slab
+/// shares counted in updates").
 pub fn min_share_cells(components: usize) -> usize {
     MIN_SHARE_UPDATES / components.max(1)
 }
@@ -85,8 +85,9 @@ pub fn os_or_default_cache_bytes() -> (usize, bool) {
 
 /// The tile `block` asks for on `state`, with a last-level cache of `llc` bytes and
 /// `threads` threads ([the model](self)): `None` when off. Slabs are the fewest whole planes
-/// that give every thread [`min_share_cells`] cells in each phase, and no thicker than lets `k + 1` of them
-/// fit half the cache (at least one plane; with tensor nodes at least [`AHEAD_MIN_PLANES`]).
+/// that give every thread [`min_share_cells`] cells in each phase, and no thicker than lets
+/// `k + 1` of them fit half the cache (at least one plane; with tensor nodes at least
+/// [`AHEAD_MIN_PLANES`]).
 /// For `auto`, `k` is the most steps that let `k + 1` of those slabs fit, at most
 /// [`AUTO_MAX_STEPS`]; at least 2, with thinner slabs if they must be; `None` if not even
 /// three of the thinnest slabs fit.
