@@ -13,6 +13,7 @@ use pyo3::types::PyDict;
 use yee_core::Box3;
 use yee_em::Component;
 use yee_runtime::parallel::CommKind;
+use yee_simulation::CacheRequest;
 use yee_simulation::options::auto_topology;
 use yee_simulation::{AppError, Backend, RunOptions, Simulation, Status};
 
@@ -85,10 +86,8 @@ impl PySimulation {
         if let Some(block) = time_block {
             options.time_block = time_block_of(block)?;
         }
-        match cache_bytes.map(cache_bytes_of).transpose()? {
-            Some(CacheBytes::Measure) => options.measure_cache = true,
-            Some(CacheBytes::Size(bytes)) => options.cache_bytes = Some(bytes),
-            None => {}
+        if let Some(request) = cache_bytes.map(cache_bytes_of).transpose()? {
+            options.request_cache(request);
         }
         let inner = Simulation::new(scene, options).map_err(to_py)?;
         Ok(PySimulation {
@@ -459,26 +458,14 @@ fn time_block_of(value: &Bound<'_, PyAny>) -> PyResult<yee_simulation::TimeBlock
     })
 }
 
-/// What `cache_bytes` asks for: a size, or a measurement.
-enum CacheBytes {
-    Size(usize),
-    Measure,
-}
-
 /// `cache_bytes`: a number of bytes above 0, a string such as "16M" (K, M or G), or "measure".
-fn cache_bytes_of(value: &Bound<'_, PyAny>) -> PyResult<CacheBytes> {
+fn cache_bytes_of(value: &Bound<'_, PyAny>) -> PyResult<CacheRequest> {
     let parsed = match value.extract::<u64>() {
         Ok(n) => usize::try_from(n)
             .ok()
             .filter(|&n| n > 0)
-            .map(CacheBytes::Size),
-        Err(_) => value
-            .extract::<String>()
-            .ok()
-            .and_then(|t| match t.as_str() {
-                "measure" => Some(CacheBytes::Measure),
-                t => yee_simulation::parse_cache_bytes(t).map(CacheBytes::Size),
-            }),
+            .map(CacheRequest::Bytes),
+        Err(_) => (value.extract::<String>().ok()).and_then(|t| CacheRequest::parse(&t)),
     };
     parsed.ok_or_else(|| {
         PyValueError::new_err(format!(

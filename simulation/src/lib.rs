@@ -50,7 +50,7 @@ pub mod weights;
 
 pub use error::AppError;
 pub use leg::Ended;
-pub use options::{Backend, CheckpointOptions, RunOptions};
+pub use options::{Backend, CacheRequest, CheckpointOptions, RunOptions};
 pub use probe_output::ProbeSeries;
 pub use report::RunReport;
 pub use simulation::{Simulation, Status};

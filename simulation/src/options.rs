@@ -109,6 +109,36 @@ pub struct RunOptions {
     pub measure_cache: bool,
 }
 
+/// What `--cache-bytes` (Python `cache_bytes`) asks for: a size, or a measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheRequest {
+    /// This many bytes ([`RunOptions::cache_bytes`]).
+    Bytes(usize),
+    /// The cache measured ([`RunOptions::measure_cache`]).
+    Measure,
+}
+
+impl CacheRequest {
+    /// `measure`, or a size in bytes or with K, M or G
+    /// ([`yee_scalar::time_tile::parse_cache_bytes`]); `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "measure" => Some(CacheRequest::Measure),
+            t => yee_scalar::time_tile::parse_cache_bytes(t).map(CacheRequest::Bytes),
+        }
+    }
+}
+
+impl RunOptions {
+    /// Takes `request`: sets [`RunOptions::cache_bytes`] or [`RunOptions::measure_cache`].
+    pub fn request_cache(&mut self, request: CacheRequest) {
+        match request {
+            CacheRequest::Bytes(bytes) => self.cache_bytes = Some(bytes),
+            CacheRequest::Measure => self.measure_cache = true,
+        }
+    }
+}
+
 /// When a run writes checkpoints, and where.
 #[derive(Clone, Debug, Default)]
 pub struct CheckpointOptions {
@@ -203,5 +233,22 @@ mod tests {
         // A folder not made yet is made absolute from the working folder.
         let missing = std::path::Path::new("no-such-folder-yet/ck");
         assert_eq!(folder_named(missing), here.join(missing));
+    }
+
+    #[test]
+    fn a_cache_request_is_measure_or_a_size() {
+        assert_eq!(CacheRequest::parse("measure"), Some(CacheRequest::Measure));
+        assert_eq!(
+            CacheRequest::parse("16M"),
+            Some(CacheRequest::Bytes(16 << 20))
+        );
+        for bad in ["Measure", "0", "12X", ""] {
+            assert_eq!(CacheRequest::parse(bad), None, "{bad:?}");
+        }
+        let mut options = RunOptions::new("unused");
+        options.request_cache(CacheRequest::Measure);
+        assert!(options.measure_cache && options.cache_bytes.is_none());
+        options.request_cache(CacheRequest::Bytes(1 << 20));
+        assert_eq!(options.cache_bytes, Some(1 << 20));
     }
 }

@@ -653,8 +653,8 @@ pub fn prepare_run(
     if args.movie {
         crate::movie::check_ffmpeg()?;
     }
-    let (cache_bytes, measure_cache) = cache_bytes(args.cache_bytes.as_deref())?;
-    let options = RunOptions {
+    let cache = cache_request(args.cache_bytes.as_deref())?;
+    let mut options = RunOptions {
         out,
         movie: args.movie,
         fresh: args.fresh,
@@ -677,26 +677,26 @@ pub fn prepare_run(
         stop: None,
         output_lock: None,
         time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
-        cache_bytes,
-        measure_cache,
+        cache_bytes: None,
+        measure_cache: false,
     };
+    if let Some(request) = cache {
+        options.request_cache(request);
+    }
     Ok((scene, options))
 }
 
-/// `--cache-bytes SIZE|measure`, if given: a size in bytes or with K, M or G, and whether
-/// the cache is to be measured instead (`measure`: no size).
-fn cache_bytes(text: Option<&str>) -> Result<(Option<usize>, bool), AppError> {
-    match text {
-        None => Ok((None, false)),
-        Some("measure") => Ok((None, true)),
-        Some(t) => match yee_scalar::time_tile::parse_cache_bytes(t) {
-            Some(bytes) => Ok((Some(bytes), false)),
-            None => Err(AppError::Usage(format!(
+/// `--cache-bytes SIZE|measure`, if given ([`yee_simulation::CacheRequest`]).
+fn cache_request(text: Option<&str>) -> Result<Option<yee_simulation::CacheRequest>, AppError> {
+    text.map(|t| {
+        yee_simulation::CacheRequest::parse(t).ok_or_else(|| {
+            AppError::Usage(format!(
                 "--cache-bytes {t}: give a size above 0, in bytes or with K, M or G (16M), or \
                  measure"
-            ))),
-        },
-    }
+            ))
+        })
+    })
+    .transpose()
 }
 
 /// The flags of `yee run` that a scene with `[scan]` (or one without) does not take.
@@ -1099,9 +1099,12 @@ fn bench_command(args: BenchArgs) -> Result<(), AppError> {
         scalar: !args.no_scalar,
         rounds: args.rounds,
         time_block: TimeBlock::parse(&args.time_block).map_err(AppError::Usage)?,
-        cache_bytes: match cache_bytes(args.cache_bytes.as_deref())? {
-            (_, true) => yee_rayon::cache_probe::measured().tile_cache_bytes(),
-            (bytes, false) => bytes,
+        cache_bytes: match cache_request(args.cache_bytes.as_deref())? {
+            Some(yee_simulation::CacheRequest::Measure) => {
+                yee_rayon::cache_probe::measured().tile_cache_bytes()
+            }
+            Some(yee_simulation::CacheRequest::Bytes(bytes)) => Some(bytes),
+            None => None,
         },
     };
     let rows = match args.backend {

@@ -550,9 +550,9 @@ fn a_given_cache_size_sizes_the_tiles() {
 
 /// `--cache-bytes measure`: run.json keeps the read rates the probe took (sizes growing, rates
 /// positive) and the knee found in them; the tiles are sized for twice the knee (their working
-/// set is half the cache they are sized for) — as for the same size given — or, where the rates show none, for the OS's cache, with the reason. The
-/// snapshots are the one-step run's either way. One step at a time needs no cache size, and
-/// no probe runs.
+/// set is half the cache they are sized for) — as for the same size given — or, where the
+/// rates show none, for the OS's cache, with the reason. The snapshots are the one-step run's
+/// either way. One step at a time needs no cache size, and no probe runs.
 #[test]
 fn a_measured_cache_sizes_the_tiles() {
     let dir = own_dir("cache_measure");
